@@ -1,0 +1,82 @@
+"""agent-guard: validate coding agents' edits, apply them all-or-nothing, record every turn.
+
+The Python API returns the same values the CLI renders::
+
+    import guard
+    report = guard.apply(patch_text, repo="path/to/repo", agent="claude")
+    report.status, report.findings, report.diff
+
+Each function keeps one ``Guard`` session per repository (and per policy), so a
+long-running harness pays for opening the repository and parsing the policy once.
+Use ``guard.Guard(repo)`` directly for explicit control.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import Guard
+    from .report import Report
+
+__all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session"]
+
+_sessions: dict[tuple[str, str | None], "Guard"] = {}
+
+
+def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "Guard":
+    """The cached Guard for `repo` (any folder inside it) and `policy`."""
+    from .engine import Guard
+
+    key = (os.path.realpath(repo), policy)
+    g = _sessions.get(key)
+    if g is None:
+        g = _sessions[key] = Guard(repo, policy)
+    return g
+
+
+def apply(edit: str | bytes, repo: str | os.PathLike[str] = ".", *, format: str = "auto", agent: str | None = None,
+          turn: str | None = None, check: bool = False, path: str | None = None, policy: str | None = None) -> "Report":
+    """Apply one edit in any dialect, or refuse it whole; returns the Report."""
+    return session(repo, policy).apply(edit, format=format, agent=agent, turn=turn, check=check, path=path)
+
+
+def check(repo: str | os.PathLike[str] = ".", *, staged: bool = True, from_ref: str | None = None,
+          to_ref: str | None = None, all_files: bool = False, paths: tuple[str, ...] = (), policy: str | None = None) -> "Report":
+    """Check staged changes, a commit range, or all files against the policy."""
+    from . import commit_check
+
+    return commit_check.check(session(repo, policy), from_ref=from_ref, to_ref=to_ref, all_files=all_files, paths=paths)
+
+
+def read(path: str, repo: str | os.PathLike[str] = ".", *, lines: tuple[int, int] | None = None,
+         agent: str | None = None, policy: str | None = None) -> str:
+    """A file as hashline-tagged numbered lines (what `git agent-read` prints)."""
+    from . import hashline_read
+
+    return hashline_read.read(session(repo, policy), path, lines, agent)
+
+
+def rollback(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, turn: str | None = None,
+             to: str | None = None, check: bool = False, force: bool = False, policy: str | None = None) -> "Report":
+    """Undo the agent's last turn, one turn (`turn`), or every turn after `to`."""
+    from . import history
+
+    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force)
+
+
+def log(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, limit: int | None = None,
+        patch: bool = False, policy: str | None = None) -> list[dict[str, Any]]:
+    """Recorded turns, newest first, as dictionaries (the `--json` shape)."""
+    from . import history
+
+    return history.log(session(repo, policy), agent, limit, patch)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Guard":
+        from .engine import Guard
+
+        return Guard
+    raise AttributeError(name)

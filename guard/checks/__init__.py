@@ -1,0 +1,46 @@
+"""Policy checks: each a function ``(CheckInput, level) -> list[Finding]`` in ``CHECKS``.
+
+``run`` first applies the whitespace fix when the policy's level for ``whitespace``
+is ``fix`` (recording the repair ``whitespace-fix`` and rebuilding the change), then
+runs every check whose level is not ``off``.  A finding's severity is its check's
+level.  ``path-protected`` always runs: a path inside ``.git`` is an error whatever
+the policy says.  ``syntax`` and ``stale`` are levels in the policy, but their checks
+need the engine (a parser per language, the git object store) and live there.
+"""
+
+from __future__ import annotations
+
+from . import budget, conflict, encoding, noop, placeholder, protected, untracked, whitespace
+from .base import AttrLookup, Check, CheckInput, CheckResult, Usage, no_attr
+from .encoding import content_finding
+
+__all__ = [
+    "AttrLookup", "CHECKS", "Check", "CheckInput", "CheckResult", "Usage", "content_finding", "no_attr", "run",
+]
+
+CHECKS: dict[str, Check] = {
+    "path-protected": protected.check,
+    "untracked": untracked.check,
+    "binary": encoding.check_binary,
+    "not-utf8": encoding.check_utf8,
+    "no-op": noop.check,
+    "conflict-marker": conflict.check,
+    "placeholder": placeholder.check,
+    "whitespace": whitespace.check,
+    "budget": budget.check,
+}
+
+ALWAYS = frozenset({"path-protected"})
+
+
+def run(inp: CheckInput) -> CheckResult:
+    changes = inp.changes
+    if inp.policy.level("whitespace") == "fix":
+        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp)) for c in changes)
+        inp = CheckInput(changes, inp.policy, inp.tracked, inp.attr, inp.core_whitespace, inp.usage, inp.edit_bytes)
+    findings = []
+    for name, check in CHECKS.items():
+        level = inp.policy.level(name)
+        if level in ("error", "warning") or name in ALWAYS:
+            findings.extend(check(inp, level if level in ("error", "warning") else "error"))
+    return CheckResult(changes, tuple(findings))

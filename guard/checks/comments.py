@@ -1,0 +1,180 @@
+"""Comment syntax by file name, and a light lexer that finds the comments in a text.
+
+The placeholder check judges comments only, so it must know that ``# ...`` inside a
+Python string or docstring is not a comment, that a line in the middle of a
+``/* ... */`` block is one, and which lines are comment-only.  A full parser per
+language is not needed for that: one compiled regex per syntax matches strings and
+comments left to right (``re.finditer`` skips the code between them in C), which
+is right for ordinary code.  A string the lexer cannot follow (a Rust lifetime, a JS
+regex literal) is single-line, so a misreading stays on its line.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class Syntax:
+    name: str
+    line: tuple[str, ...] = ()  # line-comment openers, as regexes
+    block: tuple[tuple[str, str], ...] = ()  # (open, close) literals
+    quotes: str = ""  # quote characters of single-line strings
+    spanning: str = ""  # quote characters of strings that may span lines (JS templates, Go raw)
+    triple: str = ""  # quote characters that form triple-quoted strings (Python, Kotlin)
+    bare_ellipsis: bool = False  # a line holding only `...` cannot be code here (C, JS, Go...)
+    code: bool = True  # a programming language (a bare `…` cannot be code either)
+    lexed: bool = True  # False: unknown file type, only whole-line comments are recognised
+
+
+_HASH_WORD = r"(?<![^\s])#"  # shell, YAML, Makefile...: `#` starts a comment only at a word start
+# C and C++ put varargs `...` on a line of its own in long prototypes: no bare_ellipsis.
+C_LIKE = Syntax("c", (r"//",), (("/*", "*/"),), "\"'")
+JS = Syntax("javascript", (r"//",), (("/*", "*/"),), "\"'", spanning="`", bare_ellipsis=True)
+JVM = Syntax("jvm", (r"//",), (("/*", "*/"),), "\"'", triple='"', bare_ellipsis=True)
+RUST = Syntax("rust", (r"//",), (("/*", "*/"),), '"', bare_ellipsis=True)  # `'a` is a lifetime
+PHP = Syntax("php", (r"//", r"#(?!\[)"), (("/*", "*/"),), "\"'", bare_ellipsis=True)
+CSS = Syntax("css", (), (("/*", "*/"),), "\"'")
+SCSS = Syntax("scss", (r"//",), (("/*", "*/"),), "\"'")
+PYTHON = Syntax("python", (r"#",), (), "\"'", triple="\"'")
+HASH = Syntax("hash", (_HASH_WORD,), (), "\"'")
+INI = Syntax("ini", (r"^[ \t]*[;#]",), (), "", code=False)
+MARKUP = Syntax("markup", (), (("<!--", "-->"),), "", code=False)
+COMPONENT = Syntax("component", (r"(?<![:\w])//",), (("<!--", "-->"), ("/*", "*/")), "")  # Vue, Svelte
+SQL = Syntax("sql", (r"--",), (("/*", "*/"),), "'\"")
+LUA = Syntax("lua", (r"--(?!\[\[)",), (("--[[", "]]"),), "'\"")
+HASKELL = Syntax("haskell", (r"--",), (("{-", "-}"),), '"')
+LISP = Syntax("lisp", (r";",), (), '"')
+TEX = Syntax("tex", (r"(?<!\\)%",), (), "", code=False)
+ERLANG = Syntax("erlang", (r"%",), (), '"')
+FORTRAN = Syntax("fortran", (r"!",), (), "\"'")
+# Anything else: whole-line comments in every common syntax, no string awareness.
+GENERIC = Syntax("generic", ("#", "//", "--", ";", "%", "/*", "<!--", "*"), lexed=False, code=False)
+
+_BY_SUFFIX: dict[str, Syntax] = {}
+for _syntax, _suffixes in (
+    (C_LIKE, "c h cc cpp cxx c++ hh hpp hxx h++ ino cs m mm cu cuh proto zig sol v"),
+    (JS, "js jsx mjs cjs ts tsx mts cts go json5 jsonc"),
+    (JVM, "java kt kts scala sc groovy gradle swift dart"),
+    (RUST, "rs"),
+    (PHP, "php phtml"),
+    (CSS, "css"),
+    (SCSS, "scss sass less styl"),
+    (PYTHON, "py pyi pyw pyx pxd"),
+    (HASH, "sh bash zsh ksh fish rb pl pm t r yaml yml toml cfg conf mk cmake nim jl ex exs cr ps1 "
+           "psm1 tcl awk coffee gitignore gitattributes dockerignore editorconfig properties env nix tf hcl"),
+    (INI, "ini"),
+    (MARKUP, "html htm xhtml xml svg xsd xsl md markdown mdx"),
+    (COMPONENT, "vue svelte astro"),
+    (SQL, "sql"),
+    (LUA, "lua"),
+    (HASKELL, "hs lhs elm purs"),
+    (LISP, "lisp lsp cl el clj cljs cljc edn scm ss rkt asm s"),
+    (TEX, "tex sty cls bib"),
+    (ERLANG, "erl hrl"),
+    (FORTRAN, "f90 f95 f03 f08"),
+):
+    for _suffix in _suffixes.split():
+        _BY_SUFFIX[_suffix] = _syntax
+
+_BY_NAME = {
+    "makefile": HASH, "gnumakefile": HASH, "dockerfile": HASH, "containerfile": HASH,
+    "cmakelists.txt": HASH, "gemfile": HASH, "rakefile": HASH, "vagrantfile": HASH,
+    "podfile": HASH, "brewfile": HASH, "justfile": HASH, "procfile": HASH, "build": PYTHON,
+    "workspace": PYTHON, "sconstruct": PYTHON, "sconscript": PYTHON, ".bashrc": HASH,
+    ".profile": HASH, ".zshrc": HASH, "jenkinsfile": JVM,
+}
+
+
+def syntax_for(path: str) -> Syntax:
+    name = path.rsplit("/", 1)[-1].lower()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if name.startswith("dockerfile"):
+        return HASH
+    stem, dot, suffix = name.rpartition(".")
+    if dot and stem == "" and suffix in _BY_SUFFIX:  # `.gitignore`, `.env`
+        return _BY_SUFFIX[suffix]
+    return _BY_SUFFIX.get(suffix, GENERIC) if dot else GENERIC
+
+
+@lru_cache(maxsize=None)
+def _lexer(syntax: Syntax) -> re.Pattern[str]:
+    comments: list[str] = []
+    for open_, close in syntax.block:
+        comments.append(re.escape(open_) + r"[\s\S]*?(?:" + re.escape(close) + r"|\Z)")
+    comments.extend(opener + r"[^\n]*" for opener in syntax.line)
+    strings: list[str] = []
+    for q in syntax.triple:
+        strings.append(re.escape(q * 3) + r"[\s\S]*?(?:" + re.escape(q * 3) + r"|\Z)")
+    for q in syntax.spanning:
+        strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
+    for q in syntax.quotes:
+        strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
+    alternatives = [f"(?P<c>{'|'.join(comments)})"] if comments else []
+    if strings:
+        alternatives.append(f"(?P<s>{'|'.join(strings)})")
+    return re.compile("|".join(alternatives) or r"(?!)", re.MULTILINE)
+
+
+class CommentMap:
+    """Where the comments are in `lines` (a file's lines without terminators)."""
+
+    def __init__(self, lines: Sequence[str], syntax: Syntax, upto_line: int | None = None) -> None:
+        self.lines = lines
+        self.syntax = syntax
+        self.spans: list[tuple[int, int]] = []
+        self.starts: list[int] = []
+        if not syntax.lexed:
+            return
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+        end = len(lines) if upto_line is None else min(len(lines), upto_line + 1)
+        text = "\n".join(lines[:end])
+        for m in _lexer(syntax).finditer(text):
+            if m.lastgroup == "c":
+                self.spans.append(m.span())
+        self._span_starts = [s for s, _e in self.spans]
+
+    def comments(self, i: int) -> list[tuple[str, bool]]:
+        """The comments on line `i` (0-based): (text with its opener, opens on this line)."""
+        line = self.lines[i]
+        if not self.syntax.lexed:
+            stripped = line.lstrip()
+            return [(stripped, True)] if stripped.startswith(self.syntax.line) else []
+        start = self.starts[i]
+        stop = start + len(line)
+        k = bisect_right(self._span_starts, stop) - 1
+        found: list[tuple[str, bool]] = []
+        while k >= 0 and self.spans[k][1] > start:
+            s, e = self.spans[k]
+            if s < stop:
+                found.append((line[max(s, start) - start: min(e, stop) - start], s >= start))
+            k -= 1
+        return found[::-1]
+
+    def comment_only(self, i: int) -> bool:
+        """Line `i` holds a comment and nothing else (JSX's `{/* */}` braces aside)."""
+        line = self.lines[i]
+        if not line.strip():
+            return False
+        if not self.syntax.lexed:
+            return bool(self.comments(i))
+        start = self.starts[i]
+        stop = start + len(line)
+        rest = list(line)
+        k = bisect_right(self._span_starts, stop) - 1
+        covered = False
+        while k >= 0 and self.spans[k][1] > start:
+            s, e = self.spans[k]
+            for j in range(max(s, start) - start, min(e, stop) - start):
+                rest[j] = " "
+            covered = True
+            k -= 1
+        return covered and not "".join(rest).strip(" \t{}")

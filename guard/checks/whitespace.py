@@ -1,0 +1,265 @@
+"""`whitespace`: git's whitespace errors in added lines, and the fix `git apply --whitespace=fix` makes.
+
+The rules are git's (see git-config ``core.whitespace``):
+
+- ``blank-at-eol``: spaces or tabs at the end of a line (a CR too, unless ``cr-at-eol``);
+- ``space-before-tab``: a space before a tab in the indent;
+- ``indent-with-non-tab``: an indent with ``tabwidth`` or more spaces where a tab could be;
+- ``tab-in-indent``: any tab in the indent;
+- ``blank-at-eof``: blank lines added at the end of the file;
+- ``trailing-space`` is short for blank-at-eol and blank-at-eof; ``cr-at-eol`` loosens
+  blank-at-eol; ``tabwidth=N`` (default 8).
+
+Which rules apply to a path: the policy's ``whitespace.rules`` (the listed rules, git's
+default set blank-at-eol, space-before-tab, blank-at-eof when unset), changed by git's
+``core.whitespace`` (names add, ``-name`` removes), unless the path's ``whitespace``
+attribute says otherwise: set = every rule that does not loosen but tab-in-indent (as
+git), unset = none, a value = that list applied to the base.
+
+A CRLF file's added lines carry no CR (the terminator is kept apart), so CRLF is
+never trailing whitespace; only a stray CR inside the line is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..diffs import make_change
+from ..model import FileChange, Finding
+from ..textfile import NotText, Text, decode
+from .base import CheckInput, capped, hits, joined, quote
+
+DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
+# What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
+ALL = frozenset({"blank-at-eol", "space-before-tab", "indent-with-non-tab", "blank-at-eof"})
+_KNOWN = frozenset({"blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent", "blank-at-eof", "cr-at-eol"})
+
+
+@dataclass(frozen=True)
+class Rules:
+    enabled: frozenset[str] = DEFAULT
+    tabwidth: int = 8
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.enabled
+
+
+def parse_rules(spec: str, base: Rules) -> Rules:
+    """Apply a git-style rule list (`a,-b,tabwidth=4`) to `base`; unknown names are ignored, as git does."""
+    enabled = set(base.enabled)
+    tabwidth = base.tabwidth
+    for raw in spec.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        if name.startswith("tabwidth="):
+            value = name[len("tabwidth="):]
+            if value.isdigit() and 1 <= int(value) <= 63:
+                tabwidth = int(value)
+            continue
+        negate = name.startswith("-")
+        bare = name[1:] if negate else name
+        names = {"blank-at-eol", "blank-at-eof"} if bare == "trailing-space" else {bare} & _KNOWN
+        if negate:
+            enabled -= names
+        else:
+            enabled |= names
+    if "indent-with-non-tab" in enabled and "tab-in-indent" in enabled:
+        enabled.discard("tab-in-indent")  # git refuses the pair; the older rule wins
+    return Rules(frozenset(enabled), tabwidth)
+
+
+def rules_for(path: str, inp: CheckInput) -> Rules:
+    spec = inp.policy.get("whitespace.rules")
+    base = parse_rules(spec, Rules(frozenset())) if isinstance(spec, str) else Rules()
+    if inp.core_whitespace:
+        base = parse_rules(inp.core_whitespace, base)
+    attr = inp.attr(path, "whitespace")
+    if attr is True:
+        return Rules(ALL, base.tabwidth)
+    if attr is False:
+        return Rules(frozenset(), base.tabwidth)
+    if isinstance(attr, str):
+        return parse_rules(attr, base)
+    return base
+
+
+def _indent_end(text: str, stop: int) -> int:
+    i = 0
+    while i < stop and text[i] in " \t":
+        i += 1
+    return i
+
+
+def line_errors(text: str, rules: Rules) -> list[str]:
+    """The rules an added line (without its terminator) breaks, blank-at-eof aside."""
+    errors: list[str] = []
+    stop = len(text)
+    if "blank-at-eol" in rules:
+        body = text[:-1] if "cr-at-eol" in rules and text.endswith("\r") else text
+        kept = len(body.rstrip(" \t\r"))
+        if kept < len(body):
+            errors.append("blank-at-eol")
+            stop = kept  # the trailing blanks are not also judged as indent
+    end = _indent_end(text, stop)
+    indent = text[:end]
+    last_tab = indent.rfind("\t")
+    if "space-before-tab" in rules and last_tab > 0 and " " in indent[:last_tab]:
+        errors.append("space-before-tab")
+    if "indent-with-non-tab" in rules and end - (last_tab + 1) >= rules.tabwidth:
+        errors.append("indent-with-non-tab")
+    if "tab-in-indent" in rules and last_tab >= 0:
+        errors.append("tab-in-indent")
+    return errors
+
+
+def fix_line(text: str, rules: Rules) -> str:
+    """The line as `git apply --whitespace=fix` would write it."""
+    cr = ""
+    if "cr-at-eol" in rules and text.endswith("\r"):
+        cr, text = "\r", text[:-1]
+    if "blank-at-eol" in rules:
+        text = text.rstrip(" \t\r")
+    end = _indent_end(text, len(text))
+    indent, rest = text[:end], text[end:]
+    last_tab = indent.rfind("\t")
+    before_tab = "space-before-tab" in rules and last_tab > 0 and " " in indent[:last_tab]
+    wide = "indent-with-non-tab" in rules and end - (last_tab + 1) >= rules.tabwidth
+    if before_tab or wide:
+        # Rewrite the indent up to its last tab (all of it for indent-with-non-tab):
+        # each run of `tabwidth` spaces becomes a tab, shorter runs before a tab go.
+        region = end if "indent-with-non-tab" in rules else last_tab + 1
+        out: list[str] = []
+        spaces = 0
+        for ch in indent[:region]:
+            if ch == "\t":
+                out.append("\t")
+                spaces = 0
+            else:
+                spaces += 1
+                if spaces == rules.tabwidth:
+                    out.append("\t")
+                    spaces = 0
+        indent = "".join(out) + " " * spaces + indent[region:]
+    elif "tab-in-indent" in rules and last_tab >= 0:
+        out = []
+        column = 0
+        for ch in indent[: last_tab + 1]:
+            width = rules.tabwidth - column % rules.tabwidth if ch == "\t" else 1
+            out.append(" " * width)
+            column += width
+        indent = "".join(out) + indent[last_tab + 1:]
+    return indent + rest + cr
+
+
+def _trailing_blank_added(change: FileChange, lines: tuple[str, ...] | list[str]) -> list[int]:
+    """Line numbers of the blank lines the change adds at the very end of the file."""
+    found: list[int] = []
+    k = len(change.added) - 1
+    n = len(lines)
+    while n > 0 and k >= 0 and change.added[k][0] == n and not lines[n - 1].strip(" \t\r"):
+        found.append(n)
+        n -= 1
+        k -= 1
+    return found[::-1]
+
+
+def _candidates(rules: Rules) -> re.Pattern[str]:
+    parts = []
+    if "blank-at-eol" in rules:
+        parts.append(r"[ \t\r]$")
+    if "space-before-tab" in rules:
+        parts.append(r"^[ \t]* \t")
+    if "indent-with-non-tab" in rules:
+        parts.append(r"^[ \t]* {%d}" % rules.tabwidth)
+    if "tab-in-indent" in rules:
+        parts.append(r"^ *\t")
+    return re.compile("|".join(parts) or r"(?!)", re.MULTILINE)
+
+
+_WHAT = {
+    "blank-at-eol": "trailing whitespace",
+    "space-before-tab": "a space before a tab in the indent",
+    "indent-with-non-tab": "an indent of spaces where tabs belong",
+    "tab-in-indent": "a tab in the indent",
+}
+_HINT = {
+    "blank-at-eol": "remove the spaces or tabs at the end of the line",
+    "space-before-tab": "indent with tabs only, or with spaces only",
+    "indent-with-non-tab": "indent with tabs (this file's rules say so)",
+    "tab-in-indent": "indent with spaces (this file's rules say so)",
+}
+
+
+def _text(change: FileChange) -> Text | None:
+    if change.after is None:
+        return None
+    try:
+        return decode(change.after)
+    except NotText:
+        return None
+
+
+def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
+    if change.after is None or not change.added or not rules.enabled:
+        return []
+    out: list[Finding] = []
+    path = change.path
+    if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
+        for _i, number, text in hits(change, _candidates(rules), joined(change)):
+            broken = line_errors(text, rules)
+            if broken:
+                what = ", ".join(f"{_WHAT[r]} ({r})" for r in broken)
+                out.append(Finding("whitespace", level, path, number,
+                                   f"{path}:{number}: {what} in the added line {quote(text)}",
+                                   "; ".join(_HINT[r] for r in broken)))
+    if "blank-at-eof" in rules:
+        content = _text(change)
+        blank = _trailing_blank_added(change, content.lines) if content is not None else []
+        if blank:
+            span = f"line {blank[0]}" if len(blank) == 1 else f"lines {blank[0]}-{blank[-1]}"
+            out.append(Finding("whitespace", level, path, blank[0],
+                               f"{path}:{blank[0]}: blank lines added at the end of the file ({span}; blank-at-eof)",
+                               "end the file with its last line of content"))
+    return out
+
+
+def check(inp: CheckInput, level: str) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in inp.changes:
+        findings.extend(problems(change, rules_for(change.path, inp), level))
+    return capped(findings)
+
+
+def fix(change: FileChange, rules: Rules) -> FileChange:
+    """`change` with its added lines repaired as `git apply --whitespace=fix` does.
+
+    Only added lines change; terminators, the BOM and every kept line stay as they
+    were.  Returns `change` itself when there is nothing to fix.
+    """
+    text = _text(change)
+    if text is None or not change.added or not rules.enabled:
+        return change
+    lines = list(text.lines)
+    eols = list(text.eols)
+    changed = False
+    if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
+        for _i, number, line in hits(change, _candidates(rules), joined(change)):
+            fixed = fix_line(line, rules)
+            if fixed != line:
+                lines[number - 1] = fixed
+                changed = True
+    if "blank-at-eof" in rules:
+        blank = _trailing_blank_added(change, lines)
+        if blank:
+            del lines[blank[0] - 1:], eols[blank[0] - 1:]
+            changed = True
+    if not changed:
+        return change
+    after = Text(tuple(lines), tuple(eols), text.bom).encode()
+    return make_change(
+        change.path, change.op, change.before, after,
+        old_path=change.old_path, old_mode=change.old_mode, new_mode=change.new_mode,
+        repairs=(*change.repairs, "whitespace-fix"),
+    )

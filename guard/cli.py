@@ -1,0 +1,226 @@
+"""The command line: the only module that reads argv and prints.
+
+Every command builds a value (usually a ``Report``) and renders it; exceptions
+become exit statuses in ``main`` alone: 2 for usage errors (click's and ours), 3
+for anything unexpected.  ``git-agent-X`` entry points are ``agent-guard X``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn, Sequence
+
+import click
+
+from .report import EXIT_INTERNAL, EXIT_USAGE
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+FORMAT_CHOICES = ["auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy"]
+
+
+def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
+    from .engine import Guard
+
+    return Guard(".", policy)
+
+
+def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: ignore[no-untyped-def]
+    from .report import human
+
+    if as_json:
+        click.echo(report.to_json())
+    else:
+        click.echo(human(report, show_diff), err=report.status == "refused")
+    sys.exit(report.exit_code)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="agent-guard", prog_name="agent-guard")
+def cli() -> None:
+    """Validate coding agents' edits, apply them all-or-nothing, record every turn."""
+
+
+@cli.command("apply", context_settings=CONTEXT)
+@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
+              help="Input dialect; auto detects it.")
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'agent').")
+@click.option("--turn", default=None, help="Turn id; applies with the same id form one turn (default: a new turn).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--path", "target", default=None, help="With --format whole: the file the input replaces.")
+@click.option("--check", is_flag=True, help="Decide and report; change nothing (no file, no ref).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
+@click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
+def apply_cmd(file: str | None, fmt: str, agent: str | None, turn: str | None, policy: str | None,
+              target: str | None, check: bool, as_json: bool, show_diff: bool) -> None:
+    """Apply one edit (FILE, or standard input) to the working tree, or refuse it whole.
+
+    Exit status: 0 applied (with --check: would apply), 1 refused and nothing
+    changed, 2 usage error, 3 internal error.
+    """
+    if fmt == "whole" and target is None and file is None and sys.stdin.isatty():
+        raise click.UsageError("--format whole reads the new content from standard input; give --path")
+    data = _read_input(file)
+    report = _guard(policy).apply(data, format=fmt, agent=agent, turn=turn, check=check, path=target)
+    _emit(report, as_json, show_diff)
+
+
+def _read_input(file: str | None) -> bytes:
+    if file is None or file == "-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(file, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
+
+
+@cli.command("log", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Only this agent's turns (default: all agents).")
+@click.option("-p", "--patch", is_flag=True, help="Show each turn's diff.")
+@click.option("-n", "--max-count", type=int, default=None, help="At most this many turns.")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--policy", default=None)
+def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool, policy: str | None) -> None:
+    """List recorded turns, newest first."""
+    from . import history
+
+    g = _guard(policy)
+    entries = history.log(g, agent, max_count, patch)
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"version": 1, "turns": entries}, ensure_ascii=False))
+    else:
+        click.echo(history.render(entries, patch), nl=False)
+
+
+@cli.command("rollback", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Whose turn (default: $AGENT_GUARD_AGENT, else 'agent').")
+@click.option("--turn", "turn_id", default=None, help="Undo this one turn, keeping later changes.")
+@click.option("--to", "to_id", default=None, help="Undo every turn after this one.")
+@click.option("--check", is_flag=True, help="Show what would happen; change nothing.")
+@click.option("--force", is_flag=True, help="Undo even where later changes overlap (they are lost).")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--diff", "show_diff", is_flag=True)
+@click.option("--policy", default=None)
+def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, check: bool, force: bool,
+                 as_json: bool, show_diff: bool, policy: str | None) -> None:
+    """Undo the agent's last turn (or --turn ID, or every turn after --to ID)."""
+    from . import history
+
+    if turn_id and to_id:
+        raise click.UsageError("give --turn or --to, not both")
+    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force)
+    _emit(report, as_json, show_diff)
+
+
+@cli.command("gc", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Only this agent (default: all).")
+@click.option("--keep", type=int, default=None, help="Keep this many newest turns per agent.")
+@click.option("--older-than", "older", default=None, help="Drop turns older than this (e.g. 30d, 12h).")
+@click.option("--policy", default=None)
+def gc_cmd(agent: str | None, keep: int | None, older: str | None, policy: str | None) -> None:
+    """Prune old turns from the shadow refs."""
+    from . import history
+
+    if keep is None and older is None:
+        raise click.UsageError("give --keep N and/or --older-than AGE")
+    click.echo(history.gc(_guard(policy), agent, keep, older))
+
+
+@cli.group("policy", context_settings=CONTEXT)
+def policy_group() -> None:
+    """Show or validate policies."""
+
+
+@policy_group.command("show", context_settings=CONTEXT)
+@click.option("--agent", default=None)
+@click.option("--policy", default=None)
+def policy_show(agent: str | None, policy: str | None) -> None:
+    """Print the effective policy, with where each value came from."""
+    from . import policy as policy_mod
+
+    g = _guard(policy)
+    click.echo(policy_mod.show(g.policy(agent)), nl=False)
+
+
+@policy_group.command("check", context_settings=CONTEXT)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def policy_check(file: str) -> None:
+    """Validate one policy file (exit 2 when it is broken)."""
+    from pathlib import Path
+
+    from . import policy as policy_mod
+
+    problems = policy_mod.validate_file(Path(file))
+    if problems:
+        for p in problems:
+            click.echo(f"{file}: {p}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(f"{file}: ok")
+
+
+def _load_more() -> None:
+    """Commands that live in their own modules register themselves on `cli`."""
+    import importlib
+
+    for name in ("commit_check", "hashline_read", "hookcmd", "stats", "mcp_server"):
+        try:
+            importlib.import_module(f"guard.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"guard.{name}":
+                raise
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "agent-guard") -> NoReturn:
+    from .engine import UsageError
+
+    _load_more()
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = cli.main(args=args, prog_name=prog, standalone_mode=False)
+        sys.exit(rv if isinstance(rv, int) else 0)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(EXIT_INTERNAL)
+    except UsageError as exc:
+        click.echo(f"agent-guard: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except BrokenPipeError:
+        sys.exit(EXIT_INTERNAL)
+    except Exception as exc:  # the one place unexpected failures become an exit status
+        if os.environ.get("AGENT_GUARD_DEBUG"):
+            raise
+        click.echo(f"agent-guard: internal error: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_INTERNAL)
+
+
+def _git(sub: str) -> NoReturn:
+    main([sub, *sys.argv[1:]], prog=f"git agent-{sub}")
+
+
+def git_apply() -> NoReturn:
+    _git("apply")
+
+
+def git_check() -> NoReturn:
+    _git("check")
+
+
+def git_log() -> NoReturn:
+    _git("log")
+
+
+def git_rollback() -> NoReturn:
+    _git("rollback")
+
+
+def git_read() -> NoReturn:
+    _git("read")

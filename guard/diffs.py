@@ -1,0 +1,190 @@
+"""Before/after content -> added/removed lines and a unified diff we render ourselves.
+
+The diff we report is computed from the bytes we would write, never echoed from
+the input, so it is always a valid patch whatever the agent sent.  Callers that
+know where the changes are (the locator does) pass ``regions`` so the cost
+follows the edit rather than the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Sequence
+
+from .model import FileChange, Op
+from .textfile import NotText, Text, decode
+
+CONTEXT = 3
+# Above this many line pairs in one changed region, skip the LCS and report the
+# region as removed-then-added: difflib is quadratic in the worst case.
+_MATCH_LIMIT = 4_000_000
+
+Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
+Opcode = tuple[str, int, int, int, int]
+
+
+def _text_or_none(data: bytes | None) -> Text | None:
+    if data is None:
+        return None
+    try:
+        return decode(data)
+    except NotText:
+        return None
+
+
+def whole_region(a: Sequence[str], b: Sequence[str]) -> Region:
+    """The smallest region outside of which `a` and `b` agree."""
+    n, m = len(a), len(b)
+    lo = 0
+    while lo < n and lo < m and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and hi < m - lo and a[n - 1 - hi] == b[m - 1 - hi]:
+        hi += 1
+    return lo, n - hi, lo, m - hi
+
+
+def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None = None) -> list[Opcode]:
+    """Replace/delete/insert opcodes (no 'equal') of a -> b, looking only inside `regions`."""
+    if regions is None:
+        regions = [whole_region(a, b)]
+    ops: list[Opcode] = []
+    for a0, a1, b0, b1 in regions:
+        # Trim again: a located region usually starts and ends with kept context.
+        while a0 < a1 and b0 < b1 and a[a0] == b[b0]:
+            a0 += 1
+            b0 += 1
+        while a1 > a0 and b1 > b0 and a[a1 - 1] == b[b1 - 1]:
+            a1 -= 1
+            b1 -= 1
+        if a0 == a1 and b0 == b1:
+            continue
+        if a0 == a1 or b0 == b1 or (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
+            ops.append(("replace" if a0 < a1 and b0 < b1 else ("delete" if a0 < a1 else "insert"), a0, a1, b0, b1))
+            continue
+        sm = difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False)
+        for tag, i0, i1, j0, j1 in sm.get_opcodes():
+            if tag != "equal":
+                ops.append((tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1))
+    return ops
+
+
+def _keyed(t: Text | None) -> list[str]:
+    # Lines compared with their terminators, so an EOL-only change still shows.
+    if t is None:
+        return []
+    return [line + eol for line, eol in zip(t.lines, t.eols)]
+
+
+def _header(path: str, op: Op, old_path: str | None, old_mode: int | None, new_mode: int | None) -> list[str]:
+    src = old_path or path
+    out = [f"diff --git a/{src} b/{path}"]
+    if op is Op.CREATE:
+        out.append(f"new file mode {new_mode or 0o100644:o}")
+    elif op is Op.DELETE:
+        out.append(f"deleted file mode {old_mode or 0o100644:o}")
+    else:
+        if old_mode and new_mode and old_mode != new_mode:
+            out += [f"old mode {old_mode:o}", f"new mode {new_mode:o}"]
+        if old_path and old_path != path:
+            out += [f"rename from {old_path}", f"rename to {path}"]
+    return out
+
+
+def _body_line(prefix: str, keyed: str) -> str:
+    if keyed.endswith("\n"):
+        return prefix + keyed
+    return prefix + keyed + "\n\\ No newline at end of file\n"
+
+
+def render(
+    path: str,
+    op: Op,
+    old_path: str | None,
+    a: Sequence[str],
+    b: Sequence[str],
+    ops: list[Opcode],
+    old_mode: int | None = None,
+    new_mode: int | None = None,
+    binary: bool = False,
+) -> str:
+    lines = _header(path, op, old_path, old_mode, new_mode)
+    if binary:
+        lines.append(f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + (old_path or path)} and "
+                     f"{'/dev/null' if op is Op.DELETE else 'b/' + path} differ")
+        return "\n".join(lines) + "\n"
+    if not ops:
+        return "\n".join(lines) + "\n" if len(lines) > 1 or op in (Op.CREATE, Op.DELETE) else ""
+    lines.append("--- /dev/null" if op is Op.CREATE else f"--- a/{old_path or path}")
+    lines.append("+++ /dev/null" if op is Op.DELETE else f"+++ b/{path}")
+    out = "\n".join(lines) + "\n"
+    # Group opcodes whose context windows touch into hunks.
+    groups: list[list[Opcode]] = []
+    for opc in ops:
+        if groups and opc[1] - groups[-1][-1][2] <= 2 * CONTEXT:
+            groups[-1].append(opc)
+        else:
+            groups.append([opc])
+    parts = [out]
+    for group in groups:
+        a_start = max(0, group[0][1] - CONTEXT)
+        a_end = min(len(a), group[-1][2] + CONTEXT)
+        b_start = group[0][3] - (group[0][1] - a_start)
+        b_end = group[-1][4] + (a_end - group[-1][2])
+        body: list[str] = []
+        i = a_start
+        for _tag, a0, a1, b0, b1 in group:
+            body.extend(_body_line(" ", a[k]) for k in range(i, a0))
+            body.extend(_body_line("-", a[k]) for k in range(a0, a1))
+            body.extend(_body_line("+", b[k]) for k in range(b0, b1))
+            i = a1
+        body.extend(_body_line(" ", a[k]) for k in range(i, a_end))
+        old_n, new_n = a_end - a_start, b_end - b_start
+        parts.append(f"@@ -{_range(a_start, old_n)} +{_range(b_start, new_n)} @@\n")
+        parts.extend(body)
+    return "".join(parts)
+
+
+def _range(start: int, count: int) -> str:
+    first = start + 1 if count else start
+    return f"{first}" if count == 1 else f"{first},{count}"
+
+
+def make_change(
+    path: str,
+    op: Op,
+    before: bytes | None,
+    after: bytes | None,
+    *,
+    old_path: str | None = None,
+    old_mode: int | None = None,
+    new_mode: int | None = None,
+    repairs: Sequence[str] = (),
+    regions: Iterable[Region] | None = None,
+    before_text: Text | None = None,
+    after_text: Text | None = None,
+) -> FileChange:
+    """Build the FileChange for before -> after: counts, added/removed lines, hunks, diff."""
+    bt = before_text if before_text is not None else _text_or_none(before)
+    at = after_text if after_text is not None else _text_or_none(after)
+    binary = (before is not None and bt is None) or (after is not None and at is None)
+    a, b = _keyed(bt), _keyed(at)
+    ops: list[Opcode] = [] if binary else opcodes(a, b, regions)
+    added = tuple((k + 1, at.lines[k]) for _t, _a0, _a1, b0, b1 in ops for k in range(b0, b1)) if at else ()
+    removed = tuple((k + 1, bt.lines[k]) for _t, a0, a1, _b0, _b1 in ops for k in range(a0, a1)) if bt else ()
+    diff = render(path, op, old_path, a, b, ops, old_mode, new_mode, binary)
+    hunks = diff.count("\n@@ ") + (1 if diff.startswith("@@ ") else 0)
+    return FileChange(
+        path=path,
+        op=op,
+        old_path=old_path,
+        before=before,
+        after=after,
+        old_mode=old_mode,
+        new_mode=new_mode,
+        added=added,
+        removed=removed,
+        hunks=hunks,
+        repairs=tuple(dict.fromkeys(repairs)),
+        diff=diff,
+    )

@@ -1,0 +1,349 @@
+"""One pass from input bytes to a Report: parse, locate, check, stage, write, record.
+
+``Guard`` is a session on one repository.  The CLI makes one per command; the
+Python API and the MCP server keep one alive, so the repository handle and the
+parsed policy are reused across calls (the policy is re-read only when its file
+changes).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+from . import diffs, formats, ledger, worktree
+from .locate import ALL_TIERS, apply_splices, locate_changes
+from .merge3 import merge
+from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
+from .repo import FILE, GitRepo
+from .report import Report, TurnRef
+from .textfile import BOM, NotText, Text, decode, split
+
+
+class UsageError(Exception):
+    """Bad invocation: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    changes: tuple[FileChange, ...]
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+
+
+def default_agent(agent: str | None) -> str:
+    name = agent or os.environ.get("AGENT_GUARD_AGENT") or "agent"
+    if not ledger.valid_agent(name):
+        raise UsageError(f"invalid agent name {name!r}: use letters, digits, '.', '_' and '-'")
+    return name
+
+
+def _has_errors(findings: Sequence[Finding]) -> bool:
+    return any(f.severity == "error" for f in findings)
+
+
+def _ordered(fe: FileEdit) -> bool:
+    # Hunks that carry context or line numbers are listed in file order (diffs, Codex
+    # chunks); bare SEARCH/REPLACE blocks and str_replace edits are not, so each of
+    # those must be unique in the whole file.
+    return any(
+        isinstance(c, Hunk) and (c.old_start is not None or c.anchors or any(hl.tag == " " for hl in c.lines))
+        for c in fe.changes
+    )
+
+
+class Guard:
+    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None) -> None:
+        from .repo import NotARepository
+
+        try:
+            self.repo = GitRepo(start)
+        except NotARepository as exc:
+            raise UsageError(str(exc)) from None
+        self.root: Path = self.repo.root
+        self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
+        self._policy_cache: dict[str, tuple[float, object]] = {}
+
+    # ------------------------------------------------------------------ policy
+
+    def policy(self, agent: str | None = None):  # type: ignore[no-untyped-def]
+        from . import policy as policy_mod
+
+        own = self.root / ".agent-guard.yaml"
+        stamp = own.stat().st_mtime if own.exists() else 0.0
+        key = agent or ""
+        hit = self._policy_cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            pol = policy_mod.load(self.root, self.policy_spec, agent)
+        except policy_mod.PolicyError as exc:
+            raise UsageError(f"policy: {exc}") from None
+        self._policy_cache[key] = (stamp, pol)
+        return pol
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(
+        self,
+        data: bytes | str,
+        *,
+        format: str = "auto",
+        agent: str | None = None,
+        turn: str | None = None,
+        check: bool = False,
+        path: str | None = None,
+    ) -> Report:
+        started = time.monotonic()
+        agent = default_agent(agent)
+        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        pol = self.policy(agent)
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        report = self._apply(raw, format, agent, turn, check, path, pol)
+        self._event("apply", agent, turn, report, len(raw), started)
+        return report
+
+    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol) -> Report:  # type: ignore[no-untyped-def]
+        if raw.startswith(BOM):
+            raw = raw[len(BOM):]
+        if b"\x00" in raw:
+            return Report("refused", None, findings=(error(
+                "binary", None, None, "the edit contains NUL bytes: binary input is not an edit",
+                "send text edits only; binary files cannot be changed through agent-guard"),))
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Report("refused", None, findings=(error(
+                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start})",
+                "send the edit as UTF-8"),))
+        edits, findings = formats.parse(text, fmt, path)
+        if edits is None:
+            return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
+        with worktree.locked(self.repo):
+            worktree.recover(self.repo)
+            plan = self.plan(edits, pol, agent, turn, len(raw))
+            status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
+            if status != "applied":
+                return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+            turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
+        return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
+
+    def _commit(self, changes: Sequence[FileChange], pol, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:  # type: ignore[no-untyped-def]
+        pending = ledger.prepare(
+            self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
+            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back,
+        )
+        writes: list[worktree.Write] = []
+        for c in changes:
+            if c.old_path and c.old_path != c.path:
+                writes.append(worktree.Write(c.old_path, c.before, None, c.old_mode, None))
+                writes.append(worktree.Write(c.path, None, c.after, None, c.new_mode))
+            else:
+                writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
+        worktree.commit(self.repo, writes, (pending.ref, pending.old, pending.new),
+                        f"agent-guard: {kind} {pending.turn} ({fmt})")
+        return TurnRef(agent, pending.turn, pending.new, pending.ref)
+
+    # ------------------------------------------------------------------ planning
+
+    def plan(self, edits: EditSet, pol, agent: str, turn: str | None, nbytes: int) -> Planned:  # type: ignore[no-untyped-def]
+        from . import checks
+
+        changes: list[FileChange] = []
+        findings: list[Finding] = []
+        notes: list[str] = []
+        seen: dict[str, int] = {}
+        tiers = tuple(pol.tiers)
+        for fe in edits.files:
+            ch, fs, ns = self._locate_file(fe, pol, tiers)
+            findings += fs
+            notes += ns
+            if ch is None:
+                continue
+            for p in {ch.path, ch.old_path or ch.path}:
+                if p in seen:
+                    findings.append(error("overlap", p, fe.source_line or None,
+                                          f"{p} is changed by two separate file sections of this edit",
+                                          "put every change to one file in one section"))
+                seen[p] = 1
+            changes.append(ch)
+        # Parse-level repairs (a stripped line-number prefix...) belong to every file; a
+        # recount is already reported per hunk by the locator.
+        extra = tuple(r for r in edits.repairs if r != "recount")
+        if extra:
+            changes = [replace(c, repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
+        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+        inp = checks.CheckInput(
+            changes=tuple(changes),
+            policy=pol,
+            tracked=self.repo.tracked,
+            attr=self.repo.attr,
+            core_whitespace=self.repo.config("core.whitespace"),
+            usage=checks.Usage(turn_used, session_used),
+            edit_bytes=nbytes,
+        )
+        result = checks.run(inp)
+        return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
+
+    def _resolve(self, raw: str, pol) -> tuple[str | None, Finding | None]:  # type: ignore[no-untyped-def]
+        from . import paths
+
+        rel, finding = paths.resolve(self.root, raw)
+        if finding is not None or rel is None:
+            return None, finding
+        prot = paths.protected_finding(rel, pol)
+        if prot is not None and prot.severity == "error":
+            return None, prot
+        return rel, None
+
+    def _locate_file(self, fe: FileEdit, pol, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:  # type: ignore[no-untyped-def]
+        from .checks import content_finding
+
+        if fe.binary:
+            return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
+                                "change binary files outside the agent, or send a text edit")], []
+        path, f = self._resolve(fe.path, pol)
+        if f is not None or path is None:
+            return None, [f] if f else [], []
+        src = path
+        if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
+            src, f = self._resolve(fe.old_path, pol)
+            if f is not None or src is None:
+                return None, [f] if f else [], []
+        try:
+            before, old_mode = worktree.read(self.root, src)
+            if src != path:
+                dest, _ = worktree.read(self.root, path)
+            else:
+                dest = before
+        except worktree.UnsafePath as exc:
+            return None, [error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
+                                "edit the file the link points to, by its own path inside the repository")], []
+        except IsADirectoryError:
+            return None, [error("missing", fe.path, None, f"{src} is a folder, not a file", "name a file")], []
+        op = fe.op
+        if op is Op.CREATE:
+            if before is not None:
+                return None, [error("exists", path, None, f"{path} already exists; a create would overwrite it",
+                                    "send a modify edit (a diff or SEARCH/REPLACE against its current content), or delete it first")], []
+        elif before is None:
+            if fe.create_missing and op is Op.MODIFY:
+                op = Op.CREATE
+            else:
+                verb = "delete" if op is Op.DELETE else "modify"
+                return None, [error("missing", path, None, f"cannot {verb} {src}: it does not exist",
+                                    "create it with a new-file edit, or check the path (paths are relative to the repository root)")], []
+        if op is Op.RENAME and src != path and dest is not None:
+            return None, [error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",
+                                "delete the destination first, or move to another name")], []
+        if before is not None:
+            bad = content_finding(src, before, self.repo.attr)
+            if bad is not None:
+                return None, [bad], []
+        new_mode = fe.new_mode or old_mode or FILE
+        if op is Op.DELETE:
+            return self._delete(fe, path, before, old_mode, tiers)
+        text = decode(before) if before is not None else Text((), (), False)
+        repairs: list[str] = []
+        notes: list[str] = []
+        if fe.content is not None:
+            new_text, reps = _whole(text, fe.content, before is not None)
+            repairs += reps
+            regions = None
+        else:
+            base_text = text
+            stale_base = self._stale_base(fe, before)
+            if stale_base is not None:
+                base_text = stale_base
+            out = locate_changes(base_text, fe.changes, tiers, path, _ordered(fe))
+            if out.findings:
+                return None, list(out.findings), []
+            new_text, regions_l = apply_splices(base_text, out.splices)
+            repairs += out.repairs
+            notes += out.notes
+            regions = regions_l
+            if stale_base is not None:
+                merged, conflict = _merge_onto(stale_base, text, new_text, path)
+                if conflict is not None:
+                    return None, [conflict], []
+                new_text, regions = merged, None
+                repairs.append("3way")
+        after = new_text.encode()
+        change = diffs.make_change(
+            path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
+            new_mode=new_mode if op is not Op.DELETE else None, repairs=repairs, regions=regions,
+            before_text=text if before is not None else None, after_text=new_text,
+        )
+        return change, [], notes
+
+    def _stale_base(self, fe: FileEdit, before: bytes | None) -> Text | None:
+        """The edit's own base when it differs from the file and git still has it."""
+        if not fe.base or before is None or len(fe.base) < 7:
+            return None
+        current = self.repo.hash_blob(before)
+        if current.startswith(fe.base.lower()):
+            return None
+        data = self.repo.read_blob(fe.base)
+        if data is None:
+            return None
+        try:
+            return decode(data)
+        except NotText:
+            return None
+
+    def _delete(self, fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
+        assert before is not None
+        if fe.changes:
+            text = decode(before)
+            out = locate_changes(text, fe.changes, tiers, path, True)
+            if out.findings:
+                return None, list(out.findings), []
+            left, _ = apply_splices(text, out.splices)
+            if left.lines:
+                return None, [error("stale", path, 1,
+                                    f"{path} holds {len(left.lines)} line(s) the delete does not show",
+                                    "re-read the file: it changed since the patch was made")], []
+        change = diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode)
+        return change, [], []
+
+    # ------------------------------------------------------------------ events
+
+    def _event(self, kind: str, agent: str, turn: str | None, report: Report, size: int, started: float) -> None:
+        try:
+            from . import events
+        except ImportError:
+            return
+        try:
+            events.append(self.repo.commondir, events.from_report(kind, agent, turn, report, size, time.monotonic() - started))
+        except OSError:
+            pass  # the outcome log must never turn an apply into a failure
+
+
+def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
+    """A whole-file write, keeping the file's BOM and (uniform) line endings."""
+    bom = text.bom
+    if content.startswith("\ufeff"):
+        content, bom = content[1:], True
+    new = split(content, bom)
+    repairs: list[str] = []
+    if existed and text.lines and all(e == "\r\n" for e in text.eols if e) and all(e != "\r\n" for e in new.eols):
+        new = Text(new.lines, tuple("\r\n" if e else "" for e in new.eols), bom)
+        repairs.append("eol")
+    return new, repairs
+
+
+def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
+    keyed = lambda t: [ln + e for ln, e in zip(t.lines, t.eols)]  # noqa: E731
+    merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
+    if conflicts:
+        c = conflicts[0]
+        shown = "\n".join(f"{c.ours_start + 1 + i:>6}| {ln.rstrip()}" for i, ln in enumerate(c.ours[:8]))
+        return current, error(
+            "stale", path, c.ours_start + 1,
+            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.ours_start + 1}-{c.ours_start + max(1, len(c.ours))})",
+            "re-read the file and redo the edit against its current content; the file now has:\n" + shown,
+        )
+    return split("".join(merged), current.bom), None

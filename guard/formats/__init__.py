@@ -1,0 +1,83 @@
+"""Input dialects: each is a module with ``NAME``, ``detect(text) -> int`` and
+``parse(text, path=None) -> EditSet`` (raising ``ParseError``), registered below.
+
+Parsers do no I/O.  ``detect`` returns a confidence from 0 (not this dialect) to
+100 (certainly this dialect); ``auto`` takes the single best score.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ..model import EditSet, Finding, ParseError, error
+
+# Dialect name -> module.  Imported on first use so start-up pays only for what runs.
+FORMATS: dict[str, str] = {
+    "unified": "guard.formats.unified",
+    "codex": "guard.formats.codex",
+    "search-replace": "guard.formats.searchreplace",
+    "json": "guard.formats.jsonedit",
+    "whole": "guard.formats.whole",
+    "hashline": "guard.formats.hashline",
+    "lazy": "guard.formats.lazy",
+}
+
+# Dialects `auto` considers; `lazy` snippets look like placeholder elision and are
+# only ever taken when asked for by name.
+AUTO = ("unified", "codex", "search-replace", "json", "hashline", "whole")
+
+ACCEPTED = ", ".join(FORMATS)
+
+
+def module(name: str) -> ModuleType:
+    return importlib.import_module(FORMATS[name])
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:120]
+    return ""
+
+
+def detect(text: str) -> tuple[str | None, dict[str, int]]:
+    scores: dict[str, int] = {}
+    for name in AUTO:
+        try:
+            scores[name] = module(name).detect(text)
+        except ModuleNotFoundError:
+            continue
+    best = max(scores.values(), default=0)
+    if best <= 0:
+        return None, scores
+    winners = [n for n, s in scores.items() if s == best]
+    return (winners[0] if len(winners) == 1 else None), scores
+
+
+def parse(text: str, fmt: str = "auto", path: str | None = None) -> tuple[EditSet | None, list[Finding]]:
+    """Parse `text` in dialect `fmt` (or detect it): an EditSet, or parse-error findings."""
+    if fmt == "auto":
+        name, scores = detect(text)
+        if name is None:
+            tied = sorted(n for n, s in scores.items() if s and s == max(scores.values()))
+            if tied:
+                msg = f"input looks like several dialects at once ({', '.join(tied)})"
+                hint = "send one dialect per call, or name it with --format"
+            elif not text.strip():
+                msg, hint = "empty input", f"send an edit in one of: {ACCEPTED}"
+            else:
+                msg = f"input is in no dialect agent-guard reads; first line: {_first_line(text)!r}"
+                hint = f"accepted dialects: {ACCEPTED}"
+            return None, [error("parse-error", path, 1, msg, hint)]
+        fmt = name
+    if fmt not in FORMATS:
+        return None, [error("parse-error", path, None, f"unknown format {fmt!r}", f"accepted dialects: {ACCEPTED}")]
+    try:
+        edits = module(fmt).parse(text, path=path)
+    except ParseError as exc:
+        hint = exc.hint or f"this was read as {fmt}; accepted dialects: {ACCEPTED}"
+        return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
+    if not edits.files:
+        return None, [error("parse-error", path, 1, f"the {fmt} input holds no edit", "send at least one file change")]
+    return edits, []

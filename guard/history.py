@@ -1,0 +1,300 @@
+"""Reading and undoing the ledger: ``log``, ``rollback`` and ``gc``.
+
+A rollback reverse-applies a turn onto the work tree as it is *now* with a
+three-way merge (base: the turn's result, ours: the current file, theirs: the
+file before the turn), so later changes to other lines, or other files, survive.
+Where a later change overlaps what must be undone it refuses with
+``rollback-conflict`` (or, with ``force``, takes the pre-turn text).  The
+rollback is recorded as a turn of its own, so it can itself be undone.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from . import diffs, ledger, worktree
+from .engine import Guard, UsageError, default_agent
+from .merge3 import merge
+from .model import FileChange, Finding, Op, error
+from .repo import FILE, Entry, TreeChange
+from .report import Report
+from .textfile import NotText, decode
+
+
+def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
+    if agent:
+        return [default_agent(agent)]
+    return sorted(name[len(prefix):] for name in g.repo.refs(prefix))
+
+
+def _rolled_state(turns_newest_first: Sequence[ledger.Turn]) -> dict[str, bool]:
+    """Turn id -> rolled back, replaying rollbacks (and rollbacks of rollbacks) oldest first."""
+    rolled: dict[str, bool] = {}
+    by_id = {t.id: t for t in turns_newest_first}
+    for t in reversed(turns_newest_first):
+        rolled.setdefault(t.id, False)
+        if t.kind == "rollback":
+            for target in t.rolls_back:
+                rolled[target] = True
+                tt = by_id.get(target)
+                if tt is not None and tt.kind == "rollback":
+                    for inner in tt.rolls_back:
+                        rolled[inner] = False
+    return rolled
+
+
+def _turn_changes(g: Guard, t: ledger.Turn) -> list[TreeChange]:
+    parent_tree = g.repo.commit_tree(t.parent) if t.parent else None
+    return g.repo.diff_trees(parent_tree, g.repo.commit_tree(t.commit))
+
+
+def _blob(g: Guard, e: Entry | None) -> bytes | None:
+    return None if e is None else g.repo.read_blob(e.oid)
+
+
+def _turn_diff(g: Guard, t: ledger.Turn) -> str:
+    out = []
+    for tc in _turn_changes(g, t):
+        op = {"A": Op.CREATE, "D": Op.DELETE, "R": Op.RENAME}.get(tc.status, Op.MODIFY)
+        out.append(diffs.make_change(tc.path, op, _blob(g, tc.old), _blob(g, tc.new), old_path=tc.old_path,
+                                     old_mode=tc.old.mode if tc.old else None,
+                                     new_mode=tc.new.mode if tc.new else None).diff)
+    return "".join(out)
+
+
+def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
+    prefix = g.policy(agent).ledger_prefix
+    entries: list[dict[str, Any]] = []
+    for name in _agents(g, prefix, agent):
+        ts = list(ledger.turns(g.repo, ledger.ref_name(prefix, name), name))
+        rolled = _rolled_state(ts)
+        for t in ts:
+            e: dict[str, Any] = {
+                "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
+                "time": int(t.trailers.get("time", t.time) or t.time), "format": t.format,
+                "files": [{"op": op, "path": p, "added": a, "removed": r} for op, p, a, r in t.files],
+                "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
+                "rolled_back": rolled.get(t.id, False), "rolls_back": list(t.rolls_back),
+            }
+            if patch:
+                e["diff"] = _turn_diff(g, t)
+            entries.append(e)
+    entries.sort(key=lambda e: (e["time"], e["commit"]), reverse=True)
+    return entries[:limit] if limit is not None else entries
+
+
+def render(entries: list[dict[str, Any]], patch: bool) -> str:
+    if not entries:
+        return "no recorded turns\n"
+    out = []
+    for e in entries:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
+        flag = "  (rolled back)" if e["rolled_back"] else ""
+        what = f"rollback of {', '.join(e['rolls_back'])}" if e["kind"] == "rollback" else e["format"]
+        out.append(f"{e['agent']} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  +{e['added']} -{e['removed']}{flag}")
+        for f in e["files"]:
+            out.append(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}")
+        if e["repairs"]:
+            out.append(f"    repairs: {', '.join(e['repairs'])}")
+        if patch and e.get("diff"):
+            out.append(e["diff"].rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------- rollback
+
+
+@dataclass
+class _State:
+    """The work tree as successive undos see it: path -> (bytes or None, mode)."""
+
+    g: Guard
+    files: dict[str, tuple[bytes | None, int | None]]
+
+    def get(self, path: str) -> tuple[bytes | None, int | None]:
+        if path not in self.files:
+            self.files[path] = worktree.read(self.g.root, path)
+        return self.files[path]
+
+
+def _lines(data: bytes | None) -> list[str] | None:
+    if data is None:
+        return []
+    try:
+        t = decode(data)
+    except NotText:
+        return None
+    return [ln + e for ln, e in zip(t.lines, t.eols)]
+
+
+def _bom(data: bytes | None) -> bytes:
+    return b"\xef\xbb\xbf" if data and data.startswith(b"\xef\xbb\xbf") else b""
+
+
+def _undo_content(path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool) -> tuple[bytes | None, Finding | None]:
+    """What `path` becomes when a turn that made it `after` from `before` is undone."""
+    if current == after:
+        return before, None
+    if current == before:
+        return before, None
+    if force:
+        return before, None
+    if current is None or after is None or before is None:
+        what = "was deleted" if current is None else "was changed"
+        return current, error("rollback-conflict", path, None,
+                              f"{path} {what} after the turn, so undoing the turn would lose that change",
+                              "undo the later change first, or pass --force to take the file as it was before the turn")
+    cur_l, aft_l, bef_l = _lines(current), _lines(after), _lines(before)
+    if cur_l is None or aft_l is None or bef_l is None:
+        return current, error("rollback-conflict", path, None, f"{path} is not text and changed after the turn",
+                              "pass --force to take the file as it was before the turn")
+    merged, conflicts = merge(aft_l, cur_l, bef_l)
+    if conflicts:
+        c = conflicts[0]
+        shown = "\n".join(f"{c.ours_start + 1 + i:>6}| {ln.rstrip()}" for i, ln in enumerate(c.ours[:8]))
+        return current, error(
+            "rollback-conflict", path, c.ours_start + 1,
+            f"lines {c.ours_start + 1}-{c.ours_start + max(1, len(c.ours))} of {path} changed after the turn and overlap what it changed",
+            "undo or commit that later change first, or pass --force to lose it; the lines now read:\n" + shown,
+        )
+    return _bom(current) + "".join(merged).encode("utf-8"), None
+
+
+def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False, force: bool = False) -> Report:
+    agent = default_agent(agent)
+    pol = g.policy(agent)
+    ref = ledger.ref_name(pol.ledger_prefix, agent)
+    with worktree.locked(g.repo):
+        worktree.recover(g.repo)
+        ts = list(ledger.turns(g.repo, ref, agent))
+        if not ts:
+            raise UsageError(f"{agent} has no recorded turns ({ref} does not exist)")
+        rolled = _rolled_state(ts)
+        live = [t for t in ts if not rolled.get(t.id)]
+        ids = [t.id for t in ts]
+        if turn_id is not None:
+            if turn_id not in ids:
+                raise UsageError(f"{agent} has no turn {turn_id!r}; turns: {', '.join(ids[:20])}")
+            targets = [t for t in live if t.id == turn_id]
+            if not targets:
+                raise UsageError(f"turn {turn_id} of {agent} is already rolled back")
+        elif to_id is not None:
+            if to_id not in ids:
+                raise UsageError(f"{agent} has no turn {to_id!r}; turns: {', '.join(ids[:20])}")
+            cut = ids.index(to_id)
+            targets = [t for t in ts[:cut] if not rolled.get(t.id)]
+            if not targets:
+                raise UsageError(f"nothing to roll back after turn {to_id} of {agent}")
+        else:
+            if not live:
+                raise UsageError(f"every turn of {agent} is already rolled back")
+            targets = [live[0]]
+        state = _State(g, {})
+        originals: dict[str, tuple[bytes | None, int | None]] = {}
+        findings: list[Finding] = []
+        for t in targets:  # newest first
+            for tc in _turn_changes(g, t):
+                paths = [tc.path] + ([tc.old_path] if tc.old_path else [])
+                for p in paths:
+                    if p not in originals:
+                        originals[p] = state.get(p)
+                after, before = _blob(g, tc.new), _blob(g, tc.old)
+                cur, cur_mode = state.get(tc.path)
+                if tc.status == "R" and tc.old_path:
+                    restored, f = _undo_content(tc.path, cur, after, before, force)
+                    if f is None and state.get(tc.old_path)[0] is not None and not force:
+                        f = error("rollback-conflict", tc.old_path, None,
+                                  f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
+                                  "remove or rename it first, or pass --force")
+                    if f is not None:
+                        findings.append(f)
+                        continue
+                    state.files[tc.path] = (None, None)
+                    state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
+                    continue
+                restored, f = _undo_content(tc.path, cur, after, before, force)
+                if f is not None:
+                    findings.append(f)
+                    continue
+                mode = cur_mode
+                if tc.old is not None and (cur_mode is None or tc.new is None or cur_mode == tc.new.mode):
+                    mode = tc.old.mode
+                state.files[tc.path] = (restored, mode if restored is not None else None)
+        changes = _changes(originals, state.files)
+        label = ",".join(t.id for t in targets)
+        if findings:
+            return Report("refused", "rollback", tuple(changes), tuple(findings), extra={"rolls_back": [t.id for t in targets]})
+        if check or not changes:
+            return Report("checked" if check else "applied", "rollback", tuple(changes),
+                          notes=(() if changes else (f"turn(s) {label}: nothing left to undo",)),
+                          extra={"rolls_back": [t.id for t in targets]})
+        turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=[t.id for t in targets])
+    return Report("applied", "rollback", tuple(changes), (), turn_ref, extra={"rolls_back": [t.id for t in targets]})
+
+
+def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[str, tuple[bytes | None, int | None]]) -> list[FileChange]:
+    out = []
+    for path, (before, bmode) in sorted(originals.items()):
+        after, amode = final.get(path, (before, bmode))
+        if before == after and (after is None or bmode == amode):
+            continue
+        op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
+        out.append(diffs.make_change(path, op, before, after, old_mode=bmode, new_mode=amode or (FILE if after is not None else None)))
+    return out
+
+
+# ---------------------------------------------------------------------- gc
+
+_AGE = re.compile(r"^(\d+)([smhdw])$")
+
+
+def _age_seconds(text: str) -> int:
+    m = _AGE.match(text.strip())
+    if not m:
+        raise UsageError(f"--older-than takes a number and a unit (s, m, h, d, w), e.g. 30d; got {text!r}")
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+
+
+def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) -> str:
+    prefix = g.policy(agent).ledger_prefix
+    cutoff = time.time() - _age_seconds(older_than) if older_than else None
+    lines = []
+    with worktree.locked(g.repo):
+        for name in _agents(g, prefix, agent):
+            ref = ledger.ref_name(prefix, name)
+            tip = g.repo.ref(ref)
+            if tip is None:
+                continue
+            chain = []  # commits of the ledger, newest first, with their turn (None for sync)
+            kept_turns = 0
+            cut_at = None
+            for info in g.repo.walk(tip):
+                t = ledger.parse_turn(g.repo, info.oid, name)
+                if t is None or t.kind == "base":
+                    break
+                if t.kind != "sync":
+                    too_many = keep is not None and kept_turns >= keep
+                    too_old = cutoff is not None and t.time < cutoff
+                    if too_many or too_old:
+                        cut_at = info.oid
+                        break
+                    kept_turns += 1
+                chain.append(info)
+            if cut_at is None:
+                lines.append(f"{name}: nothing to prune ({kept_turns} turn(s))")
+                continue
+            if not chain:
+                g.repo.update_ref(ref, None, tip, "agent-guard: gc")
+                lines.append(f"{name}: removed every turn")
+                continue
+            oldest = chain[-1]
+            base_tree = g.repo.commit_tree(oldest.parents[0]) if oldest.parents else g.repo.commit_tree(oldest.oid)
+            parent = g.repo.commit(base_tree, [], f"agent-guard: history of {name} pruned\n\nAgent-Guard-Agent: {name}\nAgent-Guard-Kind: base\n")
+            for info in reversed(chain):
+                parent = g.repo.commit(info.tree, [parent], info.message)
+            g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
+            lines.append(f"{name}: kept {kept_turns} turn(s)")
+    return "\n".join(lines)

@@ -1,0 +1,181 @@
+"""The one edit model every input dialect parses into.
+
+Nothing after a parser knows which dialect an edit came in.  An ``EditSet`` is a
+tuple of ``FileEdit`` values; each ``FileEdit`` carries the changes to make to one
+file, expressed as one of three kinds of change:
+
+- ``Hunk``: a block of tagged lines (`` `` context, ``-`` removed, ``+`` added), the
+  unified-diff shape.  Unified diffs, Codex patches and SEARCH/REPLACE blocks use it.
+- ``Replace``: a substring replacement (str_replace-style tools).  ``old`` need not
+  start or end at a line boundary.
+- ``LineRange``: replace the lines ``start..end`` (1-based, inclusive) of the file
+  as it was read; ``end == start - 1`` inserts before ``start``.  Hash-anchored
+  edits use it; ``expect`` holds the lines the agent saw there, for re-anchoring.
+
+A ``FileEdit`` may instead carry whole ``content``: with ``Op.CREATE`` the file must
+not exist yet; with ``Op.MODIFY`` and ``create_missing`` it is an upsert (whole-file
+writes).  Line terminators inside ``content`` and hunk lines are kept as written: a
+line of a CRLF patch keeps its ``\r``, and the locator decides what that means.
+
+After locating, each file's edit becomes a ``FileChange``: before/after bytes and
+the added/removed lines.  Policy checks see only ``FileChange`` values.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Union
+
+
+class Op(str, enum.Enum):
+    MODIFY = "modify"
+    CREATE = "create"
+    DELETE = "delete"
+    RENAME = "rename"
+
+
+CONTEXT, REMOVED, ADDED = " ", "-", "+"
+
+
+@dataclass(frozen=True)
+class HunkLine:
+    tag: str  # CONTEXT, REMOVED or ADDED
+    text: str  # without its line terminator (a CR of a CRLF patch may remain)
+
+
+@dataclass(frozen=True)
+class Hunk:
+    lines: tuple[HunkLine, ...]
+    # 1-based line of the first old line (for a hunk with no old lines: the line the
+    # new lines go before, so unified `-5,0` gives 6); None when the input had none.
+    old_start: int | None = None
+    declared_old: int | None = None  # counts from the header as written (to report `recount`)
+    declared_new: int | None = None
+    anchors: tuple[str, ...] = ()  # lines that must be found, in order, before the hunk (Codex `@@ ctx`)
+    at_eof: bool = False  # the hunk must end at the end of the file
+    old_eof_newline: bool = True  # False: `\ No newline` followed the old side's last line
+    new_eof_newline: bool = True
+    source_line: int = 0  # line of the input where the hunk starts, for messages
+
+    @property
+    def old_lines(self) -> tuple[str, ...]:
+        return tuple(hl.text for hl in self.lines if hl.tag != ADDED)
+
+    @property
+    def new_lines(self) -> tuple[str, ...]:
+        return tuple(hl.text for hl in self.lines if hl.tag != REMOVED)
+
+
+@dataclass(frozen=True)
+class Replace:
+    old: str
+    new: str
+    replace_all: bool = False
+    source_line: int = 0
+
+
+@dataclass(frozen=True)
+class LineRange:
+    start: int  # 1-based first line replaced
+    end: int  # inclusive; start - 1 for a pure insertion before `start`
+    new: tuple[str, ...]  # replacement lines, without terminators
+    expect: tuple[str, ...] | None = None  # the lines the agent saw at start..end
+    source_line: int = 0
+
+
+Change = Union[Hunk, Replace, LineRange]
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    path: str  # repository-relative path as written in the input (validated later)
+    op: Op
+    old_path: str | None = None  # for RENAME (and a modify that moves)
+    changes: tuple[Change, ...] = ()
+    content: str | None = None  # whole new text for CREATE or a whole-file write
+    base: str | None = None  # blob id (or prefix) the edit was made against
+    old_mode: int | None = None
+    new_mode: int | None = None
+    binary: bool = False  # a binary patch: always refused
+    create_missing: bool = False  # MODIFY of a missing file starts from empty and creates it
+    source_line: int = 0
+
+
+@dataclass(frozen=True)
+class EditSet:
+    files: tuple[FileEdit, ...]
+    format: str
+    repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: str  # "error" | "warning"
+    path: str | None
+    line: int | None
+    message: str
+    hint: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def error(code: str, path: str | None, line: int | None, message: str, hint: str = "") -> Finding:
+    return Finding(code, "error", path, line, message, hint)
+
+
+def warning(code: str, path: str | None, line: int | None, message: str, hint: str = "") -> Finding:
+    return Finding(code, "warning", path, line, message, hint)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's located edit: what it was, what it becomes, and what changed."""
+
+    path: str
+    op: Op
+    old_path: str | None
+    before: bytes | None  # None when the file did not exist
+    after: bytes | None  # None when the file is deleted
+    old_mode: int | None
+    new_mode: int | None
+    added: tuple[tuple[int, str], ...] = ()  # (1-based line in `after`, text without terminator)
+    removed: tuple[tuple[int, str], ...] = ()  # (1-based line in `before`, text)
+    hunks: int = 0
+    repairs: tuple[str, ...] = ()
+    diff: str = ""  # unified diff of before -> after, computed by us
+
+
+@dataclass(frozen=True)
+class ParseError(Exception):
+    """A parser's refusal: becomes a `parse-error` finding at the edge of `formats`."""
+
+    message: str
+    line: int | None = None
+    hint: str = ""
+    path: str | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Located:
+    """The outcome of locating one FileEdit: a change, or findings explaining why not."""
+
+    change: FileChange | None
+    findings: tuple[Finding, ...] = field(default=())

@@ -1,0 +1,200 @@
+"""Paths as agents write them -> repository-relative POSIX paths, or a finding.
+
+An agent's path is untrusted input: it may climb out with ``..``, point through a
+symlink, reach into ``.git`` (in any spelling a filesystem might fold to it) or into
+a submodule.  ``resolve`` refuses all of these before anything reads or writes the
+file; ``protected_finding`` then applies the policy's protected globs and allow-list.
+This module looks at the filesystem (``lstat``) but never at git.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+from .model import Finding, error
+from .policy import Policy
+
+# Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
+_IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def _is_dot_git(component: str) -> bool:
+    folded = unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ").casefold()
+    # `git~1` is the 8.3 short name Windows may give `.git`.
+    return folded in (".git", "git~1")
+
+
+def _outside(raw: str, what: str, hint: str) -> tuple[None, Finding]:
+    return None, error("path-outside", raw, None, f"{raw!r}: {what}", hint)
+
+
+def _protected_git(path: str) -> tuple[None, Finding]:
+    return None, error(
+        "path-protected", path, None,
+        f"{path!r} is inside the repository's .git folder (or a name a filesystem folds to .git)",
+        "agents may never change git's own files; edit files of the work tree only",
+    )
+
+
+def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
+    """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
+    if not raw or not raw.strip():
+        return _outside(raw, "the path is empty", "name a file relative to the repository root, e.g. src/app.py")
+    bad = _CONTROL.search(raw)
+    if bad:
+        return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
+                        "write the file name without NUL, newline or other control characters")
+    real_root = os.path.realpath(root)
+    rel = raw
+    if raw.startswith("/"):
+        for base in dict.fromkeys((real_root, os.path.abspath(root))):
+            if raw == base or raw.rstrip("/") == base:
+                return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
+            if raw.startswith(base.rstrip("/") + "/"):
+                rel = raw[len(base.rstrip("/")) + 1:]
+                break
+        else:
+            return _outside(raw, f"the absolute path is outside the repository {real_root}",
+                            "write the path relative to the repository root")
+    if rel.endswith("/"):
+        return _outside(raw, "names a folder, not a file", "name the file inside that folder")
+    parts: list[str] = []
+    for comp in rel.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            if not parts:
+                return _outside(raw, "'..' leaves the repository",
+                                "write the path from the repository root, without '..'")
+            gone = parts.pop()
+            # `a/..` means `.` only when `a` is a plain folder; through a symlink it does not.
+            if os.path.islink(os.path.join(real_root, *parts, gone)):
+                return _outside(raw, f"'..' follows the symbolic link {'/'.join([*parts, gone])!r}",
+                                "write the path from the repository root, without '..'")
+            continue
+        if len(comp.encode("utf-8", "surrogateescape")) > 255:
+            return _outside(raw, f"the name {comp[:40]!r}... is longer than 255 bytes",
+                            "use a shorter file name")
+        parts.append(comp)
+    if not parts:
+        return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
+    path = "/".join(parts)
+    if any(_is_dot_git(c) for c in parts):
+        return _protected_git(path)
+    return _check_filesystem(real_root, raw, path, parts)
+
+
+def _check_filesystem(real_root: str, raw: str, path: str, parts: list[str]) -> tuple[str | None, Finding | None]:
+    for i in range(len(parts)):
+        prefix = "/".join(parts[: i + 1])
+        full = os.path.join(real_root, *parts[: i + 1])
+        last = i == len(parts) - 1
+        try:
+            is_link = os.path.islink(full)
+        except OSError:
+            is_link = False
+        if is_link:
+            target = os.readlink(full)
+            which = "the file itself" if last else f"the folder {prefix!r}"
+            return _outside(raw, f"{which} is a symbolic link (to {target!r})",
+                            "edit the file at its real location inside the repository, not through the link")
+        if not os.path.isdir(full):
+            break  # nothing below a missing folder or a file can be a link or a submodule
+        if os.path.lexists(os.path.join(full, ".git")):
+            which = f"{prefix!r} is a submodule" if last else f"the folder {prefix!r} is a submodule"
+            return None, error(
+                "path-protected", path, None, f"{path!r}: {which} (it holds its own .git)",
+                "edit the submodule in its own repository, not through this one",
+            )
+    return path, None
+
+
+# --- protected globs --------------------------------------------------------------------
+@lru_cache(maxsize=512)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A gitignore-style glob as a regex over repository-relative paths.
+
+    `**/` is any number of folders, `/**` everything inside, a pattern without a slash
+    matches a name at any depth, a trailing `/` matches only a folder, and a pattern
+    that matches a folder matches everything in it.  Matching ignores case: on a
+    case-insensitive filesystem `.ENV` is `.env`, and protection must not be evaded.
+    """
+    pat = pattern
+    anchored = pat.startswith("/")
+    pat = pat.lstrip("/")
+    folder_only = pat.endswith("/")
+    pat = pat.rstrip("/")
+    # Without a slash (but for a trailing one) a pattern names a file at any depth.
+    out: list[str] = ["" if anchored or "/" in pat else "(?:.*/)?"]
+    i, n = 0, len(pat)
+    while i < n:
+        c = pat[i]
+        if pat.startswith("**/", i) and (i == 0 or pat[i - 1] == "/"):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pat.startswith("**", i) and i + 2 == n and (i == 0 or pat[i - 1] == "/"):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            while i < n and pat[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pat.find("]", i + 2)
+            if end == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pat[i + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pat[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    tail = "/.*" if folder_only else "(?:/.*)?"
+    return re.compile("".join(out) + tail, re.IGNORECASE | re.DOTALL)
+
+
+def matches(path: str, pattern: str) -> bool:
+    try:
+        return glob_regex(pattern).fullmatch(path) is not None
+    except re.error:  # a bad character class: compare literally
+        return path == pattern
+
+
+def protected_finding(path: str, policy: Policy) -> Finding | None:
+    """`path-protected` if the policy's globs or allow-list keep agents off `path`."""
+    parts = [p for p in path.split("/") if p]
+    if any(_is_dot_git(p) for p in parts):
+        return _protected_git(path)[1]
+    level = policy.level("path-protected")
+    if level not in ("error", "warning"):
+        return None
+    for pattern in policy.protected:
+        if matches(path, pattern):
+            return Finding(
+                "path-protected", level, path, None,
+                f"{path!r} matches the protected pattern {pattern!r} (paths.protected, from {policy.source('paths.protected')})",
+                "agents may not change this path; leave it out of the edit, or ask the user to change it",
+            )
+    allow = policy.allow
+    if allow and not any(matches(path, pattern) for pattern in allow):
+        return Finding(
+            "path-protected", level, path, None,
+            f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
+            "edit only paths the allow-list names, or ask the user to widen paths.allow",
+        )
+    return None

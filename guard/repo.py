@@ -1,0 +1,315 @@
+"""The one module that talks to git.
+
+It imports pygit2, translates its errors, and hands the rest of the package
+bytes, paths and hex object ids.  Trees are built in memory, one path at a
+time (a temporary index in spirit, without reading the whole index), so the
+cost of recording an edit follows the edit, not the size of the repository.
+Ref updates are compare-and-swap inside a libgit2 ref transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping
+
+import pygit2
+
+ZERO = "0" * 40
+FILE, EXEC, LINK = 0o100644, 0o100755, 0o120000
+
+
+class GitError(Exception):
+    """A git operation failed (internal error unless caught)."""
+
+
+class NotARepository(GitError):
+    """No (non-bare) git repository here: a usage error."""
+
+
+class RefMoved(GitError):
+    """A compare-and-swap ref update found another value than expected."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    oid: str
+    mode: int
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    oid: str
+    parents: tuple[str, ...]
+    tree: str
+    message: str
+    time: int
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One file's difference between two trees."""
+
+    path: str
+    old_path: str | None
+    status: str  # "A", "D", "M", "R"
+    old: Entry | None
+    new: Entry | None
+
+
+def _signature(repo: pygit2.Repository) -> pygit2.Signature:
+    # Identity from git config and the usual environment, else a fixed one: recording a
+    # turn must never fail because the user has not configured git.
+    name = os.environ.get("GIT_COMMITTER_NAME")
+    email = os.environ.get("GIT_COMMITTER_EMAIL")
+    try:
+        cfg = repo.config
+        name = name or cfg["user.name"]
+        email = email or cfg["user.email"]
+    except (KeyError, pygit2.GitError):
+        pass
+    return pygit2.Signature(name or "agent-guard", email or "agent-guard@localhost")
+
+
+class GitRepo:
+    """A handle on one repository (a resource: open once, use for many calls)."""
+
+    def __init__(self, start: str | os.PathLike[str] = ".") -> None:
+        try:
+            found = pygit2.discover_repository(str(start))
+        except pygit2.GitError as exc:  # pragma: no cover - libgit2 reports "not found" as None
+            raise NotARepository(str(exc)) from None
+        if found is None:
+            raise NotARepository(f"not a git repository (or any parent up to /): {os.path.abspath(start)}")
+        try:
+            self._repo = pygit2.Repository(found)
+        except pygit2.GitError as exc:
+            raise NotARepository(str(exc)) from None
+        if self._repo.is_bare or self._repo.workdir is None:
+            raise NotARepository(f"{found} is a bare repository: agent-guard needs a working tree")
+        self.root = Path(self._repo.workdir).resolve()
+        self.gitdir = Path(self._repo.path).resolve()
+        # Shared state (refs, objects, our journal and lock) lives in the common dir of worktrees.
+        common = getattr(self._repo, "commondir", None) or str(self.gitdir)
+        self.commondir = Path(common).resolve()
+
+    # ------------------------------------------------------------------ objects
+
+    @staticmethod
+    def hash_blob(data: bytes) -> str:
+        return str(pygit2.hash(data))
+
+    def write_blob(self, data: bytes) -> str:
+        return str(self._repo.create_blob(data))
+
+    def read_blob(self, oid: str) -> bytes | None:
+        """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
+        try:
+            obj = self._repo.revparse_single(oid) if len(oid) < 40 else self._repo.get(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        if obj is None or obj.type != pygit2.GIT_OBJECT_BLOB:
+            return None
+        return bytes(obj.data)
+
+    def has_object(self, oid: str) -> bool:
+        return self.read_blob(oid) is not None
+
+    # ------------------------------------------------------------------ trees
+
+    def head_commit(self) -> str | None:
+        try:
+            return str(self._repo.head.target) if not self._repo.head_is_unborn else None
+        except pygit2.GitError:
+            return None
+
+    def commit_tree(self, commit: str) -> str:
+        return str(self._repo.get(commit).tree_id)  # type: ignore[union-attr]
+
+    def tree_entry(self, tree: str | None, path: str) -> Entry | None:
+        if tree is None:
+            return None
+        try:
+            ent = self._repo.get(tree)[path]  # type: ignore[index]
+        except (KeyError, pygit2.GitError, TypeError):
+            return None
+        return Entry(str(ent.id), int(ent.filemode))
+
+    def build_tree(self, base: str | None, updates: Mapping[str, Entry | None]) -> str:
+        """`base` with each path set to an entry (or removed), built one folder at a time."""
+        nested: dict[str, object] = {}
+        for path, entry in updates.items():
+            node = nested
+            parts = path.split("/")
+            for part in parts[:-1]:
+                child = node.setdefault(part, {})
+                if not isinstance(child, dict):
+                    child = node[part] = {}
+                node = child
+            node[parts[-1]] = entry
+        return self._build(base, nested) or self._empty_tree()
+
+    def _empty_tree(self) -> str:
+        return str(self._repo.TreeBuilder().write())
+
+    def _build(self, base: str | None, nested: Mapping[str, object]) -> str | None:
+        base_tree = self._repo.get(base) if base else None
+        tb = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
+        for name, value in nested.items():
+            if isinstance(value, dict):
+                existing = tb.get(name)
+                sub_base = str(existing.id) if existing is not None and existing.type_str == "tree" else None
+                sub = self._build(sub_base, value)
+                if sub is None:
+                    if existing is not None:
+                        tb.remove(name)
+                else:
+                    tb.insert(name, sub, pygit2.GIT_FILEMODE_TREE)
+            elif value is None:
+                if tb.get(name) is not None:
+                    tb.remove(name)
+            else:
+                assert isinstance(value, Entry)
+                tb.insert(name, value.oid, value.mode)
+        if len(tb) == 0:
+            return None
+        return str(tb.write())
+
+    def commit(self, tree: str, parents: list[str], message: str) -> str:
+        sig = _signature(self._repo)
+        return str(self._repo.create_commit(None, sig, sig, message, tree, parents))
+
+    def commit_info(self, oid: str) -> CommitInfo:
+        c = self._repo.get(oid)
+        if not isinstance(c, pygit2.Commit):
+            raise GitError(f"{oid} is not a commit")
+        return CommitInfo(str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.message, c.commit_time)
+
+    def walk(self, tip: str) -> Iterator[CommitInfo]:
+        """First-parent history from tip."""
+        oid: str | None = tip
+        while oid:
+            info = self.commit_info(oid)
+            yield info
+            oid = info.parents[0] if info.parents else None
+
+    def resolve(self, rev: str) -> str:
+        try:
+            obj = self._repo.revparse_single(rev)
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise GitError(f"unknown revision {rev!r}: {exc}") from None
+        if isinstance(obj, pygit2.Tag):
+            obj = obj.peel(pygit2.Commit)
+        return str(obj.id)
+
+    def diff_trees(self, old: str | None, new: str | None) -> list[TreeChange]:
+        a = self._repo.get(old) if old else None
+        b = self._repo.get(new) if new else None
+        if a is None and b is None:
+            return []
+        if a is None:
+            diff = b.diff_to_tree(swap=True)  # type: ignore[union-attr]
+        else:
+            diff = self._repo.diff(a, b)
+        diff.find_similar()
+        out: list[TreeChange] = []
+        status_map = {
+            pygit2.GIT_DELTA_ADDED: "A",
+            pygit2.GIT_DELTA_DELETED: "D",
+            pygit2.GIT_DELTA_MODIFIED: "M",
+            pygit2.GIT_DELTA_RENAMED: "R",
+            pygit2.GIT_DELTA_TYPECHANGE: "M",
+        }
+        for d in diff.deltas:
+            st = status_map.get(d.status)
+            if st is None:
+                continue
+            old_e = None if st == "A" else Entry(str(d.old_file.id), int(d.old_file.mode))
+            new_e = None if st == "D" else Entry(str(d.new_file.id), int(d.new_file.mode))
+            out.append(TreeChange(d.new_file.path if st != "D" else d.old_file.path,
+                                  d.old_file.path if st == "R" else None, st, old_e, new_e))
+        return out
+
+    def index_tree(self) -> str:
+        """The tree of the user's index (objects written, the index file left alone)."""
+        idx = self._repo.index
+        idx.read(False)
+        return str(idx.write_tree())
+
+    # ------------------------------------------------------------------ index / config / attributes
+
+    def tracked(self, path: str) -> bool:
+        head = self.head_commit()
+        if head is not None and self.tree_entry(self.commit_tree(head), path) is not None:
+            return True
+        idx = self._repo.index
+        try:
+            idx.read(False)
+        except pygit2.GitError:
+            return False
+        return path in idx
+
+    def attr(self, path: str, name: str) -> str | bool | None:
+        try:
+            value = self._repo.get_attr(path, name)
+        except pygit2.GitError:
+            return None
+        return value  # type: ignore[no-any-return]
+
+    def config(self, key: str) -> str | None:
+        try:
+            return str(self._repo.config[key])
+        except (KeyError, pygit2.GitError):
+            return None
+
+    # ------------------------------------------------------------------ refs
+
+    def ref(self, name: str) -> str | None:
+        try:
+            return str(self._repo.references[name].target)
+        except (KeyError, pygit2.GitError):
+            return None
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        out = {}
+        for name in self._repo.references:
+            if name.startswith(prefix):
+                target = self.ref(name)
+                if target:
+                    out[name] = target
+        return out
+
+    def update_ref(self, name: str, new: str | None, expected: str | None, message: str) -> None:
+        """Move `name` to `new` (None: delete) only if it still points at `expected`."""
+        log = self.commondir / "logs" / name
+        if new is not None and not log.exists():
+            # libgit2 (like git) keeps a reflog outside refs/heads only when the log exists.
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.touch()
+        try:
+            with self._repo.transaction() as txn:
+                txn.lock_ref(name)
+                current = self.ref(name)
+                if current != expected:
+                    raise RefMoved(f"{name} is at {current or 'nothing'}, expected {expected or 'nothing'}")
+                if new is None:
+                    txn.delete(name)
+                else:
+                    txn.set_target(name, new, message=message)
+        except pygit2.GitError as exc:
+            raise GitError(f"could not update {name}: {exc}") from None
+        if new is None and log.exists():
+            log.unlink()
+
+
+def mode_of(path: Path) -> int | None:
+    """The git mode of a work-tree file (regular or executable), None when absent."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return LINK
+    return EXEC if st.st_mode & 0o111 else FILE

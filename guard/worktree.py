@@ -1,0 +1,321 @@
+"""The work tree, touched last: journaled, all-or-nothing, crash-safe writes.
+
+Protocol for one apply (or rollback), all under the repository lock:
+
+1. Every touched file's *before* content is stored as a blob and a journal naming
+   before and after of each path (and the ledger ref's old and new value) is
+   written and fsynced to ``<git common dir>/agent-guard/journal.json``.
+2. Each file is written to a temporary file beside its target, fsynced, given
+   its mode and renamed over the target; folders are fsynced.  Folders are
+   opened one component at a time with ``O_NOFOLLOW``, so a symlink swapped in
+   after the checks cannot redirect a write outside the tree.
+3. The ledger ref is moved (compare-and-swap), then the journal is removed.
+
+If the process dies anywhere in between, the next agent-guard command finds the
+journal and rolls everything back to *before* (files, created folders, temp files
+and the ref), so the tree is never left half-written.  Rolling back rather than
+forward needs no decision about how far the dead process got.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import signal
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from .repo import EXEC, FILE, GitRepo
+
+TMP_MARK = ".agent-guard-tmp-"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class UnsafePath(Exception):
+    """A path component is a symlink or not a folder at write time."""
+
+
+@dataclass(frozen=True)
+class Write:
+    """The state one path must reach: content (None = absent) and mode."""
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    before_mode: int | None
+    after_mode: int | None
+
+
+def state_dir(repo: GitRepo) -> Path:
+    d = repo.commondir / "agent-guard"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+@contextlib.contextmanager
+def locked(repo: GitRepo) -> Iterator[None]:
+    """Serialise agent-guard commands on one repository (released by the kernel on death)."""
+    fd = os.open(state_dir(repo) / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _crashpoint(label: str) -> None:
+    """Test hook: AGENT_GUARD_CRASH_AT=<label> kills the process right here, like kill -9."""
+    want = os.environ.get("AGENT_GUARD_CRASH_AT")
+    if want and want == label:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------- reading
+
+
+def _open_dir(root_fd: int, parts: Sequence[str], create: bool, created: list[str] | None = None) -> int:
+    fd = os.dup(root_fd)
+    walked: list[str] = []
+    try:
+        for part in parts:
+            walked.append(part)
+            try:
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o777, dir_fd=fd)
+                if created is not None:
+                    created.append("/".join(walked))
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise UnsafePath(f"{'/'.join(walked)} is a symlink or not a folder") from None
+                raise
+            os.close(fd)
+            fd = nfd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read(root: Path, path: str) -> tuple[bytes | None, int | None]:
+    """A work-tree file's bytes and git mode without following symlinks; (None, None) if absent."""
+    parts = path.split("/")
+    root_fd = os.open(root, _DIR_FLAGS)
+    try:
+        try:
+            dfd = _open_dir(root_fd, parts[:-1], create=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None, None
+        try:
+            try:
+                fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dfd)
+            except FileNotFoundError:
+                return None, None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise UnsafePath(f"{path} is a symlink") from None
+                raise
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise UnsafePath(f"{path} is not a regular file")
+                with os.fdopen(fd, "rb", closefd=False) as fh:
+                    data = fh.read()
+            finally:
+                os.close(fd)
+            return data, EXEC if st.st_mode & 0o111 else FILE
+        finally:
+            os.close(dfd)
+    finally:
+        os.close(root_fd)
+
+
+# ---------------------------------------------------------------------- writing
+
+
+def _write_one(root_fd: int, w: Write, created: list[str]) -> None:
+    parts = w.path.split("/")
+    if w.after is None:
+        try:
+            dfd = _open_dir(root_fd, parts[:-1], create=False)
+        except FileNotFoundError:
+            return
+        try:
+            try:
+                os.unlink(parts[-1], dir_fd=dfd)
+            except FileNotFoundError:
+                pass
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        return
+    dfd = _open_dir(root_fd, parts[:-1], create=True, created=created)
+    try:
+        tmp = f".{parts[-1][:100]}{TMP_MARK}{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_EXCL, 0o600, dir_fd=dfd)
+        try:
+            view = memoryview(w.after)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            mode = 0o755 if w.after_mode == EXEC else 0o644
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, mode & ~umask)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _crashpoint(f"before-rename:{w.path}")
+        os.replace(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def _remove_empty_dirs(root_fd: int, dirs: Sequence[str]) -> None:
+    for d in sorted(dirs, key=lambda x: -x.count("/")):
+        parent, _, name = d.rpartition("/")
+        try:
+            pfd = _open_dir(root_fd, parent.split("/") if parent else [], create=False)
+        except (FileNotFoundError, UnsafePath):
+            continue
+        try:
+            os.rmdir(name, dir_fd=pfd)
+        except OSError:
+            pass
+        finally:
+            os.close(pfd)
+
+
+def _remove_temps(root_fd: int, writes: Sequence[dict[str, object]]) -> None:
+    for w in writes:
+        parts = str(w["path"]).split("/")
+        try:
+            dfd = _open_dir(root_fd, parts[:-1], create=False)
+        except (FileNotFoundError, UnsafePath):
+            continue
+        try:
+            for name in os.listdir(dfd):
+                if TMP_MARK in name:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=dfd)
+        finally:
+            os.close(dfd)
+
+
+def _journal_path(repo: GitRepo) -> Path:
+    return state_dir(repo) / "journal.json"
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, str | None] | None, ref_message: str) -> None:
+    """Write every path and move the ref, all or nothing (see the module doc)."""
+    entries = []
+    for w in writes:
+        before_id = repo.write_blob(w.before) if w.before is not None else None
+        entries.append({"path": w.path, "before": before_id, "before_mode": w.before_mode, "after_mode": w.after_mode})
+    created: list[str] = []
+    journal = {
+        "version": 1,
+        "pid": os.getpid(),
+        "files": entries,
+        "created_dirs": created,
+        "ref": list(ref) if ref else None,
+    }
+    jpath = _journal_path(repo)
+    _fsync_write(jpath, json.dumps(journal).encode())
+    _crashpoint("after-journal")
+    root_fd = os.open(repo.root, _DIR_FLAGS)
+    try:
+        for i, w in enumerate(writes):
+            # Folders we are about to create go into the journal first, so a crash removes them.
+            missing = _missing_dirs(root_fd, w.path) if w.after is not None else []
+            if missing:
+                created.extend(missing)
+                _fsync_write(jpath, json.dumps(journal).encode())
+            _write_one(root_fd, w, [])
+            _crashpoint(f"after-file:{i}")
+    finally:
+        os.close(root_fd)
+    if ref is not None:
+        name, old, new = ref
+        repo.update_ref(name, new, old, ref_message)
+    _crashpoint("before-journal-removal")
+    jpath.unlink()
+
+
+def _missing_dirs(root_fd: int, path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    missing = []
+    fd = os.dup(root_fd)
+    try:
+        for i, part in enumerate(parts):
+            try:
+                nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                missing = ["/".join(parts[: j + 1]) for j in range(i, len(parts))]
+                break
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise UnsafePath(f"{'/'.join(parts[: i + 1])} is a symlink or not a folder") from None
+                raise
+            os.close(fd)
+            fd = nfd
+    finally:
+        os.close(fd)
+    return missing
+
+
+def recover(repo: GitRepo) -> bool:
+    """Roll back an interrupted commit, if its journal is there.  True if it did."""
+    jpath = _journal_path(repo)
+    try:
+        journal = json.loads(jpath.read_bytes())
+    except FileNotFoundError:
+        return False
+    except ValueError:
+        # A torn journal means the crash came before any file was touched.
+        jpath.unlink()
+        return True
+    root_fd = os.open(repo.root, _DIR_FLAGS)
+    try:
+        files = journal.get("files", [])
+        for f in files:
+            before = repo.read_blob(f["before"]) if f.get("before") else None
+            _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode")), [])
+        _remove_temps(root_fd, files)
+        _remove_empty_dirs(root_fd, journal.get("created_dirs", []))
+    finally:
+        os.close(root_fd)
+    ref = journal.get("ref")
+    if ref:
+        name, old, new = ref
+        current = repo.ref(name)
+        if current == new and new != old:
+            repo.update_ref(name, old, new, "agent-guard: roll back an interrupted turn")
+    jpath.unlink()
+    return True

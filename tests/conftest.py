@@ -1,0 +1,140 @@
+"""Real git repositories in tmp_path, with the user's git configuration shut out."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    for key in ("AGENT_GUARD_AGENT", "AGENT_GUARD_TURN", "AGENT_GUARD_POLICY", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, check=False
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode("utf-8", errors="replace")
+
+
+class Repo:
+    """A scratch repository: write files, commit them, snapshot the tree."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        git(root, "init", "-q", "-b", "main")
+
+    def write(self, files: dict[str, bytes | str]) -> None:
+        for name, content in files.items():
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+
+    def commit(self, files: dict[str, bytes | str] | None = None, message: str = "commit") -> str:
+        if files:
+            self.write(files)
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "--allow-empty", "-m", message)
+        return git(self.root, "rev-parse", "HEAD").strip()
+
+    def git(self, *args: str, check: bool = True) -> str:
+        return git(self.root, *args, check=check)
+
+    def read(self, name: str) -> bytes:
+        return (self.root / name).read_bytes()
+
+    def snapshot(self) -> dict[str, object]:
+        """Every file under the work tree (bytes and mode), the index file, HEAD and refs."""
+        files: dict[str, object] = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            if ".git" in dirnames:
+                dirnames.remove(".git")
+            for f in filenames:
+                p = Path(dirpath) / f
+                rel = p.relative_to(self.root).as_posix()
+                files[rel] = (p.read_bytes() if not p.is_symlink() else b"->" + os.readlink(p).encode(), p.lstat().st_mode)
+        gitdir = self.root / ".git"
+        index = gitdir / "index"
+        files["<index>"] = index.read_bytes() if index.exists() else None
+        files["<HEAD>"] = (gitdir / "HEAD").read_bytes()
+        files["<refs>"] = git(self.root, "for-each-ref", "--format=%(refname) %(objectname)", check=False)
+        return files
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Repo]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    yield Repo(root)
+
+
+class Result:
+    def __init__(self, code: int, stdout: bytes, stderr: bytes) -> None:
+        self.code = code
+        self.stdout = stdout.decode("utf-8", errors="replace")
+        self.stderr = stderr.decode("utf-8", errors="replace")
+
+    def json(self) -> dict[str, object]:
+        import json
+
+        return json.loads(self.stdout)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Result(code={self.code}, stdout={self.stdout[:2000]!r}, stderr={self.stderr[:2000]!r})"
+
+
+def run_cli(cwd: Path, *args: str, input: bytes | str | None = None, env: dict[str, str] | None = None) -> Result:
+    """Run `agent-guard ARGS` in-process from `cwd`, as the console script would."""
+    from click.testing import CliRunner
+
+    from guard.cli import main
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        runner = CliRunner()
+        with runner.isolation(input=input, env=env) as streams:
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            out, err = streams[0].getvalue(), streams[1].getvalue()
+    finally:
+        os.chdir(old)
+    return Result(code, out, err)
+
+
+@pytest.fixture
+def cli(repo: Repo):  # type: ignore[no-untyped-def]
+    def call(*args: str, input: bytes | str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+        return run_cli(cwd or repo.root, *args, input=input, env=env)
+
+    return call

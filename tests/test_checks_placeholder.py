@@ -1,0 +1,195 @@
+"""The placeholder check: what it must find, and every kind of `...` it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from guard import policy as policy_mod
+from guard.checks import CheckInput, no_attr, placeholder
+from guard.diffs import make_change
+from guard.model import FileChange, Finding, Op
+
+DEFAULT = policy_mod.load(None, "default")
+
+
+def modify(path: str, before: str, after: str) -> FileChange:
+    return make_change(path, Op.MODIFY, before.encode(), after.encode(), old_mode=0o100644, new_mode=0o100644)
+
+
+def create(path: str, after: str) -> FileChange:
+    return make_change(path, Op.CREATE, None, after.encode(), new_mode=0o100644)
+
+
+def run(*changes: FileChange, policy: policy_mod.Policy = DEFAULT) -> list[Finding]:
+    return placeholder.check(CheckInput(changes, policy, lambda _p: True, no_attr, None), "error")
+
+
+def elide(path: str, head: str, marker: str, tail: str) -> FileChange:
+    """An edit that replaces two lines of code between `head` and `tail` with `marker`."""
+    return modify(path, f"{head}\n    compute(x)\n    more(x)\n{tail}\n", f"{head}\n{marker}\n{tail}\n")
+
+
+# (file, line that replaces code) -- each must be reported at line 2.
+FOUND = [
+    ("a.py", "    # ... existing code ..."),
+    ("a.py", "    # ... rest of the function unchanged"),
+    ("a.py", "    # rest of the code unchanged"),
+    ("a.py", "    # Rest of the implementation remains the same"),
+    ("a.py", "    # rest of the method stays the same"),
+    ("a.py", "    # rest of the class as before"),
+    ("a.py", "    # rest of the file here"),
+    ("a.py", "    # (keep existing code)"),
+    ("a.py", "    # (keep existing imports)"),
+    ("a.py", "    # unchanged code"),
+    ("a.py", "    # same as before"),
+    ("a.py", "    # previous code here"),
+    ("a.py", "    # other methods ..."),
+    ("a.py", "    # ... (other methods remain the same)"),
+    ("a.py", "    # ..."),
+    ("a.py", "    # …"),
+    ("a.py", "    x = 1  # ... rest of the implementation here"),
+    ("a.pyi", "    # ... existing methods ..."),
+    ("a.js", "  // ... existing code ..."),
+    ("a.js", "  // ..."),
+    ("a.js", "  /* ... */"),
+    ("a.js", "  /* rest of the function unchanged */"),
+    ("a.js", "  ..."),
+    ("a.jsx", "      {/* ... */}"),
+    ("a.tsx", "      {/* ... existing JSX ... */}"),
+    ("a.ts", "  // (keep existing imports)"),
+    ("a.go", "\t// ... rest of the implementation as before"),
+    ("a.go", "\t// other methods ..."),
+    ("a.rs", "    // ... (rest of the method unchanged)"),
+    ("a.java", "    /* rest of the class unchanged */"),
+    ("a.c", "    /* ... existing code ... */"),
+    ("a.cpp", "    // ... previous code remains the same ..."),
+    ("a.html", "  <!-- ... existing markup ... -->"),
+    ("a.html", "  <!-- rest of the page unchanged -->"),
+    ("a.md", "<!-- ... -->"),
+    ("a.sql", "  -- rest of the query unchanged"),
+    ("a.lua", "  -- ... existing code ..."),
+    ("a.hs", "  -- ... other functions remain the same"),
+    ("a.lisp", "  ;; ... existing code ..."),
+    ("a.clj", "  ; rest of the function unchanged"),
+    ("a.ini", "; ... existing settings ..."),
+    ("a.tex", "% ... rest of the document unchanged"),
+    ("a.erl", "    % ... existing code ..."),
+    ("a.sh", "  # ... rest of the script unchanged"),
+    ("a.yaml", "  # ... existing steps ..."),
+    ("a.css", "  /* ... existing styles ... */"),
+    ("a.php", "    // ... existing code ..."),
+    ("Makefile", "\t# ... existing rules ..."),
+    ("notes.unknown", "# ... existing code ..."),
+]
+
+
+@pytest.mark.parametrize("path,marker", FOUND, ids=[f"{p}:{m.strip()}" for p, m in FOUND])
+def test_placeholder_found(path: str, marker: str) -> None:
+    findings = run(elide(path, "def f(x):", marker, "    return x"))
+    assert [f.line for f in findings] == [2], findings
+    f = findings[0]
+    assert f.code == "placeholder" and f.severity == "error" and f.path == path
+    assert marker.strip() in f.message
+    assert f.hint == "write the full code or leave that region out of the edit"
+
+
+# (id, file, old text, new text): real code that holds `...` or the trigger words.
+NOT_FOUND = [
+    ("python-ellipsis-body", "a.py", "", "def f(): ...\n"),
+    ("python-ellipsis-index", "a.py", "", "y = x[..., 0]\n"),
+    ("python-ellipsis-statement", "a.py", "", "def f(x):\n    ...\n    return x\n"),
+    ("python-stub-file", "a.pyi", "", "def f(x: int) -> int: ...\nclass A:\n    def g(self) -> None: ...\n"),
+    ("python-protocol", "a.py", "", "class P(Protocol):\n    ...\n"),
+    ("python-ellipsis-default", "a.py", "", "def f(x=...):\n    return x is ...\n"),
+    ("string-with-dots", "a.py", "", 'msg = "loading ..."\nother = "# ... existing code ..."\n'),
+    ("docstring", "a.py", "", 'def f():\n    """Do it.\n\n    # ... existing code ...\n    ...\n    """\n'),
+    ("doctest", "a.py", "", 'def f():\n    """\n    >>> for i in range(2):\n    ...     print(i)\n    """\n'),
+    ("js-spread", "a.js", "", "const o = {...obj, ...rest};\nf(...args);\n"),
+    ("js-rest", "a.js", "", "function f(...args) {\n  return [...args];\n}\n"),
+    ("js-template-literal", "a.js", "", "const s = `\n// ... existing code ...\n`;\n"),
+    ("ts-spread-line", "a.ts", "", "const all = [\n  ...first,\n  ...second,\n];\n"),
+    ("go-variadic", "a.go", "", "func f(args ...int) {\n\tg(args...)\n}\n"),
+    ("c-varargs", "a.c", "", "int printf(const char *fmt, ...);\n"),
+    ("c-varargs-own-line", "a.h", "", "int f(\n    const char *fmt,\n    ...\n    );\n"),
+    ("rust-rest-pattern", "a.rs", "", "let Point { x, .. } = p;\nfor i in 0..n {}\n"),
+    ("rust-range-inclusive", "a.rs", "", "match x { 0..=9 => {}, _ => {} }\n"),
+    ("comment-run-example", "a.py", "", "x = 1\n# for x in y:\n#     ...\n# done\ny = 2\n"),
+    ("block-comment-list", "a.c", "", "/*\n * 1.0\n * ...\n * 2.0\n */\nint x;\n"),
+    ("block-comment-prose", "a.c", "", "/*\n * the existing values unchanged\n */\nint x;\n"),
+    ("doc-comment", "a.rs", "", "/// All other fields are unchanged.\nfn f() {}\n"),
+    ("sentence-continues", "a.py", "",
+     "if x:\n    # we cannot use it, so return the\n    # original code unchanged.\n    return y\n"),
+    ("trailing-prose-ellipsis", "a.py", "", "x = 1\n# Try again...\ny = 2\n"),
+    ("leading-prose-ellipsis", "a.py", "", "x = 1\n# ...but only on Tuesdays\ny = 2\n"),
+    ("bare-dots-new-file", "a.js", "", "function f() {\n  // ...\n}\n"),
+    ("trailing-dots-comment", "a.py", "", "x = f(a)  # ...\n"),
+    ("region-delimiter", "a.py", "old()\n", "x = 1\n# ... end original helper() code.\ny = 2\n"),
+    ("prose-word-existing", "a.py", "", "# Use the existing connection if there is one\nconn = pool.get()\n"),
+    ("markdown-prose", "README.md", "", "Wait for it...\n\n# Rest of the guide\n\n... and more.\n"),
+    ("yaml-document-end", "a.yaml", "", "a: 1\n...\n"),
+    ("kept-placeholder", "a.py", "x = 1\n# ... existing code ...\ny = 2\n", "x = 1\n# ... existing code ...\ny = 3\n"),
+    ("moved-placeholder", "a.py", "a = 1\n# ... existing code ...\n", "# ... existing code ...\na = 1\n"),
+]
+
+
+@pytest.mark.parametrize("path,before,after", [c[1:] for c in NOT_FOUND], ids=[c[0] for c in NOT_FOUND])
+def test_not_a_placeholder(path: str, before: str, after: str) -> None:
+    change = modify(path, before, after) if before else create(path, after)
+    assert run(change) == []
+
+
+def test_only_added_lines_are_judged() -> None:
+    before = "x = 1\n# ... existing code ...\ny = 2\n"
+    assert run(modify("a.py", before, before.replace("y = 2", "y = 3"))) == []
+
+
+def test_shrinking_rewrite_around_a_weak_marker() -> None:
+    before = "".join(f"x{i} = {i}\n" for i in range(60))
+    # `# ...` inside a run of comments would be an example, but the file lost 55 lines.
+    after = "x0 = 0\n# first\n# ...\n# last\nx59 = 59\n"
+    findings = run(modify("a.py", before, after))
+    assert len(findings) == 1 and findings[0].line == 3
+    assert "shrinks the file from 60 to 5 lines" in findings[0].message
+
+
+def test_small_edit_with_a_weak_marker_is_fine() -> None:
+    before = "".join(f"x{i} = {i}\n" for i in range(60))
+    after = before.replace("x30 = 30\n", "# values:\n# ...\n")
+    assert run(modify("a.py", before, after)) == []
+
+
+def test_rewrite_that_ends_with_a_marker() -> None:
+    before = "".join(f"x{i} = {i}\n" for i in range(10))
+    after = "x0 = 0\n# notes\n# ...\n"
+    findings = run(modify("a.py", before, after))
+    assert len(findings) == 1 and findings[0].line == 3 and "ends with" in findings[0].message
+
+
+def test_policy_patterns_and_exempt(tmp_path: object) -> None:
+    import pathlib
+
+    assert isinstance(tmp_path, pathlib.Path)
+    f = tmp_path / "p.yaml"
+    f.write_text("placeholder:\n  patterns: ['TODO: implement']\n  exempt: ['keep-me']\n")
+    pol = policy_mod.load(None, str(f))
+    findings = run(elide("a.py", "def f():", "    pass  # TODO: implement", "    return 1"), policy=pol)
+    assert [(x.line, "TODO: implement" in x.message) for x in findings] == [(2, True)]
+    assert run(elide("a.py", "def f():", "    # ... existing code ... keep-me", "    return 1"), policy=pol) == []
+
+
+def test_severity_is_the_level() -> None:
+    change = elide("a.py", "def f():", "    # ... existing code ...", "    return 1")
+    out = placeholder.check(CheckInput((change,), DEFAULT, lambda _p: True, no_attr, None), "warning")
+    assert [f.severity for f in out] == ["warning"]
+
+
+def test_deleted_and_binary_files_are_skipped() -> None:
+    gone = make_change("a.py", Op.DELETE, b"# ... existing code ...\n", None)
+    binary = make_change("a.bin", Op.CREATE, None, b"\x00# ... existing code ...\n")
+    assert run(gone, binary) == []
+
+
+def test_many_findings_are_capped() -> None:
+    head = "".join(f"x{i} = {i}\n# ... existing code ...\n" for i in range(30))
+    findings = run(modify("a.py", "old = 1\n", head))
+    assert len(findings) == 21 and findings[-1].line is None and "10 more" in findings[-1].message
