@@ -67,23 +67,32 @@ def _turn_diff(g: Guard, t: ledger.Turn) -> str:
 
 def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
     prefix = g.policy(agent).ledger_prefix
-    entries: list[dict[str, Any]] = []
+    entries: list[tuple[float, dict[str, Any]]] = []
     for name in _agents(g, prefix, agent):
         ts = list(ledger.turns(g.repo, ledger.ref_name(prefix, name), name))
         rolled = _rolled_state(ts)
         for t in ts:
             e: dict[str, Any] = {
                 "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
-                "time": int(t.trailers.get("time", t.time) or t.time), "format": t.format,
+                "time": int(_when(t)), "format": t.format,
                 "files": [{"op": op, "path": p, "added": a, "removed": r} for op, p, a, r in t.files],
                 "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
                 "rolled_back": rolled.get(t.id, False), "rolls_back": list(t.rolls_back),
             }
             if patch:
                 e["diff"] = _turn_diff(g, t)
-            entries.append(e)
-    entries.sort(key=lambda e: (e["time"], e["commit"]), reverse=True)
-    return entries[:limit] if limit is not None else entries
+            entries.append((_when(t), e))
+    # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
+    entries.sort(key=lambda pair: pair[0], reverse=True)
+    out = [e for _, e in entries]
+    return out[:limit] if limit is not None else out
+
+
+def _when(t: ledger.Turn) -> float:
+    try:
+        return float(t.trailers.get("time", t.time))
+    except ValueError:
+        return float(t.time)
 
 
 def render(entries: list[dict[str, Any]], patch: bool) -> str:

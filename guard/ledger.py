@@ -240,7 +240,7 @@ def prepare(
         "Policy": policy,
         "Repairs": ",".join(repairs),
         "Session": session_id(),
-        "Time": str(int(time.time())),
+        "Time": f"{time.time():.6f}",
     }
     if rolls_back:
         trailers["Rolls-Back"] = ",".join(rolls_back)

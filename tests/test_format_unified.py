@@ -306,7 +306,9 @@ PLAIN_CASES = [
             "-int main() {",
             "+int main(void) {",
         ),
-        edits(modify("hello.c", hunk(" #include <stdio.h>", "-int main() {", "+int main(void) {", start=1, line=3), line=1)),
+        edits(
+            modify("hello.c", hunk(" #include <stdio.h>", "-int main() {", "+int main(void) {", start=1, line=3), line=1)
+        ),
         id="plain-timestamps-cut-no-prefix-kept",
     ),
     pytest.param(
@@ -390,7 +392,9 @@ PLAIN_CASES = [
         ),
         edits(
             modify("modified_file", hunk(" keep", "-old", "+new", start=1, line=5), line=3),
-            FileEdit("removed_file", Op.DELETE, changes=(hunk("-gone 1", "-gone 2", start=1, line=13),), source_line=11),
+            FileEdit(
+                "removed_file", Op.DELETE, changes=(hunk("-gone 1", "-gone 2", start=1, line=13),), source_line=11
+            ),
             FileEdit("added_file", Op.CREATE, content="new 1\nnew 2\n", source_line=18),
         ),
         id="svn-index-wrapper-and-zero-ranges",
@@ -597,8 +601,22 @@ HUNK_CASES = [
         id="no-newline-after-context-both-sides",
     ),
     pytest.param(
-        "diff --git a/w.txt b/w.txt\r\n--- a/w.txt\r\n+++ b/w.txt\r\n@@ -1,2 +1,2 @@ sect\r\n one\r\n-two\r\n+2\r\n"
-        "diff --git a/n.txt b/n.txt\r\nnew file mode 100644\r\n--- /dev/null\r\n+++ b/n.txt\r\n@@ -0,0 +1,2 @@\r\n+x\r\n+y\r\n",
+        L(
+            "diff --git a/w.txt b/w.txt",
+            "--- a/w.txt",
+            "+++ b/w.txt",
+            "@@ -1,2 +1,2 @@ sect",
+            " one",
+            "-two",
+            "+2",
+            "diff --git a/n.txt b/n.txt",
+            "new file mode 100644",
+            "--- /dev/null",
+            "+++ b/n.txt",
+            "@@ -0,0 +1,2 @@",
+            "+x",
+            "+y",
+        ).replace("\n", "\r\n"),
         edits(
             modify("w.txt", hunk(" one\r", "-two\r", "+2\r", start=1, line=4), line=1),
             FileEdit("n.txt", Op.CREATE, content="x\r\ny\r\n", new_mode=0o100644, source_line=8),
@@ -635,7 +653,9 @@ HUNK_CASES = [
     ),
     pytest.param(
         L("--- a/x", "+++ b/x", "@@ -40,6 +40,6 @@", " a", " b", " c", "-d", "+e", "```"),
-        edits(modify("x", hunk(" a", " b", " c", "-d", "+e", start=40, line=3, declared=(6, 6)), line=1), repairs=RECOUNT),
+        edits(
+            modify("x", hunk(" a", " b", " c", "-d", "+e", start=40, line=3, declared=(6, 6)), line=1), repairs=RECOUNT
+        ),
         id="stops-after-last-change-wrong-start-kept",
     ),
     pytest.param(
@@ -688,6 +708,12 @@ HUNK_CASES = [
         id="trailing-blank-kept-when-counts-need-exactly-it",
     ),
     pytest.param(
+        L("--- a/x", "+++ b/x", "@@ -1,2 +1,2 @@", " a", "-b", "+c", "", "-d", "+e"),
+        edits(modify("x", hunk(" a", "-b", "+c", " ", "-d", "+e", start=1, line=3, declared=(2, 2)), line=1),
+              repairs=RECOUNT),
+        id="blank-inside-after-counts-met-continues",
+    ),
+    pytest.param(
         L("--- a/x", "+++ b/x", "@@ -1,2 +1,2 @@", " a", "-b", "+c", "This line ends the hunk.", " not a hunk line"),
         edits(modify("x", hunk(" a", "-b", "+c", start=1, line=3), line=1)),
         id="non-body-line-ends-hunk",
@@ -721,7 +747,8 @@ HUNK_CASES = [
 
 OTHER_CASES = [
     pytest.param(
-        L("diff --git a/x b/x", "@@ -1 +1 @@", "-a", "+b", "diff --git a/x b/x", "old mode 100644", "new mode 100755"),
+        L("diff --git a/x b/x", "@@ -1 +1 @@", "-a", "+b",
+          "diff --git a/x b/x", "old mode 100644", "new mode 100755"),
         edits(modify("x", hunk("-a", "+b", start=1, line=2), line=1, old_mode=0o100644, new_mode=0o100755)),
         id="hunks-and-mode-for-one-path-merged",
     ),
@@ -839,6 +866,12 @@ ERROR_CASES = [
         id="create-and-modify-same-path",
     ),
     pytest.param(L("diff --git a/x b/x", "index 1234567..89abcde"), 1, "followed by no change", id="git-no-change"),
+    pytest.param(
+        L("--- a/x.py", "+++ b/x.py", "@@ -1,4 +1,4 @@", " a", "def f():", "-    return 1", "+    return 2"),
+        5,
+        "starts with none of",
+        id="context-line-lost-its-space",
+    ),
     pytest.param(L("--- /dev/null", "+++ /dev/null", "@@ -0,0 +0,0 @@", " x"), 1, "missing file name",
                  id="both-sides-dev-null"),
 ]
@@ -892,7 +925,9 @@ def test_large_patch_parses_in_linear_time() -> None:
     parts = []
     for f in range(300):
         parts.append(L(f"diff --git a/f{f}.py b/f{f}.py", f"--- a/f{f}.py", f"+++ b/f{f}.py"))
-        parts.extend(f"@@ -{k * 10 + 1},3 +{k * 10 + 1},3 @@\n" + chunk.replace("line", f"line {k}") for k in range(400))
+        parts.extend(
+            f"@@ -{k * 10 + 1},3 +{k * 10 + 1},3 @@\n" + chunk.replace("line", f"line {k}") for k in range(400)
+        )
     text = "".join(parts)  # about 10 MB
     started = time.perf_counter()
     parsed = unified.parse(text)
@@ -939,8 +974,8 @@ COPY_PATCHES = {"t-apply-2.patch"}  # `copy from`/`copy to`: refused by design
 
 def test_git_apply_corpus_every_patch_parses() -> None:
     root = _corpus("git-apply")
-    patches = sorted(p for sub in ("t4100", "t4101", "t4109", "t4110", "t4135", "derived") for p in (root / sub).rglob("*")
-                     if _is_patch(p))
+    folders = ("t4100", "t4101", "t4109", "t4110", "t4135", "derived")
+    patches = sorted(p for sub in folders for p in (root / sub).rglob("*") if _is_patch(p))
     assert len(patches) >= 55
     for patch in patches:
         if patch.name in COPY_PATCHES:

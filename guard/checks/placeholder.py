@@ -44,7 +44,8 @@ TRIGGER = re.compile(
 
 _ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 # A comment body holding only an ellipsis, perhaps bracketed: `...`, `[...]`, `(…)`, `<...>`.
-DOTS = re.compile(rf"[\[(<{{]?\s*{_ELLIPSIS}\s*[\])>}}]?[.;,]*")
+# (Longer runs of dots, `# ......`, are separators.)
+DOTS = re.compile(r"[\[(<{]?\s*(?:\.{3,4}|…|\. \. \.)\s*[\])>}]?[;,]?")
 # Ellipsis on both sides: `... existing JSX ...`, `... (rest of the method) ...`.
 BOTH = re.compile(rf"{_ELLIPSIS}\s*(?P<inner>.*?\S)\s*{_ELLIPSIS}\s*[.;,:]*")
 # Only before: `... rest of the method`, `... your app logic`.

@@ -33,7 +33,7 @@ wrappers, ``cat > x <<EOF``, mail headers, signatures.
                  body
     body      := line { line }
     line      := " " text | "-" text | "+" text
-               | "\\" text        (no newline at end of file, for the line before)
+               | "\\" text        (no newline at end of file after the line before: sets at_eof)
                | blank            (a context line that lost its space)
 
 Meaning:
@@ -55,20 +55,23 @@ Meaning:
   one path merge, in input order.
 - Counts.  The header's counts guide the reading but the body decides: a hunk
   ends at a line that is none of the above, at the next ``@@``, ``diff``,
-  ``---``+``+++`` file header, ``Index:`` or fence, or at the end.  When the
-  counts are met exactly, a blank line ends it too, and so does (counts met or
-  absent) a dash-only line such as a ``-- `` mail signature or a markdown ``---``
-  that prose or the end follows.  Trailing blank lines are kept only when the
-  counts call for exactly them and the hunk has a change.
-  Counts that differ from the body are recorded and reported as ``recount``.
+  ``---``+``+++`` file header, ``Index:`` or fence, or at the end.  With the
+  counts met (or absent), a dash-only line such as a ``-- `` mail signature or a
+  markdown ``---`` that prose or the end follows ends it too.  Blank lines inside
+  are empty context; trailing ones are kept only when the counts call for
+  exactly them and the hunk has a change.  A line with no prefix, while the
+  counts want more and hunk lines follow it, is refused: ending the hunk there
+  would drop the changes after it.  Counts that differ from the body are kept in
+  ``declared_old/new`` and reported as the ``recount`` repair.
 - ``old_start``: ``-5,3`` gives 5; a hunk with no old lines (``-5,0``) gives 6,
   the line the new lines go before; ``@@ @@`` gives None.
 
 Refused (``ParseError`` naming the line): no diff at all, a hunk before any file
 header, ``---`` without ``+++``, a file header followed by no hunk, an unreadable
-or overflowing hunk header, a hunk with no body, a bad mode, a copy, names that
-disagree between ``diff --git``, ``---``/``+++`` and ``rename from/to``, a create
-with old lines, a delete with new lines, and two sections that disagree on a path.
+or overflowing hunk header, a hunk with no body, a hunk line that lost its
+prefix (see Counts), a bad mode, a copy, names that disagree between
+``diff --git``, ``---``/``+++`` and ``rename from/to``, a create with old lines,
+a delete with new lines, and two sections that disagree on a path.
 """
 
 from __future__ import annotations
@@ -199,7 +202,9 @@ def _file_name(field_text: str) -> str:
     found = _ANNOTATION_RE.search(field_text)
     if found:
         field_text = field_text[: found.start()]
-    return field_text.partition("\t")[0].rstrip(" ") if "\t" in field_text and not found else field_text.rstrip(" \t")
+    if not found:
+        field_text = field_text.partition("\t")[0]
+    return field_text.rstrip(" \t")
 
 
 def _name_token(text: str) -> str:
@@ -413,7 +418,7 @@ def _read_hunk(lines: list[str], i: int, rng: _Range, label: str, shared: dict[s
                 old_cut = old_cut or tag != ADDED
                 new_cut = new_cut or tag != REMOVED
                 marked = True
-        elif _is_blank(line) and not (counted and old == want_old and new == want_new):
+        elif _is_blank(line):
             more_old, more_new = (want_old - old, want_new - new) if counted else (-1, -1)
             take, goes_on = _blanks_taken(lines, j, more_old, more_new, changed)
             body.extend(make(CONTEXT, blank) for blank in lines[j : j + take])
@@ -424,6 +429,8 @@ def _read_hunk(lines: list[str], i: int, rng: _Range, label: str, shared: dict[s
                 j = resume
                 break
         else:
+            if not (counted and old == want_old and new == want_new):
+                _refuse_lost_prefix(lines, i, j, label)
             break
     else:
         j = max(n, resume)
@@ -448,6 +455,28 @@ def _read_hunk(lines: list[str], i: int, rng: _Range, label: str, shared: dict[s
         ),
         j,
         counted and (old != want_old or new != want_new),
+    )
+
+
+# Lines that end a hunk as a matter of course (the next header, a fence, a heredoc end).
+_STRUCTURE = ("@@", "diff ", "Index: ", "```", "~~~", "=== ", "Binary files ", "GIT binary patch", "EOF")
+
+
+def _refuse_lost_prefix(lines: list[str], i: int, j: int, label: str) -> None:
+    """Line j ends a hunk that still wants lines; if hunk lines follow it, it is a lost prefix.
+
+    Ending the hunk there would silently drop the changes after it, so refuse.
+    """
+    text = _head(lines[j])
+    if j + 1 >= len(lines) or text.startswith(_STRUCTURE) or not _continues_hunk(lines, j + 1):
+        return
+    raise ParseError(
+        f"line {j + 1}: {text[:60]!r} inside the hunk for {label} (line {i + 1}) starts with none of "
+        "' ', '-', '+', yet hunk lines follow it",
+        j + 1,
+        "every hunk line starts with ' ' (context, also for an unchanged line that is empty or "
+        "indented), '-' (removed) or '+' (added); put back the leading space",
+        label,
     )
 
 
@@ -737,7 +766,12 @@ def _git_names(sec: _Section) -> tuple[str, str]:
             continue
         return (DEV_NULL if sec.old_raw == DEV_NULL else names[0], DEV_NULL if sec.new_raw == DEV_NULL else names[1])
     if sec.header:
-        given = (("---", sec.old_raw), ("+++", sec.new_raw), ("rename from", sec.rename_from), ("rename to", sec.rename_to))
+        given = (
+            ("---", sec.old_raw),
+            ("+++", sec.new_raw),
+            ("rename from", sec.rename_from),
+            ("rename to", sec.rename_to),
+        )
         said = [f"`{what} {name}`" for what, name in given if name is not None]
         old, new = sec.header[0]
         raise ParseError(

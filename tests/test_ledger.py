@@ -1,0 +1,232 @@
+"""The shadow ledger: turns as commits on refs/agent-guard/<agent>, log and rollback."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import Repo
+
+BASE = {
+    "a.py": "".join(f"line {i}\n" for i in range(1, 21)),
+    "b.py": "one\ntwo\nthree\n",
+}
+
+
+def edit(path: str, old: str, new: str) -> str:
+    return json.dumps({"file_path": path, "old_string": old, "new_string": new})
+
+
+def apply(cli, text: str, *extra: str):  # type: ignore[no-untyped-def]
+    r = cli("apply", "--json", *extra, input=text)
+    assert r.code == 0, r
+    return r.json()
+
+
+def test_turn_is_a_commit_whose_diff_is_exactly_the_turn(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    head = repo.commit(BASE)
+    index_before = (repo.root / ".git" / "index").read_bytes()
+    out = apply(cli, edit("a.py", "line 3\n", "LINE 3\n"), "--agent", "claude")
+    turn = out["turn"]
+    assert turn["agent"] == "claude" and turn["id"] == "1" and turn["ref"] == "refs/agent-guard/claude"
+    assert repo.git("rev-parse", "refs/agent-guard/claude").strip() == turn["commit"]
+    diff = repo.git("diff", f"{turn['commit']}^", turn["commit"])
+    assert "-line 3\n+LINE 3\n" in diff and diff.count("\n+") == 2
+    assert repo.git("rev-parse", "HEAD").strip() == head
+    assert (repo.root / ".git" / "index").read_bytes() == index_before
+    assert repo.git("status", "--porcelain") == " M a.py\n"
+    msg = repo.git("log", "-1", "--format=%B", turn["commit"])
+    assert "Agent-Guard-Agent: claude" in msg and "Agent-Guard-Format: json" in msg and "M a.py +1 -1" in msg
+
+
+def test_user_changes_between_turns_stay_out_of_the_turn_diff(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    (repo.root / "a.py").write_text((repo.root / "a.py").read_text().replace("line 10\n", "user 10\n"))
+    out = apply(cli, edit("a.py", "line 15\n", "LINE 15\n"))
+    c = out["turn"]["commit"]
+    diff = repo.git("diff", f"{c}^", c)
+    assert "user 10" not in diff.replace(" user 10", "")  # only as context, never as a change
+    assert "-line 15\n+LINE 15\n" in diff
+    assert "+user 10" not in diff and "-line 10" not in diff
+
+
+def test_reflog_records_every_move(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    apply(cli, edit("a.py", "line 4\n", "LINE 4\n"))
+    assert cli("rollback").code == 0
+    reflog = repo.git("reflog", "refs/agent-guard/agent")
+    assert len(reflog.strip().splitlines()) == 3
+
+
+def test_same_turn_id_groups_applies(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"), "--turn", "t1")
+    out = apply(cli, edit("b.py", "two\n", "TWO\n"), "--turn", "t1")
+    c = out["turn"]["commit"]
+    diff = repo.git("diff", "--stat", f"{c}^", c)
+    assert "a.py" in diff and "b.py" in diff
+    log = cli("log", "--json").json()["turns"]
+    assert [t["id"] for t in log] == ["t1"]
+
+
+def test_log_lists_turns_newest_first_with_rollback_state(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    apply(cli, edit("b.py", "two\n", "TWO\n"))
+    assert cli("rollback").code == 0
+    turns = cli("log", "--json").json()["turns"]
+    assert [(t["id"], t["kind"], t["rolled_back"]) for t in turns] == [
+        ("3", "rollback", False), ("2", "turn", True), ("1", "turn", False)]
+    text = cli("log", "-p").stdout
+    assert "(rolled back)" in text and "+LINE 3" in text
+
+
+def test_rollback_last_turn_restores_files(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    before = repo.snapshot()
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    r = cli("rollback", "--json")
+    assert r.code == 0 and r.json()["status"] == "applied"
+    after = repo.snapshot()
+    assert {k: v for k, v in after.items() if k != "<refs>"} == {k: v for k, v in before.items() if k != "<refs>"}
+
+
+def test_rollback_older_turn_keeps_later_turns_and_user_edits(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))  # turn 1
+    apply(cli, edit("b.py", "two\n", "TWO\n"))  # turn 2: another file
+    apply(cli, edit("a.py", "line 18\n", "LINE 18\n"))  # turn 3: same file, other lines
+    (repo.root / "a.py").write_text((repo.root / "a.py").read_text().replace("line 10\n", "user 10\n"))
+    r = cli("rollback", "--turn", "1", "--json")
+    assert r.code == 0, r
+    a = (repo.root / "a.py").read_text()
+    assert "line 3\n" in a and "LINE 18\n" in a and "user 10\n" in a
+    assert (repo.root / "b.py").read_text() == "one\nTWO\nthree\n"
+
+
+def test_rollback_refuses_overlapping_later_change(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    (repo.root / "a.py").write_text((repo.root / "a.py").read_text().replace("LINE 3\n", "USER 3\n"))
+    snap = repo.snapshot()
+    r = cli("rollback", "--json")
+    assert r.code == 1
+    f = r.json()["findings"][0]
+    assert f["code"] == "rollback-conflict" and f["path"] == "a.py" and f["line"] == 3
+    assert repo.snapshot() == snap
+    assert cli("rollback", "--force").code == 0
+    assert "line 3\n" in (repo.root / "a.py").read_text()
+
+
+def test_rollback_check_changes_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    snap = repo.snapshot()
+    r = cli("rollback", "--check", "--json")
+    assert r.code == 0 and r.json()["status"] == "checked" and "-LINE 3" in r.json()["diff"]
+    assert repo.snapshot() == snap
+
+
+def test_rollback_to_undoes_every_later_turn(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    apply(cli, edit("a.py", "line 4\n", "LINE 4\n"))
+    apply(cli, edit("b.py", "two\n", "TWO\n"))
+    assert cli("rollback", "--to", "1").code == 0
+    assert "LINE 3\nline 4\n" in (repo.root / "a.py").read_text()
+    assert (repo.root / "b.py").read_text() == BASE["b.py"]
+
+
+def test_rollback_of_a_rollback(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    assert cli("rollback").code == 0
+    assert "line 3\n" in (repo.root / "a.py").read_text()
+    assert cli("rollback").code == 0  # undoes the rollback
+    assert "LINE 3\n" in (repo.root / "a.py").read_text()
+    turns = cli("log", "--json").json()["turns"]
+    assert [(t["id"], t["rolled_back"]) for t in turns] == [("3", False), ("2", True), ("1", False)]
+
+
+def test_two_agents_interleave(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "CLAUDE 3\n"), "--agent", "claude")
+    apply(cli, edit("a.py", "line 5\n", "CODEX 5\n"), "--agent", "codex")
+    apply(cli, edit("b.py", "two\n", "CLAUDE two\n"), "--agent", "claude")
+    assert cli("rollback", "--agent", "claude", "--turn", "1").code == 0
+    a = (repo.root / "a.py").read_text()
+    assert "line 3\n" in a and "CODEX 5\n" in a
+    assert (repo.root / "b.py").read_text() == "one\nCLAUDE two\nthree\n"
+    agents = {t["agent"] for t in cli("log", "--json").json()["turns"]}
+    assert agents == {"claude", "codex"}
+
+
+def test_user_commit_between_turns(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    repo.commit({"b.py": "one\ntwo\nthree\nfour\n"}, "user work")
+    out = apply(cli, edit("b.py", "four\n", "FOUR\n"))
+    c = out["turn"]["commit"]
+    assert repo.git("diff", f"{c}^", c).count("\n+") == 2  # +++ header and +FOUR
+    assert cli("rollback").code == 0
+    assert (repo.root / "b.py").read_text() == "one\ntwo\nthree\nfour\n"
+
+
+def test_create_delete_rename_and_mode_undone(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(dict(BASE, **{"gone.txt": "bye\n", "old/name.txt": "x\n", "run.sh": "echo\n"}))
+    before = repo.snapshot()
+    patch = (
+        "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"
+        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+        "diff --git a/old/name.txt b/new/name.txt\nsimilarity index 100%\nrename from old/name.txt\nrename to new/name.txt\n"
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+    )
+    r = cli("apply", "--json", input=patch)
+    assert r.code == 0, r
+    assert (repo.root / "new.txt").exists() and not (repo.root / "gone.txt").exists()
+    assert (repo.root / "new/name.txt").exists() and not (repo.root / "old").exists() or not (repo.root / "old/name.txt").exists()
+    assert os.stat(repo.root / "run.sh").st_mode & 0o111
+    r = cli("rollback", "--json")
+    assert r.code == 0, r
+    after = repo.snapshot()
+    assert {k: v for k, v in after.items() if k != "<refs>"} == {k: v for k, v in before.items() if k != "<refs>"}
+
+
+def test_gc_keeps_newest_turns(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    for i in (3, 4, 5):
+        apply(cli, edit("a.py", f"line {i}\n", f"LINE {i}\n"))
+    r = cli("gc", "--keep", "2")
+    assert r.code == 0 and "kept 2" in r.stdout
+    turns = cli("log", "--json").json()["turns"]
+    assert [t["id"] for t in turns] == ["3", "2"]
+    c = turns[0]["commit"]
+    assert "-line 5\n+LINE 5" in repo.git("diff", f"{c}^", c)
+    assert cli("rollback").code == 0
+    assert "line 5\n" in (repo.root / "a.py").read_text()
+
+
+def test_commands_work_from_a_subfolder_and_git_dash_c(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit({"sub/deep/x.txt": "a\n"})
+    r = cli("apply", "--json", input=edit("sub/deep/x.txt", "a\n", "b\n"), cwd=repo.root / "sub" / "deep")
+    assert r.code == 0, r
+    assert (repo.root / "sub/deep/x.txt").read_text() == "b\n"
+
+
+def test_identity_falls_back_when_git_has_none(repo: Repo, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    for k in ("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"):
+        monkeypatch.delenv(k, raising=False)
+    out = apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))
+    who = repo.git("log", "-1", "--format=%an <%ae>", out["turn"]["commit"]).strip()
+    assert who == "agent-guard <agent-guard@localhost>"
+
+
+def test_not_a_repository_is_a_usage_error(tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    r = run_cli(tmp_path, "apply", input="x")
+    assert r.code == 2 and "not a git repository" in r.stderr
