@@ -66,6 +66,14 @@ class Guard:
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
         self._policy_cache: dict[str, tuple[float, object]] = {}
+        self.recover()
+
+    def recover(self) -> bool:
+        """Roll back a write interrupted by a crash; every command starts with this."""
+        if not worktree.pending(self.repo):
+            return False
+        with worktree.locked(self.repo):
+            return worktree.recover(self.repo)
 
     # ------------------------------------------------------------------ policy
 

@@ -295,7 +295,7 @@ class GitRepo:
                 if current != expected:
                     raise RefMoved(f"{name} is at {current or 'nothing'}, expected {expected or 'nothing'}")
                 if new is None:
-                    txn.delete(name)
+                    txn.remove(name)
                 else:
                     txn.set_target(name, new, message=message)
         except pygit2.GitError as exc:

@@ -290,6 +290,11 @@ def _missing_dirs(root_fd: int, path: str) -> list[str]:
     return missing
 
 
+def pending(repo: GitRepo) -> bool:
+    """Is there an interrupted write to roll back? (One stat, no lock.)"""
+    return (repo.commondir / "agent-guard" / "journal.json").exists()
+
+
 def recover(repo: GitRepo) -> bool:
     """Roll back an interrupted commit, if its journal is there.  True if it did."""
     jpath = _journal_path(repo)
