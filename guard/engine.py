@@ -12,7 +12,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import diffs, formats, ledger, worktree
 from .locate import ALL_TIERS, apply_splices, locate_changes
@@ -21,6 +21,9 @@ from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import FILE, GitRepo
 from .report import Report, TurnRef
 from .textfile import BOM, NotText, Text, decode, split
+
+if TYPE_CHECKING:
+    from .policy import Policy
 
 
 class UsageError(Exception):
@@ -65,7 +68,7 @@ class Guard:
             raise UsageError(str(exc)) from None
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
-        self._policy_cache: dict[str, tuple[float, object]] = {}
+        self._policy_cache: dict[str, tuple[float, Policy]] = {}
         self.recover()
 
     def recover(self) -> bool:
@@ -77,7 +80,7 @@ class Guard:
 
     # ------------------------------------------------------------------ policy
 
-    def policy(self, agent: str | None = None):  # type: ignore[no-untyped-def]
+    def policy(self, agent: str | None = None) -> Policy:
         from . import policy as policy_mod
 
         own = self.root / ".agent-guard.yaml"
@@ -114,7 +117,7 @@ class Guard:
         self._event("apply", agent, turn, report, len(raw), started)
         return report
 
-    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol) -> Report:  # type: ignore[no-untyped-def]
+    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy) -> Report:
         if raw.startswith(BOM):
             raw = raw[len(BOM):]
         if b"\x00" in raw:
@@ -139,7 +142,7 @@ class Guard:
             turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
 
-    def _commit(self, changes: Sequence[FileChange], pol, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:  # type: ignore[no-untyped-def]
+    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:
         pending = ledger.prepare(
             self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
             fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back,
@@ -157,7 +160,7 @@ class Guard:
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, edits: EditSet, pol, agent: str, turn: str | None, nbytes: int) -> Planned:  # type: ignore[no-untyped-def]
+    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int) -> Planned:
         from . import checks
 
         changes: list[FileChange] = []
@@ -196,7 +199,7 @@ class Guard:
         result = checks.run(inp)
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
 
-    def _resolve(self, raw: str, pol) -> tuple[str | None, Finding | None]:  # type: ignore[no-untyped-def]
+    def _resolve(self, raw: str, pol: Policy) -> tuple[str | None, Finding | None]:
         from . import paths
 
         rel, finding = paths.resolve(self.root, raw)
@@ -207,7 +210,7 @@ class Guard:
             return None, prot
         return rel, None
 
-    def _locate_file(self, fe: FileEdit, pol, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:  # type: ignore[no-untyped-def]
+    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
         from .checks import content_finding
 
         if fe.binary:
@@ -216,11 +219,12 @@ class Guard:
         path, f = self._resolve(fe.path, pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
-        src = path
+        src: str = path
         if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            src, f = self._resolve(fe.old_path, pol)
-            if f is not None or src is None:
+            old, f = self._resolve(fe.old_path, pol)
+            if f is not None or old is None:
                 return None, [f] if f else [], []
+            src = old
         try:
             before, old_mode = worktree.read(self.root, src)
             if src != path:
@@ -282,7 +286,7 @@ class Guard:
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
-            new_mode=new_mode if op is not Op.DELETE else None, repairs=repairs, regions=regions,
+            new_mode=new_mode, repairs=repairs, regions=regions,
             before_text=text if before is not None else None, after_text=new_text,
         )
         return change, [], notes
@@ -344,7 +348,9 @@ def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
 
 
 def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
-    keyed = lambda t: [ln + e for ln, e in zip(t.lines, t.eols)]  # noqa: E731
+    def keyed(t: Text) -> list[str]:
+        return [ln + e for ln, e in zip(t.lines, t.eols)]
+
     merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
     if conflicts:
         c = conflicts[0]

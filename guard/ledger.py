@@ -176,8 +176,8 @@ def prepare(
     )
     if amend:
         assert tip is not None and tip_turn is not None
-        parent = tip_turn.parent
-        base_tree = repo.commit_tree(tip)
+        parent: str | None = tip_turn.parent
+        base_tree: str | None = repo.commit_tree(tip)
     else:
         parent = tip or repo.head_commit()
         base_tree = repo.commit_tree(parent) if parent else None

@@ -110,7 +110,7 @@ class GitRepo:
             obj = self._repo.revparse_single(oid) if len(oid) < 40 else self._repo.get(oid)
         except (KeyError, ValueError, pygit2.GitError):
             return None
-        if obj is None or obj.type != pygit2.GIT_OBJECT_BLOB:
+        if not isinstance(obj, pygit2.Blob):
             return None
         return bytes(obj.data)
 
@@ -156,7 +156,7 @@ class GitRepo:
 
     def _build(self, base: str | None, nested: Mapping[str, object]) -> str | None:
         base_tree = self._repo.get(base) if base else None
-        tb = self._repo.TreeBuilder(base_tree) if base_tree is not None else self._repo.TreeBuilder()
+        tb = self._repo.TreeBuilder(base_tree) if isinstance(base_tree, pygit2.Tree) else self._repo.TreeBuilder()
         for name, value in nested.items():
             if isinstance(value, dict):
                 existing = tb.get(name)
@@ -201,18 +201,19 @@ class GitRepo:
         except (KeyError, ValueError, pygit2.GitError) as exc:
             raise GitError(f"unknown revision {rev!r}: {exc}") from None
         if isinstance(obj, pygit2.Tag):
-            obj = obj.peel(pygit2.Commit)
+            return str(obj.peel(pygit2.Commit).id)
         return str(obj.id)
 
     def diff_trees(self, old: str | None, new: str | None) -> list[TreeChange]:
         a = self._repo.get(old) if old else None
         b = self._repo.get(new) if new else None
-        if a is None and b is None:
-            return []
-        if a is None:
-            diff = b.diff_to_tree(swap=True)  # type: ignore[union-attr]
+        if not isinstance(b, pygit2.Tree):
+            b = self._repo.get(self._empty_tree())
+        assert isinstance(b, pygit2.Tree)
+        if not isinstance(a, pygit2.Tree):
+            diff = b.diff_to_tree(swap=True)
         else:
-            diff = self._repo.diff(a, b)
+            diff = a.diff_to_tree(b)
         diff.find_similar()
         out: list[TreeChange] = []
         status_map = {
@@ -256,7 +257,7 @@ class GitRepo:
             value = self._repo.get_attr(path, name)
         except pygit2.GitError:
             return None
-        return value  # type: ignore[no-any-return]
+        return value
 
     def config(self, key: str) -> str | None:
         try:

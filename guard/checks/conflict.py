@@ -14,14 +14,14 @@ import re
 from functools import lru_cache
 
 from ..model import FileChange, Finding
-from .base import CheckInput, hits, joined, quote
+from .base import CheckInput, lines_containing, quote
 
 _SKIP_SUFFIXES = (".patch", ".diff")
 
 
 @lru_cache(maxsize=16)
 def _markers(size: int) -> re.Pattern[str]:
-    return re.compile(rf"^(?:<{{{size}}}|>{{{size}}}|\|{{{size}}})(?:[ \t]|$)|^={{{size}}}$", re.MULTILINE)
+    return re.compile(rf"(?:<{{{size}}}|>{{{size}}}|\|{{{size}}})(?:[ \t]|$)|={{{size}}}$")
 
 
 def _size(path: str, inp: CheckInput) -> int:
@@ -43,7 +43,9 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         if change.after is None or not change.added or change.path.lower().endswith(_SKIP_SUFFIXES):
             continue
         size = _size(change.path, inp)
-        found = [(n, t) for _i, n, t in hits(change, _markers(size), joined(change))]
+        marker = _markers(size)
+        suspects = lines_containing(change, [c * size for c in "<>|="])
+        found = [change.added[i] for i in suspects if marker.match(change.added[i][1])]
         if not found:
             continue
         old = _old_lines(change)

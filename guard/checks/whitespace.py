@@ -22,13 +22,12 @@ never trailing whitespace; only a stray CR inside the line is.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..diffs import make_change
 from ..model import FileChange, Finding
 from ..textfile import NotText, Text, decode
-from .base import CheckInput, capped, hits, joined, quote
+from .base import CheckInput, capped, lines_containing, quote
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
@@ -153,29 +152,40 @@ def fix_line(text: str, rules: Rules) -> str:
     return indent + rest + cr
 
 
-def _trailing_blank_added(change: FileChange, lines: tuple[str, ...] | list[str]) -> list[int]:
-    """Line numbers of the blank lines the change adds at the very end of the file."""
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def _trailing_blank_added(change: FileChange, lines: int) -> list[int]:
+    """Line numbers of the blank lines the change adds at the very end of a file of `lines` lines."""
     found: list[int] = []
     k = len(change.added) - 1
-    n = len(lines)
-    while n > 0 and k >= 0 and change.added[k][0] == n and not lines[n - 1].strip(" \t\r"):
+    n = lines
+    while n > 0 and k >= 0 and change.added[k][0] == n and not change.added[k][1].strip(" \t\r"):
         found.append(n)
         n -= 1
         k -= 1
     return found[::-1]
 
 
-def _candidates(rules: Rules) -> re.Pattern[str]:
-    parts = []
+def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
+    """(line number, text) of the added lines that may break a per-line rule."""
+    needles: list[str] = []
     if "blank-at-eol" in rules:
-        parts.append(r"[ \t\r]$")
+        needles += [" \n", "\t\n", "\r\n"]
     if "space-before-tab" in rules:
-        parts.append(r"^[ \t]* \t")
+        needles.append(" \t")
     if "indent-with-non-tab" in rules:
-        parts.append(r"^[ \t]* {%d}" % rules.tabwidth)
+        needles.append(" " * rules.tabwidth)
     if "tab-in-indent" in rules:
-        parts.append(r"^ *\t")
-    return re.compile("|".join(parts) or r"(?!)", re.MULTILINE)
+        needles.append("\t")
+    if not needles:
+        return []
+    found = lines_containing(change, needles)
+    last = len(change.added) - 1
+    if "blank-at-eol" in rules and change.added and change.added[-1][1].endswith((" ", "\t", "\r")):
+        found.append(last)  # the block's last line has no newline after it
+    return [change.added[i] for i in sorted(set(found))]
 
 
 _WHAT = {
@@ -207,7 +217,7 @@ def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
     out: list[Finding] = []
     path = change.path
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for _i, number, text in hits(change, _candidates(rules), joined(change)):
+        for number, text in _suspects(change, rules):
             broken = line_errors(text, rules)
             if broken:
                 what = ", ".join(f"{_WHAT[r]} ({r})" for r in broken)
@@ -215,8 +225,7 @@ def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
                                    f"{path}:{number}: {what} in the added line {quote(text)}",
                                    "; ".join(_HINT[r] for r in broken)))
     if "blank-at-eof" in rules:
-        content = _text(change)
-        blank = _trailing_blank_added(change, content.lines) if content is not None else []
+        blank = _trailing_blank_added(change, _line_count(change.after))
         if blank:
             span = f"line {blank[0]}" if len(blank) == 1 else f"lines {blank[0]}-{blank[-1]}"
             out.append(Finding("whitespace", level, path, blank[0],
@@ -245,13 +254,13 @@ def fix(change: FileChange, rules: Rules) -> FileChange:
     eols = list(text.eols)
     changed = False
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for _i, number, line in hits(change, _candidates(rules), joined(change)):
+        for number, line in _suspects(change, rules):
             fixed = fix_line(line, rules)
             if fixed != line:
                 lines[number - 1] = fixed
                 changed = True
     if "blank-at-eof" in rules:
-        blank = _trailing_blank_added(change, lines)
+        blank = _trailing_blank_added(change, len(lines))
         if blank:
             del lines[blank[0] - 1:], eols[blank[0] - 1:]
             changed = True
