@@ -92,8 +92,11 @@ class GitRepo:
         self.root = Path(self._repo.workdir).resolve()
         self.gitdir = Path(self._repo.path).resolve()
         # Shared state (refs, objects, our journal and lock) lives in the common dir of worktrees.
-        common = getattr(self._repo, "commondir", None) or str(self.gitdir)
-        self.commondir = Path(common).resolve()
+        # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
+        self.commondir = self.gitdir
+        pointer = self.gitdir / "commondir"
+        if pointer.is_file():
+            self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
 
     # ------------------------------------------------------------------ objects
 
@@ -233,11 +236,30 @@ class GitRepo:
                                   d.old_file.path if st == "R" else None, st, old_e, new_e))
         return out
 
-    def index_tree(self) -> str:
-        """The tree of the user's index (objects written, the index file left alone)."""
-        idx = self._repo.index
-        idx.read(False)
-        return str(idx.write_tree())
+    def index_tree(self, index_file: str | None = None) -> str:
+        """The tree of the user's index (objects written, the index file left alone).
+
+        `index_file` names another index, as $GIT_INDEX_FILE does: `git commit -a` and
+        `git commit PATH` run the pre-commit hook on a temporary index.
+        """
+        try:
+            if index_file is not None:
+                return str(pygit2.Index(index_file).write_tree(self._repo))
+            idx = self._repo.index
+            idx.read(False)
+            return str(idx.write_tree())
+        except pygit2.GitError as exc:
+            raise GitError(f"cannot read the index{f' {index_file}' if index_file else ''}: {exc}") from None
+
+    def commits_between(self, base: str, tip: str) -> list[CommitInfo]:
+        """The commits `git rev-list --reverse --topo-order base..tip` lists, oldest first."""
+        walker = self._repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        try:
+            walker.hide(pygit2.Oid(hex=base))
+        except (KeyError, pygit2.GitError) as exc:
+            raise GitError(f"cannot walk {base}..{tip}: {exc}") from None
+        return [CommitInfo(str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.message, c.commit_time)
+                for c in walker]
 
     # ------------------------------------------------------------------ index / config / attributes
 

@@ -4,7 +4,8 @@ Protocol for one apply (or rollback), all under the repository lock:
 
 1. Every touched file's *before* content is stored as a blob and a journal naming
    before and after of each path (and the ledger ref's old and new value) is
-   written and fsynced to ``<git common dir>/agent-guard/journal.json``.
+   written and fsynced to ``<git dir>/agent-guard/journal.json`` (per work tree;
+   the lock is shared by all work trees of the repository).
 2. Each file is written to a temporary file beside its target, fsynced, given
    its mode and renamed over the target; folders are fsynced.  Folders are
    opened one component at a time with ``O_NOFOLLOW``, so a symlink swapped in
@@ -213,7 +214,11 @@ def _remove_temps(root_fd: int, writes: Sequence[dict[str, object]]) -> None:
 
 
 def _journal_path(repo: GitRepo) -> Path:
-    return state_dir(repo) / "journal.json"
+    # Per work tree (a linked worktree has its own gitdir): recovery must restore the
+    # files of the tree that was being written, not of whichever tree runs next.
+    d = repo.gitdir / "agent-guard"
+    d.mkdir(exist_ok=True)
+    return d / "journal.json"
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -292,7 +297,7 @@ def _missing_dirs(root_fd: int, path: str) -> list[str]:
 
 def pending(repo: GitRepo) -> bool:
     """Is there an interrupted write to roll back? (One stat, no lock.)"""
-    return (repo.commondir / "agent-guard" / "journal.json").exists()
+    return (repo.gitdir / "agent-guard" / "journal.json").exists()
 
 
 def recover(repo: GitRepo) -> bool:
