@@ -174,13 +174,17 @@ def _load_more() -> None:
                 raise
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "agent-guard") -> NoReturn:
+def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
+    """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
     from .engine import UsageError
 
     _load_more()
     args = list(sys.argv[1:] if argv is None else argv)
+    entry: click.Command = cli
+    if command is not None:
+        entry = cli.commands[command]
     try:
-        rv = cli.main(args=args, prog_name=prog, standalone_mode=False)
+        rv = entry.main(args=args, prog_name=prog, standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -203,7 +207,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "agent-guard") -> NoRetu
 
 
 def _git(sub: str) -> NoReturn:
-    main([sub, *sys.argv[1:]], prog=f"git agent-{sub}")
+    main(sys.argv[1:], prog=f"git agent-{sub}", command=sub)
 
 
 def git_apply() -> NoReturn:

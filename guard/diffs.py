@@ -73,7 +73,11 @@ def _keyed(t: Text | None) -> list[str]:
     # Lines compared with their terminators, so an EOL-only change still shows.
     if t is None:
         return []
-    return [line + eol for line, eol in zip(t.lines, t.eols)]
+    keyed = [line + eol for line, eol in zip(t.lines, t.eols)]
+    if t.bom:
+        # git sees the BOM as part of the first line: so must the diff, to apply.
+        keyed = ["\ufeff" + keyed[0]] + keyed[1:] if keyed else ["\ufeff"]
+    return keyed
 
 
 def _header(path: str, op: Op, old_path: str | None, old_mode: int | None, new_mode: int | None) -> list[str]:

@@ -158,6 +158,24 @@ class Guard:
                         f"agent-guard: {kind} {pending.turn} ({fmt})")
         return TurnRef(agent, pending.turn, pending.new, pending.ref)
 
+    def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
+               fmt: str = "external", nbytes: int = 0) -> TurnRef:
+        """Record changes another tool already wrote to the work tree as a turn.
+
+        Nothing is written but the ledger: each change's ``before`` must be the file
+        as it was before that tool ran (the ledger syncs to it first, so the turn's
+        diff is exactly ``before`` -> ``after``).  The ref moves by compare-and-swap.
+        """
+        agent = default_agent(agent)
+        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        pol = self.policy(agent)
+        with worktree.locked(self.repo):
+            worktree.recover(self.repo)
+            pending = ledger.prepare(self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
+                                     fmt=fmt, policy=pol.name, edit_bytes=nbytes)
+            self.repo.update_ref(pending.ref, pending.new, pending.old, f"agent-guard: record turn {pending.turn} ({fmt})")
+        return TurnRef(agent, pending.turn, pending.new, pending.ref)
+
     # ------------------------------------------------------------------ planning
 
     def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int) -> Planned:
@@ -232,10 +250,15 @@ class Guard:
             else:
                 dest = before
         except worktree.UnsafePath as exc:
-            return None, [error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
-                                "edit the file the link points to, by its own path inside the repository")], []
-        except IsADirectoryError:
-            return None, [error("missing", fe.path, None, f"{src} is a folder, not a file", "name a file")], []
+            # worktree.read refuses any non-regular file; a plain folder is no symlink escape.
+            folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(self.root / p)), None)
+            if folder is None:
+                return None, [error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
+                                    "edit the file the link points to, by its own path inside the repository")], []
+            if fe.op is Op.CREATE or folder != src:
+                return None, [error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
+                                    "name a file inside that folder, or another path")], []
+            return None, [error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")], []
         op = fe.op
         if op is Op.CREATE:
             if before is not None:
@@ -255,11 +278,15 @@ class Guard:
             bad = content_finding(src, before, self.repo.attr)
             if bad is not None:
                 return None, [bad], []
+        fe, read_findings, read_repairs = self._against_read(fe, src, before, pol)
+        if _has_errors(read_findings):
+            return None, read_findings, []
         new_mode = fe.new_mode or old_mode or FILE
         if op is Op.DELETE:
-            return self._delete(fe, path, before, old_mode, tiers)
+            ch, fs, ns = self._delete(fe, path, before, old_mode, tiers)
+            return ch, read_findings + fs, ns
         text = decode(before) if before is not None else Text((), (), False)
-        repairs: list[str] = []
+        repairs: list[str] = list(read_repairs)
         notes: list[str] = []
         if fe.content is not None:
             new_text, reps = _whole(text, fe.content, before is not None)
@@ -289,7 +316,14 @@ class Guard:
             new_mode=new_mode, repairs=repairs, regions=regions,
             before_text=text if before is not None else None, after_text=new_text,
         )
-        return change, [], notes
+        return change, read_findings, notes
+
+    def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
+        """Hashline edits moved onto the current file (or refused); read-before-edit (guard/anchors.py)."""
+        from . import anchors
+
+        got = anchors.against_read(self.repo, fe, src, before, pol)
+        return got.edit, list(got.findings), got.repairs
 
     def _stale_base(self, fe: FileEdit, before: bytes | None) -> Text | None:
         """The edit's own base when it differs from the file and git still has it."""
@@ -332,6 +366,10 @@ class Guard:
             events.append(self.repo.commondir, events.from_report(kind, agent, turn, report, size, time.monotonic() - started))
         except OSError:
             pass  # the outcome log must never turn an apply into a failure
+
+
+def _is_folder(p: Path) -> bool:
+    return p.is_dir() and not p.is_symlink()
 
 
 def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:

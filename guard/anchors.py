@@ -1,0 +1,285 @@
+"""Edits checked against what the agent read: line-anchored edits and read-before-edit.
+
+The engine calls ``against_read`` for every file edit of an existing file (and
+every create) before locating it.
+
+**Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
+change, every one a ``LineRange`` without ``expect``: what the hashline dialect
+parses into -- name lines of the file as the agent read it with ``git agent-read``.
+They are resolved in four steps:
+
+1. *Base.*  The tag must be a prefix of the blob this agent last read for the
+   path (guard/reads.py), matched case-insensitively, so oh-my-pi's 4-digit tags
+   work too.  Without such a read the edit is refused as ``stale``.  Only when the
+   policy's ``stale`` level is below ``error`` may the tag instead name the current
+   content or a blob in the object database; every line then counts as shown.
+2. *Bounds.*  Every line must exist in the base (else ``not-found``); ``$``
+   (``hashline.LAST``) becomes the base's last line.
+3. *Shown.*  Every line a change replaces or deletes must have been shown by the
+   read, and an insertion needs a shown line on at least one side of it (only in
+   an empty file does it need none); else ``stale`` at the policy's level.
+4. *Re-anchoring.*  When the file changed since the read, the anchored lines --
+   those replaced or deleted, and the shown lines on either side of an insertion --
+   must each be unchanged and all moved by one offset, as a line diff from the
+   base to the current content says.  Then every change moves by that offset
+   (repair ``offset`` when it is not 0); otherwise ``stale``, naming the lines that
+   changed or moved differently.
+
+The result is the same edit with ``base`` cleared and its ranges in the current
+file's line numbers, which the locator splices as they are.
+
+**Read-before-edit** (policy ``read_before_edit``): an edit that carries no base
+(SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line) to an
+existing file must find the file as this agent last read it with ``git agent-read``,
+or as this agent itself last wrote it (its newest turn touching the path, from the
+shadow ledger: an agent knows what it wrote).  Otherwise ``stale``, at the policy's
+``stale`` level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+from . import diffs, ledger, reads
+from .formats.hashline import LAST
+from .model import FileEdit, Finding, LineRange, error
+from .policy import Policy
+from .repo import GitRepo
+from .textfile import NotText, Text, decode
+
+_SHOW = 3  # lines of context either side in a hint
+
+
+@dataclass(frozen=True)
+class Anchored:
+    edit: FileEdit  # the edit to locate (ranges moved onto the current file)
+    findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
+    repairs: tuple[str, ...] = ()
+
+
+def line_anchored(fe: FileEdit) -> bool:
+    return bool(fe.base) and fe.content is None and bool(fe.changes) and all(
+        isinstance(c, LineRange) and c.expect is None for c in fe.changes
+    )
+
+
+def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy) -> Anchored:
+    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it."""
+    agent = pol.agent or "agent"
+    if before is not None and line_anchored(fe):
+        return _anchor(repo, fe, path, before, pol, agent)
+    if before is not None and fe.base is None and pol.read_before_edit:
+        level = pol.level("stale")
+        if level in ("error", "warning"):
+            found = _unread(repo, path, before, pol, agent, level)
+            if found is not None:
+                return Anchored(fe, (found,))
+    return Anchored(fe)
+
+
+# --------------------------------------------------------------------------- line-anchored edits
+
+
+def _read_cmd(path: str, agent: str, lines: tuple[int, int] | None = None) -> str:
+    who = "" if agent == "agent" else f" --agent {agent}"
+    where = f" --lines {lines[0]}:{lines[1]}" if lines else ""
+    return f"git agent-read{who} {path}{where}"
+
+
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, agent: str) -> Anchored:
+    tag = (fe.base or "").lower()
+    level = pol.level("stale")
+    current_id = repo.hash_blob(before)
+    read = reads.last(repo, agent, path)
+    shown: reads.Read | None = None
+    notes: list[Finding] = []
+    if read is not None and read.blob.startswith(tag):
+        base_id, shown = read.blob, read
+    else:
+        if read is None:
+            msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as git agent-read showed it"
+        else:
+            msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
+        unread = Finding("stale", level if level in ("error", "warning") else "error", path, fe.source_line or None,
+                         msg, f"read it (again) with: {_read_cmd(path, agent)}, then redo the edit under the header it prints")
+        if level == "error":
+            return Anchored(fe, (unread,))
+        found = current_id if current_id.startswith(tag) else _stored(repo, tag)
+        if found is None:
+            return Anchored(fe, (unread,))
+        base_id = found
+        if level == "warning":
+            notes.append(unread)
+    base_bytes = before if base_id == current_id else repo.read_blob(base_id)
+    try:
+        base = decode(base_bytes) if base_bytes is not None else None
+    except NotText:
+        base = None
+    if base is None:
+        return Anchored(fe, (error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
+                                   f"read the file again: {_read_cmd(path, agent)}"),))
+    n = len(base.lines)
+    spans: list[tuple[LineRange, int, int]] = []
+    for c in fe.changes:
+        assert isinstance(c, LineRange)
+        a, b = (n + 1, n) if (c.end == LAST and c.start == LAST + 1) else (c.start, n if c.end == LAST else c.end)
+        bad = _out_of_bounds(a, b, n)
+        if bad:
+            return Anchored(fe, (error("not-found", path, c.source_line or None,
+                                       f"{bad}: {path} had {n} line(s) when read as #{tag}",
+                                       f"number lines as {_read_cmd(path, agent)} printed them"),))
+        spans.append((c, a, b))
+    if shown is not None and level in ("error", "warning"):
+        unseen = _unshown(spans, shown, n, path, tag, agent, level)
+        if unseen is not None:
+            if level == "error":
+                return Anchored(fe, (unseen,))
+            notes.append(unseen)
+    offset = 0
+    if base_id != current_id:
+        current = decode(before)
+        offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, agent)
+        if isinstance(offset_or_finding, Finding):
+            return Anchored(fe, (offset_or_finding,))
+        offset = offset_or_finding
+    moved = tuple(LineRange(a + offset, b + offset, c.new, None, c.source_line) for c, a, b in spans)
+    return Anchored(replace(fe, base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
+
+
+def _stored(repo: GitRepo, tag: str) -> str | None:
+    if len(tag) < 7:
+        return None  # four digits name nothing reliably outside the agent's read record
+    data = repo.read_blob(tag)
+    return repo.hash_blob(data) if data is not None else None
+
+
+def _out_of_bounds(a: int, b: int, n: int) -> str | None:
+    if b == a - 1:
+        return None if 1 <= a <= n + 1 else f"the insertion point (after line {a - 1}) is past the end of the file"
+    if a < 1 or b > n:
+        return f"lines {a}-{b} do not all exist" if a != b else f"line {a} does not exist"
+    return None
+
+
+def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int,
+             path: str, tag: str, agent: str, level: str) -> Finding | None:
+    for c, a, b in spans:
+        if b >= a:
+            gaps = shown.missing(a, b)
+            if not gaps:
+                continue
+            ga, gb = gaps[0]
+            what = f"line {ga}" if ga == gb else f"lines {ga}-{gb}"
+            want = (ga, gb)
+        else:
+            sides = [x for x in (a - 1, a) if 1 <= x <= n]
+            if not sides or any(shown.covers(x, x) for x in sides):
+                continue
+            what = f"the lines around the insertion point (line {sides[0]})"
+            want = (sides[0], sides[-1])
+        seen = ", ".join(f"{x}-{y}" if x != y else str(x) for x, y in shown.shown) or "none"
+        return Finding("stale", level, path, c.source_line or None,
+                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed lines {seen})",
+                       f"read those lines first: {_read_cmd(path, agent, want)}, then send the edit again")
+    return None
+
+
+def _anchored(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read | None, n: int) -> list[int]:
+    """Base lines (1-based) the edit relies on: those it replaces, and shown neighbours of insertions."""
+    lines: set[int] = set()
+    for _c, a, b in spans:
+        if b >= a:
+            lines.update(range(a, b + 1))
+        else:
+            lines.update(x for x in (a - 1, a) if 1 <= x <= n and (shown is None or shown.covers(x, x)))
+    return sorted(lines)
+
+
+def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, agent: str) -> int | Finding:
+    """The one offset every anchored line moved by, or the `stale` finding saying why there is none."""
+    if not anchors:
+        if not base.lines and not current.lines:
+            return 0
+        what = "was empty when read" if not base.lines else "changed since it was read"
+        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {len(current.lines)} line(s); the edit has no line to anchor on",
+                     f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header")
+    ops = diffs.opcodes(list(base.lines), list(current.lines))
+    changed: list[int] = []
+    moved: dict[int, list[int]] = {}
+    k, delta = 0, 0
+    for line in anchors:
+        i = line - 1
+        while k < len(ops) and ops[k][2] <= i:  # ops wholly before line i (insertions at i too)
+            _t, a0, a1, b0, b1 = ops[k]
+            delta += (b1 - b0) - (a1 - a0)
+            k += 1
+        if k < len(ops) and ops[k][1] <= i < ops[k][2]:
+            changed.append(line)
+        else:
+            moved.setdefault(delta, []).append(line)
+    if changed:
+        first = changed[0]
+        where = first + (min(moved) if moved else 0)
+        return error(
+            "stale", path, first,
+            f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
+            f"(line {first} was {base.lines[first - 1]!r})",
+            f"read it again: {_read_cmd(path, agent, _around(where, len(current.lines)))}, and redo the edit under the new header; "
+            "the file now has:\n" + _excerpt(current, where),
+        )
+    if len(moved) > 1:
+        parts = "; ".join(f"{_lines(ls)} by {d:+d}" for d, ls in sorted(moved.items(), key=lambda kv: kv[1][0]))
+        first = min(ls[0] for ls in moved.values())
+        return error(
+            "stale", path, first,
+            f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), so no one offset re-anchors it",
+            f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header",
+        )
+    return next(iter(moved))
+
+
+def _lines(ls: Sequence[int]) -> str:
+    if len(ls) == 1:
+        return f"line {ls[0]}"
+    if ls[-1] - ls[0] == len(ls) - 1:
+        return f"lines {ls[0]}-{ls[-1]}"
+    shown = ", ".join(str(x) for x in ls[:6])
+    return f"lines {shown}{', ...' if len(ls) > 6 else ''}"
+
+
+def _around(line: int, n: int) -> tuple[int, int]:
+    return max(1, line - 5), max(1, min(n, line + 5))
+
+
+def _excerpt(text: Text, line: int) -> str:
+    lo, hi = max(1, line - _SHOW), min(len(text.lines), line + _SHOW)
+    return "\n".join(f"{i:>6}| {text.lines[i - 1]}" for i in range(lo, hi + 1)) or "(the file is empty)"
+
+
+# --------------------------------------------------------------------------- read-before-edit
+
+
+def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, level: str) -> Finding | None:
+    current = repo.hash_blob(before)
+    read = reads.last(repo, agent, path)
+    if read is not None and read.blob == current:
+        return None
+    if _last_written(repo, pol, agent, path) == current:
+        return None
+    origin = f"read_before_edit, from {pol.source('read_before_edit')}"
+    if read is None:
+        msg = f"{agent} has not read {path}, and this policy edits only files the agent has read ({origin})"
+    else:
+        msg = f"{path} changed since {agent} last read it ({origin})"
+    return Finding("stale", level, path, None, msg, f"read it first: {_read_cmd(path, agent)}, then send the edit again")
+
+
+def _last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:
+    """The blob the agent's newest turn touching `path` left there (None: none, or deleted)."""
+    ref = ledger.ref_name(pol.ledger_prefix, agent)
+    for turn in ledger.turns(repo, ref, agent, limit=50):
+        if any(p == path for _op, p, _a, _r in turn.files):
+            entry = repo.tree_entry(repo.commit_tree(turn.commit), path)
+            return entry.oid if entry is not None else None
+    return None

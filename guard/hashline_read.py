@@ -1,0 +1,155 @@
+"""``git agent-read PATH [--lines A:B]``: a file as numbered lines under a ``[PATH#TAG]`` header.
+
+What it prints::
+
+    [src/app.py#1a2b3c4d]
+    1:first line
+    2:second line
+    (lines 1-2 of 40)        only when --lines showed part of the file
+    (empty file)             only for an empty file
+
+``PATH`` in the header is relative to the repository root (the argument is relative
+to the current folder, as for git).  ``TAG`` is the first 8 hex digits of the git
+blob id of the content shown.  The blob is written to the object database and the
+read is recorded for the agent with the lines it showed (guard/reads.py), so a
+hashline edit under that header (guard/formats/hashline.py) applies to exactly that
+content: re-anchored when the file has moved on in a way that keeps the edit's
+lines intact, refused as ``stale`` otherwise, and refused for lines never shown.
+Line text is printed without its line terminator; nothing else is changed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from . import paths, reads, worktree
+from .cli import CONTEXT, cli
+from .model import Finding, error
+from .report import EXIT_REFUSED, format_finding
+from .textfile import decode
+
+if TYPE_CHECKING:
+    from .engine import Guard
+
+TAG_DIGITS = 8
+_TO_END = 1 << 62
+
+
+class Unreadable(Exception):
+    """The file cannot be shown (missing, outside the repository, binary...): exit 1."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+def parse_lines(spec: str) -> tuple[int, int]:
+    """``A:B``, ``A:`` (to the end), ``:B`` or ``A`` -> an inclusive 1-based range."""
+    text = spec.strip().replace("..", ":").replace("-", ":")
+    first, sep, last = text.partition(":")
+    try:
+        a = int(first) if first.strip() else 1
+        b = (int(last) if last.strip() else _TO_END) if sep else a
+    except ValueError:
+        raise ValueError(f"{spec!r} is not a line range; write A:B, A: or :B, e.g. 10:40") from None
+    if a < 1 or b < a:
+        raise ValueError(f"{spec!r} is not a line range: lines start at 1 and B must not be less than A")
+    return a, b
+
+
+def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None) -> str:
+    """`path` (repository-relative) as `git agent-read` prints it; records the read for `agent`.
+
+    Raises ``Unreadable`` when the file cannot be shown.
+    """
+    from .checks import content_finding
+    from .engine import default_agent
+
+    who = default_agent(agent)
+    repo = guard_session.repo
+    rel, finding = paths.resolve(guard_session.root, path)
+    if finding is not None or rel is None:
+        raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
+    with worktree.locked(repo):
+        try:
+            data, _mode = worktree.read(guard_session.root, rel)
+        except worktree.UnsafePath as exc:
+            raise Unreadable(error("path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
+                                   "read the file the link points to, by its own path inside the repository")) from None
+        except IsADirectoryError:
+            raise Unreadable(error("missing", rel, None, f"{rel} is a folder, not a file", "name a file")) from None
+        if data is None:
+            raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
+                                   "check the path (relative to the current folder), or create the file with a "
+                                   "hashline 'create' section"))
+        bad = content_finding(rel, data, repo.attr)
+        if bad is not None:
+            raise Unreadable(bad)
+        text = decode(data)
+        n = len(text.lines)
+        a, b = lines if lines is not None else (1, n)
+        b = min(b, n)
+        if n and a > n:
+            raise Unreadable(error("not-found", rel, a, f"line {a} is past the end of {rel} ({n} lines)",
+                                   f"read lines 1 to {n}, e.g. git agent-read {rel} --lines {max(1, n - 39)}:{n}"))
+        blob = repo.write_blob(data)
+        reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
+    out = [f"[{rel}#{blob[:TAG_DIGITS]}]"]
+    out += [f"{i}:{text.lines[i - 1]}" for i in range(a, b + 1)]
+    if not n:
+        out.append("(empty file)")
+    elif (a, b) != (1, n):
+        out.append(f"(lines {a}-{b} of {n})")
+    return "\n".join(out) + "\n"
+
+
+def _from_cwd(root: Path, path: str) -> str:
+    """A command-line path (relative to the current folder, as for git) made relative to the root."""
+    if os.path.isabs(path):
+        return path
+    here = Path(os.path.realpath(os.getcwd()))
+    try:
+        prefix = here.relative_to(os.path.realpath(root)).as_posix()
+    except ValueError:
+        return path
+    return path if prefix in ("", ".") else f"{prefix}/{path}"
+
+
+@cli.command("read", context_settings=CONTEXT)
+@click.argument("path")
+@click.option("--lines", "span", default=None, metavar="A:B",
+              help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.")
+@click.option("--agent", default=None, help="Agent the read is recorded for (default: $AGENT_GUARD_AGENT, else 'agent').")
+def read_cmd(path: str, span: str | None, agent: str | None) -> None:
+    """Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.
+
+    Edit the lines by number under the same header (git agent-apply):
+
+    \b
+        [src/app.py#1a2b3c4d]
+        replace 12..14
+        +new line 12
+        insert after 40
+        +added line
+        delete 50..51
+
+    The edit applies only to the content this read showed (TAG), and only to lines
+    it showed.  Exit status: 0 printed, 1 the file cannot be shown, 2 usage error.
+    """
+    from .engine import Guard
+
+    try:
+        lines = parse_lines(span) if span is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--lines") from None
+    g = Guard(".")
+    try:
+        click.echo(read(g, _from_cwd(g.root, path), lines, agent), nl=False)
+    except Unreadable as exc:
+        click.echo(format_finding(exc.finding), err=True)
+        sys.exit(EXIT_REFUSED)
