@@ -26,11 +26,12 @@ hunk length), never O(file length x hunk length).
 from __future__ import annotations
 
 import bisect
+import difflib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from .model import ADDED, CONTEXT, REMOVED, Change, Finding, Hunk, HunkLine, LineRange, Replace, error
+from .model import ADDED, CONTEXT, REMOVED, Change, Finding, Hunk, HunkLine, LineRange, Replace, Snippet, error
 from .textfile import Text
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
@@ -431,6 +432,43 @@ def _without_invented(h: Hunk, fi: _FileIndex) -> Hunk | None:
     return replace(h, lines=tuple(kept))
 
 
+def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
+    """Added lines that repeat, to the letter, the removed line they stand against.
+
+    SEARCH/REPLACE blocks and str_replace edits carry no context: the lines they do
+    not change appear as removed-then-added.  Those keep the file's exact bytes (a
+    trailing tab the model dropped in both halves is still the file's).  Returns
+    {index in h.lines of the added line: file line to copy}.
+    """
+    out: dict[int, int] = {}
+    n = len(h.lines)
+    i = 0
+    k = start  # file line of h.lines[i]
+    while i < n:
+        if h.lines[i].tag == CONTEXT:
+            i, k = i + 1, k + 1
+            continue
+        rem: list[tuple[int, int]] = []  # (index in h.lines, file line)
+        add: list[int] = []
+        while i < n and h.lines[i].tag != CONTEXT:
+            if h.lines[i].tag == REMOVED:
+                rem.append((i, k))
+                k += 1
+            else:
+                add.append(i)
+            i += 1
+        lo = 0
+        while lo < len(rem) and lo < len(add) and h.lines[rem[lo][0]].text == h.lines[add[lo]].text:
+            out[add[lo]] = rem[lo][1]
+            lo += 1
+        hi = 0
+        while (hi < len(rem) - lo and hi < len(add) - lo
+               and h.lines[rem[-1 - hi][0]].text == h.lines[add[-1 - hi]].text):
+            out[add[-1 - hi]] = rem[-1 - hi][1]
+            hi += 1
+    return out
+
+
 def _splice_for_hunk(fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None) -> Splice:
     """Build the replacement: context lines from the file, new lines from the edit."""
     t = fi.text
@@ -438,13 +476,16 @@ def _splice_for_hunk(fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] 
     new: list[tuple[str, str]] = []
     k = s
     default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
-    for hl in h.lines:
+    kept = _repeated_lines(h, s)
+    for n, hl in enumerate(h.lines):
         if hl.tag == CONTEXT:
             new.append((t.lines[k], t.eols[k]))
             k += 1
         elif hl.tag == REMOVED:
             default_eol = t.eols[k] or default_eol
             k += 1
+        elif n in kept:
+            new.append((t.lines[kept[n]], t.eols[kept[n]]))
         else:
             text = hl.text
             if shift is not None:
@@ -849,6 +890,453 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
     )
 
 
+# --------------------------------------------------------------------------- lazy snippets
+#
+# A snippet is the file as it should become, with unchanged stretches elided by
+# marker lines.  Its real lines are either anchors (lines of the file, kept as the
+# file has them) or new.  Anchors are found as in a patience diff: a line that
+# occurs once in the file and once in the snippet is an anchor; anchors must come
+# in file order; each extends over the equal lines next to it; and between two
+# anchors with a marker between them the search repeats, uniqueness now counted
+# inside that stretch.  Then each stretch between two anchors is read:
+#
+# - without a marker the snippet shows it whole, and its lines replace the file's;
+#   a stretch that would drop many more lines than it shows is refused (a marker
+#   was probably forgotten), and so, at either end of the file, is any drop;
+# - with markers, every marker keeps file lines.  New lines before the first
+#   marker go right after the anchor; new lines after the last go right before the
+#   next anchor, or, when the marker sits inside a block (it is indented deeper
+#   than that block's first line), where that block ends: the parse tree gives the
+#   extent when the file parses, else the indentation does.  New lines between two
+#   markers go where the first marker's block ends, and are refused when nothing
+#   decides that place.  Code outside such a block that the snippet does not show
+#   would be lost, and is refused.
+# A new line set against a kept line that looks like a changed version of it (same
+# assignment target, same definition, both returns) is refused too: the merge
+# cannot tell a replacement from an addition.
+
+_LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
+_LAZY_REACH = 3  # lines a piece's context may skip (deleting them) to meet the file
+# A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
+_WEAK = re.compile(r"[\W_]*(?:end|fi|done|esac|endif|endfor|endwhile|wend|loop|next)?[\W_]*")
+_DEFINES = re.compile(
+    r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w ]+\))?\s+)?(?:async\s+)?"
+    r"(?:def|class|function\*?|fn|func|sub|interface|struct|enum|trait|module)\s+(\w+)"
+)
+_ASSIGNS = re.compile(r"\s*(?:(?:let|const|var|my|local|auto)\s+)?([\w.$\[\]'\"]+)\s*(?::[^=]*)?(?<![=!<>])=(?![=>~])")
+_EXITS = re.compile(r"\s*(return|raise|throw|yield)\b")
+
+
+def _width(line: str) -> int:
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip(" "))
+
+
+def _same_head(new: str, old: str) -> bool:
+    """`new` looks like a changed version of `old`: a replacement, not an addition beside it."""
+    if not new.strip() or not old.strip() or _width(new) != _width(old):
+        return False
+    for rx in (_DEFINES, _EXITS, _ASSIGNS):
+        a, b = rx.match(new), rx.match(old)
+        if a or b:
+            return bool(a and b and a.group(1) == b.group(1))
+    return False
+
+
+@dataclass
+class _Lazy:
+    """One snippet being merged into one file."""
+
+    fi: _FileIndex
+    snippet: Snippet
+    path: str
+    keys: list[str]  # the file's lines, normalised
+    skeys: list[str]  # the snippet's lines, normalised
+    marker: list[bool]
+    pairs: dict[int, int] = field(default_factory=dict)  # snippet index -> file index
+    _blocks: dict[int, list[tuple[int, int]] | None] = field(default_factory=dict)
+
+    def src(self, i: int) -> int:
+        return self.snippet.source_line + i
+
+    def show(self, i: int) -> str:
+        return repr(_visible(self.snippet.lines[i].strip())[:80])
+
+    def file_line(self, p: int) -> str:
+        return repr(_visible(self.fi.text.lines[p].strip())[:80])
+
+    def blocks(self, row: int) -> list[tuple[int, int]] | None:
+        """The parsed constructs holding line `row` and the next, outermost first (None: no parse)."""
+        if row not in self._blocks:
+            from . import parsers
+
+            spans = None
+            for lang in parsers.languages_for(self.path):
+                spans = parsers.enclosing(lang, self.fi.text.encode(), row)
+                if spans is not None:
+                    break
+            self._blocks[row] = None if spans is None else [(s.start, s.end) for s in spans]
+        return self._blocks[row]
+
+
+def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
+    """Pair the snippet lines strictly between i0 and i1 with file lines strictly between p0 and p1."""
+    s_count: dict[str, int] = {}
+    for k in lz.skeys[i0 + 1 : i1]:
+        s_count[k] = s_count.get(k, 0) + 1
+    f_first: dict[str, int] = {}
+    f_count: dict[str, int] = {}
+    for p in range(p0 + 1, p1):
+        k = lz.keys[p]
+        f_count[k] = f_count.get(k, 0) + 1
+        f_first.setdefault(k, p)
+    found = [
+        (i, f_first[k]) for i in range(i0 + 1, i1)
+        if not lz.marker[i] and not _WEAK.fullmatch(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
+    ]
+    for (ia, pa), (ib, pb) in zip(found, found[1:]):
+        if pb < pa:
+            return error(
+                "not-found", lz.path, pb + 1,
+                f"the snippet's lines are not in the order of {lz.path}: {lz.show(ib)} (snippet line {lz.src(ib)}) "
+                f"is line {pb + 1} of the file, but the snippet shows it after {lz.show(ia)} (line {pa + 1})",
+                "re-read the file and keep the snippet in file order; a new line that repeats a line found "
+                "elsewhere in the file reads as an anchor there: show more unchanged lines around it, or send a diff",
+            )
+    if not found:
+        return None
+    edges = [(i0, p0)] + found + [(i1, p1)]
+    matched: list[tuple[int, int]] = []
+    for n in range(1, len(edges) - 1):
+        i, p = edges[n]
+        lo_i, lo_p = matched[-1] if matched else edges[0]
+        hi_i, hi_p = edges[n + 1]
+        a, b = i, p
+        while a - 1 > lo_i and b - 1 > lo_p and not lz.marker[a - 1] and lz.skeys[a - 1] == lz.keys[b - 1]:
+            a, b = a - 1, b - 1
+        if a - 1 > lo_i and not lz.marker[a - 1]:
+            # New lines come before: a closing line or blank they end with is theirs, not the file's.
+            while a < i and _WEAK.fullmatch(lz.skeys[a]):
+                a, b = a + 1, b + 1
+        c, d = i, p
+        while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
+            c, d = c + 1, d + 1
+        matched += [(a + k, b + k) for k in range(c - a + 1)]
+    lz.pairs.update(matched)
+    edges = [(i0, p0)] + matched + [(i1, p1)]
+    for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
+        if any(lz.marker[ia + 1 : ib]):
+            f = _anchor(lz, ia, ib, pa, pb)
+            if f is not None:
+                return f
+    return None
+
+
+def _scope_end(lz: _Lazy, marker: int, after: int, limit: int) -> int:
+    """The last file line a marker keeps when it follows file line `after`: the end of its block.
+
+    A marker at the margin, or at the start of the file, keeps everything up to `limit`.
+    """
+    width = _width(lz.snippet.lines[marker])
+    if after < 0 or width == 0:
+        return limit
+    lines = lz.fi.text.lines
+    spans = lz.blocks(after)
+    if spans is not None:
+        # The innermost construct around the marker that starts at a shallower indent.
+        inner = next(((s, e) for s, e in reversed(spans) if _width(lines[s]) < width), None)
+        if inner is None:
+            return limit
+        opener, end = _width(lines[inner[0]]), min(inner[1], limit)
+    else:
+        # No parse: the lines indented deeper than the anchor when the marker is, else at
+        # least as deep as the marker.
+        base = _width(lines[after])
+        least = base + 1 if width > base else width
+        opener, end = least - 1, after
+        for p in range(after + 1, limit + 1):
+            if lines[p].strip():
+                if _width(lines[p]) < least:
+                    break
+                end = p
+    # A closing line (`}`, `end`) or blank lines at the block's end are not the marker's.
+    while end > after and (not lines[end].strip() or _width(lines[end]) <= opener):
+        end -= 1
+    return end
+
+
+@dataclass(frozen=True)
+class _Op:
+    start: int  # file lines [start, end) become `new` (snippet indexes)
+    end: int
+    new: tuple[int, ...]
+
+
+def _nonblank(lz: _Lazy, items: Sequence[int]) -> int:
+    return sum(1 for i in items if lz.snippet.lines[i].strip())
+
+
+def _first_nonblank(texts: Sequence[str], reverse: bool = False) -> str | None:
+    for t in (reversed(texts) if reverse else texts):
+        if t.strip():
+            return t
+    return None
+
+
+def _doubt(lz: _Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Finding | None:
+    """New lines beside a kept stretch: refuse when the line that meets it looks like a changed kept line."""
+    if not piece or not len(kept):
+        return None
+    lines = lz.fi.text.lines
+    new = _first_nonblank([lz.snippet.lines[i] for i in piece], reverse=not kept_before)
+    old = _first_nonblank([lines[p] for p in kept], reverse=kept_before)
+    if new is None or old is None:
+        return None
+    at = next(p for p in (reversed(kept) if kept_before else kept) if lines[p] == old)
+    i = next(i for i in piece if lz.snippet.lines[i] == new)
+    if kept_before and _EXITS.match(old) and _width(new) == _width(old) and not _same_head(new, old):
+        return error(
+            "ambiguous", lz.path, at + 1,
+            f"the new line {lz.show(i)} (snippet line {lz.src(i)}) would follow line {at + 1} {lz.file_line(at)}, "
+            "which the marker before it keeps and which ends the block: it could never run",
+            f"show line {at + 1} in the snippet, after the new lines if they go before it",
+        )
+    if not _same_head(new, old):
+        return None
+    return error(
+        "ambiguous", lz.path, at + 1,
+        f"the new line {lz.show(i)} (snippet line {lz.src(i)}) meets a marker and looks like a changed "
+        f"version of line {at + 1} {lz.file_line(at)}, which the marker keeps: does it replace that line or join it?",
+        f"show line {at + 1} in the snippet if it stays; if it goes, show the unchanged lines on both sides of it "
+        "and leave it out",
+    )
+
+
+def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:
+    """Read the snippet lines between two anchors against the file lines between them."""
+    items = list(range(ia + 1, ib))
+    n = len(lz.keys)
+    at_edge = pa < 0 or pb >= n
+    if not any(lz.marker[i] for i in items):
+        old = [lz.keys[p] for p in range(pa + 1, pb)]
+        new = [lz.skeys[i] for i in items]
+        if old == new:
+            return None
+        lost = sum(1 for k in old if k.strip()) - _nonblank(lz, items)
+        allowed = _nonblank(lz, items) if at_edge else max(_LAZY_SLACK, _nonblank(lz, items))
+        if lost > allowed:
+            first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
+            if pa < 0:
+                where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
+            elif pb >= n:
+                where, fix = f"after {lz.show(ia)}, where the snippet ends", "end the snippet with a marker"
+            else:
+                where, fix = f"between {lz.show(ia)} and {lz.show(ib)}", "put a marker where they are"
+            return error(
+                "placeholder", lz.path, first + 1,
+                f"the snippet would delete lines {pa + 2}-{pb} of {lz.path} ({lost} more than it shows) {where}, "
+                f"from {lz.file_line(first)} on, without a marker for them",
+                f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
+            )
+        sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, a0, a1, b0, b1 in sm.get_opcodes():
+            if tag != "equal":
+                ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))
+        return None
+    # Pieces of new lines around the markers: pieces[0] before the first, pieces[-1] after the last.
+    pieces: list[list[int]] = [[]]
+    markers: list[int] = []
+    for i in items:
+        if lz.marker[i]:
+            if pieces[-1] or not markers:
+                markers.append(i)
+                pieces.append([])
+        else:
+            pieces[-1].append(i)
+    pos = pa + 1
+    if pieces[0]:
+        # New lines right after the anchor; lines it ends with that the file has next
+        # (the blank line before the elided part, say) are context.
+        reach = _reach(lz, pieces[0], pos, pb, at_end=True)
+        if isinstance(reach, Finding):
+            return reach
+        q, tail = reach
+        new = pieces[0][: len(pieces[0]) - tail]
+        f = _doubt(lz, new, range(q + tail, pb), kept_before=False)
+        if f is not None:
+            return f
+        if new or q > pos:
+            ops.append(_Op(pos, q, tuple(new)))
+        pos = q + tail
+    for k, m in enumerate(markers):
+        piece = pieces[k + 1]
+        last = k == len(markers) - 1
+        if not piece:
+            continue  # the last marker keeps everything up to the next anchor
+        end = _scope_end(lz, m, pos - 1, pb - 1)
+        if end >= pb - 1:
+            if not last:
+                return _unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
+            reach = _reach(lz, piece, pos, pb, at_end=False)
+            if isinstance(reach, Finding):
+                return reach
+            q, head = reach
+            new = piece[head:]
+            if new or q + head < pb:
+                ops.append(_Op(q + head, pb, tuple(new)))
+            f = _doubt(lz, new, range(pos, q + head), kept_before=True)
+            if f is not None:
+                return f
+            pos = pb
+            continue
+        else:
+            # The piece goes where the marker's block ends.  Lines it shares with the
+            # file there are context: the block's closing `}` when the piece starts with
+            # it (a blank line there is the piece's own separator), and closing lines or
+            # blank lines when it ends with them.
+            at = end + 1
+            head = _shared(lz, piece, at, pb)
+            tail = _shared(lz, piece[head:], at + head, pb, suffix=True)
+            new = piece[head : len(piece) - tail]
+            at += head
+            resume = at + tail
+            rest = [p for p in range(resume, pb) if lz.keys[p].strip()]
+            if last and rest:
+                return _outside(lz, m, pos, end, rest[0], ib, pb)
+        f = _doubt(lz, new, range(pos, at), kept_before=True)
+        if f is None and not last:
+            f = _doubt(lz, new, range(resume, pb), kept_before=False)
+        if f is not None:
+            return f
+        if new:
+            ops.append(_Op(at, at, tuple(new)))
+        pos = resume
+    return None
+
+
+def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool) -> tuple[int, int] | Finding:
+    """Context at one end of a piece that meets the file a few lines off.
+
+    `at_end`: the piece follows an anchor at `lo`; its last lines may be the file's
+    lines at q..q+t for lo <= q <= lo + reach, the lines lo..q being deleted.
+    Otherwise the piece precedes an anchor at `hi`; its first lines may be the file's
+    lines at q..q+t ending at most `reach` lines before `hi`.  Returns (q, t), (lo, 0)
+    or (hi, 0) when nothing meets; the longest context wins, and must meet once.
+    """
+    for t in range(len(piece), 0, -1):
+        part = piece[len(piece) - t :] if at_end else piece[:t]
+        want = [lz.skeys[i] for i in part]
+        # Closing lines and blanks meet the file only right where the piece is.
+        reach = 0 if all(_WEAK.fullmatch(k) for k in want) else _LAZY_REACH
+        if at_end:
+            starts = range(lo, min(lo + reach, hi - t) + 1)
+        else:
+            starts = range(max(lo, hi - t - reach), hi - t + 1)
+        hits = [q for q in starts if lz.keys[q : q + t] == want]
+        if len(hits) > 1:
+            i = part[0]
+            return error(
+                "ambiguous", lz.path, hits[0] + 1,
+                f"the snippet line {lz.show(i)} (line {lz.src(i)}) matches lines "
+                f"{', '.join(str(h + 1) for h in hits)} of {lz.path}, which the merge cannot tell apart",
+                "show one more unchanged line next to it, one that occurs once in the file",
+            )
+        if hits:
+            return hits[0], t
+    return (lo, 0) if at_end else (hi, 0)
+
+
+def _shared(lz: _Lazy, piece: Sequence[int], at: int, stop: int, suffix: bool = False) -> int:
+    """How many lines at the end of `piece` (`suffix`), or non-blank lines at its start, are the
+    file's lines from `at` on (before `stop`)."""
+    if suffix:
+        for t in range(min(len(piece), stop - at), 0, -1):
+            if all(lz.skeys[piece[len(piece) - t + j]] == lz.keys[at + j] for j in range(t)):
+                return t
+        return 0
+    n = 0
+    while n < len(piece) and at + n < stop and lz.skeys[piece[n]].strip() and lz.skeys[piece[n]] == lz.keys[at + n]:
+        n += 1
+    return n
+
+
+def _unplaced(lz: _Lazy, piece: Sequence[int], before: int, after: int, pos: int, pb: int) -> Finding:
+    counts = {}
+    for i in piece:
+        k = lz.skeys[i]
+        if k.strip():
+            counts[i] = sum(1 for p in range(pos, pb) if lz.keys[p] == k)
+    dup = next((i for i, c in counts.items() if c > 1), None)
+    first = dup if dup is not None else next(iter(counts), piece[0])
+    if dup is not None:
+        why = f"{lz.show(dup)} matches {counts[dup]} lines of the file there"
+    else:
+        why = f"none of its lines is in the file, so nothing anchors {lz.show(first)}"
+    return error(
+        "ambiguous", lz.path, pos + 1,
+        f"the snippet lines {lz.src(piece[0])}-{lz.src(piece[-1])} between the markers at snippet lines "
+        f"{lz.src(before)} and {lz.src(after)} could go anywhere in lines {pos + 1}-{pb} of {lz.path}: {why}",
+        "show an unchanged line right before or after them that occurs once in the file",
+    )
+
+
+def _outside(lz: _Lazy, marker: int, pos: int, end: int, first: int, ib: int, pb: int) -> Finding:
+    block = f"lines {pos + 1}-{end + 1}" if end >= pos else f"nothing after line {pos}"
+    if pb >= len(lz.keys) and ib >= len(lz.snippet.lines):
+        nxt, fix = "the end of the file", "end the snippet with a marker at the margin to keep them"
+    else:
+        nxt, fix = f"{lz.show(ib)} (line {pb + 1})", "show them, or put a marker for them at their indentation"
+    return error(
+        "placeholder", lz.path, first + 1,
+        f"the marker at snippet line {lz.src(marker)} stands for the rest of its block ({block}), but "
+        f"{lz.file_line(first)} (line {first + 1}) and what follows lie outside that block, before {nxt}, and the "
+        "snippet does not show them: merged as written they would be lost or the new lines misplaced",
+        fix,
+    )
+
+
+def locate_snippet(fi: _FileIndex, sn: Snippet, tiers: Sequence[str], path: str) -> tuple[list[Splice], list[str], Finding | None]:
+    """Merge a lazy snippet into the file: the anchors it shares with the file, markers keep the rest."""
+    active = frozenset({"eol"} | ({"trailing-whitespace"} & set(tiers)))
+    norm = _norm_fn(active)
+    marker = [False] * len(sn.lines)
+    for i in sn.markers:
+        marker[i] = True
+    lz = _Lazy(fi, sn, path, fi.normed(active), [norm(s) for s in sn.lines], marker)
+    n = len(lz.keys)
+    f = _anchor(lz, -1, len(sn.lines), -1, n)
+    if f is not None:
+        return [], [], f
+    if sn.markers and not lz.pairs and n:
+        real = [i for i in range(len(sn.lines)) if not marker[i] and sn.lines[i].strip()]
+        if len(real) and all(lz.skeys[i] in fi.positions(active) for i in real):
+            first = real[0]
+            where = fi.positions(active)[lz.skeys[first]][:10]
+            return [], [], error(
+                "ambiguous", path, where[0] + 1,
+                f"nothing anchors the snippet in {path}: its lines only close blocks or occur several times "
+                f"({lz.show(first)} is at line{'s' if len(where) > 1 else ''} {', '.join(str(p + 1) for p in where)})",
+                "show unchanged lines around the change that occur once in the file",
+            )
+    ops: list[_Op] = []
+    edges = [(-1, -1)] + sorted(lz.pairs.items()) + [(len(sn.lines), n)]
+    for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
+        f = _gap(lz, ia, pa, ib, pb, ops)
+        if f is not None:
+            return [], [], f
+    eol = fi.text.dominant_eol()
+    splices: list[Splice] = []
+    for op in sorted(ops, key=lambda o: (o.start, o.end)):
+        new = tuple((sn.lines[i][:-1], "\r\n") if sn.lines[i].endswith("\r") else (sn.lines[i], eol) for i in op.new)
+        if splices and splices[-1].end == op.start:
+            last = splices[-1]
+            splices[-1] = Splice(last.start, op.end, last.new + new, last.source_line)
+        else:
+            splices.append(Splice(op.start, op.end, new, sn.source_line + (op.new[0] if op.new else 0)))
+    repairs = ["trailing-whitespace"] if any(sn.lines[i].rstrip("\r") != fi.text.lines[p] for i, p in lz.pairs.items()) else []
+    return splices, repairs, None
+
+
 # --------------------------------------------------------------------------- a whole file
 
 
@@ -894,6 +1382,13 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             out.repairs += rep
             if note:
                 out.notes.append(note)
+        elif isinstance(ch, Snippet):
+            sps, rep, f = locate_snippet(fi, ch, tiers, path)
+            if f is not None:
+                out.findings.append(f)
+                continue
+            out.splices += sps
+            out.repairs += rep
         else:
             sp, rep, f = locate_range(fi, ch, path)
             if f is not None:

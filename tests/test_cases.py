@@ -28,7 +28,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, Result
 
 CASES = Path(__file__).resolve().parent / "cases"

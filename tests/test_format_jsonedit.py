@@ -50,7 +50,7 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     (
         "text-editor-create",
         js({"command": "create", "path": "c.txt", "file_text": "hello\n"}),
-        edits(write("c.txt", "hello\n")),
+        edits(FileEdit("c.txt", Op.CREATE, content="hello\n", source_line=1)),
     ),
     (
         "text-editor-insert",

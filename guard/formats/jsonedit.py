@@ -10,7 +10,7 @@ An array holds edit objects (arrays nest); each object, once unwrapped, is one o
     {filePath, oldString, newString, replaceAll?} / {filePath, content}   (OpenCode)
     {path, edits: [{oldText, newText}]}                                   (MCP filesystem edit_file)
     {command: "str_replace", path, old_str, new_str?}        -> Replace    (Anthropic text editor)
-    {command: "create", path, file_text}                     -> whole write
+    {command: "create", path, file_text}                     -> create (refused over an existing file)
     {command: "insert", path, insert_line, new_str}          -> LineRange insertion after insert_line
     {command: "view", ...}                                   -> refused: a read, not an edit
 
@@ -77,6 +77,7 @@ class _Edit:
     line: int
     change: Change | None = None
     content: str | None = None
+    create_only: bool = False  # the text editor's `create`: never over an existing file
 
 
 # -- reading JSON values ------------------------------------------------------
@@ -340,7 +341,7 @@ def _command(obj: dict[str, Any], path: str | None, line: int) -> list[_Edit]:
         # The text editor tool makes new_str optional: leaving it out deletes old_str.
         return [_replace(obj, "old_str", "new_str", path, line, default_new="")]
     if command == "create":
-        return [_Edit(path, line, content=_string(obj, "file_text", line))]
+        return [_Edit(path, line, content=_string(obj, "file_text", line), create_only=True)]
     if command == "insert":
         at = obj.get("insert_line")
         if isinstance(at, bool) or not isinstance(at, int) or at < 0:
@@ -407,6 +408,8 @@ def _file_edit(path: str, group: list[_Edit]) -> FileEdit:
         )
     changes = tuple(e.change for e in group if e.change is not None)
     content = writes[0].content if writes else None
+    if writes and writes[0].create_only:
+        return FileEdit(path, Op.CREATE, content=content, source_line=group[0].line)
     return FileEdit(
         path, Op.MODIFY, changes=changes, content=content, create_missing=bool(writes), source_line=group[0].line
     )

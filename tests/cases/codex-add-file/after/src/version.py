@@ -1,0 +1,5 @@
+VERSION = "1.2.0"
+
+
+def version():
+    return VERSION

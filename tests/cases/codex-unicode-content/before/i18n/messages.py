@@ -1,0 +1,5 @@
+GREETINGS = {
+    "fr": "Bonjour à tous",
+    "de": "Grüß Gott",
+    "ja": "こんにちは",
+}

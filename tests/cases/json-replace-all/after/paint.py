@@ -1,0 +1,3 @@
+color = 'red'
+print(color)
+save(color)

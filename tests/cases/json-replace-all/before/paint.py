@@ -1,0 +1,3 @@
+colour = 'red'
+print(colour)
+save(colour)

@@ -1,0 +1,4 @@
+def job():
+    x = compute()  
+    y = x * 2	
+    return y

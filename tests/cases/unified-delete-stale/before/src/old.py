@@ -1,0 +1,7 @@
+# deprecated
+def old():
+    pass
+
+
+def older():
+    pass

@@ -1,0 +1,6 @@
+from typing import Protocol
+
+
+class Shape(Protocol):
+    def area(self) -> float: ...
+    def perimeter(self) -> float: ...

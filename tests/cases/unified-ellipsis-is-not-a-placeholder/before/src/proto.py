@@ -1,0 +1,5 @@
+from typing import Protocol
+
+
+class Shape(Protocol):
+    def area(self) -> float: ...

@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+echo building
+make all

@@ -1,0 +1,5 @@
+def shout(text):
+    return text.upper() + "!"
+
+
+__all__ = ["shout"]

@@ -1,0 +1,7 @@
+class Circle:
+    def __init__(self, r):
+        self.r = r
+
+    def area(self):
+        """The area of the circle."""
+        return 3.141592653589793 * self.r * self.r

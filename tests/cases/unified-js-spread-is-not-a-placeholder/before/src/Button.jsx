@@ -1,0 +1,3 @@
+export function Button(props) {
+  return <button className="btn">{props.label}</button>;
+}

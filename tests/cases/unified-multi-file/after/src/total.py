@@ -1,0 +1,3 @@
+from .calc import add
+
+TOTAL = add(1, 2)

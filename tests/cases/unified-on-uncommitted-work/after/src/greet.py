@@ -1,0 +1,15 @@
+import logging
+import sys
+
+
+def greet(name):
+    logging.info("greeting %s", name)
+    print("Hello, " + name)
+
+
+def main():
+    greet(sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

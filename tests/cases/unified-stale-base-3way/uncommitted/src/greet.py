@@ -1,0 +1,14 @@
+import sys
+
+
+def greet(name):
+    print("Hello, " + name)
+
+
+def main():
+    greet(sys.argv[1])
+
+
+# run as a script
+if __name__ == "__main__":
+    main()
