@@ -3,7 +3,7 @@
 Builds 200,000 added lines of real code (Python standard library files, joined; or
 C headers with --lang c) and times ``checks.run`` over them under the presets
 `default` (whitespace fix) and `strict` (every check an error), as one new file and
-as 20 files of 10,000 lines.  Reports MB/s of new content (target >= 20 MB/s).
+as 20 files of 10,000 lines.  Reports MB/s of new content (target >= 20 MB/s), by CPU time and by wall time.
 
     python bench/check_throughput.py [--lines 200000] [--lang py|c] [--repeat 5]
 """
@@ -62,17 +62,22 @@ def as_changes(lines: list[str], files: int, suffix: str) -> tuple[FileChange, .
     return tuple(changes)
 
 
-def measure(changes: tuple[FileChange, ...], preset: str, repeat: int) -> tuple[float, int, int]:
+def measure(changes: tuple[FileChange, ...], preset: str, repeat: int) -> tuple[float, float, int, int]:
+    """(MB/s by CPU time, MB/s by wall time, bytes, findings), best of `repeat` runs.
+
+    CPU time is the number to compare: it does not move when other processes share the machine.
+    """
     policy = load(None, preset)
     inp = CheckInput(changes, policy, lambda _p: True, no_attr, None, Usage(), edit_bytes=1000)
     size = sum(len(c.after or b"") for c in changes)
-    best = float("inf")
+    cpu = wall = float("inf")
     result = checks.run(inp)
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        c0, w0 = time.process_time(), time.perf_counter()
         result = checks.run(inp)
-        best = min(best, time.perf_counter() - t0)
-    return size / best / 1e6, size, len(result.findings)
+        cpu = min(cpu, time.process_time() - c0)
+        wall = min(wall, time.perf_counter() - w0)
+    return size / cpu / 1e6, size / wall / 1e6, size, len(result.findings)
 
 
 def main() -> int:
@@ -88,8 +93,9 @@ def main() -> int:
     for files in (1, 20):
         changes = as_changes(lines, files, suffix)
         for preset in ("default", "strict"):
-            rate, size, found = measure(changes, preset, args.repeat)
-            print(f"  {files:>2} file(s), preset {preset:<8} {size / 1e6:6.2f} MB  {rate:7.1f} MB/s  ({found} findings)")
+            cpu, wall, size, found = measure(changes, preset, args.repeat)
+            print(f"  {files:>2} file(s), preset {preset:<8} {size / 1e6:6.2f} MB  {cpu:7.1f} MB/s CPU "
+                  f"{wall:7.1f} MB/s wall  ({found} findings)")
     return 0
 
 

@@ -139,7 +139,9 @@ def corpus_files(site_packages: bool) -> Iterator[tuple[str, Path]]:
                     yield "javascript", Path(dirpath) / f
 
 
-def precision(site_packages: bool, limit: int | None, rewrite: bool, batch: int = 40) -> dict[str, tuple[int, int, int]]:
+def precision(
+    site_packages: bool, limit: int | None, rewrite: bool, batch: int = 40
+) -> dict[str, tuple[int, int, int]]:
     """corpus -> (lines, files, false positives); prints every false positive."""
     stats: dict[str, list[int]] = {}
     pending: dict[str, list[FileChange]] = {}

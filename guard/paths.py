@@ -187,14 +187,16 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
         if matches(path, pattern):
             return Finding(
                 "path-protected", level, path, None,
-                f"{path!r} matches the protected pattern {pattern!r} (paths.protected, from {policy.source('paths.protected')})",
+                f"{path!r} matches the protected pattern {pattern!r} "
+                f"(paths.protected, from {policy.source('paths.protected')})",
                 "agents may not change this path; leave it out of the edit, or ask the user to change it",
             )
     allow = policy.allow
     if allow and not any(matches(path, pattern) for pattern in allow):
         return Finding(
             "path-protected", level, path, None,
-            f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
+            f"{path!r} is outside the allow-list "
+            f"({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
             "edit only paths the allow-list names, or ask the user to widen paths.allow",
         )
     return None

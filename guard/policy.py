@@ -58,8 +58,8 @@ def _show(value: object) -> str:
 
 def _one_of(choices: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
-        if isinstance(value, str) and value in choices:
-            return None
+        if (isinstance(value, str) and value in choices) or (value is False and "off" in choices):
+            return None  # YAML 1.1 reads a bare `off` as false
         close = difflib.get_close_matches(str(value), choices, n=1)
         tip = f"; did you mean '{close[0]}'?" if close else ""
         return f"expected one of {', '.join(choices)}, got {_show(value)}{tip}"
@@ -264,11 +264,28 @@ def _checked(layer: _Layer, data: object, root: bool) -> _Layer:
     if problems:
         raise PolicyError("\n".join(f"{layer.label}: {key}: {what}" for key, what in problems))
     assert isinstance(data, dict)
+    data = _normalised(data)
     # A user's file extends `default` unless it says otherwise; presets say so themselves.
     parent = data.get("extends", None if root else "default")
     assert parent is None or isinstance(parent, str)
     body = {k: v for k, v in data.items() if k != "extends"}
     return _Layer(layer.ident, layer.label, layer.short, body, parent, layer.base_dir)
+
+
+def _normalised(data: dict[str, object]) -> dict[str, object]:
+    """`checks: {x: off}` arrives as False (YAML 1.1); store the word."""
+    def fix_checks(settings: object) -> object:
+        if isinstance(settings, dict) and isinstance(settings.get("checks"), dict):
+            checks = {k: ("off" if v is False else v) for k, v in settings["checks"].items()}
+            return {**settings, "checks": checks}
+        return settings
+
+    out = fix_checks(data)
+    assert isinstance(out, dict)
+    agents = out.get("agents")
+    if isinstance(agents, dict):
+        out = {**out, "agents": {name: fix_checks(over) for name, over in agents.items()}}
+    return out
 
 
 def _chain(top: _Layer) -> list[_Layer]:
@@ -435,7 +452,10 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None) -
     """The effective policy: `spec` (preset name or path), else the repo's file, else `default`."""
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
-        top = _layer(str(own), Path.cwd(), preset_ok=False) if own is not None and own.is_file() else _layer("default", PRESET_DIR)
+        if own is not None and own.is_file():
+            top = _layer(str(own), Path.cwd(), preset_ok=False)
+        else:
+            top = _layer("default", PRESET_DIR)
     elif _is_bare_name(spec) and (PRESET_DIR / f"{spec}.yaml").is_file():
         top = _layer(spec, PRESET_DIR)
     elif _is_bare_name(spec) and not (Path.cwd() / spec).is_file():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from guard import policy as policy_mod
@@ -165,10 +167,7 @@ def test_rewrite_that_ends_with_a_marker() -> None:
     assert len(findings) == 1 and findings[0].line == 3 and "ends with" in findings[0].message
 
 
-def test_policy_patterns_and_exempt(tmp_path: object) -> None:
-    import pathlib
-
-    assert isinstance(tmp_path, pathlib.Path)
+def test_policy_patterns_and_exempt(tmp_path: Path) -> None:
     f = tmp_path / "p.yaml"
     f.write_text("placeholder:\n  patterns: ['TODO: implement']\n  exempt: ['keep-me']\n")
     pol = policy_mod.load(None, str(f))
@@ -193,3 +192,8 @@ def test_many_findings_are_capped() -> None:
     head = "".join(f"x{i} = {i}\n# ... existing code ...\n" for i in range(30))
     findings = run(modify("a.py", "old = 1\n", head))
     assert len(findings) == 21 and findings[-1].line is None and "10 more" in findings[-1].message
+
+
+def test_block_comment_followed_by_code() -> None:
+    findings = run(elide("a.c", "int f(int x) {", "    /* ... existing code ... */ x++;", "}"))
+    assert [f.line for f in findings] == [2]

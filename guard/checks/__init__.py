@@ -4,13 +4,13 @@
 is ``fix`` (recording the repair ``whitespace-fix`` and rebuilding the change), then
 runs every check whose level is not ``off``.  A finding's severity is its check's
 level.  ``path-protected`` always runs: a path inside ``.git`` is an error whatever
-the policy says.  ``syntax`` and ``stale`` are levels in the policy, but their checks
-need the engine (a parser per language, the git object store) and live there.
+the policy says.  ``stale`` is a level in the policy, but its check needs the git
+object store and lives in the engine.
 """
 
 from __future__ import annotations
 
-from . import budget, conflict, encoding, noop, placeholder, protected, untracked, whitespace
+from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
 from .base import AttrLookup, Check, CheckInput, CheckResult, Usage, no_attr
 from .encoding import content_finding
 
@@ -28,6 +28,7 @@ CHECKS: dict[str, Check] = {
     "placeholder": placeholder.check,
     "whitespace": whitespace.check,
     "budget": budget.check,
+    "syntax": syntax.check,
 }
 
 ALWAYS = frozenset({"path-protected"})

@@ -78,69 +78,81 @@ def capped(findings: list[Finding], limit: int = PER_FILE) -> list[Finding]:
     return out
 
 
-# The joined block of the last few changes: several checks scan the same one.
-_JOINED: dict[int, tuple[tuple[tuple[int, str], ...], str]] = {}
+class Block:
+    """The added lines of one change as one string (joined by newlines), and where each starts."""
+
+    def __init__(self, change: FileChange) -> None:
+        self.change = change
+        self.texts = [text for _line, text in change.added]
+        self.text = "\n".join(self.texts)
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            # All in C: offsets of each line in `text` (a line and its newline).
+            self._starts = list(accumulate(map((1).__add__, map(len, self.texts)), initial=0))
+        return self._starts
+
+    def index(self, offset: int) -> int:
+        """The index into change.added of the line holding `offset`."""
+        return bisect_right(self.starts, offset) - 1
+
+
+# Several checks scan the same changes: keep the last few blocks.
+_BLOCKS: dict[int, Block] = {}
+
+
+def block_of(change: FileChange) -> Block:
+    block = _BLOCKS.get(id(change))
+    if block is not None and block.change is change:
+        return block
+    block = Block(change)
+    if len(_BLOCKS) >= 16:
+        _BLOCKS.pop(next(iter(_BLOCKS)))
+    _BLOCKS[id(change)] = block  # the block holds the change, so its id is not reused meanwhile
+    return block
 
 
 def joined(change: FileChange) -> str:
     """The added lines of `change`, joined by newlines (so `^`/`$` with re.M are line ends)."""
-    key = id(change.added)
-    hit = _JOINED.get(key)
-    if hit is not None and hit[0] is change.added:
-        return hit[1]
-    block = "\n".join([text for _line, text in change.added])
-    if len(_JOINED) >= 8:
-        _JOINED.pop(next(iter(_JOINED)))
-    _JOINED[key] = (change.added, block)  # holding the tuple keeps its id from being reused
-    return block
+    return block_of(change).text
 
 
-class LineIndex:
-    """Offsets in a joined block -> index of the added line that holds them."""
-
-    def __init__(self, change: FileChange) -> None:
-        self.change = change
-        self._starts: list[int] | None = None
-
-    def __call__(self, offset: int) -> int:
-        if self._starts is None:
-            self._starts = list(accumulate((len(t) + 1 for _n, t in self.change.added), initial=0))
-        return bisect_right(self._starts, offset) - 1
-
-
-def hits(change: FileChange, regex: re.Pattern[str], text: str | None = None) -> Iterator[tuple[int, int, str]]:
+def hits(change: FileChange, regex: re.Pattern[str]) -> Iterator[tuple[int, int, str]]:
     """(index into change.added, line number, text) of each added line `regex` finds something in."""
-    block = joined(change) if text is None else text
-    index = LineIndex(change)
+    block = block_of(change)
     last = -1
-    for m in regex.finditer(block):
-        i = index(m.start())
+    for m in regex.finditer(block.text):
+        i = block.index(m.start())
         if i != last:
             last = i
             line, line_text = change.added[i]
             yield i, line, line_text
 
 
-def lines_containing(change: FileChange, needles: Iterable[str], block: str | None = None) -> list[int]:
-    """Sorted indexes into change.added of the lines holding any of `needles`.
+def find_lines(text: str, needles: Iterable[str]) -> list[int]:
+    """Offsets in `text` of one hit of any of `needles` per line (unsorted).
 
     A needle may end with a newline (to find line ends) but not start with one.
     `str.find` runs at memory speed where a regex would try every position.
     """
-    text = joined(change) if block is None else block
-    index = LineIndex(change)
-    found: set[int] = set()
+    found: list[int] = []
     for needle in needles:
         pos = text.find(needle)
         while pos != -1:
-            i = index(pos)
-            found.add(i)
-            # Skip to the next line: one hit per line is enough.
-            nl = text.find("\n", pos)
+            found.append(pos)
+            nl = text.find("\n", pos)  # one hit per line is enough
             if nl == -1:
                 break
             pos = text.find(needle, nl + 1)
-    return sorted(found)
+    return found
+
+
+def lines_containing(change: FileChange, needles: Iterable[str]) -> list[int]:
+    """Sorted indexes into change.added of the lines holding any of `needles`."""
+    block = block_of(change)
+    return sorted({block.index(pos) for pos in find_lines(block.text, needles)})
 
 
 def quote(text: str, limit: int = 100) -> str:

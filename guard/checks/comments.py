@@ -29,31 +29,35 @@ class Syntax:
     bare_ellipsis: bool = False  # a line holding only `...` cannot be code here (C, JS, Go...)
     code: bool = True  # a programming language (a bare `…` cannot be code either)
     lexed: bool = True  # False: unknown file type, only whole-line comments are recognised
+    marks: tuple[str, ...] = ()  # literal strings every comment starts with (a cheap first filter)
 
 
 _HASH_WORD = r"(?<![^\s])#"  # shell, YAML, Makefile...: `#` starts a comment only at a word start
 # C and C++ put varargs `...` on a line of its own in long prototypes: no bare_ellipsis.
-C_LIKE = Syntax("c", (r"//",), (("/*", "*/"),), "\"'")
-JS = Syntax("javascript", (r"//",), (("/*", "*/"),), "\"'", spanning="`", bare_ellipsis=True)
-JVM = Syntax("jvm", (r"//",), (("/*", "*/"),), "\"'", triple='"', bare_ellipsis=True)
-RUST = Syntax("rust", (r"//",), (("/*", "*/"),), '"', bare_ellipsis=True)  # `'a` is a lifetime
-PHP = Syntax("php", (r"//", r"#(?!\[)"), (("/*", "*/"),), "\"'", bare_ellipsis=True)
-CSS = Syntax("css", (), (("/*", "*/"),), "\"'")
-SCSS = Syntax("scss", (r"//",), (("/*", "*/"),), "\"'")
-PYTHON = Syntax("python", (r"#",), (), "\"'", triple="\"'")
-HASH = Syntax("hash", (_HASH_WORD,), (), "\"'")
-INI = Syntax("ini", (r"^[ \t]*[;#]",), (), "", code=False)
-MARKUP = Syntax("markup", (), (("<!--", "-->"),), "", code=False)
-COMPONENT = Syntax("component", (r"(?<![:\w])//",), (("<!--", "-->"), ("/*", "*/")), "")  # Vue, Svelte
-SQL = Syntax("sql", (r"--",), (("/*", "*/"),), "'\"")
-LUA = Syntax("lua", (r"--(?!\[\[)",), (("--[[", "]]"),), "'\"")
-HASKELL = Syntax("haskell", (r"--",), (("{-", "-}"),), '"')
-LISP = Syntax("lisp", (r";",), (), '"')
-TEX = Syntax("tex", (r"(?<!\\)%",), (), "", code=False)
-ERLANG = Syntax("erlang", (r"%",), (), '"')
-FORTRAN = Syntax("fortran", (r"!",), (), "\"'")
+C_LIKE = Syntax("c", (r"//",), (("/*", "*/"),), "\"'", marks=("//", "/*"))
+JS = Syntax("javascript", (r"//",), (("/*", "*/"),), "\"'", spanning="`", bare_ellipsis=True, marks=("//", "/*"))
+JVM = Syntax("jvm", (r"//",), (("/*", "*/"),), "\"'", triple='"', bare_ellipsis=True, marks=("//", "/*"))
+RUST = Syntax("rust", (r"//",), (("/*", "*/"),), '"', bare_ellipsis=True, marks=("//", "/*"))  # `'a` is a lifetime
+PHP = Syntax("php", (r"//", r"#(?!\[)"), (("/*", "*/"),), "\"'", bare_ellipsis=True, marks=("//", "#", "/*"))
+CSS = Syntax("css", (), (("/*", "*/"),), "\"'", marks=("/*",))
+SCSS = Syntax("scss", (r"//",), (("/*", "*/"),), "\"'", marks=("//", "/*"))
+PYTHON = Syntax("python", (r"#",), (), "\"'", triple="\"'", marks=("#",))
+HASH = Syntax("hash", (_HASH_WORD,), (), "\"'", marks=("#",))
+INI = Syntax("ini", (r"^[ \t]*[;#]",), (), "", code=False, marks=(";", "#"))
+MARKUP = Syntax("markup", (), (("<!--", "-->"),), "", code=False, marks=("<!--",))
+# Vue, Svelte: markup with scripts and styles; no strings, prose has apostrophes.
+COMPONENT = Syntax("component", (r"(?<![:\w])//",), (("<!--", "-->"), ("/*", "*/")), "",
+                   marks=("//", "<!--", "/*"))
+SQL = Syntax("sql", (r"--",), (("/*", "*/"),), "'\"", marks=("--", "/*"))
+LUA = Syntax("lua", (r"--(?!\[\[)",), (("--[[", "]]"),), "'\"", marks=("--",))
+HASKELL = Syntax("haskell", (r"--",), (("{-", "-}"),), '"', marks=("--", "{-"))
+LISP = Syntax("lisp", (r";",), (), '"', marks=(";",))
+TEX = Syntax("tex", (r"(?<!\\)%",), (), "", code=False, marks=("%",))
+ERLANG = Syntax("erlang", (r"%",), (), '"', marks=("%",))
+FORTRAN = Syntax("fortran", (r"!",), (), "\"'", marks=("!",))
 # Anything else: whole-line comments in every common syntax, no string awareness.
-GENERIC = Syntax("generic", ("#", "//", "--", ";", "%", "/*", "<!--", "*"), lexed=False, code=False)
+GENERIC = Syntax("generic", ("#", "//", "--", ";", "%", "/*", "<!--", "*"), lexed=False, code=False,
+                 marks=("#", "//", "--", ";", "%", "/*", "<!--", "*"))
 
 _BY_SUFFIX: dict[str, Syntax] = {}
 for _syntax, _suffixes in (
@@ -104,10 +108,16 @@ def syntax_for(path: str) -> Syntax:
 
 @lru_cache(maxsize=None)
 def _lexer(syntax: Syntax) -> re.Pattern[str]:
+    """One match per comment: everything up to it (code, strings, newlines), then the comment.
+
+    Matching strings inside the match, not as matches of their own, keeps the Python
+    loop over the matches down to one turn per comment.
+    """
     comments: list[str] = []
     for open_, close in syntax.block:
         comments.append(re.escape(open_) + r"[\s\S]*?(?:" + re.escape(close) + r"|\Z)")
     comments.extend(opener + r"[^\n]*" for opener in syntax.line)
+    openers = [re.escape(open_) for open_, _close in syntax.block] + list(syntax.line)
     strings: list[str] = []
     for q in syntax.triple:
         strings.append(re.escape(q * 3) + r"[\s\S]*?(?:" + re.escape(q * 3) + r"|\Z)")
@@ -115,10 +125,17 @@ def _lexer(syntax: Syntax) -> re.Pattern[str]:
         strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
     for q in syntax.quotes:
         strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
-    alternatives = [f"(?P<c>{'|'.join(comments)})"] if comments else []
-    if strings:
-        alternatives.append(f"(?P<s>{'|'.join(strings)})")
-    return re.compile("|".join(alternatives) or r"(?!)", re.MULTILINE)
+    # Characters that may start something: everything else is plain code, taken in runs.
+    specials = "".join(sorted({"\n", *(m[0] for m in syntax.marks), *syntax.quotes, *syntax.spanning, *syntax.triple}))
+    cls = "".join("\\" + c if c in "\\]^-[" else c for c in specials)
+    lead = [f"[^{cls}]+", *strings]
+    if openers:
+        # A special character that opens no comment (a lone quote, a `/` dividing) is code.
+        lead.append(f"(?!{'|'.join(openers)})[{cls}]")
+    else:
+        lead.append(f"[{cls}]")
+    tail = f"(?P<c>{'|'.join(comments)})|\\Z" if comments else r"\Z"
+    return re.compile(f"(?:{'|'.join(lead)})*(?:{tail})", re.MULTILINE)
 
 
 class CommentMap:
@@ -139,7 +156,9 @@ class CommentMap:
         text = "\n".join(lines[:end])
         for m in _lexer(syntax).finditer(text):
             if m.lastgroup == "c":
-                self.spans.append(m.span())
+                self.spans.append(m.span("c"))
+            elif m.end() == len(text):
+                break
         self._span_starts = [s for s, _e in self.spans]
 
     def comments(self, i: int) -> list[tuple[str, bool]]:

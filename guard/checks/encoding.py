@@ -46,6 +46,11 @@ def _looks(guess: str | None) -> str:
     return f"; it looks like {guess}" if guess and guess.replace("-", "_").lower() not in ("utf_8", "ascii") else ""
 
 
+def _nul(data: bytes) -> bool:
+    # UTF-16 and UTF-32 text is full of NULs; it is text in the wrong encoding, not binary.
+    return b"\x00" in data and not data.startswith(_UTF16_32_BOMS)
+
+
 def content_finding(path: str, data: bytes, attr: AttrLookup, level: str = "error") -> Finding | None:
     """`binary` or `not-utf8` when the file `path` holding `data` is not editable text."""
     mark = marked_binary(path, attr)
@@ -53,7 +58,7 @@ def content_finding(path: str, data: bytes, attr: AttrLookup, level: str = "erro
         return Finding("binary", level, path, None,
                        f"{path} is marked binary in .gitattributes ({mark}); agent-guard edits text files only",
                        "leave this file out of the edit; binary files must be changed by other means")
-    if b"\x00" in data:
+    if _nul(data):
         return Finding("binary", level, path, data.count(b"\n", 0, data.index(b"\x00")) + 1,
                        f"{path} is a binary file (it holds NUL bytes); agent-guard edits text files only",
                        "leave this file out of the edit; binary files must be changed by other means")
@@ -78,7 +83,7 @@ def check_binary(inp: CheckInput, level: str) -> list[Finding]:
                 "binary", level, change.path, None,
                 f"the edit writes {change.path}, which .gitattributes marks binary ({mark})",
                 "leave this file out of the edit; binary files must be changed by other means"))
-        elif b"\x00" in change.after:
+        elif _nul(change.after):
             at = change.after.index(b"\x00")
             findings.append(Finding(
                 "binary", level, change.path, change.after.count(b"\n", 0, at) + 1,
@@ -91,7 +96,7 @@ def check_utf8(inp: CheckInput, level: str) -> list[Finding]:
     findings: list[Finding] = []
     for change in inp.changes:
         data = change.after
-        if data is None or b"\x00" in data or marked_binary(change.path, inp.attr) is not None:
+        if data is None or _nul(data) or marked_binary(change.path, inp.attr) is not None:
             continue  # binary is the other check's business
         problem = _utf8_problem(data)
         if problem is not None:

@@ -18,29 +18,36 @@ Strengths of evidence:
 - such a weak marker still counts when the edit shrinks the file drastically, or when
   the new text ends with it.
 
-Only lines that contain an ellipsis or a trigger word (one regex over the whole
-added block) are looked at more closely, and the file is lexed only then.
+Speed: only lines with a comment mark and an ellipsis or a trigger word are looked
+at (``str.find`` over the added block, not a regex trying every position), each is
+first judged on its line alone, and the file is lexed only for those that could
+still be placeholders (a bare ``...`` in a new file cannot be).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from ..model import FileChange, Finding
 from ..textfile import NotText, decode
-from .base import CheckInput, capped, hits, joined, quote
+from .base import CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
 
 HINT = "write the full code or leave that region out of the edit"
 
-# The cheap first pass over the joined added lines: an ellipsis or a trigger word.
-TRIGGER = re.compile(
-    r"\.\.\.|…|\. \. \.|existing|unchanged|rest of|remain|same as|previous|as before|omitted|elided"
-    r"|snip|brevity|truncated|other (?:methods|functions)",
-    re.IGNORECASE,
+# The cheap first pass: lines with a comment mark whose lowercased text holds an
+# ellipsis or a word that some placeholder form needs (found with str.find, which
+# runs at memory speed), and lines holding only an ellipsis.
+VOCAB = (
+    "...", "…", ". . .", "exist", "other", "remain", "previous", "original", "prior", "unchanged", "here",
+    "same", "before", "intact", "untouched", "omit", "elided", "shown", "snip", "truncat", "brevity",
+    "rest", "more", "your", "as it was",
 )
+
 
 _ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 # A comment body holding only an ellipsis, perhaps bracketed: `...`, `[...]`, `(…)`, `<...>`.
@@ -73,8 +80,8 @@ _SUFFIX = (
 _OWNER = r"(?:(?:the|this|that|your|my|our|its|all|any|other|remaining)\s+)*"
 _WORDS = r"(?:[\w.()-]+\s+){0,3}?"
 _KEEP = (
-    rf"(?:keep|keeping|retain|preserve|leave)s?\s+{_OWNER}(?:existing|other|remaining|previous|original|current)"
-    rf"\s+{_WORDS}{_CODE}(?:\s+(?:unchanged|as\s+is|the\s+same|as\s+before|here|intact))?"
+    rf"(?:keep|keeping|retain|preserve|leave)s?\s+{_OWNER}(?:existing|other|remaining|previous|original)"
+    rf"\s+(?:[\w.()-]+\s+)?{_CODE}(?:\s+(?:unchanged|as\s+is|the\s+same|as\s+before|here|intact))?"
 )
 _SHORT = (
     r"same\s+as\s+before|previous\s+code(?:\s+here)?|unchanged\s+code|code\s+unchanged|<?snip>?"
@@ -88,7 +95,7 @@ PHRASE = re.compile(
         _KEEP,
         rf"{_OWNER}(?:existing|previous|original|prior|old|other|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
         rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
-        rf"(?:your|the)\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here",
+        rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
         _SHORT,
     )),
     re.IGNORECASE,
@@ -110,7 +117,7 @@ LOOSE = re.compile(
 )
 # An opening marker or a closing one, stripped from a comment before judging its body.
 _OPEN = re.compile(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
-_CLOSE = re.compile(r"\s*(?:-->|-\}|\]\]|\*+/)\s*$")
+_CLOSE = re.compile(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
 
 _DOC = ("///", "//!", "/**", "/*!")
 
@@ -184,18 +191,65 @@ def _neighbours_are_comments(cmap: CommentMap, i: int) -> bool:
     return False
 
 
-def markers(change: FileChange, syntax: Syntax, lines: tuple[str, ...], candidates: list[tuple[int, str]]) -> list[Marker]:
-    """The placeholder markers among `candidates` ((line number, text) of added lines)."""
-    if not candidates:
+def candidates(change: FileChange, syntax: Syntax) -> list[int]:
+    """Indexes into change.added of lines worth a closer look."""
+    block = block_of(change)
+    texts = block.texts
+    found: set[int] = set()
+    if syntax.marks:
+        marked = sorted({i for mark in syntax.marks for i, t in enumerate(texts) if mark in t})
+        if marked:
+            blob = "\n".join([texts[i] for i in marked]).lower()
+            starts = list(accumulate(map((1).__add__, map(len, (texts[i] for i in marked))), initial=0))
+            if blob.isascii() or len(blob) == sum(len(texts[i]) + 1 for i in marked) - 1:
+                found.update(marked[bisect_right(starts, pos) - 1] for pos in find_lines(blob, VOCAB))
+            else:  # a character lowercased to two: offsets moved, judge every marked line
+                found.update(marked)
+    if syntax.code:
+        bare = ("…", "...") if syntax.bare_ellipsis else ("…",)
+        for pos in find_lines(block.text, bare):
+            i = block.index(pos)
+            if texts[i].strip() in bare:
+                found.add(i)
+    return sorted(found)
+
+
+def suspect(text: str, syntax: Syntax) -> str | None:
+    """What the added line `text` looks like on its own, taking every comment mark at its word."""
+    if syntax.code:
+        bare = text.strip()
+        if bare == "…" or (syntax.bare_ellipsis and bare == "..."):
+            return DOTS_ONLY
+    pos = -1
+    while True:
+        pos = min((p for p in (text.find(m, pos + 1) for m in syntax.marks) if p != -1), default=-1)
+        if pos == -1:
+            return None
+        comment = text[pos:]
+        after = ""
+        for open_, close in syntax.block:
+            end = comment.find(close, len(open_)) if comment.startswith(open_) else -1
+            if end != -1:
+                comment, after = comment[: end + len(close)], comment[end + len(close):]
+                break
+        only = not text[:pos].strip(" \t{") and not after.strip(" \t}")
+        kind = judge(body(comment), only and not comment.startswith(_DOC))
+        if kind:
+            return kind
+
+
+def markers(change: FileChange, syntax: Syntax, lines: tuple[str, ...], picked: list[tuple[int, str]]) -> list[Marker]:
+    """The placeholder markers among `picked` ((line number, text) of added lines), lexing the file."""
+    if not picked:
         return []
-    upto = candidates[-1][0]
+    upto = picked[-1][0]
     while upto < len(lines) and not lines[upto].strip():
         upto += 1
     cmap = CommentMap(lines, syntax, upto)
     # A bare `...` replacing code deletes it; in a new file it only leaves a stub.
     replaces_code = bool(change.removed)
     found: list[Marker] = []
-    for number, text in candidates:
+    for number, text in picked:
         i = number - 1
         if i >= len(lines):
             continue
@@ -203,12 +257,12 @@ def markers(change: FileChange, syntax: Syntax, lines: tuple[str, ...], candidat
         kind: str | None = None
         phrase = ""
         for comment, opens in cmap.comments(i):
+            if not opens:
+                continue  # the middle of a /* ... */ block is prose (or an example in it)
             phrase = body(comment)
             # Doc comments state behaviour ("all other fields are unchanged"): only an
             # ellipsis or brackets make them suspect.
-            doc = comment.lstrip().startswith(_DOC)
-            # The middle of a /* ... */ block is prose (or an example in it), not a stand-in.
-            kind = judge(phrase, only and not doc) if opens else (DOTS_ONLY if DOTS.fullmatch(phrase) else None)
+            kind = judge(phrase, only and not comment.lstrip().startswith(_DOC))
             if kind:
                 break
         if kind is None and syntax.code:
@@ -241,6 +295,35 @@ def _line_count(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
+def _shrinks(change: FileChange) -> bool:
+    if change.before is None or change.after is None:
+        return False
+    old_n, new_n = _line_count(change.before), _line_count(change.after)
+    return new_n < old_n * 0.5 and old_n - new_n > 20
+
+
+def file_markers(change: FileChange, exempt: re.Pattern[str] | None) -> list[Marker]:
+    """The placeholder markers in one change's added lines (weak ones only where they can matter)."""
+    syntax = syntax_for(change.path)
+    picked: list[tuple[int, str]] = []
+    weak_matters = bool(change.removed) or _shrinks(change)
+    last = _last_nonblank(change.after) if change.after is not None and change.before is not None else -1
+    for i in candidates(change, syntax):
+        number, text = change.added[i]
+        kind = suspect(text, syntax)
+        if kind is None or (exempt is not None and exempt.search(text)):
+            continue
+        if kind in (STRONG, SENTENCE) or weak_matters or number == last:
+            picked.append((number, text))
+    if not picked or change.after is None:
+        return []
+    try:
+        lines = decode(change.after).lines
+    except NotText:
+        return []
+    return markers(change, syntax, lines, picked)
+
+
 def check(inp: CheckInput, level: str) -> list[Finding]:
     policy = inp.policy
     extra = _compiled(policy.placeholder_patterns)
@@ -249,19 +332,9 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
     for change in inp.changes:
         if change.after is None or not change.added:
             continue
-        block = joined(change)
-        candidates = [(n, t) for _i, n, t in hits(change, TRIGGER, block)]
-        if exempt is not None:
-            candidates = [(n, t) for n, t in candidates if not exempt.search(t)]
-        found: list[Marker] = []
-        if candidates:
-            try:
-                lines = decode(change.after).lines
-            except NotText:
-                continue
-            found = markers(change, syntax_for(change.path), lines, candidates)
+        found = file_markers(change, exempt)
         if extra is not None:
-            for _i, n, t in hits(change, extra, block):
+            for _i, n, t in hits(change, extra):
                 m = extra.search(t)
                 if m and not (exempt is not None and exempt.search(t)):
                     found.append(Marker(n, t, m.group(), True))

@@ -32,7 +32,9 @@ from .base import CheckInput, capped, lines_containing, quote
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
 ALL = frozenset({"blank-at-eol", "space-before-tab", "indent-with-non-tab", "blank-at-eof"})
-_KNOWN = frozenset({"blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent", "blank-at-eof", "cr-at-eol"})
+_KNOWN = frozenset({
+    "blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent", "blank-at-eof", "cr-at-eol",
+})
 
 
 @dataclass(frozen=True)
@@ -247,28 +249,29 @@ def fix(change: FileChange, rules: Rules) -> FileChange:
     Only added lines change; terminators, the BOM and every kept line stay as they
     were.  Returns `change` itself when there is nothing to fix.
     """
-    text = _text(change)
-    if text is None or not change.added or not rules.enabled:
+    if change.after is None or not change.added or not rules.enabled:
         return change
-    lines = list(text.lines)
-    eols = list(text.eols)
-    changed = False
+    fixes: dict[int, str] = {}
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
         for number, line in _suspects(change, rules):
             fixed = fix_line(line, rules)
             if fixed != line:
-                lines[number - 1] = fixed
-                changed = True
-    if "blank-at-eof" in rules:
-        blank = _trailing_blank_added(change, len(lines))
-        if blank:
-            del lines[blank[0] - 1:], eols[blank[0] - 1:]
-            changed = True
-    if not changed:
+                fixes[number] = fixed
+    blank = _trailing_blank_added(change, _line_count(change.after)) if "blank-at-eof" in rules else []
+    if not fixes and not blank:
         return change
-    after = Text(tuple(lines), tuple(eols), text.bom).encode()
+    text = _text(change)
+    if text is None:
+        return change
+    lines = list(text.lines)
+    eols = list(text.eols)
+    for number, fixed in fixes.items():
+        lines[number - 1] = fixed
+    if blank:
+        del lines[blank[0] - 1:], eols[blank[0] - 1:]
+    new_text = Text(tuple(lines), tuple(eols), text.bom)
     return make_change(
-        change.path, change.op, change.before, after,
+        change.path, change.op, change.before, new_text.encode(),
         old_path=change.old_path, old_mode=change.old_mode, new_mode=change.new_mode,
-        repairs=(*change.repairs, "whitespace-fix"),
+        repairs=(*change.repairs, "whitespace-fix"), after_text=new_text,
     )

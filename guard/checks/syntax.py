@@ -1,0 +1,115 @@
+"""`syntax`: the edit leaves a file that no longer parses, where the original did.
+
+An agent's edit that drops a bracket or mis-indents a block still matches and
+applies; the result only fails later, in a build or at import time.  After an edit
+is located, each touched file whose language has a parser here (see
+``guard.parsers``) is parsed as it would be written.  Only when that parse fails is
+the original parsed too: a file that did not parse before is not held to it (it
+may use syntax newer than our parser, or be a template), and the common case costs
+one parse per file.  Deleted files, new files and files of other languages are
+not judged.
+
+The finding names the parser's error line and message, and the edited line
+nearest to it (an error is often reported a few lines after the slip that caused
+it).  Python is parsed for the oldest version the project supports when its
+pyproject.toml says (``requires-python``, ruff, black or mypy targets).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .. import parsers
+from ..model import FileChange, Finding
+from ..textfile import NotText, decode
+from .base import CheckInput, quote
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _root(inp: CheckInput) -> Path | None:
+    # The engine passes the repository's `tracked` lookup; its repository knows the root.
+    root = getattr(inp, "root", None) or getattr(getattr(inp.tracked, "__self__", None), "root", None)
+    return root if isinstance(root, Path) else None
+
+
+def edited_lines(change: FileChange) -> list[int]:
+    """Lines of the new file the edit touched: each added line, and where lines were removed."""
+    touched = {n for n, _t in change.added}
+    if change.removed:
+        nxt = 0  # the number the next line of the new side will have; 0 before the first hunk
+        for raw in change.diff.split("\n"):
+            m = _HUNK.match(raw)
+            if m:
+                nxt = int(m.group(1)) + (1 if m.group(2) == "0" else 0)
+            elif nxt and raw.startswith(("+", " ")):
+                nxt += 1
+            elif nxt and raw.startswith("-"):
+                touched.add(nxt)  # removed lines sat just before this line
+    return sorted(touched)
+
+
+def _nearest(lines: list[int], target: int) -> int | None:
+    return min(lines, key=lambda n: (abs(n - target), n)) if lines else None
+
+
+def _show(lines: tuple[str, ...], at: int, column: int) -> str:
+    lo, hi = max(1, at - 2), min(len(lines), at + 2)
+    out = [f"{n:>6}| {lines[n - 1]}" for n in range(lo, hi + 1)]
+    if 1 <= at <= len(lines):
+        out.insert(at - lo + 1, "      | " + " " * max(0, column - 1) + "^")
+    return "\n".join(out)
+
+
+def judge(change: FileChange, python: tuple[int, int] | None = None) -> tuple[parsers.Problem, int | None] | None:
+    """(the parse problem the edit introduces, nearest edited line), or None."""
+    if change.before is None or change.after is None or change.before == change.after:
+        return None
+    langs = [lang for lang in parsers.languages_for(change.path) if parsers.available(lang)]
+    if not langs:
+        return None
+    first: parsers.Problem | None = None
+    for lang in langs:
+        found = parsers.problem(lang, change.after, python)
+        if found is None:
+            return None  # some grammar accepts the result
+        first = first or found
+    # The result fails every grammar: it counts only against one that accepted the original.
+    for lang in langs:
+        if parsers.problem(lang, change.before, python) is None:
+            after = parsers.problem(lang, change.after, python)
+            assert after is not None
+            return after, _nearest(edited_lines(change), after.line)
+    return None
+
+
+def check(inp: CheckInput, level: str) -> list[Finding]:
+    findings: list[Finding] = []
+    python = None
+    for change in inp.changes:
+        if "python" in parsers.languages_for(change.path) and python is None:
+            python = parsers.python_target(_root(inp))
+        verdict = judge(change, python)
+        if verdict is None:
+            continue
+        prob, near = verdict
+        try:
+            lines = decode(change.after or b"").lines
+        except NotText:
+            continue
+        path = change.path
+        where = f"{path}:{prob.line}:{prob.column}"
+        if near is not None and lines:
+            near = min(near, len(lines))
+            edit = f"; the nearest edited line is {near}: {quote(lines[near - 1])}"
+        else:
+            edit = ""
+        target = f" (parsed as Python {python[0]}.{python[1]})" if python and prob.language == "python" else ""
+        findings.append(Finding(
+            "syntax", level, path, prob.line,
+            f"{where}: after this edit {path} no longer parses as {prob.language}{target}: {prob.message}{edit}",
+            "the file parsed before the edit; fix the edit so it still does (a bracket, quote or indent "
+            f"lost or added near line {near or prob.line}):\n" + _show(lines, prob.line, prob.column),
+        ))
+    return findings

@@ -1,0 +1,257 @@
+"""Policies: presets, extends chains, per-agent overrides, schema errors, show() and validate_file()."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from guard import policy
+from guard.policy import PolicyError
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("name", ["default", "strict", "permissive"])
+def test_presets_load(name: str) -> None:
+    p = policy.load(None, name)
+    assert p.name == name if name == "default" else p.name == f"{name}(extends default)"
+    for check in policy.CHECK_NAMES:
+        assert p.level(check) in ("error", "warning", "off", "fix")
+    assert p.ledger_prefix == "refs/agent-guard/"
+    assert p.max_file_bytes is not None
+    assert ".agent-guard.yaml" in p.protected
+    assert policy.validate_file(policy.PRESET_DIR / f"{name}.yaml") == []
+
+
+def test_default_preset_values() -> None:
+    p = policy.load(None, "default")
+    assert (p.level("placeholder"), p.level("whitespace"), p.level("untracked")) == ("error", "fix", "error")
+    assert p.tiers == policy.TIERS
+    assert p.budget("per_edit") == {"files": 20, "lines_added": 400, "lines_removed": 400, "hunks": 40, "bytes": 200000}
+    assert p.max_file_bytes == 1_000_000
+    assert p.allow_create and not p.read_before_edit and p.allow == ()
+    assert set(p.protected) >= {".github/workflows/**", ".gitlab-ci.yml", ".env", ".env.*", "**/*.pem",
+                                "**/*.key", "**/id_rsa*", ".agent-guard.yaml"}
+    assert p.get("whitespace.rules") == "blank-at-eol,space-before-tab,blank-at-eof"
+
+
+def test_strict_and_permissive() -> None:
+    strict = policy.load(None, "strict")
+    assert strict.level("whitespace") == "error" and strict.read_before_edit
+    assert "fuzz" not in strict.tiers and "indent" not in strict.tiers
+    assert all(strict.level(c) == "error" for c in policy.CHECK_NAMES)
+    default = policy.load(None, "default")
+    for key, limit in strict.budget("per_edit").items():
+        assert limit < default.budget("per_edit")[key]
+    permissive = policy.load(None, "permissive")
+    assert permissive.level("placeholder") == "warning" and permissive.level("whitespace") == "fix"
+    assert permissive.budget("per_edit") == permissive.budget("per_turn") == permissive.budget("per_session") == {}
+    assert permissive.max_file_bytes is not None
+
+
+def test_repo_file_is_the_default(tmp_path: Path) -> None:
+    assert policy.load(tmp_path).name == "default"
+    write(tmp_path / ".agent-guard.yaml", "checks: {placeholder: warning}\n")
+    p = policy.load(tmp_path)
+    assert p.name == ".agent-guard.yaml(extends default)"
+    assert p.level("placeholder") == "warning" and p.level("untracked") == "error"
+    assert p.sources["checks.placeholder"] == str((tmp_path / ".agent-guard.yaml").resolve())
+    assert p.sources["checks.untracked"] == "preset default"
+
+
+def test_spec_path_is_relative_to_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "conf" / "team.yaml", "extends: strict\n")
+    monkeypatch.chdir(tmp_path)
+    assert policy.load(None, "conf/team.yaml").name == "team.yaml(extends strict(extends default))"
+
+
+def test_extends_chain_relative_to_the_extending_file(tmp_path: Path) -> None:
+    write(tmp_path / "base" / "org.yaml", "extends: strict\nbudget: {per_edit: {files: 3}}\n")
+    write(tmp_path / "team" / "team.yaml", "extends: ../base/org.yaml\nchecks: {no-op: warning}\n")
+    top = write(tmp_path / "repo" / ".agent-guard.yaml", "extends: ../team/team.yaml\npaths: {protected: [secret/**]}\n")
+    p = policy.load(top.parent)
+    assert p.name == ".agent-guard.yaml(extends team.yaml(extends org.yaml(extends strict(extends default))))"
+    assert p.budget("per_edit")["files"] == 3  # org
+    assert p.budget("per_edit")["hunks"] == 15  # strict: mappings merge
+    assert p.level("no-op") == "warning" and p.level("syntax") == "error"
+    assert p.protected == ("secret/**",)  # lists replace
+    assert p.sources["budget.per_edit.files"].endswith("org.yaml")
+    assert p.sources["budget.per_edit.hunks"] == "preset strict"
+    assert p.sources["paths.protected"].endswith(".agent-guard.yaml")
+
+
+def test_extends_null_starts_from_nothing(tmp_path: Path) -> None:
+    f = write(tmp_path / "bare.yaml", "extends: null\nchecks: {placeholder: error}\n")
+    p = policy.load(None, str(f))
+    assert p.level("placeholder") == "error" and p.level("untracked") == "off"
+    assert p.protected == () and p.tiers == () and p.budget("per_edit") == {}
+
+
+def test_per_agent_override(tmp_path: Path) -> None:
+    write(tmp_path / ".agent-guard.yaml", (
+        "extends: default\n"
+        "agents:\n"
+        "  claude: {budget: {per_turn: {lines_added: 200}}, checks: {no-op: error}}\n"
+        "  codex: {read_before_edit: true}\n"
+    ))
+    claude = policy.load(tmp_path, agent="claude")
+    assert claude.budget("per_turn")["lines_added"] == 200
+    assert claude.budget("per_turn")["files"] == 50  # the rest of per_turn still from default
+    assert claude.level("no-op") == "error" and not claude.read_before_edit
+    assert claude.sources["budget.per_turn.lines_added"].startswith("agents.claude in ")
+    assert "agents" not in claude.data
+    other = policy.load(tmp_path, agent="someone")
+    assert other.budget("per_turn")["lines_added"] == 2000 and other.level("no-op") == "warning"
+    assert policy.load(tmp_path, agent="codex").read_before_edit
+
+
+def test_agent_override_in_a_preset_chain(tmp_path: Path) -> None:
+    write(tmp_path / "base.yaml", "agents: {bot: {checks: {placeholder: warning}}}\n")
+    top = write(tmp_path / ".agent-guard.yaml", "extends: base.yaml\nagents: {bot: {checks: {budget: off}}}\n")
+    p = policy.load(top.parent, agent="bot")
+    assert p.level("placeholder") == "warning" and p.level("budget") == "off"
+    assert p.sources["checks.placeholder"] == f"agents.bot in {(tmp_path / 'base.yaml').resolve()}"
+
+
+BAD = [
+    ("unknown-nested-key", "budget: {per_edit: {lines_addded: 3}}\n",
+     ["budget.per_edit.lines_addded", "did you mean 'budget.per_edit.lines_added'"]),
+    ("unknown-top-key", "chekcs: {placeholder: error}\n", ["chekcs", "did you mean 'checks'"]),
+    ("unknown-check", "checks: {placehodler: error}\n", ["checks.placehodler", "did you mean 'checks.placeholder'"]),
+    ("bad-level", "checks: {placeholder: eror}\n", ["checks.placeholder", "did you mean 'error'"]),
+    ("fix-only-for-whitespace", "checks: {placeholder: fix}\n", ["checks.placeholder", "expected one of error, warning, off"]),
+    ("wrong-type-int", "budget: {per_edit: {files: many}}\n", ["budget.per_edit.files", "whole number"]),
+    ("bool-is-not-int", "budget: {max_file_bytes: true}\n", ["budget.max_file_bytes", "whole number"]),
+    ("negative", "budget: {per_turn: {hunks: -1}}\n", ["budget.per_turn.hunks"]),
+    ("wrong-type-list", "paths: {protected: .env}\n", ["paths.protected", "expected a list"]),
+    ("wrong-type-mapping", "checks: [placeholder]\n", ["checks", "expected a mapping"]),
+    ("wrong-type-bool", "read_before_edit: yes please\n", ["read_before_edit", "true or false"]),
+    ("bad-tier", "locate: {tiers: [offset, fuzzy]}\n", ["locate.tiers", "did you mean 'fuzz'"]),
+    ("bad-regex", "placeholder: {patterns: ['(unclosed']}\n", ["placeholder.patterns", "regular expression"]),
+    ("bad-whitespace-rule", "whitespace: {rules: 'blank-at-eol,space-befor-tab'}\n",
+     ["whitespace.rules", "did you mean 'space-before-tab'"]),
+    ("bad-ref-prefix", "ledger: {ref_prefix: 'heads/x'}\n", ["ledger.ref_prefix"]),
+    ("bad-agent-key", "agents: {claude: {budgets: {}}}\n", ["agents.claude.budgets", "did you mean 'agents.claude.budget'"]),
+    ("agent-extends", "agents: {claude: {extends: strict}}\n", ["agents.claude.extends"]),
+    ("not-a-mapping", "- a\n- b\n", ["a policy is a mapping"]),
+    ("not-yaml", "checks: {placeholder: [\n", ["not valid YAML", "line"]),
+]
+
+
+@pytest.mark.parametrize("text,expected", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_policy(tmp_path: Path, text: str, expected: list[str]) -> None:
+    f = write(tmp_path / ".agent-guard.yaml", text)
+    with pytest.raises(PolicyError) as info:
+        policy.load(tmp_path)
+    message = str(info.value)
+    assert str(f.resolve()) in message
+    for part in expected:
+        assert part in message
+    problems = policy.validate_file(f)
+    assert problems and all(part in "\n".join(problems) for part in expected)
+
+
+def test_validate_file_reports_every_problem(tmp_path: Path) -> None:
+    f = write(tmp_path / "p.yaml", "checks: {placeholder: eror, whitespace: fixx}\nbudget: {per_edit: {filez: 1}}\n")
+    problems = policy.validate_file(f)
+    assert len(problems) == 3
+    assert policy.validate_file(write(tmp_path / "ok.yaml", "extends: strict\n")) == []
+
+
+def test_extends_cycle(tmp_path: Path) -> None:
+    write(tmp_path / "a.yaml", "extends: b.yaml\n")
+    write(tmp_path / "b.yaml", "extends: c.yaml\n")
+    write(tmp_path / "c.yaml", "extends: a.yaml\n")
+    with pytest.raises(PolicyError, match=r"extends cycle: .*a\.yaml -> .*b\.yaml -> .*c\.yaml -> .*a\.yaml"):
+        policy.load(None, str(tmp_path / "a.yaml"))
+    assert any("cycle" in p for p in policy.validate_file(tmp_path / "a.yaml"))
+
+
+def test_self_extends_is_a_cycle(tmp_path: Path) -> None:
+    f = write(tmp_path / "me.yaml", "extends: me.yaml\n")
+    with pytest.raises(PolicyError, match="cycle"):
+        policy.load(None, str(f))
+
+
+def test_unknown_preset_suggests(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="did you mean 'strict'"):
+        policy.load(None, "stirct")
+    write(tmp_path / ".agent-guard.yaml", "extends: permisive\n")
+    with pytest.raises(PolicyError, match="did you mean 'permissive'"):
+        policy.load(tmp_path)
+
+
+def test_missing_extends_file(tmp_path: Path) -> None:
+    write(tmp_path / ".agent-guard.yaml", "extends: ./nope.yaml\n")
+    with pytest.raises(PolicyError, match="nope.yaml does not exist"):
+        policy.load(tmp_path)
+
+
+def test_missing_spec_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(PolicyError, match="does not exist"):
+        policy.load(None, "missing.yaml")
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    f = write(tmp_path / ".agent-guard.yaml", "checks: {}\n")
+    if os.geteuid() == 0:
+        pytest.skip("root reads everything")
+    f.chmod(0)
+    with pytest.raises(PolicyError, match="cannot read"):
+        policy.load(tmp_path)
+
+
+def test_show_round_trips_with_sources(tmp_path: Path) -> None:
+    write(tmp_path / ".agent-guard.yaml", (
+        "extends: strict\nchecks: {placeholder: warning}\nagents: {claude: {budget: {per_turn: {files: 2}}}}\n"
+    ))
+    p = policy.load(tmp_path, agent="claude")
+    text = policy.show(p)
+    assert yaml.safe_load(text) == p.data
+    lines = text.splitlines()
+    assert lines[0] == "# effective policy: .agent-guard.yaml(extends strict(extends default)) for agent claude"
+    assert any(line.strip().startswith("placeholder: warning  # from: /") for line in lines)
+    assert any(line.strip() == "untracked: error  # from: preset strict" for line in lines)
+    assert any(line.strip() == "create: true  # from: preset default" for line in lines)
+    assert any("files: 2  # from: agents.claude in /" in line for line in lines)
+    leaves = [line for line in lines[1:] if not line.rstrip().endswith(":")]
+    assert all("# from: " in line for line in leaves)
+
+
+def test_get_and_missing_values() -> None:
+    p = policy.load(None, "default")
+    assert p.get("budget.per_edit.files") == 20
+    assert p.get("budget.nope", 7) == 7 and p.get("checks.placeholder.deeper") is None
+    assert p.level("no-such-check") == "off" and p.budget("per_week") == {}
+
+
+def test_bare_off_is_off(tmp_path: Path) -> None:
+    f = write(tmp_path / "p.yaml", "checks: {placeholder: off}\nagents: {bot: {checks: {budget: off}}}\n")
+    p = policy.load(None, str(f), agent="bot")
+    assert p.level("placeholder") == "off" and p.level("budget") == "off"
+    assert p.get("checks.placeholder") == "off"
+
+
+def test_null_lifts_a_limit(tmp_path: Path) -> None:
+    f = write(tmp_path / "p.yaml", "budget: {per_edit: {files: null}, max_file_bytes: null}\n")
+    p = policy.load(None, str(f))
+    assert "files" not in p.budget("per_edit") and p.budget("per_edit")["hunks"] == 40
+    assert p.max_file_bytes is None
+
+
+def test_ledger_prefix_gets_a_slash(tmp_path: Path) -> None:
+    f = write(tmp_path / "p.yaml", "ledger: {ref_prefix: refs/bots}\n")
+    assert policy.load(None, str(f)).ledger_prefix == "refs/bots/"
+
+
+def test_tiers_come_in_locate_order(tmp_path: Path) -> None:
+    f = write(tmp_path / "p.yaml", "locate: {tiers: [fuzz, offset, eol]}\n")
+    assert policy.load(None, str(f)).tiers == ("offset", "eol", "fuzz")
