@@ -95,10 +95,13 @@ def _header(path: str, op: Op, old_path: str | None, old_mode: int | None, new_m
     return out
 
 
-def _body_line(prefix: str, keyed: str) -> str:
-    if keyed.endswith("\n"):
-        return prefix + keyed
-    return prefix + keyed + "\n\\ No newline at end of file\n"
+def _emit(out: list[str], prefix: str, keyed: Sequence[str], lo: int, hi: int) -> None:
+    """Lines keyed[lo:hi] with `prefix`, in one join (large inserts are common)."""
+    if hi <= lo:
+        return
+    out.append(prefix + prefix.join(keyed[lo:hi]))
+    if not keyed[hi - 1].endswith("\n"):  # only a file's last line can lack one
+        out.append("\n\\ No newline at end of file\n")
 
 
 def render(
@@ -138,11 +141,11 @@ def render(
         body: list[str] = []
         i = a_start
         for _tag, a0, a1, b0, b1 in group:
-            body.extend(_body_line(" ", a[k]) for k in range(i, a0))
-            body.extend(_body_line("-", a[k]) for k in range(a0, a1))
-            body.extend(_body_line("+", b[k]) for k in range(b0, b1))
+            _emit(body, " ", a, i, a0)
+            _emit(body, "-", a, a0, a1)
+            _emit(body, "+", b, b0, b1)
             i = a1
-        body.extend(_body_line(" ", a[k]) for k in range(i, a_end))
+        _emit(body, " ", a, i, a_end)
         old_n, new_n = a_end - a_start, b_end - b_start
         parts.append(f"@@ -{_range(a_start, old_n)} +{_range(b_start, new_n)} @@\n")
         parts.extend(body)
