@@ -35,7 +35,32 @@ def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: 
     sys.exit(report.exit_code)
 
 
-@click.group(context_settings=CONTEXT)
+# Commands that live in their own modules, imported only when named (or listed):
+# start-up pays for click and this file, not for every command.
+LAZY = {
+    "check": "guard.commit_check",
+    "install-hook": "guard.commit_check",
+    "uninstall-hook": "guard.commit_check",
+    "read": "guard.hashline_read",
+    "hook": "guard.hookcmd",
+    "stats": "guard.stats",
+    "mcp": "guard.mcp_server",
+}
+
+
+class _LazyGroup(click.Group):
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY:
+            import importlib
+
+            importlib.import_module(LAZY[cmd_name])  # registers itself on `cli`
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(LAZY))
+
+
+@click.group(context_settings=CONTEXT, cls=_LazyGroup)
 @click.version_option(package_name="agent-guard", prog_name="agent-guard")
 def cli() -> None:
     """Validate coding agents' edits, apply them all-or-nothing, record every turn."""
@@ -163,26 +188,23 @@ def policy_check(file: str) -> None:
 
 
 def _load_more() -> None:
-    """Commands that live in their own modules register themselves on `cli`."""
+    """Import every command module (for tools that need the full command table)."""
     import importlib
 
-    for name in ("commit_check", "hashline_read", "hookcmd", "stats", "mcp_server"):
-        try:
-            importlib.import_module(f"guard.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"guard.{name}":
-                raise
+    for module in dict.fromkeys(LAZY.values()):
+        importlib.import_module(module)
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
     """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
     from .engine import UsageError
 
-    _load_more()
     args = list(sys.argv[1:] if argv is None else argv)
     entry: click.Command = cli
     if command is not None:
-        entry = cli.commands[command]
+        found = cli.get_command(click.Context(cli), command)
+        assert found is not None, command
+        entry = found
     try:
         rv = entry.main(args=args, prog_name=prog, standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)

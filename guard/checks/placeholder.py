@@ -97,6 +97,9 @@ PHRASE = re.compile(
         rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
         rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
         _SHORT,
+        # `rest unchanged`, `the rest remains the same` (the issue's own example).
+        r"(?:the\s+)?rest(?:\s+of\s+(?:it|this|file|the\s+file))?\s+(?:is\s+|remains\s+|stays\s+)?"
+        r"(?:unchanged|the\s+same|as\s+before|as\s+is|omitted|untouched)",
     )),
     re.IGNORECASE,
 )

@@ -1,0 +1,157 @@
+"""`agent-guard check` against pre-commit-hooks on one large staged change (run by hand).
+
+A scratch repository gets one commit, then a staged change of FILES new files with
+LINES lines each (default 1,000 files, 200,000 added lines).  On that change, timed
+as separate processes started the same way (`python -m ...`, no shell shims):
+
+- `agent-guard check` (the staged change, as the pre-commit hook runs it, all files
+  named): placeholder, conflict markers, whitespace, encoding, budget, protected paths;
+- pre-commit-hooks' `trailing-whitespace` and `check-merge-conflict` (the latter with
+  `--assume-in-merge`, without which it does nothing outside a merge) over the same
+  files, each as one process, as pre-commit runs a hook on one partition;
+- for reference, git's own `git diff --cached --check` (whitespace only, in C).
+
+Each is run REPEAT times; the best and the median wall time are printed.  Target:
+agent-guard no slower than the two hooks together, though it does more.
+
+    pip install pre-commit-hooks
+    python bench/check_vs_precommit_hooks.py [--files 1000] [--lines 200] [--repeat 5] [--policy default]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {
+    **os.environ,
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+}
+for _key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "GIT_INDEX_FILE", "GIT_DIR"):
+    ENV.pop(_key, None)
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, timeout=600)
+
+
+def source_file(n: int, lines: int) -> str:
+    """Plausible Python: functions, comments, strings; no whitespace errors, no markers."""
+    out = [f'"""Module {n}: generated for the benchmark."""', "", "import os", ""]
+    i = 0
+    while len(out) < lines:
+        out += [
+            f"def handler_{n}_{i}(request, limit=10):",
+            f"    # Look the request up in the table of module {n} and apply the limit.",
+            f"    items = [x * {i % 7 + 1} for x in range(limit) if x % {i % 3 + 2} == 0]",
+            f"    name = os.path.join('data', 'part-{n}-{i}.txt')",
+            "    return {'name': name, 'count': len(items), 'total': sum(items)}",
+            "",
+        ]
+        i += 1
+    return "\n".join(out[:lines]) + "\n"
+
+
+def make_repo(base: Path, files: int, lines: int) -> tuple[Path, list[str]]:
+    repo = base / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("bench\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "start")
+    names = []
+    for n in range(files):
+        name = f"pkg{n % 20:02d}/module_{n:04d}.py"
+        path = repo / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(source_file(n, lines))
+        names.append(name)
+    git(repo, "add", "-A")
+    return repo, names
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str], cwd: Path, repeat: int) -> tuple[list[float], list[float], int, str]:
+    """Wall and CPU (user + system) seconds of each run, the last exit status and output line."""
+    walls, cpus = [], []
+    code, tail = 0, ""
+    for _ in range(repeat):
+        cpu, start = _cpu(), time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=600, check=False)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu)
+        code = proc.returncode
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        tail = next((ln for ln in lines if ln.startswith("agent-guard check:")), lines[-1] if lines else "")
+    return walls, cpus, code, tail
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--lines", type=int, default=200, help="lines per file")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--policy", default="default", help="agent-guard policy (preset or file)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch repository")
+    args = ap.parse_args()
+    try:
+        import pre_commit_hooks  # noqa: F401
+    except ImportError:
+        print("pre-commit-hooks is not installed: pip install pre-commit-hooks", file=sys.stderr)
+        return 2
+    base = Path(tempfile.mkdtemp(prefix="agent-guard-bench-"))
+    try:
+        repo, names = make_repo(base, args.files, args.lines)
+        total = args.files * args.lines
+        print(f"staged change: {args.files:,} new files, {total:,} added lines "
+              f"({sum((repo / n).stat().st_size for n in names) / 1e6:.1f} MB); best and median of {args.repeat} runs\n")
+        py = sys.executable
+        runs = [
+            ("agent-guard check", [py, "-m", "guard", "check", "--policy", args.policy, *names]),
+            ("pre-commit-hooks trailing-whitespace", [py, "-m", "pre_commit_hooks.trailing_whitespace_fixer", *names]),
+            ("pre-commit-hooks check-merge-conflict", [py, "-m", "pre_commit_hooks.check_merge_conflict",
+                                                       "--assume-in-merge", *names]),
+            ("git diff --cached --check (reference)", ["git", "diff", "--cached", "--check"]),
+        ]
+        said = ""
+        wall: dict[str, float] = {}
+        cpu: dict[str, float] = {}
+        print(f"{'':<42} {'wall best':>9} {'median':>8} {'cpu best':>9}")
+        for label, cmd in runs:
+            walls, cpus, code, tail = timed(cmd, repo, args.repeat)
+            wall[label], cpu[label] = min(walls), min(cpus)
+            print(f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s  exit {code}")
+            if label.startswith("agent-guard"):
+                said = tail
+        print(f"  ({said})")
+        ours, hooks = "agent-guard check", ("pre-commit-hooks trailing-whitespace", "pre-commit-hooks check-merge-conflict")
+        for what, table in (("wall", wall), ("cpu", cpu)):
+            theirs = sum(table[h] for h in hooks)
+            print(f"{what}: agent-guard check {table[ours]:.3f}s vs the two hooks together {theirs:.3f}s: "
+                  f"{'no slower' if table[ours] <= theirs else 'slower'} ({table[ours] / theirs:.2f}x)")
+        return 0
+    finally:
+        if args.keep:
+            print(f"kept {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

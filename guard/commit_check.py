@@ -1,0 +1,633 @@
+"""`agent-guard check`: the policy's checks on what is being committed, or on commits.
+
+What is judged is built from git trees, never from the work tree, so it is exactly
+what is (or will be) committed:
+
+- the staged change (the default): HEAD's tree against the index's tree, where the
+  index is ``$GIT_INDEX_FILE`` when git set one (``git commit -a`` and
+  ``git commit PATH`` run the hook on a temporary index);
+- a range (``--from-ref A --to-ref B``, or pre-commit's ``PRE_COMMIT_FROM_REF`` and
+  ``PRE_COMMIT_TO_REF``): each commit of ``A..B`` against its first parent, on its
+  own, so a per-commit budget holds for every commit.  Merge commits are skipped:
+  the commits they bring in are in the range themselves, or were checked before;
+- all files (``--all-files``): every tracked file as staged, judged whole as if it
+  were new, for adopting agent-guard on an existing repository.
+
+Path arguments (pre-commit passes the files it selected) limit the check to those
+paths.  In the staged mode a named *file* with no staged change is judged whole, so
+``pre-commit run --all-files`` and ``pre-commit run --files F`` check what they name.
+
+Which checks apply, and how:
+- ``placeholder``, ``conflict-marker``, ``whitespace``: on added lines (on every line
+  of a file judged whole, where a placeholder counts only by strong evidence, since
+  nothing was removed).  A commit is never rewritten, so ``whitespace: fix`` reports
+  warnings;
+- ``budget``: ``budget.per_edit`` per commit (files, added and removed lines, hunks,
+  bytes of changed lines) and ``budget.max_file_bytes`` for a file the commit takes past it;
+- ``binary`` / ``not-utf8``: a text file that the commit makes binary, or text that
+  is not UTF-8 (files marked binary in .gitattributes are left alone);
+- ``path-protected``: reported as a warning, never refused: people change CI files and
+  the policy itself on purpose, and a commit has no agent to stop.
+Not ``untracked`` or ``no-op``: they judge an agent's edit against the work tree.
+Whole files get only the first group: a budget or a protected path is about a change.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import click
+
+from . import checks, diffs, output_formats
+from .cli import CONTEXT, cli
+from .engine import Guard, UsageError
+from .model import FileChange, Finding, Op
+from .policy import Policy
+from .repo import LINK, Entry, GitError, GitRepo, TreeChange
+from .report import Report
+from .textfile import BOM, NotText, decode, guess_encoding
+
+GITLINK, TREE = 0o160000, 0o040000
+_OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
+_LEVELS = ("error", "warning")
+# Checks that judge an agent's edit against the work tree, or need the engine.
+_NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
+
+
+@dataclass(frozen=True)
+class CommitFinding(Finding):
+    commit: str | None = None  # the commit of a range the finding is about (None: staged change, whole files)
+    anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
+
+    def as_dict(self) -> dict[str, object]:
+        out = super().as_dict()
+        out["commit"] = self.commit
+        return out
+
+
+class Unit(NamedTuple):
+    """What is judged on its own: the staged change, one commit, or the files checked whole."""
+
+    label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
+    commit: str | None
+    changes: tuple[FileChange, ...]
+    whole: bool
+
+
+# --- building changes from trees ----------------------------------------------------------
+def _matches(path: str, wanted: frozenset[str]) -> bool:
+    """`path` is one of `wanted` or inside one of them (a set: pre-commit names thousands)."""
+    if not wanted or path in wanted:
+        return True
+    cut = path.rfind("/")
+    while cut > 0:
+        if path[:cut] in wanted:
+            return True
+        cut = path.rfind("/", 0, cut)
+    return False
+
+
+def created(path: str, data: bytes, mode: int | None) -> FileChange:
+    """`diffs.make_change(path, CREATE, None, data)` without rendering the diff.
+
+    A commit's new files are most of a large change, and nobody reads their diff
+    here: every line is added, in one hunk.
+    """
+    try:
+        lines = decode(data).lines
+    except NotText:
+        lines = ()
+    return FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
+                      new_mode=mode, added=tuple(zip(range(1, len(lines) + 1), lines)), hunks=1 if lines else 0)
+
+
+def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str]) -> tuple[FileChange, ...]:
+    out: list[FileChange] = []
+    for d in deltas:
+        if not (_matches(d.path, wanted) or (d.old_path is not None and _matches(d.old_path, wanted))):
+            continue
+        if GITLINK in (d.old.mode if d.old else 0, d.new.mode if d.new else 0):
+            continue  # a submodule's commit id: checked in the submodule's own repository
+        before = repo.read_blob(d.old.oid) if d.old else None
+        after = repo.read_blob(d.new.oid) if d.new else None
+        if before is None and after is not None and d.status == "A":
+            out.append(created(d.path, after, d.new.mode if d.new else None))
+            continue
+        out.append(diffs.make_change(
+            d.path, _OPS[d.status], before, after, old_path=d.old_path,
+            old_mode=d.old.mode if d.old else None, new_mode=d.new.mode if d.new else None))
+    return tuple(out)
+
+
+def _whole(repo: GitRepo, entries: Iterable[tuple[str, Entry]]) -> tuple[FileChange, ...]:
+    out: list[FileChange] = []
+    for path, entry in entries:
+        if entry.mode in (LINK, GITLINK, TREE):
+            continue
+        data = repo.read_blob(entry.oid)
+        if data is not None:
+            out.append(created(path, data, entry.mode))
+    return tuple(out)
+
+
+def _index_tree(repo: GitRepo) -> str:
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    if index_file and not os.path.isfile(index_file):
+        raise UsageError(f"GIT_INDEX_FILE names {index_file}, which is not a file; unset it to check the index")
+    try:
+        return repo.index_tree(os.path.abspath(index_file) if index_file else None)
+    except GitError as exc:
+        raise UsageError(f"{str(exc).rstrip('.')}; resolve the merge conflict first (`git status` lists the "
+                         "files; edit them and `git add` them), then check again") from None
+
+
+def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
+    index = _index_tree(repo)
+    head = repo.head_commit()
+    changes = _changes(repo, repo.diff_trees(repo.commit_tree(head) if head else None, index), wanted)
+    units = [Unit("the staged change", None, changes, False)]
+    touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+    whole: list[tuple[str, Entry]] = []
+    untracked: list[str] = []
+    for path in wanted:
+        if path in touched:
+            continue
+        entry = repo.tree_entry(index, path)
+        if entry is None:
+            if not any(t.startswith(path + "/") for t in touched):
+                untracked.append(path)
+        elif entry.mode != TREE:
+            whole.append((path, entry))
+    notes: list[str] = []
+    if whole:
+        units.append(Unit("the files checked whole", None, _whole(repo, whole), True))
+    if untracked:
+        shown = ", ".join(untracked[:5]) + (f" and {len(untracked) - 5} more" if len(untracked) > 5 else "")
+        notes.append(f"not in the index, so not checked: {shown}")
+    extra = {"mode": "staged", **_totals(changes), "whole_files": len(units[1].changes) if whole else 0}
+    if (repo.gitdir / "MERGE_HEAD").exists():
+        # A merge brings in work that was committed (and checked) on the other side.
+        units[0] = units[0]._replace(label="the staged merge")
+        notes.append("a merge is being committed: the per-commit budget is not applied to it")
+        extra["merge"] = True
+    return units, extra, notes
+
+
+def _shallow(repo: GitRepo) -> set[str]:
+    try:
+        return set((repo.commondir / "shallow").read_text().split())
+    except OSError:
+        return set()
+
+
+def _resolve(repo: GitRepo, ref: str, option: str) -> str:
+    try:
+        return repo.resolve(ref)
+    except GitError:
+        raise UsageError(
+            f"{option} {ref!r} is not a commit in this repository; fetch it first "
+            "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)") from None
+
+
+def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
+    base, tip = _resolve(repo, from_ref, "--from-ref"), _resolve(repo, to_ref, "--to-ref")
+    try:
+        commits = repo.commits_between(base, tip)
+    except GitError as exc:
+        raise UsageError(f"cannot list the commits of {from_ref}..{to_ref}: {exc}") from None
+    shallow = _shallow(repo)
+    units: list[Unit] = []
+    listed: list[dict[str, Any]] = []
+    merges = 0
+    for info in commits:
+        subject = info.message.strip().splitlines()[0] if info.message.strip() else ""
+        entry: dict[str, Any] = {"commit": info.oid, "subject": subject}
+        if len(info.parents) > 1:
+            merges += 1
+            listed.append({**entry, "skipped": "merge commit"})
+            continue
+        if not info.parents and info.oid in shallow:
+            raise UsageError(
+                f"the history is cut off (shallow) at {info.oid[:10]}, inside {from_ref}..{to_ref}: its parent is "
+                "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
+                "`actions/checkout` with `fetch-depth: 0`)")
+        parent = repo.commit_tree(info.parents[0]) if info.parents else None
+        changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted)
+        units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False))
+        listed.append({**entry, **_totals(changes)})
+    notes = [f"{merges} merge commit(s) skipped: the commits they bring in are checked one by one"] if merges else []
+    if not commits:
+        notes.append(f"no commits in {from_ref}..{to_ref}")
+    return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
+
+
+def _all_files(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
+    index = _index_tree(repo)
+    entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and _matches(d.path, wanted)]
+    changes = _whole(repo, entries)
+    return [Unit("the files checked whole", None, changes, True)], {"mode": "all-files", "whole_files": len(changes)}, []
+
+
+def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
+    return {"files": len(changes), "added": sum(len(c.added) for c in changes),
+            "removed": sum(len(c.removed) for c in changes)}
+
+
+# --- judging ------------------------------------------------------------------------------
+def commit_policy(pol: Policy, whole: bool) -> Policy:
+    """`pol` with the levels the shared checks should run at for a commit (or whole files)."""
+    raw = pol.data.get("checks")
+    levels: dict[str, object] = dict(raw) if isinstance(raw, dict) else {}
+    # budget and the encoding checks are judged here, with commit semantics.
+    for name in (*_NOT_FOR_COMMITS, "budget", "binary", "not-utf8"):
+        levels[name] = "off"
+    if levels.get("whitespace") == "fix":
+        levels["whitespace"] = "warning"
+    if whole:
+        levels["path-protected"] = "off"
+    elif levels.get("path-protected") == "error":
+        levels["path-protected"] = "warning"
+    return Policy(pol.name, {**pol.data, "checks": levels}, pol.sources, pol.agent)
+
+
+_WHAT = {"files": "files", "lines_added": "added lines", "lines_removed": "removed lines", "hunks": "hunks",
+         "bytes": "bytes of changed lines"}
+
+
+def _split_hint(unit: Unit, key: str) -> str:
+    how = (f"split commit {output_formats.short(unit.commit)} into smaller ones (`git rebase -i {unit.commit[:10]}^`, "
+           "mark it `edit`, then `git reset HEAD^` and commit in parts)" if unit.commit else
+           "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first")
+    return f"{how}; or raise budget.per_edit.{key} in .agent-guard.yaml"
+
+
+def _changed_bytes(c: FileChange) -> int:
+    """Bytes of the lines a change adds and removes (all of a new or deleted file)."""
+    if c.before is None or c.after is None:
+        return len(c.after if c.after is not None else c.before or b"")
+    return sum(len(t.encode("utf-8", "surrogateescape")) + 1 for _n, t in (*c.added, *c.removed))
+
+
+def budget_findings(unit: Unit, pol: Policy) -> list[Finding]:
+    level = pol.level("budget")
+    if level not in _LEVELS or not unit.changes:
+        return []
+    changes = unit.changes
+    used = {
+        "files": len({c.path for c in changes}),
+        "lines_added": sum(len(c.added) for c in changes),
+        "lines_removed": sum(len(c.removed) for c in changes),
+        "hunks": sum(c.hunks for c in changes),
+        "bytes": sum(_changed_bytes(c) for c in changes),
+    }
+    out: list[Finding] = []
+    for key, limit in pol.budget("per_edit").items():
+        if used.get(key, 0) > limit:
+            setting = f"budget.per_edit.{key}"
+            out.append(Finding(
+                "budget", level, None, None,
+                f"{unit.label} has {used[key]:,} {_WHAT.get(key, key)}; one commit may have {limit:,} "
+                f"({setting}, from {pol.source(setting)})", _split_hint(unit, key)))
+    most = pol.max_file_bytes
+    if most is not None:
+        for c in changes:
+            if c.after is not None and len(c.after) > most and (c.before is None or len(c.before) <= most):
+                out.append(Finding(
+                    "budget", level, c.path, None,
+                    f"{c.path} becomes {len(c.after):,} bytes in {unit.label}; the limit is {most:,} "
+                    f"(budget.max_file_bytes, from {pol.source('budget.max_file_bytes')})",
+                    "keep large files out of the repository (or split the file), or raise budget.max_file_bytes"))
+    return out
+
+
+def _not_text(data: bytes) -> tuple[str, str, str | None] | None:
+    """(finding code, what is wrong, likely encoding) when `data` is not UTF-8 text."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        return "not-utf8", "it is UTF-16 or UTF-32 text (it starts with that byte-order mark)", "utf-16"
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        return "binary", f"holds a NUL byte at line {_line_at(data, nul)}", None
+    body = data[len(BOM):] if data.startswith(BOM) else data
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = exc.start + len(data) - len(body)
+        guess = guess_encoding(data)
+        looks = f"; it looks like {guess}" if guess and guess.replace("-", "_").lower() not in ("utf_8", "ascii") else ""
+        return "not-utf8", f"byte 0x{data[at]:02x} at line {_line_at(data, at)} is not UTF-8{looks}", guess
+    return None
+
+
+def _line_at(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def encoding_findings(changes: Sequence[FileChange], pol: Policy, attr: checks.AttrLookup) -> list[Finding]:
+    from .checks.encoding import marked_binary
+
+    out: list[Finding] = []
+    for c in changes:
+        if c.after is None or c.new_mode in (LINK, GITLINK):
+            continue
+        problem = _not_text(c.after)
+        if problem is None or marked_binary(c.path, attr) is not None:
+            continue
+        code, what, guess = problem
+        was_text = c.before is not None and _not_text(c.before) is None
+        if pol.level(code) not in _LEVELS or (c.before is not None and not was_text):
+            continue  # it was not UTF-8 text before either: not this commit's doing
+        if code == "binary":
+            if not was_text:
+                continue  # a binary file arriving or staying binary is fine
+            out.append(Finding(
+                "binary", pol.level(code), c.path, None,
+                f"{c.path} was text and now {what}: this change makes it binary",
+                "remove the NUL bytes (an escape such as \\0 may have been written as a raw byte), "
+                f"or mark the file binary in .gitattributes (`{c.path} binary`) if that is intended"))
+        else:
+            out.append(Finding(
+                "not-utf8", pol.level(code), c.path, None, f"{c.path} is not UTF-8 text: {what}",
+                f"convert it (`iconv -f {guess or 'ENCODING'} -t utf-8`) and stage it again, "
+                f"or mark it binary in .gitattributes (`{c.path} binary`) if it is not text"))
+    return out
+
+
+class _Judge:
+    """Runs the checks on one unit after another, with the policies built once."""
+
+    def __init__(self, repo: GitRepo, pol: Policy) -> None:
+        self.repo = repo
+        self.pol = pol
+        self.for_change = commit_policy(pol, whole=False)
+        self.for_whole = commit_policy(pol, whole=True)
+        self.core_whitespace = repo.config("core.whitespace")
+
+    def __call__(self, unit: Unit, budget: bool = True) -> list[Finding]:
+        if not unit.changes:
+            return []
+        policy = self.for_whole if unit.whole else self.for_change
+        # What checks.run would run (the commit policy never says `fix`), decided once.
+        active = [(check, level if level in _LEVELS else "error")
+                  for name, check in checks.CHECKS.items()
+                  for level in (policy.level(name),)
+                  if level in _LEVELS or name in checks.ALWAYS]
+        found: list[Finding] = []
+        # One change at a time: the line checks share the joined text of the change they
+        # scan (checks.base keeps the last few), which a pass per check over a thousand
+        # files would rebuild for each check.  The budget, which needs all of them, is ours.
+        for change in unit.changes:
+            inp = checks.CheckInput(
+                changes=(change,),
+                policy=policy,
+                tracked=lambda _path: True,  # `untracked` does not run on commits
+                attr=self.repo.attr,
+                core_whitespace=self.core_whitespace,
+            )
+            for check, level in active:
+                found += check(inp, level)
+        if not unit.whole:
+            found += encoding_findings(unit.changes, self.pol, self.repo.attr)
+            if budget:
+                found += budget_findings(unit, self.pol)
+        anchor = unit.changes[0].path
+        return [CommitFinding(f.code, f.severity, f.path, f.line, f.message, f.hint, commit=unit.commit,
+                              anchor=None if f.path else anchor) for f in found]
+
+
+def check(g: Guard, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
+          paths: Sequence[str] = (), staged: bool = True) -> Report:
+    """Check the staged change (default), every commit of from_ref..to_ref, or all files.
+
+    `paths` are relative to the repository root; they limit the check (a named file
+    with no staged change is checked whole).  The Report's status is "refused" (exit
+    1) when any finding is an error, else "checked".
+    """
+    if (from_ref is None) != (to_ref is None):
+        raise UsageError("give both --from-ref and --to-ref (the range FROM..TO), or neither")
+    if from_ref is not None and all_files:
+        raise UsageError("--all-files checks the files as they are; it does not combine with --from-ref/--to-ref")
+    if from_ref is None and not all_files and not staged:
+        raise UsageError("nothing to check: give --staged, --all-files, or --from-ref with --to-ref")
+    wanted = frozenset(p.strip("/") for p in paths)
+    if "" in wanted or "." in wanted:
+        wanted = frozenset()
+    repo = g.repo
+    if from_ref is not None and to_ref is not None:
+        units, extra, notes = _range(repo, from_ref, to_ref, wanted)
+    elif all_files:
+        units, extra, notes = _all_files(repo, wanted)
+    else:
+        units, extra, notes = _staged(repo, wanted)
+    judge = _Judge(repo, g.policy())
+    findings: list[Finding] = []
+    for unit in units:
+        findings += judge(unit, budget=not extra.get("merge"))
+    # The change list is for the report's "files"; the diffs are the user's own commits.
+    changes = tuple(replace(c, diff="") for unit in units for c in unit.changes)
+    status = "refused" if any(f.severity == "error" for f in findings) else "checked"
+    return Report(status, None, changes, tuple(findings), notes=tuple(notes), extra={"check": extra})
+
+
+# --- the plain git hook ---------------------------------------------------------------------
+HOOK_MARK = "# agent-guard-hook: 1"
+PREVIOUS = "pre-commit.agent-guard-previous"
+
+_HOOK = """#!/bin/sh
+# agent-guard pre-commit hook: `agent-guard check` on what is being committed.
+# For repositories that do not use the pre-commit framework.  Copy it to
+# .git/hooks/pre-commit (or into core.hooksPath), or let `agent-guard install-hook` do it:
+# that keeps a hook already there as pre-commit.agent-guard-previous, which runs first,
+# and `agent-guard uninstall-hook` puts it back.  Skip the check once: git commit --no-verify
+__MARK__
+
+previous="$(dirname "$0")/__PREVIOUS__"
+if [ -x "$previous" ]; then
+    "$previous" "$@" || exit $?
+fi
+
+# The Python that installed this hook (empty in the copy shipped in hooks/), else PATH.
+AGENT_GUARD_PYTHON=__PYTHON__
+if [ -n "$AGENT_GUARD_PYTHON" ] && [ -x "$AGENT_GUARD_PYTHON" ]; then
+    exec "$AGENT_GUARD_PYTHON" -m guard check
+fi
+if command -v agent-guard >/dev/null 2>&1; then
+    exec agent-guard check
+fi
+echo "agent-guard pre-commit hook: agent-guard is not installed here (not on PATH${AGENT_GUARD_PYTHON:+, not at $AGENT_GUARD_PYTHON})." >&2
+echo "  Install it (pip install agent-guard), or remove this hook: agent-guard uninstall-hook" >&2
+exit 1
+"""
+
+
+def hook_script(python: str = "") -> str:
+    """The plain pre-commit hook; `python` (an interpreter with agent-guard) is tried before PATH."""
+    import shlex
+
+    return (_HOOK.replace("__MARK__", HOOK_MARK).replace("__PREVIOUS__", PREVIOUS)
+            .replace("__PYTHON__", shlex.quote(python) if python else "''"))
+
+
+def hooks_dir(g: Guard) -> tuple[Path, bool]:
+    """Where git looks for hooks: core.hooksPath (relative to the work tree) or the common git dir."""
+    configured = g.repo.config("core.hooksPath")
+    if configured:
+        path = Path(os.path.expanduser(configured))
+        return (path if path.is_absolute() else g.root / path), True
+    return g.repo.commondir / "hooks", False
+
+
+def _is_ours(path: Path) -> bool:
+    try:
+        return HOOK_MARK.encode() in path.read_bytes()
+    except OSError:
+        return False
+
+
+def _write_executable(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".agent-guard-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def install_hook(g: Guard, python: str) -> list[str]:
+    folder, configured = hooks_dir(g)
+    target, previous = folder / "pre-commit", folder / PREVIOUS
+    where = f"{target}" + (" (core.hooksPath)" if configured else "")
+    lines: list[str] = []
+    folder.mkdir(parents=True, exist_ok=True)
+    if _is_ours(target):
+        lines.append(f"agent-guard: updated the pre-commit hook at {where}")
+    elif os.path.lexists(target):
+        if os.path.lexists(previous):
+            raise UsageError(
+                f"{target} is another tool's hook, and {previous} (where install-hook keeps such a hook) "
+                "exists too; move one of them away, then run `agent-guard install-hook` again")
+        os.replace(target, previous)
+        lines.append(f"agent-guard: installed the pre-commit hook at {where}")
+        lines.append(f"  the hook that was there is now {previous}; it runs first, and a failure there still stops the commit")
+        if not os.access(previous, os.X_OK):
+            lines.append("  note: it is not executable, so (as before) it does not run")
+    else:
+        lines.append(f"agent-guard: installed the pre-commit hook at {where}")
+    _write_executable(target, hook_script(python))
+    inside = [g.root, g.repo.commondir]
+    if configured and not any(target.resolve().is_relative_to(p) for p in inside):
+        lines.append(f"  note: {folder} is outside this repository: every repository that uses it now runs the hook")
+    lines.append("  `git commit` now runs `agent-guard check`; remove it with `agent-guard uninstall-hook`")
+    return lines
+
+
+def uninstall_hook(g: Guard) -> list[str]:
+    folder, _configured = hooks_dir(g)
+    target, previous = folder / "pre-commit", folder / PREVIOUS
+    if not os.path.lexists(target):
+        if os.path.lexists(previous):
+            os.replace(previous, target)
+            return [f"agent-guard: no hook at {target}; put back the one kept at {previous}"]
+        return [f"agent-guard: no pre-commit hook at {target}; nothing to do"]
+    if not _is_ours(target):
+        return [f"agent-guard: the pre-commit hook at {target} is not agent-guard's; left it alone"]
+    os.unlink(target)
+    if os.path.lexists(previous):
+        os.replace(previous, target)
+        return [f"agent-guard: removed the pre-commit hook at {target} and put back the hook it had kept"]
+    return [f"agent-guard: removed the pre-commit hook at {target}"]
+
+
+# --- command line -----------------------------------------------------------------------------
+def repo_paths(root: Path, raw: Sequence[str]) -> tuple[str, ...]:
+    """Paths as given (relative to the current folder) -> relative to the repository root."""
+    out: list[str] = []
+    for p in raw:
+        full = Path(os.path.abspath(p))
+        # Resolve the folders, not the name itself: a committed symlink is judged as itself.
+        real = Path(os.path.realpath(full.parent)) / full.name if full.name else Path(os.path.realpath(full))
+        try:
+            rel = real.relative_to(root)
+        except ValueError:
+            raise UsageError(f"{p} is outside the repository {root}; name paths inside it") from None
+        out.append("" if str(rel) == "." else rel.as_posix())
+    return tuple(out)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("agent-guard")
+    except Exception:  # noqa: BLE001 - a version is decoration; a missing one must not fail a check
+        return "0"
+
+
+@cli.command("check", context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--staged", "mode", flag_value="staged", help="Check the staged change: HEAD against the index (the default).")
+@click.option("--all-files", "mode", flag_value="all-files",
+              help="Check every tracked file whole, as staged (to adopt agent-guard on an existing repository).")
+@click.option("--from-ref", default=None, metavar="REF",
+              help="With --to-ref: check each commit of FROM..TO on its own (default: $PRE_COMMIT_FROM_REF).")
+@click.option("--to-ref", default=None, metavar="REF", help="The end of the range (default: $PRE_COMMIT_TO_REF).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--format", "fmt", type=click.Choice(output_formats.FORMATS), default=None,
+              help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
+              policy: str | None, fmt: str | None, as_json: bool) -> None:
+    """Check what is being committed, or each commit of a range, against the policy.
+
+    PATHS limit the check (pre-commit passes the files it selected); a named file
+    with no staged change is checked whole.  Exit status: 0 no error finding, 1 an
+    error finding, 2 usage error, 3 internal error.
+    """
+    if as_json:
+        if fmt not in (None, "json"):
+            raise click.UsageError(f"--json and --format {fmt} disagree; give one")
+        fmt = "json"
+    if mode is not None and (from_ref or to_ref):
+        raise click.UsageError(f"--{mode} and --from-ref/--to-ref choose different things to check; give one")
+    if mode is None and from_ref is None and to_ref is None:
+        env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+        if env_from and env_to:
+            from_ref, to_ref = env_from, env_to
+    g = Guard(".", policy)
+    report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
+                   paths=repo_paths(g.root, paths))
+    if fmt == "json":
+        click.echo(report.to_json())
+    elif fmt == "github":
+        click.echo(output_formats.github(report))
+    elif fmt == "sarif":
+        click.echo(output_formats.sarif(report, _version()))
+    else:
+        click.echo(output_formats.human(report))
+    sys.exit(report.exit_code)
+
+
+@cli.command("install-hook", context_settings=CONTEXT)
+def install_hook_cmd() -> None:
+    """Install a plain git pre-commit hook that runs `agent-guard check`.
+
+    Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
+    is kept and runs first; running install-hook again updates the hook.
+    """
+    for line in install_hook(Guard("."), sys.executable):
+        click.echo(line)
+
+
+@cli.command("uninstall-hook", context_settings=CONTEXT)
+def uninstall_hook_cmd() -> None:
+    """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
+    for line in uninstall_hook(Guard(".")):
+        click.echo(line)

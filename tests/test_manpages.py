@@ -1,0 +1,36 @@
+"""`git agent-X --help` makes git open `man git-agent-X`: the pages ship and are current."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import gen_manpages  # noqa: E402
+
+
+@pytest.mark.parametrize("name", gen_manpages.COMMANDS)
+def test_pages_are_current(name: str) -> None:
+    page = ROOT / "man" / "man1" / f"git-agent-{name}.1"
+    assert page.read_text() == gen_manpages.render(name), "run: python scripts/gen_manpages.py"
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_git_help_flags_work(repo, flag: str) -> None:  # type: ignore[no-untyped-def]
+    installed = Path(sys.prefix) / "share" / "man" / "man1" / "git-agent-apply.1"
+    if flag == "--help" and (shutil.which("man") is None or not installed.exists()):
+        pytest.skip("man pages are not installed in this environment (editable install or no man)")
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+               MANPAGER="cat", PAGER="cat", GIT_PAGER="cat", MANWIDTH="100")
+    env.pop("MANPATH", None)
+    proc = subprocess.run(["git", "agent-apply", flag], cwd=repo.root, capture_output=True, env=env, timeout=60, check=False)
+    out = proc.stdout.decode(errors="replace")
+    assert proc.returncode == 0, proc.stderr
+    assert "agent-apply" in out and "--format" in out
