@@ -32,7 +32,10 @@ def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "G
     key = (os.path.realpath(repo), policy)
     g = _sessions.get(key)
     if g is None:
-        g = _sessions[key] = Guard(repo, policy)
+        g = Guard(repo, policy)
+        # Any folder of one repository shares its session.
+        g = _sessions.setdefault((str(g.root), policy), g)
+        _sessions[key] = g
     return g
 
 

@@ -12,7 +12,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, worktree
 from .locate import ALL_TIERS, apply_splices, locate_changes
@@ -208,7 +208,7 @@ class Guard:
         inp = checks.CheckInput(
             changes=tuple(changes),
             policy=pol,
-            tracked=self.repo.tracked,
+            tracked=self._tracked_for(pol, agent),
             attr=self.repo.attr,
             core_whitespace=self.repo.config("core.whitespace"),
             usage=checks.Usage(turn_used, session_used),
@@ -216,6 +216,16 @@ class Guard:
         )
         result = checks.run(inp)
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
+
+    def _tracked_for(self, pol: Policy, agent: str) -> Callable[[str], bool]:
+        """Tracked by git, or created by this agent in an earlier turn (on its shadow ref)."""
+        tip = self.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+        tip_tree = self.repo.commit_tree(tip) if tip else None
+
+        def tracked(path: str) -> bool:
+            return self.repo.tracked(path) or self.repo.tree_entry(tip_tree, path) is not None
+
+        return tracked
 
     def _resolve(self, raw: str, pol: Policy) -> tuple[str | None, Finding | None]:
         from . import paths
@@ -294,10 +304,18 @@ class Guard:
             regions = None
         else:
             base_text = text
-            stale_base = self._stale_base(fe, before)
+            stale_base = self._stale_base(fe, before) if "3way" in tiers else None
+            out = None
             if stale_base is not None:
-                base_text = stale_base
-            out = locate_changes(base_text, fe.changes, tiers, path, _ordered(fe))
+                out = locate_changes(stale_base, fe.changes, tiers, path, _ordered(fe))
+                if out.findings:
+                    # It does not fit the base it names (an index line copied from another
+                    # diff): read it as an edit of the file as it is, like any other.
+                    stale_base, out = None, None
+                else:
+                    base_text = stale_base
+            if out is None:
+                out = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
             if out.findings:
                 return None, list(out.findings), []
             new_text, regions_l = apply_splices(base_text, out.splices)

@@ -33,6 +33,13 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         monkeypatch.setenv(key, value)
     for key in ("AGENT_GUARD_AGENT", "AGENT_GUARD_TURN", "AGENT_GUARD_POLICY", "GIT_DIR", "GIT_WORK_TREE"):
         monkeypatch.delenv(key, raising=False)
+    # libgit2 fixes its config search path on first use: point it at the empty home too.
+    import pygit2
+
+    empty = home / "no-config"
+    empty.mkdir(exist_ok=True)
+    for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM):
+        pygit2.settings.search_path[level] = str(empty)
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:

@@ -230,3 +230,14 @@ def test_not_a_repository_is_a_usage_error(tmp_path: Path) -> None:
 
     r = run_cli(tmp_path, "apply", input="x")
     assert r.code == 2 and "not a git repository" in r.stderr
+
+
+def test_agent_may_edit_a_file_it_created(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    assert cli("apply", input=json.dumps({"file_path": "new.py", "content": "A = 1\n"})).code == 0
+    r = cli("apply", "--json", input=edit("new.py", "A = 1", "A = 2"))
+    assert r.code == 0, r
+    assert (repo.root / "new.py").read_text() == "A = 2\n"
+    # Another agent did not create it: for that one it is still untracked.
+    r = cli("apply", "--json", "--agent", "other", input=edit("new.py", "A = 2", "A = 3"))
+    assert r.code == 1 and r.json()["findings"][0]["code"] == "untracked"

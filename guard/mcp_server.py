@@ -1,0 +1,387 @@
+"""``agent-guard mcp``: the guard as an MCP server on standard input and output.
+
+Started in a repository (or with ``--repo DIR``), the server keeps one ``Guard``
+session for its lifetime and offers six tools, each a plain function here from
+arguments to a ``Result`` (text for the model, the JSON report, an error flag);
+only ``serve`` knows the ``mcp`` SDK, imported when the command runs so the
+rest of the CLI never pays for it::
+
+    read_file    hashline-tagged lines of a file (or a range): what `git agent-read` prints
+    edit_file    str_replace edits to one file, several per call, all or nothing
+    write_file   create a file, or replace one whole
+    apply_patch  a patch in any dialect agent-guard reads
+    list_turns   the recorded turns, newest first
+    rollback     undo the last turn, one turn, or every turn after one
+
+Every path is resolved inside the repository (``paths.resolve``): the server
+never reads or writes outside it.  ``edit_file`` and ``write_file`` change an
+existing file only if the agent read it (``read_file`` or ``git agent-read``)
+and it has not changed since; the read record is the shared one in
+``guard/reads.py``, and an applied edit updates it, so a model can make several
+edits in a row after one read.  ``--no-require-read`` turns the rule off.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable, NamedTuple
+
+import click
+
+from .cli import CONTEXT, cli
+
+INSTRUCTIONS = (
+    "agent-guard checks every edit against the repository's policy and applies it all or nothing; "
+    "every applied edit is recorded as a turn that can be rolled back. Read a file with read_file before "
+    "editing it; change files with edit_file (exact text replacement), write_file (new or whole files) or "
+    "apply_patch (unified diff, Codex patch, SEARCH/REPLACE, hashline). A refused edit changed nothing: "
+    "each finding names the problem and the hint says how to fix it. Paths are relative to the repository root."
+)
+
+FINDINGS = (
+    "Findings on refusal: not-found (the old text is not in the file; the hint shows the closest lines), "
+    "ambiguous (it occurs more than once; add surrounding lines, or set replace_all), "
+    "stale (the file changed since you read it: read it again), overlap (two edits touch the same lines), "
+    "no-op (the edit changes nothing), placeholder (new text elides code such as '... existing code ...': "
+    "write it out), budget (too large for the policy: split it), path-protected / path-outside "
+    "(this path may not be changed), untracked (git does not track the file), missing / exists "
+    "(the file is not there / already there)."
+)
+
+
+_TO_END = 1 << 62  # an end_line past any file: read to the end
+
+
+class Result(NamedTuple):
+    text: str
+    data: dict[str, Any] | None = None
+    error: bool = False
+
+
+class Tool(NamedTuple):
+    name: str
+    description: str
+    schema: dict[str, Any]
+    run: Callable[["Session", dict[str, Any]], Result]
+    read_only: bool = False
+
+
+# ---------------------------------------------------------------------- the session
+
+
+class Session:
+    """One repository, one agent, one policy: what every tool call works on."""
+
+    def __init__(self, g, agent: str, require_read: bool = True) -> None:  # type: ignore[no-untyped-def]
+        self.g = g
+        self.agent = agent
+        self.require_read = require_read
+
+    def call(self, name: str, args: dict[str, Any]) -> Result:
+        from .engine import UsageError
+
+        tool = TOOLS.get(name)
+        if tool is None:
+            return Result(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", error=True)
+        problem = _check_args(tool.schema, args)
+        if problem:
+            return Result(f"{name}: {problem}", error=True)
+        try:
+            return tool.run(self, args)
+        except UsageError as exc:
+            return Result(f"{name}: {exc}", error=True)
+        except Exception as exc:  # the server must outlive one bad call
+            print(f"agent-guard mcp: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return Result(f"{name}: internal error ({type(exc).__name__}: {exc}); nothing was changed", error=True)
+
+    # -- the read rule
+
+    def unread(self, path: str) -> Result | None:
+        """A `stale` refusal when the agent has not read the current content of `path`."""
+        from . import paths, reads, worktree
+        from .model import error
+        from .report import Report
+
+        if not self.require_read:
+            return None
+        rel, finding = paths.resolve(self.g.root, path)
+        if finding is not None or rel is None:
+            return None  # the engine reports the path
+        try:
+            current, _ = worktree.read(self.g.root, rel)
+        except (worktree.UnsafePath, OSError):
+            return None
+        if current is None:
+            return None
+        seen = reads.last(self.g.repo, self.agent, rel)
+        if seen is not None and seen.blob == self.g.repo.hash_blob(current):
+            return None
+        why = "you have not read it" if seen is None else "it changed since you last read it"
+        return _report(Report("refused", None, findings=(error(
+            "stale", rel, None, f"{rel} cannot be edited: {why}",
+            f"call read_file with path {rel!r} first, then edit the text as it reads now"),)))
+
+    def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
+        """After an applied edit the agent knows the new content (it wrote it)."""
+        from . import reads, worktree
+
+        if report.status != "applied":
+            return
+        with worktree.locked(self.g.repo):
+            for c in report.changes:
+                if c.after is not None:
+                    reads.record(self.g.repo, self.agent, c.path, self.g.repo.hash_blob(c.after), None)
+
+
+# ---------------------------------------------------------------------- rendering
+
+
+def _report(report) -> Result:  # type: ignore[no-untyped-def]
+    from .report import human
+
+    text = human(report)
+    if report.turn is not None:
+        text += f"\n  undo with: rollback turn={report.turn.id!r}"
+    if report.diff:
+        label = "Diff of what was written" if report.status == "applied" else "Diff of what would be written"
+        text += f"\n\n{label}:\n{report.diff}"
+    return Result(text.rstrip("\n"), report.as_dict(), report.status == "refused")
+
+
+def _check_args(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
+    types = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict}
+    props = schema.get("properties", {})
+    for key in schema.get("required", ()):
+        if key not in args:
+            return f"missing required argument {key!r}"
+    for key, value in args.items():
+        spec = props.get(key)
+        if spec is None:
+            return f"unknown argument {key!r}; arguments: {', '.join(props)}"
+        want = types.get(spec.get("type", ""))
+        if value is None and key not in schema.get("required", ()):
+            continue
+        if want is not None and (not isinstance(value, want) or (want is int and isinstance(value, bool))):
+            return f"argument {key!r} must be a {spec['type']}, not {type(value).__name__}"
+        if "enum" in spec and value not in spec["enum"]:
+            return f"argument {key!r} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}"
+    return None
+
+
+# ---------------------------------------------------------------------- tools
+
+
+def read_file(s: Session, args: dict[str, Any]) -> Result:
+    from . import hashline_read
+    from .report import format_finding
+
+    start, end = args.get("start_line"), args.get("end_line")
+    lines = None
+    if start is not None or end is not None:
+        lines = (start or 1, end if end is not None else _TO_END)
+        if lines[0] < 1 or lines[1] < lines[0]:
+            return Result(f"read_file: no lines {lines[0]} to {lines[1]}: lines start at 1 and end_line must not be "
+                          "less than start_line", error=True)
+    try:
+        return Result(hashline_read.read(s.g, args["path"], lines, s.agent).rstrip("\n"))
+    except hashline_read.Unreadable as exc:
+        return Result(format_finding(exc.finding), {"findings": [exc.finding.as_dict()]}, error=True)
+
+
+def edit_file(s: Session, args: dict[str, Any]) -> Result:
+    refused = s.unread(args["path"])
+    if refused is not None:
+        return refused
+    edit = {"file_path": args["path"], "edits": args["edits"]}
+    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
+    s.note_written(report)
+    return _report(report)
+
+
+def write_file(s: Session, args: dict[str, Any]) -> Result:
+    refused = s.unread(args["path"])
+    if refused is not None:
+        return refused
+    edit = {"file_path": args["path"], "content": args["content"]}
+    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
+    s.note_written(report)
+    return _report(report)
+
+
+def apply_patch(s: Session, args: dict[str, Any]) -> Result:
+    report = s.g.apply(args["patch"], format=args.get("format") or "auto", agent=s.agent,
+                       check=bool(args.get("dry_run")))
+    s.note_written(report)
+    return _report(report)
+
+
+def list_turns(s: Session, args: dict[str, Any]) -> Result:
+    from . import history
+
+    agent = None if args.get("all_agents") else s.agent
+    entries = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")))
+    return Result(history.render(entries, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": entries})
+
+
+def rollback(s: Session, args: dict[str, Any]) -> Result:
+    from . import history
+
+    if args.get("turn") and args.get("to"):
+        return Result("rollback: give turn or to, not both", error=True)
+    report = history.rollback(s.g, s.agent, args.get("turn"), args.get("to"),
+                              check=bool(args.get("dry_run")), force=bool(args.get("force")))
+    return _report(report)
+
+
+_PATH = {"type": "string", "description": "File path relative to the repository root, e.g. src/app.py."}
+_DRY = {"type": "boolean", "default": False,
+        "description": "Only check: report findings and the diff, write nothing."}
+
+TOOLS: dict[str, Tool] = {t.name: t for t in (
+    Tool("read_file",
+         "Read a file of the repository. Returns a header [PATH#TAG] (TAG identifies this exact content) and "
+         "the lines as N:text, numbered from 1. Give start_line/end_line to read part of a long file. "
+         "Read a file before changing it with edit_file or write_file: edits to a file you have not read, "
+         "or that changed since you read it, are refused as stale. A hashline patch (apply_patch) names "
+         "lines by these numbers under the same [PATH#TAG] header.",
+         {"type": "object", "properties": {
+             "path": _PATH,
+             "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (default 1)."},
+             "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show (default: the end)."},
+         }, "required": ["path"], "additionalProperties": False},
+         read_file, read_only=True),
+    Tool("edit_file",
+         "Replace exact text in one file. Each edit's old_string must match the file as it is now, "
+         "character for character (indentation included, no line numbers), and occur exactly once "
+         "unless replace_all is true: include enough surrounding lines to make it unique. Every edit is "
+         "matched against the file as it was before this call, not after the earlier edits of the call; "
+         "edits must not touch the same lines. All edits apply together or none does. "
+         "Read the file first (read_file). " + FINDINGS + " The result shows the diff actually written "
+         "and the turn id to roll it back.",
+         {"type": "object", "properties": {
+             "path": _PATH,
+             "edits": {"type": "array", "minItems": 1, "description": "One or more replacements in this file.",
+                       "items": {"type": "object", "properties": {
+                           "old_string": {"type": "string", "description": "Exact text to replace (not empty)."},
+                           "new_string": {"type": "string", "description": "Text to put in its place."},
+                           "replace_all": {"type": "boolean", "default": False,
+                                           "description": "Replace every occurrence instead of exactly one."},
+                       }, "required": ["old_string", "new_string"], "additionalProperties": False}},
+             "dry_run": _DRY,
+         }, "required": ["path", "edits"], "additionalProperties": False},
+         edit_file),
+    Tool("write_file",
+         "Create a file with the given content, or replace an existing file's whole content (read it first). "
+         "Prefer edit_file for changes to part of a file. Write the complete content: elisions such as "
+         "'... rest unchanged ...' are refused (placeholder). " + FINDINGS,
+         {"type": "object", "properties": {
+             "path": _PATH,
+             "content": {"type": "string", "description": "The complete new content of the file."},
+             "dry_run": _DRY,
+         }, "required": ["path", "content"], "additionalProperties": False},
+         write_file),
+    Tool("apply_patch",
+         "Apply a patch to one or more files, all or nothing. Dialects: unified diff (git diff / diff -u), "
+         "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
+         "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
+         "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), or JSON "
+         "str_replace objects. The dialect is detected unless format names it. Context lines must match "
+         "the file; small drift in line numbers or whitespace is repaired and reported. " + FINDINGS,
+         {"type": "object", "properties": {
+             "patch": {"type": "string", "description": "The patch text."},
+             "format": {"type": "string", "enum": ["auto", "unified", "codex", "search-replace", "json", "hashline"],
+                        "default": "auto", "description": "The patch dialect (default: detect it)."},
+             "dry_run": _DRY,
+         }, "required": ["patch"], "additionalProperties": False},
+         apply_patch),
+    Tool("list_turns",
+         "List the recorded turns (each applied edit or rollback), newest first: turn id, files, lines "
+         "added/removed, and whether it was rolled back. Use a turn id with rollback.",
+         {"type": "object", "properties": {
+             "limit": {"type": "integer", "minimum": 1, "default": 10, "description": "At most this many turns."},
+             "diff": {"type": "boolean", "default": False, "description": "Include each turn's diff."},
+             "all_agents": {"type": "boolean", "default": False,
+                            "description": "Also list other agents' turns (default: only this server's agent)."},
+         }, "additionalProperties": False},
+         list_turns, read_only=True),
+    Tool("rollback",
+         "Undo turns of this agent: with no arguments the last turn still in effect; with turn, that one "
+         "turn (later changes to other lines are kept); with to, every turn after that one. The rollback "
+         "is itself recorded as a turn. rollback-conflict means a later change overlaps what must be "
+         "undone: nothing was changed; set force only if the user agrees to lose that later change.",
+         {"type": "object", "properties": {
+             "turn": {"type": "string", "description": "Undo just this turn (an id from list_turns)."},
+             "to": {"type": "string", "description": "Undo every turn after this one."},
+             "force": {"type": "boolean", "default": False,
+                       "description": "Undo even where later changes overlap (they are lost)."},
+             "dry_run": _DRY,
+         }, "additionalProperties": False},
+         rollback),
+)}
+
+
+# ---------------------------------------------------------------------- serving
+
+
+def serve(session: Session) -> None:
+    """Answer MCP requests on standard input/output until the client closes it."""
+    import anyio
+    from mcp import types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=t.name, description=t.description, input_schema=t.schema,
+                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
+                                                         open_world_hint=False))
+            for t in TOOLS.values()])
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        # Tools run to completion without awaiting, so calls are served one at a time.
+        r = session.call(params.name, dict(params.arguments or {}))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=r.text)],
+                                    structured_content=r.data, is_error=r.error)
+
+    server = Server("agent-guard", version=_version(), instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agent-guard")
+    except PackageNotFoundError:
+        return "0"
+
+
+@cli.command("mcp", context_settings=CONTEXT)
+@click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="The repository to serve (any folder inside it).")
+@click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--require-read/--no-require-read", default=True, show_default=True,
+              help="Refuse edit_file/write_file on existing files the agent has not read in their current state.")
+def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
+    """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
+
+    The repository is the one the server starts in (or --repo); no tool reads or
+    writes outside it.  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
+    """
+    from .engine import Guard, default_agent
+
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
+    session = Session(Guard(repo, policy), default_agent(agent), require_read)
+    session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
+    serve(session)

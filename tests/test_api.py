@@ -1,0 +1,153 @@
+"""The Python API (`guard.apply/check/read/rollback/log`): the CLI's values, one session per repository."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import guard
+import guard.policy
+from conftest import Repo
+
+SRC = "def greet(name):\n    return 'hello ' + name\n\n\ndef part(name):\n    return 'bye ' + name\n"
+
+
+@pytest.fixture(autouse=True)
+def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guard, "_sessions", {})
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.commit({"hello.py": SRC})
+    return repo
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+    real: Callable[..., Any] = guard.policy.load
+
+    def counting(*args: Any, **kw: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(guard.policy, "load", counting)
+    return calls
+
+
+def edit(old: str, new: str, path: str = "hello.py") -> str:
+    return json.dumps({"file_path": path, "old_string": old, "new_string": new})
+
+
+def test_apply_returns_the_report_the_cli_renders(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    e = edit("'hello '", "'hi '")
+    api = guard.apply(e, repo=project.root, check=True)
+    out = cli("apply", "--check", "--json", input=e)
+    assert out.code == api.exit_code == 0
+    assert out.json() == api.as_dict()
+    assert api.status == "checked" and api.turn is None and "+    return 'hi ' + name" in api.diff
+
+
+def test_apply_writes_and_records(project: Repo) -> None:
+    r = guard.apply(edit("'hello '", "'hi '"), repo=project.root, agent="harness")
+    assert r.status == "applied" and r.exit_code == 0
+    assert r.turn is not None and (r.turn.agent, r.turn.id, r.turn.ref) == ("harness", "1", "refs/agent-guard/harness")
+    assert project.read("hello.py") == SRC.replace("'hello '", "'hi '").encode()
+    assert project.git("rev-parse", r.turn.ref).strip() == r.turn.commit
+
+
+def test_refusal_is_a_value_and_changes_nothing(project: Repo) -> None:
+    before = project.snapshot()
+    r = guard.apply(edit("return", "yield"), repo=project.root)
+    assert r.status == "refused" and r.exit_code == 1 and r.turn is None
+    [f] = r.findings
+    assert (f.code, f.severity, f.path) == ("ambiguous", "error", "hello.py") and "candidates" in f.hint
+    assert project.snapshot() == before
+
+
+def test_usage_errors_raise(project: Repo, tmp_path: Path) -> None:
+    from guard.engine import UsageError
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(UsageError, match="not a git repository"):
+        guard.apply(edit("a", "b"), repo=plain)
+    with pytest.raises(UsageError, match="invalid agent name"):
+        guard.apply(edit("a", "b"), repo=project.root, agent="no spaces")
+    with pytest.raises(UsageError, match="no recorded turns"):
+        guard.rollback(project.root, agent="nobody")
+
+
+def test_log_and_rollback(project: Repo) -> None:
+    guard.apply(edit("'hello '", "'hi '"), repo=project.root, agent="h")
+    guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")
+    entries = guard.log(project.root, agent="h")
+    assert [e["id"] for e in entries] == ["2", "1"]
+    assert entries[0]["files"] == [{"op": "M", "path": "hello.py", "added": 1, "removed": 1}]
+    assert "diff" not in entries[0] and "diff --git" in guard.log(project.root, agent="h", limit=1, patch=True)[0]["diff"]
+    r = guard.rollback(project.root, agent="h", turn="1")
+    assert r.status == "applied" and r.extra["rolls_back"] == ["1"]
+    assert project.read("hello.py") == SRC.replace("'bye '", "'ciao '").encode()
+    assert [e["rolled_back"] for e in guard.log(project.root, agent="h")] == [False, False, True]
+
+
+def test_one_session_per_repository_and_policy(project: Repo) -> None:
+    s = guard.session(project.root)
+    assert guard.session(project.root) is s
+    assert guard.session(str(project.root)) is s
+    assert guard.session(project.root, policy="strict") is not s
+
+
+def test_policy_is_read_once_for_many_calls(project: Repo, loads: list[tuple[Any, ...]]) -> None:
+    for n in range(5):
+        r = guard.apply(edit("'hello '" if n == 0 else f"'hello{n - 1} '", f"'hello{n} '"), repo=project.root, agent="h")
+        assert r.status == "applied", r.findings
+    guard.apply(edit("nope", "x"), repo=project.root, agent="h", check=True)
+    guard.log(project.root, agent="h")
+    guard.rollback(project.root, agent="h")
+    assert len(loads) == 1
+    # A changed policy file is picked up on the next call, once.
+    project.write({".agent-guard.yaml": "extends: default\nbudget:\n  per_edit: {lines_added: 0}\n"})
+    st = os.stat(project.root / ".agent-guard.yaml")
+    os.utime(project.root / ".agent-guard.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    r = guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")
+    r2 = guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")
+    assert r.status == r2.status == "refused" and r.findings[0].code == "budget"
+    assert len(loads) == 2
+
+
+def test_long_running_session_sees_outside_changes(project: Repo) -> None:
+    guard.apply(edit("'hello '", "'hi '"), repo=project.root)
+    # The user edits the file and commits a new one between two calls.
+    project.write({"hello.py": project.read("hello.py").decode() + "\n\nX = 1\n"})
+    project.commit({"new.py": "Y = 2\n"})
+    r = guard.apply(edit("X = 1", "X = 2"), repo=project.root)
+    assert r.status == "applied", r.findings
+    r = guard.apply(edit("Y = 2", "Y = 3", "new.py"), repo=project.root)
+    assert r.status == "applied", r.findings
+    assert len(guard.log(project.root)) == 3
+
+
+@pytest.mark.skipif(importlib.util.find_spec("guard.hashline_read") is None, reason="hashline read not built")
+def test_read(project: Repo) -> None:
+    out = guard.read("hello.py", project.root, lines=(1, 2), agent="h")
+    head, *lines = out.splitlines()
+    assert head.startswith("[hello.py#") and lines == ["1:def greet(name):", "2:    return 'hello ' + name", "(lines 1-2 of 6)"]
+    tag = head[len("[hello.py#"):-1]
+    r = guard.apply(f"[hello.py#{tag}]\nreplace 2..2\n+    return 'hey ' + name\n", repo=project.root, agent="h")
+    assert r.status == "applied", r.findings
+
+
+@pytest.mark.skipif(importlib.util.find_spec("guard.commit_check") is None, reason="commit check not built")
+def test_check(project: Repo) -> None:
+    project.write({"hello.py": SRC + "\n<<<<<<< HEAD\n"})
+    project.git("add", "hello.py")
+    r = guard.check(project.root)
+    assert r.status == "refused" and r.exit_code == 1
+    assert "conflict-marker" in {f.code for f in r.findings}

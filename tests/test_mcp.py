@@ -1,0 +1,261 @@
+"""`agent-guard mcp`: the tools in-process, and the server as a subprocess behind an MCP client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import GIT_ENV, Repo
+
+pytest.importorskip("mcp")
+
+from guard import mcp_server  # noqa: E402
+
+# guard.engine (and so pygit2) is imported inside the tests, never at collection: libgit2 fixes
+# its global-config search path on first use, which must come after conftest isolated HOME.
+
+
+def Guard(root: Path):  # type: ignore[no-untyped-def]  # noqa: N802
+    from guard.engine import Guard as G
+
+    return G(root)
+
+SRC = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.commit({"shapes.py": SRC, "docs/notes.md": "one\ntwo\nthree\n"})
+    return repo
+
+
+@pytest.fixture
+def session(project: Repo) -> mcp_server.Session:
+    return mcp_server.Session(Guard(project.root), "model")
+
+
+def call(s: mcp_server.Session, name: str, **args: Any) -> mcp_server.Result:
+    return s.call(name, args)
+
+
+# ---------------------------------------------------------------------- the tool table
+
+
+def test_tools_are_described_for_models() -> None:
+    assert list(mcp_server.TOOLS) == ["read_file", "edit_file", "write_file", "apply_patch", "list_turns", "rollback"]
+    for t in mcp_server.TOOLS.values():
+        assert t.schema["type"] == "object" and t.schema["additionalProperties"] is False
+        assert 80 <= len(t.description) <= 1800, t.name
+        for prop in t.schema["properties"].values():
+            assert prop.get("description"), t.name
+    edit = mcp_server.TOOLS["edit_file"].description
+    for rule in ("exactly once", "replace_all", "read_file", "not-found", "ambiguous", "stale", "placeholder"):
+        assert rule in edit
+
+
+def test_arguments_are_checked(session: mcp_server.Session) -> None:
+    assert "missing required argument 'edits'" in call(session, "edit_file", path="shapes.py").text
+    r = call(session, "read_file", path="shapes.py", start_line="3")
+    assert r.error and "must be a integer" in r.text
+    r = call(session, "read_file", path="shapes.py", lines="1:3")
+    assert r.error and "unknown argument 'lines'" in r.text
+    r = call(session, "apply_patch", patch="x", format="diff3")
+    assert r.error and "must be one of" in r.text
+    r = session.call("delete_file", {"path": "shapes.py"})
+    assert r.error and "unknown tool" in r.text
+
+
+# ---------------------------------------------------------------------- read, and the read rule
+
+
+def test_read_file_whole_and_range(session: mcp_server.Session) -> None:
+    r = call(session, "read_file", path="shapes.py")
+    assert not r.error
+    first, *rest = r.text.splitlines()
+    assert first.startswith("[shapes.py#") and rest[:2] == ["1:def area(w, h):", "2:    return w * h"]
+    r = call(session, "read_file", path="shapes.py", start_line=5, end_line=6)
+    assert r.text.splitlines()[1:] == ["5:def perimeter(w, h):", "6:    return 2 * (w + h)", "(lines 5-6 of 6)"]
+    r = call(session, "read_file", path="shapes.py", start_line=4, end_line=2)
+    assert r.error and "end_line" in r.text
+
+
+@pytest.mark.parametrize("path,code", [("../outside.py", "path-outside"), ("/etc/passwd", "path-outside"),
+                                       (".git/config", "path-protected"), ("nope.py", "missing")])
+def test_read_file_stays_in_the_repository(session: mcp_server.Session, path: str, code: str) -> None:
+    r = call(session, "read_file", path=path)
+    assert r.error and f": {code}: " in r.text, r.text
+
+
+def test_edit_needs_a_read_of_the_current_content(project: Repo, session: mcp_server.Session) -> None:
+    before = project.snapshot()
+    edit = [{"old_string": "w * h", "new_string": "w * h  # area"}]
+    r = call(session, "edit_file", path="shapes.py", edits=edit)
+    assert r.error and "stale" in r.text and "read_file" in r.text
+    assert project.snapshot() == before
+    call(session, "read_file", path="shapes.py")
+    r = call(session, "edit_file", path="shapes.py", edits=edit)
+    assert not r.error, r.text
+    # Its own edit does not make the file unread: a second edit follows without a re-read.
+    r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "2 * (w + h)", "new_string": "2 * w + 2 * h"}])
+    assert not r.error, r.text
+    # Someone else's change does.
+    (project.root / "shapes.py").write_text(project.read("shapes.py").decode() + "# user\n")
+    before = project.snapshot()
+    r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "# user", "new_string": "# user!"}])
+    assert r.error and "changed since you last read it" in r.text
+    assert project.snapshot() == before
+
+
+def test_read_rule_can_be_turned_off(project: Repo) -> None:
+    s = mcp_server.Session(Guard(project.root), "model", require_read=False)
+    r = call(s, "edit_file", path="shapes.py", edits=[{"old_string": "w * h", "new_string": "h * w"}])
+    assert not r.error, r.text
+
+
+# ---------------------------------------------------------------------- edits
+
+
+def test_edit_result_carries_findings_diff_and_report(project: Repo, session: mcp_server.Session) -> None:
+    call(session, "read_file", path="shapes.py")
+    before = project.snapshot()
+    r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "return", "new_string": "yield"}])
+    assert r.error and ": ambiguous: " in r.text and "add surrounding lines" in r.text
+    assert r.data is not None and r.data["status"] == "refused" and r.data["findings"][0]["code"] == "ambiguous"
+    assert project.snapshot() == before
+    r = call(session, "edit_file", path="shapes.py", edits=[
+        {"old_string": "    return w * h\n", "new_string": "    return w * h\n"},
+        {"old_string": "2 * (w + h)", "new_string": "(w + h) * 2"}], dry_run=True)
+    assert "Diff of what would be written" in r.text and project.snapshot() == before
+    r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "2 * (w + h)", "new_string": "(w + h) * 2"}])
+    assert not r.error
+    assert "Diff of what was written:\ndiff --git a/shapes.py b/shapes.py" in r.text
+    assert "-    return 2 * (w + h)\n+    return (w + h) * 2" in r.text
+    assert r.data is not None and r.data["turn"]["agent"] == "model" and f"rollback turn='{r.data['turn']['id']}'" in r.text
+
+
+def test_write_file_creates_and_replaces(project: Repo, session: mcp_server.Session) -> None:
+    r = call(session, "write_file", path="pkg/util.py", content="X = 1\n")
+    assert not r.error, r.text
+    assert project.read("pkg/util.py") == b"X = 1\n"
+    r = call(session, "write_file", path="docs/notes.md", content="new\n")
+    assert r.error and "stale" in r.text
+    r = call(session, "write_file", path="pkg/util.py", content="def f():\n    # ... rest of the code ...\n")
+    assert r.error and "placeholder" in r.text
+
+
+def test_apply_patch_any_dialect(project: Repo, session: mcp_server.Session) -> None:
+    diff = "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+    r = call(session, "apply_patch", patch=diff)
+    assert not r.error, r.text
+    assert project.read("docs/notes.md") == b"one\nTWO\nthree\n"
+    codex = "*** Begin Patch\n*** Update File: docs/notes.md\n@@\n one\n-TWO\n+2\n*** End Patch\n"
+    r = call(session, "apply_patch", patch=codex, format="codex")
+    assert not r.error, r.text
+    assert project.read("docs/notes.md") == b"one\n2\nthree\n"
+    read = call(session, "read_file", path="docs/notes.md").text.splitlines()[0]
+    r = call(session, "apply_patch", patch=f"{read}\nreplace 3..3\n+3\n")
+    assert not r.error, r.text
+    assert project.read("docs/notes.md") == b"one\n2\n3\n"
+    r = call(session, "apply_patch", patch="--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n")
+    assert r.error and "path-outside" in r.text
+
+
+# ---------------------------------------------------------------------- turns
+
+
+def test_list_turns_and_rollback(project: Repo, session: mcp_server.Session) -> None:
+    r = call(session, "rollback")
+    assert r.error and "no recorded turns" in r.text
+    call(session, "read_file", path="shapes.py")
+    call(session, "edit_file", path="shapes.py", edits=[{"old_string": "w * h", "new_string": "h * w"}])
+    call(session, "edit_file", path="shapes.py", edits=[{"old_string": "2 * (w + h)", "new_string": "2*(w+h)"}])
+    r = call(session, "list_turns")
+    assert [t["id"] for t in r.data["turns"]] == ["2", "1"]  # type: ignore[index]
+    assert r.text.startswith("model turn 2")
+    r = call(session, "rollback", turn="1")
+    assert not r.error, r.text
+    assert project.read("shapes.py").decode() == SRC.replace("2 * (w + h)", "2*(w+h)")
+    r = call(session, "list_turns", limit=5, diff=True)
+    assert r.data["turns"][0]["kind"] == "rollback" and "diff --git" in r.text  # type: ignore[index]
+    # A rollback changes what the model last saw: the next edit needs a fresh read.
+    r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "w * h", "new_string": "w*h"}])
+    assert r.error and "stale" in r.text
+
+
+# ---------------------------------------------------------------------- the real server
+
+
+def _server_env() -> dict[str, str]:
+    env = {k: os.environ[k] for k in GIT_ENV}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["AGENT_GUARD_AGENT"] = "model"
+    return env
+
+
+def test_mcp_server_over_stdio(project: Repo, tmp_path: Path) -> None:
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp"], cwd=str(project.root),
+                                   env=_server_env())
+    log = open(tmp_path / "server.log", "w")
+    seen: dict[str, Any] = {}
+
+    async def text(s: ClientSession, name: str, **args: Any) -> tuple[bool, str, Any]:
+        r = await s.call_tool(name, args, read_timeout_seconds=60)
+        return bool(r.is_error), "".join(c.text for c in r.content if c.type == "text"), r.structured_content
+
+    async def scenario() -> None:
+        with anyio.fail_after(120):
+            async with stdio_client(params, errlog=log) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=60) as s:
+                    init = await s.initialize()
+                    seen["server"] = init.server_info.name
+                    seen["tools"] = sorted(t.name for t in (await s.list_tools()).tools)
+                    seen["read"] = await text(s, "read_file", path="shapes.py")
+                    seen["snapshot_before"] = project.snapshot()
+                    seen["refused"] = await text(s, "edit_file", path="shapes.py",
+                                                 edits=[{"old_string": "def area(w, h):\n    return w*h\n",
+                                                          "new_string": "def area(w, h):\n    return h*w\n"}])
+                    seen["snapshot_after_refusal"] = project.snapshot()
+                    seen["applied"] = await text(s, "edit_file", path="shapes.py",
+                                                 edits=[{"old_string": "return w * h", "new_string": "return h * w"}])
+                    seen["content_after_edit"] = project.read("shapes.py")
+                    seen["turns"] = await text(s, "list_turns")
+                    seen["rollback"] = await text(s, "rollback")
+
+    try:
+        anyio.run(scenario)
+    finally:
+        log.close()
+    server_log = (tmp_path / "server.log").read_text()
+    assert seen["server"] == "agent-guard", server_log
+    assert seen["tools"] == sorted(mcp_server.TOOLS)
+    err, out, _ = seen["read"]
+    assert not err and out.splitlines()[1:3] == ["1:def area(w, h):", "2:    return w * h"]
+    err, out, data = seen["refused"]
+    assert err and ": not-found: " in out and "closest region" in out and "2|     return w * h" in out, out
+    assert data["status"] == "refused" and data["findings"][0]["hint"]
+    assert seen["snapshot_after_refusal"] == seen["snapshot_before"]
+    err, out, data = seen["applied"]
+    assert not err and data["status"] == "applied" and "+    return h * w" in out
+    assert seen["content_after_edit"] == SRC.replace("return w * h", "return h * w").encode()
+    err, out, data = seen["turns"]
+    assert not err and [t["id"] for t in data["turns"]] == ["1"] and data["turns"][0]["agent"] == "model"
+    err, out, data = seen["rollback"]
+    assert not err and data["status"] == "applied" and data["rolls_back"] == ["1"]
+    assert project.read("shapes.py") == SRC.encode()
+    assert project.git("for-each-ref", "--format=%(refname)", "refs/agent-guard/").split() == ["refs/agent-guard/model"]
+
+
+def test_mcp_command_without_repository(tmp_path: Path) -> None:
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-m", "guard", "mcp"], cwd=tmp_path, env={**os.environ, **_server_env()},
+                       input=b"", capture_output=True, timeout=60)
+    assert r.returncode == 2 and b"not a git repository" in r.stderr
