@@ -48,7 +48,31 @@ LAZY = {
 }
 
 
+LAZY_HELP = {
+    "check": "Check what is being committed, or each commit of a range.",
+    "install-hook": "Install a plain git pre-commit hook that runs agent-guard check.",
+    "uninstall-hook": "Remove agent-guard's pre-commit hook and put back the previous one.",
+    "read": "Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.",
+    "hook": "Adapters that put agents' own edit tools under the guard.",
+    "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
+    "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
+}
+
+
 class _LazyGroup(click.Group):
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing the commands must not import them all: take a lazy command's short
+        # help from its module docstring-free table below when it is not loaded yet.
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.commands.get(name)
+            text = cmd.get_short_help_str(formatter.width) if cmd is not None else LAZY_HELP.get(name, "")
+            if cmd is None or not cmd.hidden:
+                rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in LAZY:
             import importlib
@@ -197,7 +221,7 @@ def _load_more() -> None:
 
 def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
     """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
-    from .engine import UsageError
+    from .errors import UsageError
 
     args = list(sys.argv[1:] if argv is None else argv)
     entry: click.Command = cli

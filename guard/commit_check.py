@@ -45,7 +45,8 @@ import click
 
 from . import checks, diffs, output_formats
 from .cli import CONTEXT, cli
-from .engine import Guard, UsageError
+from .engine import Guard
+from .errors import UsageError
 from .model import FileChange, Finding, Op
 from .policy import Policy
 from .repo import LINK, Entry, GitError, GitRepo, TreeChange

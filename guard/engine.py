@@ -19,15 +19,12 @@ from .locate import ALL_TIERS, apply_splices, locate_changes
 from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import FILE, GitRepo
+from .errors import UsageError
 from .report import Report, TurnRef
 from .textfile import BOM, NotText, Text, decode, split
 
 if TYPE_CHECKING:
     from .policy import Policy
-
-
-class UsageError(Exception):
-    """Bad invocation: exit status 2."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +115,9 @@ class Guard:
         return report
 
     def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy) -> Report:
+        too_big = _over_byte_budget(len(raw), pol)
+        if too_big is not None:
+            return Report("refused", None if fmt == "auto" else fmt, findings=(too_big,))
         if raw.startswith(BOM):
             raw = raw[len(BOM):]
         if b"\x00" in raw:
@@ -139,7 +139,10 @@ class Guard:
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
-            turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
+            try:
+                turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
+            except worktree.UnsafePath as exc:
+                return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
 
     def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:
@@ -236,6 +239,13 @@ class Guard:
         prot = paths.protected_finding(rel, pol)
         if prot is not None and prot.severity == "error":
             return None, prot
+        sub = self.repo.submodule_of(rel)
+        if sub is not None:
+            # paths.resolve sees a checked-out submodule's .git; this is one not checked out,
+            # whose empty folder a later `git submodule update` must find empty.
+            return None, error("path-protected", rel, None,
+                               f"{rel!r}: {sub!r} is a submodule (git records it as a commit, not files)",
+                               "edit the submodule in its own repository, not through this one")
         return rel, None
 
     def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
@@ -270,6 +280,8 @@ class Guard:
                                     "name a file inside that folder, or another path")], []
             return None, [error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")], []
         op = fe.op
+        if before is None and self.repo.skip_worktree(src):
+            return None, [_outside_sparse(src, op is Op.CREATE or fe.create_missing)], []
         if op is Op.CREATE:
             if before is not None:
                 return None, [error("exists", path, None, f"{path} already exists; a create would overwrite it",
@@ -298,6 +310,11 @@ class Guard:
         text = decode(before) if before is not None else Text((), (), False)
         repairs: list[str] = list(read_repairs)
         notes: list[str] = []
+        flt = self.repo.attr(path, "filter")
+        if isinstance(flt, str):
+            # What the agent read and what an editor would write: the work-tree bytes.
+            notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
+                         "(smudged) bytes, and git runs the filter's clean step when the file is staged")
         if fe.content is not None:
             new_text, reps = _whole(text, fe.content, before is not None)
             repairs += reps
@@ -384,6 +401,37 @@ class Guard:
             events.append(self.repo.commondir, events.from_report(kind, agent, turn, report, size, time.monotonic() - started))
         except OSError:
             pass  # the outcome log must never turn an apply into a failure
+
+
+def _over_byte_budget(size: int, pol: Policy) -> Finding | None:
+    """The per-edit input budget, judged before parsing: a 50 MB patch is refused in
+    constant time and memory instead of being parsed, located and diffed first."""
+    limit = pol.budget("per_edit").get("bytes")
+    if limit is None or size <= limit or pol.level("budget") != "error":
+        return None
+    setting = "budget.per_edit.bytes"
+    return error("budget", None, None,
+                 f"this edit would reach {size:,} bytes of edit input; the limit is {limit:,} "
+                 f"({setting}, from {pol.source(setting)})",
+                 "split the change into smaller edits")
+
+
+def swapped_path(exc: worktree.UnsafePath) -> Finding:
+    """A folder became a symlink between the checks and the write (which then undid itself)."""
+    return error("path-outside", None, None,
+                 f"{exc} at write time (it was a plain folder when the edit was checked); nothing was written",
+                 "something replaced a folder with a symbolic link while the edit ran; check the repository, then retry")
+
+
+def _outside_sparse(path: str, creates: bool) -> Finding:
+    """`path` is tracked, but a sparse checkout leaves it out of the work tree."""
+    folder = path.rpartition("/")[0] or "."
+    hint = f"ask the user to `git sparse-checkout add {folder}` first, or leave {path} out of the edit"
+    if creates:
+        return error("exists", path, None,
+                     f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
+    return error("missing", path, None,
+                 f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
 
 
 def _is_folder(p: Path) -> bool:

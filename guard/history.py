@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import diffs, ledger, worktree
-from .engine import Guard, UsageError, default_agent
+from .engine import Guard, default_agent, swapped_path
+from .errors import UsageError
 from .merge3 import merge
 from .model import FileChange, Finding, Op, error
 from .repo import FILE, Entry, TreeChange
@@ -240,7 +241,10 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
             return Report("checked" if check else "applied", "rollback", tuple(changes),
                           notes=(() if changes else (f"turn(s) {label}: nothing left to undo",)),
                           extra={"rolls_back": [t.id for t in targets]})
-        turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=[t.id for t in targets])
+        try:
+            turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=[t.id for t in targets])
+        except worktree.UnsafePath as exc:
+            return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra={"rolls_back": [t.id for t in targets]})
     return Report("applied", "rollback", tuple(changes), (), turn_ref, extra={"rolls_back": [t.id for t in targets]})
 
 

@@ -328,7 +328,8 @@ def note_read(g, rel: str, ti: dict[str, Any], agent: str) -> Answer:  # type: i
 
 def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str) -> Answer:
     """Answer one Claude Code hook call (the payload's bytes)."""
-    from .engine import Guard, UsageError, default_agent
+    from .engine import Guard, default_agent
+    from .errors import UsageError
 
     try:
         data = _payload(raw)

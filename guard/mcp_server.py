@@ -79,7 +79,7 @@ class Session:
         self.require_read = require_read
 
     def call(self, name: str, args: dict[str, Any]) -> Result:
-        from .engine import UsageError
+        from .errors import UsageError
 
         tool = TOOLS.get(name)
         if tool is None:

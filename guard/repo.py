@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -18,7 +19,9 @@ from typing import Iterator, Mapping
 import pygit2
 
 ZERO = "0" * 40
-FILE, EXEC, LINK = 0o100644, 0o100755, 0o120000
+_ENV_LOCK = threading.Lock()
+FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
+_SKIP_WORKTREE = 1 << 14  # GIT_INDEX_ENTRY_SKIP_WORKTREE, in an index entry's extended flags
 
 
 class GitError(Exception):
@@ -94,6 +97,7 @@ class GitRepo:
         # Shared state (refs, objects, our journal and lock) lives in the common dir of worktrees.
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir
+        self._attrs: pygit2.Repository | None = None
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -274,12 +278,82 @@ class GitRepo:
             return False
         return path in idx
 
+    def submodule_of(self, path: str) -> str | None:
+        """The submodule (a gitlink in HEAD, or in the index before a first commit) that `path` is or lies inside."""
+        parts = path.split("/")
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        head = self.head_commit()
+        if head is not None:
+            # HEAD alone: reading a large index on every edit would cost more than the edit.
+            tree = self.commit_tree(head)
+            for prefix in prefixes:
+                entry = self.tree_entry(tree, prefix)
+                if entry is None:
+                    break
+                if entry.mode == GITLINK:
+                    return prefix
+            return None
+        idx = self._repo.index
+        try:
+            idx.read(False)
+        except pygit2.GitError:
+            return None
+        for prefix in prefixes:
+            try:
+                if idx[prefix].mode == GITLINK:
+                    return prefix
+            except (KeyError, pygit2.GitError):
+                continue
+        return None
+
+    def skip_worktree(self, path: str) -> bool:
+        """Is `path` in the index with git's skip-worktree bit (outside a sparse checkout)?"""
+        # pygit2 does not expose index entry flags; read them through its libgit2 binding,
+        # and treat any change in that private surface as "not sparse".
+        try:
+            from pygit2._libgit2 import ffi, lib  # type: ignore[import-not-found]
+
+            idx = self._repo.index
+            idx.read(False)
+            entry = lib.git_index_get_bypath(idx._index, path.encode("utf-8", "surrogateescape"), 0)
+            return bool(entry != ffi.NULL and entry.flags_extended & _SKIP_WORKTREE)
+        except Exception:  # pragma: no cover - a pygit2 without the cffi binding
+            return False
+
     def attr(self, path: str, name: str) -> str | bool | None:
         try:
-            value = self._repo.get_attr(path, name)
+            value = self._attr_handle().get_attr(path, name)
         except pygit2.GitError:
             return None
         return value
+
+    def _attr_handle(self) -> pygit2.Repository:
+        """A handle for attribute look-ups that never reads the index.
+
+        libgit2 loads the whole index on a handle's first attribute look-up (in case a
+        .gitattributes lives only there): 200 ms on a 100,000-file repository, for an
+        edit to one file.  Attributes come from the work tree's files, so a second
+        handle whose index file does not exist answers them at the cost of the edit.
+        libgit2 reads GIT_INDEX_FILE when it first loads the index, so the variable
+        stays set through the first look-up, under a lock.
+        """
+        if self._attrs is None:
+            flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
+            with _ENV_LOCK:
+                saved = os.environ.get("GIT_INDEX_FILE")
+                os.environ["GIT_INDEX_FILE"] = str(self.gitdir / "agent-guard" / "no-index-for-attributes")
+                try:
+                    handle = pygit2.Repository(str(self.root), flags)
+                    handle.get_attr(".gitattributes", "binary")
+                except pygit2.GitError:
+                    handle = self._repo
+                finally:
+                    if saved is None:
+                        del os.environ["GIT_INDEX_FILE"]
+                    else:
+                        os.environ["GIT_INDEX_FILE"] = saved
+            self._attrs = handle
+        return self._attrs
 
     def config(self, key: str) -> str | None:
         try:

@@ -31,7 +31,7 @@ def render(name: str) -> str:
 
     _load_more()
     cmd = cli.commands[name]
-    ctx = click.Context(cmd, info_name=f"git agent-{name}")
+    ctx = click.Context(cmd, info_name=f"git agent-{name}", terminal_width=80, max_content_width=80)
     help_text = cmd.get_help(ctx)
     summary = (cmd.get_short_help_str(80) or name).replace("\\", "\\\\")
     return (

@@ -31,7 +31,7 @@ import pytest
 from conftest import Repo, Result
 
 CASES = Path(__file__).resolve().parent / "cases"
-PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-")
+PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-", "contam-", "md-")
 _KNOWN = {"before", "uncommitted", "input", "args", "after", "repairs", "error"}
 
 

@@ -8,9 +8,11 @@ Parsers do no I/O.  ``detect`` returns a confidence from 0 (not this dialect) to
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from types import ModuleType
 
 from ..model import EditSet, Finding, ParseError, error
+from . import contamination
 
 # Dialect name -> module.  Imported on first use so start-up pays only for what runs.
 FORMATS: dict[str, str] = {
@@ -56,14 +58,59 @@ def detect(text: str) -> tuple[str | None, dict[str, int]]:
 
 
 def parse(text: str, fmt: str = "auto", path: str | None = None) -> tuple[EditSet | None, list[Finding]]:
-    """Parse `text` in dialect `fmt` (or detect it): an EditSet, or parse-error findings."""
+    """Parse `text` in dialect `fmt` (or detect it): an EditSet, or parse-error findings.
+
+    Known contamination is handled around the dialect parsers (contamination.py):
+    reasoning before the answer is blanked out, mixed dialects are refused, a patch
+    wrapped in JSON or pasted with line numbers is retried once cleaned when no
+    dialect could read it, and pasted line-number prefixes are stripped.
+    """
+    raw_content = fmt == "whole" and path is not None  # the input is a file's bytes, as they are
+    if not raw_content:
+        answer = contamination.answer(text)
+        if text.strip() and not answer.strip():
+            return None, [error("parse-error", path, 1, "the input is a reasoning block and nothing after it",
+                                "send the edit itself after the closing tag of the reasoning")]
+        text = answer
+    edits, findings = _parse(text, fmt, path)
+    if edits is None and not raw_content:
+        cleaned, repairs = contamination.clean(text)
+        if repairs:
+            again, later = _parse(cleaned, "auto" if fmt == "json" else fmt, path)
+            if again is not None:
+                edits = replace(again, repairs=tuple(dict.fromkeys(again.repairs + repairs)))
+            elif contamination.ESCAPE in repairs:
+                findings = later  # the wrapper is gone: what is left to say is about the patch
+    if edits is None or raw_content:
+        return edits, findings
+    try:
+        return contamination.line_numbers(edits), []
+    except ParseError as exc:
+        return None, [error("parse-error", exc.path or path, exc.line, exc.message, exc.hint)]
+
+
+def _mixed(text: str, path: str | None) -> Finding | None:
+    found = contamination.mixed(text)
+    if len(found) < 2:
+        return None
+    said = " and ".join(f"{name} (line {line}: {shown[:80]!r})" for name, line, shown in found)
+    return error(
+        "parse-error", path, found[1][1], f"input mixes dialects: {said}",
+        f"send one dialect per call, or name the one to read with --format; accepted dialects: {ACCEPTED}",
+    )
+
+
+def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[Finding]]:
     if fmt == "auto":
+        mixed = _mixed(text, path)
+        if mixed is not None:
+            return None, [mixed]
         name, scores = detect(text)
         if name is None:
             tied = sorted(n for n, s in scores.items() if s and s == max(scores.values()))
             if tied:
                 msg = f"input looks like several dialects at once ({', '.join(tied)})"
-                hint = "send one dialect per call, or name it with --format"
+                hint = f"send one dialect per call, or name it with --format; accepted dialects: {ACCEPTED}"
             elif not text.strip():
                 msg, hint = "empty input", f"send an edit in one of: {ACCEPTED}"
             else:

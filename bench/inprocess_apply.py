@@ -1,0 +1,291 @@
+"""In-process cost of one apply, and the locator's worst case (run by hand).
+
+1. A one-hunk unified diff against a 2,000-line file in a scratch repository, through
+   a long-lived ``Guard`` session (what the Python API and the MCP server do):
+   ``Guard.apply(check=True)`` (decide, write nothing), a full ``Guard.apply``
+   (write the file and record the turn; a patch and its reverse alternate so every
+   run changes the file), and ``guard.locate.locate_changes`` alone.
+   Target: a full apply under 5 ms (median).
+2. The locator's worst case (issue 6): a 20,000-line file and 100 hunks that each
+   fail every tier but the loosest (``fuzz``), timed through ``locate_changes``.
+   Shapes: "misremembered" (one context line differs from the file's line there),
+   "invented" (one context line the file does not have, between real ones), and
+   "refused" (context that describes another file: every tier, fuzz included, fails
+   and each hunk gets a not-found finding with its closest-region hint).  Target:
+   under 2 s each.
+3. Rollback against the ledger's length: ``history.rollback(check=True)`` (and, for
+   comparison, ``Guard.apply(check=True)``) after 10, 100 and 1,000 recorded turns.
+
+    python bench/inprocess_apply.py [--runs 300] [--worst-runs 5] [--ledger-depths 10,100,1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
+
+
+def source_lines(n: int, seed: int) -> list[str]:
+    """n lines of Python-like code; every line unique enough to be located."""
+    rng = random.Random(seed)
+    words = ("value", "result", "config", "items", "index", "buffer", "count", "name", "path", "node")
+    out: list[str] = []
+    i = 0
+    while len(out) < n:
+        a, b = rng.choice(words), rng.choice(words)
+        out += [
+            f"def {a}_{b}_{i}(self, {a}, {b}=None):",
+            f'    """Return the {a} of {b} number {i}."""',
+            f"    if {a} is None:",
+            "        return None",  # common: the same line every few lines
+            f"    {b}_{i} = self.{a}.get({b!r}, {i})",
+            f"    return {b}_{i} + {rng.randrange(1000)}",
+            "",
+        ]
+        i += 1
+    return out[:n]
+
+
+def unified(path: str, lines: list[str], hunks: list[tuple[int, list[str], list[str]]]) -> str:
+    """A unified diff of `hunks`: (0-based start, old lines, new lines), in order."""
+    out = [f"--- a/{path}", f"+++ b/{path}"]
+    shift = 0
+    for start, old, new in hunks:
+        out.append(f"@@ -{start + 1},{len(old)} +{start + 1 + shift},{len(new)} @@")
+        shift += len(new) - len(old)
+        # A hunk body: common prefix/suffix as context, the rest removed/added.
+        k = 0
+        while k < min(len(old), len(new)) and old[k] == new[k]:
+            k += 1
+        e = 0
+        while e < min(len(old), len(new)) - k and old[-1 - e] == new[-1 - e]:
+            e += 1
+        out += [" " + x for x in old[:k]]
+        out += ["-" + x for x in old[k:len(old) - e]]
+        out += ["+" + x for x in new[k:len(new) - e]]
+        out += [" " + x for x in old[len(old) - e:]]
+    return "\n".join(out) + "\n"
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+def report(label: str, xs: list[float], unit: float = 1e3, name: str = "ms") -> None:
+    print(f"  {label:<52} median {statistics.median(xs) * unit:8.3f} {name}   p90 {pct(xs, 0.9) * unit:8.3f} {name}"
+          f"   min {min(xs) * unit:8.3f} {name}   (n={len(xs)})")
+
+
+def timed(fn: Callable[[], object], runs: int) -> list[float]:
+    fn()  # warm-up
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+# ---------------------------------------------------------------------- 1. one hunk
+
+
+def one_hunk(runs: int) -> None:
+    from guard import formats
+    from guard.engine import Guard
+    from guard.locate import ALL_TIERS, locate_changes
+    from guard.textfile import decode
+
+    tmp = Path(tempfile.mkdtemp(prefix="ag-inproc-"))
+    try:
+        repo = tmp / "repo"
+        repo.mkdir()
+        env = {**os.environ, **GIT_ENV}
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=env, check=True, timeout=60)
+        lines = source_lines(2000, 1)
+        base = "\n".join(lines) + "\n"
+        (repo / "src").mkdir()
+        (repo / "src" / "big.py").write_text(base)
+        subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True, timeout=60)
+        subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, env=env, check=True, timeout=60)
+        k = 1000 + lines[1000:].index("") + 5  # a `    x_i = self...get(...)` line near the middle
+        old = lines[k - 3:k + 4]
+        new = old[:3] + [old[3] + "  # changed"] + old[4:]
+        patch = unified("src/big.py", lines, [(k - 3, old, new)])
+        after_lines = lines[:k] + [lines[k] + "  # changed"] + lines[k + 1:]
+        reverse = unified("src/big.py", after_lines, [(k - 3, new, old)])
+        # Budgets off: hundreds of applies in one session would reach per_session.files.
+        unlimited = "budget:\n  per_session: {files: null, lines_added: null, lines_removed: null, hunks: null, bytes: null}\n"
+        default = tmp / "default.yaml"
+        default.write_text("extends: default\n" + unlimited)
+        no_syntax = tmp / "no-syntax.yaml"
+        no_syntax.write_text("extends: default\nchecks:\n  syntax: off\n" + unlimited)
+        os.environ.update(GIT_ENV)
+        print(f"one-hunk edit of a 2,000-line Python file ({len(base.encode())} bytes), Guard session kept open:")
+        state = {"i": 0}
+        medians = {}
+        for label, policy in (("default policy", str(default)), ("syntax: off", str(no_syntax))):
+            g = Guard(repo, policy)
+
+            def check_only(g: Guard = g) -> None:
+                rep = g.apply(patch, check=True)
+                assert rep.status == "checked", rep.findings
+
+            def full(g: Guard = g) -> None:
+                p = patch if state["i"] % 2 == 0 else reverse
+                state["i"] += 1
+                rep = g.apply(p)
+                assert rep.status == "applied", rep.findings
+
+            report(f"[{label}] Guard.apply(check=True)  (no write)", timed(check_only, runs))
+            fulls = timed(full, runs)
+            medians[label] = statistics.median(fulls)
+            report(f"[{label}] Guard.apply  (write + record)", fulls)
+            if state["i"] % 2:
+                full()  # back to the base content for the next session
+        assert (repo / "src" / "big.py").read_text() == base, "the file does not hold what was applied"
+        edits, findings = formats.parse(patch, "unified")
+        assert edits is not None, findings
+        text = decode(base.encode())
+        changes = edits.files[0].changes
+        report("formats.parse (unified)", timed(lambda: formats.parse(patch, "unified"), runs))
+        report("locate_changes (index build + 1 hunk)", timed(lambda: locate_changes(text, changes, ALL_TIERS, "src/big.py"), runs))
+        report("ast.parse of the file (the syntax check's cost)", timed(lambda: __import__("ast").parse(base), runs))
+        for label, med in medians.items():
+            print(f"  [{label}] full apply target < 5 ms (median): {'OK' if med < 0.005 else 'MISSED'}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------- 2. worst case
+
+
+def worst_case(runs: int) -> None:
+    from guard import formats
+    from guard.locate import ALL_TIERS, locate_changes
+    from guard.model import Change
+    from guard.textfile import decode
+
+    lines = source_lines(20000, 2)
+    text = decode(("\n".join(lines) + "\n").encode())
+    print("worst case: 20,000-line file, 100 hunks that no tier but fuzz can place (locate_changes, all tiers):")
+    for shape in ("misremembered", "invented", "refused"):
+        rng = random.Random(3)
+        hunks = []
+        for h in range(100):
+            # One hunk in every 200 lines, on a function (7 lines each, the first at line 0):
+            # 3 context lines, its unique `    b_i = self.a.get(...)` line removed, 3 after.
+            lo = 7 * ((h * 200) // 7 + rng.randrange(1, 25))
+            k = lo + 4
+            old = lines[k - 3:k + 4]
+            ctx = list(old)
+            if shape == "misremembered":
+                # One context line the model got wrong (same indent as the file's line).
+                ctx[0] = ctx[0] + "  # not in the file"
+            elif shape == "invented":
+                # One context line that is not in the file at all, between two real ones.
+                ctx.insert(1, f"    invented_context_{h} = True")
+            else:
+                # Context that describes some other file: every tier fails, the hunk is refused.
+                for j in (0, 1, 2, 4, 5, 6):
+                    ctx[j] = f"    invented_context_{h}_{j} = True"
+            at = ctx.index(old[3])
+            new = ctx[:at] + [old[3] + "  # changed"] + ctx[at + 1:]
+            hunks.append((k - 3, ctx, new))
+        # The diff's old side is what the model believed (ctx), not the file.
+        patch = unified("src/huge.py", lines, hunks)
+        edits, findings = formats.parse(patch, "unified")
+        assert edits is not None, findings
+        changes = edits.files[0].changes
+        out = locate_changes(text, changes, ALL_TIERS, "src/huge.py")
+        reps = ",".join(sorted(set(out.repairs))) or "-"
+        codes = ",".join(sorted({f.code for f in out.findings})) or "-"
+        def locate(changes: tuple[Change, ...] = changes) -> object:
+            return locate_changes(text, changes, ALL_TIERS, "src/huge.py")
+
+        times = timed(locate, runs)
+        report(f"{shape}: placed {len(out.splices)}/100 (repairs {reps}; refused: {codes})", times, 1, "s ")
+        print(f"  {shape}: target < 2 s: {'OK' if statistics.median(times) < 2.0 else 'MISSED'}")
+
+
+# ---------------------------------------------------------------------- 3. ledger length
+
+
+def ledger_depth(depths: list[int], runs: int) -> None:
+    """Rollback (check only) and apply (check only) after 10, 100, 1,000... recorded turns."""
+    from guard import history
+    from guard.engine import Guard
+
+    tmp = Path(tempfile.mkdtemp(prefix="ag-ledger-"))
+    try:
+        repo = tmp / "repo"
+        repo.mkdir()
+        env = {**os.environ, **GIT_ENV}
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=env, check=True, timeout=60)
+        (repo / "a.txt").write_text("x\n")
+        subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True, timeout=60)
+        subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, env=env, check=True, timeout=60)
+        policy = tmp / "unlimited.yaml"
+        policy.write_text("extends: default\nbudget:\n  per_session: {files: null, lines_added: null, "
+                          "lines_removed: null, hunks: null, bytes: null}\n")
+        os.environ.update(GIT_ENV)
+        g = Guard(repo, str(policy))
+        flip = ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-y\n+x\n")
+        print("rollback cost against the ledger's length (one-line file, in-process, check only):")
+        done = 0
+        for depth in depths:
+            while done < depth:
+                rep = g.apply(flip[done % 2])
+                assert rep.status == "applied", rep.findings
+                done += 1
+            nxt = flip[done % 2]
+
+            def check_apply(nxt: str = nxt) -> object:
+                return g.apply(nxt, check=True)
+
+            rb = timed(lambda: history.rollback(g, None, None, None, check=True), runs)
+            ap = timed(check_apply, runs)
+            print(f"  after {depth:6} turns: rollback(check=True) median {statistics.median(rb) * 1000:8.2f} ms;"
+                  f"  apply(check=True) median {statistics.median(ap) * 1000:6.2f} ms")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=300)
+    ap.add_argument("--worst-runs", type=int, default=5)
+    ap.add_argument("--ledger-depths", default="10,100,1000", help="turns recorded before timing rollback ('' skips)")
+    args = ap.parse_args()
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    one_hunk(args.runs)
+    print()
+    worst_case(args.worst_runs)
+    if args.ledger_depths:
+        print()
+        ledger_depth([int(x) for x in args.ledger_depths.split(",")], 15)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+import sys
+
+
+def greet(name):
+    print(f"Hello, {name}!")
+
+
+def main():
+    greet(sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()
