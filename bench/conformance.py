@@ -179,13 +179,6 @@ DIVERGENCES: dict[tuple[str, str], Divergence] = {
 # them as failures; tests/test_conformance.py marks them xfail(strict=True), so a fix
 # shows up as an XPASS that asks for the entry to be removed.
 KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("codex-scenarios", "016_pure_addition_update_chunk"):
-        "codex chunk of only '+' lines (no @@ context) is refused `ambiguous`; Codex appends it at end of file "
-        "(formats/codex.py should set Hunk.at_eof for a chunk with no old lines and no anchor)",
-    ("unidiff-samples", "git_symlink.diff"):
-        "`new file mode 120000` is applied as a regular file bin/check holding the link target",
-    ("unidiff-samples", "sample2.diff"):
-        "input truncated inside a hunk (short of its declared counts, no final newline) is accepted with `recount`",
 }
 
 # ---------------------------------------------------------------------- cases

@@ -18,7 +18,7 @@ from . import diffs, formats, ledger, worktree
 from .locate import ALL_TIERS, apply_splices, locate_changes
 from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
-from .repo import FILE, GitRepo
+from .repo import EXEC, FILE, GitRepo
 from .errors import UsageError
 from .report import Report, TurnRef
 from .textfile import BOM, NotText, Text, decode, split
@@ -293,6 +293,11 @@ class Guard:
                 verb = "delete" if op is Op.DELETE else "modify"
                 return None, [error("missing", path, None, f"cannot {verb} {src}: it does not exist",
                                     "create it with a new-file edit, or check the path (paths are relative to the repository root)")], []
+        if (fe.new_mode or FILE) not in (FILE, EXEC):
+            kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
+            return None, [error("path-outside", path, None,
+                                f"{path} would become {kind}: agent-guard writes regular files only (a link may point outside the repository)",
+                                "create links and submodules yourself, outside the agent")], []
         if op is Op.RENAME and src != path and dest is not None:
             return None, [error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",
                                 "delete the destination first, or move to another name")], []

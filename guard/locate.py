@@ -29,7 +29,7 @@ import bisect
 import difflib
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .model import ADDED, CONTEXT, REMOVED, Change, Finding, Hunk, HunkLine, LineRange, Replace, Snippet, error
 from .textfile import Text
@@ -248,20 +248,33 @@ def _reindent(line: str, shift: tuple[str, str]) -> str:
     return add + line
 
 
-def _candidates(fi: _FileIndex, active: frozenset[str], norm_old: Sequence[str], usable: Sequence[int]) -> list[int]:
-    """Start positions implied by the rarest usable line of the block."""
+def _candidates(
+    fi: _FileIndex, active: frozenset[str], norm_old: Sequence[str], usable: Sequence[int],
+    window: tuple[int, int] | None = None,
+) -> Iterator[int]:
+    """Start positions implied by the rarest usable line of the block, ascending (inside `window`, if given).
+
+    Lazy, and the window is found by bisection: callers stop after a few dozen matches,
+    and in a file of a million identical lines each of 10,000 hunks would otherwise
+    walk (and sort) a million candidates, which is a hang, not a refusal.
+    """
     pos = fi.positions(active)
     best: list[int] | None = None
     best_k = 0
     for k in usable:
         occ = pos.get(norm_old[k])
         if occ is None:
-            return []
+            return iter(())
         if best is None or len(occ) < len(best):
             best, best_k = occ, k
     if best is None:
-        return []
-    return [p - best_k for p in best]
+        return iter(())
+    first, last = 0, len(best)
+    if window is not None:
+        lo, hi = window
+        first = bisect.bisect_left(best, lo + best_k)
+        last = max(first, bisect.bisect_left(best, hi - len(norm_old) + 1 + best_k))
+    return (best[i] - best_k for i in range(first, last))
 
 
 def _match_block(
@@ -289,14 +302,14 @@ def _match_block(
             if not present:
                 return []
             usable = present
-        starts = _candidates(fi, active, norm_old, usable)
+        starts = _candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
         allowed_miss = max(1, len([k for k, t in enumerate(block.tags) if t == CONTEXT]) // 3)
     else:
         usable = [k for k in range(size) if norm_old[k].strip()] or list(range(size))
-        starts = _candidates(fi, active, norm_old, usable)
+        starts = _candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
         allowed_miss = 0
     found: list[int] = []
-    for s in sorted(set(starts)):
+    for s in starts:
         if s < lo or s + size > min(n, hi) or s < 0:
             continue
         if block.at_eof and s + size != n:
@@ -305,7 +318,9 @@ def _match_block(
         ok = True
         for k in range(size):
             if lines[s + k] != norm_old[k]:
-                if block.tags[k] == REMOVED or not fuzzy:
+                # A blank line is never a misremembered line of code: a blank the file
+                # lacks there is a miscount, which `recount` alone may forgive.
+                if block.tags[k] == REMOVED or not fuzzy or not norm_old[k].strip():
                     ok = False
                     break
                 misses += 1
@@ -316,7 +331,9 @@ def _match_block(
             matched_ctx = sum(1 for k in context if lines[s + k] == norm_old[k])
             if not removed and matched_ctx == 0:
                 ok = False
-        if ok and "indent" in active and _indent_shift([fi.keys[s + k] for k in range(size)], block.old) is None:
+        # The shift is measured on the lines that match: a misremembered one says nothing of it.
+        same = [k for k in range(size) if lines[s + k] == norm_old[k]]
+        if ok and "indent" in active and _indent_shift([fi.keys[s + k] for k in same], [block.old[k] for k in same]) is None:
             ok = False
         if ok:
             found.append(s)
@@ -366,11 +383,15 @@ def _tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:
 def _needed(fi: _FileIndex, m: _Match) -> list[str]:
     """Which of the active normalisations this match really needed."""
     need = []
+    off = _misses(fi, m.block, m.active, m.start) if m.fuzzy else 0
     for t in _NORMALISERS:
         if t not in m.active:
             continue
         fewer = m.active - {t}
-        if not _match_at(fi, m.block, fewer, m.start, m.fuzzy):
+        # Under fuzz a line may differ either way: needed is what makes fewer lines differ.
+        if not _match_at(fi, m.block, fewer, m.start, m.fuzzy) or (
+            m.fuzzy and _misses(fi, m.block, fewer, m.start) > off
+        ):
             need.append(t)
     return need
 
@@ -380,10 +401,13 @@ def _match_at(fi: _FileIndex, block: _Block, active: frozenset[str], s: int, fuz
 
 
 def _search(
-    fi: _FileIndex, block: _Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int
+    fi: _FileIndex, block: _Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int,
+    fuzz: bool | None = None,
 ) -> tuple[_Match | None, Finding | None, str]:
-    """Run the tiers: (match, None, tier) or (None, finding, tier)."""
+    """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
     for name, active, fuzzy in _tier_sets(tiers):
+        if fuzz is not None and fuzzy != fuzz:
+            continue
         lo = window[0]
         if block.anchors:
             floor = _anchor_floor(fi, block.anchors, lo, active)
@@ -394,19 +418,44 @@ def _search(
         if not starts:
             continue
         if len(starts) > 1:
-            if block.hint is not None and block.hint in starts:
+            if block.hint is not None and block.hint in starts and not fuzzy:
+                # Not under fuzz: a model already wrong about the lines is no judge of their number.
                 starts = [block.hint]
+            elif block.anchors and _in_scope_only(fi, lo - 1, starts):
+                starts = starts[:1]
             else:
                 return None, _ambiguous(path, fi, starts, name, src), name
         return _Match(starts[0], len(block.old), active, fuzzy, block), None, name
     return None, None, ""
 
 
+def _in_scope_only(fi: _FileIndex, anchor: int, starts: Sequence[int]) -> bool:
+    """The first start lies in the block the anchor line opens (deeper lines after it), the others beyond.
+
+    A Codex `@@ def alpha(x):` header names the function the change is in; a copy of
+    the same lines in another function is not a second candidate.  Anchors that occur
+    more than once name no one place, and two candidates inside the block stay ambiguous.
+    """
+    lines = fi.text.lines
+    loose = fi.positions(frozenset(_NORMALISERS))
+    if len(loose.get(fi.normed(frozenset(_NORMALISERS))[anchor], ())) != 1:
+        return False
+    width = _width(lines[anchor])
+    end = anchor + 1
+    while end < len(lines) and (not lines[end].strip() or _width(lines[end]) > width):
+        end += 1
+    return starts[0] < end <= starts[1]
+
+
 # --------------------------------------------------------------------------- hunks
 
 
 def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]]:
-    """The hunk as written, then (with `recount`) without stray blank context at its edges."""
+    """The hunk as written, then (with `recount`) without stray blank context at its edges.
+
+    Its line number moves with the lines dropped in front, so that it still names
+    the first line (else it would pick the wrong one of two candidates).
+    """
     out: list[tuple[Hunk, list[str]]] = [(h, [])]
     if "recount" in tiers:
         lines = list(h.lines)
@@ -414,11 +463,13 @@ def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]
         while lines and lines[-1].tag == CONTEXT and not lines[-1].text.strip():
             lines.pop()
             changed = True
+        lead = 0
         while lines and lines[0].tag == CONTEXT and not lines[0].text.strip():
             lines.pop(0)
-            changed = True
-        if changed and any(hl.tag != CONTEXT for hl in lines):
-            out.append((replace(h, lines=tuple(lines)), ["recount"]))
+            lead += 1
+        if (changed or lead) and any(hl.tag != CONTEXT for hl in lines):
+            start = None if h.old_start is None else h.old_start + lead
+            out.append((replace(h, lines=tuple(lines), old_start=start), ["recount"]))
     return out
 
 
@@ -429,7 +480,10 @@ def _without_invented(h: Hunk, fi: _FileIndex) -> Hunk | None:
     kept = [hl for hl in h.lines if not (hl.tag == CONTEXT and hl.text.strip() and norm(hl.text) not in loose)]
     if len(kept) == len(h.lines) or not any(hl.tag == CONTEXT for hl in kept):
         return None
-    return replace(h, lines=tuple(kept))
+    # Dropped in front, the line number no longer names the first line: did the
+    # invented line stand for a line of the file, or for none?
+    start = h.old_start if kept[0] is h.lines[0] else None
+    return replace(h, lines=tuple(kept), old_start=start)
 
 
 def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
@@ -469,8 +523,10 @@ def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
     return out
 
 
-def _splice_for_hunk(fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None) -> Splice:
-    """Build the replacement: context lines from the file, new lines from the edit."""
+def _splice_for_hunk(
+    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None
+) -> Splice:
+    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map)."""
     t = fi.text
     s = m.start
     new: list[tuple[str, str]] = []
@@ -490,6 +546,8 @@ def _splice_for_hunk(fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] 
             text = hl.text
             if shift is not None:
                 text = _reindent(text, shift)
+            if plain is not None:
+                text = text.translate(plain)
             if text.endswith("\r"):
                 # A CRLF line of the edit: CRLF, unless the edit's terminators were off (eol tier).
                 new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
@@ -509,48 +567,59 @@ def locate_hunk(
 ) -> tuple[Splice | None, list[str], Finding | None]:
     if not h.old_lines:
         return _locate_insertion(fi, h, window, path)
-    hint = None if h.old_start is None else h.old_start - 1
-    variants = _hunk_variants(h, tiers)
-    for variant, extra in variants:
-        block = _Block(
-            variant.old_lines,
-            tuple(hl.tag for hl in variant.lines if hl.tag != ADDED),
-            hint,
-            variant.at_eof,
-            variant.anchors,
-        )
-        m, finding, tier = _search(fi, block, tiers, window, path, h.source_line)
-        if finding is not None and hint is not None and drift:
-            # The drift measured by the previous hunk may pick the candidate exactly.
-            m2, finding2, _ = _search(fi, replace(block, hint=hint + drift), tiers, window, path, h.source_line)
-            if m2 is not None:
-                m, finding = m2, None
-        if finding is not None:
-            return None, [], finding
-        if m is None and "fuzz" in tiers:
-            stripped = _without_invented(variant, fi)
-            if stripped is not None:
-                b2 = replace(block, old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED))
-                m, finding, tier = _search(fi, b2, ("fuzz",) + tuple(tiers), window, path, h.source_line)
-                if finding is not None:
-                    return None, [], finding
-                if m is not None:
-                    variant = stripped
-                    extra = extra + ["fuzz"]
-        if m is None:
+    h = _bare_context(h)
+    forms: list[tuple[Hunk, list[str]]] = [(h, [])]
+    if "escape" in tiers:
+        un = _unescaped(h)
+        if un is not None:
+            forms.append((un, ["escape"]))
+    # Every form and recount variant is tried without fuzz before any is tried with it:
+    # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
+    for fuzzy in (False, True) if "fuzz" in tiers else (False,):
+        found: list[tuple[tuple[_Match, Hunk, int], list[str]]] = []
+        for form, esc in forms:
+            for variant, extra in _hunk_variants(form, tiers):
+                got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
+                if isinstance(got, Finding):
+                    return None, [], got
+                if got is not None:
+                    found.append((got, esc + extra))
+                    if not fuzzy:
+                        break
+            if found and not fuzzy:
+                break
+        if not found:
             continue
-        repairs = list(extra)
+        # Under fuzz every reading counts: the one that leaves fewest lines off wins
+        # (doubled backslashes in a context line are a miss as written, a match
+        # decoded), and readings as good as each other must agree on what changes.
+        low = min(got[2] for got, _ in found)
+        found = [f for f in found if f[0][2] == low]
+        places = {tuple((tag, k) for tag, k, _ in _effect(got[1], got[0].start)) for got, _ in found}
+        if len(places) > 1:
+            return None, [], _ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
+        best = found[0]
+        (m, variant, _), repairs = best
         if m.fuzzy:
             repairs.append("fuzz")
         repairs += _needed(fi, m) if m.active else []
-        if hint is not None and m.start != hint and "offset" not in repairs:
+        if variant.old_start is not None and m.start != variant.old_start - 1:
+            if "offset" not in tiers:
+                return None, [], _misplaced(fi, variant, m.start, path)
             repairs.append("offset")
         shift = None
         if "indent" in m.active:
-            shift = _indent_shift([fi.keys[m.start + k] for k in range(m.size)], m.block.old)
+            norm, lines = _norm_fn(m.active), fi.normed(m.active)
+            same = [k for k in range(m.size) if lines[m.start + k] == norm(m.block.old[k])]
+            shift = _indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
             if shift == ("", ""):
                 shift = None
-        return _splice_for_hunk(fi, variant, m, shift), repairs, None
+            elif "indent" not in repairs:
+                repairs.append("indent")
+        plain = _typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
+        if plain is not None and "unicode" not in repairs:
+            repairs.append("unicode")
+        return _splice_for_hunk(fi, variant, m, shift, plain), repairs, None
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -560,6 +629,144 @@ def locate_hunk(
         f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
         hint_text,
     )
+
+
+def _try_hunk(
+    fi: _FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
+) -> tuple[_Match, Hunk, int] | Finding | None:
+    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off)."""
+    hint = None if h.old_start is None else h.old_start - 1
+    block = _Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
+    m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
+    if finding is not None:
+        return finding
+    if not fuzzy:
+        return None if m is None else (m, h, 0)
+    # A context line the file lacks at that spot was either misremembered (it stands
+    # for the file's line there: `m`) or invented (it stands for nothing: dropped).
+    # Both readings are looked for; when they change different lines, the edit is
+    # ambiguous, however unique each reading is on its own.
+    found: list[tuple[_Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
+    stripped = _without_invented(h, fi)
+    if stripped is not None:
+        b2 = replace(block, old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
+                     hint=None if stripped.old_start is None else stripped.old_start - 1)
+        m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
+        if finding is not None:
+            return finding
+        if m2 is not None:
+            found.append((m2, stripped, len(h.lines) - len(stripped.lines)))
+    # Context that is mostly invented or wrong describes some other file: a match on
+    # the few lines left would be a guess, however unique.  At most a third may be off.
+    found = [(m, hh, off) for m, hh, dropped in found
+             if (off := dropped + _misses(fi, m.block, m.active, m.start)) <= max(1, _context(hh, dropped) // 3)]
+    if len(found) == 2 and _effect(found[0][1], found[0][0].start) != _effect(found[1][1], found[1][0].start):
+        return _ambiguous(path, fi, sorted({f[0].start for f in found}), "fuzz", h.source_line)
+    return found[0] if found else None
+
+
+def _context(h: Hunk, dropped: int) -> int:
+    return sum(1 for hl in h.lines if hl.tag == CONTEXT and hl.text.strip()) + dropped
+
+
+def _misses(fi: _FileIndex, block: _Block, active: frozenset[str], s: int) -> int:
+    """Lines of the block that differ from the file at `s` under `active` (only context may, under fuzz)."""
+    norm = _norm_fn(active)
+    lines = fi.normed(active)
+    return sum(1 for k, x in enumerate(block.old) if lines[s + k] != norm(x))
+
+
+def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
+    """What a hunk placed at `start` does: the file lines it removes, and what it adds before which line."""
+    out: list[tuple[str, int, str]] = []
+    k = start
+    for hl in h.lines:
+        if hl.tag == ADDED:
+            out.append((ADDED, k, hl.text))
+            continue
+        if hl.tag == REMOVED:
+            out.append((REMOVED, k, ""))
+        k += 1
+    return tuple(out)
+
+
+def _search_drift(
+    fi: _FileIndex, block: _Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int, drift: int,
+    fuzzy: bool,
+) -> tuple[_Match | None, Finding | None]:
+    m, finding, _ = _search(fi, block, tiers, window, path, src, fuzzy)
+    if finding is not None and block.hint is not None and drift and not fuzzy:
+        # The drift measured by the previous hunk may pick the candidate exactly.
+        m2, _, _ = _search(fi, replace(block, hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        if m2 is not None:
+            return m2, None
+    return m, finding
+
+
+def _misplaced(fi: _FileIndex, h: Hunk, start: int, path: str) -> Finding:
+    assert h.old_start is not None
+    return error(
+        "not-found", path, h.old_start,
+        f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
+        f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {_visible(fi.keys[start])}",
+    )
+
+
+def _bare_context(h: Hunk) -> Hunk:
+    """A SEARCH/REPLACE-shaped hunk (all removed, then all added) with its repeated edges as context.
+
+    Lines a block repeats unchanged at its start and end are the context it was
+    given, so they get what context gets: stray blanks at the edges may go
+    (`recount`), a misremembered one may be tolerated (`fuzz`), and the file keeps
+    its bytes for them.
+    """
+    if h.old_start is not None or h.anchors:
+        return h
+    tags = [hl.tag for hl in h.lines]
+    n_rem = tags.count(REMOVED)
+    if not n_rem or tags != [REMOVED] * n_rem + [ADDED] * (len(tags) - n_rem):
+        return h
+    rem, add = h.lines[:n_rem], h.lines[n_rem:]
+    most = min(len(rem), len(add))
+    pre = 0
+    while pre < most and rem[pre].text == add[pre].text:
+        pre += 1
+    suf = 0
+    while suf < most - pre and rem[-1 - suf].text == add[-1 - suf].text:
+        suf += 1
+    if not pre and not suf or (pre + suf == len(rem) == len(add)):
+        return h
+    ctx = lambda hls: tuple(HunkLine(CONTEXT, hl.text) for hl in hls)  # noqa: E731
+    lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
+    return replace(h, lines=lines)
+
+
+def _unescaped(h: Hunk) -> Hunk | None:
+    """The hunk with JSON-style escapes decoded (a literal `\\n` splits a line), or None if that changes nothing."""
+    if not any("\\" in hl.text for hl in h.lines) and not any("\\" in a for a in h.anchors):
+        return None
+    lines: list[HunkLine] = []
+    for hl in h.lines:
+        cr = "\r" if hl.text.endswith("\r") else ""
+        parts = unescape(hl.text[: len(hl.text) - len(cr)]).split("\n")
+        lines += [HunkLine(hl.tag, part + cr) for part in parts]
+    un = replace(h, lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
+    return None if un == h else un
+
+
+def _typography(fi: _FileIndex, start: int, size: int, old: Sequence[str]) -> dict[int, str | None] | None:
+    """The unicode tier's map for new lines, when the edit had typographic characters the file has not.
+
+    A model that turned the file's quotes and dashes typographic in the lines it
+    copied did so in the lines it wrote too; those go back to what the file uses.
+    Characters the file's matched lines do have are left alone.
+    """
+    there = set("".join(fi.keys[start : start + size]))
+    edit = set("".join(old))
+    if not any(ord(c) in _UNICODE and c not in there for c in edit):
+        return None
+    return {k: v for k, v in _UNICODE.items() if chr(k) not in there}
 
 
 def _locate_insertion(fi: _FileIndex, h: Hunk, window: tuple[int, int], path: str) -> tuple[Splice | None, list[str], Finding | None]:
@@ -690,14 +897,15 @@ def _lines_match_partial(fi: _FileIndex, active: frozenset[str], old_lines: list
     n_old = [norm(x) for x in old_lines]
     size = len(old_lines)
     middle = [k for k in range(1, size - 1) if n_old[k].strip()]
+    starts: Iterable[int]
     if middle:
-        starts = _candidates(fi, active, n_old, middle)
+        starts = _candidates(fi, active, n_old, middle, window)
     else:
-        starts = [p for p in range(window[0], window[1])]
-        if len(starts) > 20000:
+        if window[1] - window[0] > 20000:
             return []
+        starts = range(window[0], window[1])
     out = []
-    for s in sorted(set(starts)):
+    for s in starts:
         e = s + size - 1
         if s < window[0] or e >= min(window[1], len(lines)):
             continue
@@ -705,7 +913,11 @@ def _lines_match_partial(fi: _FileIndex, active: frozenset[str], old_lines: list
             continue
         first, last = keys[s], keys[e]
         head = None
-        for cut in range(len(first), -1, -1):
+        # Text that starts with blanks was copied from the start of the line: the
+        # longest suffix that matches, so the line's indent is the text's (and shifts
+        # with it).  Otherwise it starts mid-line: the shortest.
+        copied = old_lines[0][:1] in (" ", "\t")
+        for cut in range(len(first) + 1) if copied else range(len(first), -1, -1):
             if norm(first[cut:]) == n_old[0] and (cut == 0 or n_old[0]):
                 head = cut
                 break
@@ -718,6 +930,9 @@ def _lines_match_partial(fi: _FileIndex, active: frozenset[str], old_lines: list
                 break
         if tail is None:
             continue
+        if "trailing-whitespace" in active and n_old[-1] and not last[tail:].strip(" \t\r"):
+            # Only blanks follow: the text ran to the end of the line, without them.
+            tail = len(last) - last.endswith("\r")
         if "indent" in active and head == 0 and _indent_shift(keys[s : e + 1], old_lines) is None:
             continue  # indentation that is not one uniform shift would be re-indented wrongly
         out.append((s, head, e, tail))
@@ -744,7 +959,13 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
             return [], [], _ambiguous(path, fi, starts, "eol" if eol_mode else "exact", r.source_line), ""
         spans = [(o, o + len(old)) for o in occ]
         note = f"replaced {len(occ)} occurrences in {path}" if r.replace_all else ""
-        return _splices_from_spans(fi, flat, spans, r.new, eol_mode, r.source_line), (["eol"] if eol_mode else []), None, note
+        # Text within one line says nothing of the edit's line endings: its new lines
+        # take the file's, as they would with a multi-line text matched by `eol`.
+        adopt = eol_mode or ("\n" not in r.old and "eol" in tiers)
+        line = flat.line_col(occ[0])[0]
+        crlf = line < len(fi.text.eols) and fi.text.eols[line] == "\r\n"
+        repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
+        return _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line), repairs, None, note
     # Looser tiers work line by line.
     old_lines = r.old.split("\n")
     if len(old_lines) > 1 and old_lines[-1] == "":
@@ -840,8 +1061,18 @@ def _replace_splice(
         prefix = prefix[:-1]
     new_text = new.replace("\r\n", "\n")
     if ends_with_newline and new_text.endswith("\n"):
-        new_text = new_text[:-1]
-    new_lines = new_text.split("\n") if (new_text or not ends_with_newline) else []
+        new_lines = new_text[:-1].split("\n")  # "\n" is one empty line
+    else:
+        new_lines = new_text.split("\n") if (new_text or not ends_with_newline) else []
+    # Lines the edit repeats unchanged keep the file's bytes, when they are whole lines
+    # of the file (the first from its start, the last to its end).
+    tail_full = not last_key[tail:].strip("\r")
+    kept = {i: k for i, k in _repeated(old_lines, new_lines).items()
+            if (k > 0 or head == 0) and (k < len(old_lines) - 1 or tail_full)}
+    if "unicode" in active:
+        plain = _typography(fi, s, e - s + 1, old_lines)
+        if plain is not None:
+            new_lines = [x.translate(plain) for x in new_lines]
     if "indent" in active:
         shift = _indent_shift([fi.keys[s + k] for k in range(e - s + 1)], old_lines)
         if shift and shift != ("", "") and (head == 0 or not prefix.strip()):
@@ -857,7 +1088,26 @@ def _replace_splice(
     out = [(x, eol) for x in new_lines]
     if out:
         out[-1] = (out[-1][0], t.eols[e])
+    for i, k in kept.items():
+        # A whole line the edit repeats unchanged: the file's bytes, whatever tier matched.
+        out[i] = (t.lines[s + k], t.eols[s + k])
     return Splice(s, e + 1, tuple(out), src)
+
+
+def _repeated(old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
+    """{index in `new`: index in `old`} for the lines `new` repeats unchanged at its start and end."""
+    same = lambda a, b: a.rstrip("\r") == b.rstrip("\r")  # noqa: E731
+    most = min(len(old), len(new))
+    out: dict[int, int] = {}
+    pre = 0
+    while pre < most and same(old[pre], new[pre]):
+        out[pre] = pre
+        pre += 1
+    suf = 0
+    while suf < most - pre and same(old[-1 - suf], new[-1 - suf]):
+        out[len(new) - 1 - suf] = len(old) - 1 - suf
+        suf += 1
+    return out
 
 
 # --------------------------------------------------------------------------- line ranges
@@ -895,28 +1145,34 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
 # A snippet is the file as it should become, with unchanged stretches elided by
 # marker lines.  Its real lines are either anchors (lines of the file, kept as the
 # file has them) or new.  Anchors are found as in a patience diff: a line that
-# occurs once in the file and once in the snippet is an anchor; anchors must come
-# in file order; each extends over the equal lines next to it; and between two
-# anchors with a marker between them the search repeats, uniqueness now counted
-# inside that stretch.  Then each stretch between two anchors is read:
+# occurs once in the file and once in the snippet is an anchor (never a line that
+# only closes something: `}`, `end`, a blank); anchors must come in file order;
+# each extends over the equal lines next to it; and between two anchors with a
+# marker between them the search repeats, uniqueness now counted inside that
+# stretch.  Then each stretch between two anchors is read:
 #
 # - without a marker the snippet shows it whole, and its lines replace the file's;
 #   a stretch that would drop many more lines than it shows is refused (a marker
 #   was probably forgotten), and so, at either end of the file, is any drop;
 # - with markers, every marker keeps file lines.  New lines before the first
-#   marker go right after the anchor; new lines after the last go right before the
-#   next anchor, or, when the marker sits inside a block (it is indented deeper
-#   than that block's first line), where that block ends: the parse tree gives the
-#   extent when the file parses, else the indentation does.  New lines between two
-#   markers go where the first marker's block ends, and are refused when nothing
-#   decides that place.  Code outside such a block that the snippet does not show
-#   would be lost, and is refused.
-# A new line set against a kept line that looks like a changed version of it (same
-# assignment target, same definition, both returns) is refused too: the merge
-# cannot tell a replacement from an addition.
+#   marker go right after the anchor, new lines after the last right before the
+#   next anchor; context they carry on the marker's side may meet the file a few
+#   lines off (the lines between are replaced).  A marker indented deeper than the
+#   block around it stands for the rest of that block: the parse tree gives the
+#   extent when the file parses, else the indentation does, and new lines after
+#   it go where the block ends.  Lines between two markers are placed by the
+#   context at both their ends, as a block, else where the first marker's block
+#   ends (new code only), else refused.  Code outside a marker's block that the
+#   snippet does not show would be lost, and is refused.
+# Whatever two readings could explain is refused: context that also fits a few
+# lines further off (unless the lines between are shallower, so no agent would
+# drop them silently), blank or closing lines shown where the file has other
+# lines, a new line next to a marker that looks like a changed version of the
+# line the marker keeps there (a replacement, or an addition?), new lines after a
+# `return` the marker keeps, and new lines at an end of the file with nothing of
+# the file next to them.
 
 _LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
-_LAZY_REACH = 3  # lines a piece's context may skip (deleting them) to meet the file
 # A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
 _WEAK = re.compile(r"[\W_]*(?:end|fi|done|esac|endif|endfor|endwhile|wend|loop|next)?[\W_]*")
 _DEFINES = re.compile(
@@ -933,14 +1189,16 @@ def _width(line: str) -> int:
 
 
 def _same_head(new: str, old: str) -> bool:
-    """`new` looks like a changed version of `old`: a replacement, not an addition beside it."""
+    """`new` looks like a changed version of `old`: a replacement, not an addition beside it
+    (same definition, same assignment target, both returns, or a near copy)."""
     if not new.strip() or not old.strip() or _width(new) != _width(old):
         return False
     for rx in (_DEFINES, _EXITS, _ASSIGNS):
         a, b = rx.match(new), rx.match(old)
         if a or b:
             return bool(a and b and a.group(1) == b.group(1))
-    return False
+    # Otherwise only a near copy (one name or value changed) reads as a replacement.
+    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.85
 
 
 @dataclass
@@ -1021,6 +1279,14 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
         c, d = i, p
         while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
             c, d = c + 1, d + 1
+        if c > i and c + 1 < len(lz.marker) and lz.marker[c + 1]:
+            f = _also_further(lz, list(range(i + 1, c + 1)), p + 1, hi_p, forward=True)
+            if f is not None:
+                return f
+        if a < i and a - 1 >= 0 and lz.marker[a - 1]:
+            f = _also_further(lz, list(range(a, i)), b, lo_p, forward=False)
+            if f is not None:
+                return f
         matched += [(a + k, b + k) for k in range(c - a + 1)]
     lz.pairs.update(matched)
     edges = [(i0, p0)] + matched + [(i1, p1)]
@@ -1032,29 +1298,57 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
     return None
 
 
-def _scope_end(lz: _Lazy, marker: int, after: int, limit: int) -> int:
-    """The last file line a marker keeps when it follows file line `after`: the end of its block.
+def _also_further(lz: _Lazy, part: list[int], at: int, bound: int, forward: bool) -> Finding | None:
+    """Context shown between an anchor and a marker, matched next to the anchor (from file line
+    `at`), may belong a few lines further off instead, the lines between deleted.  Refuse when
+    it does there too, unless it is only blanks and closing lines, or the lines between are
+    shallower than it (they would not be deleted silently)."""
+    want = [lz.skeys[i] for i in part]
+    if all(_WEAK.fullmatch(k) for k in want):
+        return None
+    t = len(part)
+    for shift in range(1, _LAZY_SLACK + t + 1):
+        q = at + shift if forward else at - shift
+        if (q + t > bound) if forward else (q <= bound):
+            break
+        if lz.keys[q : q + t] != want:
+            continue
+        if _drops_quietly(lz, part, *((at, q) if forward else (q + t, at + t))):
+            return error(
+                "ambiguous", lz.path, q + 1,
+                f"the snippet line {lz.show(part[0])} (line {lz.src(part[0])}) next to a marker matches line "
+                f"{at + 1} of {lz.path} and line {q + 1} too: are lines "
+                f"{min(at, q + t) + 1}-{max(q, at + t)} between them kept or deleted?",
+                "show one more unchanged line on the marker's side, one that occurs once in the file",
+            )
+    return None
 
-    A marker at the margin, or at the start of the file, keeps everything up to `limit`.
+
+def _scope_end(lz: _Lazy, marker: int, after: int, limit: int) -> int | None:
+    """The last file line a marker keeps when it follows file line `after`: the end of its block
+    (which may lie beyond `limit`, the next anchor).
+
+    None for a marker that no block bounds (at the margin, at the start of the file):
+    it keeps everything up to the next anchor.
     """
     width = _width(lz.snippet.lines[marker])
     if after < 0 or width == 0:
-        return limit
+        return None
     lines = lz.fi.text.lines
     spans = lz.blocks(after)
     if spans is not None:
         # The innermost construct around the marker that starts at a shallower indent.
         inner = next(((s, e) for s, e in reversed(spans) if _width(lines[s]) < width), None)
         if inner is None:
-            return limit
-        opener, end = _width(lines[inner[0]]), min(inner[1], limit)
+            return None
+        opener, end = _width(lines[inner[0]]), min(inner[1], len(lines) - 1)
     else:
         # No parse: the lines indented deeper than the anchor when the marker is, else at
         # least as deep as the marker.
         base = _width(lines[after])
         least = base + 1 if width > base else width
         opener, end = least - 1, after
-        for p in range(after + 1, limit + 1):
+        for p in range(after + 1, len(lines)):
             if lines[p].strip():
                 if _width(lines[p]) < least:
                     break
@@ -1118,15 +1412,18 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
     n = len(lz.keys)
     at_edge = pa < 0 or pb >= n
     if not any(lz.marker[i] for i in items):
-        old = [lz.keys[p] for p in range(pa + 1, pb)]
-        new = [lz.skeys[i] for i in items]
-        if old == new:
+        old_keys = [lz.keys[p] for p in range(pa + 1, pb)]
+        new_keys = [lz.skeys[i] for i in items]
+        if old_keys == new_keys:
             return None
-        lost = sum(1 for k in old if k.strip()) - _nonblank(lz, items)
+        lost = sum(1 for k in old_keys if k.strip()) - _nonblank(lz, items)
         allowed = _nonblank(lz, items) if at_edge else max(_LAZY_SLACK, _nonblank(lz, items))
         if lost > allowed:
             first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
-            if pa < 0:
+            if pa < 0 and pb >= n:
+                # No line of the snippet anchors it: both edges are the ends of the file.
+                where, fix = "(none of its lines is in the file)", "show the unchanged lines around the change, with markers for the rest"
+            elif pa < 0:
                 where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
             elif pb >= n:
                 where, fix = f"after {lz.show(ia)}, where the snippet ends", "end the snippet with a marker"
@@ -1138,10 +1435,15 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
                 f"from {lz.file_line(first)} on, without a marker for them",
                 f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
             )
-        sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        # Align on the lines as written, so blank lines pair up by their exact whitespace;
+        # lines that differ only where the tiers allow keep the file's bytes.
+        raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
+        raw_new = [lz.snippet.lines[i].rstrip("\r") for i in items]
+        sm = difflib.SequenceMatcher(None, raw_old, raw_new, autojunk=False)
         for tag, a0, a1, b0, b1 in sm.get_opcodes():
-            if tag != "equal":
-                ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))
+            if tag == "equal" or (a1 - a0 == b1 - b0 and old_keys[a0:a1] == new_keys[b0:b1]):
+                continue
+            ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))
         return None
     # Pieces of new lines around the markers: pieces[0] before the first, pieces[-1] after the last.
     pieces: list[list[int]] = [[]]
@@ -1162,6 +1464,8 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             return reach
         q, tail = reach
         new = pieces[0][: len(pieces[0]) - tail]
+        if pa < 0 and not tail and pb > 0:
+            return _edge(lz, pieces[0], start=True)
         f = _doubt(lz, new, range(q + tail, pb), kept_before=False)
         if f is not None:
             return f
@@ -1173,14 +1477,41 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
         last = k == len(markers) - 1
         if not piece:
             continue  # the last marker keeps everything up to the next anchor
-        end = _scope_end(lz, m, pos - 1, pb - 1)
+        if not last:
+            placed = _block(lz, piece, pos, pb)
+            if isinstance(placed, Finding):
+                return placed
+            if placed is not None:
+                q, head, r, tail = placed
+                new = piece[head : len(piece) - tail]
+                if new or r > q + head:
+                    ops.append(_Op(q + head, r, tuple(new)))
+                pos = r + tail
+                continue
+        scope = _scope_end(lz, m, pos - 1, pb - 1)
+        if last and scope is not None and _depth(lz, piece) < _width(lz.snippet.lines[m]):
+            scope = None  # the new lines are shallower: they come after all the marker keeps
+        end = pb - 1 if scope is None else min(scope, pb - 1)
         if end >= pb - 1:
             if not last:
                 return _unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
-            reach = _reach(lz, piece, pos, pb, at_end=False)
+            # After a block that ends right here, or at the end of the file, a blank line
+            # leading the piece is its own.
+            at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
+            solid = not all(_WEAK.fullmatch(lz.skeys[i]) for i in piece)
+            if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
+                # Unless a blank line of the file a few lines before the end could be the
+                # one shown, the lines after it being replaced.
+                blank = next((q for q in range(max(pos, pb - _LAZY_SLACK - len(piece)), pb)
+                              if not lz.keys[q].strip() and _drops_quietly(lz, piece, q + 1, pb)), None)
+                if blank is not None:
+                    return _edge(lz, piece, start=False)
+            reach = _reach(lz, piece, pos, pb, at_end=False, separated=solid and (scope == pb - 1 or at_eof))
             if isinstance(reach, Finding):
                 return reach
             q, head = reach
+            if scope is None and not head and at_eof and pos < pb and lz.skeys[piece[0]].strip():
+                return _edge(lz, piece, start=False)
             new = piece[head:]
             if new or q + head < pb:
                 ops.append(_Op(q + head, pb, tuple(new)))
@@ -1200,6 +1531,14 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             new = piece[head : len(piece) - tail]
             at += head
             resume = at + tail
+            present = {lz.keys[p] for p in range(pos, pb)}
+            if all(_WEAK.fullmatch(lz.skeys[i]) for i in piece) or _closes_outside(lz.snippet.lines[i] for i in new) or any(
+                lz.skeys[i] in present and not _WEAK.fullmatch(lz.skeys[i]) for i in new
+            ):
+                # Only new code goes where a block ends: blank lines alone say nothing, a
+                # closing bracket the file does not have there closes something else, and a
+                # line the file has elsewhere may be context from there.
+                return _unplaced(lz, piece, m, markers[k + 1] if not last else m, pos, pb)
             rest = [p for p in range(resume, pb) if lz.keys[p].strip()]
             if last and rest:
                 return _outside(lz, m, pos, end, rest[0], ib, pb)
@@ -1214,25 +1553,114 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
     return None
 
 
-def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool) -> tuple[int, int] | Finding:
-    """Context at one end of a piece that meets the file a few lines off.
+def _depth(lz: _Lazy, items: Sequence[int]) -> int:
+    return min((_width(lz.snippet.lines[i]) for i in items if lz.skeys[i].strip()), default=0)
+
+
+def _drops_quietly(lz: _Lazy, shown: Sequence[int], lo: int, hi: int) -> bool:
+    """Deleting file lines lo..hi beside the snippet lines `shown` is a reading that stands:
+    none of them is shallower than those lines (it would cut into the code around them)."""
+    depth = _depth(lz, shown)
+    return all(_width(x) >= depth for x in lz.fi.text.lines[lo:hi] if x.strip())
+
+
+def _block(lz: _Lazy, piece: Sequence[int], lo: int, hi: int) -> tuple[int, int, int, int] | Finding | None:
+    """Place a piece between two markers by the context at both its ends, as a block.
+
+    Its lines need not be unique one by one: the piece is (q, head, r, tail) when its
+    first `head` lines are the file's at q and its last `tail` at r, the lines between
+    replaced (at most as many more than it shows as a marker-free stretch may drop),
+    and no other place fits as many of its lines.  Both ends must hold a line that is
+    more than a blank or a closing bracket (unless the piece is all context).
+    """
+    keys = lz.keys
+    want = [lz.skeys[i] for i in piece]
+    n = len(piece)
+    reach = _LAZY_SLACK + n
+
+    def solid(ks: Sequence[str]) -> bool:
+        return any(not _WEAK.fullmatch(k) for k in ks)
+
+    fits: list[tuple[int, int, int, int]] = []
+    for q in range(lo, hi):
+        if keys[q] != want[0]:
+            continue
+        head = 0
+        while head < n and q + head < hi and keys[q + head] == want[head]:
+            head += 1
+        if not solid(want[:head]):
+            continue
+        if head == n:
+            fits.append((q, head, q + head, 0))
+            continue
+        for tail in range(n - head, 0, -1):
+            end = want[n - tail :]
+            if not solid(end):
+                continue
+            found = [r for r in range(q + head, min(q + head + reach, hi - tail) + 1) if keys[r : r + tail] == end]
+            if found:
+                fits += [(q, head, r, tail) for r in found]
+                break
+    if not fits:
+        return None
+    best = max(h + t for _q, h, _r, t in fits)
+    top = [f for f in fits if f[1] + f[3] == best]
+    if len(top) > 1:
+        # One that would not cut into shallower code may still stand out.
+        quiet = [f for f in top if f[2] == f[0] + f[1] or _drops_quietly(lz, piece, f[0] + f[1], f[2])]
+        top = quiet if len(quiet) == 1 else top
+    if len(top) > 1:
+        i = piece[0]
+        return error(
+            "ambiguous", lz.path, top[0][0] + 1,
+            f"the snippet lines {lz.src(piece[0])}-{lz.src(piece[-1])} (from {lz.show(i)}) fit {len(top)} places "
+            f"of {lz.path}: lines {', '.join(str(f[0] + 1) for f in top[:10])}",
+            "show an unchanged line next to them that occurs once in the file",
+        )
+    return top[0]
+
+
+def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, separated: bool = False) -> tuple[int, int] | Finding:
+    """Context at the marker's end of a piece, which may meet the file a few lines off.
 
     `at_end`: the piece follows an anchor at `lo`; its last lines may be the file's
-    lines at q..q+t for lo <= q <= lo + reach, the lines lo..q being deleted.
+    lines at q..q+t for lo <= q <= lo + reach, the lines lo..q being deleted (reach: as
+    many lines as a marker-free stretch may drop).
     Otherwise the piece precedes an anchor at `hi`; its first lines may be the file's
-    lines at q..q+t ending at most `reach` lines before `hi`.  Returns (q, t), (lo, 0)
-    or (hi, 0) when nothing meets; the longest context wins, and must meet once.
+    lines at q..q+t ending at most `reach` lines before `hi`.  Returns (q, t), or
+    (lo, 0) / (hi, 0) when nothing meets; the longest context wins, and must meet once.
+    Closing lines and blanks count only right where the piece is: a few lines off
+    they cannot tell a replacement from an addition, and a piece that ends with one
+    the file does not have there is refused.
     """
+    adjacent = lo if at_end else hi
+    reach = _LAZY_SLACK + len(piece)  # as far as a marker-free stretch may drop lines
     for t in range(len(piece), 0, -1):
         part = piece[len(piece) - t :] if at_end else piece[:t]
         want = [lz.skeys[i] for i in part]
-        # Closing lines and blanks meet the file only right where the piece is.
-        reach = 0 if all(_WEAK.fullmatch(k) for k in want) else _LAZY_REACH
         if at_end:
             starts = range(lo, min(lo + reach, hi - t) + 1)
         else:
             starts = range(max(lo, hi - t - reach), hi - t + 1)
+            adjacent = hi - t
         hits = [q for q in starts if lz.keys[q : q + t] == want]
+        if all(_WEAK.fullmatch(k) for k in want):
+            if adjacent not in hits:
+                continue
+            # Met further off too, the lines between would be replaced: a reading that
+            # stands only when they are no shallower than the new lines.
+            rest = piece[: len(piece) - t] if at_end else piece[t:]
+            others = [
+                q for q in hits
+                if q != adjacent and _drops_quietly(lz, rest, *((lo, q) if at_end else (q + t, hi)))
+            ]
+            if others:
+                return _weak_context(lz, piece, part, [adjacent, others[0]], adjacent)
+            return adjacent, t
+        if len(hits) > 1:
+            # Several places: one that would not cut into shallower code may still stand out.
+            quiet = [q for q in hits if q == adjacent or _drops_quietly(lz, piece, *((lo, q) if at_end else (q + t, hi)))]
+            hits = quiet if len(quiet) == 1 else hits
         if len(hits) > 1:
             i = part[0]
             return error(
@@ -1243,7 +1671,30 @@ def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool) -> t
             )
         if hits:
             return hits[0], t
+    edge = piece[-1] if at_end else piece[0]
+    if _WEAK.fullmatch(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
+        near = lo if at_end else hi - 1
+        return error(
+            "ambiguous", lz.path, near + 1,
+            f"the new lines at snippet line {lz.src(piece[0])} {'end' if at_end else 'start'} with "
+            f"{lz.show(edge) if lz.skeys[edge].strip() else 'a blank line'} next to a marker, but {lz.path} has "
+            f"{lz.file_line(near)} there (line {near + 1}): which lines does the marker keep?",
+            "show an unchanged line that occurs once in the file between the new lines and the marker",
+        )
     return (lo, 0) if at_end else (hi, 0)
+
+
+def _weak_context(lz: _Lazy, piece: Sequence[int], part: Sequence[int], hits: list[int], adjacent: int) -> Finding:
+    other = next(q for q in hits if q != adjacent)
+    i = part[0]
+    shown = lz.show(i) if lz.skeys[i].strip() else "blank lines"
+    return error(
+        "ambiguous", lz.path, other + 1,
+        f"the new lines at snippet line {lz.src(piece[0])} meet the file at {shown}, which it has at line "
+        f"{adjacent + 1} and again at line {other + 1}: the merge cannot tell whether the lines between are "
+        "kept or replaced",
+        "show an unchanged line that occurs once in the file next to the new lines (not a blank or a closing bracket)",
+    )
 
 
 def _shared(lz: _Lazy, piece: Sequence[int], at: int, stop: int, suffix: bool = False) -> int:
@@ -1258,6 +1709,36 @@ def _shared(lz: _Lazy, piece: Sequence[int], at: int, stop: int, suffix: bool = 
     while n < len(piece) and at + n < stop and lz.skeys[piece[n]].strip() and lz.skeys[piece[n]] == lz.keys[at + n]:
         n += 1
     return n
+
+
+def _edge(lz: _Lazy, piece: Sequence[int], start: bool) -> Finding:
+    """New lines at an end of the file that nothing there anchors: added, or replacing the end?"""
+    n = len(lz.keys)
+    at = 0 if start else n - 1
+    side, show = ("start", "first") if start else ("end", "last")
+    return error(
+        "ambiguous", lz.path, at + 1,
+        f"the new lines at snippet line {lz.src(piece[0])} go at the {side} of {lz.path} with a marker on their "
+        f"other side and no unchanged line of the file next to them: are they added there, or do they replace "
+        f"the {show} lines (from {lz.file_line(at)})?",
+        f"show the {show} unchanged line(s) of the file next to them"
+        + ("" if start else ", or a blank line before them if they are a new block added at the end"),
+    )
+
+
+def _closes_outside(lines: Iterable[str]) -> bool:
+    """The lines close a bracket they did not open (strings are not told apart: a rare misjudgement
+    only refuses)."""
+    depth = 0
+    for line in lines:
+        for ch in line:
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth < 0:
+                    return True
+    return False
 
 
 def _unplaced(lz: _Lazy, piece: Sequence[int], before: int, after: int, pos: int, pb: int) -> Finding:
@@ -1357,6 +1838,12 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
     for ch in changes:
         window = (lo if ordered else 0, len(fi.keys))
         if isinstance(ch, Hunk):
+            miscounted = ch.declared_old is not None and (
+                ch.declared_old != len(ch.old_lines) or (ch.declared_new is not None and ch.declared_new != len(ch.new_lines))
+            )
+            if miscounted and "recount" not in tiers:
+                out.findings.append(_miscounted(ch, path))
+                continue
             sp, rep, f = locate_hunk(fi, ch, tiers, window, path, drift)
             if f is None and sp is None:
                 continue
@@ -1366,9 +1853,7 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             assert sp is not None
             out.splices.append(sp)
             out.repairs += rep
-            if ch.declared_old is not None and (
-                ch.declared_old != len(ch.old_lines) or (ch.declared_new is not None and ch.declared_new != len(ch.new_lines))
-            ):
+            if miscounted:
                 out.repairs.append("recount")
             if ch.old_start is not None and ch.old_lines:
                 drift = sp.start - (ch.old_start - 1)
@@ -1399,6 +1884,16 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             out.repairs += rep
     out.findings += _overlaps(out.splices, path)
     return out
+
+
+def _miscounted(h: Hunk, path: str) -> Finding:
+    return error(
+        "parse-error", path, h.source_line or None,
+        f"the hunk at input line {h.source_line} declares {h.declared_old} old and {h.declared_new} new lines "
+        f"but holds {len(h.old_lines)} and {len(h.new_lines)}, and this policy's locate tiers exclude `recount`",
+        f"count the lines again: {len(h.old_lines)} old (context and '-') and {len(h.new_lines)} new "
+        "(context and '+'), or regenerate the diff",
+    )
 
 
 def _overlaps(splices: list[Splice], path: str) -> list[Finding]:

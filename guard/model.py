@@ -2,7 +2,7 @@
 
 Nothing after a parser knows which dialect an edit came in.  An ``EditSet`` is a
 tuple of ``FileEdit`` values; each ``FileEdit`` carries the changes to make to one
-file, expressed as one of three kinds of change:
+file, expressed as one of four kinds of change:
 
 - ``Hunk``: a block of tagged lines (`` `` context, ``-`` removed, ``+`` added), the
   unified-diff shape.  Unified diffs, Codex patches and SEARCH/REPLACE blocks use it.
@@ -11,6 +11,10 @@ file, expressed as one of three kinds of change:
 - ``LineRange``: replace the lines ``start..end`` (1-based, inclusive) of the file
   as it was read; ``end == start - 1`` inserts before ``start``.  Hash-anchored
   edits use it; ``expect`` holds the lines the agent saw there, for re-anchoring.
+- ``Snippet``: the file as it should become, with unchanged stretches elided by
+  marker lines (``// ... existing code ...``): the ``lazy`` dialect.  Which real
+  lines are unchanged (anchors) and which are new is only known against the file,
+  so the locator merges it (``locate.locate_snippet``).
 
 A ``FileEdit`` may instead carry whole ``content``: with ``Op.CREATE`` the file must
 not exist yet; with ``Op.MODIFY`` and ``create_missing`` it is an upsert (whole-file
@@ -84,7 +88,14 @@ class LineRange:
     source_line: int = 0
 
 
-Change = Union[Hunk, Replace, LineRange]
+@dataclass(frozen=True)
+class Snippet:
+    lines: tuple[str, ...]  # every line of the snippet, markers included, without terminators
+    markers: tuple[int, ...]  # indexes into `lines` of the marker lines, ascending
+    source_line: int = 0  # line of the input where lines[0] is
+
+
+Change = Union[Hunk, Replace, LineRange, Snippet]
 
 
 @dataclass(frozen=True)
@@ -160,17 +171,27 @@ class FileChange:
     diff: str = ""  # unified diff of before -> after, computed by us
 
 
-@dataclass(frozen=True)
 class ParseError(Exception):
-    """A parser's refusal: becomes a `parse-error` finding at the edge of `formats`."""
+    """A parser's refusal: becomes a `parse-error` finding at the edge of `formats`.
 
-    message: str
-    line: int | None = None
-    hint: str = ""
-    path: str | None = None
+    (Not a frozen dataclass: Python sets ``__traceback__`` on exceptions as they travel.)
+    """
+
+    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.hint = hint
+        self.path = path
 
     def __str__(self) -> str:
         return self.message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path) == (
+            other.message, other.line, other.hint, other.path)
+
+    __hash__ = Exception.__hash__
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,19 @@ from .policy import Policy
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
 _IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# Longer paths than PATH_MAX are invisible to git's own commands (a file written there
+# is lost to `git status`), and trees nest one recursion level per folder.
+MAX_PATH_BYTES = 4095
+MAX_DEPTH = 255
+
+
+def _fold(component: str) -> str:
+    """A name as a filesystem that ignores, composes or trims characters may store it."""
+    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
 
 
 def _is_dot_git(component: str) -> bool:
-    folded = unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ").casefold()
+    folded = _fold(component).casefold()
     # `git~1` is the 8.3 short name Windows may give `.git`.
     return folded in (".git", "git~1")
 
@@ -84,6 +93,10 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     if not parts:
         return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
     path = "/".join(parts)
+    size = len(path.encode("utf-8", "surrogateescape"))
+    if size > MAX_PATH_BYTES or len(parts) > MAX_DEPTH:
+        return _outside(raw, f"the path is {size:,} bytes and {len(parts)} names deep; the limits are "
+                        f"{MAX_PATH_BYTES:,} bytes and {MAX_DEPTH} names", "use a shorter path")
     if any(_is_dot_git(c) for c in parts):
         return _protected_git(path)
     return _check_filesystem(real_root, raw, path, parts)
@@ -183,8 +196,11 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     level = policy.level("path-protected")
     if level not in ("error", "warning"):
         return None
+    # `.ｅｎｖ` or `.e\u200bnv` is `.env` to a filesystem that folds or ignores those
+    # characters: a protected name must not be reachable by another spelling.
+    spellings = tuple(dict.fromkeys((path, "/".join(_fold(p) for p in parts))))
     for pattern in policy.protected:
-        if matches(path, pattern):
+        if any(matches(spelling, pattern) for spelling in spellings):
             return Finding(
                 "path-protected", level, path, None,
                 f"{path!r} matches the protected pattern {pattern!r} "

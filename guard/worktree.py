@@ -229,6 +229,7 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    _crashpoint("before-journal-rename")
     os.replace(tmp, path)
     dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -254,21 +255,28 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
     jpath = _journal_path(repo)
     _fsync_write(jpath, json.dumps(journal).encode())
     _crashpoint("after-journal")
-    root_fd = os.open(repo.root, _DIR_FLAGS)
     try:
-        for i, w in enumerate(writes):
-            # Folders we are about to create go into the journal first, so a crash removes them.
-            missing = _missing_dirs(root_fd, w.path) if w.after is not None else []
-            if missing:
-                created.extend(missing)
-                _fsync_write(jpath, json.dumps(journal).encode())
-            _write_one(root_fd, w, [])
-            _crashpoint(f"after-file:{i}")
-    finally:
-        os.close(root_fd)
-    if ref is not None:
-        name, old, new = ref
-        repo.update_ref(name, new, old, ref_message)
+        root_fd = os.open(repo.root, _DIR_FLAGS)
+        try:
+            for i, w in enumerate(writes):
+                # Folders we are about to create go into the journal first, so a crash removes them.
+                missing = _missing_dirs(root_fd, w.path) if w.after is not None else []
+                if missing:
+                    created.extend(missing)
+                    _fsync_write(jpath, json.dumps(journal).encode())
+                _write_one(root_fd, w, [])
+                _crashpoint(f"after-file:{i}")
+        finally:
+            os.close(root_fd)
+        if ref is not None:
+            name, old, new = ref
+            repo.update_ref(name, new, old, ref_message)
+    except Exception:
+        # A folder swapped for a symlink after the checks, a full disk, a ref moved by
+        # another tool: undo now, so the caller reports a failure over an untouched tree
+        # (left to the next command, the half-written tree would outlive this report).
+        recover(repo)
+        raise
     _crashpoint("before-journal-removal")
     jpath.unlink()
 
@@ -296,13 +304,17 @@ def _missing_dirs(root_fd: int, path: str) -> list[str]:
 
 
 def pending(repo: GitRepo) -> bool:
-    """Is there an interrupted write to roll back? (One stat, no lock.)"""
-    return (repo.gitdir / "agent-guard" / "journal.json").exists()
+    """Is there an interrupted write to roll back, or a torn journal to clear? (Two stats, no lock.)"""
+    d = repo.gitdir / "agent-guard"
+    return (d / "journal.json").exists() or (d / "journal.json.tmp").exists()
 
 
 def recover(repo: GitRepo) -> bool:
     """Roll back an interrupted commit, if its journal is there.  True if it did."""
     jpath = _journal_path(repo)
+    # A kill while the journal itself was being written leaves its temporary copy (and,
+    # the first time, no journal: nothing was touched yet).  Under the lock it is stale.
+    jpath.with_name(jpath.name + ".tmp").unlink(missing_ok=True)
     try:
         journal = json.loads(jpath.read_bytes())
     except FileNotFoundError:
@@ -316,7 +328,13 @@ def recover(repo: GitRepo) -> bool:
         files = journal.get("files", [])
         for f in files:
             before = repo.read_blob(f["before"]) if f.get("before") else None
-            _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode")), [])
+            try:
+                _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode")), [])
+            except UnsafePath:
+                # A folder on the way is now a symlink: restoring through it would write
+                # outside the tree, and nothing of ours was written there (the write
+                # refuses links too).  Skip it rather than fail every later command.
+                continue
         _remove_temps(root_fd, files)
         _remove_empty_dirs(root_fd, journal.get("created_dirs", []))
     finally:

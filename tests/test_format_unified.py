@@ -1045,9 +1045,11 @@ UNIDIFF_DIVERGES = {
     "debdiff.diff": {"new/added.txt": "added.txt"},
     # `src://`/`dst://` prefixes are stripped like `a/`/`b/`, leaving an absolute path the engine refuses.
     "git_filenames_with_spaces_prefix.diff": {"dst://foo bar/baz": "/foo bar/baz"},
+    # Cut off inside its last hunk, without a final line break: refused as truncated.
+    "sample2.diff": "truncated",
 }
 # Malformed in expected.json (counts disagree with the body, or a hunk cut short): read with `recount`.
-UNIDIFF_RECOUNTED = {"sample1.diff", "sample2.diff", "sample6.diff", "sample7.diff"}
+UNIDIFF_RECOUNTED = {"sample1.diff", "sample6.diff", "sample7.diff"}
 
 
 def test_unidiff_samples() -> None:
@@ -1059,6 +1061,10 @@ def test_unidiff_samples() -> None:
         text = _read(root / name)
         if UNIDIFF_DIVERGES.get(name) == "refused":
             with pytest.raises(ParseError, match="rename from"):
+                unified.parse(text)
+            continue
+        if UNIDIFF_DIVERGES.get(name) == "truncated":
+            with pytest.raises(ParseError, match="cut off"):
                 unified.parse(text)
             continue
         parsed = unified.parse(text)

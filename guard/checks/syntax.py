@@ -19,19 +19,29 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import parsers
 from ..model import FileChange, Finding
 from ..textfile import NotText, decode
 from .base import CheckInput, quote
+
+if TYPE_CHECKING:
+    from ..parsers import Problem
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 def _root(inp: CheckInput) -> Path | None:
-    # The engine passes the repository's `tracked` lookup; its repository knows the root.
-    root = getattr(inp, "root", None) or getattr(getattr(inp.tracked, "__self__", None), "root", None)
-    return root if isinstance(root, Path) else None
+    """The repository's root, where pyproject.toml is, when the engine's lookups reveal it.
+
+    CheckInput carries no root yet; the engine passes the repository's own `attr`
+    lookup, whose repository knows it.  Without a root Python is parsed unnarrowed.
+    """
+    for source in (inp, getattr(inp.attr, "__self__", None), getattr(inp.tracked, "__self__", None)):
+        root = getattr(source, "root", None)
+        if isinstance(root, Path):
+            return root
+    return None
 
 
 def edited_lines(change: FileChange) -> list[int]:
@@ -62,29 +72,31 @@ def _show(lines: tuple[str, ...], at: int, column: int) -> str:
     return "\n".join(out)
 
 
-def judge(change: FileChange, python: tuple[int, int] | None = None) -> tuple[parsers.Problem, int | None] | None:
+def judge(change: FileChange, python: tuple[int, int] | None = None) -> tuple[Problem, int | None] | None:
     """(the parse problem the edit introduces, nearest edited line), or None."""
+    from .. import parsers  # on first use: commands that check nothing do not load it
+
     if change.before is None or change.after is None or change.before == change.after:
         return None
     langs = [lang for lang in parsers.languages_for(change.path) if parsers.available(lang)]
     if not langs:
         return None
-    first: parsers.Problem | None = None
+    found: dict[str, Problem] = {}
     for lang in langs:
-        found = parsers.problem(lang, change.after, python)
-        if found is None:
+        problem = parsers.problem(lang, change.after, python)
+        if problem is None:
             return None  # some grammar accepts the result
-        first = first or found
+        found[lang] = problem
     # The result fails every grammar: it counts only against one that accepted the original.
-    for lang in langs:
+    for lang, problem in found.items():
         if parsers.problem(lang, change.before, python) is None:
-            after = parsers.problem(lang, change.after, python)
-            assert after is not None
-            return after, _nearest(edited_lines(change), after.line)
+            return problem, _nearest(edited_lines(change), problem.line)
     return None
 
 
 def check(inp: CheckInput, level: str) -> list[Finding]:
+    from .. import parsers
+
     findings: list[Finding] = []
     python = None
     for change in inp.changes:

@@ -248,6 +248,9 @@ def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk,
         j += 1
     if not body:
         raise _empty_chunk(env, start, path)
+    if not anchors and old_start is None and all(hl.tag == ADDED for hl in body):
+        # Codex's rule for a chunk of only `+` lines under a bare `@@`: append at the end.
+        at_eof = True
     hunk = Hunk(
         lines=tuple(body),
         old_start=old_start,

@@ -376,7 +376,9 @@ def _blanks_taken(lines: list[str], j: int, want_old: int, want_new: int, change
     return 0, False
 
 
-def _read_hunk(lines: list[str], i: int, rng: _Range, label: str, shared: dict[str, HunkLine]) -> _Read:
+def _read_hunk(
+    lines: list[str], i: int, rng: _Range, label: str, shared: dict[str, HunkLine], unterminated: bool = False
+) -> _Read:
     """Read the body of the hunk whose header is lines[i]; the body decides the counts."""
     n = len(lines)
     body: list[HunkLine] = []
@@ -434,6 +436,16 @@ def _read_hunk(lines: list[str], i: int, rng: _Range, label: str, shared: dict[s
             break
     else:
         j = max(n, resume)
+        if counted and (old < want_old or new < want_new) and n and unterminated:
+            # Short of its counts at the very end, and the last line has no line break:
+            # a paste that was cut off, not a miscount (a recount would apply half of it).
+            raise ParseError(
+                f"line {n}: the input ends inside the hunk for {label} ({old} of {want_old} old lines, "
+                f"{new} of {want_new} new lines) without a final line break: it looks cut off",
+                n,
+                "send the whole patch again",
+                label,
+            )
     if not body:
         what = "the input ends" if j >= n else f"line {j + 1} is {_head(lines[j])[:60]!r}"
         raise ParseError(
@@ -620,6 +632,7 @@ class _State:
     tree_diff: bool = False  # the last skipped line was a `diff -r`-style command
     recounted: bool = False
     shared: dict[str, HunkLine] = field(default_factory=dict)  # see _SHARE_BELOW
+    unterminated: bool = False  # the input's last line has no line break (a paste cut off?)
 
     def close(self) -> None:
         self.current = None
@@ -701,7 +714,7 @@ def _hunk(state: _State, i: int) -> int:
             )
         sec = state.start(_Section(line=i + 1, fixed_path=state.path))
     rng = _hunk_header(_head(state.lines[i]), i + 1)
-    read = _read_hunk(state.lines, i, rng, sec.label(), state.shared)
+    read = _read_hunk(state.lines, i, rng, sec.label(), state.shared, state.unterminated)
     sec.hunks.append((read.hunk, rng))
     state.recounted = state.recounted or read.recounted
     return read.end
@@ -946,7 +959,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
     """Read a unified diff (see the module doc); `path` names the file of header-less hunks."""
     if not text or text.isspace():
         raise ParseError("empty input: there is no diff to read", 1, _HINT_HEADER, path)
-    state = _State(_split_lines(text), path)
+    state = _State(_split_lines(text), path, unterminated=not text.endswith("\n"))
     lines = state.lines
     i = 0
     while i < len(lines):

@@ -1,0 +1,18 @@
+package shop
+
+import "fmt"
+
+type Cart struct {
+	Items []string
+}
+
+func (c *Cart) Add(item string) {
+	if item == "" {
+		return
+	}
+	c.Items = append(c.Items, item)
+}
+
+func (c *Cart) String() string {
+	return fmt.Sprintf("%d items", len(c.Items))
+}

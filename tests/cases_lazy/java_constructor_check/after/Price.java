@@ -1,0 +1,20 @@
+package shop;
+
+public class Price {
+    private final long cents;
+
+    public Price(long cents) {
+        if (cents < 0) {
+            throw new IllegalArgumentException("negative");
+        }
+        this.cents = cents;
+    }
+
+    public long cents() {
+        return cents;
+    }
+
+    public String toString() {
+        return cents / 100 + "." + cents % 100;
+    }
+}

@@ -1,0 +1,5 @@
+"""A new module."""
+
+
+def answer():
+    return 42

@@ -1,0 +1,29 @@
+"""Inventory helpers."""
+
+import os
+
+
+class Inventory:
+    def __init__(self, items):
+        self.items = list(items)
+        self.count = len(self.items)
+
+    def add(self, item):
+        self.items.append(item)
+        self.count += 1
+        return self.count
+
+    def remove(self, item):
+        self.items.remove(item)
+        self.count -= 1
+        return self.count
+
+
+def load(path):
+    with open(path, encoding="utf-8") as fh:
+        return Inventory(line for line in fh.read().splitlines() if line)
+
+
+def main():
+    inv = load(os.environ["INVENTORY"])
+    print(inv.count)

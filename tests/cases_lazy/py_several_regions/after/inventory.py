@@ -1,0 +1,33 @@
+"""Inventory helpers."""
+
+import os
+
+
+class Inventory:
+    def __init__(self, items):
+        self.items = list(items)
+        self.count = len(self.items)
+        self.log = []
+
+    def add(self, item):
+        self.items.append(item)
+        self.count += 1
+        return self.count
+
+    def remove(self, item):
+        if item not in self.items:
+            return self.count
+        self.items.remove(item)
+        self.count -= 1
+        return self.count
+
+
+def load(path):
+    with open(path) as fh:
+        lines = fh.read().splitlines()
+    return Inventory(lines)
+
+
+def main():
+    inv = load(os.environ.get("INVENTORY", "inventory.txt"))
+    print(inv.count)

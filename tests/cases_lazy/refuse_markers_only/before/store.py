@@ -1,0 +1,13 @@
+import os
+
+
+def helper():
+    return os.sep
+
+
+class Store:
+    def get(self, key):
+        return self.data[key]
+
+    def put(self, key, value):
+        self.data[key] = value

@@ -1,0 +1,15 @@
+class Greeter
+  def initialize(name)
+    @name = name
+  end
+
+  def hello
+    "Hello, #{@name}"
+  end
+
+  def bye
+    "Bye, #{@name}"
+  end
+end
+
+puts Greeter.new("world").hello

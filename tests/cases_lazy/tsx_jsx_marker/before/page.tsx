@@ -1,0 +1,9 @@
+export function Page({ title }: { title: string }) {
+  return (
+    <main>
+      <h1>{title}</h1>
+      <p>Welcome</p>
+      <footer>Bye</footer>
+    </main>
+  );
+}
