@@ -49,7 +49,7 @@ def _rolled_state(turns_newest_first: Sequence[ledger.Turn]) -> dict[str, bool]:
 
 def _turn_changes(g: Guard, t: ledger.Turn) -> list[TreeChange]:
     parent_tree = g.repo.commit_tree(t.parent) if t.parent else None
-    return g.repo.diff_trees(parent_tree, g.repo.commit_tree(t.commit))
+    return g.repo.changed_files(parent_tree, g.repo.commit_tree(t.commit))
 
 
 def _blob(g: Guard, e: Entry | None) -> bytes | None:
