@@ -9,6 +9,7 @@ follows the edit rather than the file.
 from __future__ import annotations
 
 import difflib
+import operator
 from typing import Iterable, Sequence
 
 from .model import FileChange, Op
@@ -73,7 +74,7 @@ def _keyed(t: Text | None) -> list[str]:
     # Lines compared with their terminators, so an EOL-only change still shows.
     if t is None:
         return []
-    keyed = [line + eol for line, eol in zip(t.lines, t.eols)]
+    keyed = list(map(operator.add, t.lines, t.eols))
     if t.bom:
         # git sees the BOM as part of the first line: so must the diff, to apply.
         keyed = ["\ufeff" + keyed[0]] + keyed[1:] if keyed else ["\ufeff"]
@@ -177,8 +178,13 @@ def make_change(
     binary = (before is not None and bt is None) or (after is not None and at is None)
     a, b = _keyed(bt), _keyed(at)
     ops: list[Opcode] = [] if binary else opcodes(a, b, regions)
-    added = tuple((k + 1, at.lines[k]) for _t, _a0, _a1, b0, b1 in ops for k in range(b0, b1)) if at else ()
-    removed = tuple((k + 1, bt.lines[k]) for _t, a0, a1, _b0, _b1 in ops for k in range(a0, a1)) if bt else ()
+    # zip/range run in C: a 200,000-line create must not cost a Python loop per line.
+    added: tuple[tuple[int, str], ...] = ()
+    removed: tuple[tuple[int, str], ...] = ()
+    if at is not None:
+        added = tuple(pair for _t, _a0, _a1, b0, b1 in ops for pair in zip(range(b0 + 1, b1 + 1), at.lines[b0:b1]))
+    if bt is not None:
+        removed = tuple(pair for _t, a0, a1, _b0, _b1 in ops for pair in zip(range(a0 + 1, a1 + 1), bt.lines[a0:a1]))
     diff = render(path, op, old_path, a, b, ops, old_mode, new_mode, binary)
     hunks = diff.count("\n@@ ") + (1 if diff.startswith("@@ ") else 0)
     return FileChange(

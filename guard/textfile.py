@@ -7,6 +7,7 @@ endings survive an edit line by line and ``encode()`` gives back the same bytes.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 BOM = b"\xef\xbb\xbf"
@@ -37,7 +38,7 @@ class Text:
         return "\r\n" if crlf > lf else "\n"
 
     def encode(self) -> bytes:
-        body = "".join(line + eol for line, eol in zip(self.lines, self.eols))
+        body = "".join(map(operator.add, self.lines, self.eols))
         return (BOM if self.bom else b"") + body.encode("utf-8")
 
 
