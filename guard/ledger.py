@@ -187,8 +187,10 @@ def prepare(
             for p, data, mode in ((ch.old_path or ch.path, ch.before, ch.old_mode), (ch.path, ch.before if not ch.old_path else None, ch.old_mode)):
                 if p in before:
                     continue
-                want = None if data is None else Entry(repo.write_blob(data), mode or 0o100644)
+                want = None if data is None else Entry(repo.hash_blob(data), mode or 0o100644)
                 if repo.tree_entry(base_tree, p) != want:
+                    if data is not None:
+                        repo.write_blob(data)  # only a sync commit needs the blob stored
                     before[p] = want
         if before:
             sync_tree = repo.build_tree(base_tree, before)
