@@ -1,12 +1,13 @@
 """kill -9 at random moments during multi-file applies and rollbacks (run by hand).
 
 A scratch repository holds 24 files; the edit modifies 16 of them, creates 6 in new
-nested folders and deletes 2.  The trials walk a two-state machine: from *before*,
-``agent-guard apply`` of that edit; from *after*, ``agent-guard rollback``; each is
-sent SIGKILL at a random moment (half the kill times uniform over the command's
-whole run, half packed into its last 20%, where the writes happen), and some
-trials kill the recovering command too.  Then the next command (``agent-guard
-log``) runs, and the trial checks:
+nested folders and deletes 2.  Trials alternate: ``agent-guard apply`` of that edit
+from the tree *before* it, ``agent-guard rollback`` from the tree *after* it; each is
+sent SIGKILL at a random moment: half the kill times uniform over the command's
+whole run, half uniform over its write window (counted from the moment its journal
+appears, as long as the window lasts in uninterrupted runs, re-timed every 10
+trials); some trials kill the recovering command too.  Then the next command
+(``agent-guard log``) runs, and the trial checks:
 
 - the work tree is wholly *before* or wholly *after* (every file's bytes and mode);
 - the shadow ref agrees: unchanged when the tree is where it started, else one
@@ -137,7 +138,7 @@ def leftovers(root: Path) -> list[str]:
         found += [os.path.join(dirpath, f) for f in filenames if ".agent-guard-tmp-" in f]
     state = root / ".git" / "agent-guard"
     found += [str(p) for p in (state / "journal.json", state / "journal.json.tmp") if p.exists()]
-    found += [str(p) for p in (root / ".git" / "refs").rglob("*.lock")]
+    found += [str(p) for p in (root / ".git").rglob("*.lock") if "agent-guard" in p.as_posix()]
     return found
 
 
@@ -185,13 +186,16 @@ class Stats:
     undone: int = 0
     finished_before_kill: int = 0
     killed_mid_write: int = 0
+    window_kills: int = 0
     recovery_killed: int = 0
     point_trials: int = 0
     failures: list[str] = field(default_factory=list)
 
 
-def launch_and_kill(root: Path, args: list[str], data: bytes | None, after: float) -> tuple[bool, bool]:
-    """Start the command, SIGKILL it `after` seconds in; (it had finished already, a journal was left)."""
+def launch_and_kill(root: Path, args: list[str], data: bytes | None, after: float, in_window: bool = False) -> tuple[bool, bool]:
+    """Start the command and SIGKILL it `after` seconds in (with `in_window`: `after` seconds
+    after its journal appears); returns (it had finished already, a journal was left)."""
+    journal = root / ".git" / "agent-guard" / "journal.json"
     proc = subprocess.Popen(GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=ENV)
     assert proc.stdin is not None
@@ -201,21 +205,56 @@ def launch_and_kill(root: Path, args: list[str], data: bytes | None, after: floa
         proc.stdin.close()
     except BrokenPipeError:
         pass
+    if in_window:
+        while proc.poll() is None and not journal.exists():
+            time.sleep(0.0002)
     time.sleep(after)
     finished = proc.poll() is not None
     if not finished:
         proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=TIMEOUT)
-    mid_write = (root / ".git" / "agent-guard" / "journal.json").exists()
+    mid_write = journal.exists()
     return finished, mid_write
 
 
 def timed(root: Path, args: list[str], data: bytes | None) -> float:
+    """Run a command uninterrupted; its length.  Also notes when its journal existed."""
+    journal = root / ".git" / "agent-guard" / "journal.json"
     started = time.monotonic()
-    proc = guard(root, args, data)
+    proc = subprocess.Popen(GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=ENV)
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write(data or b"")
+    proc.stdin.close()
+    first = last = None
+    while proc.poll() is None:
+        if journal.exists():
+            now = time.monotonic() - started
+            first = now if first is None else first
+            last = now
+        time.sleep(0.0005)
+    err = proc.stderr.read()
+    proc.stderr.close()
     if proc.returncode != 0:
-        raise RuntimeError(f"{args}: {proc.stderr.decode(errors='replace')}")
-    return time.monotonic() - started
+        raise RuntimeError(f"{args}: {err.decode(errors='replace')}")
+    total = time.monotonic() - started
+    if first is not None and last is not None:
+        WINDOWS.setdefault(args[0], []).append((first, last))
+    return total
+
+
+# Per command, (first, last) moment the journal was seen in uninterrupted runs: the write window.
+WINDOWS: dict[str, list[tuple[float, float]]] = {}
+
+
+def kill_moment(rng: random.Random, command: str, total: float) -> tuple[float, bool]:
+    """Half the kills uniform over the whole run; half at a uniform moment of the write
+    window (timed from the journal's appearance, its length as seen in uninterrupted runs)."""
+    seen = WINDOWS.get(command, [])[-5:]
+    if rng.random() < 0.5 or not seen:
+        return rng.uniform(0, 1.1 * total), False
+    length = statistics.median(w[1] - w[0] for w in seen)
+    return rng.uniform(0, 1.2 * length + 0.002), True
 
 
 def verify(root: Path, label: str, start: str, states: dict[str, dict[str, tuple[bytes, int]]], ref_before: str | None,
@@ -268,15 +307,31 @@ def reset(root: Path, state: dict[str, tuple[bytes, int]]) -> None:
 
 
 def random_trials(root: Path, patch: bytes, touched: list[str], states: dict[str, dict[str, tuple[bytes, int]]],
-                  n: int, rng: random.Random, stats: Stats, durations: dict[str, float]) -> None:
+                  n: int, rng: random.Random, stats: Stats, timings: dict[str, list[float]]) -> None:
     state = "before"
     for i in range(n):
-        command = "apply" if state == "before" else "rollback"
+        if i and i % 10 == 0 and state == "before":
+            # Re-time both commands now and then: on a shared machine their length drifts,
+            # and kill moments drawn from a stale length land after the command has ended.
+            timings["apply"].append(timed(root, ["apply"], patch))
+            timings["rollback"].append(timed(root, ["rollback"], None))
+        durations = {k: statistics.median(v[-5:]) for k, v in timings.items()}
+        # Applies and rollbacks take turns; when a kill left the tree where the other
+        # command starts, an uninterrupted command brings it back first (not a trial).
+        command = "apply" if i % 2 == 0 else "rollback"
+        start = "before" if command == "apply" else "after"
+        if state != start:
+            back = guard(root, ["rollback"] if command == "apply" else ["apply"], None if command == "apply" else patch)
+            if back.returncode != 0 or tree(root) != states[start]:
+                stats.failures.append(f"trial {i}: could not bring the tree to {start!r} before the trial")
+                reset(root, states[start])
+            state = start
         args, data = (["apply"], patch) if command == "apply" else (["rollback"], None)
         total = durations[command]
-        after = rng.uniform(0, 1.1 * total) if rng.random() < 0.5 else rng.uniform(0.8 * total, 1.05 * total)
+        after, in_window = kill_moment(rng, command, total)
         ref_before = ref(root)
-        finished, mid_write = launch_and_kill(root, args, data, after)
+        finished, mid_write = launch_and_kill(root, args, data, after, in_window)
+        stats.window_kills += in_window
         stats.trials += 1
         stats.by_command[command] = stats.by_command.get(command, 0) + 1
         stats.finished_before_kill += finished
@@ -285,7 +340,8 @@ def random_trials(root: Path, patch: bytes, touched: list[str], states: dict[str
             # Kill the recovering command as well, somewhere in its run.
             launch_and_kill(root, ["log"], None, rng.uniform(0, durations["log"]))
             stats.recovery_killed += 1
-        reached = verify(root, f"trial {i} ({command}, kill at {after * 1000:.0f} ms)", state, states, ref_before, touched, command, stats)
+        when = f"{after * 1000:.0f} ms after the journal appeared" if in_window else f"{after * 1000:.0f} ms in"
+        reached = verify(root, f"trial {i} ({command}, killed {when})", state, states, ref_before, touched, command, stats)
         if reached is None:
             reset(root, states[state])
             continue
@@ -354,14 +410,15 @@ def main(argv: list[str] | None = None) -> int:
         durations["rollback"].append(timed(root, ["rollback"], None))
     assert tree(root) == before
     states = {"before": before, "after": after}
-    medians = {k: statistics.median(v) for k, v in durations.items()}
     stats = Stats()
-    random_trials(root, patch, touched, states, opts.trials, random.Random(opts.seed), stats, medians)
+    random_trials(root, patch, touched, states, opts.trials, random.Random(opts.seed), stats, durations)
+    medians = {k: statistics.median(v) for k, v in durations.items()}
     if not opts.no_points:
         point_trials(root, patch, touched, states, stats)
     summary = {
         "random_trials": stats.trials, "by_command": stats.by_command,
         "ended_after_the_command": stats.landed, "ended_where_it_started": stats.undone,
+        "kills_aimed_at_the_write_window": stats.window_kills,
         "finished_before_the_kill": stats.finished_before_kill, "killed_mid_write": stats.killed_mid_write,
         "recovery_also_killed": stats.recovery_killed, "crash_point_trials": stats.point_trials,
         "failures": len(stats.failures), "files": len(touched),

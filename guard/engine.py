@@ -347,9 +347,18 @@ class Guard:
             if stale_base is not None:
                 merged, conflict = _merge_onto(stale_base, text, new_text, path)
                 if conflict is not None:
-                    return None, [conflict], []
-                new_text, regions = merged, None
-                repairs.append("3way")
+                    # diff3 calls a change next to another a conflict; when the lines the
+                    # edit removes are still there as they were, the tiers may place it.
+                    now = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
+                    if now.findings:
+                        return None, [conflict], []
+                    merged, regions = apply_splices(text, now.splices)
+                    repairs = repairs[: len(repairs) - len(out.repairs)] + now.repairs
+                    notes = notes[: len(notes) - len(out.notes)] + now.notes
+                else:
+                    regions = None
+                    repairs.append("3way")
+                new_text = merged
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,

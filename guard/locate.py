@@ -130,10 +130,12 @@ class Outcome:
 
 def _visible(s: str) -> str:
     """Make the invisible visible, so a hint shows *why* two lines differ."""
-    out = s.replace("\t", "→").replace("\r", "␍")
+    cr = "␍" if s.endswith("\r") else ""
+    out = s[: len(s) - len(cr)].replace("\t", "→").replace("\r", "␍")
     stripped = out.rstrip(" ")
     if len(stripped) != len(out):
         out = stripped + "·" * (len(out) - len(stripped))
+    out += cr
     return "".join(ch if ord(ch) < 128 or ch == "→" or ch == "·" or ch == "␍" else f"<U+{ord(ch):04X}>" for ch in out)
 
 
@@ -167,14 +169,17 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
     keys = fi.keys
     lines = []
     first_diff: str | None = None
-    for k, line in enumerate(want):
-        p = start + k
-        actual = keys[p] if 0 <= p < len(keys) else None
-        if first_diff is None and actual != line:
-            if actual is None:
-                first_diff = f"line {p + 1}: the file ends before {_visible(line)!r}"
-            else:
-                first_diff = f"line {p + 1}: expected {_visible(line)!r}, file has {_visible(actual)!r}"
+    # The first line that differs beyond what the tiers forgive, else the first that differs at all.
+    loose = _norm_fn(frozenset(_NORMALISERS))
+    for same in (lambda a, b: loose(a) == loose(b), lambda a, b: a == b):
+        for k, line in enumerate(want):
+            p = start + k
+            actual = keys[p] if 0 <= p < len(keys) else None
+            if first_diff is None and (actual is None or not same(actual, line)):
+                if actual is None:
+                    first_diff = f"line {p + 1}: the file ends before {_visible(line)!r}"
+                else:
+                    first_diff = f"line {p + 1}: expected {_visible(line)!r}, file has {_visible(actual)!r}"
     lo, hi = max(0, start - 2), min(len(keys), start + len(want) + 2)
     for p in range(lo, hi):
         lines.append(f"{p + 1:>6}| {_visible(keys[p])}")
@@ -304,10 +309,15 @@ def _match_block(
             usable = present
         starts = _candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
         allowed_miss = max(1, len([k for k, t in enumerate(block.tags) if t == CONTEXT]) // 3)
+        # Only a context line the file has nowhere may differ: one it has elsewhere says
+        # the change belongs there, not here (a copy of the lines it removes, say).
+        loose, lnorm = fi.positions(frozenset(_NORMALISERS)), _norm_fn(frozenset(_NORMALISERS))
+        absent = {k for k in context if lnorm(block.old[k]) not in loose}
     else:
         usable = [k for k in range(size) if norm_old[k].strip()] or list(range(size))
         starts = _candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
         allowed_miss = 0
+        absent = set()
     found: list[int] = []
     for s in starts:
         if s < lo or s + size > min(n, hi) or s < 0:
@@ -318,9 +328,9 @@ def _match_block(
         ok = True
         for k in range(size):
             if lines[s + k] != norm_old[k]:
-                # A blank line is never a misremembered line of code: a blank the file
-                # lacks there is a miscount, which `recount` alone may forgive.
-                if block.tags[k] == REMOVED or not fuzzy or not norm_old[k].strip():
+                # (A blank line is never a misremembered line of code: a blank the file
+                # lacks there is a miscount, which `recount` alone may forgive.)
+                if block.tags[k] == REMOVED or not fuzzy or k not in absent:
                     ok = False
                     break
                 misses += 1
@@ -577,12 +587,14 @@ def locate_hunk(
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
         found: list[tuple[tuple[_Match, Hunk, int], list[str]]] = []
+        written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
         for form, esc in forms:
             for variant, extra in _hunk_variants(form, tiers):
                 got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
                 if isinstance(got, Finding):
                     return None, [], got
                 if got is not None:
+                    written[id(got)] = form
                     found.append((got, esc + extra))
                     if not fuzzy:
                         break
@@ -599,7 +611,18 @@ def locate_hunk(
         if len(places) > 1:
             return None, [], _ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
         best = found[0]
+        form = written[id(best[0])]
         (m, variant, _), repairs = best
+        if not m.fuzzy and variant.lines != form.lines:
+            # Blank context dropped from the edges: where the lines as written (all but a
+            # changed context line) stand elsewhere, the blanks were no mistake there.
+            lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
+            whole = _Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
+            lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
+            loosest = frozenset(t for t in tiers if t in _NORMALISERS)
+            rivals = {p + lead_old for p in _near(fi, whole, loosest, (max(0, window[0] - lead_old), window[1]))}
+            if rivals - {m.start}:
+                return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
         if m.fuzzy:
             repairs.append("fuzz")
         repairs += _needed(fi, m) if m.active else []
@@ -607,6 +630,12 @@ def locate_hunk(
             if "offset" not in tiers:
                 return None, [], _misplaced(fi, variant, m.start, path)
             repairs.append("offset")
+            # Found elsewhere, while the lines at its own line number are these lines but for
+            # what the tiers forgive (a typographic space, a changed context line): two places.
+            at = variant.old_start - 1
+            loosest = frozenset(t for t in tiers if t in _NORMALISERS)
+            if not m.fuzzy and at >= 0 and at in _near(fi, m.block, loosest, (at, at + m.size)):
+                return None, [], _ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
         shift = None
         if "indent" in m.active:
             norm, lines = _norm_fn(m.active), fi.normed(m.active)
@@ -616,6 +645,15 @@ def locate_hunk(
                 shift = None
             elif "indent" not in repairs:
                 repairs.append("indent")
+        if shift is not None and not m.fuzzy:
+            # Short blocks recur at other depths.  Found only at another indent, the lines
+            # may be a copy of the ones meant, which changed a little where they were:
+            # lines at the edit's own indent that differ in a context line or two are a
+            # second place.
+            rivals = set(_near(fi, m.block, m.active - {"indent"}, window)) | set(_lookalike(fi, m.block.old, window))
+            rivals -= {m.start}
+            if rivals:
+                return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "indent", h.source_line)
         plain = _typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
@@ -629,6 +667,66 @@ def locate_hunk(
         f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
         hint_text,
     )
+
+
+def _lookalike(fi: _FileIndex, old: Sequence[str], window: tuple[int, int]) -> list[int]:
+    """Starts where lines much like `old` stand at `old`'s own indent (each non-blank line
+    with the same indent and three quarters the same text): the edit's own place, changed
+    since it was read, when the edit was found only at another indent."""
+    shown = [k for k, x in enumerate(old) if x.strip()]
+    if not shown:
+        return []
+    lines = fi.text.lines
+    k0 = shown[0]
+    want = [(_indent_of(old[k]), old[k].strip()) for k in shown]
+    out: list[int] = []
+    for p in range(max(window[0], k0), min(window[1], len(lines) - len(old) + 1 + k0)):
+        line = lines[p]
+        if not line.startswith(want[0][0]) or _indent_of(line) != want[0][0]:
+            continue
+        s = p - k0
+        if all(
+            _indent_of(lines[s + k]) == ind and _similar(lines[s + k].strip(), text) for k, (ind, text) in zip(shown, want)
+        ):
+            out.append(s)
+            if len(out) > _MAX_CANDIDATES:
+                break
+    return out
+
+
+def _similar(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75
+
+
+def _near(fi: _FileIndex, block: _Block, active: frozenset[str], window: tuple[int, int]) -> list[int]:
+    """Starts where every removed line matches and at most a third of the context lines
+    (at least one) differ, whatever they are: places the block may describe."""
+    norm = _norm_fn(active)
+    lines = fi.normed(active)
+    old = [norm(x) for x in block.old]
+    size = len(old)
+    usable = [k for k, t in enumerate(block.tags) if t == REMOVED] or [
+        k for k in range(size) if old[k].strip() and old[k] in fi.positions(active)
+    ]
+    allowed = max(1, block.tags.count(CONTEXT) // 3)
+    out: list[int] = []
+    for s in (_candidates(fi, active, old, usable, window) if usable else ()):
+        if s < 0 or s + size > len(lines):
+            continue
+        off = 0
+        for k in range(size):
+            if lines[s + k] != old[k]:
+                off += 1 if block.tags[k] == CONTEXT and old[k].strip() else allowed + 1
+                if off > allowed:
+                    break
+        if off <= allowed and (block.tags.count(REMOVED) or off < sum(1 for x in old if x.strip())):
+            out.append(s)
+            if len(out) > _MAX_CANDIDATES:
+                break
+    return out
 
 
 def _try_hunk(
@@ -737,7 +835,9 @@ def _bare_context(h: Hunk) -> Hunk:
         suf += 1
     if not pre and not suf or (pre + suf == len(rem) == len(add)):
         return h
-    ctx = lambda hls: tuple(HunkLine(CONTEXT, hl.text) for hl in hls)  # noqa: E731
+    def ctx(hls: Sequence[HunkLine]) -> tuple[HunkLine, ...]:
+        return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
+
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
     return replace(h, lines=lines)
 
@@ -842,9 +942,19 @@ def _all_occurrences(hay: str, needle: str) -> list[int]:
     return out
 
 
-def _splices_from_spans(fi: _FileIndex, flat: _Flat, spans: list[tuple[int, int]], new: str, eol_mode: bool, src: int) -> list[Splice]:
+def _splices_from_spans(
+    fi: _FileIndex, flat: _Flat, spans: list[tuple[int, int]], new: str, eol_mode: bool, src: int, old: str = "",
+    indent: bool = False,
+) -> tuple[list[Splice], bool]:
+    """The splices for exact matches of `old`, and whether the new text was shifted (`indent`).
+
+    Text that starts right after a line's indent, and has nothing but blank lines
+    after its first, was copied without that indent: its new lines get it too (and
+    a deleted line goes whole, not leaving its indent behind).
+    """
     t = fi.text
     out = []
+    shifted = False
     for a, b in spans:
         l0, c0 = flat.line_col(a)
         l1, c1 = flat.line_col(b)
@@ -861,6 +971,13 @@ def _splices_from_spans(fi: _FileIndex, flat: _Flat, spans: list[tuple[int, int]
         if last >= len(t.lines):
             last = len(t.lines) - 1
         body = new.replace("\r\n", "\n") if eol_mode else new
+        later = old.split("\n")[1:]
+        if indent and head and not head.strip(" \t") and not any(x.strip() for x in later) and ("\n" in body or not body):
+            shifted = True
+            first, *rest = body.split("\n")
+            body = "\n".join([first] + [head + x if x.strip(" \t\r") else x for x in rest])
+            if not body and c1 == 0 and b > a and l1 > l0:
+                head = ""
         joined = head + body + tail
         eol_default = t.eols[l0] if l0 < len(t.eols) and t.eols[l0] else t.dominant_eol()
         if c1 == 0 and b > a and l1 > l0:
@@ -882,8 +999,35 @@ def _splices_from_spans(fi: _FileIndex, flat: _Flat, spans: list[tuple[int, int]
             if is_last:
                 e = final_eol if not (ln.endswith("\r") and not eol_mode) else ("\r\n" if final_eol else final_eol)
             new_lines.append((text_, e))
+        _keep_repeated(t, l0, new_lines, old, body, head, tail, c1 == 0 and b > a and l1 > l0)
         out.append(Splice(l0, max(last + 1, l0), tuple(new_lines), src))
-    return out
+    return out, shifted
+
+
+def _keep_repeated(
+    t: Text, l0: int, new_lines: list[tuple[str, str]], old: str, body: str, head: str, tail: str, ends: bool
+) -> None:
+    """Whole lines the text repeats unchanged at its start and end keep the file's bytes.
+
+    Blanks after the match on its last line belong to that line: when it is kept,
+    they stay with it rather than moving to the end of the new text.
+    """
+    o, n = old.replace("\r\n", "\n").split("\n"), body.split("\n")
+    if ends and o[-1] == "":
+        o.pop()
+        if n and n[-1] == "":
+            n.pop()
+    if len(n) != len(new_lines) or len(o) < 2:
+        return
+    blank_tail = not tail.strip(" \t\r")
+    kept = {i: k for i, k in _repeated(o, n).items()
+            if (k > 0 or not head) and (k < len(o) - 1 or ends or blank_tail) and l0 + k < len(t.lines)}
+    for i, k in kept.items():
+        new_lines[i] = (t.lines[l0 + k], t.eols[l0 + k] or new_lines[i][1])
+    last = len(new_lines) - 1
+    if tail and blank_tail and len(o) - 1 in kept.values() and last not in kept:
+        text_, e = new_lines[last]
+        new_lines[last] = (text_[: len(text_) - len(tail)] if text_.endswith(tail) else text_, e)
 
 
 def _lines_match_partial(fi: _FileIndex, active: frozenset[str], old_lines: list[str], window: tuple[int, int]) -> list[tuple[int, int, int, int]]:
@@ -962,10 +1106,11 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
         # Text within one line says nothing of the edit's line endings: its new lines
         # take the file's, as they would with a multi-line text matched by `eol`.
         adopt = eol_mode or ("\n" not in r.old and "eol" in tiers)
-        line = flat.line_col(occ[0])[0]
-        crlf = line < len(fi.text.eols) and fi.text.eols[line] == "\r\n"
+        at = flat.line_col(occ[0])[0]
+        crlf = at < len(fi.text.eols) and fi.text.eols[at] == "\r\n"
         repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
-        return _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line), repairs, None, note
+        splices, shifted = _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line, old, "indent" in tiers)
+        return splices, repairs + (["indent"] if shifted else []), None, note
     # Looser tiers work line by line.
     old_lines = r.old.split("\n")
     if len(old_lines) > 1 and old_lines[-1] == "":
@@ -974,21 +1119,39 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
     else:
         ends_with_newline = False
     steps = [(name, act) for name, act, fz in _tier_sets(tiers) if not fz and name != "exact"]
-    for name, active in steps:
+
+    def matches(active: frozenset[str]) -> list[tuple[int, int, int, int]]:
         if len(old_lines) == 1 and not ends_with_newline:
-            found = _single_line_matches(fi, active, old_lines[0])
-        else:
-            found = _lines_match_partial(fi, active, old_lines, (0, len(fi.keys)))
-            if ends_with_newline:
-                found = [m for m in found if m[3] == len(fi.keys[m[2]]) or _norm_fn(active)(fi.keys[m[2]][m[3]:]) == ""]
+            return _single_line_matches(fi, active, old_lines[0])
+        found = _lines_match_partial(fi, active, old_lines, (0, len(fi.keys)))
+        if ends_with_newline:
+            found = [m for m in found if m[3] == len(fi.keys[m[2]]) or _norm_fn(active)(fi.keys[m[2]][m[3]:]) == ""]
+        return found
+
+    for name, active in steps:
+        found = matches(active)
         if not found:
             continue
         if len(found) > 1 and not r.replace_all:
             return [], [], _ambiguous(path, fi, [m[0] for m in found], name, r.source_line), ""
         repairs = [t for t in _NORMALISERS if t in active]
-        splices = [_replace_splice(fi, m, r.new, ends_with_newline, active, old_lines, r.source_line) for m in found]
         # Report only the normalisations that mattered for the first match.
         repairs = _needed_replace(fi, found[0], old_lines, active) or repairs
+        shown = [k for k, x in enumerate(old_lines) if x.strip()]
+        if "indent" in repairs and len(shown) == 1 and old_lines[shown[0]][:1] in (" ", "\t") and abs(
+            _width(old_lines[shown[0]]) - _width(fi.keys[found[0][0] + shown[0]])
+        ) > 4:
+            # One line, indented more than a step away from where it was found: a line
+            # the model placed elsewhere, or whose own copy changed; no shape confirms it.
+            continue
+        if "indent" in repairs and not r.replace_all:
+            # Found only at another indent, the text may be a copy of the one meant, which
+            # differs a little where it is (a typographic character, say): a second place.
+            rivals = {m[0] for m in matches(frozenset(t for t in tiers if t in _NORMALISERS and t != "indent"))}
+            rivals |= set(_lookalike(fi, old_lines, (0, len(fi.keys))))
+            if rivals - {found[0][0]}:
+                return [], [], _ambiguous(path, fi, sorted(rivals | {found[0][0]}), name, r.source_line), ""
+        splices = [_replace_splice(fi, m, r.new, ends_with_newline, active, old_lines, r.source_line) for m in found]
         note = f"replaced {len(found)} occurrences in {path}" if r.replace_all else ""
         return splices, repairs, None, note
     if "escape" in tiers and "\\" in r.old:
@@ -1002,25 +1165,34 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
 
 
 def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> list[tuple[int, int, int, int]]:
-    """A one-line fragment inside file lines; only length-preserving normalisation applies mid-line."""
+    """A one-line fragment inside file lines; only length-preserving normalisation applies mid-line.
+
+    With `indent`, a fragment that equals a whole line but for blanks at its ends is
+    that whole line: from the line's start when the fragment starts with blanks (it
+    was copied from there, and its indent is the one to shift), to the line's end.
+    """
     norm = _norm_fn(active - {"indent", "trailing-whitespace"})
     nold = norm(old)
     out = []
     stripped_old = old.strip(" \t")
+    from_start = old[:1] in (" ", "\t")
+
+    def whole(i: int, key: str) -> tuple[int, int, int, int]:
+        lead = 0 if from_start else len(key) - len(key.lstrip(" \t"))
+        return (i, lead, i, len(key) - key.endswith("\r"))
+
     for i, key in enumerate(fi.keys):
         nk = norm(key)
         if len(nk) != len(key):
-            if "indent" in active and stripped_old and norm(key.strip(" \t")) == norm(stripped_old):
-                lead = len(key) - len(key.lstrip(" \t"))
-                out.append((i, lead, i, lead + len(key.strip(" \t"))))
+            if "indent" in active and stripped_old and norm(key.strip(" \t\r")) == norm(stripped_old):
+                out.append(whole(i, key))
             continue
         j = nk.find(nold) if nold else -1
         while j >= 0:
             out.append((i, j, i, j + len(nold)))
             j = nk.find(nold, j + max(1, len(nold)))
-        if not out and "indent" in active and stripped_old and nk.strip(" \t") == norm(stripped_old):
-            lead = len(key) - len(key.lstrip(" \t"))
-            out.append((i, lead, i, lead + len(key.strip(" \t"))))
+        if not out and "indent" in active and stripped_old and nk.strip(" \t\r") == norm(stripped_old).strip("\r"):
+            out.append(whole(i, key))
         if len(out) > _MAX_CANDIDATES:
             break
     return out
@@ -1096,7 +1268,9 @@ def _replace_splice(
 
 def _repeated(old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
     """{index in `new`: index in `old`} for the lines `new` repeats unchanged at its start and end."""
-    same = lambda a, b: a.rstrip("\r") == b.rstrip("\r")  # noqa: E731
+    def same(a: str, b: str) -> bool:
+        return a.rstrip("\r") == b.rstrip("\r")
+
     most = min(len(old), len(new))
     out: dict[int, int] = {}
     pre = 0

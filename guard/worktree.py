@@ -243,7 +243,9 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
     entries = []
     for w in writes:
         before_id = repo.write_blob(w.before) if w.before is not None else None
-        entries.append({"path": w.path, "before": before_id, "before_mode": w.before_mode, "after_mode": w.after_mode})
+        after_id = repo.hash_blob(w.after) if w.after is not None else None
+        entries.append({"path": w.path, "before": before_id, "after": after_id,
+                        "before_mode": w.before_mode, "after_mode": w.after_mode})
     created: list[str] = []
     journal = {
         "version": 1,
@@ -275,7 +277,7 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
         # A folder swapped for a symlink after the checks, a full disk, a ref moved by
         # another tool: undo now, so the caller reports a failure over an untouched tree
         # (left to the next command, the half-written tree would outlive this report).
-        recover(repo)
+        recover(repo, dead_writer=False)
         raise
     _crashpoint("before-journal-removal")
     jpath.unlink()
@@ -303,14 +305,33 @@ def _missing_dirs(root_fd: int, path: str) -> list[str]:
     return missing
 
 
+def _changed_since(repo: GitRepo, entry: dict[str, object]) -> bool:
+    """Does the file hold neither its journalled before nor after bytes?
+
+    Then someone (the user in an editor, after the crash) wrote it since, and putting
+    *before* back would throw their work away: recovery leaves such a file alone.
+    """
+    try:
+        current, _mode = read(repo.root, str(entry["path"]))
+    except UnsafePath:
+        return False  # the write below refuses it too
+    if current is None:
+        return False
+    return repo.hash_blob(current) not in (entry.get("before"), entry.get("after"))
+
+
 def pending(repo: GitRepo) -> bool:
     """Is there an interrupted write to roll back, or a torn journal to clear? (Two stats, no lock.)"""
     d = repo.gitdir / "agent-guard"
     return (d / "journal.json").exists() or (d / "journal.json.tmp").exists()
 
 
-def recover(repo: GitRepo) -> bool:
-    """Roll back an interrupted commit, if its journal is there.  True if it did."""
+def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
+    """Roll back an interrupted commit, if its journal is there.  True if it did.
+
+    `dead_writer`: the journal's writer is gone (a crash), so a lock file it held on
+    the ledger ref is stale; False when the writer is this process, still alive.
+    """
     jpath = _journal_path(repo)
     # A kill while the journal itself was being written leaves its temporary copy (and,
     # the first time, no journal: nothing was touched yet).  Under the lock it is stale.
@@ -327,6 +348,8 @@ def recover(repo: GitRepo) -> bool:
     try:
         files = journal.get("files", [])
         for f in files:
+            if "after" in f and _changed_since(repo, f):
+                continue
             before = repo.read_blob(f["before"]) if f.get("before") else None
             try:
                 _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode")), [])
@@ -342,6 +365,11 @@ def recover(repo: GitRepo) -> bool:
     ref = journal.get("ref")
     if ref:
         name, old, new = ref
+        if dead_writer and name.startswith("refs/") and ".." not in name:
+            # A kill inside the ref update leaves git's `<ref>.lock`, which would refuse
+            # every later update of this agent's ref.  The journal says the dead process
+            # was the one updating it, and we hold the repository lock: it is stale.
+            (repo.commondir / f"{name}.lock").unlink(missing_ok=True)
         current = repo.ref(name)
         if current == new and new != old:
             repo.update_ref(name, old, new, "agent-guard: roll back an interrupted turn")

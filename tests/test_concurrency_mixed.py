@@ -246,7 +246,7 @@ def _leftovers(repo: Repo) -> list[str]:
     state = repo.root / ".git" / "agent-guard"
     found = [str(p) for p in repo.root.rglob("*") if ".agent-guard-tmp-" in p.name]
     found += [str(p) for p in (state / "journal.json", state / "journal.json.tmp") if p.exists()]
-    return found + [str(p) for p in (repo.root / ".git" / "refs").rglob("*.lock")]
+    return found + [str(p) for p in (repo.root / ".git").rglob("*.lock") if "agent-guard" in p.as_posix()]
 
 
 def _guard(repo: Repo, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -303,3 +303,52 @@ def test_random_kills_during_applies_and_rollbacks(repo: Repo) -> None:
             kind = repo.git("log", "-1", "--format=%(trailers:key=Agent-Guard-Kind,valueonly)", tip).strip()
             assert kind == ("turn" if state == "before" else "rollback"), trial
         state = reached
+
+
+def test_recovery_keeps_what_the_user_wrote_after_the_crash(repo: Repo) -> None:
+    """Killed mid-write; the user then edits a half-written file by hand.  The next command
+    undoes the rest, but not the user's work (it holds neither the journal's before nor after)."""
+    repo.commit(KILL_FILES)
+    before = _work_tree(repo)
+    r = _guard(repo, ["apply"], KILL_PATCH, {"AGENT_GUARD_CRASH_AT": "after-file:2"})
+    assert r.returncode == -9, r.stderr
+    assert (repo.root / "k0.txt").read_text().startswith("line 0\nline 1\nLINE 2\n")
+    (repo.root / "k0.txt").write_text("the user's own text\n")
+    assert _guard(repo, ["log"]).returncode == 0
+    assert (repo.root / "k0.txt").read_text() == "the user's own text\n"
+    now = _work_tree(repo)
+    assert {k: v for k, v in now.items() if k != "k0.txt"} == {k: v for k, v in before.items() if k != "k0.txt"}
+    assert _ref(repo) == "" and not _leftovers(repo)
+
+
+def test_kill_inside_the_ref_update_leaves_no_lock_behind(repo: Repo) -> None:
+    """Found by the crash trials (2 of 200 kills aimed at the write window): killed while
+    libgit2 held `refs/agent-guard/<agent>.lock`, the lock outlived the process and every
+    later apply of that agent failed.  Recovery now clears the lock the journal's dead
+    writer held.  (Here the state is built: a crash after the last file, plus the lock.)"""
+    repo.commit(KILL_FILES)
+    before = _work_tree(repo)
+    assert _guard(repo, ["apply"], KILL_PATCH).returncode == 0
+    assert _guard(repo, ["rollback"]).returncode == 0
+    tip = _ref(repo)
+    r = _guard(repo, ["apply"], KILL_PATCH, {"AGENT_GUARD_CRASH_AT": "after-file:5"})
+    assert r.returncode == -9, r.stderr
+    (repo.root / ".git" / "refs" / "agent-guard" / "agent.lock").write_text("")
+    assert _guard(repo, ["log"]).returncode == 0
+    assert _work_tree(repo) == before and _ref(repo) == tip and not _leftovers(repo)
+    assert _guard(repo, ["apply"], KILL_PATCH).returncode == 0
+
+
+def test_a_live_lock_is_not_taken(repo: Repo) -> None:
+    """Without a crash, a ref lock belongs to someone alive (a git command): an apply that
+    meets it fails and undoes its files, and leaves the lock alone."""
+    repo.commit(KILL_FILES)
+    before = _work_tree(repo)
+    assert _guard(repo, ["apply"], KILL_PATCH).returncode == 0
+    assert _guard(repo, ["rollback"]).returncode == 0
+    lock = repo.root / ".git" / "refs" / "agent-guard" / "agent.lock"
+    lock.write_text("")
+    r = _guard(repo, ["apply"], KILL_PATCH)
+    assert r.returncode == 3 and b"agent.lock" in r.stderr, r.stderr
+    assert _work_tree(repo) == before and lock.exists()
+    assert not (repo.root / ".git" / "agent-guard" / "journal.json").exists()

@@ -195,10 +195,7 @@ def _cells() -> list[Cell]:
                       dialects=DIALECTS[:4]))
 
     # unicode: the file has typographic characters the model wrote in ASCII ...
-    DELTA = [(" ", "def delta(name):"), (" ", '    message = "hello, " + name'), ("-", "    print(message)"),
-             ("+", "    print(message.upper())"), (" ", "    return message")]
     uni_file = _with(BASE, {26: "def delta(name):\u00a0", 27: "    message = \u201chello,\u00a0\u201d + name  # \u2014"})
-    uni_edit = _map(DELTA, lambda t: t.replace("name):", "name): ").rstrip() if False else t)
     uni_edit = [(" ", "def delta(name): "), (" ", '    message = "hello, " + name  # -'), ("-", "    print(message)"),
                 ("+", "    print(message.upper())"), (" ", "    return message")]
     cells.append(Cell("unicode-in-file", _join(uni_file), simple(uni_edit, 26),
@@ -376,3 +373,116 @@ def test_refusal(repo: Repo, cli, cell: Cell, dialect: str) -> None:  # type: ig
     codes = [f["code"] for f in res.json()["findings"] if f["severity"] == "error"]  # type: ignore[index,union-attr]
     assert cell.error in codes, res.json()["findings"]
     assert repo.snapshot() == before
+
+
+# --------------------------------------------------------------------------- more refusals, and the hints
+
+
+def _apply(repo: Repo, cli, dialect: str, edit: str, file: bytes, committed: bytes | None = None):  # type: ignore[no-untyped-def]
+    repo.commit({PATH: committed if committed is not None else file})
+    if committed is not None:
+        repo.write({PATH: file})
+    before = repo.snapshot()
+    res = cli("apply", "--json", "--format", dialect, input=edit.encode())
+    if res.code != 0:
+        assert res.code == 1, res
+        assert repo.snapshot() == before
+    return res
+
+
+def _errors(res) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    return [f for f in res.json()["findings"] if f["severity"] == "error"]
+
+
+def test_codex_anchor_names_the_function(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """`@@ def gamma(x):` picks gamma's copy of lines alpha has too: the first after it, inside it."""
+    edit = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):\n     if x is None:\n-        return 0\n"
+            "+        return -1\n     return x + 1\n*** End Patch\n")
+    res = _apply(repo, cli, "codex", edit, _join(BASE))
+    assert res.code == 0, res
+    assert repo.read(PATH) == _join(_with(BASE, {9: "        return -1"}))
+
+
+def test_codex_anchor_that_is_not_unique_names_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    lines = _with(BASE, {7: "def alpha(x):  # twin", 20: "def alpha(x):  # twin"})
+    edit = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):  # twin\n     if x is None:\n"
+            "-        return 0\n+        return -1\n     return x + 1\n*** End Patch\n")
+    res = _apply(repo, cli, "codex", edit, _join(lines))
+    # the first occurrence of the anchor is alpha; gamma's twin is another function with the same
+    # header: the anchor names no one place, so the two copies stay ambiguous
+    assert res.code == 1 and "ambiguous" in [f["code"] for f in _errors(res)]
+
+
+def test_fuzz_never_skips_a_line_the_file_has_elsewhere(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """The edit's context says which `return 0`; that line is elsewhere, so this copy is not it."""
+    lines = _with(BASE, {21: "    if x is not None:"})  # gamma no longer starts with `if x is None:`
+    edit = render("unified", [(" ", "def gamma(x):"), (" ", "    if x is None:"), ("-", "        return 0"),
+                              ("+", "        return -1"), (" ", "    return x + 1")], 20)
+    res = _apply(repo, cli, "unified", edit, _join(lines))
+    assert res.code == 1, res.json()["diff"]
+
+
+def test_indent_refuses_a_copy_when_the_place_itself_changed(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """The lines are found only at another indent, and a near copy stands at their own: two places."""
+    lines = BASE + ["", "", "class Box:", "    def beta(items):", "        total = 0", "        for item in items:",
+                    "            total += item  # sum", "        return total"]
+    edit = render("search-replace", [(" ", "    def beta(items):"), (" ", "        total = 0"),
+                                     (" ", "        for item in items:"), ("-", "            total += item"),
+                                     ("+", "            total += item * 2")], 1)
+    res = _apply(repo, cli, "search-replace", edit, _join(lines))
+    assert res.code == 1 and "ambiguous" in [f["code"] for f in _errors(res)], res
+
+
+def test_one_line_two_indent_steps_off_is_not_found(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    edit = json.dumps({"file_path": PATH, "old_string": "            total = 0", "new_string": "            total = 1"})
+    res = _apply(repo, cli, "json", edit, _join(BASE))
+    assert res.code == 1 and [f["code"] for f in _errors(res)] == ["not-found"], res
+
+
+def test_text_copied_without_its_indent_keeps_it_in_new_lines(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """str_replace text that starts after a line's indent: the lines it adds get that indent too."""
+    edit = json.dumps({"file_path": PATH, "old_string": "total = 0\n", "new_string": "total = 0\ncount = 0\n"})
+    res = _apply(repo, cli, "json", edit, _join(BASE))
+    assert res.code == 0, res
+    assert repo.read(PATH) == _join(_with(BASE, {14: ["    total = 0", "    count = 0"]}))
+    edit = json.dumps({"file_path": PATH, "old_string": "total = 0\n", "new_string": ""})
+    res = _apply(repo, cli, "json", edit, _join(BASE))
+    assert repo.read(PATH) == _join(_with(BASE, {14: []}))  # the whole line, not its indent left behind
+
+
+def test_stale_next_to_the_change_falls_back_to_the_tiers(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """diff3 calls the line next to the change a conflict; the removed line is intact, so fuzz places it."""
+    current = _with(BASE, {15: "    for item in items:  # each"})
+    res = _apply(repo, cli, "unified", render("unified", BETA, BETA_START, base=BASE_ID), _join(current), _join(BASE))
+    assert res.code == 0, res
+    assert repo.read(PATH) == _join(_with(current, {16: "        total += item * 2"}))
+    assert "fuzz" in res.json()["files"][0]["repairs"]  # type: ignore[index]
+
+
+def test_stale_conflict_shows_the_region(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    current = _with(BASE, {16: "        total += item or 0"})
+    res = _apply(repo, cli, "unified", render("unified", BETA, BETA_START, base=BASE_ID), _join(current), _join(BASE))
+    (f,) = _errors(res)
+    assert f["code"] == "stale" and f["line"] == 16
+    assert "16|         total += item or 0" in str(f["hint"])
+
+
+def test_not_found_hint_shows_the_first_difference_visibly(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    lines = _with(BASE, {14: "    total = 0  ", 15: "    for item in items:\t# \u201cloop\u201d"})
+    edit = render("unified", [(" ", "    total = 0"), ("-", "    for item in items:  # loop"),
+                              ("+", "    for item in items:")], 14)
+    res = _apply(repo, cli, "unified", edit, _join(lines, "\r\n"))
+    (f,) = _errors(res)
+    hint = str(f["hint"])
+    assert f["code"] == "not-found" and f["line"] == 14
+    assert "first difference at line 15" in hint
+    assert "→" in hint and "<U+201C>" in hint and "␍" in hint and "··" in hint  # tab, non-ASCII, CR, trailing blanks
+    assert "    14| " in hint and "    15| " in hint  # the closest region, with line numbers
+
+
+def test_ambiguous_hint_lists_every_candidate(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    edit = render("search-replace", [("-", "        return 0"), ("+", "        return -1")], 1)
+    res = _apply(repo, cli, "search-replace", edit, _join(BASE))
+    (f,) = _errors(res)
+    assert f["code"] == "ambiguous" and "lines 9, 22" in str(f["message"])
+    assert "     9|         return 0" in str(f["hint"]) and "    22|         return 0" in str(f["hint"])

@@ -18,7 +18,7 @@ Then, on the locator and splicer alone (no git: thousands of examples):
    tier compares, occur once in the file, and its literal text nowhere else),
    an applied edit gives exactly the intended file, byte for byte.
 
-``AG_PROPERTY_EXAMPLES`` raises the number of examples (default 400; the
+``AG_PROPERTY_EXAMPLES`` raises the number of examples (default 1000; the
 derandomised run is the same on every machine); ``AG_PROPERTY_RANDOM=1`` draws
 fresh ones, to hunt.
 """
@@ -29,7 +29,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from guard import formats
@@ -37,7 +37,7 @@ from guard.engine import _ordered
 from guard.locate import ALL_TIERS, _UNICODE, apply_splices, locate_changes, unescape
 from guard.textfile import decode
 
-EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "400"))
+EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "1000"))
 RANDOM = bool(os.environ.get("AG_PROPERTY_RANDOM"))  # a fresh random run (hunting), not the fixed one
 PATH = "f.c"
 DIALECTS = ("unified", "codex", "search-replace", "json")
@@ -358,6 +358,7 @@ def test_never_the_wrong_lines(case: Case) -> None:
     edit = render(case)
     before = "".join(x + case.eol for x in case.lines).encode()
     got, repairs, codes = _apply(case, edit)
+    event(f"{case.dialect}: {'refused ' + ','.join(sorted(set(codes))) if got is None else 'applied'}")
     if case.corrupt:
         # 1. A removed line the file does not have: never applied.
         assert got is None, (edit, repairs)
@@ -389,4 +390,5 @@ def test_never_the_wrong_lines(case: Case) -> None:
     ):
         return  # the change was to trailing blanks, and the model dropped them from its copy
     if unambiguous(case, edit):
+        event("checked byte for byte")
         assert got == intended(case), (edit, repairs, got, intended(case), case)
