@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import operator
+from itertools import chain
 from typing import Iterable, Sequence
 
 from .model import FileChange, Op
@@ -182,9 +183,9 @@ def make_change(
     added: tuple[tuple[int, str], ...] = ()
     removed: tuple[tuple[int, str], ...] = ()
     if at is not None:
-        added = tuple(pair for _t, _a0, _a1, b0, b1 in ops for pair in zip(range(b0 + 1, b1 + 1), at.lines[b0:b1]))
+        added = tuple(chain.from_iterable(zip(range(b0 + 1, b1 + 1), at.lines[b0:b1]) for _t, _a0, _a1, b0, b1 in ops))
     if bt is not None:
-        removed = tuple(pair for _t, a0, a1, _b0, _b1 in ops for pair in zip(range(a0 + 1, a1 + 1), bt.lines[a0:a1]))
+        removed = tuple(chain.from_iterable(zip(range(a0 + 1, a1 + 1), bt.lines[a0:a1]) for _t, a0, a1, _b0, _b1 in ops))
     diff = render(path, op, old_path, a, b, ops, old_mode, new_mode, binary)
     hunks = diff.count("\n@@ ") + (1 if diff.startswith("@@ ") else 0)
     return FileChange(
