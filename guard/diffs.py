@@ -14,7 +14,7 @@ from itertools import chain
 from typing import Iterable, Sequence
 
 from .model import FileChange, Op
-from .textfile import NotText, Text, decode
+from .textfile import Text, decode_or_none
 
 CONTEXT = 3
 # Above this many line pairs in one changed region, skip the LCS and report the
@@ -23,15 +23,6 @@ _MATCH_LIMIT = 4_000_000
 
 Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
 Opcode = tuple[str, int, int, int, int]
-
-
-def _text_or_none(data: bytes | None) -> Text | None:
-    if data is None:
-        return None
-    try:
-        return decode(data)
-    except NotText:
-        return None
 
 
 def whole_region(a: Sequence[str], b: Sequence[str]) -> Region:
@@ -174,8 +165,8 @@ def make_change(
     after_text: Text | None = None,
 ) -> FileChange:
     """Build the FileChange for before -> after: counts, added/removed lines, hunks, diff."""
-    bt = before_text if before_text is not None else _text_or_none(before)
-    at = after_text if after_text is not None else _text_or_none(after)
+    bt = before_text if before_text is not None else decode_or_none(before)
+    at = after_text if after_text is not None else decode_or_none(after)
     binary = (before is not None and bt is None) or (after is not None and at is None)
     a, b = _keyed(bt), _keyed(at)
     ops: list[Opcode] = [] if binary else opcodes(a, b, regions)

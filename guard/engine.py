@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, worktree
-from .locate import ALL_TIERS, apply_splices, locate_changes
+from .locate import apply_splices, locate_changes
 from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import EXEC, FILE, GitRepo
 from .errors import UsageError
 from .report import Report, TurnRef
-from .textfile import BOM, NotText, Text, decode, split
+from .textfile import BOM, Text, decode, decode_or_none, split
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -381,13 +381,7 @@ class Guard:
         current = self.repo.hash_blob(before)
         if current.startswith(fe.base.lower()):
             return None
-        data = self.repo.read_blob(fe.base)
-        if data is None:
-            return None
-        try:
-            return decode(data)
-        except NotText:
-            return None
+        return decode_or_none(self.repo.read_blob(fe.base))
 
     def _delete(self, fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
         assert before is not None
@@ -472,10 +466,9 @@ def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Tex
     merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
     if conflicts:
         c = conflicts[0]
-        shown = "\n".join(f"{c.ours_start + 1 + i:>6}| {ln.rstrip()}" for i, ln in enumerate(c.ours[:8]))
         return current, error(
-            "stale", path, c.ours_start + 1,
-            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.ours_start + 1}-{c.ours_start + max(1, len(c.ours))})",
-            "re-read the file and redo the edit against its current content; the file now has:\n" + shown,
+            "stale", path, c.first_line,
+            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.first_line}-{c.last_line})",
+            "re-read the file and redo the edit against its current content; the file now has:\n" + c.excerpt(),
         )
     return split("".join(merged), current.bom), None

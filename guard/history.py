@@ -164,11 +164,10 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
     merged, conflicts = merge(aft_l, cur_l, bef_l)
     if conflicts:
         c = conflicts[0]
-        shown = "\n".join(f"{c.ours_start + 1 + i:>6}| {ln.rstrip()}" for i, ln in enumerate(c.ours[:8]))
         return current, error(
-            "rollback-conflict", path, c.ours_start + 1,
-            f"lines {c.ours_start + 1}-{c.ours_start + max(1, len(c.ours))} of {path} changed after the turn and overlap what it changed",
-            "undo or commit that later change first, or pass --force to lose it; the lines now read:\n" + shown,
+            "rollback-conflict", path, c.first_line,
+            f"lines {c.first_line}-{c.last_line} of {path} changed after the turn and overlap what it changed",
+            "undo or commit that later change first, or pass --force to lose it; the lines now read:\n" + c.excerpt(),
         )
     return _bom(current) + "".join(merged).encode("utf-8"), None
 

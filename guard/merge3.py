@@ -20,6 +20,19 @@ class Conflict:
     ours: tuple[str, ...]
     theirs: tuple[str, ...]
 
+    @property
+    def first_line(self) -> int:
+        """1-based line of the region in `ours`."""
+        return self.ours_start + 1
+
+    @property
+    def last_line(self) -> int:
+        return self.ours_start + max(1, len(self.ours))
+
+    def excerpt(self, limit: int = 8) -> str:
+        """The region as `ours` has it, numbered, for a hint."""
+        return "\n".join(f"{self.first_line + i:>6}| {ln.rstrip()}" for i, ln in enumerate(self.ours[:limit]))
+
 
 def _matches(base: Sequence[str], other: Sequence[str]) -> dict[int, int]:
     sm = difflib.SequenceMatcher(None, base, other, autojunk=False)

@@ -69,6 +69,16 @@ def decode(data: bytes) -> Text:
     return split(text, bom)
 
 
+def decode_or_none(data: bytes | None) -> Text | None:
+    """`decode`, with None for absent, binary or non-UTF-8 content."""
+    if data is None:
+        return None
+    try:
+        return decode(data)
+    except NotText:
+        return None
+
+
 def split(text: str, bom: bool = False) -> Text:
     # Only LF ends a line, as for git; a CR before it makes the terminator CRLF.
     # (str.splitlines knows too many separators: form feed, U+2028, lone CR...)
