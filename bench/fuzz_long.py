@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -166,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = {"examples": sum(counts.values()), "by_property": counts, "engine_applies_that_landed": applied[0],
                "failures": len(failures), "seed": opts.seed}
+    shutil.rmtree(Path(os.environ["HOME"]), ignore_errors=True)  # the scratch home made above
     for f in failures:
         print("FAIL", f)
     print(json.dumps(summary) if opts.json else "\n".join(f"{k}: {v}" for k, v in summary.items()))

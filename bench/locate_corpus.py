@@ -352,6 +352,7 @@ class Case:
     intended: bytes | None  # None: the right answer is a refusal
     text: str  # the edit as the model sent it
     committed: list[str] | None = None  # the base, when the work tree file differs from it
+    elsewhere: bool = False  # the mistaken text names another place, to the letter: no one can tell
 
 
 def _each(m: Model, fn: Callable[[str], str], tags: str = " -+") -> None:
@@ -518,7 +519,25 @@ def build(src: Source, e: Edit, dialect: str, mistake: str, rng: random.Random) 
         m.lines[at:at] = [("+", e.new[0]), ("+", marker)]
     if mistake not in REFUSE:
         intended = _join(_kept(e if committed is None else _shifted(e, committed, file), file).apply(file), eol)
-    return Case(src, e, dialect, mistake, file, eol, intended, render(m), committed)
+    at = first_old + (len(file) - len(committed) if committed is not None else 0)
+    return Case(src, e, dialect, mistake, file, eol, intended, render(m), committed, _elsewhere(m, file, at))
+
+
+def _elsewhere(m: Model, file: list[str], at: int) -> bool:
+    """The old text as the model wrote it stands, letter for letter, somewhere other than
+    the edit's place (`at`): a mistake that turned the edit into one of another place."""
+    old = [t for tg, t in m.lines if tg != "+"]
+    if m.dialect == "json":
+        flat = "\n".join(file) + "\n"
+        text = "\n".join(old)
+        own = sum(len(x) + 1 for x in file[:at])
+        i = flat.find(text)
+        while i >= 0:
+            if i != own:
+                return True
+            i = flat.find(text, i + 1)
+        return False
+    return any(p != at for p in _occurs(file, old))
 
 
 def _kept(e: Edit, file: list[str]) -> Edit:
@@ -552,6 +571,7 @@ class Tally:
     correct: int = 0
     refused: int = 0
     wrong: int = 0
+    elsewhere: int = 0
     examples: list[str] = field(default_factory=list)
 
     def add(self, outcome: str, note: str = "") -> None:
@@ -561,7 +581,7 @@ class Tally:
 
     @property
     def n(self) -> int:
-        return self.correct + self.refused + self.wrong
+        return self.correct + self.refused + self.wrong  # `elsewhere` cases are counted apart
 
 
 def _git(cwd: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -618,6 +638,8 @@ class Scratch:
 
 
 def judge(case: Case, status: str, after: bytes | None) -> str:
+    if case.elsewhere and case.intended is not None and status != "refused" and after != case.intended:
+        return "elsewhere"  # applied where the text says: not a locating error
     if case.intended is None:
         return "correct" if status == "refused" else "wrong"
     if status == "refused":
@@ -706,7 +728,8 @@ def _print(ours: dict[tuple[str, str], Tally], tools: dict[tuple[str, str], Tall
     langs = Counter(s.lang for s in srcs)
     print(f"locate corpus: {len(srcs)} files ({langs['py']} Python stdlib, {langs['c']} C headers, {langs['js']} npm JS), "
           f"{args.sites} edits per file and mistake, seed {args.seed}, {elapsed:.0f} s")
-    print("cells: correct/refused/wrong (for the refusal rows, correct = refused)\n")
+    print("cells: correct/refused/wrong (for the refusal rows, correct = refused); a case whose mistake made its")
+    print("text name another place to the letter, and that was applied there, is counted apart, not as wrong\n")
     head = "| mistake | " + " | ".join(DIALECTS) + " | git apply | GNU patch |"
     print(head)
     print("|" + "---|" * (len(DIALECTS) + 3))
@@ -719,8 +742,11 @@ def _print(ours: dict[tuple[str, str], Tally], tools: dict[tuple[str, str], Tall
         for (mistake, _), t in ours.items():
             if mistake in group:
                 tot.correct, tot.refused, tot.wrong = tot.correct + t.correct, tot.refused + t.refused, tot.wrong + t.wrong
+                tot.elsewhere += t.elsewhere
         line = f"\n{label}: {tot.n} cases, correct {tot.correct} ({100 * tot.correct / max(1, tot.n):.1f}%), " \
                f"refused {tot.refused}, wrong {tot.wrong}"
+        if tot.elsewhere:
+            line += f" (and {tot.elsewhere} applied where the mistaken text stands to the letter, not counted)"
         for name in ("git apply", "GNU patch"):
             tt = Tally()
             for (mistake, tool), t in tools.items():

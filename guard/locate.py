@@ -378,11 +378,16 @@ class _Match:
 
 
 def _tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:
-    """(tier name, active normalisers, fuzzy) for each step, cumulative, exact first."""
+    """(tier name, active normalisers, fuzzy) for each step, cumulative, exact first.
+
+    The order is fixed, the least likely to match a wrong place first (whatever order
+    the policy lists them in): a CR says nothing about where a line is, while a shifted
+    indent matches the same lines at every depth.
+    """
     steps: list[tuple[str, frozenset[str], bool]] = [("exact", frozenset(), False)]
     active: set[str] = set()
-    for t in tiers:
-        if t in _NORMALISERS:
+    for t in _NORMALISERS:
+        if t in tiers:
             active.add(t)
             steps.append((t, frozenset(active), False))
     if "fuzz" in tiers:
@@ -1130,6 +1135,12 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
 
     for name, active in steps:
         found = matches(active)
+        shown = [k for k, x in enumerate(old_lines) if x.strip()]
+        if "indent" in active and len(shown) == 1 and old_lines[shown[0]][:1] in (" ", "\t"):
+            # One line, indented more than a step away from where it is found: a line the
+            # model placed elsewhere, or whose own copy changed; no shape confirms it.
+            k = shown[0]
+            found = [m for m in found if abs(_width(old_lines[k]) - _width(fi.keys[m[0] + k])) <= 4]
         if not found:
             continue
         if len(found) > 1 and not r.replace_all:
@@ -1137,13 +1148,6 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
         repairs = [t for t in _NORMALISERS if t in active]
         # Report only the normalisations that mattered for the first match.
         repairs = _needed_replace(fi, found[0], old_lines, active) or repairs
-        shown = [k for k, x in enumerate(old_lines) if x.strip()]
-        if "indent" in repairs and len(shown) == 1 and old_lines[shown[0]][:1] in (" ", "\t") and abs(
-            _width(old_lines[shown[0]]) - _width(fi.keys[found[0][0] + shown[0]])
-        ) > 4:
-            # One line, indented more than a step away from where it was found: a line
-            # the model placed elsewhere, or whose own copy changed; no shape confirms it.
-            continue
         if "indent" in repairs and not r.replace_all:
             # Found only at another indent, the text may be a copy of the one meant, which
             # differs a little where it is (a typographic character, say): a second place.
@@ -1176,6 +1180,7 @@ def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> li
     out = []
     stripped_old = old.strip(" \t")
     from_start = old[:1] in (" ", "\t")
+    bare = nold.rstrip(" \t") if "trailing-whitespace" in active and nold.rstrip(" \t") != nold else ""
 
     def whole(i: int, key: str) -> tuple[int, int, int, int]:
         lead = 0 if from_start else len(key) - len(key.lstrip(" \t"))
@@ -1191,6 +1196,9 @@ def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> li
         while j >= 0:
             out.append((i, j, i, j + len(nold)))
             j = nk.find(nold, j + max(1, len(nold)))
+        if bare and (j := nk.find(bare)) >= 0 and not nk[j + len(bare) :].strip(" \t\r"):
+            # Blanks at the fragment's end that the line lacks: it ran to the line's end.
+            out.append((i, j, i, len(key) - key.endswith("\r")))
         if not out and "indent" in active and stripped_old and nk.strip(" \t\r") == norm(stripped_old).strip("\r"):
             out.append(whole(i, key))
         if len(out) > _MAX_CANDIDATES:
