@@ -267,8 +267,8 @@ class GitRepo:
             return
         a = self._repo.get(old) if old else None
         b = self._repo.get(new) if new else None
-        a_ents = {e.name: e for e in a} if isinstance(a, pygit2.Tree) else {}
-        b_ents = {e.name: e for e in b} if isinstance(b, pygit2.Tree) else {}
+        a_ents = {str(e.name): e for e in a} if isinstance(a, pygit2.Tree) else {}
+        b_ents = {str(e.name): e for e in b} if isinstance(b, pygit2.Tree) else {}
         for name in sorted(set(a_ents) | set(b_ents)):
             ea, eb = a_ents.get(name), b_ents.get(name)
             if ea is not None and eb is not None and ea.id == eb.id and ea.filemode == eb.filemode:
