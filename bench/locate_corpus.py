@@ -58,9 +58,9 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -87,10 +87,7 @@ SITES: dict[str, Callable[[str, tuple[str, ...]], bool]] = {
     "ambiguous": lambda ln, lines: lines.count(ln) >= 2,
 }
 COMMENT = {"py": "#", "c": "/*", "js": "//"}
-KEYWORDS = frozenset("""if else elif for while return def class import from in is not and or None True False pass
-    break continue try except finally with as lambda yield raise global self const let var function new this
-    typedef struct enum union static extern int char void unsigned long short define include ifdef ifndef endif
-    undef const case switch default do sizeof null undefined async await""".split())
+KEYWORDS = frozenset(["if", "else", "elif", "for", "while", "return", "def", "class", "import", "from", "in", "is", "not", "and", "or", "None", "True", "False", "pass", "break", "continue", "try", "except", "finally", "with", "as", "lambda", "yield", "raise", "global", "self", "const", "let", "var", "function", "new", "this", "typedef", "struct", "enum", "union", "static", "extern", "int", "char", "void", "unsigned", "long", "short", "define", "include", "ifdef", "ifndef", "endif", "undef", "const", "case", "switch", "default", "do", "sizeof", "null", "undefined", "async", "await"])
 
 Line = tuple[str, str]  # (tag, text)
 
@@ -586,7 +583,7 @@ class Tally:
 
 def _git(cwd: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, env=env)
+    return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, env=env, check=False)
 
 
 class Scratch:
@@ -628,7 +625,8 @@ class Scratch:
     def tool(self, case: Case, argv: list[str]) -> tuple[str, bytes | None, str]:
         self.prepare(case)
         env = {**os.environ, **GIT_ENV}
-        proc = subprocess.run(argv, cwd=self.root, input=case.text.encode(), capture_output=True, timeout=60, env=env)
+        proc = subprocess.run(argv, cwd=self.root, input=case.text.encode(), capture_output=True, timeout=60, env=env,
+                              check=False)
         after = self.path.read_bytes()
         for leftover in self.path.parent.glob(self.path.name + ".*"):
             leftover.unlink()  # .orig / .rej that patch may leave

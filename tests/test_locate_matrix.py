@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import pytest
-
 from conftest import Repo
 
 DIALECTS = ("unified", "codex", "search-replace", "json", "hashline")
@@ -321,8 +320,8 @@ def _params(cells: Sequence[Cell]) -> list[object]:
 def _setup(repo: Repo, cell: Cell, dialect: str) -> None:
     repo.commit({PATH: cell.committed if cell.committed is not None else cell.file})
     if dialect == "hashline":
-        from guard.hashline_read import read as _read  # noqa: F401  (the read records what was shown)
         import guard
+        from guard.hashline_read import read as _read  # noqa: F401  (the read records what was shown)
 
         guard.read(PATH, str(repo.root), agent="agent")
     if cell.committed is not None:

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from guard import formats
 from guard.engine import _ordered
-from guard.locate import ALL_TIERS, _UNICODE, apply_splices, locate_changes, unescape
+from guard.locate import _UNICODE, ALL_TIERS, apply_splices, locate_changes, unescape
 from guard.textfile import decode
 
 EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "1000"))
