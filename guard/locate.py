@@ -2040,8 +2040,16 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             if ch.old_start is not None and ch.old_lines:
                 drift = sp.start - (ch.old_start - 1)
             lo = sp.end
-        elif isinstance(ch, Replace):
-            sps, rep, f, note = locate_replace(fi, ch, tiers, path)
+        else:
+            # Unordered changes: each is looked for in the whole file.
+            note = ""
+            if isinstance(ch, Replace):
+                sps, rep, f, note = locate_replace(fi, ch, tiers, path)
+            elif isinstance(ch, Snippet):
+                sps, rep, f = locate_snippet(fi, ch, tiers, path)
+            else:
+                one, rep, f = locate_range(fi, ch, path)
+                sps = [one] if one is not None else []
             if f is not None:
                 out.findings.append(f)
                 continue
@@ -2049,21 +2057,6 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             out.repairs += rep
             if note:
                 out.notes.append(note)
-        elif isinstance(ch, Snippet):
-            sps, rep, f = locate_snippet(fi, ch, tiers, path)
-            if f is not None:
-                out.findings.append(f)
-                continue
-            out.splices += sps
-            out.repairs += rep
-        else:
-            sp, rep, f = locate_range(fi, ch, path)
-            if f is not None:
-                out.findings.append(f)
-                continue
-            assert sp is not None
-            out.splices.append(sp)
-            out.repairs += rep
     out.findings += _overlaps(out.splices, path)
     return out
 
