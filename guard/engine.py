@@ -139,6 +139,9 @@ class Guard:
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+            if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
+                # Nothing to write (a no-op let through as a warning): no empty turn either.
+                return Report("applied", edits.format, plan.changes, plan.findings, notes=plan.notes)
             try:
                 turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
             except worktree.UnsafePath as exc:

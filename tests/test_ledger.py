@@ -241,3 +241,13 @@ def test_agent_may_edit_a_file_it_created(repo: Repo, cli) -> None:  # type: ign
     # Another agent did not create it: for that one it is still untracked.
     r = cli("apply", "--json", "--agent", "other", input=edit("new.py", "A = 2", "A = 3"))
     assert r.code == 1 and r.json()["findings"][0]["code"] == "untracked"
+
+
+def test_no_op_under_default_policy_warns_and_records_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    snap = repo.snapshot()
+    r = cli("apply", "--json", input=edit("b.py", "two\n", "two\n"))
+    out = r.json()
+    assert r.code == 0 and out["status"] == "applied" and out["turn"] is None and out["diff"] == ""
+    assert [f["code"] for f in out["findings"]] == ["no-op"] and out["findings"][0]["severity"] == "warning"
+    assert repo.snapshot() == snap
