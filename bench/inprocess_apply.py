@@ -3,8 +3,9 @@
 1. A one-hunk unified diff against a 2,000-line file in a scratch repository, through
    a long-lived ``Guard`` session (what the Python API and the MCP server do):
    ``Guard.apply(check=True)`` (decide, write nothing), a full ``Guard.apply``
-   (write the file and record the turn; a patch and its reverse alternate so every
-   run changes the file), and ``guard.locate.locate_changes`` alone.
+   (write the file and record the turn), and ``guard.locate.locate_changes`` alone.
+   Each run is a new edit (a new comment on one of 40 lines), and each full apply
+   starts from the file the last one wrote: a session's sequence of edits.
    Target: a full apply under 5 ms (median).
 2. The locator's worst case (issue 6): a 20,000-line file and 100 hunks that each
    fail every tier but the loosest (``fuzz``), timed through ``locate_changes``.
@@ -132,8 +133,22 @@ def one_hunk(runs: int) -> None:
         old = lines[k - 3:k + 4]
         new = old[:3] + [old[3] + "  # changed"] + old[4:]
         patch = unified("src/big.py", lines, [(k - 3, old, new)])
-        after_lines = lines[:k] + [lines[k] + "  # changed"] + lines[k + 1:]
-        reverse = unified("src/big.py", after_lines, [(k - 3, new, old)])
+        current = list(lines)
+
+        def next_edit(n: int, write: bool) -> str:
+            """The n-th edit of a session: a new comment on one of 40 lines near the middle.
+
+            Every edit is new text (no cache answers it as seen before); the file a full
+            apply starts from is the one the last apply wrote, as in an agent's session.
+            """
+            at = k + 7 * (n % 40)
+            was = current[at - 3:at + 4]
+            now = was[:3] + [current[at].split("  #")[0] + f"  # edit {n}"] + was[4:]
+            text = unified("src/big.py", current, [(at - 3, was, now)])
+            if write:
+                current[at] = now[3]
+            return text
+
         # Budgets off: hundreds of applies in one session would reach per_session.files.
         unlimited = "budget:\n  per_session: {files: null, lines_added: null, lines_removed: null, hunks: null, bytes: null}\n"
         default = tmp / "default.yaml"
@@ -148,28 +163,36 @@ def one_hunk(runs: int) -> None:
             g = Guard(repo, policy)
 
             def check_only(g: Guard = g) -> None:
-                rep = g.apply(patch, check=True)
+                state["i"] += 1
+                rep = g.apply(next_edit(state["i"], False), check=True)
                 assert rep.status == "checked", rep.findings
 
             def full(g: Guard = g) -> None:
-                p = patch if state["i"] % 2 == 0 else reverse
                 state["i"] += 1
-                rep = g.apply(p)
+                rep = g.apply(next_edit(state["i"], True))
                 assert rep.status == "applied", rep.findings
 
             report(f"[{label}] Guard.apply(check=True)  (no write)", timed(check_only, runs))
             fulls = timed(full, runs)
             medians[label] = statistics.median(fulls)
             report(f"[{label}] Guard.apply  (write + record)", fulls)
-            if state["i"] % 2:
-                full()  # back to the base content for the next session
-        assert (repo / "src" / "big.py").read_text() == base, "the file does not hold what was applied"
+            if label == "default policy":
+                from guard import pysyntax
+
+                def cold(g: Guard = g) -> None:
+                    # The first edit of a file this process has not seen: its outline is lexed.
+                    pysyntax._STARTS.clear()
+                    pysyntax._VERDICTS.clear()
+                    full(g)
+
+                report(f"[{label}] Guard.apply, file not seen before", timed(cold, max(10, runs // 4)))
+        assert (repo / "src" / "big.py").read_text() == "\n".join(current) + "\n", "the file does not hold what was applied"
         edits, findings = formats.parse(patch, "unified")
         assert edits is not None, findings
         text = decode(base.encode())
         changes = edits.files[0].changes
         report("formats.parse (unified)", timed(lambda: formats.parse(patch, "unified"), runs))
-        report("locate_changes (index build + 1 hunk)", timed(lambda: locate_changes(text, changes, ALL_TIERS, "src/big.py"), runs))
+        report("locate_changes (1 hunk)", timed(lambda: locate_changes(text, changes, ALL_TIERS, "src/big.py"), runs))
         report("ast.parse of the file (the syntax check's cost)", timed(lambda: __import__("ast").parse(base), runs))
         for label, med in medians.items():
             print(f"  [{label}] full apply target < 5 ms (median): {'OK' if med < 0.005 else 'MISSED'}")

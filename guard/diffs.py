@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import operator
 from itertools import chain
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from .model import FileChange, Op
 from .textfile import Text, decode_or_none
@@ -62,10 +62,28 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
     return ops
 
 
-def _keyed(t: Text | None) -> list[str]:
+class _Keyed(Sequence[str]):
+    """A text's lines with their terminators, made on access: a located edit's diff reads a few."""
+
+    def __init__(self, t: Text) -> None:
+        self._t = t
+
+    def __len__(self) -> int:
+        return len(self._t.lines)
+
+    def __getitem__(self, i: int | slice) -> Any:
+        t = self._t
+        if isinstance(i, slice):
+            return list(map(operator.add, t.lines[i], t.eols[i]))
+        return t.lines[i] + t.eols[i]
+
+
+def _keyed(t: Text | None, lazy: bool = False) -> Sequence[str]:
     # Lines compared with their terminators, so an EOL-only change still shows.
     if t is None:
         return []
+    if lazy and not t.bom:
+        return _Keyed(t)
     keyed = list(map(operator.add, t.lines, t.eols))
     if t.bom:
         # git sees the BOM as part of the first line: so must the diff, to apply.
@@ -168,7 +186,8 @@ def make_change(
     bt = before_text if before_text is not None else decode_or_none(before)
     at = after_text if after_text is not None else decode_or_none(after)
     binary = (before is not None and bt is None) or (after is not None and at is None)
-    a, b = _keyed(bt), _keyed(at)
+    located = regions is not None
+    a, b = _keyed(bt, located), _keyed(at, located)
     ops: list[Opcode] = [] if binary else opcodes(a, b, regions)
     # zip/range run in C: a 200,000-line create must not cost a Python loop per line.
     added: tuple[tuple[int, str], ...] = ()

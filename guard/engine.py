@@ -135,6 +135,7 @@ class Guard:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
+            self.repo.forget_attributes()
             plan = self.plan(edits, pol, agent, turn, len(raw))
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":

@@ -87,6 +87,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
             raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
                                    "check the path (relative to the current folder), or create the file with a "
                                    "hashline 'create' section"))
+        repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
         if bad is not None:
             raise Unreadable(bad)

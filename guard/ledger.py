@@ -64,7 +64,24 @@ def _trailers(message: str) -> dict[str, str]:
     return {m.group(1).lower(): m.group(2).strip() for m in _TRAILER.finditer(message)}
 
 
+# Commits never change: a turn parsed once is kept, by commit id (a session reads
+# the tip's trailers for its usage, its next id and its sequence number).
+_PARSED: dict[tuple[str, str], Turn | None] = {}
+_PARSED_KEPT = 256
+
+
 def parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
+    key = (commit, agent)
+    if key in _PARSED:
+        return _PARSED[key]
+    t = _parse_turn(repo, commit, agent)
+    if len(_PARSED) >= _PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[key] = t
+    return t
+
+
+def _parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
     info = repo.commit_info(commit)
     tr = _trailers(info.message)
     if "kind" not in tr:
@@ -183,10 +200,12 @@ def prepare(
         base_tree = repo.commit_tree(parent) if parent else None
         # Sync the touched paths with the work tree as it was before this turn.
         before: dict[str, Entry | None] = {}
+        seen: set[str] = set()
         for ch in changes:
             for p, data, mode in ((ch.old_path or ch.path, ch.before, ch.old_mode), (ch.path, ch.before if not ch.old_path else None, ch.old_mode)):
-                if p in before:
+                if p in seen:
                     continue
+                seen.add(p)
                 want = None if data is None else Entry(repo.hash_blob(data), mode or 0o100644)
                 if repo.tree_entry(base_tree, p) != want:
                     if data is not None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import operator
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Sequence
@@ -85,6 +86,8 @@ class _FileIndex:
 
     @classmethod
     def of(cls, text: Text) -> "_FileIndex":
+        if not text.eols.count("\r\n"):
+            return cls(text, list(text.lines))
         keys = [ln + "\r" if e == "\r\n" else ln for ln, e in zip(text.lines, text.eols)]
         return cls(text, keys)
 
@@ -420,6 +423,14 @@ def _search(
     fuzz: bool | None = None,
 ) -> tuple[_Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
+    size = len(block.old)
+    h = block.hint
+    if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
+            and h + size <= min(window[1], len(fi.keys)) and (not block.at_eof or h + size == len(fi.keys))
+            and fi.keys[h:h + size] == list(block.old)):
+        # The lines are exactly where the edit says: the exact tier would take them
+        # there however many copies the file has, without indexing the file.
+        return _Match(h, size, frozenset(), False, block), None, "exact"
     for name, active, fuzzy in _tier_sets(tiers):
         if fuzz is not None and fuzzy != fuzz:
             continue
@@ -764,8 +775,28 @@ def _try_hunk(
     found = [(m, hh, off) for m, hh, dropped in found
              if (off := dropped + _misses(fi, m.block, m.active, m.start)) <= max(1, _context(hh, dropped) // 3)]
     if len(found) == 2 and _effect(found[0][1], found[0][0].start) != _effect(found[1][1], found[1][0].start):
-        return _ambiguous(path, fi, sorted({f[0].start for f in found}), "fuzz", h.source_line)
+        if found[0][0].start != found[1][0].start:
+            return _ambiguous(path, fi, sorted({f[0].start for f in found}), "fuzz", h.source_line)
+        return _two_readings(fi, found[0][0], path)
     return found[0] if found else None
+
+
+def _two_readings(fi: _FileIndex, m: _Match, path: str) -> Finding:
+    """One place, but a context line that differs there says two things: refuse, naming it.
+
+    Read as a stale copy of the file's line, the new lines go on one side of that
+    line; read as invented, on the other.
+    """
+    norm = _norm_fn(m.active)
+    lines = fi.normed(m.active)
+    k = next((k for k, x in enumerate(m.block.old) if lines[m.start + k] != norm(x)), 0)
+    at = m.start + k
+    return error(
+        "ambiguous", path, at + 1,
+        f"the context line {_visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
+        f"line {at + 1} is {_visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+    )
 
 
 def _context(h: Hunk, dropped: int) -> int:
@@ -912,28 +943,25 @@ def _locate_insertion(fi: _FileIndex, h: Hunk, window: tuple[int, int], path: st
 
 @dataclass
 class _Flat:
-    """The file as one string, with line start offsets for mapping back."""
+    """The file as one string; offsets map back to (line, column) by counting line breaks."""
 
     s: str
-    starts: list[int]
+    size: int  # lines in the file
 
     def line_col(self, off: int) -> tuple[int, int]:
-        ln = bisect.bisect_right(self.starts, off) - 1
-        return ln, off - self.starts[ln]
+        if off >= len(self.s):
+            return self.size, 0  # the end of the file counts as the start of a line after it
+        ln = self.s.count("\n", 0, off)
+        return ln, off - (self.s.rfind("\n", 0, off) + 1)
 
 
 def _flat(fi: _FileIndex, with_cr: bool) -> _Flat:
-    parts: list[str] = []
-    starts: list[int] = []
-    off = 0
     t = fi.text
-    for ln, eol in zip(t.lines, t.eols):
-        starts.append(off)
-        e = eol if with_cr else ("\n" if eol else "")
-        parts.append(ln + e)
-        off += len(ln) + len(e)
-    starts.append(off)
-    return _Flat("".join(parts), starts)
+    if with_cr or not t.eols.count("\r\n"):
+        s = "".join(map(operator.add, t.lines, t.eols))
+    else:
+        s = "\n".join(t.lines) + ("\n" if t.eols and t.eols[-1] else "")
+    return _Flat(s, len(t.lines))
 
 
 def _all_occurrences(hay: str, needle: str) -> list[int]:
@@ -1090,6 +1118,45 @@ def _lines_match_partial(fi: _FileIndex, active: frozenset[str], old_lines: list
     return out
 
 
+def _splits_line(
+    fi: _FileIndex, flat: _Flat, spans: list[tuple[int, int]], old: str, new: str, path: str
+) -> Finding | None:
+    """Refuse new lines added at the edge of a text that stops or starts mid-line.
+
+    `old` matched the start of a line that goes on (`f(a)` in `f(a)  # note`), and
+    `new` keeps that line whole and puts other text after it: the rest of the line
+    would move below the new lines, onto text that is not its own.  The model most
+    likely saw the line without its rest (it changed since): which side of that
+    rest the new lines go on is a guess.
+    """
+    for a, b in spans:
+        l0, c0 = flat.line_col(a)
+        l1, c1 = flat.line_col(b)
+        rest = fi.text.lines[l1][c1:] if l1 < len(fi.text.lines) else ""
+        before = fi.text.lines[l0][:c0] if l0 < len(fi.text.lines) else ""
+        o, n = old.replace("\r\n", "\n").split("\n"), new.replace("\r\n", "\n").split("\n")
+        # The line cut short is kept whole in the new text, and other text takes its place.
+        adds_after = o[-1].strip() != "" and o[-1] in n[:-1] and n[-1] != o[-1]
+        adds_before = o[0].strip() != "" and o[0] in n[1:] and n[0] != o[0]
+        if adds_after and rest.strip(" \t\r"):
+            line, part = l1, rest
+            where = "ends in the middle of"
+            what = "add the rest of that line to both texts"
+        elif adds_before and before.strip(" \t"):
+            line, part = l0, before
+            where = "starts in the middle of"
+            what = "add the start of that line to both texts"
+        else:
+            continue
+        return error(
+            "ambiguous", path, line + 1,
+            f"the text to replace {where} line {line + 1}, which also has {_visible(part.strip())!r}: "
+            "the new lines could go on either side of it",
+            f"line {line + 1} is {_visible(fi.text.lines[line])!r}; {what}, or give whole lines",
+        )
+    return None
+
+
 def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) -> tuple[list[Splice], list[str], Finding | None, str]:
     """Locate a substring replacement; returns (splices, repairs, finding, note)."""
     if r.old == "":
@@ -1107,6 +1174,9 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
             starts = [flat.line_col(o)[0] for o in occ]
             return [], [], _ambiguous(path, fi, starts, "eol" if eol_mode else "exact", r.source_line), ""
         spans = [(o, o + len(old)) for o in occ]
+        split = _splits_line(fi, flat, spans, old, r.new, path)
+        if split is not None:
+            return [], [], split, ""
         note = f"replaced {len(occ)} occurrences in {path}" if r.replace_all else ""
         # Text within one line says nothing of the edit's line endings: its new lines
         # take the file's, as they would with a multi-line text matched by `eol`.
@@ -2110,9 +2180,10 @@ def apply_splices(text: Text, splices: Iterable[Splice]) -> tuple[Text, list[tup
     if final is None:
         final = text.final_newline if text.lines else True
     # Only the old last line can lack a terminator; if lines now follow it, it needs one.
-    for i in range(len(eols) - 1):
-        if eols[i] == "":
-            eols[i] = dominant
+    if "" in eols[:-1]:
+        for i in range(len(eols) - 1):
+            if eols[i] == "":
+                eols[i] = dominant
     if eols:
         if not final:
             eols[-1] = ""

@@ -29,6 +29,8 @@ from typing import Any, Iterator
 
 import yaml
 
+from . import pysyntax
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -131,7 +133,7 @@ def problem(language: str, data: bytes, python: tuple[int, int] | None = None) -
     except UnicodeDecodeError:
         return None
     if language == "python":
-        return _python(text, python)
+        return _as_problem(pysyntax.error(text, python))
     if language == "json":
         return _json(text)
     if language == "yaml":
@@ -147,19 +149,23 @@ def problem(language: str, data: bytes, python: tuple[int, int] | None = None) -
     return _tree_problem(root, data, language)
 
 
-def _python(text: str, target: tuple[int, int] | None) -> Problem | None:
+def new_python_problem(before: bytes, after: bytes, python: tuple[int, int] | None = None) -> Problem | None:
+    """The parse error an edit brings into a Python file that parsed, or None.
+
+    None also when the original did not parse (the file is not held to it) or either
+    side is not UTF-8.  Only the top-level statements the edit touched are parsed
+    when that settles it (see ``guard.pysyntax``).
+    """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like are warnings, not errors
-            if target is not None:
-                ast.parse(text, feature_version=target)
-            else:
-                ast.parse(text)
-    except SyntaxError as exc:
-        return Problem(exc.lineno or 1, exc.offset or 1, exc.msg, "python")
-    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-        return Problem(1, 1, str(exc), "python")
-    return None
+        old = before.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+        new = after.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return _as_problem(pysyntax.new_error(old, new, python))
+
+
+def _as_problem(err: tuple[int, int, str] | None) -> Problem | None:
+    return None if err is None else Problem(err[0], err[1], err[2], "python")
 
 
 def _json(text: str) -> Problem | None:

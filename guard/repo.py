@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -76,6 +77,28 @@ def _signature(repo: pygit2.Repository) -> pygit2.Signature:
     return pygit2.Signature(name or "agent-guard", email or "agent-guard@localhost")
 
 
+# Blob ids of recent contents.  An apply hashes the same bytes several times (the
+# sync check, the journal, the turn), and a session's next edit starts from the bytes
+# the last one wrote; SHA-1 of a 60 KB file is a quarter of a millisecond.  Small
+# files only, and few: the cache holds the bytes.
+_BLOB_IDS: OrderedDict[bytes, str] = OrderedDict()
+_BLOB_IDS_KEPT = 16
+_BLOB_IDS_MAX_SIZE = 1 << 20
+
+
+_BLOB_IDS_LOCK = threading.Lock()
+
+
+def _remember_blob(data: bytes, oid: str) -> None:
+    if len(data) > _BLOB_IDS_MAX_SIZE:
+        return
+    with _BLOB_IDS_LOCK:
+        _BLOB_IDS[data] = oid
+        _BLOB_IDS.move_to_end(data)
+        while len(_BLOB_IDS) > _BLOB_IDS_KEPT:
+            _BLOB_IDS.popitem(last=False)
+
+
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls)."""
 
@@ -98,6 +121,9 @@ class GitRepo:
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
+        # Answers of `attr` since the last `forget_attributes`: one apply asks the same
+        # few several times (filter, binary, diff, text, whitespace...).
+        self._attr_values: dict[tuple[str, str], str | bool | None] = {}
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -106,10 +132,19 @@ class GitRepo:
 
     @staticmethod
     def hash_blob(data: bytes) -> str:
-        return str(pygit2.hash(data))
+        got = _BLOB_IDS.get(data)
+        if got is None:
+            got = str(pygit2.hash(data))
+            _remember_blob(data, got)
+        return got
 
     def write_blob(self, data: bytes) -> str:
-        return str(self._repo.create_blob(data))
+        got = _BLOB_IDS.get(data)
+        if got is not None and self._repo.odb.exists(got):
+            return got
+        got = str(self._repo.create_blob(data))
+        _remember_blob(data, got)
+        return got
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
@@ -367,11 +402,20 @@ class GitRepo:
             return False
 
     def attr(self, path: str, name: str) -> str | bool | None:
+        key = (path, name)
+        if key in self._attr_values:
+            return self._attr_values[key]
         try:
             value = self._attr_handle().get_attr(path, name)
         except pygit2.GitError:
-            return None
+            value = None
+        if len(self._attr_values) < 4096:
+            self._attr_values[key] = value
         return value
+
+    def forget_attributes(self) -> None:
+        """Look attributes up afresh from now on (.gitattributes may have changed between two calls)."""
+        self._attr_values.clear()
 
     def _attr_handle(self) -> pygit2.Repository:
         """A handle for attribute look-ups that never reads the index.

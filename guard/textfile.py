@@ -33,8 +33,8 @@ class Text:
         return not self.eols or self.eols[-1] != ""
 
     def dominant_eol(self) -> str:
-        crlf = sum(1 for e in self.eols if e == "\r\n")
-        lf = sum(1 for e in self.eols if e == "\n")
+        crlf = self.eols.count("\r\n")
+        lf = self.eols.count("\n")
         return "\r\n" if crlf > lf else "\n"
 
     def encode(self) -> bytes:

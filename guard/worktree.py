@@ -10,7 +10,10 @@ Protocol for one apply (or rollback), all under the repository lock:
    its mode and renamed over the target; folders are fsynced.  Folders are
    opened one component at a time with ``O_NOFOLLOW``, so a symlink swapped in
    after the checks cannot redirect a write outside the tree.
-3. The ledger ref is moved (compare-and-swap), then the journal is removed.
+3. The ledger ref is moved (compare-and-swap), then the journal is blanked out.  The
+   journal file stays between commands, so the next one writes it in place, over
+   blocks it already has, with one fdatasync (a journal torn there is unreadable:
+   nothing was touched yet).
 
 If the process dies anywhere in between, the next agent-guard command finds the
 journal and rolls everything back to *before* (files, created folders, temp files
@@ -221,6 +224,65 @@ def _journal_path(repo: GitRepo) -> Path:
     return d / "journal.json"
 
 
+_JOURNAL_BLOCK = 4096
+
+
+def _start_journal(path: Path, data: bytes) -> None:
+    """Write the journal in place: the file stays between commands, blank when nothing is pending.
+
+    The text is padded with spaces to the file's size (whole blocks), so an apply
+    overwrites blocks the file already has and one fdatasync makes it durable without
+    a metadata update; only a journal that outgrows the file changes its size, and
+    only the file's creation needs its folder fsynced.  Written over blanks, a journal
+    torn by a crash is unreadable and means no file was touched yet.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        created = True
+    except FileExistsError:
+        fd = os.open(path, os.O_RDWR)
+        created = False
+    try:
+        size = os.fstat(fd).st_size
+        room = max(size, -(-len(data) // _JOURNAL_BLOCK) * _JOURNAL_BLOCK)
+        padded = data.ljust(room)
+        half = len(data) // 2
+        os.pwrite(fd, padded[:half], 0)
+        _crashpoint("mid-journal")
+        os.pwrite(fd, padded[half:], half)
+        os.fdatasync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _clear_journal(path: Path) -> None:
+    """Nothing pending any more: the journal's text is blanked out (the file is kept for the next command)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            os.pwrite(fd, b" " * size, 0)
+    finally:
+        os.close(fd)
+
+
+def _journal_pending(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return bool(f.read().strip())
+    except FileNotFoundError:
+        return False
+
+
 def _fsync_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -255,7 +317,7 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
         "ref": list(ref) if ref else None,
     }
     jpath = _journal_path(repo)
-    _fsync_write(jpath, json.dumps(journal).encode())
+    _start_journal(jpath, json.dumps(journal).encode())
     _crashpoint("after-journal")
     try:
         root_fd = os.open(repo.root, _DIR_FLAGS)
@@ -280,7 +342,7 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
         recover(repo, dead_writer=False)
         raise
     _crashpoint("before-journal-removal")
-    jpath.unlink()
+    _clear_journal(jpath)
 
 
 def _missing_dirs(root_fd: int, path: str) -> list[str]:
@@ -321,9 +383,9 @@ def _changed_since(repo: GitRepo, entry: dict[str, object]) -> bool:
 
 
 def pending(repo: GitRepo) -> bool:
-    """Is there an interrupted write to roll back, or a torn journal to clear? (Two stats, no lock.)"""
+    """Is there an interrupted write to roll back, or a torn journal to clear? (A small read, no lock.)"""
     d = repo.gitdir / "agent-guard"
-    return (d / "journal.json").exists() or (d / "journal.json.tmp").exists()
+    return _journal_pending(d / "journal.json") or (d / "journal.json.tmp").exists()
 
 
 def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
@@ -337,12 +399,16 @@ def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
     # the first time, no journal: nothing was touched yet).  Under the lock it is stale.
     jpath.with_name(jpath.name + ".tmp").unlink(missing_ok=True)
     try:
-        journal = json.loads(jpath.read_bytes())
+        raw = jpath.read_bytes()
     except FileNotFoundError:
         return False
+    if not raw.strip():
+        return False  # the journal of the last command, cleared: nothing pending
+    try:
+        journal = json.loads(raw)
     except ValueError:
         # A torn journal means the crash came before any file was touched.
-        jpath.unlink()
+        _clear_journal(jpath)
         return True
     root_fd = os.open(repo.root, _DIR_FLAGS)
     try:
@@ -373,5 +439,5 @@ def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
         current = repo.ref(name)
         if current == new and new != old:
             repo.update_ref(name, old, new, "agent-guard: roll back an interrupted turn")
-    jpath.unlink()
+    _clear_journal(jpath)
     return True

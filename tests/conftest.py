@@ -42,6 +42,11 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         pygit2.settings.search_path[level] = str(empty)
 
 
+def journal_pending(path: Path) -> bool:
+    """Does the journal at `path` name an unfinished write?  (It stays, blanked out, between commands.)"""
+    return path.exists() and bool(path.read_bytes().strip())
+
+
 def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:
     proc = subprocess.run(
         ["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, check=False

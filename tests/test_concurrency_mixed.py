@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import Repo
+from conftest import Repo, journal_pending
 
 PROCS, OPS, FILES = 4, 10, 3
 OWNER_AGENTS = ("owner0", "owner1")
@@ -193,7 +193,7 @@ def check_outcome(repo: Repo, records: list[dict[str, Any]], finals: dict[int, d
         kinds = repo.git("log", "--format=%(trailers:key=Agent-Guard-Kind,valueonly)", f"refs/agent-guard/{name}").split()
         landed_here = sum(1 for r in records if r["status"] == "applied" and r["agent"] == name)
         assert sum(1 for kind in kinds if kind in ("turn", "rollback")) == landed_here, name
-    assert not (repo.root / ".git" / "agent-guard" / "journal.json").exists()
+    assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")
     assert not [p for p in repo.root.rglob("*") if ".agent-guard-tmp-" in p.name]
     return {"operations": len(records), "landed": sum(r["status"] == "applied" for r in records),
             "refused": sum(r["status"] == "refused" for r in records), "rollbacks": sum(r["op"] == "rollback" for r in records),
@@ -245,7 +245,8 @@ def _work_tree(repo: Repo) -> dict[str, object]:
 def _leftovers(repo: Repo) -> list[str]:
     state = repo.root / ".git" / "agent-guard"
     found = [str(p) for p in repo.root.rglob("*") if ".agent-guard-tmp-" in p.name]
-    found += [str(p) for p in (state / "journal.json", state / "journal.json.tmp") if p.exists()]
+    found += [str(p) for p in (state / "journal.json",) if journal_pending(p)]
+    found += [str(p) for p in (state / "journal.json.tmp",) if p.exists()]
     return found + [str(p) for p in (repo.root / ".git").rglob("*.lock") if "agent-guard" in p.as_posix()]
 
 
@@ -259,14 +260,31 @@ def _ref(repo: Repo) -> str:
 
 
 def test_torn_journal_write_is_cleared(repo: Repo) -> None:
-    """Killed while writing the journal itself: no file was touched, and the journal's temp goes too."""
+    """Killed while writing the journal itself (half of it written): no file was touched, the journal is cleared."""
     repo.commit(KILL_FILES)
     before = _work_tree(repo)
-    r = _guard(repo, ["apply"], KILL_PATCH, {"AGENT_GUARD_CRASH_AT": "before-journal-rename"})
+    journal = repo.root / ".git" / "agent-guard" / "journal.json"
+    for attempt in range(2):  # the journal's first creation, then a write over the kept, empty file
+        r = _guard(repo, ["apply"], KILL_PATCH, {"AGENT_GUARD_CRASH_AT": "mid-journal"})
+        assert r.returncode == -9, r.stderr
+        assert journal_pending(journal), attempt
+        assert _work_tree(repo) == before
+        assert _guard(repo, ["log"]).returncode == 0
+        assert _work_tree(repo) == before and _ref(repo) == "" and not _leftovers(repo)
+        assert journal.exists() and not journal_pending(journal)
+
+
+def test_torn_journal_update_is_cleared(repo: Repo) -> None:
+    """Killed while rewriting the journal to add folders about to be created: its temporary copy goes too."""
+    repo.commit(KILL_FILES)
+    before = _work_tree(repo)
+    patch = "--- /dev/null\n+++ b/fresh/deeper/new.txt\n@@ -0,0 +1 @@\n+new\n"
+    r = _guard(repo, ["apply"], patch, {"AGENT_GUARD_CRASH_AT": "before-journal-rename"})
     assert r.returncode == -9, r.stderr
     assert (repo.root / ".git" / "agent-guard" / "journal.json.tmp").exists()
     assert _guard(repo, ["log"]).returncode == 0
     assert _work_tree(repo) == before and _ref(repo) == "" and not _leftovers(repo)
+    assert not (repo.root / "fresh").exists()
 
 
 def test_random_kills_during_applies_and_rollbacks(repo: Repo) -> None:
@@ -351,4 +369,4 @@ def test_a_live_lock_is_not_taken(repo: Repo) -> None:
     r = _guard(repo, ["apply"], KILL_PATCH)
     assert r.returncode == 3 and b"agent.lock" in r.stderr, r.stderr
     assert _work_tree(repo) == before and lock.exists()
-    assert not (repo.root / ".git" / "agent-guard" / "journal.json").exists()
+    assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, journal_pending
 
 PATCH = (
     "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
@@ -72,12 +72,12 @@ def test_crash_at_each_point_rolls_back(repo: Repo, states, point: str) -> None:
     before, _after, _ = states
     r = _child(repo.root, ["apply"], PATCH, {"AGENT_GUARD_CRASH_AT": point})
     assert r.returncode == -9, (point, r.returncode, r.stderr)
-    assert (repo.root / ".git" / "agent-guard" / "journal.json").exists()
+    assert journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")
     nxt = _child(repo.root, ["log"], None, {})  # any next command recovers
     assert nxt.returncode == 0, nxt.stderr
     assert _tree(repo) == before, point
     assert repo.git("for-each-ref", "refs/agent-guard/") == ""
-    assert not (repo.root / ".git" / "agent-guard" / "journal.json").exists()
+    assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")
     _no_temps(repo.root)
     # And the same edit then applies cleanly.
     assert _child(repo.root, ["apply"], PATCH, {}).returncode == 0

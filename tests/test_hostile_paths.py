@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 import pytest
 
-from conftest import Repo, git
+from conftest import Repo, git, journal_pending
 from guard import worktree
 from guard.engine import Guard
 from guard.history import rollback
@@ -247,7 +247,7 @@ def _unswap(world: World) -> None:
 
 
 def _assert_clean(world: World) -> None:
-    assert not (world.root / ".git" / "agent-guard" / "journal.json").exists()
+    assert not journal_pending(world.root / ".git" / "agent-guard" / "journal.json")
     temps = [p for p in world.root.rglob("*") if worktree.TMP_MARK in p.name]
     temps += [p for p in world.outside.rglob("*") if worktree.TMP_MARK in p.name]
     assert not temps

@@ -1,0 +1,5 @@
+function explainNode(n) {
+  return n.name
+}
+
+module.exports = { explainNode } // used by the CLI
