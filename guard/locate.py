@@ -711,8 +711,9 @@ def _lookalike(fi: _FileIndex, old: Sequence[str], window: tuple[int, int]) -> l
 
 
 def _similar(a: str, b: str) -> bool:
-    if a == b:
-        return True
+    """Is the file's `a` much like the edit's `b`: three quarters the same, or `b` with more after it?"""
+    if a == b or (len(b) >= 8 and a.startswith(b)):
+        return True  # (a comment added at the end since the edit was written, say)
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75
 
@@ -1185,6 +1186,13 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
         crlf = at < len(fi.text.eols) and fi.text.eols[at] == "\r\n"
         repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
         splices, shifted = _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line, old, "indent" in tiers)
+        if shifted and not r.replace_all:
+            # Found inside a deeper line's indent: as for the indent tier, a line much like
+            # the text at its own indent is the place meant, changed since it was read.
+            lines = r.old.split("\n")
+            rivals = set(_lookalike(fi, [x for x in lines if x.strip()], (0, len(fi.keys)))) - {at}
+            if rivals:
+                return [], [], _ambiguous(path, fi, sorted(rivals | {at}), "indent", r.source_line), ""
         return splices, repairs + (["indent"] if shifted else []), None, note
     # Looser tiers work line by line.
     old_lines = r.old.split("\n")
