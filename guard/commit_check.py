@@ -34,24 +34,28 @@ Whole files get only the first group: a budget or a protected path is about a ch
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 import click
 
 from . import checks, diffs, output_formats
+from .checks.base import prime
 from .cli import CONTEXT, cli
-from .engine import Guard
 from .errors import UsageError
 from .model import FileChange, Finding, Op
-from .policy import Policy
-from .repo import LINK, Entry, GitError, GitRepo, TreeChange
+from .policy import Policy, PolicyError, load
+from .repo import LINK, Entry, GitError, GitRepo, NotARepository, TreeChange
 from .report import Report
-from .textfile import BOM, NotText, decode, guess_encoding
+from .textfile import BOM, guess_encoding, is_binary, split
+
+if TYPE_CHECKING:
+    from .engine import Guard
 
 GITLINK, TREE = 0o160000, 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
@@ -78,6 +82,18 @@ class Unit(NamedTuple):
     commit: str | None
     changes: tuple[FileChange, ...]
     whole: bool
+    # id(change) -> (added block, lines) of the changes that add every line of a text
+    # (new files, files checked whole): decoded once, handed to the checks as is.
+    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None
+
+
+class GuardLike(Protocol):
+    """What `check` needs of a Guard: the repository and its policy."""
+
+    @property
+    def repo(self) -> GitRepo: ...
+
+    def policy(self, agent: str | None = None) -> Policy: ...
 
 
 # --- building changes from trees ----------------------------------------------------------
@@ -93,21 +109,59 @@ def _matches(path: str, wanted: frozenset[str]) -> bool:
     return False
 
 
-def created(path: str, data: bytes, mode: int | None) -> FileChange:
+def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
+    """(added block, lines) of a file's bytes, as checking it whole sees them; None when not text.
+
+    The lines are ``textfile.decode(data).lines``; the block is those lines joined by
+    newlines, which, when the text holds no CR, is the text without its last newline
+    (one copy instead of a join of every line).  Not text: binary as ``decode`` sees it,
+    or not UTF-8 (without ``decode``'s guess at the encoding, which nobody reads here).
+    """
+    if is_binary(data):
+        return None
+    bom = data.startswith(BOM)
+    try:
+        text = (data[len(BOM):] if bom else data).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = split(text, bom).lines
+    if "\r" in text:
+        return "\n".join(lines), lines
+    return (text[:-1] if text.endswith("\n") else text), lines
+
+
+# Line numbers shared by every new file's added lines (a tuple of ints per line otherwise).
+_NUMBERS: tuple[int, ...] = ()
+
+
+def _numbered(lines: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """((1, line 1), (2, line 2), ...), built in C."""
+    global _NUMBERS
+    numbers = _NUMBERS  # this call's own: another thread may swap in a longer or shorter one
+    if len(numbers) < len(lines):
+        numbers = _NUMBERS = tuple(range(1, max(len(lines), 2 * len(numbers), 1024) + 1))
+    return tuple(zip(numbers, lines))  # zip stops at the last line
+
+
+def created(path: str, data: bytes, mode: int | None,
+            texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> FileChange:
     """`diffs.make_change(path, CREATE, None, data)` without rendering the diff.
 
     A commit's new files are most of a large change, and nobody reads their diff
-    here: every line is added, in one hunk.
+    here: every line is added, in one hunk.  With `texts`, the decoded text is kept
+    there (by the change's id) for the checks.
     """
-    try:
-        lines = decode(data).lines
-    except NotText:
-        lines = ()
-    return FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
-                      new_mode=mode, added=tuple(zip(range(1, len(lines) + 1), lines)), hunks=1 if lines else 0)
+    decoded = text_of(data)
+    lines = decoded[1] if decoded is not None else ()
+    change = FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
+                        new_mode=mode, added=_numbered(lines), hunks=1 if lines else 0)
+    if texts is not None and decoded is not None:
+        texts[id(change)] = decoded
+    return change
 
 
-def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str]) -> tuple[FileChange, ...]:
+def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str],
+             texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for d in deltas:
         if not (_matches(d.path, wanted) or (d.old_path is not None and _matches(d.old_path, wanted))):
@@ -117,7 +171,7 @@ def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str]
         before = repo.read_blob(d.old.oid) if d.old else None
         after = repo.read_blob(d.new.oid) if d.new else None
         if before is None and after is not None and d.status == "A":
-            out.append(created(d.path, after, d.new.mode if d.new else None))
+            out.append(created(d.path, after, d.new.mode if d.new else None, texts))
             continue
         out.append(diffs.make_change(
             d.path, _OPS[d.status], before, after, old_path=d.old_path,
@@ -125,14 +179,15 @@ def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str]
     return tuple(out)
 
 
-def _whole(repo: GitRepo, entries: Iterable[tuple[str, Entry]]) -> tuple[FileChange, ...]:
+def _whole(repo: GitRepo, entries: Iterable[tuple[str, Entry]],
+           texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for path, entry in entries:
         if entry.mode in (LINK, GITLINK, TREE):
             continue
         data = repo.read_blob(entry.oid)
         if data is not None:
-            out.append(created(path, data, entry.mode))
+            out.append(created(path, data, entry.mode, texts))
     return tuple(out)
 
 
@@ -150,8 +205,9 @@ def _index_tree(repo: GitRepo) -> str:
 def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
     index = _index_tree(repo)
     head = repo.head_commit()
-    changes = _changes(repo, repo.diff_trees(repo.commit_tree(head) if head else None, index), wanted)
-    units = [Unit("the staged change", None, changes, False)]
+    texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+    changes = _changes(repo, repo.diff_trees(repo.commit_tree(head) if head else None, index), wanted, texts)
+    units = [Unit("the staged change", None, changes, False, texts)]
     touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
     whole: list[tuple[str, Entry]] = []
     untracked: list[str] = []
@@ -166,7 +222,8 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str
             whole.append((path, entry))
     notes: list[str] = []
     if whole:
-        units.append(Unit("the files checked whole", None, _whole(repo, whole), True))
+        whole_texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+        units.append(Unit("the files checked whole", None, _whole(repo, whole, whole_texts), True, whole_texts))
     if untracked:
         shown = ", ".join(untracked[:5]) + (f" and {len(untracked) - 5} more" if len(untracked) > 5 else "")
         notes.append(f"not in the index, so not checked: {shown}")
@@ -218,8 +275,9 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
                 "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
                 "`actions/checkout` with `fetch-depth: 0`)")
         parent = repo.commit_tree(info.parents[0]) if info.parents else None
-        changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted)
-        units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False))
+        texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+        changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
+        units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False, texts))
         listed.append({**entry, **_totals(changes)})
     notes = [f"{merges} merge commit(s) skipped: the commits they bring in are checked one by one"] if merges else []
     if not commits:
@@ -230,13 +288,50 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
 def _all_files(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
     index = _index_tree(repo)
     entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and _matches(d.path, wanted)]
-    changes = _whole(repo, entries)
-    return [Unit("the files checked whole", None, changes, True)], {"mode": "all-files", "whole_files": len(changes)}, []
+    texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+    changes = _whole(repo, entries, texts)
+    return [Unit("the files checked whole", None, changes, True, texts)], {"mode": "all-files", "whole_files": len(changes)}, []
 
 
 def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
     return {"files": len(changes), "added": sum(len(c.added) for c in changes),
             "removed": sum(len(c.removed) for c in changes)}
+
+
+class _Checker:
+    """A Guard's repository and policy, without the machinery an apply needs.
+
+    `agent-guard check` runs in every commit's hook: importing the engine (parsers,
+    locator, ledger) would be start-up time spent on nothing.  `open_for_check` falls back
+    to a Guard when a write was interrupted, so that it is rolled back first, as
+    every command does.
+    """
+
+    def __init__(self, policy: str | None) -> None:
+        try:
+            self.repo = GitRepo(".")
+        except NotARepository as exc:
+            raise UsageError(str(exc)) from None
+        self.root: Path = self.repo.root
+        self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
+
+    def policy(self, agent: str | None = None) -> Policy:
+        try:
+            return load(self.root, self.policy_spec, agent)
+        except PolicyError as exc:
+            raise UsageError(f"policy: {exc}") from None
+
+
+def open_for_check(policy: str | None) -> _Checker | Guard:
+    """What the `check` command judges with: the repository here and the policy."""
+    from . import worktree
+
+    light = _Checker(policy)
+    if worktree.pending(light.repo):
+        from .engine import Guard
+
+        return Guard(".", policy)
+    return light
 
 
 # --- judging ------------------------------------------------------------------------------
@@ -328,12 +423,18 @@ def _line_at(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def encoding_findings(changes: Sequence[FileChange], pol: Policy, attr: checks.AttrLookup) -> list[Finding]:
+def encoding_findings(changes: Sequence[FileChange], pol: Policy, attr: checks.AttrLookup,
+                      decoded: Mapping[int, object] | None = None) -> list[Finding]:
+    """`binary` / `not-utf8` findings; `decoded` holds (by id) changes whose new bytes decoded as text."""
     from .checks.encoding import marked_binary
 
     out: list[Finding] = []
     for c in changes:
         if c.after is None or c.new_mode in (LINK, GITLINK):
+            continue
+        if decoded is not None and id(c) in decoded and b"\x00" not in c.after:
+            # Decoded as UTF-8 (a UTF-16/32 byte-order mark never does), and no NUL
+            # anywhere (decoding looked at the ends only): `_not_text` would say None.
             continue
         problem = _not_text(c.after)
         if problem is None or marked_binary(c.path, attr) is not None:
@@ -378,10 +479,14 @@ class _Judge:
                   for level in (policy.level(name),)
                   if level in _LEVELS or name in checks.ALWAYS]
         found: list[Finding] = []
+        texts = unit.texts or {}
         # One change at a time: the line checks share the joined text of the change they
         # scan (checks.base keeps the last few), which a pass per check over a thousand
         # files would rebuild for each check.  The budget, which needs all of them, is ours.
         for change in unit.changes:
+            decoded = texts.get(id(change))
+            if decoded is not None:
+                prime(change, *decoded)
             inp = checks.CheckInput(
                 changes=(change,),
                 policy=policy,
@@ -392,7 +497,7 @@ class _Judge:
             for check, level in active:
                 found += check(inp, level)
         if not unit.whole:
-            found += encoding_findings(unit.changes, self.pol, self.repo.attr)
+            found += encoding_findings(unit.changes, self.pol, self.repo.attr, texts)
             if budget:
                 found += budget_findings(unit, self.pol)
         anchor = unit.changes[0].path
@@ -400,7 +505,7 @@ class _Judge:
                               anchor=None if f.path else anchor) for f in found]
 
 
-def check(g: Guard, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
+def check(g: GuardLike, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
           paths: Sequence[str] = (), staged: bool = True) -> Report:
     """Check the staged change (default), every commit of from_ref..to_ref, or all files.
 
@@ -429,7 +534,7 @@ def check(g: Guard, *, from_ref: str | None = None, to_ref: str | None = None, a
     for unit in units:
         findings += judge(unit, budget=not extra.get("merge"))
     # The change list is for the report's "files"; the diffs are the user's own commits.
-    changes = tuple(replace(c, diff="") for unit in units for c in unit.changes)
+    changes = tuple(replace(c, diff="") if c.diff else c for unit in units for c in unit.changes)
     status = "refused" if any(f.severity == "error" for f in findings) else "checked"
     return Report(status, None, changes, tuple(findings), notes=tuple(notes), extra={"check": extra})
 
@@ -550,16 +655,30 @@ def uninstall_hook(g: Guard) -> list[str]:
 # --- command line -----------------------------------------------------------------------------
 def repo_paths(root: Path, raw: Sequence[str]) -> tuple[str, ...]:
     """Paths as given (relative to the current folder) -> relative to the repository root."""
+    # Plain strings, not pathlib (pre-commit names thousands of files), and each
+    # folder resolved once.
+    top = str(root)
+    inside = top.rstrip("/") + "/"
+    folders: dict[str, str] = {}
     out: list[str] = []
+    cwd = os.getcwd()
     for p in raw:
-        full = Path(os.path.abspath(p))
+        full = os.path.normpath(os.path.join(cwd, p))  # os.path.abspath, without a getcwd per path
+        folder, name = os.path.split(full)
         # Resolve the folders, not the name itself: a committed symlink is judged as itself.
-        real = Path(os.path.realpath(full.parent)) / full.name if full.name else Path(os.path.realpath(full))
-        try:
-            rel = real.relative_to(root)
-        except ValueError:
-            raise UsageError(f"{p} is outside the repository {root}; name paths inside it") from None
-        out.append("" if str(rel) == "." else rel.as_posix())
+        if name:
+            real_folder = folders.get(folder)
+            if real_folder is None:
+                real_folder = folders[folder] = os.path.realpath(folder)
+            real = os.path.join(real_folder, name)
+        else:
+            real = os.path.realpath(full)
+        if real == top:
+            out.append("")
+        elif real.startswith(inside):
+            out.append(real[len(inside):])
+        else:
+            raise UsageError(f"{p} is outside the repository {root}; name paths inside it")
     return tuple(out)
 
 
@@ -602,9 +721,17 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    g = Guard(".", policy)
-    report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
-                   paths=repo_paths(g.root, paths))
+    collect = gc.isenabled()
+    # A check allocates a tuple per added line and keeps them all: the cycle collector
+    # would walk them again and again while they pile up, and find no cycle.
+    gc.disable()
+    try:
+        g = open_for_check(policy)
+        report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
+                       paths=repo_paths(g.root, paths))
+    finally:
+        if collect:
+            gc.enable()
     if fmt == "json":
         click.echo(report.to_json())
     elif fmt == "github":
@@ -623,6 +750,8 @@ def install_hook_cmd() -> None:
     Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
     is kept and runs first; running install-hook again updates the hook.
     """
+    from .engine import Guard
+
     for line in install_hook(Guard("."), sys.executable):
         click.echo(line)
 
@@ -630,5 +759,7 @@ def install_hook_cmd() -> None:
 @cli.command("uninstall-hook", context_settings=CONTEXT)
 def uninstall_hook_cmd() -> None:
     """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
+    from .engine import Guard
+
     for line in uninstall_hook(Guard(".")):
         click.echo(line)

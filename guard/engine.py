@@ -411,7 +411,7 @@ class Guard:
             return
         try:
             events.append(self.repo.commondir, events.from_report(kind, agent, turn, report, size, time.monotonic() - started))
-        except OSError:
+        except (OSError, ValueError):
             pass  # the outcome log must never turn an apply into a failure
 
 

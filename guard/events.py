@@ -103,7 +103,9 @@ def append(commondir: Path, event: dict[str, Any], *, max_bytes: int = MAX_BYTES
     """
     d = log_dir(commondir)
     d.mkdir(exist_ok=True)
-    line = (json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    # A path git gave us as bytes that are not UTF-8 holds lone surrogates: written as
+    # JSON escapes (`\udcff`), which read back as the same string.
+    line = (json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "backslashreplace")
     if _size(_rotated(d, 0)) >= max_bytes:
         _rotate(d, max_bytes, keep)
     fd = os.open(d / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -194,7 +194,13 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
 
 def _ambiguous(path: str, fi: _FileIndex, starts: Sequence[int], tier: str, src: int) -> Finding:
     shown = ", ".join(f"{s + 1}" for s in list(starts)[:10])
-    lines = "\n".join(f"{s + 1:>6}| {_visible(fi.keys[s]) if s < len(fi.keys) else ''}" for s in list(starts)[:10])
+
+    def first_text(s: int) -> int:
+        # A candidate that starts with blank lines is shown by its first line of text.
+        return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
+
+    lines = "\n".join(f"{p + 1:>6}| {_visible(fi.keys[p]) if p < len(fi.keys) else ''}"
+                      for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(
         "ambiguous",
@@ -636,7 +642,11 @@ def locate_hunk(
             whole = _Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
             lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
             loosest = frozenset(t for t in tiers if t in _NORMALISERS)
-            rivals = {p + lead_old for p in _near(fi, whole, loosest, (max(0, window[0] - lead_old), window[1]))}
+            wider = (max(0, window[0] - lead_old), window[1])
+            rivals = {p + lead_old for p in _near(fi, whole, loosest, wider)}
+            # Or the lines as written stand, edited a little since, where the blanks are.
+            rivals |= {p + lead_old for p in _resembling(fi, whole, loosest, wider)}
+            rivals |= {p + lead_old for p in _lookalike(fi, whole.old, wider) if _resembles(fi, whole, loosest, p)}
             if rivals - {m.start}:
                 return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
         if m.fuzzy:
@@ -650,7 +660,8 @@ def locate_hunk(
             # what the tiers forgive (a typographic space, a changed context line): two places.
             at = variant.old_start - 1
             loosest = frozenset(t for t in tiers if t in _NORMALISERS)
-            if not m.fuzzy and at >= 0 and at in _near(fi, m.block, loosest, (at, at + m.size)):
+            if not m.fuzzy and at >= 0 and (at in _near(fi, m.block, loosest, (at, at + m.size))
+                                            or _resembles(fi, m.block, loosest, at)):
                 return None, [], _ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
         shift = None
         if "indent" in m.active:
@@ -707,6 +718,63 @@ def _lookalike(fi: _FileIndex, old: Sequence[str], window: tuple[int, int]) -> l
             out.append(s)
             if len(out) > _MAX_CANDIDATES:
                 break
+    return out
+
+
+def _resembles(fi: _FileIndex, block: _Block, active: frozenset[str], at: int) -> bool:
+    """Do the lines at `at` read as the block, changed a little since (removed lines too)?
+
+    At most a third of its non-blank lines (at least one) may differ there, each
+    much like the block's line at the same indent, or that line with more after it
+    (a comment added since); a line only much like it counts when another line
+    stands as written: the edit's own place, edited since.
+    """
+    size = len(block.old)
+    if at < 0 or at + size > len(fi.keys) or not size:
+        return False
+    norm = _norm_fn(active)
+    lines = fi.normed(active)
+    shown = sum(1 for x in block.old if x.strip())
+    off = loose = 0
+    for k, x in enumerate(block.old):
+        if lines[at + k] == norm(x):
+            continue
+        mine = fi.text.lines[at + k]
+        a, b = mine.strip(), x.strip()
+        if not b or not a or _indent_of(mine) != _indent_of(x):
+            return False
+        if not (len(b) >= 8 and a.startswith(b)):
+            if not _similar(a, b):
+                return False
+            loose += 1
+        off += 1
+    # A line that is only much like the edit's counts next to one that stands as written.
+    return 0 < off <= max(1, shown // 3) and (loose == 0 or off < shown)
+
+
+def _resembling(fi: _FileIndex, block: _Block, active: frozenset[str], window: tuple[int, int]) -> list[int]:
+    """Starts in the window where the block `_resembles` the file (found through its rarest line that stands as written)."""
+    norm = _norm_fn(active)
+    old = [norm(x) for x in block.old]
+    pos = fi.positions(active)
+    present = [k for k, x in enumerate(old) if x.strip() and x in pos]
+    if not present:
+        return []
+    out: list[int] = []
+    seen: set[int] = set()
+    # Any line may be the one edited since: each of the two rarest present lines anchors a search.
+    for k in sorted(present, key=lambda k: len(pos[old[k]]))[:2]:
+        if len(pos[old[k]]) > 256:
+            break  # a line that common anchors nothing (and would make this quadratic)
+        for p in pos[old[k]]:
+            s = p - k
+            if s in seen or s < window[0] or s + len(old) > window[1]:
+                continue
+            seen.add(s)
+            if _resembles(fi, block, active, s):
+                out.append(s)
+                if len(out) > _MAX_CANDIDATES:
+                    return out
     return out
 
 
@@ -1051,9 +1119,9 @@ def _keep_repeated(
         o.pop()
         if n and n[-1] == "":
             n.pop()
-    if len(n) != len(new_lines) or len(o) < 2:
-        return
     blank_tail = not tail.strip(" \t\r")
+    if len(n) != len(new_lines) or (len(o) < 2 and (head or not tail or not blank_tail)):
+        return  # (one line whose match runs to blanks at its end keeps them, as a longer text does)
     kept = {i: k for i, k in _repeated(o, n).items()
             if (k > 0 or not head) and (k < len(o) - 1 or ends or blank_tail) and l0 + k < len(t.lines)}
     for i, k in kept.items():

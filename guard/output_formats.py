@@ -14,7 +14,6 @@ commit (``finding.commit``); each format names it where the format has room.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Iterable, Mapping
 from urllib.parse import quote
@@ -228,6 +227,8 @@ def _rule(code: str) -> dict[str, Any]:
 
 
 def _fingerprint(f: Finding) -> str:
+    import hashlib  # SARIF only: not worth its start-up in every check
+
     # Stable across runs and line moves: what was found, where, in which text.
     key = "\x00".join((f.code, f.path or _anchor_of(f) or "", bare_message(f).split("; ")[0]))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]

@@ -29,6 +29,8 @@ MAX_DEPTH = 255
 
 def _fold(component: str) -> str:
     """A name as a filesystem that ignores, composes or trims characters may store it."""
+    if component.isascii():  # nothing to ignore, and NFKC leaves ASCII as it is
+        return component.rstrip(". ")
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
 
 
@@ -188,6 +190,30 @@ def matches(path: str, pattern: str) -> bool:
         return path == pattern
 
 
+@lru_cache(maxsize=64)
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex that fully matches a path when one of `patterns` does (None: compare one by one).
+
+    A commit names a thousand paths, and most match none of the policy's globs: one
+    match per path instead of one per pattern.
+    """
+    try:
+        return re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in patterns), re.IGNORECASE | re.DOTALL)
+    except re.error:  # a bad character class somewhere: `matches` compares it literally
+        return None
+
+
+def _first_match(paths: tuple[str, ...], patterns: tuple[str, ...]) -> str | None:
+    """The first of `patterns` that one of `paths` matches."""
+    combined = _any_glob(patterns) if patterns else None
+    if combined is not None and not any(combined.fullmatch(p) for p in paths):
+        return None
+    for pattern in patterns:
+        if any(matches(p, pattern) for p in paths):
+            return pattern
+    return None
+
+
 def protected_finding(path: str, policy: Policy) -> Finding | None:
     """`path-protected` if the policy's globs or allow-list keep agents off `path`."""
     parts = [p for p in path.split("/") if p]
@@ -199,16 +225,16 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     # `.ｅｎｖ` or `.e\u200bnv` is `.env` to a filesystem that folds or ignores those
     # characters: a protected name must not be reachable by another spelling.
     spellings = tuple(dict.fromkeys((path, "/".join(_fold(p) for p in parts))))
-    for pattern in policy.protected:
-        if any(matches(spelling, pattern) for spelling in spellings):
-            return Finding(
-                "path-protected", level, path, None,
-                f"{path!r} matches the protected pattern {pattern!r} "
-                f"(paths.protected, from {policy.source('paths.protected')})",
-                "agents may not change this path; leave it out of the edit, or ask the user to change it",
-            )
+    pattern = _first_match(spellings, policy.protected)
+    if pattern is not None:
+        return Finding(
+            "path-protected", level, path, None,
+            f"{path!r} matches the protected pattern {pattern!r} "
+            f"(paths.protected, from {policy.source('paths.protected')})",
+            "agents may not change this path; leave it out of the edit, or ask the user to change it",
+        )
     allow = policy.allow
-    if allow and not any(matches(path, pattern) for pattern in allow):
+    if allow and _first_match((path,), allow) is None:
         return Finding(
             "path-protected", level, path, None,
             f"{path!r} is outside the allow-list "

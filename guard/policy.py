@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Union
 
@@ -352,9 +353,19 @@ class Policy:
                 return src
         return "built-in fallback"
 
+    # A policy is a value: nothing changes `data` after it is built, so what is read
+    # from it for every file of a large commit is worked out once per policy.
+    @cached_property
+    def _levels(self) -> dict[str, str]:
+        return {}
+
     def level(self, check: str) -> str:
-        value = self.get(f"checks.{check}")
-        return value if isinstance(value, str) else "off"
+        levels = self._levels
+        found = levels.get(check)
+        if found is None:
+            value = self.get(f"checks.{check}")
+            found = levels[check] = value if isinstance(value, str) else "off"
+        return found
 
     @property
     def tiers(self) -> tuple[str, ...]:
@@ -383,11 +394,11 @@ class Policy:
         value = self.get(dotted)
         return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
-    @property
+    @cached_property
     def protected(self) -> tuple[str, ...]:
         return self._strings("paths.protected")
 
-    @property
+    @cached_property
     def allow(self) -> tuple[str, ...]:
         return self._strings("paths.allow")
 
@@ -399,11 +410,11 @@ class Policy:
     def read_before_edit(self) -> bool:
         return self.get("read_before_edit", False) is True
 
-    @property
+    @cached_property
     def placeholder_patterns(self) -> tuple[str, ...]:
         return self._strings("placeholder.patterns")
 
-    @property
+    @cached_property
     def placeholder_exempt(self) -> tuple[str, ...]:
         return self._strings("placeholder.exempt")
 

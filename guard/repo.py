@@ -121,6 +121,7 @@ class GitRepo:
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
+        self._odb: pygit2.Odb | None = None
         # Answers of `attr` since the last `forget_attributes`: one apply asks the same
         # few several times (filter, binary, diff, text, whitespace...).
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
@@ -148,8 +149,17 @@ class GitRepo:
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
+        if len(oid) == 40:
+            # Straight from the object database: no object wrapper (a check reads thousands).
+            if self._odb is None:
+                self._odb = self._repo.odb
+            try:
+                kind, data = self._odb.read(oid)
+            except (KeyError, ValueError, pygit2.GitError):
+                return None
+            return bytes(data) if kind == pygit2.enums.ObjectType.BLOB else None
         try:
-            obj = self._repo.revparse_single(oid) if len(oid) < 40 else self._repo.get(oid)
+            obj = self._repo.revparse_single(oid)
         except (KeyError, ValueError, pygit2.GitError):
             return None
         if not isinstance(obj, pygit2.Blob):

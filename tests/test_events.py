@@ -214,3 +214,12 @@ def test_record_swallows_os_errors(tmp_path: Path) -> None:
     (ev,) = events.read(tmp_path)
     assert (ev["kind"], ev["status"], ev["errors"], ev["size"]) == ("check", "refused", ["stale"], 5)
     assert os.path.exists(tmp_path / "agent-guard" / "events.lock")
+
+
+def test_a_path_that_is_not_utf8_is_logged_and_read_back(tmp_path: Path) -> None:
+    """git hands such a path over with lone surrogates: the log keeps it as a JSON escape."""
+    event = {**_event(1), "paths": ["bad\udcff.txt"]}
+    events.append(tmp_path, event)
+    raw = (events.log_dir(tmp_path) / events.LOG).read_bytes()
+    raw.decode("utf-8")  # the log stays UTF-8
+    assert events.read(tmp_path)[-1]["paths"] == ["bad\udcff.txt"]

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..model import FileChange, Finding
 from ..policy import Policy
@@ -79,13 +79,28 @@ def capped(findings: list[Finding], limit: int = PER_FILE) -> list[Finding]:
 
 
 class Block:
-    """The added lines of one change as one string (joined by newlines), and where each starts."""
+    """The added lines of one change as one string (joined by newlines), and where each starts.
 
-    def __init__(self, change: FileChange) -> None:
+    ``text`` may be given when the caller already has it (a new file's decoded text is
+    its added block), so a 200,000-line change is not split and joined again; ``texts``
+    (the lines) and ``starts`` are then built only for a check that needs them.
+    """
+
+    def __init__(self, change: FileChange, text: str | None = None, texts: Sequence[str] | None = None) -> None:
         self.change = change
-        self.texts = [text for _line, text in change.added]
-        self.text = "\n".join(self.texts)
+        self._texts: Sequence[str] | None = texts
+        if text is None:
+            self._texts = [line for _number, line in change.added]
+            text = "\n".join(self._texts)
+        self.text = text
         self._starts: list[int] | None = None
+
+    @property
+    def texts(self) -> Sequence[str]:
+        if self._texts is None:
+            # The lines hold no newline, so splitting the joined text gives them back.
+            self._texts = self.text.split("\n") if self.change.added else []
+        return self._texts
 
     @property
     def starts(self) -> list[int]:
@@ -103,15 +118,29 @@ class Block:
 _BLOCKS: dict[int, Block] = {}
 
 
+def _keep(block: Block) -> Block:
+    if len(_BLOCKS) >= 16:
+        _BLOCKS.pop(next(iter(_BLOCKS)))
+    _BLOCKS[id(block.change)] = block  # the block holds the change, so its id is not reused meanwhile
+    return block
+
+
 def block_of(change: FileChange) -> Block:
     block = _BLOCKS.get(id(change))
     if block is not None and block.change is change:
         return block
-    block = Block(change)
-    if len(_BLOCKS) >= 16:
-        _BLOCKS.pop(next(iter(_BLOCKS)))
-    _BLOCKS[id(change)] = block  # the block holds the change, so its id is not reused meanwhile
-    return block
+    return _keep(Block(change))
+
+
+def prime(change: FileChange, text: str, texts: Sequence[str] | None = None) -> None:
+    """Tell the checks the added block of `change`: its added lines joined by newlines.
+
+    For a change that adds every line of its new text, that is the decoded text
+    without its last newline, and `texts` are its lines; the caller vouches that
+    they equal what ``Block`` would build from ``change.added``.
+    """
+    _BLOCKS.pop(id(change), None)
+    _keep(Block(change, text, texts))
 
 
 def joined(change: FileChange) -> str:

@@ -30,7 +30,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import contains, or_
+from typing import Iterable
 
 from ..model import FileChange, Finding
 from ..textfile import NotText, decode
@@ -88,36 +90,48 @@ _SHORT = (
     rf"|(?:{_CODE}\s+)(?:omitted|elided|truncated|snipped)(?:\s+for\s+brevity)?|omitted\s+for\s+brevity"
 )
 
+# The three large patterns below take ~25 ms to compile, more than checking a large
+# commit without a suspect comment costs: they are compiled when a comment is first
+# judged (``_big``), and stay reachable as module attributes (``__getattr__``).
 # Phrases that elide code as a whole comment, without ellipsis or brackets.
-PHRASE = re.compile(
-    "|".join((
-        rf"{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}{_SUFFIX}",
-        _KEEP,
-        rf"{_OWNER}(?:existing|previous|original|prior|old|other|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
-        rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
-        rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
-        _SHORT,
-        # `rest unchanged`, `the rest remains the same` (the issue's own example).
-        r"(?:the\s+)?rest(?:\s+of\s+(?:it|this|file|the\s+file))?\s+(?:is\s+|remains\s+|stays\s+)?"
-        r"(?:unchanged|the\s+same|as\s+before|as\s+is|omitted|untouched)",
-    )),
-    re.IGNORECASE,
-)
+_PHRASE = "|".join((
+    rf"{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}{_SUFFIX}",
+    _KEEP,
+    rf"{_OWNER}(?:existing|previous|original|prior|old|other|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
+    rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
+    rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
+    _SHORT,
+    # `rest unchanged`, `the rest remains the same` (the issue's own example).
+    r"(?:the\s+)?rest(?:\s+of\s+(?:it|this|file|the\s+file))?\s+(?:is\s+|remains\s+|stays\s+)?"
+    r"(?:unchanged|the\s+same|as\s+before|as\s+is|omitted|untouched)",
+))
 # Inside an ellipsis or brackets, the suffix may go: `... existing code ...`, `(other methods)`.
-TIGHT = re.compile(
-    rf"(?:{PHRASE.pattern})"
+_TIGHT = (
+    rf"(?:{_PHRASE})"
     rf"|{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}"
     rf"|{_OWNER}(?:existing|other|remaining|previous|original|prior|unchanged|more|your)\s+{_WORDS}{_CODE}"
-    r"|existing|unchanged|omitted|snip|snipped|as\s+before|rest",
-    re.IGNORECASE,
+    r"|existing|unchanged|omitted|snip|snipped|as\s+before|rest"
 )
 # After a leading ellipsis, an elision word with a code noun, in either order.
-LOOSE = re.compile(
+_LOOSE = (
     rf".*\b(?:existing|rest|remaining|unchanged|same|previous|prior|other|omitted|elided|original|keep|kept"
     rf"|your)\b.*\b{_CODE}\b.*"
-    rf"|.*\b{_CODE}\b.*\b(?:unchanged|remains?|omitted|elided|here|continues|as\s+before|same)\b.*",
-    re.IGNORECASE,
+    rf"|.*\b{_CODE}\b.*\b(?:unchanged|remains?|omitted|elided|here|continues|as\s+before|same)\b.*"
 )
+_BIG = {"PHRASE": _PHRASE, "TIGHT": _TIGHT, "LOOSE": _LOOSE}
+
+
+@lru_cache(maxsize=None)
+def _big(name: str) -> re.Pattern[str]:
+    return re.compile(_BIG[name], re.IGNORECASE)
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    if name in _BIG:
+        return _big(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # An opening marker or a closing one, stripped from a comment before judging its body.
 _OPEN = re.compile(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
 _CLOSE = re.compile(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
@@ -153,15 +167,16 @@ def judge(text: str, comment_only: bool) -> str | None:
     if DOTS.fullmatch(text):
         return DOTS_ONLY
     inner = _inner(BOTH.fullmatch(text)) or _inner(BRACKETED.fullmatch(text)) or _inner(TRAILING.fullmatch(text))
-    if inner is not None and TIGHT.fullmatch(inner):
+    tight = _big("TIGHT")
+    if inner is not None and tight.fullmatch(inner):
         return STRONG
     inner = _inner(LEADING.fullmatch(text))
     if inner is not None:
-        if TIGHT.fullmatch(inner):
+        if tight.fullmatch(inner):
             return STRONG
-        if LOOSE.fullmatch(inner) and not _DELIMITER.match(inner):
+        if _big("LOOSE").fullmatch(inner) and not _DELIMITER.match(inner):
             return LOOSE_MATCH
-    if comment_only and PHRASE.fullmatch(text.rstrip(".:;,!")):
+    if comment_only and _big("PHRASE").fullmatch(text.rstrip(".:;,!")):
         return SENTENCE
     return None
 
@@ -200,12 +215,20 @@ def candidates(change: FileChange, syntax: Syntax) -> list[int]:
     texts = block.texts
     found: set[int] = set()
     if syntax.marks:
-        marked = sorted({i for mark in syntax.marks for i, t in enumerate(texts) if mark in t})
+        # Which lines hold a mark, as one flag per line computed in C (no Python turn per line).
+        flags: Iterable[bool] = map(contains, texts, repeat(syntax.marks[0]))
+        for mark in syntax.marks[1:]:
+            flags = map(or_, flags, map(contains, texts, repeat(mark)))
+        mask = list(flags)
+        marked = list(compress(range(len(texts)), mask))
         if marked:
-            blob = "\n".join([texts[i] for i in marked]).lower()
-            starts = list(accumulate(map((1).__add__, map(len, (texts[i] for i in marked))), initial=0))
-            if blob.isascii() or len(blob) == sum(len(texts[i]) + 1 for i in marked) - 1:
-                found.update(marked[bisect_right(starts, pos) - 1] for pos in find_lines(blob, VOCAB))
+            raw = "\n".join(compress(texts, mask))
+            blob = raw.lower()
+            if blob.isascii() or len(blob) == len(raw):
+                hits_at = find_lines(blob, VOCAB)
+                if hits_at:
+                    starts = list(accumulate(map((1).__add__, map(len, compress(texts, mask))), initial=0))
+                    found.update(marked[bisect_right(starts, pos) - 1] for pos in hits_at)
             else:  # a character lowercased to two: offsets moved, judge every marked line
                 found.update(marked)
     if syntax.code:

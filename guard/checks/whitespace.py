@@ -23,11 +23,12 @@ never trailing whitespace; only a stray CR inside the line is.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..diffs import make_change
 from ..model import FileChange, Finding
 from ..textfile import NotText, Text, decode
-from .base import CheckInput, capped, lines_containing, quote
+from .base import CheckInput, block_of, capped, lines_containing, quote
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
@@ -46,6 +47,7 @@ class Rules:
         return name in self.enabled
 
 
+@lru_cache(maxsize=256)  # the same few specs for every file of a change
 def parse_rules(spec: str, base: Rules) -> Rules:
     """Apply a git-style rule list (`a,-b,tabwidth=4`) to `base`; unknown names are ignored, as git does."""
     enabled = set(base.enabled)
@@ -71,11 +73,18 @@ def parse_rules(spec: str, base: Rules) -> Rules:
     return Rules(frozenset(enabled), tabwidth)
 
 
+@lru_cache(maxsize=64)
+def _base_rules(spec: str | None, core_whitespace: str | None) -> Rules:
+    """The policy's rules changed by git's core.whitespace, before a path's attribute."""
+    base = parse_rules(spec, Rules(frozenset())) if spec is not None else Rules()
+    if core_whitespace:
+        base = parse_rules(core_whitespace, base)
+    return base
+
+
 def rules_for(path: str, inp: CheckInput) -> Rules:
     spec = inp.policy.get("whitespace.rules")
-    base = parse_rules(spec, Rules(frozenset())) if isinstance(spec, str) else Rules()
-    if inp.core_whitespace:
-        base = parse_rules(inp.core_whitespace, base)
+    base = _base_rules(spec if isinstance(spec, str) else None, inp.core_whitespace)
     attr = inp.attr(path, "whitespace")
     if attr is True:
         return Rules(ALL, base.tabwidth)
@@ -172,18 +181,20 @@ def _trailing_blank_added(change: FileChange, lines: int) -> list[int]:
 
 def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
     """(line number, text) of the added lines that may break a per-line rule."""
+    # A needle with a tab or a CR cannot hit a block without one, and finding out
+    # costs a memchr, where each needle costs a full pass.
+    text = block_of(change).text
+    tab, cr = "\t" in text, "\r" in text
     needles: list[str] = []
     if "blank-at-eol" in rules:
-        needles += [" \n", "\t\n", "\r\n"]
-    if "space-before-tab" in rules:
+        needles += [" \n", *(["\t\n"] if tab else []), *(["\r\n"] if cr else [])]
+    if "space-before-tab" in rules and tab:
         needles.append(" \t")
     if "indent-with-non-tab" in rules:
         needles.append(" " * rules.tabwidth)
-    if "tab-in-indent" in rules:
+    if "tab-in-indent" in rules and tab:
         needles.append("\t")
-    if not needles:
-        return []
-    found = lines_containing(change, needles)
+    found = lines_containing(change, needles) if needles else []
     last = len(change.added) - 1
     if "blank-at-eol" in rules and change.added and change.added[-1][1].endswith((" ", "\t", "\r")):
         found.append(last)  # the block's last line has no newline after it
@@ -226,7 +237,8 @@ def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
                 out.append(Finding("whitespace", level, path, number,
                                    f"{path}:{number}: {what} in the added line {quote(text)}",
                                    "; ".join(_HINT[r] for r in broken)))
-    if "blank-at-eof" in rules:
+    if "blank-at-eof" in rules and not change.added[-1][1].strip(" \t\r"):
+        # (Only a blank last added line can start such a run: counting lines is a pass.)
         blank = _trailing_blank_added(change, _line_count(change.after))
         if blank:
             span = f"line {blank[0]}" if len(blank) == 1 else f"lines {blank[0]}-{blank[-1]}"

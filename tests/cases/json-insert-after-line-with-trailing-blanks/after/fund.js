@@ -1,0 +1,4 @@
+function Fund() {}
+
+module.exports = Fund   
+// checked

@@ -1,0 +1,3 @@
+function Fund() {}
+
+module.exports = Fund   
