@@ -40,7 +40,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 import click
 
@@ -49,13 +49,11 @@ from .checks.base import prime
 from .cli import CONTEXT, cli
 from .errors import UsageError
 from .model import FileChange, Finding, Op
-from .policy import Policy, PolicyError, load
-from .repo import LINK, Entry, GitError, GitRepo, NotARepository, TreeChange
+from .policy import Policy
+from .repo import LINK, Entry, GitError, GitRepo, TreeChange
 from .report import Report
 from .textfile import BOM, guess_encoding, is_binary, split
-
-if TYPE_CHECKING:
-    from .engine import Guard
+from .workspace import Workspace
 
 GITLINK, TREE = 0o160000, 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
@@ -85,15 +83,6 @@ class Unit(NamedTuple):
     # id(change) -> (added block, lines) of the changes that add every line of a text
     # (new files, files checked whole): decoded once, handed to the checks as is.
     texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None
-
-
-class GuardLike(Protocol):
-    """What `check` needs of a Guard: the repository and its policy."""
-
-    @property
-    def repo(self) -> GitRepo: ...
-
-    def policy(self, agent: str | None = None) -> Policy: ...
 
 
 # --- building changes from trees ----------------------------------------------------------
@@ -298,42 +287,6 @@ def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
             "removed": sum(len(c.removed) for c in changes)}
 
 
-class _Checker:
-    """A Guard's repository and policy, without the machinery an apply needs.
-
-    `agent-guard check` runs in every commit's hook: importing the engine (parsers,
-    locator, ledger) would be start-up time spent on nothing.  `open_for_check` falls back
-    to a Guard when a write was interrupted, so that it is rolled back first, as
-    every command does.
-    """
-
-    def __init__(self, policy: str | None) -> None:
-        try:
-            self.repo = GitRepo(".")
-        except NotARepository as exc:
-            raise UsageError(str(exc)) from None
-        self.root: Path = self.repo.root
-        self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
-
-    def policy(self, agent: str | None = None) -> Policy:
-        try:
-            return load(self.root, self.policy_spec, agent)
-        except PolicyError as exc:
-            raise UsageError(f"policy: {exc}") from None
-
-
-def open_for_check(policy: str | None) -> _Checker | Guard:
-    """What the `check` command judges with: the repository here and the policy."""
-    from . import worktree
-
-    light = _Checker(policy)
-    if worktree.pending(light.repo):
-        from .engine import Guard
-
-        return Guard(".", policy)
-    return light
-
-
 # --- judging ------------------------------------------------------------------------------
 def commit_policy(pol: Policy, whole: bool) -> Policy:
     """`pol` with the levels the shared checks should run at for a commit (or whole files)."""
@@ -505,7 +458,7 @@ class _Judge:
                               anchor=None if f.path else anchor) for f in found]
 
 
-def check(g: GuardLike, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
+def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
           paths: Sequence[str] = (), staged: bool = True) -> Report:
     """Check the staged change (default), every commit of from_ref..to_ref, or all files.
 
@@ -578,7 +531,7 @@ def hook_script(python: str = "") -> str:
             .replace("__PYTHON__", shlex.quote(python) if python else "''"))
 
 
-def hooks_dir(g: Guard) -> tuple[Path, bool]:
+def hooks_dir(g: Workspace) -> tuple[Path, bool]:
     """Where git looks for hooks: core.hooksPath (relative to the work tree) or the common git dir."""
     configured = g.repo.config("core.hooksPath")
     if configured:
@@ -607,7 +560,7 @@ def _write_executable(path: Path, text: str) -> None:
         raise
 
 
-def install_hook(g: Guard, python: str) -> list[str]:
+def install_hook(g: Workspace, python: str) -> list[str]:
     folder, configured = hooks_dir(g)
     target, previous = folder / "pre-commit", folder / PREVIOUS
     where = f"{target}" + (" (core.hooksPath)" if configured else "")
@@ -635,7 +588,7 @@ def install_hook(g: Guard, python: str) -> list[str]:
     return lines
 
 
-def uninstall_hook(g: Guard) -> list[str]:
+def uninstall_hook(g: Workspace) -> list[str]:
     folder, _configured = hooks_dir(g)
     target, previous = folder / "pre-commit", folder / PREVIOUS
     if not os.path.lexists(target):
@@ -726,7 +679,7 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
     # would walk them again and again while they pile up, and find no cycle.
     gc.disable()
     try:
-        g = open_for_check(policy)
+        g = Workspace(".", policy)
         report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
                        paths=repo_paths(g.root, paths))
     finally:
@@ -750,16 +703,12 @@ def install_hook_cmd() -> None:
     Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
     is kept and runs first; running install-hook again updates the hook.
     """
-    from .engine import Guard
-
-    for line in install_hook(Guard("."), sys.executable):
+    for line in install_hook(Workspace("."), sys.executable):
         click.echo(line)
 
 
 @cli.command("uninstall-hook", context_settings=CONTEXT)
 def uninstall_hook_cmd() -> None:
     """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
-    from .engine import Guard
-
-    for line in uninstall_hook(Guard(".")):
+    for line in uninstall_hook(Workspace(".")):
         click.echo(line)

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, worktree
+from .errors import UsageError
 from .locate import apply_splices, locate_changes
 from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
-from .repo import EXEC, FILE, GitRepo
-from .errors import UsageError
+from .repo import EXEC, FILE
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
+from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .policy import Policy
@@ -55,43 +56,8 @@ def _ordered(fe: FileEdit) -> bool:
     )
 
 
-class Guard:
-    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None) -> None:
-        from .repo import NotARepository
-
-        try:
-            self.repo = GitRepo(start)
-        except NotARepository as exc:
-            raise UsageError(str(exc)) from None
-        self.root: Path = self.repo.root
-        self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
-        self._policy_cache: dict[str, tuple[float, Policy]] = {}
-        self.recover()
-
-    def recover(self) -> bool:
-        """Roll back a write interrupted by a crash; every command starts with this."""
-        if not worktree.pending(self.repo):
-            return False
-        with worktree.locked(self.repo):
-            return worktree.recover(self.repo)
-
-    # ------------------------------------------------------------------ policy
-
-    def policy(self, agent: str | None = None) -> Policy:
-        from . import policy as policy_mod
-
-        own = self.root / ".agent-guard.yaml"
-        stamp = own.stat().st_mtime if own.exists() else 0.0
-        key = agent or ""
-        hit = self._policy_cache.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        try:
-            pol = policy_mod.load(self.root, self.policy_spec, agent)
-        except policy_mod.PolicyError as exc:
-            raise UsageError(f"policy: {exc}") from None
-        self._policy_cache[key] = (stamp, pol)
-        return pol
+class Guard(Workspace):
+    """A workspace that applies edits: parse, locate, check, write, record (see the module doc)."""
 
     # ------------------------------------------------------------------ apply
 

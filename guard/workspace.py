@@ -1,0 +1,55 @@
+"""A repository opened for agent-guard: its root, its policy, and a crashed write rolled back.
+
+What every command needs before it does anything, and nothing more: `agent-guard
+check` runs in every commit's hook and must not pay for the apply machinery
+(guard.engine's Guard builds on this).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import worktree
+from .errors import UsageError
+from .repo import GitRepo, NotARepository
+
+if TYPE_CHECKING:
+    from .policy import Policy
+
+
+class Workspace:
+    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None) -> None:
+        try:
+            self.repo = GitRepo(start)
+        except NotARepository as exc:
+            raise UsageError(str(exc)) from None
+        self.root: Path = self.repo.root
+        self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
+        self._policy_cache: dict[str, tuple[float, Policy]] = {}
+        self.recover()
+
+    def recover(self) -> bool:
+        """Roll back a write interrupted by a crash; every command starts with this."""
+        if not worktree.pending(self.repo):
+            return False
+        with worktree.locked(self.repo):
+            return worktree.recover(self.repo)
+
+    def policy(self, agent: str | None = None) -> Policy:
+        """The policy for `agent`, loaded again when the repository's .agent-guard.yaml changed."""
+        from . import policy as policy_mod
+
+        own = self.root / ".agent-guard.yaml"
+        stamp = own.stat().st_mtime if own.exists() else 0.0
+        key = agent or ""
+        hit = self._policy_cache.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            pol = policy_mod.load(self.root, self.policy_spec, agent)
+        except policy_mod.PolicyError as exc:
+            raise UsageError(f"policy: {exc}") from None
+        self._policy_cache[key] = (stamp, pol)
+        return pol
