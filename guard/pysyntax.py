@@ -32,14 +32,16 @@ import ast
 import bisect
 import hashlib
 import re
+import threading
 import warnings
 from collections import OrderedDict
+from typing import Any
 
 Error = tuple[int, int, str]
 Target = tuple[int, int] | None
 
-_KEPT = 64
-_KEY_SIZE = 1 << 18  # texts up to this many characters are their own keys (at most 16 M chars held)
+_KEPT = 32
+_KEY_SIZE = 1 << 17  # texts up to this many characters are their own keys (at most ~8 M chars held)
 _STARTS: OrderedDict[str | bytes, tuple[int, ...]] = OrderedDict()  # digest -> outline (lexically plain lines)
 _VERDICTS: OrderedDict[tuple[str | bytes, Target], Error | None] = OrderedDict()  # whole-text parses
 
@@ -51,11 +53,25 @@ def _digest(text: str) -> str | bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+_LOCK = threading.Lock()  # sessions may check edits from several threads
+_MISSING = object()
+
+
 def _keep(cache: OrderedDict, key: object, value: object) -> None:  # type: ignore[type-arg]
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > _KEPT:
-        cache.popitem(last=False)
+    with _LOCK:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > _KEPT:
+            cache.popitem(last=False)
+
+
+def _recall(cache: OrderedDict, key: object) -> Any:  # type: ignore[type-arg]
+    """The remembered value (now the most recent), or _MISSING."""
+    with _LOCK:
+        value = cache.get(key, _MISSING)
+        if value is not _MISSING:
+            cache.move_to_end(key)
+        return value
 
 
 def parse(text: str, target: Target = None) -> tuple[ast.Module | None, Error | None]:
@@ -85,9 +101,9 @@ def _ast_starts(tree: ast.Module) -> list[int]:
 def error(text: str, target: Target = None, key: str | bytes | None = None) -> Error | None:
     """The first error of the whole text, or None when it parses; remembered."""
     k = (key or _digest(text), target)
-    if k in _VERDICTS:
-        _VERDICTS.move_to_end(k)
-        return _VERDICTS[k]
+    known = _recall(_VERDICTS, k)
+    if known is not _MISSING:
+        return known  # type: ignore[no-any-return]
     tree, err = parse(text, target)
     _keep(_VERDICTS, k, err)
     if tree is not None:
@@ -106,7 +122,7 @@ _LITERAL = re.compile(
     r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
     r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
     r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"',
-    re.S,
+    re.DOTALL,
 )
 # How a triple-quoted f-string opens (prefix f, rf or fr in any case): its fields may
 # hold strings in its own quotes (Python 3.12), which the lexer does not follow.
@@ -167,14 +183,14 @@ def _lexed(text: str) -> list[int] | None:
 def starts(text: str, key: str | bytes | None = None) -> tuple[int, ...] | None:
     """The text's outline: remembered, or lexed (and remembered); None when the lexer gives up."""
     k = key or _digest(text)
-    got = _STARTS.get(k)
-    if got is None:
+    got = _recall(_STARTS, k)
+    if got is _MISSING:
         lexed = _lexed(text)
         if lexed is None:
             return None
         got = tuple(lexed)
         _keep(_STARTS, k, got)
-    return got
+    return got  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- an edit
@@ -183,9 +199,8 @@ def starts(text: str, key: str | bytes | None = None) -> tuple[int, ...] | None:
 def new_error(before: str, after: str, target: Target = None) -> Error | None:
     """The error `after` has where `before` parsed; None when it parses or `before` did not."""
     key = _digest(after)
-    if (key, target) in _VERDICTS:
-        err = _VERDICTS[(key, target)]
-    else:
+    err = _recall(_VERDICTS, (key, target))
+    if err is _MISSING:
         err = _stretch_error(before, after, target, key)
     if err is None:
         return None
