@@ -1198,15 +1198,17 @@ def _splits_line(
     likely saw the line without its rest (it changed since): which side of that
     rest the new lines go on is a guess.
     """
+    o, n = old.replace("\r\n", "\n").split("\n"), new.replace("\r\n", "\n").split("\n")
+    # The line cut short is kept whole in the new text, and other text takes its place.
+    adds_after = o[-1].strip() != "" and o[-1] in n[:-1] and n[-1] != o[-1]
+    adds_before = o[0].strip() != "" and o[0] in n[1:] and n[0] != o[0]
+    if not (adds_after or adds_before):
+        return None
     for a, b in spans:
         l0, c0 = flat.line_col(a)
         l1, c1 = flat.line_col(b)
         rest = fi.text.lines[l1][c1:] if l1 < len(fi.text.lines) else ""
         before = fi.text.lines[l0][:c0] if l0 < len(fi.text.lines) else ""
-        o, n = old.replace("\r\n", "\n").split("\n"), new.replace("\r\n", "\n").split("\n")
-        # The line cut short is kept whole in the new text, and other text takes its place.
-        adds_after = o[-1].strip() != "" and o[-1] in n[:-1] and n[-1] != o[-1]
-        adds_before = o[0].strip() != "" and o[0] in n[1:] and n[0] != o[0]
         if adds_after and rest.strip(" \t\r"):
             line, part = l1, rest
             where = "ends in the middle of"
