@@ -46,15 +46,7 @@ TARGET = "src/app/core/engine.py"
 TIMEOUT = 120
 
 # The user's git configuration is shut out; identity and dates are fixed.
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
 
 
 def bench_env() -> dict[str, str]:

@@ -39,15 +39,8 @@ from typing import Any
 TIMEOUT = 300
 OWNER_AGENTS = ("owner0", "owner1")
 CONTEST_AGENTS = ("contender0", "contender1")
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
+
 # Hundreds of turns on two shared agents: lift the session budgets, which are not what is tested.
 NO_LIMITS = """\
 budget:

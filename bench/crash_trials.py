@@ -38,16 +38,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
+
 TIMEOUT = 120
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_TERMINAL_PROMPT": "0",
-}
 REF = "refs/agent-guard/agent"
 # Hundreds of turns of 24 files each: lift the budgets, which are not what is tested here.
 NO_LIMITS = """\

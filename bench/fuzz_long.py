@@ -32,15 +32,7 @@ from typing import Any, Callable
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 sys.path.insert(0, str(TESTS))
 
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
 
 
 def scratch_repo() -> Any:
@@ -66,10 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args(argv)
 
+    import test_fuzz as tf
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
-    import test_fuzz as tf
     from guard import formats
     from guard.engine import Guard
 

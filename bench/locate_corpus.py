@@ -64,15 +64,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_TERMINAL_PROMPT": "0",
-}
+from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
+
 DIALECTS = ("unified", "codex", "search-replace", "json")
 APPLY = ("none", "offset", "recount", "stray-blank", "invented-context", "trailing-ws-dropped", "trailing-ws-added",
          "indent-dedented", "indent-deeper", "unicode-prettified", "unicode-in-file", "eol-lf-on-crlf",
