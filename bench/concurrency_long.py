@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,12 @@ TIMEOUT = 300
 OWNER_AGENTS = ("owner0", "owner1")
 CONTEST_AGENTS = ("contender0", "contender1")
 from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
+
+# The test's own watcher of the ledger refs (the test's workers are not this script's).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_concurrency_mixed import RefMonitor
+
+from guard.worktree import journal_pending
 
 # Hundreds of turns on two shared agents: lift the session budgets, which are not what is tested.
 NO_LIMITS = """\
@@ -164,45 +169,12 @@ def worker(root: str, me: int, ops: int, files: int, seed: int, mode: str) -> No
 # ---------------------------------------------------------------------- the run
 
 
-class RefMonitor(threading.Thread):
-    def __init__(self, gitdir: Path) -> None:
-        super().__init__(daemon=True)
-        self.folder = gitdir / "refs" / "agent-guard"
-        self.seen: dict[str, list[str]] = {}
-        self.polls = 0
-        self.stop = threading.Event()
-
-    def poll(self) -> None:
-        self.polls += 1
-        if not self.folder.is_dir():
-            return
-        for f in self.folder.iterdir():
-            if f.name.endswith(".lock"):
-                continue
-            try:
-                value = f.read_text().strip()
-            except FileNotFoundError:
-                continue
-            if len(value) != 40:
-                self.seen.setdefault("<torn>", []).append(f"{f.name}:{value!r}")
-                continue
-            values = self.seen.setdefault(f.name, [])
-            if not values or values[-1] != value:
-                values.append(value)
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            self.poll()
-            time.sleep(0.002)
-        self.poll()
-
-
 def is_ancestor(root: Path, old: str, new: str) -> bool:
     return git(root, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
 
 
 def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str, int]], seen: dict[str, list[str]],
-          procs: int, files: int) -> list[str]:
+          torn: list[str], procs: int, files: int) -> list[str]:
     problems: list[str] = []
     for r in records:
         if r["exit"] not in (0, 1):
@@ -232,12 +204,10 @@ def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str,
         problems.append(f"the contested chain covers {walked} of {len(landed)} landed edits")
     if not (root / "f0.txt").read_text().startswith(value + "\n"):
         problems.append(f"the contested line is not the chain's end {value!r}")
-    if "<torn>" in seen:
-        problems.append(f"torn ref reads: {seen['<torn>'][:3]}")
-    tips = {name: git(root, "rev-parse", f"refs/agent-guard/{name}").stdout.strip() for name in seen if name != "<torn>"}
+    if torn:
+        problems.append(f"torn ref reads: {torn[:3]}")
+    tips = {name: git(root, "rev-parse", f"refs/agent-guard/{name}").stdout.strip() for name in seen}
     for name, values in seen.items():
-        if name == "<torn>":
-            continue
         for old, new in zip(values, values[1:]):
             if not is_ancestor(root, old, new):
                 problems.append(f"{name} regressed: {new} does not descend from {old}")
@@ -249,7 +219,7 @@ def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str,
         landed_here = sum(1 for r in records if r["status"] == "applied" and r["agent"] == name)
         if sum(1 for k in kinds if k in ("turn", "rollback")) != landed_here:
             problems.append(f"{name}: {sum(1 for k in kinds if k in ('turn', 'rollback'))} ledger commits for {landed_here} landed operations")
-    if (root / ".git" / "agent-guard" / "journal.json").exists():
+    if journal_pending(root / ".git" / "agent-guard" / "journal.json"):
         problems.append("a journal was left")
     temps = [p for p in root.rglob("*") if ".agent-guard-tmp-" in p.name]
     if temps:
@@ -305,14 +275,14 @@ def main(argv: list[str] | None = None) -> int:
     monitor.stop.set()
     monitor.join(timeout=10)
     if len(finals) == opts.procs:
-        problems += check(root, records, finals, monitor.seen, opts.procs, opts.files)
+        problems += check(root, records, finals, monitor.seen, monitor.torn, opts.procs, opts.files)
     summary = {
         "processes": opts.procs, "operations_each": opts.ops, "mode": opts.mode, "operations": len(records),
         "landed": sum(r["status"] == "applied" for r in records),
         "refused": sum(r["status"] == "refused" for r in records),
         "by_op": {op: sum(r["op"] == op for r in records) for op in ("apply", "rollback", "contest")},
         "contested_landed": sum(r["op"] == "contest" and r["status"] == "applied" for r in records),
-        "ref_values_seen": sum(len(v) for k, v in monitor.seen.items() if k != "<torn>"),
+        "ref_values_seen": sum(len(v) for v in monitor.seen.values()),
         "ref_polls": monitor.polls,
         "exit_2_or_3": sum(r["exit"] not in (0, 1) for r in records),
         "problems": len(problems), "seconds": round(wall, 1),

@@ -40,6 +40,9 @@ from pathlib import Path
 
 from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from guard.worktree import journal_pending
+
 TIMEOUT = 120
 REF = "refs/agent-guard/agent"
 # Hundreds of turns of 24 files each: lift the budgets, which are not what is tested here.
@@ -130,7 +133,8 @@ def leftovers(root: Path) -> list[str]:
             dirnames.remove(".git")
         found += [os.path.join(dirpath, f) for f in filenames if ".agent-guard-tmp-" in f]
     state = root / ".git" / "agent-guard"
-    found += [str(p) for p in (state / "journal.json", state / "journal.json.tmp") if p.exists()]
+    found += [str(p) for p in (state / "journal.json",) if journal_pending(p)]
+    found += [str(p) for p in (state / "journal.json.tmp",) if p.exists()]
     found += [str(p) for p in (root / ".git").rglob("*.lock") if "agent-guard" in p.as_posix()]
     return found
 
@@ -199,14 +203,14 @@ def launch_and_kill(root: Path, args: list[str], data: bytes | None, after: floa
     except BrokenPipeError:
         pass
     if in_window:
-        while proc.poll() is None and not journal.exists():
+        while proc.poll() is None and not journal_pending(journal):
             time.sleep(0.0002)
     time.sleep(after)
     finished = proc.poll() is not None
     if not finished:
         proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=TIMEOUT)
-    mid_write = journal.exists()
+    mid_write = journal_pending(journal)
     return finished, mid_write
 
 
@@ -221,7 +225,7 @@ def timed(root: Path, args: list[str], data: bytes | None) -> float:
     proc.stdin.close()
     first = last = None
     while proc.poll() is None:
-        if journal.exists():
+        if journal_pending(journal):
             now = time.monotonic() - started
             first = now if first is None else first
             last = now

@@ -275,7 +275,8 @@ def _clear_journal(path: Path) -> None:
         os.close(fd)
 
 
-def _journal_pending(path: Path) -> bool:
+def journal_pending(path: Path) -> bool:
+    """Does the journal at `path` name an unfinished write?  (The file stays, blanked out, between commands.)"""
     try:
         with open(path, "rb") as f:
             return bool(f.read().strip())
@@ -385,7 +386,7 @@ def _changed_since(repo: GitRepo, entry: dict[str, object]) -> bool:
 def pending(repo: GitRepo) -> bool:
     """Is there an interrupted write to roll back, or a torn journal to clear? (A small read, no lock.)"""
     d = repo.gitdir / "agent-guard"
-    return _journal_pending(d / "journal.json") or (d / "journal.json.tmp").exists()
+    return journal_pending(d / "journal.json") or (d / "journal.json.tmp").exists()
 
 
 def recover(repo: GitRepo, dead_writer: bool = True) -> bool:

@@ -9,6 +9,8 @@ from typing import Iterator
 
 import pytest
 
+from guard.worktree import journal_pending  # noqa: F401  (the tests' way to ask: is a write unfinished?)
+
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 GIT_ENV = {
@@ -40,11 +42,6 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     empty.mkdir(exist_ok=True)
     for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM):
         pygit2.settings.search_path[level] = str(empty)
-
-
-def journal_pending(path: Path) -> bool:
-    """Does the journal at `path` name an unfinished write?  (It stays, blanked out, between commands.)"""
-    return path.exists() and bool(path.read_bytes().strip())
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:

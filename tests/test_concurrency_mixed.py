@@ -101,9 +101,12 @@ class RefMonitor(threading.Thread):
         super().__init__(daemon=True)
         self.folder = gitdir / "refs" / "agent-guard"
         self.seen: dict[str, list[str]] = {}
+        self.torn: list[str] = []  # reads of a ref caught mid-write (libgit2 renames: never expected)
+        self.polls = 0
         self.stop = threading.Event()
 
     def poll(self) -> None:
+        self.polls += 1
         if not self.folder.is_dir():
             return
         for f in self.folder.iterdir():
@@ -114,7 +117,8 @@ class RefMonitor(threading.Thread):
             except FileNotFoundError:
                 continue
             if len(value) != 40:
-                continue  # caught mid-write would be a torn ref: libgit2 renames, so never expected
+                self.torn.append(f"{f.name}:{value!r}")
+                continue
             values = self.seen.setdefault(f.name, [])
             if not values or values[-1] != value:
                 values.append(value)
@@ -145,6 +149,7 @@ def run_workers(root: Path, procs: int, ops: int, files: int, seed: int) -> tupl
                 records.append(rec)
     monitor.stop.set()
     monitor.join(timeout=10)
+    assert not monitor.torn, monitor.torn[:3]
     return records, finals, monitor.seen
 
 
