@@ -190,20 +190,18 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
 
 
 def edit_file(s: Session, args: dict[str, Any]) -> Result:
-    refused = s.unread(args["path"])
-    if refused is not None:
-        return refused
-    edit = {"file_path": args["path"], "edits": args["edits"]}
-    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
-    s.note_written(report)
-    return _report(report)
+    return _apply_json(s, args, {"file_path": args["path"], "edits": args["edits"]})
 
 
 def write_file(s: Session, args: dict[str, Any]) -> Result:
+    return _apply_json(s, args, {"file_path": args["path"], "content": args["content"]})
+
+
+def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Result:
+    """An edit of one file the agent must have read, as the JSON dialect says it."""
     refused = s.unread(args["path"])
     if refused is not None:
         return refused
-    edit = {"file_path": args["path"], "content": args["content"]}
     report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
     s.note_written(report)
     return _report(report)
