@@ -207,17 +207,48 @@ def new_error(before: str, after: str, target: Target = None) -> Error | None:
     return err if error(before, target) is None else None
 
 
-def _common(a: list[str], b: list[str], limit: int) -> int:
-    """How many leading items `a` and `b` share, up to `limit`: compared a block at a time."""
-    p, step = 0, 64
-    while p < limit:
-        e = min(limit, p + step)
-        if a[p:e] != b[p:e]:
-            break
-        p = e
-    while p < limit and a[p] == b[p]:
-        p += 1
-    return p
+def _common_head(a: str, b: str, limit: int) -> int:
+    """How many leading characters `a` and `b` share, up to `limit`: slices compared, halving."""
+    if a[:limit] == b[:limit]:
+        return limit
+    lo, hi = 0, limit  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
+def _common_tail(a: str, b: str, limit: int) -> int:
+    """How many trailing characters `a` and `b` share, up to `limit`."""
+    la, lb = len(a), len(b)
+    if a[la - limit:] == b[lb - limit:]:
+        return limit
+    lo, hi = 0, limit  # tails of length lo agree, of length hi do not
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+        lo += 1
+    return lo
+
+
+def _line_start(text: str, at: int, line: int, want: int) -> int:
+    """Where line `want` of `text` starts, walking from offset `at`, where line `line` starts."""
+    while line > want:
+        at = text.rfind("\n", 0, at - 1) + 1
+        line -= 1
+    while line < want:
+        at = text.index("\n", at) + 1
+        line += 1
+    return at
 
 
 def _stretch_error(before: str, after: str, target: Target, key: str | bytes) -> Error | None:
@@ -228,22 +259,33 @@ def _stretch_error(before: str, after: str, target: Target, key: str | bytes) ->
         outline = starts(before)
     if not outline:
         return error(after, target, key)
-    old, new = before.split("\n"), after.split("\n")
-    p = _common(old, new, min(len(old), len(new)))
-    q = _common(old[::-1], new[::-1], min(len(old), len(new)) - p)
+    # Lines the two texts share at the start (p) and at the end (q), found on the
+    # characters (memory compares) and counted by `str.count`: no list of lines.
+    short = min(len(before), len(after))
+    c = _common_head(before, after, short)
+    e = _common_tail(before, after, short - c)
+    p = before.count("\n", 0, c)
+    q = before.count("\n", len(before) - e) if e else 0
+    n_old = p + before.count("\n", c, len(before) - e) + q + 1
+    n_new = p + after.count("\n", c, len(after) - e) + q + 1
+    q = min(q, min(n_old, n_new) - p)
     # From the last start at or before the line above the first change (an insertion
     # at a start may belong to the statement above) to the first start after the
     # last change.
     i = bisect.bisect_right(outline, max(p - 1, 0)) - 1
     lo = outline[i] if i >= 0 else 0
-    j = bisect.bisect_left(outline, max(len(old) - q, lo + 1))
-    hi_old = outline[j] if j < len(outline) else len(old)
-    shift = len(new) - len(old)
+    j = bisect.bisect_left(outline, max(n_old - q, lo + 1))
+    hi_old = outline[j] if j < len(outline) else n_old
+    shift = n_new - n_old
     hi = hi_old + shift
-    stretch = "\n".join(new[lo:hi]) + ("\n" if hi < len(new) else "")
+    at_p = after.rfind("\n", 0, c) + 1  # where line p starts (the texts agree up to c)
+    begin = _line_start(after, at_p, p, lo)
+    stretch = after[begin:_line_start(after, at_p, p, hi) if hi < n_new else len(after)]
     tree, _ = parse(stretch, target)
     if tree is None or (lo > 0 and any(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in tree.body)):
         return error(after, target, key)
-    derived = [x for x in outline if x < lo] + [lo + x for x in _ast_starts(tree)] + [x + shift for x in outline[j:]]
-    _keep(_STARTS, key, tuple(derived))
+    kept = outline[: bisect.bisect_left(outline, lo)]
+    moved = outline[j:] if not shift else tuple(x + shift for x in outline[j:])
+    derived = (*kept, *(lo + x for x in _ast_starts(tree)), *moved)
+    _keep(_STARTS, key, derived)
     return None

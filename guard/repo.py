@@ -99,6 +99,32 @@ def _remember_blob(data: bytes, oid: str) -> None:
             _BLOB_IDS.popitem(last=False)
 
 
+def _write_loose(objects: str, oid: str, header: bytes, data: bytes, level: int, fsync: bool) -> None:
+    """Store one object as git does: deflated beside its final name, then renamed into place (read-only)."""
+    folder = os.path.join(objects, oid[:2])
+    final = os.path.join(folder, oid[2:])
+    import zlib
+
+    z = zlib.compressobj(level)
+    packed = z.compress(header) + z.compress(data) + z.flush()
+    os.makedirs(folder, exist_ok=True)
+    # git's own temporary name: `git gc` removes one a crash left behind.
+    tmp = os.path.join(folder, f"tmp_obj_{os.urandom(6).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        view = memoryview(packed)
+        while view:
+            view = view[os.write(fd, view):]
+        if fsync:
+            os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    os.replace(tmp, final)
+
+
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls)."""
 
@@ -122,6 +148,8 @@ class GitRepo:
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
         self._odb: pygit2.Odb | None = None
+        self._loose: tuple[str | None, int, bool] | None = None
+        self._logged: set[str] = set()  # refs whose reflog is known to exist
         # Answers of `attr` since the last `forget_attributes`: one apply asks the same
         # few several times (filter, binary, diff, text, whitespace...).
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
@@ -135,7 +163,17 @@ class GitRepo:
     def hash_blob(data: bytes) -> str:
         got = _BLOB_IDS.get(data)
         if got is None:
-            got = str(pygit2.hash(data))
+            if data.isascii():
+                import hashlib  # here: `agent-guard check` hashes nothing and skips OpenSSL's start-up
+
+                # Plain SHA-1 (OpenSSL) is six times faster than libgit2's collision-detecting
+                # SHA-1 and gives the same id for every input but a collision attack, whose
+                # near-collision blocks are random bytes: never all ASCII.
+                h = hashlib.sha1(b"blob %d\0" % len(data))
+                h.update(data)
+                got = h.hexdigest()
+            else:
+                got = str(pygit2.hash(data))
             _remember_blob(data, got)
         return got
 
@@ -143,9 +181,44 @@ class GitRepo:
         got = _BLOB_IDS.get(data)
         if got is not None and self._repo.odb.exists(got):
             return got
-        got = str(self._repo.create_blob(data))
-        _remember_blob(data, got)
+        objects = self._loose_objects()
+        if objects is None:
+            got = str(self._repo.create_blob(data))
+            _remember_blob(data, got)
+            return got
+        got = self.hash_blob(data)
+        if not self._repo.odb.exists(got):
+            assert self._loose is not None
+            _write_loose(objects, got, b"blob %d\0" % len(data), data, self._loose[1], self._loose[2])
         return got
+
+    def _loose_objects(self) -> str | None:
+        """The folder blobs are written to as loose objects by `_write_loose`, or None: through libgit2.
+
+        libgit2 deflates every loose object at level 1 and ignores git's compression
+        settings: three quarters of the cost of storing a 60 KB file, on every apply.
+        Unless ``core.looseCompression`` (or ``core.compression``) names a level, blobs
+        are written as git writes them with ``looseCompression = 0`` (a zlib stream of
+        stored blocks; the next ``git gc`` packs them compressed).  A repository with
+        another object format (SHA-256) or shared permissions writes through libgit2.
+        """
+        if self._loose is None:
+            fmt = (self.config("extensions.objectformat") or "sha1").lower()
+            objects = str(self.commondir / "objects")  # where this handle (libgit2) reads them
+            level = 0
+            for key in ("core.looseCompression", "core.compression"):
+                said = self.config(key)
+                if said is not None:
+                    try:
+                        level = int(said)
+                    except ValueError:
+                        continue
+                    level = 6 if level == -1 else max(0, min(9, level))  # -1: zlib's default
+                    break
+            fsync = (self.config("core.fsyncObjectFiles") or "").lower() in ("true", "yes", "on", "1")
+            usable = fmt == "sha1" and self.config("core.sharedRepository") is None and os.path.isdir(objects)
+            self._loose = (objects if usable else None, level, fsync)
+        return self._loose[0]
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
@@ -481,10 +554,12 @@ class GitRepo:
     def update_ref(self, name: str, new: str | None, expected: str | None, message: str) -> None:
         """Move `name` to `new` (None: delete) only if it still points at `expected`."""
         log = self.commondir / "logs" / name
-        if new is not None and not log.exists():
+        if new is not None and name not in self._logged:
             # libgit2 (like git) keeps a reflog outside refs/heads only when the log exists.
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.touch()
+            if not log.exists():
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.touch()
+            self._logged.add(name)
         try:
             with self._repo.transaction() as txn:
                 txn.lock_ref(name)
@@ -497,8 +572,9 @@ class GitRepo:
                     txn.set_target(name, new, message=message)
         except pygit2.GitError as exc:
             raise GitError(f"could not update {name}: {exc}") from None
-        if new is None and log.exists():
-            log.unlink()
+        if new is None:
+            self._logged.discard(name)
+            log.unlink(missing_ok=True)
 
 
 def mode_of(path: Path) -> int | None:

@@ -38,7 +38,14 @@ class Text:
         return "\r\n" if crlf > lf else "\n"
 
     def encode(self) -> bytes:
-        body = "".join(map(operator.add, self.lines, self.eols))
+        n = len(self.eols)
+        lf = self.eols.count("\n")
+        if n and lf == n:  # every line ends in LF: one join, no string per line
+            body = "\n".join(self.lines) + "\n"
+        elif n and lf == n - 1 and self.eols[-1] == "":
+            body = "\n".join(self.lines)
+        else:
+            body = "".join(map(operator.add, self.lines, self.eols))
         return (BOM if self.bom else b"") + body.encode("utf-8")
 
 
