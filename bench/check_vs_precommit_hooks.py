@@ -17,6 +17,14 @@ agent-guard no slower than the two hooks together, though it does more.  Bytecod
 is cached under $TMPDIR/agent-guard-bench-pycache (PYTHONPYCACHEPREFIX) for every
 tool alike, as a normal install caches it, so no run pays for compiling sources.
 
+Then the same two sides as users run them: ``pre-commit run --files ...`` with a
+local configuration holding agent-guard's hook (``require_serial``, as this
+repository's .pre-commit-hooks.yaml says: one process sees the whole commit), and
+one holding the two pre-commit-hooks hooks (as their manifest declares them:
+``types: [text]``, not serial, so pre-commit spreads their files over one process
+per CPU), and one holding no hook (what pre-commit itself costs).  CPU time there
+is the whole process tree's.
+
 ``--what-if`` also times agent-guard with ``GitRepo.read_blob`` replaced by what a
 proposed change to guard/repo.py would do: read through the object database
 (``odb.read``, not a lookup that makes a Blob object), and that with libgit2's
@@ -24,7 +32,7 @@ re-hash of every object it reads turned off too (git itself does not re-hash on
 read); it checks that their output is the same.  Nothing in guard/ is changed by it.
 
     pip install pre-commit-hooks
-    python bench/check_vs_precommit_hooks.py [--files 1000] [--lines 200] [--repeat 5] [--policy default] [--what-if]
+    python bench/check_vs_precommit_hooks.py [--files 1000] [--lines 200] [--repeat 5] [--policy default] [--what-if] [--no-framework]
 """
 
 from __future__ import annotations
@@ -142,6 +150,7 @@ def main() -> int:
     ap.add_argument("--policy", default="default", help="agent-guard policy (preset or file)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch repository")
     ap.add_argument("--what-if", action="store_true", help="also time agent-guard with the proposed repo.py blob read")
+    ap.add_argument("--no-framework", action="store_true", help="skip the runs through `pre-commit run`")
     args = ap.parse_args()
     try:
         import pre_commit_hooks  # noqa: F401
@@ -189,12 +198,64 @@ def main() -> int:
             for label in ours:
                 print(f"{what}: {label} {table[label]:.3f}s vs the two hooks together {theirs:.3f}s: "
                       f"{'no slower' if table[label] <= theirs else 'slower'} ({table[label] / theirs:.2f}x)")
+        if not args.no_framework:
+            framework(repo, names, args, base)
         return 0
     finally:
         if args.keep:
             print(f"kept {base}")
         else:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _config(path: Path, hooks: list[dict[str, object]]) -> Path:
+    """A pre-commit configuration of local hooks (JSON is YAML)."""
+    import json
+
+    path.write_text(json.dumps({"repos": [{"repo": "local", "hooks": hooks}]} if hooks else {"repos": []}, indent=1))
+    return path
+
+
+def framework(repo: Path, names: list[str], args: argparse.Namespace, base: Path) -> None:
+    """Both sides through `pre-commit run --files`, as a commit runs them (see the module doc)."""
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        print("\n(pre-commit is not installed: the runs through the framework are skipped)")
+        return
+    py = sys.executable
+    sides = {
+        "pre-commit, no hook (its own cost)": [],
+        "pre-commit: agent-guard": [
+            {"id": "agent-guard", "name": "agent-guard", "entry": f"{py} -m guard check --policy {args.policy}",
+             "language": "system", "require_serial": True},
+        ],
+        "pre-commit: the two pre-commit-hooks": [
+            {"id": "trailing-whitespace", "name": "trailing-whitespace", "types": ["text"], "language": "system",
+             "entry": f"{py} -m pre_commit_hooks.trailing_whitespace_fixer"},
+            {"id": "check-merge-conflict", "name": "check-merge-conflict", "types": ["text"], "language": "system",
+             "entry": f"{py} -m pre_commit_hooks.check_merge_conflict --assume-in-merge"},
+        ],
+    }
+    os.environ["PRE_COMMIT_HOME"] = str(base / "pre-commit-home")  # timed() passes ENV, a copy made before
+    ENV["PRE_COMMIT_HOME"] = str(base / "pre-commit-home")
+    print(f"\nthrough pre-commit ({os.cpu_count()} CPUs: a hook that is not serial runs as that many processes)")
+    print(f"{'':<42} {'wall best':>9} {'median':>8} {'cpu best':>9} {'median':>8}")
+    wall: dict[str, float] = {}
+    cpu: dict[str, float] = {}
+    for i, (label, hooks) in enumerate(sides.items()):
+        cfg = _config(base / f"pre-commit-{i}.yaml", hooks)
+        cmd = [py, "-m", "pre_commit", "run", "--color", "never", "--config", str(cfg), "--files", *names]
+        walls, cpus, code, _tail, out = timed(cmd, repo, args.repeat)
+        wall[label], cpu[label] = min(walls), min(cpus)
+        print(f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s "
+              f"{statistics.median(cpus):7.3f}s  exit {code}")
+        if hooks and code not in (0, 1):
+            print(out)
+    ours, theirs = "pre-commit: agent-guard", "pre-commit: the two pre-commit-hooks"
+    for what, table in (("wall", wall), ("cpu", cpu)):
+        print(f"{what}: {ours} {table[ours]:.3f}s vs {theirs} {table[theirs]:.3f}s: "
+              f"{'no slower' if table[ours] <= table[theirs] else 'slower'} ({table[ours] / table[theirs]:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ from .cli import CONTEXT, cli
 from .errors import UsageError
 from .model import FileChange, Finding, Op
 from .policy import Policy
-from .repo import LINK, Entry, GitError, GitRepo, TreeChange
+from .repo import LINK, Entry, GitError, GitRepo, TreeChange, read_objects_unverified
 from .report import Report
 from .textfile import BOM, guess_encoding, is_binary, split
 from .workspace import Workspace
@@ -412,6 +412,10 @@ def encoding_findings(changes: Sequence[FileChange], pol: Policy, attr: checks.A
     return out
 
 
+# The attributes each check asks for every file (asked for a whole unit at once).
+_ATTRIBUTES = {"whitespace": ("whitespace",), "conflict-marker": ("conflict-marker-size",)}
+
+
 class _Judge:
     """Runs the checks on one unit after another, with the policies built once."""
 
@@ -427,12 +431,15 @@ class _Judge:
             return []
         policy = self.for_whole if unit.whole else self.for_change
         # What checks.run would run (the commit policy never says `fix`), decided once.
-        active = [(check, level if level in _LEVELS else "error")
-                  for name, check in checks.CHECKS.items()
-                  for level in (policy.level(name),)
-                  if level in _LEVELS or name in checks.ALWAYS]
+        named = [(name, check, level if level in _LEVELS else "error")
+                 for name, check in checks.CHECKS.items()
+                 for level in (policy.level(name),)
+                 if level in _LEVELS or name in checks.ALWAYS]
+        active = [(check, level) for _name, check, level in named]
         found: list[Finding] = []
         texts = unit.texts or {}
+        wanted = {attr for name, _check, _level in named for attr in _ATTRIBUTES.get(name, ())}
+        self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
         # One change at a time: the line checks share the joined text of the change they
         # scan (checks.base keeps the last few), which a pass per check over a thousand
         # files would rebuild for each check.  The budget, which needs all of them, is ours.
@@ -674,6 +681,10 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
+    from . import cli as cli_mod
+
+    if cli_mod.PROCESS_ENDS_AFTER:
+        read_objects_unverified()
     collect = gc.isenabled()
     # A check allocates a tuple per added line and keeps them all: the cycle collector
     # would walk them again and again while they pile up, and find no cycle.
@@ -683,7 +694,10 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
         report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
                        paths=repo_paths(g.root, paths))
     finally:
-        if collect:
+        # Turned back on, the collector would first walk everything the check still holds
+        # (a tuple per added line, tens of milliseconds): not worth it when the process
+        # ends after this command (`cli.run`).
+        if collect and not cli_mod.PROCESS_ENDS_AFTER:
             gc.enable()
     if fmt == "json":
         click.echo(report.to_json())

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 import pygit2
 
 ZERO = "0" * 40
 _ENV_LOCK = threading.Lock()
 FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
+_PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
 _SKIP_WORKTREE = 1 << 14  # GIT_INDEX_ENTRY_SKIP_WORKTREE, in an index entry's extended flags
 
 
@@ -123,6 +125,16 @@ def _write_loose(objects: str, oid: str, header: bytes, data: bytes, level: int,
         raise
     os.close(fd)
     os.replace(tmp, final)
+
+
+def read_objects_unverified() -> None:
+    """From now on, in this process, read objects without hashing them again (as git reads them).
+
+    libgit2 re-hashes every object it reads against its id, a second SHA-1 over all
+    the bytes a check reads (9.5 MB for a commit of 1,000 files: ~20 ms).  Process-wide:
+    for a command that owns its process (``cli.run``), not for a library caller.
+    """
+    pygit2.option(pygit2.enums.Option.ENABLE_STRICT_HASH_VERIFICATION, 0)
 
 
 class GitRepo:
@@ -495,6 +507,35 @@ class GitRepo:
         if len(self._attr_values) < 4096:
             self._attr_values[key] = value
         return value
+
+    def prefetch_attributes(self, paths: Sequence[str], names: Sequence[str]) -> None:
+        """Answer `attr` for many paths at once, with one `git check-attr` (a check of a large commit).
+
+        libgit2 looks one path and name up at a time (16 µs each: 32 ms for two names on
+        a thousand files); git answers them all in one process of a few milliseconds.
+        Below a few dozen paths, or when git cannot be run, `attr` asks libgit2 as before.
+        """
+        todo = list(dict.fromkeys(p for p in paths for n in names if (p, n) not in self._attr_values))
+        if len(todo) < _PREFETCH_FROM or not names:
+            return
+        try:
+            proc = subprocess.run(
+                ["git", "check-attr", "-z", "--stdin", *names], cwd=self.root,
+                input=b"".join(os.fsencode(p) + b"\0" for p in todo),
+                capture_output=True, timeout=120, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return
+        if proc.returncode != 0:
+            return
+        fields = proc.stdout.split(b"\0")
+        got: dict[tuple[str, str], str | bool | None] = {}
+        for i in range(0, len(fields) - 2, 3):
+            info = fields[i + 2]
+            got[(os.fsdecode(fields[i]), os.fsdecode(fields[i + 1]))] = (
+                True if info == b"set" else False if info == b"unset" else None if info == b"unspecified"
+                else os.fsdecode(info))
+        if len(got) == len(todo) * len(names):  # every answer, or none: never half from git, half from libgit2
+            self._attr_values.update(got)
 
     def forget_attributes(self) -> None:
         """Look attributes up afresh from now on (.gitattributes may have changed between two calls)."""
