@@ -45,6 +45,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import click
 
 from . import checks, diffs, output_formats
+from . import cli as cli_mod
 from .checks.base import prime
 from .cli import CONTEXT, cli
 from .errors import UsageError
@@ -681,10 +682,8 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    from . import cli as cli_mod
-
     if cli_mod.PROCESS_ENDS_AFTER:
-        read_objects_unverified()
+        read_objects_unverified()  # this process reads the commit and ends: as git reads it
     collect = gc.isenabled()
     # A check allocates a tuple per added line and keeps them all: the cycle collector
     # would walk them again and again while they pile up, and find no cycle.

@@ -208,7 +208,8 @@ class GitRepo:
         """The folder blobs are written to as loose objects by `_write_loose`, or None: through libgit2.
 
         libgit2 deflates every loose object at level 1 and ignores git's compression
-        settings: three quarters of the cost of storing a 60 KB file, on every apply.
+        settings (its level 0 writes no zlib stream at all, which it cannot read back):
+        three quarters of the cost of storing a 60 KB file, on every apply.
         Unless ``core.looseCompression`` (or ``core.compression``) names a level, blobs
         are written as git writes them with ``looseCompression = 0`` (a zlib stream of
         stored blocks; the next ``git gc`` packs them compressed).  A repository with

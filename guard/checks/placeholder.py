@@ -47,7 +47,7 @@ HINT = "write the full code or leave that region out of the edit"
 VOCAB = (
     "...", "…", ". . .", "exist", "other", "remain", "previous", "original", "prior", "unchanged", "here",
     "same", "before", "intact", "untouched", "omit", "elided", "shown", "snip", "truncat", "brevity",
-    "rest", "more", "your", "as it was",
+    "rest", "more", "your", "as it was", "as is",
 )
 
 
