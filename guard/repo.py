@@ -109,10 +109,13 @@ def _write_loose(objects: str, oid: str, header: bytes, data: bytes, level: int,
 
     z = zlib.compressobj(level)
     packed = z.compress(header) + z.compress(data) + z.flush()
-    os.makedirs(folder, exist_ok=True)
     # git's own temporary name: `git gc` removes one a crash left behind.
     tmp = os.path.join(folder, f"tmp_obj_{os.urandom(6).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    except FileNotFoundError:  # the first object of its fan-out folder
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
     try:
         view = memoryview(packed)
         while view:
