@@ -193,10 +193,21 @@ def _index_tree(repo: GitRepo) -> str:
 
 
 def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
-    index = _index_tree(repo)
     head = repo.head_commit()
+    head_tree = repo.commit_tree(head) if head else None
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    deltas = None
+    if not index_file or os.path.isfile(index_file):
+        try:
+            deltas = repo.staged_changes(head_tree, os.path.abspath(index_file) if index_file else None)
+        except GitError:
+            deltas = None  # `_index_tree` reports it
+    index: str | None = None
+    if deltas is None:  # unmerged paths, or an index that cannot be read: `_index_tree` says so
+        index = _index_tree(repo)
+        deltas = repo.diff_trees(head_tree, index)
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-    changes = _changes(repo, repo.diff_trees(repo.commit_tree(head) if head else None, index), wanted, texts)
+    changes = _changes(repo, deltas, wanted, texts)
     units = [Unit("the staged change", None, changes, False, texts)]
     touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
     whole: list[tuple[str, Entry]] = []
@@ -204,6 +215,8 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str
     for path in wanted:
         if path in touched:
             continue
+        if index is None:
+            index = _index_tree(repo)  # a named file the change does not touch: look it up in the index's tree
         entry = repo.tree_entry(index, path)
         if entry is None:
             if not any(t.startswith(path + "/") for t in touched):

@@ -27,8 +27,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-import yaml
-
 from . import pysyntax
 
 
@@ -181,10 +179,14 @@ def _json(text: str) -> Problem | None:
 
 
 def _yaml_loader() -> Any:
+    import yaml
+
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _yaml(text: str) -> Problem | None:
+    import yaml  # here: most edits are to other files, and PyYAML takes ~13 ms to import
+
     # Composing checks the syntax without constructing values, so application tags
     # (`!Ref`, `!!python/name`) are not errors.
     try:

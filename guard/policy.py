@@ -16,13 +16,13 @@ setting they enforce.
 from __future__ import annotations
 
 import difflib
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Union
-
-import yaml
 
 PRESET_DIR = Path(__file__).resolve().parent / "policies"
 DEFAULT_FILE = ".agent-guard.yaml"
@@ -54,6 +54,8 @@ Node = Union[Validator, Mapping[str, "Node"]]
 
 
 def _show(value: object) -> str:
+    import yaml
+
     return repr(value) if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip()
 
 
@@ -234,14 +236,72 @@ def _read_yaml(path: Path, label: str) -> object:
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e)
-        raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
+    data = _remembered(text)
+    if data is _NOT_REMEMBERED:
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            problem = getattr(e, "problem", None) or str(e)
+            raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
+        _remember(text, data)
     return {} if data is None else data
+
+
+# Parsed policy texts, kept as JSON in the user's cache folder: importing PyYAML costs a
+# command ~13 ms (an `agent-guard check` or a CLI apply takes ~200), and a policy seldom
+# changes.  An entry is found by the text's CRC and length and used only when the text
+# it holds is the same; data that JSON cannot hold exactly is not kept.  A cache that
+# cannot be read or written is ignored.
+_NOT_REMEMBERED = object()
+
+
+def _cache_path(text: str) -> Path | None:
+    import zlib
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None  # no home to speak of
+    raw = text.encode("utf-8", "surrogatepass")
+    return Path(base) / "agent-guard" / "policies" / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
+
+
+def _remembered(text: str) -> object:
+    path = _cache_path(text)
+    if path is None:
+        return _NOT_REMEMBERED
+    try:
+        entry = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return _NOT_REMEMBERED
+    if not isinstance(entry, dict) or entry.get("version") != 1 or entry.get("text") != text:
+        return _NOT_REMEMBERED
+    return entry.get("data")
+
+
+def _remember(text: str, data: object) -> None:
+    path = _cache_path(text)
+    if path is None:
+        return
+    try:
+        doc = json.dumps({"version": 1, "text": text, "data": data})
+        if json.loads(doc)["data"] != data:
+            return  # keys that are not strings, NaN...: not what YAML said, once through JSON
+    except (TypeError, ValueError):
+        return  # dates and the like
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(doc, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
@@ -494,6 +554,8 @@ def validate_file(path: Path) -> list[str]:
 
 
 def _scalar(value: object) -> str:
+    import yaml
+
     # Dump inside a one-item flow list so a plain scalar gets no document-end marker.
     text = yaml.safe_dump([value], default_flow_style=True, width=1 << 30, allow_unicode=True).strip()
     return text[1:-1]

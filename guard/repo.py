@@ -355,6 +355,46 @@ class GitRepo:
             diff = b.diff_to_tree(swap=True)
         else:
             diff = a.diff_to_tree(b)
+        return self._tree_changes(diff)
+
+    def staged_changes(self, tree: str | None, index_file: str | None = None) -> list[TreeChange] | None:
+        """`diff_trees(tree, <the index's tree>)` without writing the index's trees (a tree
+        object per folder, each hashed: ~15 ms for 1,000 files).
+
+        `index_file` names another index, as $GIT_INDEX_FILE does (git sets it for its
+        hooks).  None when the index has unmerged paths: `index_tree` says what is wrong.
+        """
+        try:
+            handle = self._repo if index_file is None else self._handle_for_index(index_file)
+            idx = handle.index
+            idx.read(False)
+            if idx.conflicts is not None:
+                return None
+            base = self._repo.get(tree or self._empty_tree())
+            assert isinstance(base, pygit2.Tree)
+            return self._tree_changes(idx.diff_to_tree(base))
+        except pygit2.GitError as exc:
+            raise GitError(f"cannot read the index: {exc}") from None
+
+    def _handle_for_index(self, index_file: str) -> pygit2.Repository:
+        """A second handle on this repository whose index is `index_file` (libgit2 reads
+        GIT_INDEX_FILE when it first loads the index: set while it does, under a lock)."""
+        flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
+        with _ENV_LOCK:
+            saved = os.environ.get("GIT_INDEX_FILE")
+            os.environ["GIT_INDEX_FILE"] = index_file
+            try:
+                handle = pygit2.Repository(str(self.root), flags)
+                handle.index  # noqa: B018 - loads the index now, while the variable is set
+            finally:
+                if saved is None:
+                    del os.environ["GIT_INDEX_FILE"]
+                else:
+                    os.environ["GIT_INDEX_FILE"] = saved
+        return handle
+
+    @staticmethod
+    def _tree_changes(diff: pygit2.Diff) -> list[TreeChange]:
         diff.find_similar()
         out: list[TreeChange] = []
         status_map = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -255,3 +256,55 @@ def test_ledger_prefix_gets_a_slash(tmp_path: Path) -> None:
 def test_tiers_come_in_locate_order(tmp_path: Path) -> None:
     f = write(tmp_path / "p.yaml", "locate: {tiers: [fuzz, offset, eol]}\n")
     assert policy.load(None, str(f)).tiers == ("offset", "eol", "fuzz")
+
+
+# ---------------------------------------------------------------------- the parse cache
+
+
+def _cached_files(home: Path) -> list[Path]:
+    return sorted((home / ".cache" / "agent-guard" / "policies").glob("*.json"))
+
+
+def test_parsed_policies_are_kept_and_used_only_for_the_same_text(tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])
+    f = tmp_path / "p.yaml"
+    f.write_text("checks:\n  placeholder: warning\n")
+    first = policy.load(tmp_path, str(f))
+    assert first.level("placeholder") == "warning"
+    kept = _cached_files(home)
+    assert kept  # the preset `default` it extends and this file
+    # Same text: the same policy, from the cache.
+    assert policy.load(tmp_path, str(f)).level("placeholder") == "warning"
+    # A changed file is parsed again, whatever the cache holds.
+    f.write_text("checks:\n  placeholder: off\n")
+    assert policy.load(tmp_path, str(f)).level("placeholder") == "off"
+    # An entry for other text under the same name is not used.
+    for entry in _cached_files(home):
+        doc = json.loads(entry.read_text())
+        if "placeholder: off" in doc["text"]:
+            entry.write_text(json.dumps({**doc, "text": doc["text"] + "# other\n", "data": {"checks": {}}}))
+    assert policy.load(tmp_path, str(f)).level("placeholder") == "off"
+
+
+def test_a_broken_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "p.yaml"
+    f.write_text("checks:\n  whitespace: off\n")
+    policy.load(tmp_path, str(f))
+    for entry in _cached_files(Path(os.environ["HOME"])):
+        entry.write_text("{not json")
+    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")
+    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
+    assert not (tmp_path / "relative").exists()
+
+
+def test_data_json_cannot_hold_is_not_kept(tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])
+    policy._remember("when: 2026-01-01\n", yaml.safe_load("when: 2026-01-01\n"))
+    policy._remember("1: one\n", {1: "one"})
+    assert not _cached_files(home)
+    assert policy._remembered("1: one\n") is policy._NOT_REMEMBERED

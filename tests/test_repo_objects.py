@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import zlib
@@ -86,3 +87,56 @@ def test_linked_worktree_writes_to_the_common_objects(tmp_path: Path) -> None:
     oid = GitRepo(tmp_path / "wt").write_blob(b"from the linked tree\n")
     assert _loose_file(main, oid).exists()
     assert git(main, "cat-file", "blob", oid) == "from the linked tree\n"
+
+
+# ---------------------------------------------------------------------- the staged change
+
+
+def _staged_repo(root: Path) -> Repo:
+    r = Repo(root)
+    r.commit({"a.txt": "".join(f"line {i}\n" for i in range(40)), "b.txt": "b\n", "d/x.txt": "x\n", "run.sh": "echo\n"})
+    r.git("mv", "a.txt", "moved.txt")
+    r.git("rm", "-q", "b.txt")
+    r.write({"d/y.txt": "y\n", "d/x.txt": "x2\n"})
+    r.git("add", "-A")
+    r.git("update-index", "--chmod=+x", "run.sh")
+    return r
+
+
+def test_staged_changes_equal_the_diff_of_the_index_tree(tmp_path: Path) -> None:
+    r = _staged_repo(tmp_path)
+    repo = GitRepo(tmp_path)
+    head = repo.commit_tree(r.git("rev-parse", "HEAD").strip())
+    staged = repo.staged_changes(head)
+    assert staged is not None
+    assert sorted(staged, key=str) == sorted(repo.diff_trees(head, repo.index_tree()), key=str)
+    assert {(c.status, c.path) for c in staged} == {("R", "moved.txt"), ("D", "b.txt"), ("A", "d/y.txt"),
+                                                    ("M", "d/x.txt"), ("M", "run.sh")}
+
+
+def test_staged_changes_of_another_index_file(tmp_path: Path) -> None:
+    r = _staged_repo(tmp_path)
+    other = tmp_path / ".git" / "other-index"
+    env = dict(os.environ, GIT_INDEX_FILE=str(other))
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=tmp_path, env=env, check=True, timeout=60)
+    r.write({"only-there.txt": "t\n"})
+    subprocess.run(["git", "add", "only-there.txt"], cwd=tmp_path, env=env, check=True, timeout=60)
+    repo = GitRepo(tmp_path)
+    head = repo.commit_tree(r.git("rev-parse", "HEAD").strip())
+    staged = repo.staged_changes(head, str(other))
+    assert staged is not None
+    assert [(c.status, c.path) for c in staged] == [("A", "only-there.txt")]
+    assert sorted(staged, key=str) == sorted(repo.diff_trees(head, repo.index_tree(str(other))), key=str)
+    assert "GIT_INDEX_FILE" not in os.environ
+
+
+def test_an_unmerged_index_has_no_staged_changes_to_give(tmp_path: Path) -> None:
+    r = Repo(tmp_path)
+    r.commit({"a.txt": "a\n"})
+    r.git("checkout", "-q", "-b", "side")
+    r.commit({"a.txt": "side\n"})
+    r.git("checkout", "-q", "main")
+    r.commit({"a.txt": "main\n"})
+    r.git("merge", "side", check=False)
+    repo = GitRepo(tmp_path)
+    assert repo.staged_changes(repo.commit_tree(r.git("rev-parse", "HEAD").strip())) is None
