@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from .cli import run
+from .entry import run
 
 run()

@@ -2,7 +2,8 @@
 
 Every command builds a value (usually a ``Report``) and renders it; exceptions
 become exit statuses in ``main`` alone: 2 for usage errors (click's and ours), 3
-for anything unexpected.  ``git-agent-X`` entry points are ``agent-guard X``.
+for anything unexpected.  The programs enter through ``guard.entry`` (``git-agent-X``
+is ``agent-guard X``), which reads a plain `check` without click.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: 
 # Commands that live in their own modules, imported only when named (or listed):
 # start-up pays for click and this file, not for every command.
 LAZY = {
-    "check": "guard.commit_check",
-    "install-hook": "guard.commit_check",
-    "uninstall-hook": "guard.commit_check",
+    "check": "guard.check_cli",
+    "install-hook": "guard.check_cli",
+    "uninstall-hook": "guard.check_cli",
     "read": "guard.hashline_read",
     "hook": "guard.hookcmd",
     "stats": "guard.stats",
@@ -250,62 +251,3 @@ def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: 
             raise
         click.echo(f"agent-guard: internal error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_INTERNAL)
-
-
-# True once `run` owns the process: commands may then leave to the exit what it frees.
-PROCESS_ENDS_AFTER = False
-
-
-def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
-    """The programs' entry (console scripts, ``python -m guard``): `main`, then a quick exit.
-
-    After the command, the interpreter's teardown would free every object one by one
-    (a check of a large commit holds one per added line) and unload pygit2: tens of
-    milliseconds for nothing.  The output is flushed and the process ends with the
-    command's status.  Nothing of agent-guard waits for the teardown: files are closed
-    and renamed, and locks released, before a command returns.
-    """
-    global PROCESS_ENDS_AFTER
-    PROCESS_ENDS_AFTER = True
-    status: object = 0
-    try:
-        main(argv, prog=prog, command=command)
-    except SystemExit as exc:
-        status = exc.code
-    if status is None:
-        code = 0
-    elif isinstance(status, int):
-        code = status
-    else:
-        print(status, file=sys.stderr)
-        code = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away, a closed stream
-            code = code or EXIT_INTERNAL
-    os._exit(code)
-
-
-def _git(sub: str) -> NoReturn:
-    run(sys.argv[1:], prog=f"git agent-{sub}", command=sub)
-
-
-def git_apply() -> NoReturn:
-    _git("apply")
-
-
-def git_check() -> NoReturn:
-    _git("check")
-
-
-def git_log() -> NoReturn:
-    _git("log")
-
-
-def git_rollback() -> NoReturn:
-    _git("rollback")
-
-
-def git_read() -> NoReturn:
-    _git("read")

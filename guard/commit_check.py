@@ -42,12 +42,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-import click
-
-from . import checks, diffs, output_formats
-from . import cli as cli_mod
+from . import checks, diffs, entry, output_formats
 from .checks.base import prime
-from .cli import CONTEXT, cli
 from .errors import UsageError
 from .model import FileChange, Finding, Op
 from .policy import Policy
@@ -665,37 +661,18 @@ def _version() -> str:
         return "0"
 
 
-@cli.command("check", context_settings=CONTEXT)
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--staged", "mode", flag_value="staged", help="Check the staged change: HEAD against the index (the default).")
-@click.option("--all-files", "mode", flag_value="all-files",
-              help="Check every tracked file whole, as staged (to adopt agent-guard on an existing repository).")
-@click.option("--from-ref", default=None, metavar="REF",
-              help="With --to-ref: check each commit of FROM..TO on its own (default: $PRE_COMMIT_FROM_REF).")
-@click.option("--to-ref", default=None, metavar="REF", help="The end of the range (default: $PRE_COMMIT_TO_REF).")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--format", "fmt", type=click.Choice(output_formats.FORMATS), default=None,
-              help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
-@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
-              policy: str | None, fmt: str | None, as_json: bool) -> None:
-    """Check what is being committed, or each commit of a range, against the policy.
+def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | None = None,
+              to_ref: str | None = None, policy: str | None = None, fmt: str | None = None) -> int:
+    """`agent-guard check` once its options are read (by click or by ``entry``): print the report, return the status.
 
-    PATHS limit the check (pre-commit passes the files it selected); a named file
-    with no staged change is checked whole.  Exit status: 0 no error finding, 1 an
-    error finding, 2 usage error, 3 internal error.
+    `mode` is "staged", "all-files" or None; `fmt` one of ``output_formats.FORMATS`` or
+    None (human).  The options are consistent (the caller refused the rest).
     """
-    if as_json:
-        if fmt not in (None, "json"):
-            raise click.UsageError(f"--json and --format {fmt} disagree; give one")
-        fmt = "json"
-    if mode is not None and (from_ref or to_ref):
-        raise click.UsageError(f"--{mode} and --from-ref/--to-ref choose different things to check; give one")
     if mode is None and from_ref is None and to_ref is None:
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    if cli_mod.PROCESS_ENDS_AFTER:
+    if entry.PROCESS_ENDS_AFTER:
         read_objects_unverified()  # this process reads the commit and ends: as git reads it
     collect = gc.isenabled()
     # A check allocates a tuple per added line and keeps them all: the cycle collector
@@ -708,33 +685,17 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
     finally:
         # Turned back on, the collector would first walk everything the check still holds
         # (a tuple per added line, tens of milliseconds): not worth it when the process
-        # ends after this command (`cli.run`).
-        if collect and not cli_mod.PROCESS_ENDS_AFTER:
+        # ends after this command (`entry.run`).
+        if collect and not entry.PROCESS_ENDS_AFTER:
             gc.enable()
     if fmt == "json":
-        click.echo(report.to_json())
+        text = report.to_json()
     elif fmt == "github":
-        click.echo(output_formats.github(report))
+        text = output_formats.github(report)
     elif fmt == "sarif":
-        click.echo(output_formats.sarif(report, _version()))
+        text = output_formats.sarif(report, _version())
     else:
-        click.echo(output_formats.human(report))
-    sys.exit(report.exit_code)
-
-
-@cli.command("install-hook", context_settings=CONTEXT)
-def install_hook_cmd() -> None:
-    """Install a plain git pre-commit hook that runs `agent-guard check`.
-
-    Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
-    is kept and runs first; running install-hook again updates the hook.
-    """
-    for line in install_hook(Workspace("."), sys.executable):
-        click.echo(line)
-
-
-@cli.command("uninstall-hook", context_settings=CONTEXT)
-def uninstall_hook_cmd() -> None:
-    """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
-    for line in uninstall_hook(Workspace(".")):
-        click.echo(line)
+        text = output_formats.human(report)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
+    return report.exit_code

@@ -135,7 +135,7 @@ def read_objects_unverified() -> None:
 
     libgit2 re-hashes every object it reads against its id, a second SHA-1 over all
     the bytes a check reads (9.5 MB for a commit of 1,000 files: ~20 ms).  Process-wide:
-    for a command that owns its process (``cli.run``), not for a library caller.
+    for a command that owns its process (``entry.run``), not for a library caller.
     """
     pygit2.option(pygit2.enums.Option.ENABLE_STRICT_HASH_VERIFICATION, 0)
 

@@ -1,0 +1,167 @@
+"""The programs' entry: console scripts and ``python -m guard`` (see ``run``).
+
+`agent-guard check` (``git agent-check``), which a pre-commit hook runs on every
+commit, is read here when its arguments are plain: it then skips importing click
+(~20 ms of a ~350 ms check of a large commit).  Everything else, and any argument
+of `check` this reader does not know (help, an unknown option, an option given
+twice, a value that looks like an option), goes to the click CLI in ``guard.cli``,
+which owns the help and every message about a mistake in the arguments.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn, Sequence
+
+# True once `run` owns the process: commands may then leave to the exit what it frees.
+PROCESS_ENDS_AFTER = False
+
+_VALUED = {"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "fmt"}
+_FLAGS = {"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True)}
+
+
+def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, fmt: str | None,
+                   as_json: bool) -> str | None:
+    """What is wrong with a combination of `check`'s options, or None."""
+    if as_json and fmt not in (None, "json"):
+        return f"--json and --format {fmt} disagree; give one"
+    if mode is not None and (from_ref or to_ref):
+        return f"--{mode} and --from-ref/--to-ref choose different things to check; give one"
+    return None
+
+
+def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
+    """`check`'s arguments as click would read them, or None when click must read them."""
+    from .output_formats import FORMATS
+
+    out: dict[str, Any] = {"paths": [], "mode": None, "from_ref": None, "to_ref": None, "policy": None,
+                           "fmt": None, "as_json": False}
+    seen: set[str] = set()
+    only_paths = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if only_paths or arg == "-" or not arg.startswith("-"):
+            out["paths"].append(arg)
+            continue
+        if arg == "--":
+            only_paths = True
+            continue
+        name, eq, value = arg.partition("=")
+        key: str
+        given: object
+        if name in _VALUED:
+            if not eq:
+                if i >= len(args) or args[i].startswith("-"):
+                    return None  # a missing value, or one that looks like an option
+                value = args[i]
+                i += 1
+            key, given = _VALUED[name], value
+        elif name in _FLAGS and not eq:
+            key, given = _FLAGS[name]
+        else:
+            return None
+        if key in seen:
+            return None
+        seen.add(key)
+        out[key] = given
+    if out["fmt"] is not None and out["fmt"] not in FORMATS:
+        return None
+    if check_conflict(out["mode"], out["from_ref"], out["to_ref"], out["fmt"], out["as_json"]) is not None:
+        return None
+    return out
+
+
+def _check(args: Sequence[str]) -> int | None:
+    """Run `check` read by `parse_check`: its exit status, or None when click must read the arguments."""
+    opts = parse_check(args)
+    if opts is None:
+        return None
+    from .errors import UsageError
+    from .report import EXIT_INTERNAL, EXIT_USAGE
+
+    try:
+        from .commit_check import run_check
+
+        return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
+                         policy=opts["policy"], fmt="json" if opts["as_json"] else opts["fmt"])
+    # The statuses and messages of `cli.main`, for the errors a check can meet.
+    except UsageError as exc:
+        sys.stderr.write(f"agent-guard: {exc}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        sys.stderr.write("\naborted\n")
+        return EXIT_INTERNAL
+    except Exception as exc:  # the one place unexpected failures become an exit status
+        if os.environ.get("AGENT_GUARD_DEBUG"):
+            raise
+        sys.stderr.write(f"agent-guard: internal error: {type(exc).__name__}: {exc}\n")
+        return EXIT_INTERNAL
+
+
+def _main(args: Sequence[str], prog: str, command: str | None) -> int:
+    from .cli import main
+
+    try:
+        main(args, prog=prog, command=command)
+    except SystemExit as exc:
+        status = exc.code
+    else:  # pragma: no cover - main always exits
+        status = 0
+    if status is None:
+        return 0
+    if isinstance(status, int):
+        return status
+    print(status, file=sys.stderr)
+    return 1
+
+
+def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
+    """Run one command and end the process: flush, then a quick exit.
+
+    After the command, the interpreter's teardown would free every object one by one
+    (a check of a large commit holds one per added line) and unload pygit2: tens of
+    milliseconds for nothing.  Nothing of agent-guard waits for the teardown: files
+    are closed and renamed, and locks released, before a command returns.
+    """
+    global PROCESS_ENDS_AFTER
+    PROCESS_ENDS_AFTER = True
+    args = list(sys.argv[1:] if argv is None else argv)
+    rest = args if command == "check" else args[1:] if command is None and args[:1] == ["check"] else None
+    status = _check(rest) if rest is not None else None
+    if status is None:
+        status = _main(args, prog, command)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away, a closed stream
+            status = status or 3
+    os._exit(status)
+
+
+def _git(sub: str) -> NoReturn:
+    run(sys.argv[1:], prog=f"git agent-{sub}", command=sub)
+
+
+def git_apply() -> NoReturn:
+    _git("apply")
+
+
+def git_check() -> NoReturn:
+    _git("check")
+
+
+def git_log() -> NoReturn:
+    _git("log")
+
+
+def git_rollback() -> NoReturn:
+    _git("rollback")
+
+
+def git_read() -> NoReturn:
+    _git("read")
