@@ -37,7 +37,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
@@ -565,6 +564,8 @@ def _is_ours(path: Path) -> bool:
 
 
 def _write_executable(path: Path, text: str) -> None:
+    import tempfile  # here: only installing a hook writes a file
+
     fd, tmp = tempfile.mkstemp(prefix=".agent-guard-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from typing import Any, Iterable, Mapping
-from urllib.parse import quote
 
 from .model import Finding
 from .report import Report
@@ -235,6 +234,8 @@ def _fingerprint(f: Finding) -> str:
 
 
 def sarif(report: Report, version: str = "0") -> str:
+    from urllib.parse import quote  # here: only SARIF needs it
+
     subjects = _subjects(report)
     codes = list(dict.fromkeys([*RULES, *(f.code for f in report.findings)]))
     index = {code: i for i, code in enumerate(codes)}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -562,6 +561,8 @@ class GitRepo:
         todo = list(dict.fromkeys(p for p in paths for n in names if (p, n) not in self._attr_values))
         if len(todo) < _PREFETCH_FROM or not names:
             return
+        import subprocess
+
         try:
             proc = subprocess.run(
                 ["git", "check-attr", "-z", "--stdin", *names], cwd=self.root,
