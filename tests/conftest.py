@@ -98,6 +98,16 @@ class Repo:
         return files
 
 
+def conflicted(repo: Repo) -> None:
+    """Leave `repo` in a merge stopped on a conflict in a.txt (unmerged index entries)."""
+    repo.commit({"a.txt": "a\n"})
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit({"a.txt": "side\n"})
+    repo.git("checkout", "-q", "main")
+    repo.commit({"a.txt": "main\n"})
+    repo.git("merge", "side", check=False)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Iterator[Repo]:
     root = tmp_path / "repo"

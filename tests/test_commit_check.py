@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo, git
+from conftest import Repo, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -209,12 +209,7 @@ def test_git_index_file_is_honoured(repo: Repo, cli, tmp_path: Path) -> None:
 
 
 def test_unmerged_index_and_bad_index_file_are_usage_errors(repo: Repo, cli, tmp_path: Path) -> None:
-    repo.commit({"a.txt": "a\n"})
-    repo.git("checkout", "-q", "-b", "side")
-    repo.commit({"a.txt": "side\n"})
-    repo.git("checkout", "-q", "main")
-    repo.commit({"a.txt": "main\n"})
-    repo.git("merge", "side", check=False)
+    conflicted(repo)
     result = cli("check")
     assert result.code == 2
     assert "cannot create a tree from a not fully merged index; resolve the merge conflict first" in result.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from conftest import Repo, git
+from conftest import Repo, conflicted, git
 from guard.repo import GitRepo
 
 
@@ -132,11 +132,6 @@ def test_staged_changes_of_another_index_file(tmp_path: Path) -> None:
 
 def test_an_unmerged_index_has_no_staged_changes_to_give(tmp_path: Path) -> None:
     r = Repo(tmp_path)
-    r.commit({"a.txt": "a\n"})
-    r.git("checkout", "-q", "-b", "side")
-    r.commit({"a.txt": "side\n"})
-    r.git("checkout", "-q", "main")
-    r.commit({"a.txt": "main\n"})
-    r.git("merge", "side", check=False)
+    conflicted(r)
     repo = GitRepo(tmp_path)
     assert repo.staged_changes(repo.commit_tree(r.git("rev-parse", "HEAD").strip())) is None
