@@ -41,7 +41,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from . import checks, diffs, entry, output_formats
+from . import checks, diffs, output_formats
+from . import entry as program
 from .checks.base import prime
 from .errors import UsageError
 from .model import FileChange, Finding, Op
@@ -673,7 +674,7 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    if entry.PROCESS_ENDS_AFTER:
+    if program.PROCESS_ENDS_AFTER:
         read_objects_unverified()  # this process reads the commit and ends: as git reads it
     collect = gc.isenabled()
     # A check allocates a tuple per added line and keeps them all: the cycle collector
@@ -687,7 +688,7 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
         # Turned back on, the collector would first walk everything the check still holds
         # (a tuple per added line, tens of milliseconds): not worth it when the process
         # ends after this command (`entry.run`).
-        if collect and not entry.PROCESS_ENDS_AFTER:
+        if collect and not program.PROCESS_ENDS_AFTER:
             gc.enable()
     if fmt == "json":
         text = report.to_json()
