@@ -45,7 +45,7 @@ from . import checks, diffs, output_formats
 from . import entry as program
 from .checks.base import prime
 from .errors import UsageError
-from .model import FileChange, Finding, Op
+from .model import FileChange, Finding, NumberedLines, Op
 from .policy import Policy
 from .repo import LINK, Entry, GitError, GitRepo, TreeChange, read_objects_unverified
 from .report import Report
@@ -116,19 +116,6 @@ def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
     return (text[:-1] if text.endswith("\n") else text), lines
 
 
-# Line numbers shared by every new file's added lines (a tuple of ints per line otherwise).
-_NUMBERS: tuple[int, ...] = ()
-
-
-def _numbered(lines: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
-    """((1, line 1), (2, line 2), ...), built in C."""
-    global _NUMBERS
-    numbers = _NUMBERS  # this call's own: another thread may swap in a longer or shorter one
-    if len(numbers) < len(lines):
-        numbers = _NUMBERS = tuple(range(1, max(len(lines), 2 * len(numbers), 1024) + 1))
-    return tuple(zip(numbers, lines))  # zip stops at the last line
-
-
 def created(path: str, data: bytes, mode: int | None,
             texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> FileChange:
     """`diffs.make_change(path, CREATE, None, data)` without rendering the diff.
@@ -140,7 +127,7 @@ def created(path: str, data: bytes, mode: int | None,
     decoded = text_of(data)
     lines = decoded[1] if decoded is not None else ()
     change = FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
-                        new_mode=mode, added=_numbered(lines), hunks=1 if lines else 0)
+                        new_mode=mode, added=NumberedLines(lines), hunks=1 if lines else 0)
     if texts is not None and decoded is not None:
         texts[id(change)] = decoded
     return change

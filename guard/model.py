@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Union
+from collections.abc import Iterator, Sequence
+from itertools import count
+from typing import Union, overload
 
 
 class Op(str, enum.Enum):
@@ -153,6 +155,56 @@ def warning(code: str, path: str | None, line: int | None, message: str, hint: s
     return Finding(code, "warning", path, line, message, hint)
 
 
+class NumberedLines(Sequence[tuple[int, str]]):
+    """``((1, lines[0]), (2, lines[1]), ...)`` without the pairs: each is made when asked.
+
+    Every line of a new file is an added line; a commit of 1,000 new files would
+    otherwise hold 200,000 pairs that the checks mostly only count.  Equal to the
+    tuple of its pairs, and hashed like it.
+    """
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[int, str], ...]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, str] | tuple[tuple[int, str], ...]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self.lines))
+            return tuple(zip(range(start + 1, stop + 1, step), self.lines[i]))
+        n = len(self.lines)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("line index out of range")
+        return i + 1, self.lines[i]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return zip(count(1), self.lines)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NumberedLines):
+            return list(self.lines) == list(other.lines)
+        if isinstance(other, tuple):
+            return len(other) == len(self.lines) and tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"NumberedLines({len(self.lines)} lines)"
+
+
 @dataclass(frozen=True)
 class FileChange:
     """One file's located edit: what it was, what it becomes, and what changed."""
@@ -164,8 +216,10 @@ class FileChange:
     after: bytes | None  # None when the file is deleted
     old_mode: int | None
     new_mode: int | None
-    added: tuple[tuple[int, str], ...] = ()  # (1-based line in `after`, text without terminator)
-    removed: tuple[tuple[int, str], ...] = ()  # (1-based line in `before`, text)
+    # (1-based line in `after`, text without terminator): a tuple, or for a new file's
+    # lines a `NumberedLines`, which makes each pair when asked.
+    added: Sequence[tuple[int, str]] = ()
+    removed: Sequence[tuple[int, str]] = ()  # (1-based line in `before`, text)
     hunks: int = 0
     repairs: tuple[str, ...] = ()
     diff: str = ""  # unified diff of before -> after, computed by us

@@ -126,10 +126,25 @@ def test_created_is_what_it_was(data: bytes) -> None:
     assert (id(fast) in texts) == (commit_check.text_of(data) is not None)
 
 
-def test_line_numbers_grow_and_stay_right() -> None:
-    for n in (1, 5, 3000, 10, 70000):
-        lines = tuple(f"l{i}" for i in range(n))
-        assert commit_check._numbered(lines) == tuple(zip(range(1, n + 1), lines))
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "", "b c"]), max_size=12), st.integers(-15, 15), st.integers(-15, 15),
+       st.sampled_from([None, 1, 2, -1]))
+def test_numbered_lines_are_the_tuple_of_their_pairs(lines: list[str], i: int, j: int, step: int | None) -> None:
+    from guard.model import NumberedLines
+
+    lazy, pairs = NumberedLines(tuple(lines)), tuple(zip(range(1, len(lines) + 1), lines))
+    assert len(lazy) == len(pairs) and bool(lazy) == bool(pairs)
+    assert tuple(lazy) == pairs and list(lazy) == list(pairs)
+    assert lazy == pairs and pairs == lazy and hash(lazy) == hash(pairs)
+    assert lazy == NumberedLines(list(lines)) and lazy != pairs + ((99, "x"),)
+    assert lazy[i:j:step] == pairs[i:j:step]
+    if -len(pairs) <= i < len(pairs):
+        assert lazy[i] == pairs[i]
+    else:
+        with pytest.raises(IndexError):
+            lazy[i]
+    assert (*lazy, (0, "z")) == (*pairs, (0, "z"))
+    assert [n for n, _t in lazy] == list(range(1, len(lines) + 1))
 
 
 # --- primed blocks: the same findings as blocks built from the added lines ---------------------
