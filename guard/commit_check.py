@@ -110,10 +110,13 @@ def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
         text = (data[len(BOM):] if bom else data).decode("utf-8")
     except UnicodeDecodeError:
         return None
-    lines = split(text, bom).lines
     if "\r" in text:
+        lines = split(text, bom).lines
         return "\n".join(lines), lines
-    return (text[:-1] if text.endswith("\n") else text), lines
+    parts = text.split("\n")  # `split(text).lines` without the line ends nobody reads here
+    if not parts[-1]:
+        parts.pop()
+    return (text[:-1] if text.endswith("\n") else text), tuple(parts)
 
 
 def created(path: str, data: bytes, mode: int | None,

@@ -44,6 +44,11 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
             continue
         size = _size(change.path, inp)
         marker = _markers(size)
+        # A `=======` line counts only beside an opening or closing marker: look for it
+        # only when one of those is there (a pass over the text saved for most files).
+        suspects = lines_containing(change, [c * size for c in "<>|"])
+        if not suspects:
+            continue
         suspects = lines_containing(change, [c * size for c in "<>|="])
         found = [change.added[i] for i in suspects if marker.match(change.added[i][1])]
         if not found:

@@ -51,6 +51,8 @@ VOCAB = (
 )
 
 
+_ASCII_VOCAB = tuple(w for w in VOCAB if w.isascii())  # all an ASCII text can hold
+
 _ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 # A comment body holding only an ellipsis, perhaps bracketed: `...`, `[...]`, `(…)`, `<...>`.
 # (Longer runs of dots, `# ......`, are separators.)
@@ -224,8 +226,9 @@ def candidates(change: FileChange, syntax: Syntax) -> list[int]:
         if marked:
             raw = "\n".join(compress(texts, mask))
             blob = raw.lower()
-            if blob.isascii() or len(blob) == len(raw):
-                hits_at = find_lines(blob, VOCAB)
+            ascii_only = blob.isascii()
+            if ascii_only or len(blob) == len(raw):
+                hits_at = find_lines(blob, _ASCII_VOCAB if ascii_only else VOCAB)
                 if hits_at:
                     starts = list(accumulate(map((1).__add__, map(len, compress(texts, mask))), initial=0))
                     found.update(marked[bisect_right(starts, pos) - 1] for pos in hits_at)
