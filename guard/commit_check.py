@@ -43,7 +43,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from . import checks, diffs, output_formats
 from . import entry as program
-from .checks.base import prime
+from .checks.base import keeping, prime
 from .errors import UsageError
 from .model import FileChange, Finding, NumberedLines, Op
 from .policy import Policy
@@ -440,15 +440,16 @@ class _Judge:
         texts = unit.texts or {}
         wanted = {attr for name, _check, _level in named for attr in _ATTRIBUTES.get(name, ())}
         self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
-        # One change at a time: the line checks share the joined text of the change they
-        # scan (checks.base keeps the last few), which a pass per check over a thousand
-        # files would rebuild for each check.  The budget, which needs all of them, is ours.
-        for change in unit.changes:
-            decoded = texts.get(id(change))
-            if decoded is not None:
-                prime(change, *decoded)
+        # Each check once over the whole unit; the line checks share the joined text of each
+        # change (its block, kept for all of them meanwhile).  The findings are then put in
+        # the order a change at a time would give: by change, then by check.
+        with keeping(len(unit.changes)):
+            for change in unit.changes:
+                decoded = texts.get(id(change))
+                if decoded is not None:
+                    prime(change, *decoded)
             inp = checks.CheckInput(
-                changes=(change,),
+                changes=unit.changes,
                 policy=policy,
                 tracked=lambda _path: True,  # `untracked` does not run on commits
                 attr=self.repo.attr,
@@ -456,6 +457,9 @@ class _Judge:
             )
             for check, level in active:
                 found += check(inp, level)
+        at = {p: i for i, c in enumerate(unit.changes) for p in (c.old_path, c.path) if p}
+        found.sort(key=lambda f: at.get(f.path or "", len(at)))
+        # The budget, which needs all of them, is ours.
         if not unit.whole:
             found += encoding_findings(unit.changes, self.pol, self.repo.attr, texts)
             if budget:

@@ -473,3 +473,24 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
                            timeout=120, check=False)
         assert "agent-guard check: the staged change (1 file, +1 -0)" in r.stdout, r.stdout + r.stderr
         assert r.stdout.strip().splitlines()[-1] == loaded, r.stdout + r.stderr
+
+
+def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo) -> None:
+    # The judge runs every check once over all of a unit's changes; its findings must be
+    # those (and in the order) of judging the changes one by one.
+    repo.commit({"README.md": "start\n", "pkg/old.py": "def f():\n    return 1\n"})
+    files = _new_files()
+    files["pkg/old.py"] = "def f():\n    # ... rest of the code unchanged\n    return 1 \n"
+    repo.write(files)
+    repo.git("add", "-A")
+    g = commit_check.Workspace(repo.root)
+    units, _extra, _notes = commit_check._staged(g.repo, frozenset())
+    unit = units[0]
+    judge = commit_check._Judge(g.repo, g.policy())
+    together = judge(unit, budget=False)
+    one_by_one = [f for c in unit.changes
+                  for f in judge(unit._replace(changes=(c,)), budget=False)
+                  if f.code not in ("not-utf8", "binary")]  # encoding findings come after the checks'
+    checked = [f for f in together if f.code not in ("not-utf8", "binary")]
+    assert [f.as_dict() for f in checked] == [f.as_dict() for f in one_by_one]
+    assert {f.code for f in checked} >= {"placeholder", "whitespace", "conflict-marker"}

@@ -8,6 +8,7 @@ at in Python (``hits``).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -114,12 +115,28 @@ class Block:
         return bisect_right(self.starts, offset) - 1
 
 
-# Several checks scan the same changes: keep the last few blocks.
+# Several checks scan the same changes: keep the last few blocks (`keeping` raises the
+# number for a caller that runs each check over many changes in turn).
 _BLOCKS: dict[int, Block] = {}
+_KEPT = 16
+
+
+@contextlib.contextmanager
+def keeping(n: int) -> Iterator[None]:
+    """Keep at least `n` blocks inside: every change of a unit that each check scans in turn."""
+    global _KEPT
+    before = _KEPT
+    _KEPT = max(before, n)
+    try:
+        yield
+    finally:
+        _KEPT = before
+        while len(_BLOCKS) > before:
+            _BLOCKS.pop(next(iter(_BLOCKS)))
 
 
 def _keep(block: Block) -> Block:
-    if len(_BLOCKS) >= 16:
+    if len(_BLOCKS) >= _KEPT:
         _BLOCKS.pop(next(iter(_BLOCKS)))
     _BLOCKS[id(block.change)] = block  # the block holds the change, so its id is not reused meanwhile
     return block
