@@ -8,7 +8,6 @@ is ``agent-guard X``), which reads a plain `check` without click.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import NoReturn, Sequence
 
@@ -222,8 +221,6 @@ def _load_more() -> None:
 
 def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
     """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
-    from .errors import UsageError
-
     args = list(sys.argv[1:] if argv is None else argv)
     entry: click.Command = cli
     if command is not None:
@@ -241,13 +238,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: 
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(EXIT_INTERNAL)
-    except UsageError as exc:
-        click.echo(f"agent-guard: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    except BrokenPipeError:
-        sys.exit(EXIT_INTERNAL)
-    except Exception as exc:  # the one place unexpected failures become an exit status
-        if os.environ.get("AGENT_GUARD_DEBUG"):
-            raise
-        click.echo(f"agent-guard: internal error: {type(exc).__name__}: {exc}", err=True)
-        sys.exit(EXIT_INTERNAL)
+    except Exception as exc:
+        from .entry import failure_status
+
+        sys.exit(failure_status(exc))

@@ -74,33 +74,43 @@ def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
     return out
 
 
+def failure_status(exc: Exception) -> int:
+    """The exit status of a command that raised `exc`, its message written to stderr.
+
+    The one place unexpected failures become a status (``cli.main`` hands click's own
+    exceptions to click first): 2 for a usage error, 3 for anything else.
+    """
+    from .errors import UsageError
+    from .report import EXIT_INTERNAL, EXIT_USAGE
+
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_INTERNAL
+    if isinstance(exc, UsageError):
+        status, message = EXIT_USAGE, f"agent-guard: {exc}"
+    elif os.environ.get("AGENT_GUARD_DEBUG"):
+        raise exc
+    else:
+        status, message = EXIT_INTERNAL, f"agent-guard: internal error: {type(exc).__name__}: {exc}"
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()  # as click.echo does: a caller that swapped the stream reads it next
+    return status
+
+
 def _check(args: Sequence[str]) -> int | None:
     """Run `check` read by `parse_check`: its exit status, or None when click must read the arguments."""
     opts = parse_check(args)
     if opts is None:
         return None
-    from .errors import UsageError
-    from .report import EXIT_INTERNAL, EXIT_USAGE
-
     try:
         from .commit_check import run_check
 
         return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
                          policy=opts["policy"], fmt="json" if opts["as_json"] else opts["fmt"])
-    # The statuses and messages of `cli.main`, for the errors a check can meet.
-    except UsageError as exc:
-        sys.stderr.write(f"agent-guard: {exc}\n")
-        return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_INTERNAL
     except KeyboardInterrupt:
-        sys.stderr.write("\naborted\n")
-        return EXIT_INTERNAL
-    except Exception as exc:  # the one place unexpected failures become an exit status
-        if os.environ.get("AGENT_GUARD_DEBUG"):
-            raise
-        sys.stderr.write(f"agent-guard: internal error: {type(exc).__name__}: {exc}\n")
-        return EXIT_INTERNAL
+        sys.stderr.write("\naborted\n")  # as click says it
+        return 3
+    except Exception as exc:
+        return failure_status(exc)
 
 
 def _main(args: Sequence[str], prog: str, command: str | None) -> int:
