@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -52,6 +53,18 @@ def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode("utf-8", errors="replace")
+
+
+def checkout_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment with this checkout first on Python's import path (for child processes)."""
+    root = str(Path(__file__).resolve().parents[1])
+    return dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra or {}))
+
+
+def python(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python ARGS` in `cwd`, importing this checkout, with text output (bounded in time)."""
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
+                          env=checkout_env(env), timeout=120, check=False)
 
 
 class Repo:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Repo, journal_pending
+from conftest import Repo, journal_pending, python
 from guard import commit_check, paths
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
@@ -464,13 +464,10 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
             "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.formats', "
             "'guard.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))")
-    root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for loaded in ("['yaml']", "[]"):
         # The first run parses the preset with PyYAML and keeps it in the user's cache; the
         # second finds it there and imports neither yaml nor anything of the engine.
-        r = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True, env=env,
-                           timeout=120, check=False)
+        r = python(repo.root, "-c", code)
         assert "agent-guard check: the staged change (1 file, +1 -0)" in r.stdout, r.stdout + r.stderr
         assert r.stdout.strip().splitlines()[-1] == loaded, r.stdout + r.stderr
 

@@ -7,23 +7,19 @@ with the answers libgit2 gives one by one.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, checkout_env, python
 from guard.repo import GitRepo
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, capture_output=True, text=True,
-                          env=full, timeout=120, check=False)
+    return python(cwd, "-m", "guard", *args, env=env)
 
 
 def test_large_output_arrives_whole_with_the_status(repo: Repo) -> None:
@@ -52,9 +48,8 @@ def test_a_reader_that_goes_away_is_not_an_error_trace(repo: Repo) -> None:
     repo.commit({"a.txt": "a\n"})
     repo.write({f"f{i}.txt": "x \n" * 200 for i in range(20)})
     repo.git("add", "-A")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "guard", "check"], cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=checkout_env())
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.read(10)
     proc.stdout.close()  # like `| head -c 10`
@@ -173,15 +168,12 @@ def test_check_without_click_imports_no_click(repo: Repo) -> None:
             "real_exit = os._exit\n"
             "def leave(status):\n    print('click' in sys.modules, status)\n    sys.stdout.flush()\n    real_exit(status)\n"
             "os._exit = leave\nentry.run(sys.argv[1:])\n")
-    full = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for args, click_loaded in ((["check"], "False"), (["check", "--json"], "False"), (["check", "--help"], "True")):
-        r = subprocess.run([sys.executable, "-c", code, *args], cwd=repo.root, capture_output=True, text=True,
-                           env=full, timeout=120, check=False)
+        r = python(repo.root, "-c", code, *args)
         assert r.stdout.strip().splitlines()[-1].split()[0] == click_loaded, (args, r.stdout, r.stderr)
     # Same report, same status, with or without click.
     fast = _run(repo.root, "check")
-    slow = subprocess.run([sys.executable, "-c", "from guard.cli import main; main()", "check"], cwd=repo.root,
-                          capture_output=True, text=True, env=full, timeout=120, check=False)
+    slow = python(repo.root, "-c", "from guard.cli import main; main()", "check")
     assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout)
     assert "whitespace" in fast.stdout
 
@@ -193,8 +185,6 @@ def test_check_usage_errors_the_fast_reader_meets(repo: Repo, tmp_path: Path) ->
     elsewhere = tmp_path / "not-a-repository"
     elsewhere.mkdir()
     fast = _run(elsewhere, "check")
-    full = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    slow = subprocess.run([sys.executable, "-c", "from guard.cli import main; main()", "check"], cwd=elsewhere,
-                          capture_output=True, text=True, env=full, timeout=120, check=False)
+    slow = python(elsewhere, "-c", "from guard.cli import main; main()", "check")
     assert (fast.returncode, fast.stderr) == (slow.returncode, slow.stderr) == (2, slow.stderr)
     assert "not a git repository" in fast.stderr
