@@ -5,15 +5,22 @@ Claude Code runs a command hook with one JSON payload on standard input
 ``tool_use_id``...).  One command serves both events; ``hook_event_name`` says which:
 
 ``PreToolUse`` (Edit, MultiEdit, Write; NotebookEdit is passed through)
-    The edit is worked out exactly as the tool will make it (``old_string`` must
-    occur once unless ``replace_all``; MultiEdit's edits apply in sequence) and the
-    diff to the resulting file is checked against the policy with
-    ``Guard.apply(check=True)``: nothing is written.  When the tool's exact match
-    would fail, the edit goes to the engine as written, whose findings say why.  A refusal answers ``permissionDecision: deny`` with the
-    findings and hints as the reason, which Claude Code shows the model; a pass
-    answers ``allow`` (``--on-pass ask`` or ``defer`` keep Claude Code's own
-    permission prompt).  Before answering, the file's current content is stashed
-    (its blob in the object database, the blob id in
+    The file and its repository come from ``tool_input.file_path`` (a relative path
+    is read from ``cwd``), not from the folder Claude Code started in: the path is
+    split where its text would climb (``..``), the repository is looked for in the
+    folders before that point, and the rest of the path, as written, goes to the
+    resolver ``agent-apply`` uses (``paths.resolve``), which refuses a ``..`` that
+    follows a symbolic link.  The edit is worked out exactly as the tool will make
+    it (``old_string`` must occur once unless ``replace_all``; MultiEdit's edits
+    apply in sequence) and the diff to the resulting file is checked against the
+    policy with ``Guard.apply(check=True)``: nothing is written.  When the tool's
+    exact match would fail, the edit goes to the engine as written, whose findings
+    say why.  A refusal denies: exit 2 with the findings and hints on standard
+    error, which Claude Code shows the model.  A pass grants nothing: no permission
+    decision (warnings go back as ``additionalContext``), so Claude Code's own
+    permission rules and prompts apply (``--on-pass ask`` asks the user every
+    time).  Before answering, the file's current content is stashed (its blob in
+    the object database, the blob id in
     ``<git common dir>/agent-guard/hooks/claude-code/<tool_use_id>.json``).
     NotebookEdit is only checked for its path (protected, outside); its cells are
     JSON, not lines an agent wrote.
@@ -27,12 +34,15 @@ Claude Code runs a command hook with one JSON payload on standard input
     the settings' matcher adds it) records the lines Claude was shown, as
     ``git agent-read`` does, so ``read_before_edit`` policies count Claude's reads.
 
-Exit statuses follow Claude Code's hook protocol, not ``apply``'s: 0 with the JSON
-answer on standard output; 2 with the reason on standard error blocks the tool
-(an unreadable payload or an internal error in the pre hook: the guard fails
-closed); 1 is a non-blocking error (the post hook could not record a write that
-already happened).  Files outside the repository, other tools, other events and
-folders that are not in a git repository are not ours: exit 0, no output.
+Claude Code lets a tool call go ahead when a PreToolUse hook exits with anything but
+0 or 2, or runs past its ``timeout``; so the pre hook fails closed.  Every failure
+(an unreadable payload, a missing field, a broken policy, an internal error, a write
+to standard output that fails) exits 2 with the reason on standard error, and the
+hook gives itself a deadline (``--deadline``, default ``DEADLINE`` seconds, under the
+30 s ``timeout`` of ``hooks/claude-code-settings.json``) after which an alarm ends it
+with exit 2, whatever it was doing.  After the write there is nothing left to block:
+a failing post hook exits 1 (reported, not blocking).  Files outside every
+repository, other tools and other events are not ours: exit 0, no output.
 """
 
 from __future__ import annotations
@@ -40,20 +50,28 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
 from .cli import CONTEXT, cli
+from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .engine import Guard
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
 PASSED = ("NotebookEdit",)
 READ = "Read"  # PostToolUse only, when the settings add it: records what Claude read
 READ_LIMIT = 2000  # lines Claude Code's Read shows when the call gives no limit
 STASH_DAYS = 1  # stashes whose post hook never came (the tool failed) are dropped after this
+DEADLINE = 20.0  # seconds: the settings snippet gives the hook 30, and Python's start-up comes out of them
+BLOCK, REPORTED = 2, 1  # a pre hook's failure blocks the tool; a post hook's is only reported
 
 
 class HookError(Exception):
@@ -66,6 +84,53 @@ class Answer(NamedTuple):
     stderr: str = ""
 
 
+class Deadline:
+    """An alarm that ends the process with exit 2 and a reason once the pre hook runs out of time.
+
+    Claude Code lets the tool call go ahead when a hook outlives its ``timeout``, so the
+    hook must end first, denying.  The handler exits at once (``os._exit``): whatever the
+    hook was doing (waiting for the repository lock, reading a payload that never ends)
+    is abandoned; locks are flocks the kernel drops, and a pre hook writes nothing that a
+    cut leaves half done.  A post hook's write already happened: it ``cancel``s the alarm
+    and lets Claude Code's own timeout bound it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.failing = BLOCK  # the exit status of a failure from here on
+        self._old: Any = None
+        self._armed = False
+
+    def _expire(self, signum: int, frame: FrameType | None) -> None:
+        os.write(2, (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); "
+                     "the edit was blocked\n").encode())
+        os._exit(BLOCK)
+
+    def __enter__(self) -> Deadline:
+        try:
+            self._old = signal.signal(signal.SIGALRM, self._expire)
+        except ValueError:  # not the main thread (an embedding caller): Claude Code's timeout bounds it
+            return self
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def cancel(self) -> None:
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def after_write(self) -> None:
+        """The payload is a post hook's: nothing left to block."""
+        self.failing = REPORTED
+        self.cancel()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+            self._armed = False
+
+
 # ---------------------------------------------------------------------- payload
 
 
@@ -74,6 +139,8 @@ def _payload(raw: bytes) -> dict[str, Any]:
         raise HookError("no hook payload on standard input (Claude Code sends one JSON object)")
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise HookError("the hook payload nests deeper than the hook reads (Claude Code sends a few levels)") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise HookError(f"the hook payload is not JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -84,9 +151,8 @@ def _payload(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def _tool_input(data: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
-    """(tool name, tool input, the file it writes as written by the tool)."""
-    tool = data.get("tool_name")
+def _tool_input(data: dict[str, Any], tool: str) -> tuple[dict[str, Any], str]:
+    """(tool input, the file it writes as written by the tool)."""
     ti = data.get("tool_input")
     if not isinstance(ti, dict):
         raise HookError(f'the {tool} payload has no "tool_input" object')
@@ -94,20 +160,40 @@ def _tool_input(data: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
     target = ti.get(key)
     if not isinstance(target, str) or not target:
         raise HookError(f'the {tool} tool input has no "{key}" string (keys: {", ".join(sorted(ti)) or "none"})')
-    return str(tool), ti, target
+    return ti, target
 
 
-def _repo_path(root: Path, cwd: str, target: str) -> str | None:
-    """The target relative to the repository (validated later), or None when it lies outside."""
-    full = os.path.normpath(os.path.join(cwd, target))
-    for base in dict.fromkeys((str(root), os.path.realpath(root))):
-        if full.startswith(base.rstrip("/") + "/"):
-            return full[len(base.rstrip("/")) + 1:]
-    # The folder may be reached through a symlink (a linked home, /tmp on macOS): resolve the
-    # folder, never the file itself, so a linked file inside the repository stays a finding.
-    parent = os.path.realpath(os.path.dirname(full))
-    if parent == str(root) or parent.startswith(str(root) + "/"):
-        return os.path.relpath(os.path.join(parent, os.path.basename(full)), root)
+def _locate(target: str, cwd: str, policy: str | None) -> tuple[Guard, str] | None:
+    """The repository that holds `target` and the path in it as written, or None outside every repository.
+
+    The repository is looked for in the folders the path names before its text first
+    climbs (``..``): ``link/../a.txt`` is looked up from ``link``'s parent, never from
+    where the OS would land, and the resolver then judges ``link/..`` as it judges any
+    edit's path.  A folder reached through a symbolic link (a linked home) counts as
+    the repository's when it is the repository's root or inside it.
+    """
+    from .engine import Guard
+
+    full = target if target.startswith("/") else os.path.join(cwd, target)
+    parts = full.split("/")
+    plain = next((i for i, p in enumerate(parts) if p in (".", "..")), len(parts))
+    deepest = plain if plain < len(parts) else plain - 1  # a last plain name may be the file itself
+    tried: set[str] = set()
+    for i in range(deepest, 0, -1):
+        folder = "/".join(parts[:i]) or "/"
+        if not os.path.isdir(folder):
+            continue
+        try:
+            g = Guard(folder, policy)
+        except UsageError:
+            continue  # not a repository here; a shallower folder may be one (reached through a link)
+        root = str(g.root)
+        if root in tried:
+            continue
+        tried.add(root)
+        for j in range(i, 0, -1):
+            if os.path.realpath("/".join(parts[:j]) or "/") == root:
+                return g, "/".join(parts[j:])
     return None
 
 
@@ -128,7 +214,7 @@ def _turn(data: dict[str, Any], turn: str | None) -> str | None:
 # ---------------------------------------------------------------------- stash
 
 
-def _stash_dir(g) -> Path:  # type: ignore[no-untyped-def]
+def _stash_dir(g: Guard) -> Path:
     from . import worktree
 
     d = worktree.state_dir(g.repo) / "hooks" / "claude-code"
@@ -144,13 +230,13 @@ def _stash_name(data: dict[str, Any], rel: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
 
 
-def _stash(g, data: dict[str, Any], rel: str, agent: str, turn: str | None) -> None:  # type: ignore[no-untyped-def]
+def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None) -> None:
     from . import worktree
 
     before, mode = worktree.read(g.root, rel)
     d = _stash_dir(g)
     cutoff = time.time() - STASH_DAYS * 86400
-    for old in d.glob("*.json"):
+    for old in d.glob("*"):  # a post hook that never came; a temporary file a deadline cut short
         try:
             if old.stat().st_mtime < cutoff:
                 old.unlink()
@@ -163,7 +249,7 @@ def _stash(g, data: dict[str, Any], rel: str, agent: str, turn: str | None) -> N
     os.replace(tmp, d / _stash_name(data, rel))
 
 
-def _unstash(g, data: dict[str, Any], rel: str) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+def _unstash(g: Guard, data: dict[str, Any], rel: str) -> dict[str, Any] | None:
     path = _stash_dir(g) / _stash_name(data, rel)
     try:
         doc = json.loads(path.read_bytes())
@@ -191,8 +277,8 @@ def _simulate(text: str, edits: list[Any]) -> str | None:
     return text
 
 
-def _edit_for(g, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-    """The edit (text, dialect) whose check decides the tool call."""
+def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:
+    """The edit (text, dialect) whose check decides the tool call; `rel` is resolved."""
     from . import diffs, worktree
     from .model import Op
 
@@ -222,55 +308,62 @@ def _edit_for(g, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:  #
     return json.dumps({"file_path": rel, "edits": edits}), "json"
 
 
-def _decision(decision: str, reason: str) -> str:
-    return json.dumps({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}})
+def _output(fields: dict[str, str]) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}) + "\n"
 
 
-def _pass(on_pass: str, reason: str) -> Answer:
-    return Answer(0, "" if on_pass == "defer" else _decision(on_pass, reason) + "\n")
+def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
+    """A passing edit: no permission decision (Claude Code's own rules apply), or `ask`."""
+    if on_pass == "ask":
+        return Answer(0, _output({"permissionDecision": "ask", "permissionDecisionReason": reason}))
+    if said:  # warnings and notes reach the model as context, never as a grant
+        return Answer(0, _output({"additionalContext": "\n".join([reason] + said)}))
+    return Answer(0)
 
 
-def _refusal(report) -> str:  # type: ignore[no-untyped-def]
+def _deny(findings: Any) -> Answer:
     from .report import format_finding
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
-    lines += [format_finding(f) for f in report.findings]
-    return "\n".join(lines)
+    lines += [format_finding(f) for f in findings]
+    return Answer(BLOCK, stderr="\n".join(lines) + "\n")
 
 
-def pre(g, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None, on_pass: str) -> Answer:  # type: ignore[no-untyped-def]
+def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
+        on_pass: str) -> Answer:
+    """`rel` is the path in the repository as the tool wrote it, not yet resolved."""
     from . import paths
     from .report import format_finding
 
+    resolved, finding = paths.resolve(g.root, rel)
+    if finding is not None or resolved is None:
+        return _deny([finding] if finding else [])
     pol = g.policy(agent)
     if tool in PASSED:
-        rel2, finding = paths.resolve(g.root, rel)
-        if finding is None and rel2 is not None:
-            finding = paths.protected_finding(rel2, pol)
+        finding = paths.protected_finding(resolved, pol)
         if finding is not None and finding.severity == "error":
-            return Answer(0, _decision("deny", "agent-guard refused this edit; nothing was written.\n" + format_finding(finding)) + "\n")
-        _stash(g, data, rel2 or rel, agent, turn)
-        return _pass(on_pass, f"agent-guard: {tool} of {rel} passed through (path checked only)")
-    text, fmt = _edit_for(g, tool, ti, rel)
+            return _deny([finding])
+        _stash(g, data, resolved, agent, turn)
+        return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
+    text, fmt = _edit_for(g, tool, ti, resolved)
     report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True)
     if report.status == "refused":
-        return Answer(0, _decision("deny", _refusal(report)) + "\n")
-    _stash(g, data, report.changes[0].path if report.changes else rel, agent, turn)
-    warnings = [format_finding(f) for f in report.findings]
-    return _pass(on_pass, "\n".join([f"agent-guard: {tool} of {rel} checked"] + warnings))
+        return _deny(report.findings)
+    _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn)
+    said = [format_finding(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
+    return _pass(on_pass, f"agent-guard: {tool} of {resolved} checked", said)
 
 
 # ---------------------------------------------------------------------- PostToolUse
 
 
-def post(g, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:  # type: ignore[no-untyped-def]
+def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:
     from . import diffs, paths, worktree
     from .model import Op
 
     rel2, finding = paths.resolve(g.root, rel)
     if finding is not None or rel2 is None:
-        return Answer(1, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
+        return Answer(REPORTED, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
     stash = _unstash(g, data, rel2)
     if stash is not None:
         before = g.repo.read_blob(stash["before"]) if stash.get("before") else None
@@ -284,13 +377,13 @@ def post(g, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | N
         elif isinstance(resp, dict) and resp.get("type") == "create":
             before, old_mode = None, None
         else:
-            return Answer(1, stderr=(
+            return Answer(REPORTED, stderr=(
                 f"agent-guard: cannot record {tool} of {rel2}: no content from before the tool ran "
                 f"(tool_use_id {data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too\n"))
     try:
         after, new_mode = worktree.read(g.root, rel2)
     except (worktree.UnsafePath, OSError) as exc:
-        return Answer(1, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
+        return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
     if before == after:
         return Answer(0)
     op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
@@ -301,7 +394,7 @@ def post(g, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | N
     return Answer(0)
 
 
-def note_read(g, rel: str, ti: dict[str, Any], agent: str) -> Answer:  # type: ignore[no-untyped-def]
+def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
     """Record the lines Claude's Read showed, so `read_before_edit` policies count Claude's reads."""
     from . import paths, reads, worktree
 
@@ -326,57 +419,83 @@ def note_read(g, rel: str, ti: dict[str, Any], agent: str) -> Answer:  # type: i
 # ---------------------------------------------------------------------- command
 
 
-def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str) -> Answer:
-    """Answer one Claude Code hook call (the payload's bytes)."""
-    from .engine import Guard, default_agent
-    from .errors import UsageError
-
+def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str,
+                deadline: Deadline | None = None) -> Answer:
+    """Answer one Claude Code hook call (the payload's bytes); never raises."""
+    failing = BLOCK
     try:
         data = _payload(raw)
-    except HookError as exc:
-        return Answer(2, stderr=f"agent-guard hook: {exc}\n")
-    event = data["hook_event_name"]
-    if event not in ("PreToolUse", "PostToolUse"):
-        return Answer(0)
-    blocking = 2 if event == "PreToolUse" else 1  # a post hook cannot undo the write: never block
-    tool_name = data.get("tool_name")
-    if tool_name not in EDIT_TOOLS + PASSED and not (tool_name == READ and event == "PostToolUse"):
-        return Answer(0)
-    try:
-        tool, ti, target = _tool_input(data)
-        given = data.get("cwd")
-        cwd = given if isinstance(given, str) and given else os.getcwd()
-        try:
-            g = Guard(cwd, policy)
-        except UsageError:
-            return Answer(0)  # not a git repository: nothing of ours to guard or record
-        rel = _repo_path(g.root, cwd, target)
-        if rel is None:
-            return Answer(0)  # outside the repository: Claude Code's own permissions decide
-        agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
-        turn = _turn(data, turn)
-        session = data.get("session_id")
-        saved = os.environ.get("AGENT_GUARD_SESSION")
-        if saved is None and isinstance(session, str) and session:
-            os.environ["AGENT_GUARD_SESSION"] = session  # per-session budgets follow Claude Code's session
-        try:
-            if event == "PreToolUse":
-                return pre(g, data, rel, tool, ti, agent, turn, on_pass)
-            if tool == READ:
-                return note_read(g, rel, ti, agent)
-            return post(g, data, rel, tool, agent, turn)
-        finally:
-            if saved is None:
-                os.environ.pop("AGENT_GUARD_SESSION", None)
-    except HookError as exc:
-        return Answer(blocking, stderr=f"agent-guard hook: {exc}\n")
-    except UsageError as exc:
-        return Answer(blocking, stderr=f"agent-guard hook: {exc}\n")
+        event = data["hook_event_name"]
+        if event not in ("PreToolUse", "PostToolUse"):
+            return Answer(0)
+        if event == "PostToolUse":
+            failing = REPORTED  # a post hook cannot undo the write: never block
+            if deadline is not None:
+                deadline.after_write()
+        tool = data.get("tool_name")
+        if not isinstance(tool, str) or not tool:
+            raise HookError(f'the {event} payload has no "tool_name" string')
+        if tool not in EDIT_TOOLS + PASSED and not (tool == READ and event == "PostToolUse"):
+            return Answer(0)
+        return _answer(data, event, tool, agent, turn, policy, on_pass)
     except Exception as exc:  # fail closed before the write, report after it
-        if os.environ.get("AGENT_GUARD_DEBUG"):
-            raise
-        what = "the edit was blocked" if blocking == 2 else "the write was not recorded"
-        return Answer(blocking, stderr=f"agent-guard hook: internal error ({type(exc).__name__}: {exc}); {what}\n")
+        if isinstance(exc, (HookError, UsageError)):
+            why = str(exc)
+        else:
+            if os.environ.get("AGENT_GUARD_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            why = f"internal error ({type(exc).__name__}: {exc})"
+        what = "the edit was blocked" if failing == BLOCK else "the write was not recorded"
+        return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
+
+
+def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,
+            on_pass: str) -> Answer:
+    from .engine import default_agent
+
+    ti, target = _tool_input(data, tool)
+    given = data.get("cwd")
+    cwd = given if isinstance(given, str) and given else os.getcwd()
+    found = _locate(target, cwd, policy)
+    if found is None:
+        return Answer(0)  # outside every repository: Claude Code's own permissions decide
+    g, rel = found
+    agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
+    turn = _turn(data, turn)
+    session = data.get("session_id")
+    saved = os.environ.get("AGENT_GUARD_SESSION")
+    if saved is None and isinstance(session, str) and session:
+        os.environ["AGENT_GUARD_SESSION"] = session  # per-session budgets follow Claude Code's session
+    try:
+        if event == "PreToolUse":
+            return pre(g, data, rel, tool, ti, agent, turn, on_pass)
+        if tool == READ:
+            return note_read(g, rel, ti, agent)
+        return post(g, data, rel, tool, agent, turn)
+    finally:
+        if saved is None:
+            os.environ.pop("AGENT_GUARD_SESSION", None)
+
+
+def _send(answer: Answer) -> None:
+    """Write the answer, flushed here: a stream that fails must fail inside the hook's guard."""
+    if answer.stdout:
+        sys.stdout.write(answer.stdout)
+        sys.stdout.flush()
+    if answer.stderr:
+        sys.stderr.write(answer.stderr)
+        sys.stderr.flush()
+
+
+def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value == "allow":
+        raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
+                                 "(no decision: Claude Code's own permission rules apply) or give 'ask'")
+    if value not in ("defer", "ask"):
+        raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
+    return value
 
 
 @cli.group("hook", context_settings=CONTEXT)
@@ -388,20 +507,34 @@ def hook_group() -> None:
 @click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'claude').")
 @click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--on-pass", type=click.Choice(["allow", "ask", "defer"]), default="allow", show_default=True,
-              help="Answer for an edit that passes: allow (skip Claude Code's prompt), ask, or defer (no answer).")
-def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str) -> None:
+@click.option("--on-pass", default="defer", show_default=True, metavar="[defer|ask]", callback=_on_pass,
+              help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) "
+                   "or ask (prompt the user every time). The hook never allows.")
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEADLINE, show_default=True,
+              metavar="SECONDS", help="Deny when the pre hook has not answered by then; keep it under the "
+                                      "hook's timeout in Claude Code's settings (30 s in our snippet).")
+def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
     """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
 
-    PreToolUse: check Edit/MultiEdit/Write against the policy without writing and
-    answer deny (with the findings) or allow.  PostToolUse: record what the tool
-    wrote as a turn on the shadow ref.  Exit 0 with JSON on standard output; 2
-    blocks the tool (unreadable payload before the write); 1 reports a post-hook
-    failure without blocking.
+    PreToolUse: check Edit/MultiEdit/Write against the policy without writing;
+    a refusal exits 2 with the findings on standard error (Claude Code blocks
+    the tool and shows them to the model); a pass gives no permission decision.
+    Every failure before the write (unreadable payload, internal error, the
+    deadline) also exits 2.  PostToolUse: record what the tool wrote as a turn
+    on the shadow ref; a failure there exits 1 (reported, not blocking).
     """
-    answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass)
-    if answer.stdout:
-        click.echo(answer.stdout, nl=False)
-    if answer.stderr:
-        click.echo(answer.stderr, nl=False, err=True)
+    timer = Deadline(deadline)
+    try:
+        with timer:
+            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
+            _send(answer)
+    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
+        if isinstance(exc, SystemExit):
+            raise
+        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
+        try:
+            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
+        except OSError:
+            pass
+        sys.exit(timer.failing)
     sys.exit(answer.code)

@@ -17,10 +17,21 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, checkout_env
 
 SRC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
 SETTINGS = Path(__file__).resolve().parents[1] / "hooks" / "claude-code-settings.json"
+# The console script this venv installed: what Claude Code's settings run.
+AGENT_GUARD = Path(sys.executable).with_name("agent-guard")
+
+
+def hook_command(cwd: Path, data: str | bytes, *args: str, timeout: float = 60,
+                 **popen: Any) -> subprocess.CompletedProcess[bytes]:
+    """`agent-guard hook claude-code ARGS` run as Claude Code runs it, the payload on standard input."""
+    assert AGENT_GUARD.exists(), f"{AGENT_GUARD} is missing: pip install -e '.[test]' in this checkout"
+    raw = data.encode() if isinstance(data, str) else data
+    return subprocess.run([str(AGENT_GUARD), "hook", "claude-code", *args], input=raw, cwd=cwd, env=checkout_env(),
+                          capture_output=not popen, timeout=timeout, **popen)
 
 
 @pytest.fixture
@@ -52,11 +63,23 @@ def absolute(repo: Repo, name: str) -> str:
 
 
 def decision(result) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    assert result.code == 0, result
-    out = json.loads(result.stdout)
-    spec = out["hookSpecificOutput"]
+    """The hook's answer: {"permissionDecision": "deny", "permissionDecisionReason": ...} for a refusal
+    (exit 2, the reason on stderr), else its JSON output ({} for none), which must grant nothing."""
+    if result.code == 2:
+        assert result.stdout == "" and result.stderr, result
+        return {"permissionDecision": "deny", "permissionDecisionReason": result.stderr}
+    assert result.code == 0 and result.stderr == "", result
+    if not result.stdout:
+        return {}
+    spec = json.loads(result.stdout)["hookSpecificOutput"]
     assert spec["hookEventName"] == "PreToolUse"
+    assert spec.get("permissionDecision") in (None, "ask"), spec  # never "allow"
     return spec  # type: ignore[no-any-return]
+
+
+def passed(result) -> bool:  # type: ignore[no-untyped-def]
+    """The edit passed: no permission decision at all, so Claude Code's own rules apply."""
+    return "permissionDecision" not in decision(result) and result.code == 0
 
 
 def turns(cli, agent: str = "claude") -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
@@ -75,8 +98,7 @@ def edit_input(repo: Repo, old: str, new: str, **kw: Any) -> dict[str, Any]:
 def test_edit_allowed_and_nothing_written(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
     r = cli("hook", "claude-code", input=payload(project, "Edit", edit_input(project, "s = 0", "s = 0.0")))
-    spec = decision(r)
-    assert spec["permissionDecision"] == "allow"
+    assert passed(r) and r.stdout == ""
     assert project.snapshot() == before
 
 
@@ -93,27 +115,27 @@ def test_multiedit_applies_in_sequence(project: Repo, cli) -> None:  # type: ign
              {"old_string": "acc = 0\n    for i in items:\n        s += i\n    return s",
               "new_string": "acc = 0\n    for i in items:\n        acc += i\n    return acc"}]
     r = cli("hook", "claude-code", input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": edits}))
-    assert decision(r)["permissionDecision"] == "allow"
+    assert passed(r)
 
 
 def test_write_new_file_allowed(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
     r = cli("hook", "claude-code", input=payload(project, "Write", {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}))
-    assert decision(r)["permissionDecision"] == "allow"
+    assert passed(r)
     assert project.snapshot() == before
     assert not (project.root / "pkg").exists()
 
 
 def test_edit_with_empty_old_string_creates(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     ti = {"file_path": absolute(project, "notes.txt"), "old_string": "", "new_string": "hello\n"}
-    assert decision(cli("hook", "claude-code", input=payload(project, "Edit", ti)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=payload(project, "Edit", ti)))
 
 
 def test_relative_path_from_a_subfolder(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     (project.root / "sub").mkdir()
     p = json.loads(payload(project, "Edit", {"file_path": "../stats.py", "old_string": "s = 0", "new_string": "s = 1"}))
     p["cwd"] = str(project.root / "sub")
-    assert decision(cli("hook", "claude-code", input=json.dumps(p)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=json.dumps(p)))
 
 
 # ---------------------------------------------------------------------- PreToolUse: deny
@@ -148,7 +170,7 @@ def test_refusals_deny_with_findings(project: Repo, cli, tool: str, tool_input: 
 def test_notebook_edit_passed_through_but_path_checked(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     nb = {"notebook_path": absolute(project, "analysis.ipynb"), "cell_id": "a1", "new_source": "print(1)",
           "cell_type": "code", "edit_mode": "replace"}
-    assert decision(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb)))
     nb["notebook_path"] = absolute(project, ".github/workflows/ci.ipynb")
     spec = decision(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb, tool_use_id="toolu_02")))
     assert spec["permissionDecision"] == "deny"
@@ -226,7 +248,7 @@ def claude_writes(repo: Repo, name: str, content: str) -> None:
 
 def test_pre_then_post_records_the_turn_and_rolls_back(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     ti = edit_input(project, "s = 0", "s = 0.0")
-    assert decision(cli("hook", "claude-code", input=payload(project, "Edit", ti)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=payload(project, "Edit", ti)))
     head = project.git("rev-parse", "HEAD")
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 0.0"))
     resp = {"filePath": ti["file_path"], "oldString": "s = 0", "newString": "s = 0.0", "originalFile": SRC,
@@ -350,18 +372,12 @@ def test_settings_snippet_runs_the_hook_for_both_events() -> None:
         assert hook["type"] == "command" and hook["command"] == "agent-guard hook claude-code"
 
 
-def test_subprocess_exit_statuses(project: Repo) -> None:
-    exe = [sys.executable, "-m", "guard", "hook", "claude-code"]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-
-    def run(data: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(exe, input=data.encode(), cwd=project.root, env=env, capture_output=True, timeout=60)
-
-    ok = run(payload(project, "Edit", edit_input(project, "s = 0", "s = 5")))
-    assert ok.returncode == 0 and json.loads(ok.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
-    bad = run(payload(project, "Edit", edit_input(project, "s = 9", "s = 5")))
-    assert bad.returncode == 0 and json.loads(bad.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    broken = run("{")
+def test_console_command_exit_statuses(project: Repo) -> None:
+    ok = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 5")))
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"", b""), ok
+    bad = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 9", "s = 5")))
+    assert bad.returncode == 2 and b": not-found: " in bad.stderr and bad.stdout == b"", bad
+    broken = hook_command(project.root, "{")
     assert broken.returncode == 2 and b"not JSON" in broken.stderr and broken.stdout == b""
 
 
@@ -376,7 +392,7 @@ def test_read_records_claude_reads_for_read_before_edit(project: Repo, cli) -> N
     r = cli("hook", "claude-code", input=payload(project, "Read", read, event="PostToolUse", tool_use_id="toolu_r",
                                                  response={"type": "text", "file": {"filePath": read["file_path"]}}))
     assert (r.code, r.stdout, r.stderr) == (0, "", ""), r
-    assert decision(cli("hook", "claude-code", input=payload(project, "Edit", ti)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=payload(project, "Edit", ti)))
 
 
 @pytest.mark.parametrize("content,old,new", [
@@ -387,12 +403,239 @@ def test_read_records_claude_reads_for_read_before_edit(project: Repo, cli) -> N
 def test_exact_edits_on_awkward_files_are_allowed(repo: Repo, cli, content: bytes, old: str, new: str) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"f.py": content})
     ti = {"file_path": absolute(repo, "f.py"), "old_string": old, "new_string": new}
-    spec = decision(cli("hook", "claude-code", input=payload(repo, "Edit", ti)))
-    assert spec["permissionDecision"] == "allow", spec
+    assert passed(cli("hook", "claude-code", input=payload(repo, "Edit", ti)))
 
 
 def test_budget_counts_the_change_not_the_file(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # 4,000 lines of 64 bytes: larger than the per-edit byte budget (200,000) of the default policy.
     repo.commit({"big.py": "".join(f"value_{i:05d} = {'x' * 40!r}  # line\n"[:63] + "\n" for i in range(4000))})
     ti = {"file_path": absolute(repo, "big.py"), "old_string": "value_02000 =", "new_string": "value_2000 ="}
-    assert decision(cli("hook", "claude-code", input=payload(repo, "Edit", ti)))["permissionDecision"] == "allow"
+    assert passed(cli("hook", "claude-code", input=payload(repo, "Edit", ti)))
+
+
+# ---------------------------------------------------------------------- fails closed (the console command)
+
+DEEP = b"[" * 100_000
+
+
+def _pre(tool_input: Any, tool: Any = "Edit", **extra: Any) -> bytes:
+    return json.dumps({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, **extra}).encode()
+
+
+FAILURES = {
+    "empty payload": (b"", "no hook payload"),
+    "not JSON": (b"{not json", "not JSON"),
+    "invalid UTF-8": (b'{"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": "\xff\xfe"}', "not JSON"),
+    "100,000 nested [": (DEEP, "nests deeper"),
+    "nested deep inside an object": (b'{"hook_event_name": "PreToolUse", "tool_input": ' + DEEP + b"}", "nests deeper"),
+    "not an object": (b'["PreToolUse"]', "JSON object"),
+    "no hook_event_name": (b'{"tool_name": "Edit", "tool_input": {}}', "hook_event_name"),
+    "no tool_name": (b'{"hook_event_name": "PreToolUse", "tool_input": {"file_path": "a"}}', "tool_name"),
+    "tool_name not a string": (_pre({"file_path": "a"}, tool=["Edit"]), "tool_name"),
+    "no tool_input": (b'{"hook_event_name": "PreToolUse", "tool_name": "Write"}', "tool_input"),
+    "tool_input not an object": (_pre("stats.py", tool="Write"), "tool_input"),
+    "no file_path": (_pre({"old_string": "a", "new_string": "b"}), "file_path"),
+    "file_path a 5,000-digit number": (b'{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": '
+                                       b'{"file_path": ' + b"7" * 5000 + b', "content": "x"}}', "digits"),
+    "MultiEdit edits not a list": (None, "edits"),
+    "lone surrogate in file_path": (None, "blocked"),
+    "broken policy": (None, "policy"),
+    "internal error": (None, "internal error"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+def test_every_failure_denies_with_exit_2(project: Repo, case: str) -> None:
+    raw, words = FAILURES[case]
+    if case == "MultiEdit edits not a list":
+        raw = _pre({"file_path": absolute(project, "stats.py"), "edits": "s = 0"}, tool="MultiEdit")
+    elif case == "lone surrogate in file_path":
+        raw = payload(project, "Write", {"file_path": absolute(project, "a\ud800.py"), "content": "x\n"}).encode()
+    elif case == "broken policy":
+        project.write({".agent-guard.yaml": "checks: [not, a, mapping\n"})
+        raw = payload(project, "Edit", edit_input(project, "s = 0", "s = 1")).encode()
+    elif case == "internal error":
+        # agent-guard's state folder in .git is a file: opening the repository's state fails.
+        (project.root / ".git" / "agent-guard").write_text("not a folder\n")
+        raw = payload(project, "Edit", edit_input(project, "s = 0", "s = 1")).encode()
+    before = project.snapshot()
+    r = hook_command(project.root, raw)
+    assert r.returncode == 2, (case, r)
+    assert r.stdout == b"", (case, r)
+    err = r.stderr.decode("utf-8", "replace")
+    assert err.startswith("agent-guard hook: ") and words in err and "the edit was blocked" in err, (case, err)
+    assert "Traceback" not in err
+    assert project.snapshot() == before
+
+
+def test_a_post_hook_failure_is_reported_not_blocking(project: Repo) -> None:
+    raw = json.dumps({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"content": "x"}})
+    r = hook_command(project.root, raw)
+    assert r.returncode == 1 and b"file_path" in r.stderr and b"not recorded" in r.stderr, r
+
+
+def _hold_lock(repo: Repo) -> int:
+    """Hold agent-guard's repository lock, as a hung agent-guard command would."""
+    import fcntl
+
+    (repo.root / ".git" / "agent-guard").mkdir(exist_ok=True)
+    fd = os.open(repo.root / ".git" / "agent-guard" / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_deadline_denies_before_claude_codes_timeout(project: Repo) -> None:
+    import time
+
+    from guard import hookcmd
+
+    timeout = json.loads(SETTINGS.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"]
+    assert hookcmd.DEADLINE <= timeout - 5  # start-up and the answer must fit in what is left
+    fd = _hold_lock(project)
+    try:
+        before = project.snapshot()
+        started = time.monotonic()
+        r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")),
+                         "--deadline", "1")
+        took = time.monotonic() - started
+    finally:
+        os.close(fd)
+    assert r.returncode == 2 and r.stdout == b"", r
+    assert b"no answer within the 1 s deadline" in r.stderr and b"blocked" in r.stderr, r
+    assert took < timeout, took
+    assert project.snapshot() == before
+
+
+def test_deadline_ends_a_payload_that_never_ends(project: Repo) -> None:
+    proc = subprocess.Popen([str(AGENT_GUARD), "hook", "claude-code", "--deadline", "1"], cwd=project.root,
+                            env=checkout_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"hook_event_name": "PreToolUse", ')  # ... and the rest never comes
+        proc.stdin.flush()
+        code = proc.wait(timeout=60)  # standard input stays open: only the deadline can end the read
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert code == 2 and out == b"" and b"no answer within the 1 s deadline" in err, (code, out, err)
+
+
+def test_deadline_must_be_positive(project: Repo) -> None:
+    r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")), "--deadline", "0")
+    assert r.returncode == 2 and b"'--deadline': 0.0 is not in the range" in r.stderr, r
+
+
+def test_an_answer_that_cannot_be_written_denies(project: Repo) -> None:
+    # `--on-pass ask` answers on standard output; a closed pipe must not turn into a pass.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")),
+                         "--on-pass", "ask", stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    assert r.returncode == 2 and b"BrokenPipeError" in r.stderr and b"blocked" in r.stderr, r
+
+
+# ---------------------------------------------------------------------- the file names the repository
+
+
+def test_started_in_a_parent_folder_checks_the_files_repository(project: Repo, tmp_path: Path) -> None:
+    before = project.snapshot()
+    for ti, tool in ((edit_input(project, "    return s\n", "    # ... existing code ...\n    return s\n"), "Edit"),
+                     ({"file_path": absolute(project, ".env"), "content": "TOKEN=1\n"}, "Write")):
+        p = json.loads(payload(project, tool, ti))
+        p["cwd"] = str(tmp_path)  # the folder that holds the repository: no repository itself
+        r = hook_command(tmp_path, json.dumps(p))
+        assert r.returncode == 2 and b"nothing was written" in r.stderr, r
+    assert project.snapshot() == before
+
+
+def test_started_in_another_repository_checks_and_records_in_the_files_one(project: Repo, tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
+    other = Repo(tmp_path / "other")
+    other.commit({"x.txt": "x\n"})
+    p = json.loads(payload(project, "Write", {"file_path": absolute(project, ".env"), "content": "TOKEN=1\n"}))
+    p["cwd"] = str(other.root)
+    r = hook_command(other.root, json.dumps(p))
+    assert r.returncode == 2 and b"path-protected" in r.stderr, r
+    # A passing edit is recorded in the repository that holds the file, not the one Claude Code runs in.
+    ti = edit_input(project, "s = 0", "s = 4")
+    for event in ("PreToolUse", "PostToolUse"):
+        p = json.loads(payload(project, "Edit", ti, event=event, tool_use_id="toolu_other", response={}))
+        p["cwd"] = str(other.root)
+        r = hook_command(other.root, json.dumps(p))
+        assert (r.returncode, r.stdout, r.stderr) == (0, b"", b""), r
+        if event == "PreToolUse":
+            claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 4"))
+    assert "refs/agent-guard/claude" in project.git("for-each-ref", "--format=%(refname)")
+    assert other.git("for-each-ref", "--format=%(refname)", "refs/agent-guard/") == ""
+
+
+def test_dot_dot_after_a_symlink_is_judged_by_the_resolver(project: Repo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "deep"
+    outside.mkdir(parents=True)
+    os.symlink(outside, project.root / "link")
+    before = project.snapshot()
+    for tool, ti in (("Write", {"file_path": absolute(project, "link/../a.txt"), "content": "x\n"}),
+                     ("Edit", {"file_path": absolute(project, "link/../stats.py"), "old_string": "s = 0", "new_string": "s"}),
+                     ("Write", {"file_path": "link/../a.txt", "content": "x\n"})):
+        r = hook_command(project.root, payload(project, tool, ti))
+        assert r.returncode == 2 and b"path-outside" in r.stderr and b"symbolic link" in r.stderr, (ti, r)
+    assert project.snapshot() == before
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["deep"]
+
+
+def test_a_repository_reached_through_a_linked_folder(project: Repo, tmp_path: Path) -> None:
+    os.symlink(project.root, tmp_path / "linked")  # a linked home, /tmp on macOS
+    linked = tmp_path / "linked"
+    p = json.loads(payload(project, "Write", {"file_path": str(linked / ".env"), "content": "TOKEN=1\n"}))
+    p["cwd"] = str(linked)
+    r = hook_command(linked, json.dumps(p))
+    assert r.returncode == 2 and b"path-protected" in r.stderr, r
+    p = json.loads(payload(project, "Edit", {"file_path": str(linked / "stats.py"), "old_string": "s = 0", "new_string": "s = 9"}))
+    p["cwd"] = str(linked)
+    assert hook_command(linked, json.dumps(p)).returncode == 0
+
+
+def test_a_link_to_another_repositorys_root_is_checked_there(project: Repo, tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
+    other = Repo(tmp_path / "other")
+    other.commit({"x.txt": "x\n"})
+    os.symlink(other.root, project.root / "vendor")
+    r = hook_command(project.root, payload(project, "Write", {"file_path": absolute(project, "vendor/.env"), "content": "T\n"}))
+    assert r.returncode == 2 and b"'.env'" in r.stderr and b"path-protected" in r.stderr, r
+    r = hook_command(project.root, payload(project, "Write", {"file_path": absolute(project, "vendor/../x"), "content": "T\n"}))
+    assert r.returncode == 2 and b"leaves the repository" in r.stderr, r
+
+
+def test_files_outside_every_repository_are_left_to_claude_code(project: Repo, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = hook_command(project.root, payload(project, "Write", {"file_path": str(plain / "a.py"), "content": "x\n"}))
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b""), r
+
+
+# ---------------------------------------------------------------------- the hook never grants
+
+
+def test_a_pass_gives_no_permission_decision(project: Repo) -> None:
+    r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")))
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b""), r
+    # Warnings reach the model as context only.
+    project.commit({".agent-guard.yaml": "checks: {placeholder: warning}\n"})
+    ti = edit_input(project, "    return s\n", "    # ... existing code ...\n    return s\n")
+    r = hook_command(project.root, payload(project, "Edit", ti))
+    assert r.returncode == 0, r
+    spec = json.loads(r.stdout)["hookSpecificOutput"]
+    assert set(spec) == {"hookEventName", "additionalContext"} and "placeholder" in spec["additionalContext"], spec
+
+
+def test_on_pass_allow_is_refused_with_the_reason(project: Repo) -> None:
+    r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")), "--on-pass", "allow")
+    assert r.returncode == 2 and b"never grants permission" in r.stderr and r.stdout == b"", r
