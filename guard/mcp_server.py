@@ -14,9 +14,9 @@ rest of the CLI never pays for it::
     rollback     undo the last turn, one turn, or every turn after one
 
 Every path is resolved inside the repository (``paths.resolve``): the server
-never reads or writes outside it.  ``edit_file`` and ``write_file`` change an
-existing file only if the agent read it (``read_file`` or ``git agent-read``)
-and it has not changed since; the read record is the shared one in
+never reads or writes outside it.  ``edit_file``, ``write_file`` and
+``apply_patch`` change (move, delete) an existing file only if the agent read it
+(``read_file`` or ``git agent-read``) and it has not changed since; the read record is the shared one in
 ``guard/reads.py``, and an applied edit updates it, so a model can make several
 edits in a row after one read.  ``--no-require-read`` turns the rule off.
 """
@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import click
 
 from .cli import CONTEXT, cli
+
+if TYPE_CHECKING:
+    from .model import Finding
 
 INSTRUCTIONS = (
     "agent-guard checks every edit against the repository's policy and applies it all or nothing; "
@@ -97,14 +100,19 @@ class Session:
 
     # -- the read rule
 
-    def unread(self, path: str) -> Result | None:
-        """A `stale` refusal when the agent has not read the current content of `path`."""
-        from . import paths, reads, worktree
-        from .model import error
+    def unread(self, paths_: list[str]) -> Result | None:
+        """A `stale` refusal naming every existing file of `paths_` the agent has not read as it is now."""
         from .report import Report
 
         if not self.require_read:
             return None
+        findings = [f for f in map(self._unread, dict.fromkeys(paths_)) if f is not None]
+        return _report(Report("refused", None, findings=tuple(findings))) if findings else None
+
+    def _unread(self, path: str) -> Finding | None:
+        from . import paths, reads, worktree
+        from .model import error
+
         rel, finding = paths.resolve(self.g.root, path)
         if finding is not None or rel is None:
             return None  # the engine reports the path
@@ -113,14 +121,13 @@ class Session:
         except (worktree.UnsafePath, OSError):
             return None
         if current is None:
-            return None
+            return None  # a new file: nothing to have read
         seen = reads.last(self.g.repo, self.agent, rel)
         if seen is not None and seen.blob == self.g.repo.hash_blob(current):
             return None
         why = "you have not read it" if seen is None else "it changed since you last read it"
-        return _report(Report("refused", None, findings=(error(
-            "stale", rel, None, f"{rel} cannot be edited: {why}",
-            f"call read_file with path {rel!r} first, then edit the text as it reads now"),)))
+        return error("stale", rel, None, f"{rel} cannot be edited: {why}",
+                     f"call read_file with path {rel!r} first, then edit the text as it reads now")
 
     def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
         """After an applied edit the agent knows the new content (it wrote it)."""
@@ -199,7 +206,7 @@ def write_file(s: Session, args: dict[str, Any]) -> Result:
 
 def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Result:
     """An edit of one file the agent must have read, as the JSON dialect says it."""
-    refused = s.unread(args["path"])
+    refused = s.unread([args["path"]])
     if refused is not None:
         return refused
     report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
@@ -208,8 +215,17 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Resul
 
 
 def apply_patch(s: Session, args: dict[str, Any]) -> Result:
-    report = s.g.apply(args["patch"], format=args.get("format") or "auto", agent=s.agent,
-                       check=bool(args.get("dry_run")))
+    from . import formats
+
+    fmt = args.get("format") or "auto"
+    # The read rule of edit_file and write_file, for every file the patch changes, moves or
+    # deletes; a patch that does not parse is left to the engine, which says why.
+    edits, _ = formats.parse(args["patch"], fmt)
+    if edits is not None:
+        refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p])
+        if refused is not None:
+            return refused
+    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")))
     s.note_written(report)
     return _report(report)
 
@@ -284,8 +300,10 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
          "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
          "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), or JSON "
-         "str_replace objects. The dialect is detected unless format names it. Context lines must match "
-         "the file; small drift in line numbers or whitespace is repaired and reported. " + FINDINGS,
+         "str_replace objects. The dialect is detected unless format names it. Read every existing file the "
+         "patch changes first (read_file): a file you have not read, or that changed since, is refused as stale. "
+         "Context lines must match the file; small drift in line numbers or whitespace is repaired and "
+         "reported. " + FINDINGS,
          {"type": "object", "properties": {
              "patch": {"type": "string", "description": "The patch text."},
              "format": {"type": "string", "enum": ["auto", "unified", "codex", "search-replace", "json", "hashline"],
@@ -367,7 +385,8 @@ def _version() -> str:
 @click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
 @click.option("--require-read/--no-require-read", default=True, show_default=True,
-              help="Refuse edit_file/write_file on existing files the agent has not read in their current state.")
+              help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their "
+                   "current state.")
 def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
     """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, TypeVar
 
 import pytest
 
@@ -148,6 +148,7 @@ def test_write_file_creates_and_replaces(project: Repo, session: mcp_server.Sess
 
 
 def test_apply_patch_any_dialect(project: Repo, session: mcp_server.Session) -> None:
+    call(session, "read_file", path="docs/notes.md")
     diff = "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
     r = call(session, "apply_patch", patch=diff)
     assert not r.error, r.text
@@ -259,3 +260,70 @@ def test_mcp_command_without_repository(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "guard", "mcp"], cwd=tmp_path, env={**os.environ, **_server_env()},
                        input=b"", capture_output=True, timeout=60)
     assert r.returncode == 2 and b"not a git repository" in r.stderr
+
+
+# ---------------------------------------------------------------------- over stdio, as a client sees it
+
+T = TypeVar("T")
+
+
+def over_stdio(root: Path, log: Path, scenario: Callable[[Any], Awaitable[T]], *args: str) -> T:
+    """Run `scenario(session)` against `agent-guard mcp ARGS` started in `root`, through the official SDK."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp", *args], cwd=str(root),
+                                   env=_server_env())
+    out: list[T] = []
+
+    async def main() -> None:
+        with anyio.fail_after(120), open(log, "a") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=60) as s:
+                    await s.initialize()
+                    out.append(await scenario(s))
+
+    anyio.run(main)
+    return out[0]
+
+
+async def tool(s: Any, name: str, **args: Any) -> tuple[bool, str, Any]:
+    """(is_error, text, structured content) of one tools/call."""
+    r = await s.call_tool(name, args, read_timeout_seconds=60)
+    return bool(r.is_error), "".join(c.text for c in r.content if c.type == "text"), r.structured_content
+
+
+def test_apply_patch_needs_a_read_like_edit_file(project: Repo, tmp_path: Path) -> None:
+    diff = "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+    codex_move = "*** Begin Patch\n*** Update File: shapes.py\n*** Move to: geometry.py\n@@\n-def area(w, h):\n+def area(width, h):\n*** End Patch\n"
+    create = "*** Begin Patch\n*** Add File: new.py\n+X = 1\n*** End Patch\n"
+    seen: dict[str, Any] = {}
+
+    async def scenario(s: Any) -> None:
+        seen["unread"] = await tool(s, "apply_patch", patch=diff)
+        seen["dry run"] = await tool(s, "apply_patch", patch=diff, dry_run=True)
+        seen["snapshot"] = project.snapshot()
+        seen["moved"] = await tool(s, "apply_patch", patch=codex_move)
+        seen["created"] = await tool(s, "apply_patch", patch=create)  # a new file needs no read
+        await tool(s, "read_file", path="docs/notes.md")
+        seen["read"] = await tool(s, "apply_patch", patch=diff)
+        # Its own write counts as read: a second patch follows without a new read.
+        seen["again"] = await tool(s, "apply_patch", patch=diff.replace("-two\n+TWO", "-TWO\n+2"))
+        (project.root / "docs/notes.md").write_text("one\n2\nthree\nuser\n")  # someone else's change
+        seen["changed"] = await tool(s, "apply_patch", patch=diff.replace("-two\n+TWO", "-2\n+3"))
+
+    before = project.snapshot()
+    over_stdio(project.root, tmp_path / "server.log", scenario)
+    for key in ("unread", "dry run", "moved"):
+        err, text, data = seen[key]
+        assert err and ": stale: " in text and "you have not read it" in text and "read_file" in text, (key, text)
+        assert data["status"] == "refused" and data["findings"][0]["code"] == "stale"
+    assert "shapes.py" in seen["moved"][1]
+    assert seen["snapshot"] == before
+    for key in ("created", "read", "again"):
+        assert not seen[key][0], (key, seen[key][1])
+    err, text, _ = seen["changed"]
+    assert err and "changed since you last read it" in text, text
+    assert project.read("docs/notes.md") == b"one\n2\nthree\nuser\n"
+    assert project.read("new.py") == b"X = 1\n"
