@@ -18,7 +18,7 @@ from . import diffs, formats, ledger, worktree
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
 from .merge3 import merge
-from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
+from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, error
 from .repo import EXEC, FILE
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
@@ -70,17 +70,32 @@ class Guard(Workspace):
         turn: str | None = None,
         check: bool = False,
         path: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> Report:
+        """Apply one edit, or refuse it whole.
+
+        Relative paths the agent names are read from `cwd` (default: the current folder)
+        when it is inside the work tree, else from the root; `diff --git` names are always
+        from the root (``PathBase``; the README's "First apply").
+        """
         started = time.monotonic()
         agent = default_agent(agent)
         turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
         pol = self.policy(agent)
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        report = self._apply(raw, format, agent, turn, check, path, pol)
+        here = self.folder(cwd)
+        report = self._apply(raw, format, agent, turn, check, path, pol, here)
         self._event("apply", agent, turn, report, len(raw), started)
         return report
 
-    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy) -> Report:
+    def folder(self, cwd: str | os.PathLike[str] | None = None) -> str:
+        """The repository-relative folder relative paths start from ("" for the root)."""
+        from . import paths
+
+        return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
+
+    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
+               here: str = "") -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
             return Report("refused", None if fmt == "auto" else fmt, findings=(too_big,))
@@ -102,7 +117,7 @@ class Guard(Workspace):
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
             self.repo.forget_attributes()
-            plan = self.plan(edits, pol, agent, turn, len(raw))
+            plan = self.plan(edits, pol, agent, turn, len(raw), here)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
@@ -151,7 +166,8 @@ class Guard(Workspace):
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int) -> Planned:
+    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int, here: str = "") -> Planned:
+        """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``)."""
         from . import checks
 
         changes: list[FileChange] = []
@@ -160,7 +176,7 @@ class Guard(Workspace):
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         for fe in edits.files:
-            ch, fs, ns = self._locate_file(fe, pol, tiers)
+            ch, fs, ns = self._locate_file(fe, pol, tiers, here)
             findings += fs
             notes += ns
             if ch is None:
@@ -218,18 +234,21 @@ class Guard(Workspace):
                                "edit the submodule in its own repository, not through this one")
         return rel, None
 
-    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
+    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "") -> tuple[FileChange | None, list[Finding], list[str]]:
+        from . import paths
         from .checks import content_finding
 
         if fe.binary:
             return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                                 "change binary files outside the agent, or send a text edit")], []
-        path, f = self._resolve(fe.path, pol)
+        start = "" if fe.path_base is PathBase.ROOT else here
+        guess = fe.path_base is PathBase.GUESS
+        path, f = self._resolve(paths.from_folder(start, fe.path, guess), pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
         src: str = path
         if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            old, f = self._resolve(fe.old_path, pol)
+            old, f = self._resolve(paths.from_folder(start, fe.old_path, guess), pol)
             if f is not None or old is None:
                 return None, [f] if f else [], []
             src = old
@@ -262,7 +281,7 @@ class Guard(Workspace):
             else:
                 verb = "delete" if op is Op.DELETE else "modify"
                 return None, [error("missing", path, None, f"cannot {verb} {src}: it does not exist",
-                                    "create it with a new-file edit, or check the path (paths are relative to the repository root)")], []
+                                    f"create it with a new-file edit, or check the path ({_path_rule(fe, start)})")], []
         if (fe.new_mode or FILE) not in (FILE, EXEC):
             kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
             return None, [error("path-outside", path, None,
@@ -410,6 +429,15 @@ def _outside_sparse(path: str, creates: bool) -> Finding:
                      f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
     return error("missing", path, None,
                  f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
+
+
+def _path_rule(fe: FileEdit, start: str) -> str:
+    """What the edit's relative paths were read from, for a hint."""
+    if fe.path_base is PathBase.ROOT:
+        return "a git diff names files from the top of the repository, as `git apply` reads it"
+    if start:
+        return f"relative paths start from the current folder, {start}/, as for git"
+    return "relative paths start from the top of the repository"
 
 
 def _is_folder(p: Path) -> bool:

@@ -8,8 +8,9 @@ What it prints::
     (lines 1-2 of 40)        only when --lines showed part of the file
     (empty file)             only for an empty file
 
-``PATH`` in the header is relative to the repository root (the argument is relative
-to the current folder, as for git).  ``TAG`` is the first 8 hex digits of the git
+``PATH`` in the header is written as the argument is read: relative to the current
+folder, as for git (``[app.py#...]`` in ``src/`` for ``src/app.py``), so an edit under
+the header, sent from the same folder, names the same file.  ``TAG`` is the first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
 read is recorded for the agent with the lines it showed (guard/reads.py), so a
 hashline edit under that header (guard/formats/hashline.py) applies to exactly that
@@ -21,8 +22,8 @@ Line text is printed without its line terminator; nothing else is changed.
 from __future__ import annotations
 
 import os
+import posixpath
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -62,17 +63,21 @@ def parse_lines(spec: str) -> tuple[int, int]:
     return a, b
 
 
-def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None) -> str:
-    """`path` (repository-relative) as `git agent-read` prints it; records the read for `agent`.
+def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
+         cwd: str | os.PathLike[str] | None = None) -> str:
+    """`path` as `git agent-read` prints it; records the read for `agent`.
 
-    Raises ``Unreadable`` when the file cannot be shown.
+    A relative `path` starts from `cwd` (default: the current folder) when that is inside
+    the work tree, else from the root, as for ``Guard.apply``; the header names the file
+    the same way.  Raises ``Unreadable`` when the file cannot be shown.
     """
     from .checks import content_finding
     from .engine import default_agent
 
     who = default_agent(agent)
     repo = guard_session.repo
-    rel, finding = paths.resolve(guard_session.root, path)
+    here = guard_session.folder(cwd)
+    rel, finding = paths.resolve(guard_session.root, paths.from_folder(here, path))
     if finding is not None or rel is None:
         raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
     with worktree.locked(repo):
@@ -100,25 +105,13 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
                                    f"read lines 1 to {n}, e.g. git agent-read {rel} --lines {max(1, n - 39)}:{n}"))
         blob = repo.write_blob(data)
         reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
-    out = [f"[{rel}#{blob[:TAG_DIGITS]}]"]
+    out = [f"[{posixpath.relpath(rel, here) if here else rel}#{blob[:TAG_DIGITS]}]"]
     out += [f"{i}:{text.lines[i - 1]}" for i in range(a, b + 1)]
     if not n:
         out.append("(empty file)")
     elif (a, b) != (1, n):
         out.append(f"(lines {a}-{b} of {n})")
     return "\n".join(out) + "\n"
-
-
-def _from_cwd(root: Path, path: str) -> str:
-    """A command-line path (relative to the current folder, as for git) made relative to the root."""
-    if os.path.isabs(path):
-        return path
-    here = Path(os.path.realpath(os.getcwd()))
-    try:
-        prefix = here.relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        return path
-    return path if prefix in ("", ".") else f"{prefix}/{path}"
 
 
 @cli.command("read", context_settings=CONTEXT)
@@ -150,7 +143,7 @@ def read_cmd(path: str, span: str | None, agent: str | None) -> None:
         raise click.BadParameter(str(exc), param_hint="--lines") from None
     g = Guard(".")
     try:
-        click.echo(read(g, _from_cwd(g.root, path), lines, agent), nl=False)
+        click.echo(read(g, path, lines, agent), nl=False)
     except Unreadable as exc:
         click.echo(format_finding(exc.finding), err=True)
         sys.exit(EXIT_REFUSED)

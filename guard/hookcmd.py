@@ -346,7 +346,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         _stash(g, data, resolved, agent, turn)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, fmt = _edit_for(g, tool, ti, resolved)
-    report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True)
+    report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True, cwd=g.root)
     if report.status == "refused":
         return _deny(report.findings)
     _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn)

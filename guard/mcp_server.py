@@ -13,8 +13,9 @@ rest of the CLI never pays for it::
     list_turns   the recorded turns, newest first
     rollback     undo the last turn, one turn, or every turn after one
 
-Every path is resolved inside the repository (``paths.resolve``): the server
-never reads or writes outside it.  ``edit_file``, ``write_file`` and
+The agent has no current folder here: every relative path, in every tool and
+dialect, starts from the top of the repository (``cwd=root``), and is resolved
+inside it (``paths.resolve``): the server never reads or writes outside it.  ``edit_file``, ``write_file`` and
 ``apply_patch`` change (move, delete) an existing file only if the agent read it
 (``read_file`` or ``git agent-read``) and it has not changed since; the read record is the shared one in
 ``guard/reads.py``, and an applied edit updates it, so a model can make several
@@ -191,7 +192,7 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
             return Result(f"read_file: no lines {lines[0]} to {lines[1]}: lines start at 1 and end_line must not be "
                           "less than start_line", error=True)
     try:
-        return Result(hashline_read.read(s.g, args["path"], lines, s.agent).rstrip("\n"))
+        return Result(hashline_read.read(s.g, args["path"], lines, s.agent, cwd=s.g.root).rstrip("\n"))
     except hashline_read.Unreadable as exc:
         return Result(format_finding(exc.finding), {"findings": [exc.finding.as_dict()]}, error=True)
 
@@ -209,7 +210,8 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Resul
     refused = s.unread([args["path"]])
     if refused is not None:
         return refused
-    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")))
+    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")),
+                       cwd=s.g.root)
     s.note_written(report)
     return _report(report)
 
@@ -225,7 +227,7 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
         refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p])
         if refused is not None:
             return refused
-    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")))
+    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root)
     s.note_written(report)
     return _report(report)
 
@@ -248,7 +250,8 @@ def rollback(s: Session, args: dict[str, Any]) -> Result:
     return _report(report)
 
 
-_PATH = {"type": "string", "description": "File path relative to the repository root, e.g. src/app.py."}
+_PATH = {"type": "string", "description": "File path relative to the repository root (whatever folder the "
+                                         "server runs in), e.g. src/app.py."}
 _DRY = {"type": "boolean", "default": False,
         "description": "Only check: report findings and the diff, write nothing."}
 
@@ -300,7 +303,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
          "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
          "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), or JSON "
-         "str_replace objects. The dialect is detected unless format names it. Read every existing file the "
+         "str_replace objects. The dialect is detected unless format names it. Every file path in the patch is "
+         "relative to the repository root. Read every existing file the "
          "patch changes first (read_file): a file you have not read, or that changed since, is refused as stale. "
          "Context lines must match the file; small drift in line numbers or whitespace is repaired and "
          "reported. " + FINDINGS,

@@ -44,6 +44,14 @@ class Op(str, enum.Enum):
 CONTEXT, REMOVED, ADDED = " ", "-", "+"
 
 
+class PathBase(str, enum.Enum):
+    """What a relative path in an edit is relative to (the README's "First apply" states the rule)."""
+
+    HERE = "here"  # the current folder, as for `git add`: every path an agent names itself
+    ROOT = "root"  # the repository root: `diff --git` patches, as `git apply` reads them
+    GUESS = "guess"  # other diffs: the current folder, unless the path already starts with it (git apply's guess)
+
+
 @dataclass(frozen=True)
 class HunkLine:
     tag: str  # CONTEXT, REMOVED or ADDED
@@ -102,7 +110,7 @@ Change = Union[Hunk, Replace, LineRange, Snippet]
 
 @dataclass(frozen=True)
 class FileEdit:
-    path: str  # repository-relative path as written in the input (validated later)
+    path: str  # as written in the input, relative to `path_base` (validated later)
     op: Op
     old_path: str | None = None  # for RENAME (and a modify that moves)
     changes: tuple[Change, ...] = ()
@@ -113,6 +121,7 @@ class FileEdit:
     binary: bool = False  # a binary patch: always refused
     create_missing: bool = False  # MODIFY of a missing file starts from empty and creates it
     source_line: int = 0
+    path_base: PathBase = PathBase.HERE
 
 
 @dataclass(frozen=True)

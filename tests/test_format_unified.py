@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from guard.formats import unified
-from guard.model import EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
+from guard.model import EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, PathBase
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -769,9 +770,28 @@ OTHER_CASES = [
 ]
 
 
+def _any_base(edits: EditSet) -> EditSet:
+    """`edits` with every path read from the same place (test_path_base checks where)."""
+    return replace(edits, files=tuple(replace(f, path_base=PathBase.HERE) for f in edits.files))
+
+
 @pytest.mark.parametrize("text, expected", GIT_CASES + PLAIN_CASES + JUNK_CASES + HUNK_CASES + OTHER_CASES)
 def test_parse(text: str, expected: EditSet) -> None:
-    assert unified.parse(text) == expected
+    assert _any_base(unified.parse(text)) == expected
+
+
+@pytest.mark.parametrize("text, path, base", [
+    # As git apply reads them: a `diff --git` patch names files from the top of the repository...
+    (L("diff --git a/app.py b/app.py", "--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
+    (L("diff --git app.py app.py", "--- app.py", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
+    # ... other diffs from the current folder (unless the name already starts with it) ...
+    (L("--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
+    (L("--- app.py.orig", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
+    # ... and a name given with --path is the agent's own.
+    (L("@@ -1 +1 @@", "-a", "+b"), "app.py", PathBase.HERE),
+])
+def test_path_base(text: str, path: str | None, base: PathBase) -> None:
+    assert [f.path_base for f in unified.parse(text, path=path).files] == [base]
 
 
 def test_hunks_without_header_take_the_given_path() -> None:

@@ -80,10 +80,12 @@ def test_read_empty_crlf_and_unterminated_files(repo, cli):  # type: ignore[no-u
 
 def test_read_paths_are_relative_to_the_current_folder(repo, cli):  # type: ignore[no-untyped-def]
     repo.commit({"src/pkg/m.py": "m\n", "top.txt": "t\n"})
+    # The header names the file as the argument did, so an edit sent from the same folder finds it.
     r = cli("read", "m.py", cwd=repo.root / "src" / "pkg")
-    assert r.stdout.startswith("[src/pkg/m.py#"), r
+    assert r.stdout.startswith("[m.py#"), r
     r = cli("read", "../../top.txt", cwd=repo.root / "src" / "pkg")
-    assert r.stdout.startswith("[top.txt#"), r
+    assert r.stdout.startswith("[../../top.txt#"), r
+    assert cli("read", "top.txt").stdout.startswith("[top.txt#")
 
 
 @pytest.mark.parametrize(

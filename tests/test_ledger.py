@@ -211,7 +211,7 @@ def test_gc_keeps_newest_turns(repo: Repo, cli) -> None:  # type: ignore[no-unty
 
 def test_commands_work_from_a_subfolder_and_git_dash_c(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"sub/deep/x.txt": "a\n"})
-    r = cli("apply", "--json", input=edit("sub/deep/x.txt", "a\n", "b\n"), cwd=repo.root / "sub" / "deep")
+    r = cli("apply", "--json", input=edit("x.txt", "a\n", "b\n"), cwd=repo.root / "sub" / "deep")  # as for git add
     assert r.code == 0, r
     assert (repo.root / "sub/deep/x.txt").read_text() == "b\n"
 

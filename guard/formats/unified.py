@@ -45,6 +45,9 @@ Meaning:
   other side is ``/dev/null``), or after a ``diff -r`` line when the two names
   differ only in their first component; otherwise names are taken as written.
   Timestamps (after a TAB or a space) and svn ``(revision N)`` notes are cut.
+  As ``git apply`` reads them, ``diff --git`` names are relative to the top of
+  the repository (``PathBase.ROOT``), and other names to the current folder
+  unless they already start with its path (``PathBase.GUESS``).
 - Ops.  ``/dev/null`` or ``new file mode`` on the old side is a create (its
   content is the ``+`` lines); on the new side, or ``deleted file mode``, a delete
   (its hunks kept, to check the removed text).  Outside git, a lone hunk
@@ -81,7 +84,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
+from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, PathBase
 
 NAME = "unified"
 
@@ -849,6 +852,14 @@ def _created(sec: _Section, path: str) -> FileEdit:
 
 
 def _finish(sec: _Section) -> FileEdit:
+    edit = _file_edit(sec)
+    # git writes a `diff --git` patch's names from the top of the repository whatever folder it
+    # ran in; a name given with --path is the agent's own.
+    base = PathBase.HERE if sec.fixed_path is not None else PathBase.ROOT if sec.git else PathBase.GUESS
+    return replace(edit, path_base=base)
+
+
+def _file_edit(sec: _Section) -> FileEdit:
     if sec.fixed_path is not None:
         old, new = sec.fixed_path, sec.fixed_path
     elif sec.git:
