@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -77,17 +78,24 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     who = default_agent(agent)
     repo = guard_session.repo
     here = guard_session.folder(cwd)
-    rel, finding = paths.resolve(guard_session.root, paths.from_folder(here, path))
+    raw = paths.from_folder(here, path)
+    # `src/` names a folder as surely as `src` does: judge the name without its slash.
+    rel, finding = paths.resolve(guard_session.root, raw.rstrip("/") or raw)
     if finding is not None or rel is None:
         raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
+    folder = _folder(guard_session.root, rel)
+    if folder is not None:
+        raise Unreadable(folder)
+    if raw.endswith("/"):
+        raise Unreadable(error("missing", rel, None, f"{path!r} names a folder, and there is no folder {rel}",
+                               f"name a file (without the trailing '/'), e.g. {rel}"))
     with worktree.locked(repo):
         try:
             data, _mode = worktree.read(guard_session.root, rel)
         except worktree.UnsafePath as exc:
-            raise Unreadable(error("path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
-                                   "read the file the link points to, by its own path inside the repository")) from None
-        except IsADirectoryError:
-            raise Unreadable(error("missing", rel, None, f"{rel} is a folder, not a file", "name a file")) from None
+            raise Unreadable(_folder(guard_session.root, rel) or error(
+                "path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
+                "read the file the link points to, by its own path inside the repository")) from None
         if data is None:
             raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
                                    "check the path (relative to the current folder), or create the file with a "
@@ -112,6 +120,25 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     elif (a, b) != (1, n):
         out.append(f"(lines {a}-{b} of {n})")
     return "\n".join(out) + "\n"
+
+
+SHOWN_ENTRIES = 10  # names of a folder listed in the hint of a read that named it
+
+
+def _folder(root: Path, rel: str) -> Finding | None:
+    """The finding for a read of a plain folder (not a link to one: the resolver refused those)."""
+    full = root / rel
+    if full.is_symlink() or not full.is_dir():
+        return None
+    try:
+        names = sorted(n + ("/" if (full / n).is_dir() else "") for n in os.listdir(full) if n != ".git")
+    except OSError:
+        names = []
+    listed = ", ".join(f"{rel}/{n}" for n in names[:SHOWN_ENTRIES])
+    more = f" and {len(names) - SHOWN_ENTRIES} more" if len(names) > SHOWN_ENTRIES else ""
+    what = f"it holds {listed}{more}" if names else "it is empty"
+    return error("missing", rel, None, f"{rel} is a folder, not a file; a read shows one file",
+                 f"name a file in it: {what}")
 
 
 @cli.command("read", context_settings=CONTEXT)

@@ -108,6 +108,32 @@ def test_read_refusals(repo, cli, files, args, code, needle):  # type: ignore[no
     assert r.stdout == ""
 
 
+@pytest.mark.parametrize("where, arg", [("", "src"), ("", "src/"), ("", "src//"), ("src", "."), ("src/pkg", "..")])
+def test_reading_a_folder_says_it_is_a_folder(repo, cli, where, arg):  # type: ignore[no-untyped-def]
+    repo.commit({"src/app.py": "a\n", "src/pkg/m.py": "m\n"})
+    before = repo.snapshot()
+    r = cli("read", arg, cwd=repo.root / where)
+    assert r.code == 1 and r.stdout == "", r
+    assert "src: missing: src is a folder, not a file" in r.stderr, r
+    assert "it holds src/app.py, src/pkg/" in r.stderr and "symlink" not in r.stderr, r
+    assert repo.snapshot() == before
+
+
+def test_a_trailing_slash_on_a_file_or_nothing(repo, cli):  # type: ignore[no-untyped-def]
+    repo.commit({"a.txt": "a\n"})
+    r = cli("read", "a.txt/")
+    assert r.code == 1 and "names a folder, and there is no folder a.txt" in r.stderr, r
+    r = cli("read", "nope/")
+    assert r.code == 1 and "there is no folder nope" in r.stderr, r
+
+
+def test_a_link_to_a_folder_is_still_refused_as_a_link(repo, cli, tmp_path):  # type: ignore[no-untyped-def]
+    repo.commit({"src/app.py": "a\n"})
+    (repo.root / "ln").symlink_to(repo.root / "src")
+    r = cli("read", "ln")
+    assert r.code == 1 and "path-outside" in r.stderr and "symbolic link" in r.stderr, r
+
+
 def test_python_api_read(ten):  # type: ignore[no-untyped-def]
     out = guard.read("a.txt", repo=ten.root, lines=(2, 3), agent="bot")
     assert out.splitlines()[1:] == ["2:line 2", "3:line 3", "(lines 2-3 of 10)"]

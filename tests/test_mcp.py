@@ -327,3 +327,12 @@ def test_apply_patch_needs_a_read_like_edit_file(project: Repo, tmp_path: Path) 
     assert err and "changed since you last read it" in text, text
     assert project.read("docs/notes.md") == b"one\n2\nthree\nuser\n"
     assert project.read("new.py") == b"X = 1\n"
+
+
+def test_read_file_of_a_folder_says_it_is_a_folder(project: Repo, tmp_path: Path) -> None:
+    async def scenario(s: Any) -> tuple[bool, str, Any]:
+        return await tool(s, "read_file", path="docs")
+
+    err, text, data = over_stdio(project.root, tmp_path / "server.log", scenario)
+    assert err and "docs: missing: docs is a folder, not a file" in text and "docs/notes.md" in text, text
+    assert "symlink" not in text and data["findings"][0]["code"] == "missing"
