@@ -5,7 +5,8 @@ every create) before locating it.
 
 **Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
 change, every one a ``LineRange`` without ``expect``: what the hashline dialect
-parses into -- name lines of the file as the agent read it with ``git agent-read``.
+parses into -- name lines of the file as the agent read it (``git agent-read``, the MCP
+``read_file``).  Hints name the reader's own way to read (guard/audience.py).
 They are resolved in four steps:
 
 1. *Base.*  The tag must be a prefix of the blob this agent last read for the
@@ -42,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from . import diffs, ledger, reads
+from .audience import CLI, Audience
 from .formats.hashline import LAST
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
@@ -64,15 +66,16 @@ def line_anchored(fe: FileEdit) -> bool:
     )
 
 
-def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy) -> Anchored:
-    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it."""
+def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
+                 audience: Audience = CLI) -> Anchored:
+    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools."""
     agent = pol.agent or "agent"
     if before is not None and line_anchored(fe):
-        return _anchor(repo, fe, path, before, pol, agent)
+        return _anchor(repo, fe, path, before, pol, _Reader(audience, agent))
     if before is not None and fe.base is None and pol.read_before_edit:
         level = pol.level("stale")
         if level in ("error", "warning"):
-            found = _unread(repo, path, before, pol, agent, level)
+            found = _unread(repo, path, before, pol, _Reader(audience, agent), level)
             if found is not None:
                 return Anchored(fe, (found,))
     return Anchored(fe)
@@ -81,13 +84,19 @@ def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, p
 # --------------------------------------------------------------------------- line-anchored edits
 
 
-def _read_cmd(path: str, agent: str, lines: tuple[int, int] | None = None) -> str:
-    who = "" if agent == "agent" else f" --agent {agent}"
-    where = f" --lines {lines[0]}:{lines[1]}" if lines else ""
-    return f"git agent-read{who} {path}{where}"
+@dataclass(frozen=True)
+class _Reader:
+    """The agent whose reads count, and how its hints tell it to read."""
+
+    audience: Audience
+    name: str
+
+    def read(self, path: str, lines: tuple[int, int] | None = None) -> str:
+        return self.audience.read(path, self.name, lines)
 
 
-def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, agent: str) -> Anchored:
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    agent = who.name
     tag = (fe.base or "").lower()
     level = pol.level("stale")
     current_id = repo.hash_blob(before)
@@ -98,11 +107,11 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         base_id, shown = read.blob, read
     else:
         if read is None:
-            msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as git agent-read showed it"
+            msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as a read showed it"
         else:
             msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
         unread = Finding("stale", level if level in ("error", "warning") else "error", path, fe.source_line or None,
-                         msg, f"read it (again) with: {_read_cmd(path, agent)}, then redo the edit under the header it prints")
+                         msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
         if level == "error":
             return Anchored(fe, (unread,))
         found = current_id if current_id.startswith(tag) else _stored(repo, tag)
@@ -118,7 +127,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         base = None
     if base is None:
         return Anchored(fe, (error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
-                                   f"read the file again: {_read_cmd(path, agent)}"),))
+                                   f"read the file again with {who.read(path)}"),))
     n = len(base.lines)
     spans: list[tuple[LineRange, int, int]] = []
     for c in fe.changes:
@@ -128,10 +137,10 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         if bad:
             return Anchored(fe, (error("not-found", path, c.source_line or None,
                                        f"{bad}: {path} had {n} line(s) when read as #{tag}",
-                                       f"number lines as {_read_cmd(path, agent)} printed them"),))
+                                       f"number lines as {who.read(path)} prints them"),))
         spans.append((c, a, b))
     if shown is not None and level in ("error", "warning"):
-        unseen = _unshown(spans, shown, n, path, tag, agent, level)
+        unseen = _unshown(spans, shown, n, path, tag, who, level)
         if unseen is not None:
             if level == "error":
                 return Anchored(fe, (unseen,))
@@ -139,7 +148,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
     offset = 0
     if base_id != current_id:
         current = decode(before)
-        offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, agent)
+        offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, who)
         if isinstance(offset_or_finding, Finding):
             return Anchored(fe, (offset_or_finding,))
         offset = offset_or_finding
@@ -163,7 +172,7 @@ def _out_of_bounds(a: int, b: int, n: int) -> str | None:
 
 
 def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int,
-             path: str, tag: str, agent: str, level: str) -> Finding | None:
+             path: str, tag: str, who: _Reader, level: str) -> Finding | None:
     for c, a, b in spans:
         if b >= a:
             gaps = shown.missing(a, b)
@@ -181,7 +190,7 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
         seen = ", ".join(f"{x}-{y}" if x != y else str(x) for x, y in shown.shown) or "none"
         return Finding("stale", level, path, c.source_line or None,
                        f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed lines {seen})",
-                       f"read those lines first: {_read_cmd(path, agent, want)}, then send the edit again")
+                       f"read those lines first with {who.read(path, want)}, then send the edit again")
     return None
 
 
@@ -196,14 +205,14 @@ def _anchored(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read | N
     return sorted(lines)
 
 
-def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, agent: str) -> int | Finding:
+def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, who: _Reader) -> int | Finding:
     """The one offset every anchored line moved by, or the `stale` finding saying why there is none."""
     if not anchors:
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
         return error("stale", path, None, f"{path} {what} (#{tag}) and now has {len(current.lines)} line(s); the edit has no line to anchor on",
-                     f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header")
+                     f"read it again with {who.read(path)}, and redo the edit under the new header")
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []
     moved: dict[int, list[int]] = {}
@@ -225,7 +234,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
             "stale", path, first,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
             f"(line {first} was {base.lines[first - 1]!r})",
-            f"read it again: {_read_cmd(path, agent, _around(where, len(current.lines)))}, and redo the edit under the new header; "
+            f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )
     if len(moved) > 1:
@@ -234,7 +243,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         return error(
             "stale", path, first,
             f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), so no one offset re-anchors it",
-            f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header",
+            f"read it again with {who.read(path)}, and redo the edit under the new header",
         )
     return next(iter(moved))
 
@@ -260,7 +269,8 @@ def _excerpt(text: Text, line: int) -> str:
 # --------------------------------------------------------------------------- read-before-edit
 
 
-def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, level: str) -> Finding | None:
+def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str) -> Finding | None:
+    agent = who.name
     current = repo.hash_blob(before)
     read = reads.last(repo, agent, path)
     if read is not None and read.blob == current:
@@ -272,7 +282,7 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, le
         msg = f"{agent} has not read {path}, and this policy edits only files the agent has read ({origin})"
     else:
         msg = f"{path} changed since {agent} last read it ({origin})"
-    return Finding("stale", level, path, None, msg, f"read it first: {_read_cmd(path, agent)}, then send the edit again")
+    return Finding("stale", level, path, None, msg, f"read it first with {who.read(path)}, then send the edit again")
 
 
 def _last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:

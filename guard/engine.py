@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, worktree
+from .audience import CLI, Audience
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
 from .merge3 import merge
@@ -71,12 +72,14 @@ class Guard(Workspace):
         check: bool = False,
         path: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        audience: Audience | None = None,
     ) -> Report:
         """Apply one edit, or refuse it whole.
 
         Relative paths the agent names are read from `cwd` (default: the current folder)
         when it is inside the work tree, else from the root; `diff --git` names are always
-        from the root (``PathBase``; the README's "First apply").
+        from the root (``PathBase``; the README's "First apply").  Hints name the tools of
+        `audience` (default: the command line, from that folder).
         """
         started = time.monotonic()
         agent = default_agent(agent)
@@ -84,7 +87,7 @@ class Guard(Workspace):
         pol = self.policy(agent)
         raw = data.encode("utf-8") if isinstance(data, str) else data
         here = self.folder(cwd)
-        report = self._apply(raw, format, agent, turn, check, path, pol, here)
+        report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here))
         self._event("apply", agent, turn, report, len(raw), started)
         return report
 
@@ -95,7 +98,7 @@ class Guard(Workspace):
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
     def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
-               here: str = "") -> Report:
+               here: str = "", audience: Audience = CLI) -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
             return Report("refused", None if fmt == "auto" else fmt, findings=(too_big,))
@@ -111,13 +114,13 @@ class Guard(Workspace):
             return Report("refused", None, findings=(error(
                 "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start})",
                 "send the edit as UTF-8"),))
-        edits, findings = formats.parse(text, fmt, path)
+        edits, findings = formats.parse(text, fmt, path, audience)
         if edits is None:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
             self.repo.forget_attributes()
-            plan = self.plan(edits, pol, agent, turn, len(raw), here)
+            plan = self.plan(edits, pol, agent, turn, len(raw), here, audience)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
@@ -166,7 +169,8 @@ class Guard(Workspace):
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int, here: str = "") -> Planned:
+    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int, here: str = "",
+             audience: Audience = CLI) -> Planned:
         """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``)."""
         from . import checks
 
@@ -176,7 +180,7 @@ class Guard(Workspace):
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         for fe in edits.files:
-            ch, fs, ns = self._locate_file(fe, pol, tiers, here)
+            ch, fs, ns = self._locate_file(fe, pol, tiers, here, audience)
             findings += fs
             notes += ns
             if ch is None:
@@ -234,7 +238,8 @@ class Guard(Workspace):
                                "edit the submodule in its own repository, not through this one")
         return rel, None
 
-    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "") -> tuple[FileChange | None, list[Finding], list[str]]:
+    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
+                     audience: Audience = CLI) -> tuple[FileChange | None, list[Finding], list[str]]:
         from . import paths
         from .checks import content_finding
 
@@ -281,7 +286,8 @@ class Guard(Workspace):
             else:
                 verb = "delete" if op is Op.DELETE else "modify"
                 return None, [error("missing", path, None, f"cannot {verb} {src}: it does not exist",
-                                    f"create it with a new-file edit, or check the path ({_path_rule(fe, start)})")], []
+                                    f"create it with a new-file edit, or check the path "
+                                    f"({paths.start_rule(start, fe.path_base is PathBase.ROOT)})")], []
         if (fe.new_mode or FILE) not in (FILE, EXEC):
             kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
             return None, [error("path-outside", path, None,
@@ -294,7 +300,7 @@ class Guard(Workspace):
             bad = content_finding(src, before, self.repo.attr)
             if bad is not None:
                 return None, [bad], []
-        fe, read_findings, read_repairs = self._against_read(fe, src, before, pol)
+        fe, read_findings, read_repairs = self._against_read(fe, src, before, pol, audience)
         if _has_errors(read_findings):
             return None, read_findings, []
         new_mode = fe.new_mode or old_mode or FILE
@@ -356,11 +362,12 @@ class Guard(Workspace):
         )
         return change, read_findings, notes
 
-    def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
+    def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy,
+                      audience: Audience) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
         """Hashline edits moved onto the current file (or refused); read-before-edit (guard/anchors.py)."""
         from . import anchors
 
-        got = anchors.against_read(self.repo, fe, src, before, pol)
+        got = anchors.against_read(self.repo, fe, src, before, pol, audience)
         return got.edit, list(got.findings), got.repairs
 
     def _stale_base(self, fe: FileEdit, before: bytes | None) -> Text | None:
@@ -429,15 +436,6 @@ def _outside_sparse(path: str, creates: bool) -> Finding:
                      f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
     return error("missing", path, None,
                  f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
-
-
-def _path_rule(fe: FileEdit, start: str) -> str:
-    """What the edit's relative paths were read from, for a hint."""
-    if fe.path_base is PathBase.ROOT:
-        return "a git diff names files from the top of the repository, as `git apply` reads it"
-    if start:
-        return f"relative paths start from the current folder, {start}/, as for git"
-    return "relative paths start from the top of the repository"
 
 
 def _is_folder(p: Path) -> bool:

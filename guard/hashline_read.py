@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import paths, reads, worktree
+from .audience import Audience
 from .cli import CONTEXT, cli
 from .model import Finding, error
 from .report import EXIT_REFUSED, format_finding
@@ -65,12 +66,13 @@ def parse_lines(spec: str) -> tuple[int, int]:
 
 
 def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
-         cwd: str | os.PathLike[str] | None = None) -> str:
+         cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> str:
     """`path` as `git agent-read` prints it; records the read for `agent`.
 
     A relative `path` starts from `cwd` (default: the current folder) when that is inside
     the work tree, else from the root, as for ``Guard.apply``; the header names the file
-    the same way.  Raises ``Unreadable`` when the file cannot be shown.
+    the same way.  Hints name `audience`'s tools (default: the command line).  Raises
+    ``Unreadable`` when the file cannot be shown.
     """
     from .checks import content_finding
     from .engine import default_agent
@@ -78,6 +80,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     who = default_agent(agent)
     repo = guard_session.repo
     here = guard_session.folder(cwd)
+    reader = audience or Audience("cli", here)
     raw = paths.from_folder(here, path)
     # `src/` names a folder as surely as `src` does: judge the name without its slash.
     rel, finding = paths.resolve(guard_session.root, raw.rstrip("/") or raw)
@@ -98,7 +101,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
                 "read the file the link points to, by its own path inside the repository")) from None
         if data is None:
             raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
-                                   "check the path (relative to the current folder), or create the file with a "
+                                   f"check the path ({paths.start_rule(here)}), or create the file with a "
                                    "hashline 'create' section"))
         repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
@@ -110,7 +113,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
         b = min(b, n)
         if n and a > n:
             raise Unreadable(error("not-found", rel, a, f"line {a} is past the end of {rel} ({n} lines)",
-                                   f"read lines 1 to {n}, e.g. git agent-read {rel} --lines {max(1, n - 39)}:{n}"))
+                                   f"read lines 1 to {n}, e.g. with {reader.read(rel, who, (max(1, n - 39), n))}"))
         blob = repo.write_blob(data)
         reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
     out = [f"[{posixpath.relpath(rel, here) if here else rel}#{blob[:TAG_DIGITS]}]"]

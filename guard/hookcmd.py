@@ -333,6 +333,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         on_pass: str) -> Answer:
     """`rel` is the path in the repository as the tool wrote it, not yet resolved."""
     from . import paths
+    from .audience import Audience
     from .report import format_finding
 
     resolved, finding = paths.resolve(g.root, rel)
@@ -346,7 +347,8 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         _stash(g, data, resolved, agent, turn)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, fmt = _edit_for(g, tool, ti, resolved)
-    report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True, cwd=g.root)
+    report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True, cwd=g.root,
+                     audience=Audience("claude-code", root=str(g.root)))
     if report.status == "refused":
         return _deny(report.findings)
     _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn)

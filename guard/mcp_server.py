@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import click
 
+from .audience import MCP
 from .cli import CONTEXT, cli
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
             return Result(f"read_file: no lines {lines[0]} to {lines[1]}: lines start at 1 and end_line must not be "
                           "less than start_line", error=True)
     try:
-        return Result(hashline_read.read(s.g, args["path"], lines, s.agent, cwd=s.g.root).rstrip("\n"))
+        return Result(hashline_read.read(s.g, args["path"], lines, s.agent, cwd=s.g.root, audience=MCP).rstrip("\n"))
     except hashline_read.Unreadable as exc:
         return Result(format_finding(exc.finding), {"findings": [exc.finding.as_dict()]}, error=True)
 
@@ -211,7 +212,7 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Resul
     if refused is not None:
         return refused
     report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")),
-                       cwd=s.g.root)
+                       cwd=s.g.root, audience=MCP)
     s.note_written(report)
     return _report(report)
 
@@ -227,7 +228,8 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
         refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p])
         if refused is not None:
             return refused
-    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root)
+    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
+                       audience=MCP)
     s.note_written(report)
     return _report(report)
 

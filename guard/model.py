@@ -240,19 +240,23 @@ class ParseError(Exception):
     (Not a frozen dataclass: Python sets ``__traceback__`` on exceptions as they travel.)
     """
 
-    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None,
+                 read: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.hint = hint
         self.path = path
+        # A file (as the edit named it) the agent should read first: parsers know no reader, so
+        # `formats.parse` puts the reader's own way to read it in front of the hint.
+        self.read = read
 
     def __str__(self) -> str:
         return self.message
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path) == (
-            other.message, other.line, other.hint, other.path)
+        return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path, self.read) == (
+            other.message, other.line, other.hint, other.path, other.read)
 
     __hash__ = Exception.__hash__
 

@@ -80,6 +80,15 @@ def from_folder(folder: str, raw: str, guess: bool = False) -> str:
     return f"{folder}/{raw}"
 
 
+def start_rule(folder: str, git_diff: bool = False) -> str:
+    """Where the relative paths of an edit started, for a hint (see ``from_folder``)."""
+    if git_diff:
+        return "a git diff names files from the top of the repository, as `git apply` reads it"
+    if folder:
+        return f"relative paths start from the current folder, {folder}/, as for git"
+    return "relative paths start from the top of the repository"
+
+
 def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():

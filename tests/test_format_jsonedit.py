@@ -134,7 +134,7 @@ def test_given_path_names_objects_without_one() -> None:
 
 
 ERROR_CASES: list[tuple[str, str, int, str]] = [
-    ("view-is-a-read", js({"command": "view", "path": "a.py"}), 1, "view is a read, not an edit; use git agent-read"),
+    ("view-is-a-read", js({"command": "view", "path": "a.py"}), 1, "view is a read, not an edit"),
     ("empty-old-string", js({**EDIT, "old_string": ""}), 1, 'empty "old_string"'),
     ("empty-old-str", js({"command": "str_replace", "path": "a", "old_str": "", "new_str": "x"}), 1, 'empty "old_str"'),
     ("unknown-shape-names-keys", '{"x": 1,\n "y": 2}', 1, "(keys: x, y)"),

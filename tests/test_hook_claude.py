@@ -639,3 +639,11 @@ def test_a_pass_gives_no_permission_decision(project: Repo) -> None:
 def test_on_pass_allow_is_refused_with_the_reason(project: Repo) -> None:
     r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")), "--on-pass", "allow")
     assert r.returncode == 2 and b"never grants permission" in r.stderr and r.stdout == b"", r
+
+
+def test_denials_point_to_claudes_read_tool(project: Repo) -> None:
+    project.commit({".agent-guard.yaml": "read_before_edit: true\n"})
+    r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 8")))
+    assert r.returncode == 2 and b": stale: " in r.stderr, r
+    assert f"the Read tool (file_path {absolute(project, 'stats.py')})".encode() in r.stderr, r
+    assert b"agent-read" not in r.stderr and b"read_file" not in r.stderr

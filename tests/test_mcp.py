@@ -336,3 +336,35 @@ def test_read_file_of_a_folder_says_it_is_a_folder(project: Repo, tmp_path: Path
     err, text, data = over_stdio(project.root, tmp_path / "server.log", scenario)
     assert err and "docs: missing: docs is a folder, not a file" in text and "docs/notes.md" in text, text
     assert "symlink" not in text and data["findings"][0]["code"] == "missing"
+
+
+def test_hints_name_the_mcp_tools_never_the_command_line(project: Repo, tmp_path: Path) -> None:
+    seen: dict[str, tuple[bool, str, Any]] = {}
+
+    async def scenario(s: Any) -> None:
+        header = (await tool(s, "read_file", path="docs/notes.md", start_line=1, end_line=1))[1].splitlines()[0]
+        seen["unshown"] = await tool(s, "apply_patch", patch=f"{header}\nreplace 3..3\n+THREE\n")
+        seen["past the end"] = await tool(s, "read_file", path="docs/notes.md", start_line=9)
+        seen["other tag"] = await tool(s, "apply_patch", patch="[docs/notes.md#deadbeef]\nreplace 1..1\n+ONE\n")
+        seen["no tag"] = await tool(s, "apply_patch", patch="[docs/notes.md]\nreplace 1..1\n+ONE\n", format="hashline")
+        seen["view"] = await tool(s, "apply_patch", patch='{"command": "view", "path": "docs/notes.md"}')
+        seen["mixed"] = await tool(s, "apply_patch", patch=(
+            "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1 +1 @@\n-one\n+1\n"
+            "*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-one\n+1\n*** End Patch\n"))
+
+    before = project.snapshot()
+    over_stdio(project.root, tmp_path / "server.log", scenario)
+    wants = {
+        "unshown": "read those lines first with the read_file tool (path 'docs/notes.md', start_line 3, end_line 3)",
+        "past the end": "e.g. with the read_file tool (path 'docs/notes.md', start_line 1, end_line 3)",
+        "other tag": "read it (again) with the read_file tool (path 'docs/notes.md')",
+        "no tag": "read the file with the read_file tool (path 'docs/notes.md')",
+        "view": "read the file with the read_file tool (path 'docs/notes.md')",
+        "mixed": "name the one to read with the format argument",
+    }
+    for key, want in wants.items():
+        err, text, _ = seen[key]
+        assert err and want in text, (key, text)
+        for cli_only in ("git agent-read", "--lines", "--format", "git agent-"):
+            assert cli_only not in text, (key, text)
+    assert project.snapshot() == before

@@ -169,3 +169,14 @@ def test_git_agent_read_through_git_from_a_subfolder(twin: Repo) -> None:
     r = subprocess.run(["git", "agent-read", "app.py"], cwd=twin.root / "src", env=env, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("[app.py#") and "1:sub = 1" in r.stdout, r
+
+
+def test_cli_hints_name_paths_from_the_current_folder(twin: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    twin.commit({"src/long.py": "".join(f"x{i} = {i}\n" for i in range(1, 11))})
+    src = twin.root / "src"
+    header = cli("read", "long.py", "--lines", "1:2", "--agent", "bot", cwd=src).stdout.splitlines()[0]
+    r = cli("apply", "--json", "--agent", "bot", input=f"{header}\nreplace 6..6\n+x6 = 60\n", cwd=src)
+    [f] = r.json()["findings"]
+    assert f["path"] == "src/long.py" and "git agent-read --agent bot long.py --lines 6:6" in f["hint"], f
+    r = cli("read", "long.py", "--lines", "20:30", cwd=src)
+    assert r.code == 1 and "git agent-read long.py --lines 1:10" in r.stderr, r

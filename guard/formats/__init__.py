@@ -11,6 +11,7 @@ import importlib
 from dataclasses import replace
 from types import ModuleType
 
+from ..audience import CLI, Audience
 from ..model import EditSet, Finding, ParseError, error
 from . import contamination
 
@@ -57,7 +58,17 @@ def detect(text: str) -> tuple[str | None, dict[str, int]]:
     return (winners[0] if len(winners) == 1 else None), scores
 
 
-def parse(text: str, fmt: str = "auto", path: str | None = None) -> tuple[EditSet | None, list[Finding]]:
+def _hint(exc: ParseError, audience: Audience, fallback: str) -> str:
+    """The parser's hint, after how this reader reads the file it names (if it names one)."""
+    hint = exc.hint or fallback
+    if exc.read is None:
+        return hint
+    how = f"read the file with {audience.read(exc.read, as_written=True)}"
+    return f"{how}; {hint}" if hint else how
+
+
+def parse(text: str, fmt: str = "auto", path: str | None = None,
+          audience: Audience = CLI) -> tuple[EditSet | None, list[Finding]]:
     """Parse `text` in dialect `fmt` (or detect it): an EditSet, or parse-error findings.
 
     Known contamination is handled around the dialect parsers (contamination.py):
@@ -72,11 +83,11 @@ def parse(text: str, fmt: str = "auto", path: str | None = None) -> tuple[EditSe
             return None, [error("parse-error", path, 1, "the input is a reasoning block and nothing after it",
                                 "send the edit itself after the closing tag of the reasoning")]
         text = answer
-    edits, findings = _parse(text, fmt, path)
+    edits, findings = _parse(text, fmt, path, audience)
     if edits is None and not raw_content:
         cleaned, repairs = contamination.clean(text)
         if repairs:
-            again, later = _parse(cleaned, "auto" if fmt == "json" else fmt, path)
+            again, later = _parse(cleaned, "auto" if fmt == "json" else fmt, path, audience)
             if again is not None:
                 edits = replace(again, repairs=tuple(dict.fromkeys(again.repairs + repairs)))
             elif contamination.ESCAPE in repairs:
@@ -86,23 +97,24 @@ def parse(text: str, fmt: str = "auto", path: str | None = None) -> tuple[EditSe
     try:
         return contamination.line_numbers(edits), []
     except ParseError as exc:
-        return None, [error("parse-error", exc.path or path, exc.line, exc.message, exc.hint)]
+        return None, [error("parse-error", exc.path or path, exc.line, exc.message, _hint(exc, audience, ""))]
 
 
-def _mixed(text: str, path: str | None) -> Finding | None:
+def _mixed(text: str, path: str | None, audience: Audience) -> Finding | None:
     found = contamination.mixed(text)
     if len(found) < 2:
         return None
     said = " and ".join(f"{name} (line {line}: {shown[:80]!r})" for name, line, shown in found)
     return error(
         "parse-error", path, found[1][1], f"input mixes dialects: {said}",
-        f"send one dialect per call, or name the one to read with --format; accepted dialects: {ACCEPTED}",
+        f"send one dialect per call, or name the one to read with {audience.option('format')}; "
+        f"accepted dialects: {ACCEPTED}",
     )
 
 
-def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[Finding]]:
+def _parse(text: str, fmt: str, path: str | None, audience: Audience) -> tuple[EditSet | None, list[Finding]]:
     if fmt == "auto":
-        mixed = _mixed(text, path)
+        mixed = _mixed(text, path, audience)
         if mixed is not None:
             return None, [mixed]
         name, scores = detect(text)
@@ -110,7 +122,7 @@ def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[
             tied = sorted(n for n, s in scores.items() if s and s == max(scores.values()))
             if tied:
                 msg = f"input looks like several dialects at once ({', '.join(tied)})"
-                hint = f"send one dialect per call, or name it with --format; accepted dialects: {ACCEPTED}"
+                hint = f"send one dialect per call, or name it with {audience.option('format')}; accepted dialects: {ACCEPTED}"
             elif not text.strip():
                 msg, hint = "empty input", f"send an edit in one of: {ACCEPTED}"
             else:
@@ -123,7 +135,7 @@ def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[
     try:
         edits = module(fmt).parse(text, path=path)
     except ParseError as exc:
-        hint = exc.hint or f"this was read as {fmt}; accepted dialects: {ACCEPTED}"
+        hint = _hint(exc, audience, f"this was read as {fmt}; accepted dialects: {ACCEPTED}")
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
         return None, [error("parse-error", path, 1, f"the {fmt} input holds no edit", "send at least one file change")]

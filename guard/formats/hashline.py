@@ -243,7 +243,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
             if follows is not None:
                 raise ParseError(
                     f"the header [{head[0]}] has no tag; only 'create' works without one", no,
-                    f"copy the header with its tag from git agent-read {head[0]}, e.g. [{head[0]}#1a2b3c4d]",
+                    f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
                 )
         if _FENCE.fullmatch(bare):
             op = None
@@ -260,7 +260,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
                 continue  # prose around the edit
             raise ParseError(
                 f"{_show(bare)} comes before any [PATH#TAG] header", no,
-                f"start each file's ops with the header git agent-read printed, e.g.\n{SHAPE}",
+                f"start each file's ops with the header the read printed, e.g.\n{SHAPE}",
             )
         if found is None:
             raise ParseError(f"{_show(bare)} is not a hashline op", no, _hint_for(bare))
@@ -268,7 +268,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
         section.ops.append(op)
     if not sections:
         raise ParseError("no [PATH#TAG] section header found", 1,
-                         f"run git agent-read PATH and copy its header line above the ops, e.g.\n{SHAPE}")
+                         f"copy the header line the read prints above the ops, e.g.\n{SHAPE}", read="PATH")
     return EditSet(files=tuple(_file_edits(sections)), format=NAME)
 
 
@@ -296,8 +296,8 @@ def _check_tag(tag: str | None, no: int) -> str | None:
     if tag is None or _TAG.fullmatch(tag):
         return tag.lower() if tag else None
     raise ParseError(
-        f"{tag!r} is not a tag: a tag is the 4 to 40 hex digits after '#' in the header git agent-read printed",
-        no, "copy the header line exactly as git agent-read printed it, e.g. [src/app.py#1a2b3c4d]",
+        f"{tag!r} is not a tag: a tag is the 4 to 40 hex digits after '#' in the header the read printed",
+        no, "copy the header line exactly as the read printed it, e.g. [src/app.py#1a2b3c4d]",
     )
 
 
@@ -310,7 +310,7 @@ def _hint_for(line: str) -> str:
     if line.startswith("@@") or line.startswith("*** "):
         return f"this is hashline, not a diff or a Codex patch; {OPS_HELP}"
     if _READ_LINE.match(line):
-        return f"this looks like git agent-read output; an edit names the lines with ops instead:\n{SHAPE}"
+        return f"this looks like a read's numbered lines; an edit names the lines with ops instead:\n{SHAPE}"
     return f"{OPS_HELP}; e.g.\n{SHAPE}"
 
 
@@ -320,7 +320,7 @@ def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
         a = int(groups["a"])
         b = LAST if groups.get("b") == "$" else int(groups["b"]) if groups.get("b") else a
         if a < 1:
-            raise ParseError("line numbers start at 1", no, "number lines as git agent-read printed them")
+            raise ParseError("line numbers start at 1", no, "number lines as the read printed them")
         if b != LAST and b < a:
             raise ParseError(f"the range {a}..{b} ends before it starts", no, f"write it as {b}..{a}")
         return _Op(kind, a, b, no)
@@ -374,7 +374,8 @@ def _file_edit(sec: _Section) -> FileEdit:
         if not whole or whole[0].kind != "create":
             raise ParseError(
                 f"the header [{sec.path}] has no tag; only 'create' works without one",
-                sec.line, f"copy the header with its tag from git agent-read {sec.path}, e.g. [{sec.path}#1a2b3c4d]",
+                sec.line, f"copy the header with its tag from the read's output, e.g. [{sec.path}#1a2b3c4d]",
+                read=sec.path,
             )
         body = whole[0].body
         return FileEdit(sec.path, Op.CREATE, content="\n".join(body) + "\n", source_line=sec.line)

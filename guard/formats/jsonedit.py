@@ -26,7 +26,7 @@ Wrappers unwrapped first: ``{"name", "arguments": "<json>" | {...}}``,
 - Paths are passed through as written (absolute ones included: the engine maps
   them); ``parse(text, path=P)`` gives ``P`` to objects that name no file.
 - An empty ``old_string``/``old_str`` is refused (it would match everywhere), and
-  so is ``view`` (a read: ``git agent-read``).
+  so is ``view`` (a read: the refusal says how this reader reads the file).
 - A diff or Codex patch wrapped in JSON (``{"patch": "--- a/x..."}``, a bare JSON
   string) is refused with a hint to send the patch itself; ``detect`` scores it 10.
 - Errors carry the input line (JSON syntax errors also the column), counted in
@@ -329,12 +329,7 @@ def _lines(text: str) -> tuple[str, ...]:
 def _command(obj: dict[str, Any], path: str | None, line: int) -> list[_Edit]:
     command = obj["command"]
     if command == "view":
-        raise ParseError(
-            "view is a read, not an edit; use git agent-read",
-            line,
-            f"read the file with: git agent-read {path or 'PATH'}",
-            path,
-        )
+        raise ParseError("view is a read, not an edit", line, "then send the edit", path, read=path or "PATH")
     if path is None:
         raise ParseError(f'the "{command}" command at line {line} has no "path"', line, SHAPES)
     if command == "str_replace":
@@ -356,8 +351,8 @@ def _command(obj: dict[str, Any], path: str | None, line: int) -> list[_Edit]:
     raise ParseError(
         f"unknown command {command!r} at line {line}",
         line,
-        'accepted commands: "str_replace", "create", "insert" ("view" is a read: use git agent-read; '
-        "to undo, use git agent-rollback)",
+        'accepted commands: "str_replace", "create", "insert" ("view" is a read, not an edit; '
+        "undoing a turn is a rollback, not an edit)",
         path,
     )
 
@@ -367,11 +362,13 @@ def _unrecognised(obj: dict[str, Any], line: int) -> ParseError:
         if isinstance(value, str) and fences.looks_like_patch(value):
             return _wrapped_patch(line, f'the JSON field "{key}"')
     keys = ", ".join(sorted(obj)) or "none"
-    if _path_key(obj) and not (obj.keys() - {*_PATH_KEYS, "offset", "limit", "view_range", "name", "type"}):
+    named = _path_key(obj)
+    if named and not (obj.keys() - {*_PATH_KEYS, "offset", "limit", "view_range", "name", "type"}):
         return ParseError(
             f"the object at line {line} only names a file (keys: {keys}): a read, not an edit",
             line,
-            "to read a file use git agent-read; " + SHAPES,
+            "to edit it, send one of the " + SHAPES,
+            read=str(obj[named]),
         )
     return ParseError(f"the JSON object at line {line} is no edit agent-guard reads (keys: {keys})", line, SHAPES)
 
