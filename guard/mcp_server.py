@@ -158,24 +158,66 @@ def _report(report) -> Result:  # type: ignore[no-untyped-def]
     return Result(text.rstrip("\n"), report.as_dict(), report.status == "refused")
 
 
+_TYPES: dict[str, tuple[type, str]] = {
+    "string": (str, "a string"), "integer": (int, "an integer"), "boolean": (bool, "true or false"),
+    "array": (list, "an array"), "object": (dict, "an object"),
+}
+
+
+def _json_type(value: Any) -> str:
+    names = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"), (list, "an array"),
+             (dict, "an object"))
+    return next((name for t, name in names if isinstance(value, t)), "null")
+
+
 def _check_args(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
-    types = {"string": str, "integer": int, "boolean": bool, "array": list, "object": dict}
-    props = schema.get("properties", {})
-    for key in schema.get("required", ()):
-        if key not in args:
-            return f"missing required argument {key!r}"
-    for key, value in args.items():
-        spec = props.get(key)
-        if spec is None:
-            return f"unknown argument {key!r}; arguments: {', '.join(props)}"
-        want = types.get(spec.get("type", ""))
-        if value is None and key not in schema.get("required", ()):
-            continue
-        if want is not None and (not isinstance(value, want) or (want is int and isinstance(value, bool))):
-            return f"argument {key!r} must be a {spec['type']}, not {type(value).__name__}"
-        if "enum" in spec and value not in spec["enum"]:
-            return f"argument {key!r} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}"
-    return None
+    """What is wrong with `args` against the tool's JSON schema (every problem, each naming its argument), or None.
+
+    A model's call is checked before any tool runs, so a value out of the schema (a
+    negative limit, a string for a number, an unknown or a missing argument) is an error
+    result that says which argument to fix, never a quiet success.  A null for an
+    optional top-level argument counts as leaving it out: strict function calling makes
+    models send every argument, null for those they skip.
+    """
+    problems = _problems(schema, args, "", top=True)
+    return "; ".join(problems) if problems else None
+
+
+def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -> list[str]:
+    name = f"argument {where!r}"
+    kind = spec.get("type")
+    if kind in _TYPES:
+        want, label = _TYPES[kind]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            return [f"{name} must be {label}, not {_json_type(value)}"]
+    if "enum" in spec and value not in spec["enum"]:
+        return [f"{name} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}"]
+    if "minimum" in spec and value < spec["minimum"]:
+        return [f"{name} must be at least {spec['minimum']}, not {value}"]
+    if kind == "array":
+        least = spec.get("minItems", 0)
+        if len(value) < least:
+            return [f"{name} must hold at least {least} item{'s' if least != 1 else ''}, not {len(value)}"]
+        items = spec.get("items")
+        return [p for i, v in enumerate(value) for p in _problems(items, v, f"{where}[{i}]")] if items else []
+    if kind != "object":
+        return []
+    props: dict[str, Any] = spec.get("properties", {})
+    required = spec.get("required", ())
+    out: list[str] = []
+    for key in required:
+        if key not in value:
+            out.append(f"missing required argument {key!r}" if top else f"{name} is missing {key!r}")
+    for key, item in value.items():
+        inner = key if top else f"{where}.{key}"
+        if key not in props:
+            if spec.get("additionalProperties") is False:
+                known = ", ".join(props)
+                out.append(f"unknown argument {key!r}; arguments: {known}" if top
+                           else f"{name} has an unknown key {key!r}; keys: {known}")
+        elif not (top and item is None and key not in required):
+            out += _problems(props[key], item, inner)
+    return out
 
 
 # ---------------------------------------------------------------------- tools

@@ -60,7 +60,7 @@ def test_tools_are_described_for_models() -> None:
 def test_arguments_are_checked(session: mcp_server.Session) -> None:
     assert "missing required argument 'edits'" in call(session, "edit_file", path="shapes.py").text
     r = call(session, "read_file", path="shapes.py", start_line="3")
-    assert r.error and "must be a integer" in r.text
+    assert r.error and "argument 'start_line' must be an integer, not a string" in r.text
     r = call(session, "read_file", path="shapes.py", lines="1:3")
     assert r.error and "unknown argument 'lines'" in r.text
     r = call(session, "apply_patch", patch="x", format="diff3")
@@ -367,4 +367,45 @@ def test_hints_name_the_mcp_tools_never_the_command_line(project: Repo, tmp_path
         assert err and want in text, (key, text)
         for cli_only in ("git agent-read", "--lines", "--format", "git agent-"):
             assert cli_only not in text, (key, text)
+    assert project.snapshot() == before
+
+
+BAD_ARGUMENTS = [
+    ("list_turns", {"limit": -5}, "argument 'limit' must be at least 1, not -5"),
+    ("list_turns", {"limit": 2.5}, "argument 'limit' must be an integer, not a number"),
+    ("list_turns", {"diff": "yes"}, "argument 'diff' must be true or false, not a string"),
+    ("read_file", {"path": "shapes.py", "start_line": "3"}, "argument 'start_line' must be an integer, not a string"),
+    ("read_file", {"path": "shapes.py", "start_line": True}, "argument 'start_line' must be an integer, not a boolean"),
+    ("read_file", {"path": "shapes.py", "end_line": 0}, "argument 'end_line' must be at least 1, not 0"),
+    ("read_file", {"path": ["shapes.py"]}, "argument 'path' must be a string, not an array"),
+    ("read_file", {"path": "shapes.py", "lines": "1:3"}, "unknown argument 'lines'; arguments: path, start_line, end_line"),
+    ("read_file", {}, "missing required argument 'path'"),
+    ("edit_file", {"path": "shapes.py"}, "missing required argument 'edits'"),
+    ("edit_file", {"path": "shapes.py", "edits": []}, "argument 'edits' must hold at least 1 item, not 0"),
+    ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w * h"}]}, "argument 'edits[0]' is missing 'new_string'"),
+    ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "old": "x"}]},
+     "argument 'edits[0]' has an unknown key 'old'"),
+    ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "replace_all": "yes"}]},
+     "argument 'edits[0].replace_all' must be true or false, not a string"),
+    ("edit_file", {"path": "shapes.py", "edits": ["w * h"]}, "argument 'edits[0]' must be an object, not a string"),
+    ("write_file", {"path": "new.py", "content": None}, "argument 'content' must be a string, not null"),
+    ("apply_patch", {"patch": "x", "format": "diff3"}, "argument 'format' must be one of auto, unified"),
+    ("apply_patch", {"patch": 7}, "argument 'patch' must be a string, not an integer"),
+    ("rollback", {"force": "true"}, "argument 'force' must be true or false, not a string"),
+    ("rollback", {"dry_run": 1}, "argument 'dry_run' must be true or false, not an integer"),
+]
+
+
+def test_arguments_out_of_the_schema_are_errors_over_stdio(project: Repo, tmp_path: Path) -> None:
+    async def scenario(s: Any) -> list[tuple[bool, str, Any]]:
+        await tool(s, "read_file", path="shapes.py")  # so that a good edit_file would not fail for want of a read
+        got = [await tool(s, name, **args) for name, args, _ in BAD_ARGUMENTS]
+        got.append(await tool(s, "list_turns", limit=None))  # null: left out (strict function calling sends it)
+        return got
+
+    before = project.snapshot()
+    results = over_stdio(project.root, tmp_path / "server.log", scenario)
+    for (name, args, want), (err, text, _) in zip(BAD_ARGUMENTS, results):
+        assert err and text.startswith(f"{name}: ") and want in text, (name, args, text)
+    assert results[-1][0] is False, results[-1]
     assert project.snapshot() == before
