@@ -73,13 +73,17 @@ class Guard(Workspace):
         path: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
         audience: Audience | None = None,
+        tool: str | None = None,
+        log_pass: bool = True,
     ) -> Report:
         """Apply one edit, or refuse it whole.
 
         Relative paths the agent names are read from `cwd` (default: the current folder)
         when it is inside the work tree, else from the root; `diff --git` names are always
         from the root (``PathBase``; the README's "First apply").  Hints name the tools of
-        `audience` (default: the command line, from that folder).
+        `audience` (default: the command line, from that folder).  The outcome is logged
+        (guard/events.py) with the agent's `tool` when an adapter names one; with
+        `log_pass=False` only a refusal is, and the caller logs the edit once it lands.
         """
         started = time.monotonic()
         agent = default_agent(agent)
@@ -88,7 +92,8 @@ class Guard(Workspace):
         raw = data.encode("utf-8") if isinstance(data, str) else data
         here = self.folder(cwd)
         report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here))
-        self._event("apply", agent, turn, report, len(raw), started)
+        if log_pass or report.status == "refused":
+            self._event("apply", agent, turn, report, len(raw), started, tool)
         return report
 
     def folder(self, cwd: str | os.PathLike[str] | None = None) -> str:
@@ -396,15 +401,14 @@ class Guard(Workspace):
 
     # ------------------------------------------------------------------ events
 
-    def _event(self, kind: str, agent: str, turn: str | None, report: Report, size: int, started: float) -> None:
+    def _event(self, kind: str, agent: str, turn: str | None, report: Report, size: int, started: float,
+               tool: str | None = None) -> None:
         try:
             from . import events
         except ImportError:
             return
-        try:
-            events.append(self.repo.commondir, events.from_report(kind, agent, turn, report, size, time.monotonic() - started))
-        except (OSError, ValueError):
-            pass  # the outcome log must never turn an apply into a failure
+        # The outcome log must never turn an apply into a failure: `record` swallows its errors.
+        events.record(self.repo.commondir, kind, agent, turn, report, size, time.monotonic() - started, tool=tool)
 
 
 def _over_byte_budget(size: int, pol: Policy) -> Finding | None:

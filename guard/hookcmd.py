@@ -30,7 +30,9 @@ Claude Code runs a command hook with one JSON payload on standard input
     ref with the stashed content as *before* and the file on disk as *after*
     (``Guard.record``), so ``git agent-log`` and ``git agent-rollback`` cover it.
     Without a stash (the pre hook was not installed) the tool's ``originalFile`` is
-    the *before*, when Claude Code reports one.  A PostToolUse of ``Read`` (only when
+    the *before*, when Claude Code reports one.  The tool call is then logged for
+    ``agent-guard stats`` under its own name (a denial was logged by the pre hook),
+    so each call counts once, with its real outcome.  A PostToolUse of ``Read`` (only when
     the settings' matcher adds it) records the lines Claude was shown, as
     ``git agent-read`` does, so ``read_before_edit`` policies count Claude's reads.
 
@@ -230,7 +232,9 @@ def _stash_name(data: dict[str, Any], rel: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
 
 
-def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None) -> None:
+def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, warnings: list[str],
+           took: float) -> None:
+    """Keep what the post hook needs: the content before the tool, and what the check said (for `stats`)."""
     from . import worktree
 
     before, mode = worktree.read(g.root, rel)
@@ -243,7 +247,8 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
         except OSError:
             pass
     doc = {"path": rel, "before": g.repo.write_blob(before) if before is not None else None, "mode": mode,
-           "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time()}
+           "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time(),
+           "warnings": warnings, "duration": took}
     tmp = d / f".{os.getpid()}.tmp"
     tmp.write_text(json.dumps(doc), encoding="utf-8")
     os.replace(tmp, d / _stash_name(data, rel))
@@ -329,29 +334,49 @@ def _deny(findings: Any) -> Answer:
     return Answer(BLOCK, stderr="\n".join(lines) + "\n")
 
 
+def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, size: int, started: float) -> Answer:
+    """Deny for a finding the hook made itself (the engine logs its own refusals)."""
+    from . import events
+    from .report import Report
+
+    report = Report("refused", None, findings=(finding,))
+    events.record(g.repo.commondir, "apply", agent, turn, report, size, time.monotonic() - started, tool=tool)
+    return _deny(report.findings)
+
+
 def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
         on_pass: str) -> Answer:
-    """`rel` is the path in the repository as the tool wrote it, not yet resolved."""
+    """`rel` is the path in the repository as the tool wrote it, not yet resolved.
+
+    A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
+    once its write has landed, so each call counts once, with its real outcome.
+    """
     from . import paths
     from .audience import Audience
+    from .model import error
     from .report import format_finding
 
+    started = time.monotonic()
+    size = len(json.dumps(ti))
     resolved, finding = paths.resolve(g.root, rel)
     if finding is not None or resolved is None:
-        return _deny([finding] if finding else [])
+        return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
+                       agent, turn, tool, size, started)
     pol = g.policy(agent)
     if tool in PASSED:
         finding = paths.protected_finding(resolved, pol)
         if finding is not None and finding.severity == "error":
-            return _deny([finding])
-        _stash(g, data, resolved, agent, turn)
+            return _refuse(g, finding, agent, turn, tool, size, started)
+        _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, fmt = _edit_for(g, tool, ti, resolved)
     report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True, cwd=g.root,
-                     audience=Audience("claude-code", root=str(g.root)))
+                     audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False)
     if report.status == "refused":
         return _deny(report.findings)
-    _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn)
+    warned = [f.code for f in report.findings if f.severity != "error"]
+    _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn, warned,
+           time.monotonic() - started)
     said = [format_finding(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
     return _pass(on_pass, f"agent-guard: {tool} of {resolved} checked", said)
 
@@ -360,13 +385,15 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
 
 
 def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:
-    from . import diffs, paths, worktree
+    from . import diffs, events, paths, worktree
     from .model import Op
+    from .report import Report
 
     rel2, finding = paths.resolve(g.root, rel)
     if finding is not None or rel2 is None:
         return Answer(REPORTED, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
     stash = _unstash(g, data, rel2)
+    checked: dict[str, Any] = stash or {}
     if stash is not None:
         before = g.repo.read_blob(stash["before"]) if stash.get("before") else None
         old_mode = stash.get("mode")
@@ -386,13 +413,21 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
         after, new_mode = worktree.read(g.root, rel2)
     except (worktree.UnsafePath, OSError) as exc:
         return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
-    if before == after:
-        return Answer(0)
-    op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
-    change = diffs.make_change(rel2, op, before, after, old_mode=(old_mode or new_mode) if before is not None else None,
-                               new_mode=new_mode if after is not None else None)
-    fmt = "whole" if tool in PASSED or tool == "Write" else "json"
-    g.record([change], agent=agent, turn=turn, fmt=fmt, nbytes=len(json.dumps(data.get("tool_input"))))
+    size = len(json.dumps(data.get("tool_input")))
+    landed = Report("applied", None)
+    if before != after:
+        op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
+        change = diffs.make_change(rel2, op, before, after,
+                                   old_mode=(old_mode or new_mode) if before is not None else None,
+                                   new_mode=new_mode if after is not None else None)
+        fmt = "whole" if tool in PASSED or tool == "Write" else "json"
+        recorded = g.record([change], agent=agent, turn=turn, fmt=fmt, nbytes=size)
+        landed = Report("applied", None, changes=(change,), turn=recorded)
+    # The tool call counts once, now that it landed, with what the pre hook's check warned about.
+    warned = checked.get("warnings")
+    took = checked.get("duration")
+    events.record(g.repo.commondir, "apply", agent, turn, landed, size, took if isinstance(took, (int, float)) else 0.0,
+                  tool=tool, warnings=[str(w) for w in warned] if isinstance(warned, list) else [])
     return Answer(0)
 
 

@@ -102,14 +102,26 @@ class Session:
 
     # -- the read rule
 
-    def unread(self, paths_: list[str]) -> Result | None:
-        """A `stale` refusal naming every existing file of `paths_` the agent has not read as it is now."""
+    def unread(self, paths_: list[str], tool: str, args: dict[str, Any]) -> Result | None:
+        """A `stale` refusal naming every existing file of `paths_` the agent has not read as it is now.
+
+        Logged like the engine's refusals (guard/events.py), so `stats` counts the call.
+        """
+        import time
+
+        from . import events
         from .report import Report
 
         if not self.require_read:
             return None
+        started = time.monotonic()
         findings = [f for f in map(self._unread, dict.fromkeys(paths_)) if f is not None]
-        return _report(Report("refused", None, findings=tuple(findings))) if findings else None
+        if not findings:
+            return None
+        report = Report("refused", None, findings=tuple(findings))
+        events.record(self.g.repo.commondir, "apply", self.agent, None, report, len(json.dumps(args)),
+                      time.monotonic() - started, tool=tool)
+        return _report(report)
 
     def _unread(self, path: str) -> Finding | None:
         from . import paths, reads, worktree
@@ -241,20 +253,20 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
 
 
 def edit_file(s: Session, args: dict[str, Any]) -> Result:
-    return _apply_json(s, args, {"file_path": args["path"], "edits": args["edits"]})
+    return _apply_json(s, args, {"file_path": args["path"], "edits": args["edits"]}, "edit_file")
 
 
 def write_file(s: Session, args: dict[str, Any]) -> Result:
-    return _apply_json(s, args, {"file_path": args["path"], "content": args["content"]})
+    return _apply_json(s, args, {"file_path": args["path"], "content": args["content"]}, "write_file")
 
 
-def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any]) -> Result:
+def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: str) -> Result:
     """An edit of one file the agent must have read, as the JSON dialect says it."""
-    refused = s.unread([args["path"]])
+    refused = s.unread([args["path"]], tool, args)
     if refused is not None:
         return refused
     report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")),
-                       cwd=s.g.root, audience=MCP)
+                       cwd=s.g.root, audience=MCP, tool=tool)
     s.note_written(report)
     return _report(report)
 
@@ -267,11 +279,11 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
     # deletes; a patch that does not parse is left to the engine, which says why.
     edits, _ = formats.parse(args["patch"], fmt)
     if edits is not None:
-        refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p])
+        refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p], "apply_patch", args)
         if refused is not None:
             return refused
     report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
-                       audience=MCP)
+                       audience=MCP, tool="apply_patch")
     s.note_written(report)
     return _report(report)
 
