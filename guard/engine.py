@@ -14,10 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import diffs, formats, ledger, worktree
+from . import diffs, formats, ledger, rebase, worktree
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
-from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import EXEC, FILE
 from .report import Report, TurnRef
@@ -295,40 +294,12 @@ class Guard(Workspace):
             repairs += reps
             regions = None
         else:
-            base_text = text
-            stale_base = self._stale_base(fe, before) if "3way" in tiers else None
-            out = None
-            if stale_base is not None:
-                out = locate_changes(stale_base, fe.changes, tiers, path, _ordered(fe))
-                if out.findings:
-                    # It does not fit the base it names (an index line copied from another
-                    # diff): read it as an edit of the file as it is, like any other.
-                    stale_base, out = None, None
-                else:
-                    base_text = stale_base
-            if out is None:
-                out = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-            if out.findings:
-                return None, list(out.findings), []
-            new_text, regions_l = apply_splices(base_text, out.splices)
-            repairs += out.repairs
-            notes += out.notes
-            regions = regions_l
-            if stale_base is not None:
-                merged, conflict = _merge_onto(stale_base, text, new_text, path)
-                if conflict is not None:
-                    # diff3 calls a change next to another a conflict; when the lines the
-                    # edit removes are still there as they were, the tiers may place it.
-                    now = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-                    if now.findings:
-                        return None, [conflict], []
-                    merged, regions = apply_splices(text, now.splices)
-                    repairs = repairs[: len(repairs) - len(out.repairs)] + now.repairs
-                    notes = notes[: len(notes) - len(out.notes)] + now.notes
-                else:
-                    regions = None
-                    repairs.append("3way")
-                new_text = merged
+            got = self._edited(fe, text, before, tiers, path)
+            if isinstance(got, list):
+                return None, got, []
+            new_text, regions, more_repairs, more_notes = got
+            repairs += more_repairs
+            notes += more_notes
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
@@ -336,6 +307,38 @@ class Guard(Workspace):
             before_text=text if before is not None else None, after_text=new_text,
         )
         return change, read_findings, notes
+
+    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str
+                ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
+        """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
+        repairs and notes; or the findings that refuse it."""
+        ordered = _ordered(fe)
+        stale_base = self._stale_base(fe, before) if "3way" in tiers else None
+        if stale_base is not None:
+            # Against the very text it names, an edit needs no fuzz.
+            exact = tuple(t for t in tiers if t != "fuzz")
+            out = locate_changes(stale_base, fe.changes, exact, path, ordered)
+            if not out.findings:
+                edited, _ = apply_splices(stale_base, out.splices)
+                merged, conflict = rebase.onto_base(stale_base, text, edited, path)
+                if conflict is None:
+                    return merged, None, out.repairs + ["3way"], out.notes
+                # As `git apply --3way`: hunks that still fit the file exactly apply directly.
+                now = locate_changes(text, fe.changes, exact, path, ordered)
+                if now.findings:
+                    return [conflict]
+                new_text, regions = apply_splices(text, now.splices)
+                return new_text, regions, now.repairs, now.notes
+            # It does not fit the base it names (an index line copied from another diff):
+            # read it as an edit of the file as it is, like any other.
+        out = locate_changes(text, fe.changes, tiers, path, ordered)
+        if out.findings:
+            return list(out.findings)
+        if any(sp.seen is not None for sp in out.splices):
+            merged, conflict = rebase.onto_file(text, out.splices, path)
+            return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
+        new_text, regions = apply_splices(text, out.splices)
+        return new_text, regions, out.repairs, out.notes
 
     def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
         """Hashline edits moved onto the current file (or refused); read-before-edit (guard/anchors.py)."""
@@ -427,18 +430,3 @@ def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
         new = Text(new.lines, tuple("\r\n" if e else "" for e in new.eols), bom)
         repairs.append("eol")
     return new, repairs
-
-
-def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
-    def keyed(t: Text) -> list[str]:
-        return [ln + e for ln, e in zip(t.lines, t.eols)]
-
-    merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
-    if conflicts:
-        c = conflicts[0]
-        return current, error(
-            "stale", path, c.first_line,
-            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.first_line}-{c.last_line})",
-            "re-read the file and redo the edit against its current content; the file now has:\n" + c.excerpt(),
-        )
-    return split("".join(merged), current.bom), None

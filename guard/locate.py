@@ -111,13 +111,22 @@ class _FileIndex:
 
 @dataclass(frozen=True)
 class Splice:
-    """Replace file lines [start, end) with `new` ((text, terminator) pairs)."""
+    """Replace file lines [start, end) with `new` ((text, terminator) pairs).
+
+    A splice placed although some of the lines it keeps differ from the file (the
+    ``fuzz`` tier, a lazy snippet's loose line) also carries the edit's own view:
+    ``seen``, those file lines as the edit saw them, and ``meant``, what the edit
+    makes of them.  Such a splice is not written as it is: git's three-way merge of
+    the two views with the file decides (``rebase.onto_file``).
+    """
 
     start: int
     end: int
     new: tuple[tuple[str, str], ...]
     source_line: int = 0
     final_newline: bool | None = None  # set when the edit says how the file must end
+    seen: tuple[tuple[str, str], ...] | None = None
+    meant: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass
@@ -131,7 +140,7 @@ class Outcome:
 # --------------------------------------------------------------------------- helpers
 
 
-def _visible(s: str) -> str:
+def visible(s: str) -> str:
     """Make the invisible visible, so a hint shows *why* two lines differ."""
     cr = "␍" if s.endswith("\r") else ""
     out = s[: len(s) - len(cr)].replace("\t", "→").replace("\r", "␍")
@@ -164,7 +173,7 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
     if found is None:
         first = want[0] if want else ""
         return None, (
-            f"none of the lines to change occur in {path} (first: {_visible(first)!r}); "
+            f"none of the lines to change occur in {path} (first: {visible(first)!r}); "
             "re-read the file and copy the lines exactly"
         )
     start, _score = found
@@ -180,12 +189,12 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
             actual = keys[p] if 0 <= p < len(keys) else None
             if first_diff is None and (actual is None or not same(actual, line)):
                 if actual is None:
-                    first_diff = f"line {p + 1}: the file ends before {_visible(line)!r}"
+                    first_diff = f"line {p + 1}: the file ends before {visible(line)!r}"
                 else:
-                    first_diff = f"line {p + 1}: expected {_visible(line)!r}, file has {_visible(actual)!r}"
+                    first_diff = f"line {p + 1}: expected {visible(line)!r}, file has {visible(actual)!r}"
     lo, hi = max(0, start - 2), min(len(keys), start + len(want) + 2)
     for p in range(lo, hi):
-        lines.append(f"{p + 1:>6}| {_visible(keys[p])}")
+        lines.append(f"{p + 1:>6}| {visible(keys[p])}")
     hint = "closest region in the file:\n" + "\n".join(lines)
     if first_diff:
         hint = f"first difference at {first_diff}\n" + hint
@@ -199,7 +208,7 @@ def _ambiguous(path: str, fi: _FileIndex, starts: Sequence[int], tier: str, src:
         # A candidate that starts with blank lines is shown by its first line of text.
         return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
 
-    lines = "\n".join(f"{p + 1:>6}| {_visible(fi.keys[p]) if p < len(fi.keys) else ''}"
+    lines = "\n".join(f"{p + 1:>6}| {visible(fi.keys[p]) if p < len(fi.keys) else ''}"
                       for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(
@@ -556,24 +565,54 @@ def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
 
 
 def _splice_for_hunk(
-    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None
+    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None,
+    written: Hunk | None = None,
 ) -> Splice:
-    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map)."""
+    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
+
+    `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
+    (`h` is it less context lines the file has nowhere).  Under ``fuzz`` the splice
+    also records the edit's view of the place (see `Splice`).
+    """
     t = fi.text
     s = m.start
     new: list[tuple[str, str]] = []
+    seen: list[tuple[str, str]] = []
+    meant: list[tuple[str, str]] = []
+    differs = False
     k = s
     default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
     kept = _repeated_lines(h, s)
-    for n, hl in enumerate(h.lines):
+    norm = _norm_fn(m.active)
+    lines = fi.normed(m.active)
+    matched = iter(enumerate(h.lines))
+    upcoming = next(matched, None)
+    for hl in (written or h).lines:
+        if upcoming is None or upcoming[1] is not hl:
+            # A context line the file has nowhere: the edit saw it here, the file never had it.
+            differs = True
+            own = (_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r")
+            seen.append((own, default_eol))
+            meant.append((own, default_eol))
+            continue
+        n = upcoming[0]
+        upcoming = next(matched, None)
         if hl.tag == CONTEXT:
-            new.append((t.lines[k], t.eols[k]))
+            here = (t.lines[k], t.eols[k])
+            new.append(here)
+            if m.fuzzy and lines[k] != norm(hl.text):
+                differs = True
+                here = ((_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
+            seen.append(here)
+            meant.append(here)
             k += 1
         elif hl.tag == REMOVED:
             default_eol = t.eols[k] or default_eol
+            seen.append((t.lines[k], t.eols[k]))
             k += 1
         elif n in kept:
             new.append((t.lines[kept[n]], t.eols[kept[n]]))
+            meant.append(new[-1])
         else:
             text = hl.text
             if shift is not None:
@@ -585,13 +624,16 @@ def _splice_for_hunk(
                 new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
             else:
                 new.append((text, default_eol if "eol" in m.active else "\n"))
+            meant.append(new[-1])
     end = k
     final: bool | None = None
     if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
         final = h.new_eof_newline
     elif end == len(t.lines) and not h.new_eof_newline:
         final = False
-    return Splice(s, end, tuple(new), h.source_line, final)
+    if not differs:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
 
 
 def locate_hunk(
@@ -610,6 +652,7 @@ def locate_hunk(
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
         found: list[tuple[tuple[_Match, Hunk, int], list[str]]] = []
         written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
+        tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
         for form, esc in forms:
             for variant, extra in _hunk_variants(form, tiers):
                 got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
@@ -617,6 +660,7 @@ def locate_hunk(
                     return None, [], got
                 if got is not None:
                     written[id(got)] = form
+                    tried[id(got)] = variant
                     found.append((got, esc + extra))
                     if not fuzzy:
                         break
@@ -634,6 +678,7 @@ def locate_hunk(
             return None, [], _ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
         best = found[0]
         form = written[id(best[0])]
+        as_tried = tried[id(best[0])]
         (m, variant, _), repairs = best
         if not m.fuzzy and variant.lines != form.lines:
             # Blank context dropped from the edges: where the lines as written (all but a
@@ -684,7 +729,7 @@ def locate_hunk(
         plain = _typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
-        return _splice_for_hunk(fi, variant, m, shift, plain), repairs, None
+        return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -817,7 +862,10 @@ def _near(fi: _FileIndex, block: _Block, active: frozenset[str], window: tuple[i
 def _try_hunk(
     fi: _FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
 ) -> tuple[_Match, Hunk, int] | Finding | None:
-    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off)."""
+    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
+
+    The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
+    """
     hint = None if h.old_start is None else h.old_start - 1
     block = _Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
     m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
@@ -862,9 +910,9 @@ def _two_readings(fi: _FileIndex, m: _Match, path: str) -> Finding:
     at = m.start + k
     return error(
         "ambiguous", path, at + 1,
-        f"the context line {_visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        f"the context line {visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
         "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
-        f"line {at + 1} is {_visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+        f"line {at + 1} is {visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
     )
 
 
@@ -912,7 +960,7 @@ def _misplaced(fi: _FileIndex, h: Hunk, start: int, path: str) -> Finding:
         "not-found", path, h.old_start,
         f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
         f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
-        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {_visible(fi.keys[start])}",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {visible(fi.keys[start])}",
     )
 
 
@@ -1221,9 +1269,9 @@ def _splits_line(
             continue
         return error(
             "ambiguous", path, line + 1,
-            f"the text to replace {where} line {line + 1}, which also has {_visible(part.strip())!r}: "
+            f"the text to replace {where} line {line + 1}, which also has {visible(part.strip())!r}: "
             "the new lines could go on either side of it",
-            f"line {line + 1} is {_visible(fi.text.lines[line])!r}; {what}, or give whole lines",
+            f"line {line + 1} is {visible(fi.text.lines[line])!r}; {what}, or give whole lines",
         )
     return None
 
@@ -1548,10 +1596,10 @@ class _Lazy:
         return self.snippet.source_line + i
 
     def show(self, i: int) -> str:
-        return repr(_visible(self.snippet.lines[i].strip())[:80])
+        return repr(visible(self.snippet.lines[i].strip())[:80])
 
     def file_line(self, p: int) -> str:
-        return repr(_visible(self.fi.text.lines[p].strip())[:80])
+        return repr(visible(self.fi.text.lines[p].strip())[:80])
 
     def blocks(self, row: int) -> list[tuple[int, int]] | None:
         """The parsed constructs holding line `row` and the next, outermost first (None: no parse)."""
