@@ -1364,6 +1364,33 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
     return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
 
 
+def _replace_by_lines(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str, missing: Finding
+                      ) -> tuple[list[Splice], list[str], Finding | None]:
+    """A text to replace that is not in the file, read as whole lines under ``fuzz``.
+
+    The lines the old and new text share at their edges are its context, as in a
+    SEARCH/REPLACE block: one of them misremembered, or changed since, is placed by
+    the rest and merged by git's rule.  Text that is not whole lines never matches.
+    """
+    old, new = r.old.split("\n"), r.new.split("\n")
+    if r.replace_all or (old[-1] == "") != (new[-1] == "") or len(old) < 2:
+        return [], [], missing
+    if old[-1] == "":
+        old.pop()
+        if new and new[-1] == "":
+            new.pop()
+    lines = tuple(HunkLine(REMOVED, x) for x in old) + tuple(HunkLine(ADDED, x) for x in new)
+    h = _bare_context(Hunk(lines, source_line=r.source_line))
+    if not any(hl.tag == CONTEXT for hl in h.lines):
+        return [], [], missing
+    sp, rep, f = locate_hunk(fi, h, tiers, (0, len(fi.keys)), path, 0)
+    if f is not None and f.code == "ambiguous":
+        return [], [], f
+    if sp is None or f is not None or "fuzz" not in rep:
+        return [], [], missing
+    return [sp], rep, None
+
+
 def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> list[tuple[int, int, int, int]]:
     """A one-line fragment inside file lines; only length-preserving normalisation applies mid-line.
 
@@ -2241,6 +2268,8 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             note = ""
             if isinstance(ch, Replace):
                 sps, rep, f, note = locate_replace(fi, ch, tiers, path)
+                if f is not None and f.code == "not-found" and "fuzz" in tiers:
+                    sps, rep, f = _replace_by_lines(fi, ch, tiers, path, f)
             elif isinstance(ch, Snippet):
                 sps, rep, f = locate_snippet(fi, ch, tiers, path)
             else:
