@@ -223,6 +223,7 @@ class Guard(Workspace):
         if fe.binary:
             return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                                 "change binary files outside the agent, or send a text edit")], []
+        fe = self._prefix_dropped(fe)
         path, f = self._resolve(fe.path, pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
@@ -300,6 +301,7 @@ class Guard(Workspace):
             new_text, regions, more_repairs, more_notes = got
             repairs += more_repairs
             notes += more_notes
+        repairs += fe.repairs
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
@@ -307,6 +309,32 @@ class Guard(Workspace):
             before_text=text if before is not None else None, after_text=new_text,
         )
         return change, read_findings, notes
+
+    def _prefix_dropped(self, fe: FileEdit) -> FileEdit:
+        """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
+
+        Only where the path as written names nothing and the path without the prefix
+        names a regular file (a real folder `a/` keeps its meaning).
+        """
+        if fe.op is Op.CREATE or fe.create_missing:
+            return fe
+        source = fe.old_path if fe.op is Op.RENAME and fe.old_path else fe.path
+
+        def exists(rel: str) -> bool:
+            full = self.root / rel
+            return os.path.lexists(full)
+
+        if not source.startswith(("a/", "b/")) or exists(source) or not exists(source[2:]):
+            return fe
+        plain = self.root / source[2:]
+        if plain.is_symlink() or not plain.is_file():
+            return fe
+        repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
+        if fe.op is Op.RENAME and fe.old_path:
+            dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
+            return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+        old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
+        return replace(fe, path=source[2:], old_path=old, repairs=repairs)
 
     def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str
                 ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:

@@ -393,6 +393,7 @@ class _Match:
     active: frozenset[str]
     fuzzy: bool
     block: _Block
+    fixed: tuple[str, ...] = ()  # bookkeeping put right to find it (a misplaced `@@` anchor)
 
 
 def _tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:
@@ -438,6 +439,12 @@ def _search(
     fuzz: bool | None = None,
 ) -> tuple[_Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
+    own = _own_line_anchor(block)
+    if own is not None:
+        # The anchor is the hunk's own first line: search for the hunk itself, everywhere
+        # the anchors before it allow (the rule's "after the anchor" would skip it).
+        m, finding, name = _search(fi, own, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
     if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
@@ -467,7 +474,36 @@ def _search(
             else:
                 return None, _ambiguous(path, fi, starts, name, src), name
         return _Match(starts[0], len(block.old), active, fuzzy, block), None, name
+    loose = _anchors_put_right(fi, block, tiers)
+    if loose is not None:
+        m, finding, name = _search(fi, loose, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     return None, None, ""
+
+
+def _own_line_anchor(block: _Block) -> _Block | None:
+    """The block without its last `@@` anchor when that anchor is the block's own first line."""
+    if not block.anchors or not block.old:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    if norm(block.anchors[-1]) != norm(block.old[0]) or not norm(block.old[0]).strip():
+        return None
+    return replace(block, anchors=block.anchors[:-1])
+
+
+def _anchors_put_right(fi: _FileIndex, block: _Block, tiers: Sequence[str]) -> _Block | None:
+    """The block without the Codex `@@` anchors that are no line of the file at all.
+
+    Models write descriptions there (``@@ parseArgs function``): invented context,
+    dropped only where the ``fuzz`` tier is allowed.  The body alone must then be
+    unique where the remaining anchors allow.
+    """
+    if not block.anchors or not block.old or "fuzz" not in tiers:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    present = fi.positions(frozenset(_NORMALISERS))
+    kept = tuple(a for a in block.anchors if norm(a) in present)
+    return None if len(kept) == len(block.anchors) else replace(block, anchors=kept)
 
 
 def _in_scope_only(fi: _FileIndex, anchor: int, starts: Sequence[int]) -> bool:
@@ -647,6 +683,10 @@ def locate_hunk(
         un = _unescaped(h)
         if un is not None:
             forms.append((un, ["escape"]))
+    if "recount" in tiers:
+        spaced = _reprefixed(h, fi)
+        if spaced is not None:
+            forms.append((spaced, ["context-prefix"]))
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
@@ -696,6 +736,7 @@ def locate_hunk(
                 return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
         if m.fuzzy:
             repairs.append("fuzz")
+        repairs += list(m.fixed)
         repairs += _needed(fi, m) if m.active else []
         if variant.old_start is not None and m.start != variant.old_start - 1:
             if "offset" not in tiers:
@@ -993,6 +1034,22 @@ def _bare_context(h: Hunk) -> Hunk:
 
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
     return replace(h, lines=lines)
+
+
+def _reprefixed(h: Hunk, fi: _FileIndex) -> Hunk | None:
+    """The hunk with context lines the model wrote without their leading space put back.
+
+    Copied as the file has it, an indented line loses one column to the context
+    prefix it lacks: ``  key: value,`` reads as context `` key: value,``.  Such a
+    line is one the file lacks as read and has once its space is back.
+    """
+    exact = fi.positions(frozenset())
+    lines = []
+    for hl in h.lines:
+        if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
+            hl = HunkLine(CONTEXT, " " + hl.text)
+        lines.append(hl)
+    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
 
 
 def _unescaped(h: Hunk) -> Hunk | None:
