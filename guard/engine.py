@@ -306,7 +306,7 @@ class Guard(Workspace):
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
             new_mode=new_mode, repairs=repairs, regions=regions,
-            before_text=text if before is not None else None, after_text=new_text,
+            before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
         )
         return change, read_findings, notes
 

@@ -224,6 +224,7 @@ class FileChange:
     hunks: int = 0
     repairs: tuple[str, ...] = ()
     diff: str = ""  # unified diff of before -> after, computed by us
+    whole: bool = False  # the edit gave the whole new text (a whole-file write), not changes to the old
 
 
 class ParseError(Exception):
