@@ -121,6 +121,8 @@ class EditSet:
     files: tuple[FileEdit, ...]
     format: str
     repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
+    # The dialect was guessed (`auto`), not named by the caller: how it was read, not what it says.
+    detected: bool = field(default=False, compare=False)
 
 
 class Severity(str, enum.Enum):
