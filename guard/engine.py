@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, worktree
+from .eol import as_checked_out
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
 from .merge3 import merge
@@ -329,6 +330,12 @@ class Guard(Workspace):
                     regions = None
                     repairs.append("3way")
                 new_text = merged
+        if not any(text.eols):
+            # A new file (or one without a line end of its own): the endings git's checkout
+            # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+            new_text, converted = as_checked_out(new_text, path, self.repo.attr, self.repo.config)
+            if converted:
+                repairs.append("eol")
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
