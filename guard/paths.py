@@ -21,6 +21,8 @@ from .policy import Policy
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
 _IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# Half of a UTF-16 pair: JSON can spell it (`"\\ud800"`), UTF-8 cannot, and no file name holds it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Longer paths than PATH_MAX are invisible to git's own commands (a file written there
 # is lost to `git status`), and trees nest one recursion level per folder.
 MAX_PATH_BYTES = 4095
@@ -34,10 +36,25 @@ def _fold(component: str) -> str:
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
 
 
+def _pieces(component: str) -> list[str]:
+    """The names one component may stand for on some filesystem.
+
+    Windows separates folders with `\\` too, and NTFS reads `name:stream` (`.git::$INDEX_ALLOCATION`
+    is the folder `.git` itself); git refuses such names in its trees for the same reason.
+    """
+    if "\\" not in component and ":" not in component:
+        return [component]
+    return [piece.split(":", 1)[0] for piece in component.split("\\")]
+
+
 def _is_dot_git(component: str) -> bool:
-    folded = _fold(component).casefold()
     # `git~1` is the 8.3 short name Windows may give `.git`.
-    return folded in (".git", "git~1")
+    return any(_fold(piece).casefold() in (".git", "git~1") for piece in _pieces(component))
+
+
+def _folded(path: str) -> tuple[str, ...]:
+    """`path`'s names as a filesystem that folds case and spelling may see them."""
+    return tuple(_fold(p).casefold() for p in path.split("/") if p)
 
 
 def _outside(raw: str, what: str, hint: str) -> tuple[None, Finding]:
@@ -56,6 +73,16 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():
         return _outside(raw, "the path is empty", "name a file relative to the repository root, e.g. src/app.py")
+    half = _SURROGATE.search(raw)
+    if half:
+        code = ord(half.group())
+        # 0xDC80-0xDCFF: a byte that is not UTF-8, as Python decodes a file name or argument.
+        what = (f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8" if 0xDC80 <= code <= 0xDCFF else
+                f"U+{code:04X}, half of a UTF-16 surrogate pair: no character, and no UTF-8")
+        return None, error(
+            "not-utf8", raw.encode("utf-8", "backslashreplace").decode("utf-8"), None,
+            f"the path holds {what} (at position {half.start()})",
+            "write the file name as UTF-8 text (a JSON escape must give both halves of a pair, e.g. \\ud83d\\ude00)")
     bad = _CONTROL.search(raw)
     if bad:
         return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
