@@ -201,13 +201,18 @@ class Guard(Workspace):
 
         return tracked
 
-    def _resolve(self, raw: str, pol: Policy) -> tuple[str | None, Finding | None]:
+    def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
+        """An agent's path as a repository-relative one, or the finding that refuses it: outside
+        the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
         from . import paths
 
         rel, finding = paths.resolve(self.root, raw)
         if finding is not None or rel is None:
             return None, finding
-        prot = paths.protected_finding(rel, pol)
+        own = paths.git_folder_finding(rel, self.repo.git_folders())
+        if own is not None:
+            return None, own
+        prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
         if prot is not None and prot.severity == "error":
             return None, prot
         sub = self.repo.submodule_of(rel)
@@ -225,12 +230,12 @@ class Guard(Workspace):
         if fe.binary:
             return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                                 "change binary files outside the agent, or send a text edit")], []
-        path, f = self._resolve(fe.path, pol)
+        path, f = self.resolve(fe.path, pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
         src: str = path
         if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            old, f = self._resolve(fe.old_path, pol)
+            old, f = self.resolve(fe.old_path, pol)
             if f is not None or old is None:
                 return None, [f] if f else [], []
             src = old
