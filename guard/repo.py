@@ -38,6 +38,14 @@ class RefMoved(GitError):
     """A compare-and-swap ref update found another value than expected."""
 
 
+class RefLocked(GitError):
+    """A ref's lock file (`<ref>.lock`) is there: another process updates it, or one died doing so."""
+
+    def __init__(self, name: str, lock: Path) -> None:
+        super().__init__(f"{name} is locked: {lock} exists")
+        self.name, self.lock = name, lock
+
+
 @dataclass(frozen=True)
 class Entry:
     oid: str
@@ -677,6 +685,9 @@ class GitRepo:
                 else:
                     txn.set_target(name, new, message=message)
         except pygit2.GitError as exc:
+            lock = self.lock_of(name)
+            if lock is not None:
+                raise RefLocked(name, lock) from None
             raise GitError(f"could not update {name}: {exc}") from None
         if new is None:
             self._logged.discard(name)
