@@ -18,7 +18,7 @@ from . import diffs, formats, ledger, rebase, worktree
 from .eol import as_checked_out
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
-from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
+from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, Snippet, error
 from .repo import EXEC, FILE, GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
@@ -338,7 +338,7 @@ class Guard(Workspace):
             repairs += reps
             regions = None
         else:
-            got = self._edited(fe, text, before, tiers, path)
+            got = self._edited(fe, text, before, tiers, path, pol)
             if isinstance(got, list):
                 return None, got, []
             new_text, regions, more_repairs, more_notes = got
@@ -358,6 +358,31 @@ class Guard(Workspace):
             before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
         )
         return change, read_findings, notes
+
+    def _earlier(self, path: str, before: bytes, pol: Policy) -> list[tuple[str, Text]]:
+        """Earlier versions of `path` an agent may have written against: its last read, its
+        last write, HEAD's (each once, and only those that differ from the file now)."""
+        from . import anchors, reads
+
+        agent = pol.agent or "agent"
+        ids: list[tuple[str, str | None]] = []
+        read = reads.last(self.repo, agent, path)
+        ids.append((f"{agent}'s last read", read.blob if read else None))
+        ids.append((f"{agent}'s last write", anchors.last_written(self.repo, pol, agent, path)))
+        head = self.repo.head_commit()
+        entry = self.repo.tree_entry(self.repo.commit_tree(head), path) if head else None
+        ids.append(("HEAD's version", entry.oid if entry else None))
+        now = self.repo.hash_blob(before)
+        out: list[tuple[str, Text]] = []
+        seen = {now}
+        for label, oid in ids:
+            if oid is None or oid in seen:
+                continue
+            seen.add(oid)
+            text = decode_or_none(self.repo.read_blob(oid))
+            if text is not None:
+                out.append((label, text))
+        return out
 
     def _prefix_dropped(self, fe: FileEdit) -> FileEdit:
         """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
@@ -385,7 +410,7 @@ class Guard(Workspace):
         old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
         return replace(fe, path=source[2:], old_path=old, repairs=repairs)
 
-    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str
+    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str, pol: Policy,
                 ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
         """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
         repairs and notes; or the findings that refuse it."""
@@ -411,6 +436,12 @@ class Guard(Workspace):
         out = locate_changes(text, fe.changes, tiers, path, ordered)
         if out.findings:
             return list(out.findings)
+        if before is not None and any(isinstance(c, Snippet) for c in fe.changes):
+            earlier = rebase.snippet_onto_file(text, self._earlier(path, before, pol), fe.changes, tiers, path)
+            if isinstance(earlier, Finding):
+                return [earlier]
+            if earlier is not None:
+                return earlier[0], None, earlier[1], out.notes
         if any(sp.seen is not None for sp in out.splices):
             merged, conflict = rebase.onto_file(text, out.splices, path)
             return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
