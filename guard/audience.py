@@ -44,6 +44,12 @@ class Audience:
         """How this reader sets one of an edit's options (``format``)."""
         return f"the {name} argument" if self.tool == "mcp" else f"--{name}"
 
+    def whole_file(self) -> str:
+        """How this reader sends a file's whole new text (follows "to replace the whole file, ")."""
+        if self.tool == "mcp":
+            return "send all of it with write_file"
+        return "send all of it and name the dialect with --format whole"
+
 
 CLI = Audience("cli")
 MCP = Audience("mcp")

@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import diffs, formats, ledger, worktree
+from . import diffs, formats, ledger, rebase, worktree
 from .audience import CLI, Audience
+from .eol import as_checked_out
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
-from .merge3 import merge
-from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, error
-from .repo import EXEC, FILE
+from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, Snippet, error
+from .repo import EXEC, FILE, GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
 from .workspace import Workspace
@@ -41,6 +41,15 @@ def default_agent(agent: str | None) -> str:
     if not ledger.valid_agent(name):
         raise UsageError(f"invalid agent name {name!r}: use letters, digits, '.', '_' and '-'")
     return name
+
+
+def default_turn(turn: str | None) -> str | None:
+    """`turn`, else $AGENT_GUARD_TURN, else None (a new turn); a usage error when it is no valid id."""
+    tid = turn or os.environ.get("AGENT_GUARD_TURN") or None
+    problem = ledger.turn_id_problem(tid) if tid is not None else None
+    if problem is not None:
+        raise UsageError(problem + ("" if turn else " ($AGENT_GUARD_TURN)"))
+    return tid
 
 
 def _has_errors(findings: Sequence[Finding]) -> bool:
@@ -87,9 +96,11 @@ class Guard(Workspace):
         """
         started = time.monotonic()
         agent = default_agent(agent)
-        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        turn = default_turn(turn)
         pol = self.policy(agent)
-        raw = data.encode("utf-8") if isinstance(data, str) else data
+        # A str may hold a lone surrogate (no character, and no UTF-8): kept as bytes that
+        # are not UTF-8, it is refused below as `not-utf8` like any other such input.
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         here = self.folder(cwd)
         report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here))
         if log_pass or report.status == "refused":
@@ -116,14 +127,22 @@ class Guard(Workspace):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            # ED A0..ED BF: a lone surrogate of a str (see `apply`), not a byte anyone sent.
+            pair = raw[exc.start:exc.start + 2]
+            half = len(pair) == 2 and pair[0] == 0xED and pair[1] >= 0xA0
+            what = ": half of a UTF-16 surrogate pair, no character" if half else ""
             return Report("refused", None, findings=(error(
-                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start})",
+                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})",
                 "send the edit as UTF-8"),))
         edits, findings = formats.parse(text, fmt, path, audience)
         if edits is None:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
+            self._check_turn(pol, agent, turn)
+            locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
+            if locked is not None:
+                return Report("refused", edits.format, findings=(locked,))
             self.repo.forget_attributes()
             plan = self.plan(edits, pol, agent, turn, len(raw), here, audience)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
@@ -136,12 +155,24 @@ class Guard(Workspace):
                 turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
             except worktree.UnsafePath as exc:
                 return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
+            except RefLocked as exc:
+                return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
+                              notes=plan.notes)
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
 
-    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:
+    def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
+        """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
+        if turn is not None:
+            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+            if problem is not None:
+                raise UsageError(problem)
+
+    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int,
+                kind: str = "turn", rolls_back: Sequence[str] = (), remove_dirs: Sequence[str] = ()) -> TurnRef:
+        created = worktree.missing_dirs(self.root, [c.path for c in changes if c.after is not None])
         pending = ledger.prepare(
             self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
-            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back,
+            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back, created_dirs=created,
         )
         writes: list[worktree.Write] = []
         for c in changes:
@@ -151,7 +182,7 @@ class Guard(Workspace):
             else:
                 writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
         worktree.commit(self.repo, writes, (pending.ref, pending.old, pending.new),
-                        f"agent-guard: {kind} {pending.turn} ({fmt})")
+                        f"agent-guard: {kind} {pending.turn} ({fmt})", remove_dirs)
         return TurnRef(agent, pending.turn, pending.new, pending.ref)
 
     def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
@@ -163,10 +194,11 @@ class Guard(Workspace):
         diff is exactly ``before`` -> ``after``).  The ref moves by compare-and-swap.
         """
         agent = default_agent(agent)
-        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        turn = default_turn(turn)
         pol = self.policy(agent)
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
+            self._check_turn(pol, agent, turn)
             pending = ledger.prepare(self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
                                      fmt=fmt, policy=pol.name, edit_bytes=nbytes)
             self.repo.update_ref(pending.ref, pending.new, pending.old, f"agent-guard: record turn {pending.turn} ({fmt})")
@@ -185,7 +217,8 @@ class Guard(Workspace):
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         for fe in edits.files:
-            ch, fs, ns = self._locate_file(fe, pol, tiers, here, audience)
+            ch, fs, ns = self._locate_file(fe, pol, tiers, here, audience,
+                                           guessed_whole=edits.detected and edits.format == "whole")
             findings += fs
             notes += ns
             if ch is None:
@@ -225,13 +258,18 @@ class Guard(Workspace):
 
         return tracked
 
-    def _resolve(self, raw: str, pol: Policy) -> tuple[str | None, Finding | None]:
+    def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
+        """An agent's path as a repository-relative one, or the finding that refuses it: outside
+        the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
         from . import paths
 
         rel, finding = paths.resolve(self.root, raw)
         if finding is not None or rel is None:
             return None, finding
-        prot = paths.protected_finding(rel, pol)
+        own = paths.git_folder_finding(rel, self.repo.git_folders())
+        if own is not None:
+            return None, own
+        prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
         if prot is not None and prot.severity == "error":
             return None, prot
         sub = self.repo.submodule_of(rel)
@@ -244,7 +282,8 @@ class Guard(Workspace):
         return rel, None
 
     def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-                     audience: Audience = CLI) -> tuple[FileChange | None, list[Finding], list[str]]:
+                     audience: Audience = CLI, guessed_whole: bool = False
+                     ) -> tuple[FileChange | None, list[Finding], list[str]]:
         from . import paths
         from .checks import content_finding
 
@@ -253,12 +292,13 @@ class Guard(Workspace):
                                 "change binary files outside the agent, or send a text edit")], []
         start = "" if fe.path_base is PathBase.ROOT else here
         guess = fe.path_base is PathBase.GUESS
-        path, f = self._resolve(paths.from_folder(start, fe.path, guess), pol)
+        fe = self._prefix_dropped(fe, start, guess)
+        path, f = self.resolve(paths.from_folder(start, fe.path, guess), pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
         src: str = path
         if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            old, f = self._resolve(paths.from_folder(start, fe.old_path, guess), pol)
+            old, f = self.resolve(paths.from_folder(start, fe.old_path, guess), pol)
             if f is not None or old is None:
                 return None, [f] if f else [], []
             src = old
@@ -321,51 +361,126 @@ class Guard(Workspace):
             notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                          "(smudged) bytes, and git runs the filter's clean step when the file is staged")
         if fe.content is not None:
+            if guessed_whole and before is not None:
+                doubt = _snippet_not_file(path, text, fe.content, audience)
+                if doubt is not None:
+                    return None, [doubt], []
             new_text, reps = _whole(text, fe.content, before is not None)
             repairs += reps
             regions = None
         else:
-            base_text = text
-            stale_base = self._stale_base(fe, before) if "3way" in tiers else None
-            out = None
-            if stale_base is not None:
-                out = locate_changes(stale_base, fe.changes, tiers, path, _ordered(fe))
-                if out.findings:
-                    # It does not fit the base it names (an index line copied from another
-                    # diff): read it as an edit of the file as it is, like any other.
-                    stale_base, out = None, None
-                else:
-                    base_text = stale_base
-            if out is None:
-                out = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-            if out.findings:
-                return None, list(out.findings), []
-            new_text, regions_l = apply_splices(base_text, out.splices)
-            repairs += out.repairs
-            notes += out.notes
-            regions = regions_l
-            if stale_base is not None:
-                merged, conflict = _merge_onto(stale_base, text, new_text, path)
-                if conflict is not None:
-                    # diff3 calls a change next to another a conflict; when the lines the
-                    # edit removes are still there as they were, the tiers may place it.
-                    now = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-                    if now.findings:
-                        return None, [conflict], []
-                    merged, regions = apply_splices(text, now.splices)
-                    repairs = repairs[: len(repairs) - len(out.repairs)] + now.repairs
-                    notes = notes[: len(notes) - len(out.notes)] + now.notes
-                else:
-                    regions = None
-                    repairs.append("3way")
-                new_text = merged
+            got = self._edited(fe, text, before, tiers, path, pol)
+            if isinstance(got, list):
+                return None, got, []
+            new_text, regions, more_repairs, more_notes = got
+            repairs += more_repairs
+            notes += more_notes
+        repairs += fe.repairs
+        if not any(text.eols):
+            # A new file (or one without a line end of its own): the endings git's checkout
+            # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+            new_text, converted = as_checked_out(new_text, path, self.repo.attr, self.repo.config)
+            if converted:
+                repairs.append("eol")
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
             new_mode=new_mode, repairs=repairs, regions=regions,
-            before_text=text if before is not None else None, after_text=new_text,
+            before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
         )
         return change, read_findings, notes
+
+    def _earlier(self, path: str, before: bytes, pol: Policy) -> list[tuple[str, Text]]:
+        """Earlier versions of `path` an agent may have written against: its last read, its
+        last write, HEAD's (each once, and only those that differ from the file now)."""
+        from . import anchors, reads
+
+        agent = pol.agent or "agent"
+        ids: list[tuple[str, str | None]] = []
+        read = reads.last(self.repo, agent, path)
+        ids.append((f"{agent}'s last read", read.blob if read else None))
+        ids.append((f"{agent}'s last write", anchors.last_written(self.repo, pol, agent, path)))
+        head = self.repo.head_commit()
+        entry = self.repo.tree_entry(self.repo.commit_tree(head), path) if head else None
+        ids.append(("HEAD's version", entry.oid if entry else None))
+        now = self.repo.hash_blob(before)
+        out: list[tuple[str, Text]] = []
+        seen = {now}
+        for label, oid in ids:
+            if oid is None or oid in seen:
+                continue
+            seen.add(oid)
+            text = decode_or_none(self.repo.read_blob(oid))
+            if text is not None:
+                out.append((label, text))
+        return out
+
+    def _prefix_dropped(self, fe: FileEdit, start: str = "", guess: bool = False) -> FileEdit:
+        """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
+
+        Only where the path as written names nothing and the path without the prefix
+        names a regular file (a real folder `a/` keeps its meaning).  Paths are as
+        written, read from the folder `start` (``paths.from_folder``).
+        """
+        from . import paths
+
+        if fe.op is Op.CREATE or fe.create_missing:
+            return fe
+        source = fe.old_path if fe.op is Op.RENAME and fe.old_path else fe.path
+
+        def exists(rel: str) -> bool:
+            full = self.root / paths.from_folder(start, rel, guess)
+            return os.path.lexists(full)
+
+        if not source.startswith(("a/", "b/")) or exists(source) or not exists(source[2:]):
+            return fe
+        plain = self.root / paths.from_folder(start, source[2:], guess)
+        if plain.is_symlink() or not plain.is_file():
+            return fe
+        repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
+        if fe.op is Op.RENAME and fe.old_path:
+            dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
+            return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+        old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
+        return replace(fe, path=source[2:], old_path=old, repairs=repairs)
+
+    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str, pol: Policy,
+                ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
+        """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
+        repairs and notes; or the findings that refuse it."""
+        ordered = _ordered(fe)
+        stale_base = self._stale_base(fe, before) if "3way" in tiers else None
+        if stale_base is not None:
+            # Against the very text it names, an edit needs no fuzz.
+            exact = tuple(t for t in tiers if t != "fuzz")
+            out = locate_changes(stale_base, fe.changes, exact, path, ordered)
+            if not out.findings:
+                edited, _ = apply_splices(stale_base, out.splices)
+                merged, conflict = rebase.onto_base(stale_base, text, edited, path)
+                if conflict is None:
+                    return merged, None, out.repairs + ["3way"], out.notes
+                # As `git apply --3way`: hunks that still fit the file exactly apply directly.
+                now = locate_changes(text, fe.changes, exact, path, ordered)
+                if now.findings:
+                    return [conflict]
+                new_text, regions = apply_splices(text, now.splices)
+                return new_text, regions, now.repairs, now.notes
+            # It does not fit the base it names (an index line copied from another diff):
+            # read it as an edit of the file as it is, like any other.
+        out = locate_changes(text, fe.changes, tiers, path, ordered)
+        if out.findings:
+            return list(out.findings)
+        if before is not None and any(isinstance(c, Snippet) for c in fe.changes):
+            earlier = rebase.snippet_onto_file(text, self._earlier(path, before, pol), fe.changes, tiers, path)
+            if isinstance(earlier, Finding):
+                return [earlier]
+            if earlier is not None:
+                return earlier[0], None, earlier[1], out.notes
+        if any(sp.seen is not None for sp in out.splices):
+            merged, conflict = rebase.onto_file(text, out.splices, path)
+            return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
+        new_text, regions = apply_splices(text, out.splices)
+        return new_text, regions, out.repairs, out.notes
 
     def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy,
                       audience: Audience) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
@@ -431,6 +546,22 @@ def swapped_path(exc: worktree.UnsafePath) -> Finding:
                  "something replaced a folder with a symbolic link while the edit ran; check the repository, then retry")
 
 
+def ref_locked(repo: GitRepo, ref: str) -> Finding | None:
+    """A refusal when git's lock file for the agent's ledger ref is there: the turn could not be recorded."""
+    lock = repo.lock_of(ref)
+    return lock_finding(ref, lock) if lock is not None else None
+
+
+def lock_finding(ref: str, lock: Path) -> Finding:
+    return error(
+        "stale", None, None,
+        f"the ledger ref {ref} is locked: {lock} exists, so no turn can be recorded (nothing was changed)",
+        "another git or agent-guard command may be updating it: wait and retry. If none is running "
+        f"(`ps` shows no git and no agent-guard), the lock was left by one that died: remove it "
+        f"(rm '{lock}') and retry",
+    )
+
+
 def _outside_sparse(path: str, creates: bool) -> Finding:
     """`path` is tracked, but a sparse checkout leaves it out of the work tree."""
     folder = path.rpartition("/")[0] or "."
@@ -446,6 +577,23 @@ def _is_folder(p: Path) -> bool:
     return p.is_dir() and not p.is_symlink()
 
 
+def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = CLI) -> Finding | None:
+    """A fenced block taken for all of `path` (auto-detected) that is far shorter than the file:
+    most likely a snippet of it, which written whole would delete the rest."""
+    old_n = len(text.lines)
+    new_n = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    if new_n * 2 >= old_n or old_n - new_n <= 5:
+        return None
+    return error(
+        "parse-error", path, None,
+        f"the input was read as the whole new text of {path} (a fenced block under its name), but it holds "
+        f"{new_n} line{'s' if new_n != 1 else ''} where {path} has {old_n}: it reads as a snippet of the file, "
+        "and written whole it would delete the rest",
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
+        + audience.whole_file(),
+    )
+
+
 def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
     """A whole-file write, keeping the file's BOM and (uniform) line endings."""
     bom = text.bom
@@ -457,18 +605,3 @@ def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
         new = Text(new.lines, tuple("\r\n" if e else "" for e in new.eols), bom)
         repairs.append("eol")
     return new, repairs
-
-
-def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
-    def keyed(t: Text) -> list[str]:
-        return [ln + e for ln, e in zip(t.lines, t.eols)]
-
-    merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
-    if conflicts:
-        c = conflicts[0]
-        return current, error(
-            "stale", path, c.first_line,
-            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.first_line}-{c.last_line})",
-            "re-read the file and redo the edit against its current content; the file now has:\n" + c.excerpt(),
-        )
-    return split("".join(merged), current.bom), None

@@ -10,7 +10,10 @@ What it prints::
 
 ``PATH`` in the header is written as the argument is read: relative to the current
 folder, as for git (``[app.py#...]`` in ``src/`` for ``src/app.py``), so an edit under
-the header, sent from the same folder, names the same file.  ``TAG`` is the first 8 hex digits of the git
+the header, sent from the same folder, names the same file.  A path the policy
+protects (``.env*``, the policy's own files, git's folders) is refused as
+``path-protected`` unless the policy says ``read_protected: true``.  ``TAG`` is the
+first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
 read is recorded for the agent with the lines it showed (guard/reads.py), so a
 hashline edit under that header (guard/formats/hashline.py) applies to exactly that
@@ -82,8 +85,10 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     here = guard_session.folder(cwd)
     reader = audience or Audience("cli", here)
     raw = paths.from_folder(here, path)
-    # `src/` names a folder as surely as `src` does: judge the name without its slash.
-    rel, finding = paths.resolve(guard_session.root, raw.rstrip("/") or raw)
+    # The engine's own resolver: a protected path (.env, the policy, git's folders) is not
+    # shown, nor stored as a blob, unless the policy says read_protected: true.  `src/`
+    # names a folder as surely as `src` does: the name is judged without its slash.
+    rel, finding = guard_session.resolve(raw.rstrip("/") or raw, guard_session.policy(who), reading=True)
     if finding is not None or rel is None:
         raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
     folder = _folder(guard_session.root, rel)

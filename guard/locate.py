@@ -111,13 +111,22 @@ class _FileIndex:
 
 @dataclass(frozen=True)
 class Splice:
-    """Replace file lines [start, end) with `new` ((text, terminator) pairs)."""
+    """Replace file lines [start, end) with `new` ((text, terminator) pairs).
+
+    A splice placed although some of the lines it keeps differ from the file (the
+    ``fuzz`` tier, a lazy snippet's loose line) also carries the edit's own view:
+    ``seen``, those file lines as the edit saw them, and ``meant``, what the edit
+    makes of them.  Such a splice is not written as it is: git's three-way merge of
+    the two views with the file decides (``rebase.onto_file``).
+    """
 
     start: int
     end: int
     new: tuple[tuple[str, str], ...]
     source_line: int = 0
     final_newline: bool | None = None  # set when the edit says how the file must end
+    seen: tuple[tuple[str, str], ...] | None = None
+    meant: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass
@@ -131,7 +140,7 @@ class Outcome:
 # --------------------------------------------------------------------------- helpers
 
 
-def _visible(s: str) -> str:
+def visible(s: str) -> str:
     """Make the invisible visible, so a hint shows *why* two lines differ."""
     cr = "␍" if s.endswith("\r") else ""
     out = s[: len(s) - len(cr)].replace("\t", "→").replace("\r", "␍")
@@ -164,7 +173,7 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
     if found is None:
         first = want[0] if want else ""
         return None, (
-            f"none of the lines to change occur in {path} (first: {_visible(first)!r}); "
+            f"none of the lines to change occur in {path} (first: {visible(first)!r}); "
             "re-read the file and copy the lines exactly"
         )
     start, _score = found
@@ -180,12 +189,12 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
             actual = keys[p] if 0 <= p < len(keys) else None
             if first_diff is None and (actual is None or not same(actual, line)):
                 if actual is None:
-                    first_diff = f"line {p + 1}: the file ends before {_visible(line)!r}"
+                    first_diff = f"line {p + 1}: the file ends before {visible(line)!r}"
                 else:
-                    first_diff = f"line {p + 1}: expected {_visible(line)!r}, file has {_visible(actual)!r}"
+                    first_diff = f"line {p + 1}: expected {visible(line)!r}, file has {visible(actual)!r}"
     lo, hi = max(0, start - 2), min(len(keys), start + len(want) + 2)
     for p in range(lo, hi):
-        lines.append(f"{p + 1:>6}| {_visible(keys[p])}")
+        lines.append(f"{p + 1:>6}| {visible(keys[p])}")
     hint = "closest region in the file:\n" + "\n".join(lines)
     if first_diff:
         hint = f"first difference at {first_diff}\n" + hint
@@ -199,7 +208,7 @@ def _ambiguous(path: str, fi: _FileIndex, starts: Sequence[int], tier: str, src:
         # A candidate that starts with blank lines is shown by its first line of text.
         return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
 
-    lines = "\n".join(f"{p + 1:>6}| {_visible(fi.keys[p]) if p < len(fi.keys) else ''}"
+    lines = "\n".join(f"{p + 1:>6}| {visible(fi.keys[p]) if p < len(fi.keys) else ''}"
                       for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(
@@ -384,6 +393,7 @@ class _Match:
     active: frozenset[str]
     fuzzy: bool
     block: _Block
+    fixed: tuple[str, ...] = ()  # bookkeeping put right to find it (a misplaced `@@` anchor)
 
 
 def _tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:
@@ -429,6 +439,12 @@ def _search(
     fuzz: bool | None = None,
 ) -> tuple[_Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
+    own = _own_line_anchor(block)
+    if own is not None:
+        # The anchor is the hunk's own first line: search for the hunk itself, everywhere
+        # the anchors before it allow (the rule's "after the anchor" would skip it).
+        m, finding, name = _search(fi, own, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
     if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
@@ -458,7 +474,36 @@ def _search(
             else:
                 return None, _ambiguous(path, fi, starts, name, src), name
         return _Match(starts[0], len(block.old), active, fuzzy, block), None, name
+    loose = _anchors_put_right(fi, block, tiers)
+    if loose is not None:
+        m, finding, name = _search(fi, loose, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     return None, None, ""
+
+
+def _own_line_anchor(block: _Block) -> _Block | None:
+    """The block without its last `@@` anchor when that anchor is the block's own first line."""
+    if not block.anchors or not block.old:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    if norm(block.anchors[-1]) != norm(block.old[0]) or not norm(block.old[0]).strip():
+        return None
+    return replace(block, anchors=block.anchors[:-1])
+
+
+def _anchors_put_right(fi: _FileIndex, block: _Block, tiers: Sequence[str]) -> _Block | None:
+    """The block without the Codex `@@` anchors that are no line of the file at all.
+
+    Models write descriptions there (``@@ parseArgs function``): invented context,
+    dropped only where the ``fuzz`` tier is allowed.  The body alone must then be
+    unique where the remaining anchors allow.
+    """
+    if not block.anchors or not block.old or "fuzz" not in tiers:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    present = fi.positions(frozenset(_NORMALISERS))
+    kept = tuple(a for a in block.anchors if norm(a) in present)
+    return None if len(kept) == len(block.anchors) else replace(block, anchors=kept)
 
 
 def _in_scope_only(fi: _FileIndex, anchor: int, starts: Sequence[int]) -> bool:
@@ -556,24 +601,54 @@ def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
 
 
 def _splice_for_hunk(
-    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None
+    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None,
+    written: Hunk | None = None,
 ) -> Splice:
-    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map)."""
+    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
+
+    `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
+    (`h` is it less context lines the file has nowhere).  Under ``fuzz`` the splice
+    also records the edit's view of the place (see `Splice`).
+    """
     t = fi.text
     s = m.start
     new: list[tuple[str, str]] = []
+    seen: list[tuple[str, str]] = []
+    meant: list[tuple[str, str]] = []
+    differs = False
     k = s
     default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
     kept = _repeated_lines(h, s)
-    for n, hl in enumerate(h.lines):
+    norm = _norm_fn(m.active)
+    lines = fi.normed(m.active)
+    matched = iter(enumerate(h.lines))
+    upcoming = next(matched, None)
+    for hl in (written or h).lines:
+        if upcoming is None or upcoming[1] is not hl:
+            # A context line the file has nowhere: the edit saw it here, the file never had it.
+            differs = True
+            own = (_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r")
+            seen.append((own, default_eol))
+            meant.append((own, default_eol))
+            continue
+        n = upcoming[0]
+        upcoming = next(matched, None)
         if hl.tag == CONTEXT:
-            new.append((t.lines[k], t.eols[k]))
+            here = (t.lines[k], t.eols[k])
+            new.append(here)
+            if m.fuzzy and lines[k] != norm(hl.text):
+                differs = True
+                here = ((_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
+            seen.append(here)
+            meant.append(here)
             k += 1
         elif hl.tag == REMOVED:
             default_eol = t.eols[k] or default_eol
+            seen.append((t.lines[k], t.eols[k]))
             k += 1
         elif n in kept:
             new.append((t.lines[kept[n]], t.eols[kept[n]]))
+            meant.append(new[-1])
         else:
             text = hl.text
             if shift is not None:
@@ -585,13 +660,16 @@ def _splice_for_hunk(
                 new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
             else:
                 new.append((text, default_eol if "eol" in m.active else "\n"))
+            meant.append(new[-1])
     end = k
     final: bool | None = None
     if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
         final = h.new_eof_newline
     elif end == len(t.lines) and not h.new_eof_newline:
         final = False
-    return Splice(s, end, tuple(new), h.source_line, final)
+    if not differs:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
 
 
 def locate_hunk(
@@ -605,11 +683,16 @@ def locate_hunk(
         un = _unescaped(h)
         if un is not None:
             forms.append((un, ["escape"]))
+    if "recount" in tiers:
+        spaced = _reprefixed(h, fi)
+        if spaced is not None:
+            forms.append((spaced, ["context-prefix"]))
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
         found: list[tuple[tuple[_Match, Hunk, int], list[str]]] = []
         written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
+        tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
         for form, esc in forms:
             for variant, extra in _hunk_variants(form, tiers):
                 got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
@@ -617,6 +700,7 @@ def locate_hunk(
                     return None, [], got
                 if got is not None:
                     written[id(got)] = form
+                    tried[id(got)] = variant
                     found.append((got, esc + extra))
                     if not fuzzy:
                         break
@@ -634,6 +718,7 @@ def locate_hunk(
             return None, [], _ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
         best = found[0]
         form = written[id(best[0])]
+        as_tried = tried[id(best[0])]
         (m, variant, _), repairs = best
         if not m.fuzzy and variant.lines != form.lines:
             # Blank context dropped from the edges: where the lines as written (all but a
@@ -651,6 +736,7 @@ def locate_hunk(
                 return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
         if m.fuzzy:
             repairs.append("fuzz")
+        repairs += list(m.fixed)
         repairs += _needed(fi, m) if m.active else []
         if variant.old_start is not None and m.start != variant.old_start - 1:
             if "offset" not in tiers:
@@ -684,7 +770,7 @@ def locate_hunk(
         plain = _typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
-        return _splice_for_hunk(fi, variant, m, shift, plain), repairs, None
+        return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -817,7 +903,10 @@ def _near(fi: _FileIndex, block: _Block, active: frozenset[str], window: tuple[i
 def _try_hunk(
     fi: _FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
 ) -> tuple[_Match, Hunk, int] | Finding | None:
-    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off)."""
+    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
+
+    The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
+    """
     hint = None if h.old_start is None else h.old_start - 1
     block = _Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
     m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
@@ -862,9 +951,9 @@ def _two_readings(fi: _FileIndex, m: _Match, path: str) -> Finding:
     at = m.start + k
     return error(
         "ambiguous", path, at + 1,
-        f"the context line {_visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        f"the context line {visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
         "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
-        f"line {at + 1} is {_visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+        f"line {at + 1} is {visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
     )
 
 
@@ -912,7 +1001,7 @@ def _misplaced(fi: _FileIndex, h: Hunk, start: int, path: str) -> Finding:
         "not-found", path, h.old_start,
         f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
         f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
-        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {_visible(fi.keys[start])}",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {visible(fi.keys[start])}",
     )
 
 
@@ -945,6 +1034,22 @@ def _bare_context(h: Hunk) -> Hunk:
 
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
     return replace(h, lines=lines)
+
+
+def _reprefixed(h: Hunk, fi: _FileIndex) -> Hunk | None:
+    """The hunk with context lines the model wrote without their leading space put back.
+
+    Copied as the file has it, an indented line loses one column to the context
+    prefix it lacks: ``  key: value,`` reads as context `` key: value,``.  Such a
+    line is one the file lacks as read and has once its space is back.
+    """
+    exact = fi.positions(frozenset())
+    lines = []
+    for hl in h.lines:
+        if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
+            hl = HunkLine(CONTEXT, " " + hl.text)
+        lines.append(hl)
+    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
 
 
 def _unescaped(h: Hunk) -> Hunk | None:
@@ -1221,9 +1326,9 @@ def _splits_line(
             continue
         return error(
             "ambiguous", path, line + 1,
-            f"the text to replace {where} line {line + 1}, which also has {_visible(part.strip())!r}: "
+            f"the text to replace {where} line {line + 1}, which also has {visible(part.strip())!r}: "
             "the new lines could go on either side of it",
-            f"line {line + 1} is {_visible(fi.text.lines[line])!r}; {what}, or give whole lines",
+            f"line {line + 1} is {visible(fi.text.lines[line])!r}; {what}, or give whole lines",
         )
     return None
 
@@ -1314,6 +1419,33 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
                 return sp, (rep + ["escape"]) if f is None else [], f, note
     line, hint = not_found_hint(fi, old_lines, path)
     return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
+
+
+def _replace_by_lines(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str, missing: Finding
+                      ) -> tuple[list[Splice], list[str], Finding | None]:
+    """A text to replace that is not in the file, read as whole lines under ``fuzz``.
+
+    The lines the old and new text share at their edges are its context, as in a
+    SEARCH/REPLACE block: one of them misremembered, or changed since, is placed by
+    the rest and merged by git's rule.  Text that is not whole lines never matches.
+    """
+    old, new = r.old.split("\n"), r.new.split("\n")
+    if r.replace_all or (old[-1] == "") != (new[-1] == "") or len(old) < 2:
+        return [], [], missing
+    if old[-1] == "":
+        old.pop()
+        if new and new[-1] == "":
+            new.pop()
+    lines = tuple(HunkLine(REMOVED, x) for x in old) + tuple(HunkLine(ADDED, x) for x in new)
+    h = _bare_context(Hunk(lines, source_line=r.source_line))
+    if not any(hl.tag == CONTEXT for hl in h.lines):
+        return [], [], missing
+    sp, rep, f = locate_hunk(fi, h, tiers, (0, len(fi.keys)), path, 0)
+    if f is not None and f.code == "ambiguous":
+        return [], [], f
+    if sp is None or f is not None or "fuzz" not in rep:
+        return [], [], missing
+    return [sp], rep, None
 
 
 def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> list[tuple[int, int, int, int]]:
@@ -1504,7 +1636,19 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
 
 _LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
 # A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
-_WEAK = re.compile(r"[\W_]*(?:end|fi|done|esac|endif|endfor|endwhile|wend|loop|next)?[\W_]*")
+_CLOSERS = frozenset(("end", "fi", "done", "esac", "endif", "endfor", "endwhile", "wend", "loop", "next"))
+_WORD = re.compile(r"[^\W_]+")
+
+
+def weak(line: str) -> bool:
+    """A line that only closes something: punctuation, perhaps one closing keyword (`}`, `end`, `fi;`).
+
+    (Counted word by word, not by a pattern with two stars around an optional word,
+    which backtracks quadratically on a long line of punctuation.)
+    """
+    words = _WORD.finditer(line)
+    first = next(words, None)
+    return first is None or (first.group() in _CLOSERS and next(words, None) is None)
 _DEFINES = re.compile(
     r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w ]+\))?\s+)?(?:async\s+)?"
     r"(?:def|class|function\*?|fn|func|sub|interface|struct|enum|trait|module)\s+(\w+)"
@@ -1525,10 +1669,13 @@ def _same_head(new: str, old: str) -> bool:
         return False
     for rx in (_DEFINES, _EXITS, _ASSIGNS):
         a, b = rx.match(new), rx.match(old)
+        if a and b and a.group(1) == b.group(1):
+            return True
         if a or b:
-            return bool(a and b and a.group(1) == b.group(1))
-    # Otherwise only a near copy (one name or value changed) reads as a replacement.
-    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.85
+            break
+    # Otherwise a near copy (a name renamed, `operator_v2=` for `operator=`, or a value
+    # changed) reads as a replacement as much as an addition: the doubt stands.
+    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.8
 
 
 @dataclass
@@ -1548,10 +1695,10 @@ class _Lazy:
         return self.snippet.source_line + i
 
     def show(self, i: int) -> str:
-        return repr(_visible(self.snippet.lines[i].strip())[:80])
+        return repr(visible(self.snippet.lines[i].strip())[:80])
 
     def file_line(self, p: int) -> str:
-        return repr(_visible(self.fi.text.lines[p].strip())[:80])
+        return repr(visible(self.fi.text.lines[p].strip())[:80])
 
     def blocks(self, row: int) -> list[tuple[int, int]] | None:
         """The parsed constructs holding line `row` and the next, outermost first (None: no parse)."""
@@ -1580,7 +1727,7 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
         f_first.setdefault(k, p)
     found = [
         (i, f_first[k]) for i in range(i0 + 1, i1)
-        if not lz.marker[i] and not _WEAK.fullmatch(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
+        if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
     ]
     for (ia, pa), (ib, pb) in zip(found, found[1:]):
         if pb < pa:
@@ -1604,7 +1751,7 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
             a, b = a - 1, b - 1
         if a - 1 > lo_i and not lz.marker[a - 1]:
             # New lines come before: a closing line or blank they end with is theirs, not the file's.
-            while a < i and _WEAK.fullmatch(lz.skeys[a]):
+            while a < i and weak(lz.skeys[a]):
                 a, b = a + 1, b + 1
         c, d = i, p
         while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
@@ -1634,7 +1781,7 @@ def _also_further(lz: _Lazy, part: list[int], at: int, bound: int, forward: bool
     it does there too, unless it is only blanks and closing lines, or the lines between are
     shallower than it (they would not be deleted silently)."""
     want = [lz.skeys[i] for i in part]
-    if all(_WEAK.fullmatch(k) for k in want):
+    if all(weak(k) for k in want):
         return None
     t = len(part)
     for shift in range(1, _LAZY_SLACK + t + 1):
@@ -1828,7 +1975,7 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             # After a block that ends right here, or at the end of the file, a blank line
             # leading the piece is its own.
             at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
-            solid = not all(_WEAK.fullmatch(lz.skeys[i]) for i in piece)
+            solid = not all(weak(lz.skeys[i]) for i in piece)
             if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
                 # Unless a blank line of the file a few lines before the end could be the
                 # one shown, the lines after it being replaced.
@@ -1862,8 +2009,8 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             at += head
             resume = at + tail
             present = {lz.keys[p] for p in range(pos, pb)}
-            if all(_WEAK.fullmatch(lz.skeys[i]) for i in piece) or _closes_outside(lz.snippet.lines[i] for i in new) or any(
-                lz.skeys[i] in present and not _WEAK.fullmatch(lz.skeys[i]) for i in new
+            if all(weak(lz.skeys[i]) for i in piece) or _closes_outside(lz.snippet.lines[i] for i in new) or any(
+                lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
             ):
                 # Only new code goes where a block ends: blank lines alone say nothing, a
                 # closing bracket the file does not have there closes something else, and a
@@ -1909,7 +2056,7 @@ def _block(lz: _Lazy, piece: Sequence[int], lo: int, hi: int) -> tuple[int, int,
     reach = _LAZY_SLACK + n
 
     def solid(ks: Sequence[str]) -> bool:
-        return any(not _WEAK.fullmatch(k) for k in ks)
+        return any(not weak(k) for k in ks)
 
     fits: list[tuple[int, int, int, int]] = []
     for q in range(lo, hi):
@@ -1974,7 +2121,7 @@ def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, sepa
             starts = range(max(lo, hi - t - reach), hi - t + 1)
             adjacent = hi - t
         hits = [q for q in starts if lz.keys[q : q + t] == want]
-        if all(_WEAK.fullmatch(k) for k in want):
+        if all(weak(k) for k in want):
             if adjacent not in hits:
                 continue
             # Met further off too, the lines between would be replaced: a reading that
@@ -2002,7 +2149,7 @@ def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, sepa
         if hits:
             return hits[0], t
     edge = piece[-1] if at_end else piece[0]
-    if _WEAK.fullmatch(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
+    if weak(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
         near = lo if at_end else hi - 1
         return error(
             "ambiguous", lz.path, near + 1,
@@ -2193,6 +2340,8 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             note = ""
             if isinstance(ch, Replace):
                 sps, rep, f, note = locate_replace(fi, ch, tiers, path)
+                if f is not None and f.code == "not-found" and "fuzz" in tiers:
+                    sps, rep, f = _replace_by_lines(fi, ch, tiers, path, f)
             elif isinstance(ch, Snippet):
                 sps, rep, f = locate_snippet(fi, ch, tiers, path)
             else:

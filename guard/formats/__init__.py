@@ -113,7 +113,8 @@ def _mixed(text: str, path: str | None, audience: Audience) -> Finding | None:
 
 
 def _parse(text: str, fmt: str, path: str | None, audience: Audience) -> tuple[EditSet | None, list[Finding]]:
-    if fmt == "auto":
+    guessed = fmt == "auto"
+    if guessed:
         mixed = _mixed(text, path, audience)
         if mixed is not None:
             return None, [mixed]
@@ -139,4 +140,4 @@ def _parse(text: str, fmt: str, path: str | None, audience: Audience) -> tuple[E
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
         return None, [error("parse-error", path, 1, f"the {fmt} input holds no edit", "send at least one file change")]
-    return edits, []
+    return (replace(edits, detected=True) if guessed else edits), []
