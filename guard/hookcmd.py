@@ -137,13 +137,15 @@ class Deadline:
 
 
 def _payload(raw: bytes) -> dict[str, Any]:
+    from . import jsonvalue
+
     if not raw.strip():
         raise HookError("no hook payload on standard input (Claude Code sends one JSON object)")
     try:
-        data = json.loads(raw)
-    except RecursionError:
-        raise HookError("the hook payload nests deeper than the hook reads (Claude Code sends a few levels)") from None
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = jsonvalue.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise HookError(f"the hook payload is not UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:  # nested too deep, half a surrogate pair: decode errors too
         raise HookError(f"the hook payload is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise HookError(f"the hook payload must be a JSON object, not {type(data).__name__}")

@@ -425,9 +425,9 @@ def _pre(tool_input: Any, tool: Any = "Edit", **extra: Any) -> bytes:
 FAILURES = {
     "empty payload": (b"", "no hook payload"),
     "not JSON": (b"{not json", "not JSON"),
-    "invalid UTF-8": (b'{"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": "\xff\xfe"}', "not JSON"),
-    "100,000 nested [": (DEEP, "nests deeper"),
-    "nested deep inside an object": (b'{"hook_event_name": "PreToolUse", "tool_input": ' + DEEP + b"}", "nests deeper"),
+    "invalid UTF-8": (b'{"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": "\xff\xfe"}', "not UTF-8"),
+    "100,000 nested [": (DEEP, "nested more than"),
+    "nested deep inside an object": (b'{"hook_event_name": "PreToolUse", "tool_input": ' + DEEP + b"}", "nested more than"),
     "not an object": (b'["PreToolUse"]', "JSON object"),
     "no hook_event_name": (b'{"tool_name": "Edit", "tool_input": {}}', "hook_event_name"),
     "no tool_name": (b'{"hook_event_name": "PreToolUse", "tool_input": {"file_path": "a"}}', "tool_name"),
@@ -436,9 +436,9 @@ FAILURES = {
     "tool_input not an object": (_pre("stats.py", tool="Write"), "tool_input"),
     "no file_path": (_pre({"old_string": "a", "new_string": "b"}), "file_path"),
     "file_path a 5,000-digit number": (b'{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": '
-                                       b'{"file_path": ' + b"7" * 5000 + b', "content": "x"}}', "digits"),
+                                       b'{"file_path": ' + b"7" * 5000 + b', "content": "x"}}', "file_path"),
     "MultiEdit edits not a list": (None, "edits"),
-    "lone surrogate in file_path": (None, "blocked"),
+    "lone surrogate in file_path": (None, "surrogate pair"),
     "broken policy": (None, "policy"),
     "internal error": (None, "internal error"),
 }
