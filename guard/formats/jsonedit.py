@@ -277,7 +277,7 @@ def _path(obj: dict[str, Any], line: int, default: str | None) -> str:
         raise ParseError(
             f'"{key}" of the edit at line {line} must be a non-empty string, not {value!r}',
             line,
-            "name the file to edit as a string path, relative to the repository",
+            "name the file to edit as a string path, e.g. src/app.py",
         )
     return value
 
