@@ -32,8 +32,10 @@ file's line numbers, which the locator splices as they are.
 (SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line) to an
 existing file must find the file as this agent last read it with ``git agent-read``,
 or as this agent itself last wrote it (its newest turn touching the path, from the
-shadow ledger: an agent knows what it wrote).  Otherwise ``stale``, at the policy's
-``stale`` level.
+shadow ledger: an agent knows what it wrote).  When the file changed since, that
+version is the edit's base: the edit must fit it, and is merged onto the file by
+git's rule (``Anchored.seen``; a conflict is ``stale``).  An agent that saw no
+version of the file is refused as ``stale``, at the policy's ``stale`` level.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ class Anchored:
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
     findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
     repairs: tuple[str, ...] = ()
+    # read_before_edit, the file changed since the agent saw it: the versions it saw (its last
+    # write, its last read).  The edit must fit one of them and merge by git's rule onto the
+    # file as it is; else `stale` refuses it.
+    seen: tuple[str, ...] = ()
+    stale: Finding | None = None
 
 
 def line_anchored(fe: FileEdit) -> bool:
@@ -75,8 +82,16 @@ def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, p
         if level in ("error", "warning"):
             found = _unread(repo, path, before, pol, agent, level)
             if found is not None:
-                return Anchored(fe, (found,))
+                seen = _seen(repo, pol, agent, path) if level == "error" else ()
+                return Anchored(fe, stale=found, seen=seen) if seen else Anchored(fe, (found,))
     return Anchored(fe)
+
+
+def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
+    """The versions of `path` the agent is known to have seen: its last write, its last read."""
+    read = reads.last(repo, agent, path)
+    ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
+    return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
 
 
 # --------------------------------------------------------------------------- line-anchored edits
