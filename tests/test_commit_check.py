@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo, conflicted, git
+from conftest import Repo, command, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -347,7 +347,7 @@ def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     repo.commit({"app.py": CODE})
     repo.write({"app.py": ELIDED})
     repo.git("add", "app.py")
-    proc = subprocess.run(["git", "agent-check", "--json"], cwd=repo.root, capture_output=True, timeout=120)
+    proc = command(repo.root, "git", "agent-check", "--json")
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["findings"][0]["code"] == "placeholder"
     report = guard.check(str(repo.root))
@@ -497,7 +497,7 @@ def test_human_output_groups_findings_by_file(repo: Repo, cli) -> None:
 
 # --- the plain git hook ---------------------------------------------------------------------
 def commit(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "commit", "-q", *args], cwd=repo.root, capture_output=True, timeout=300)
+    return command(repo.root, "git", "commit", "-q", *args, timeout=300)
 
 
 def head(repo: Repo) -> str:
@@ -556,8 +556,7 @@ def test_install_hook_keeps_an_existing_hook_and_uninstall_restores_it(repo: Rep
     # A failing old hook still stops a clean commit.
     repo.write({"app.py": CODE.replace("return 1", "return 2")})
     repo.git("add", "app.py")
-    env_fail = dict(os.environ, PREVIOUS_EXIT="3")
-    proc = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo.root, env=env_fail, capture_output=True, timeout=300)
+    proc = command(repo.root, "git", "commit", "-q", "-m", "x", env={"PREVIOUS_EXIT": "3"}, timeout=300)
     assert proc.returncode != 0 and marker.read_text() == "ran\nran\n"
     assert commit(repo, "-m", "fine").returncode == 0
     # Uninstall puts the old hook back, byte for byte and executable.

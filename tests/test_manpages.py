@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_manpages  # noqa: E402
+from conftest import command_env  # noqa: E402
 
 
 @pytest.mark.parametrize("name", gen_manpages.COMMANDS)
@@ -36,8 +36,7 @@ def test_git_help_flags_work(repo, flag: str) -> None:  # type: ignore[no-untype
     installed = Path(sys.prefix) / "share" / "man" / "man1" / "git-agent-apply.1"
     if flag == "--help" and (shutil.which("man") is None or not installed.exists()):
         pytest.skip("man pages are not installed in this environment (editable install or no man)")
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-               MANPAGER="cat", PAGER="cat", GIT_PAGER="cat", MANWIDTH="100")
+    env = command_env({"MANPAGER": "cat", "PAGER": "cat", "GIT_PAGER": "cat", "MANWIDTH": "100"})
     env.pop("MANPATH", None)
     proc = subprocess.run(["git", "agent-apply", flag], cwd=repo.root, capture_output=True, env=env, timeout=60, check=False)
     out = proc.stdout.decode(errors="replace")
