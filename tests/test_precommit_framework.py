@@ -196,3 +196,15 @@ def test_try_repo_against_the_checkout_snapshot(repo: Repo, hook_repo: tuple[Pat
     result = pre_commit(repo.root, env, "try-repo", str(path), "agent-guard", "--ref", rev)
     assert result.returncode == 1, _out(result)
     assert "app.py:2: placeholder:" in _out(result)
+
+
+def test_installed_package_ships_the_presets(project: Repo, env: dict[str, str], pre_commit_home: Path) -> None:
+    # The hook's environment is a plain `pip install .` of this checkout: every preset of
+    # policies/ must load there by name (they ship as guard/policies/*.yaml package data).
+    installed = sorted(pre_commit_home.glob("repo*/py_env-*/bin/agent-guard"))
+    assert installed, f"no agent-guard in the hook environments under {pre_commit_home}"
+    presets = sorted(p.stem for p in (ROOT / "policies").glob("*.yaml"))
+    assert presets == ["default", "permissive", "strict"]
+    for name in presets:
+        shown = run(project.root, env, str(installed[0]), "policy", "show", "--policy", name)
+        assert shown.returncode == 0 and shown.stdout.startswith("# effective policy: "), _out(shown)
