@@ -47,6 +47,7 @@ from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
+from .wording import plural, span
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -101,7 +102,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
             msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as git agent-read showed it"
         else:
             msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
-        unread = Finding("stale", level if level in ("error", "warning") else "error", path, fe.source_line or None,
+        unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
                          msg, f"read it (again) with: {_read_cmd(path, agent)}, then redo the edit under the header it prints")
         if level == "error":
             return Anchored(fe, (unread,))
@@ -126,8 +127,8 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         a, b = (n + 1, n) if (c.end == LAST and c.start == LAST + 1) else (c.start, n if c.end == LAST else c.end)
         bad = _out_of_bounds(a, b, n)
         if bad:
-            return Anchored(fe, (error("not-found", path, c.source_line or None,
-                                       f"{bad}: {path} had {n} line(s) when read as #{tag}",
+            return Anchored(fe, (error("not-found", path, None,
+                                       f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
                                        f"number lines as {_read_cmd(path, agent)} printed them"),))
         spans.append((c, a, b))
     if shown is not None and level in ("error", "warning"):
@@ -170,7 +171,7 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
             if not gaps:
                 continue
             ga, gb = gaps[0]
-            what = f"line {ga}" if ga == gb else f"lines {ga}-{gb}"
+            what = span(ga, gb)
             want = (ga, gb)
         else:
             sides = [x for x in (a - 1, a) if 1 <= x <= n]
@@ -178,9 +179,10 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
                 continue
             what = f"the lines around the insertion point (line {sides[0]})"
             want = (sides[0], sides[-1])
-        seen = ", ".join(f"{x}-{y}" if x != y else str(x) for x, y in shown.shown) or "none"
-        return Finding("stale", level, path, c.source_line or None,
-                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed lines {seen})",
+        seen = ", ".join(span(x, y) for x, y in shown.shown) or "no line"
+        # The finding is about that line of the file as read (not the edit's own line).
+        return Finding("stale", level, path, want[0],
+                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed {seen})",
                        f"read those lines first: {_read_cmd(path, agent, want)}, then send the edit again")
     return None
 
@@ -202,7 +204,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
-        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {len(current.lines)} line(s); the edit has no line to anchor on",
+        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; the edit has no line to anchor on",
                      f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header")
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []

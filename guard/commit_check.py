@@ -50,6 +50,7 @@ from .policy import Policy
 from .repo import LINK, Entry, GitError, GitRepo, TreeChange, read_objects_unverified
 from .report import Report
 from .textfile import BOM, guess_encoding, is_binary, split
+from .wording import plural
 from .workspace import Workspace
 
 GITLINK, TREE = 0o160000, 0o040000
@@ -234,11 +235,17 @@ def _shallow(repo: GitRepo) -> set[str]:
 
 def _resolve(repo: GitRepo, ref: str, option: str) -> str:
     try:
-        return repo.resolve(ref)
+        oid = repo.resolve(ref)
     except GitError:
         raise UsageError(
             f"{option} {ref!r} is not a commit in this repository; fetch it first "
             "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)") from None
+    try:
+        repo.commit_info(oid)
+    except GitError:
+        raise UsageError(f"{option} {ref!r} names {oid[:10]}, which is not a commit; "
+                         "give a branch, a tag or a commit id") from None
+    return oid
 
 
 def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
@@ -268,7 +275,7 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
         changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
         units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False, texts))
         listed.append({**entry, **_totals(changes)})
-    notes = [f"{merges} merge commit(s) skipped: the commits they bring in are checked one by one"] if merges else []
+    notes = [f"{plural(merges, 'merge commit')} skipped: the commits they bring in are checked one by one"] if merges else []
     if not commits:
         notes.append(f"no commits in {from_ref}..{to_ref}")
     return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes

@@ -22,6 +22,7 @@ from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import EXEC, FILE
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
+from .wording import plural, span
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -37,8 +38,9 @@ class Planned:
 
 def default_agent(agent: str | None) -> str:
     name = agent or os.environ.get("AGENT_GUARD_AGENT") or "agent"
-    if not ledger.valid_agent(name):
-        raise UsageError(f"invalid agent name {name!r}: use letters, digits, '.', '_' and '-'")
+    problem = ledger.agent_problem(name)
+    if problem is not None:
+        raise UsageError(f"invalid agent name {name!r}: {problem}; {ledger.AGENT_RULE}")
     return name
 
 
@@ -363,7 +365,7 @@ class Guard(Workspace):
             left, _ = apply_splices(text, out.splices)
             if left.lines:
                 return None, [error("stale", path, 1,
-                                    f"{path} holds {len(left.lines)} line(s) the delete does not show",
+                                    f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
                                     "re-read the file: it changed since the patch was made")], []
         change = diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode)
         return change, [], []
@@ -438,7 +440,7 @@ def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Tex
         c = conflicts[0]
         return current, error(
             "stale", path, c.first_line,
-            f"{path} changed since the edit's base and the edit conflicts with that change (lines {c.first_line}-{c.last_line})",
+            f"{path} changed since the edit's base and the edit conflicts with that change ({span(c.first_line, c.last_line)})",
             "re-read the file and redo the edit against its current content; the file now has:\n" + c.excerpt(),
         )
     return split("".join(merged), current.bom), None

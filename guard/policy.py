@@ -54,9 +54,7 @@ Node = Union[Validator, Mapping[str, "Node"]]
 
 
 def _show(value: object) -> str:
-    import yaml
-
-    return repr(value) if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip()
+    return repr(value) if isinstance(value, str) else _scalar(value)
 
 
 def _one_of(choices: tuple[str, ...]) -> Validator:
@@ -143,6 +141,14 @@ def _rules(value: object) -> str | None:
     return whitespace_rule_problem(value)
 
 
+def _extension(text: str) -> str | None:
+    if text == "*":
+        return None
+    if any(ch in text.lstrip(".") for ch in "/\\:*") or not text.lstrip("."):
+        return "expected a file extension such as md (or * for every file)"
+    return None
+
+
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
 
 
@@ -161,7 +167,7 @@ SETTINGS: dict[str, Node] = {
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
-    "whitespace": {"rules": _rules},
+    "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
     "read_before_edit": _bool,
 }
 # `agents` and `extends` only at the top of a file (an agent's overrides hold SETTINGS).
@@ -478,6 +484,16 @@ class Policy:
     def placeholder_exempt(self) -> tuple[str, ...]:
         return self._strings("placeholder.exempt")
 
+    @cached_property
+    def markdown_suffixes(self) -> tuple[str, ...] | None:
+        """The lowercased suffixes (".md") of files whose two trailing spaces are a Markdown
+        line break, to keep; None: every file (``*``)."""
+        value = self.get("whitespace.markdown_linebreak_ext", ["md", "markdown"])
+        names = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        if "*" in names:
+            return None
+        return tuple("." + v.lower().lstrip(".") for v in names)
+
     @property
     def whitespace_rules(self) -> str:
         value = self.get("whitespace.rules")
@@ -549,7 +565,9 @@ def validate_file(path: Path) -> list[str]:
     try:
         _chain(_layer(str(path.resolve()), Path.cwd(), preset_ok=False))
     except PolicyError as e:
-        return str(e).splitlines()
+        # Each problem names its file: a file's label (an absolute path, or "preset NAME")
+        # starts the problems found in it; the rest are about this file's `extends`.
+        return [ln if ln.startswith(("/", "preset ")) else f"{label}: extends: {ln}" for ln in str(e).splitlines()]
     return []
 
 

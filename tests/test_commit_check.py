@@ -92,7 +92,8 @@ def test_whitespace_fix_level_reports_a_warning_and_strict_refuses(repo: Repo, c
     repo.git("add", "app.py")
     result = cli("check")
     assert result.code == 0
-    assert "app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line 'return 1' (warning)" in result.stdout
+    assert ("app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line '    return 1···' (· a space)"
+            " (warning)") in result.stdout
     strict = cli("check", "--policy", "strict", "--json")
     assert strict.code == 1
     assert ("whitespace", "error", "app.py", 9) in codes(strict)
@@ -299,7 +300,7 @@ def test_range_skips_merge_commits(repo: Repo, cli) -> None:
     assert result.code == 0
     commits = result.json()["check"]["commits"]
     assert [c.get("skipped") for c in commits].count("merge commit") == 1 and len(commits) == 3
-    assert "1 merge commit(s) skipped" in cli("check", "--from-ref", base, "--to-ref", "HEAD").stdout
+    assert "1 merge commit skipped" in cli("check", "--from-ref", base, "--to-ref", "HEAD").stdout
 
 
 def test_range_usage_errors(repo: Repo, cli) -> None:
