@@ -43,9 +43,10 @@ from typing import Sequence
 
 from . import diffs, ledger, reads
 from .formats.hashline import LAST
+from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
-from .repo import GitRepo
+from .repo import Conflict, GitRepo, merge_file
 from .textfile import NotText, Text, decode
 from .wording import plural, span
 
@@ -139,13 +140,52 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
             notes.append(unseen)
     offset = 0
     if base_id != current_id:
+        # git's rule: the edit made on the text read, merged with the file as it is now.
         current = decode(before)
         offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, agent)
+        merged = _merged(base, current, spans)
+        if isinstance(merged, Conflict):
+            stale = offset_or_finding if isinstance(offset_or_finding, Finding) else _adjoining(
+                current, merged, path, tag, agent)
+            return Anchored(fe, (stale,))
         if isinstance(offset_or_finding, Finding):
-            return Anchored(fe, (offset_or_finding,))
+            # Lines moved by different amounts, or changed apart from the edit: the merge
+            # places it, as the edit of the whole file it amounts to.
+            ranges = _ranges(current, merged, fe.source_line)
+            return Anchored(replace(fe, base=None, changes=ranges), tuple(notes), ("3way",))
         offset = offset_or_finding
     moved = tuple(LineRange(a + offset, b + offset, c.new, None, c.source_line) for c, a, b in spans)
     return Anchored(replace(fe, base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
+
+
+def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int]]) -> Text | Conflict:
+    """The edit made on `base` and merged with `current` by git's three-way merge, or its first conflict."""
+    eol = base.dominant_eol()
+    splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
+               for c, a, b in spans]
+    edited, _ = apply_splices(base, splices)
+    got = merge_file(base.encode(), edited.encode(), current.encode())
+    return decode(got.data) if got.clean else got.conflicts[0]
+
+
+def _ranges(current: Text, merged: Text, source_line: int) -> tuple[LineRange, ...]:
+    """`merged` as line ranges of `current` (each replaced or inserted stretch)."""
+    eols = ["\r" if e == "\r\n" else "" for e in merged.eols]
+    new = [ln + e for ln, e in zip(merged.lines, eols)]
+    return tuple(LineRange(a0 + 1, a1, tuple(new[b0:b1]), None, source_line)
+                 for _tag, a0, a1, b0, b1 in diffs.opcodes(list(current.lines), list(merged.lines)))
+
+
+def _adjoining(current: Text, c: Conflict, path: str, tag: str, agent: str) -> Finding:
+    """The lines the edit touches are unchanged, but one beside them changed since the read."""
+    line = c.theirs_line
+    return error(
+        "stale", path, line,
+        f"{path} changed since it was read (#{tag}) next to the lines the edit changes (around line {line}): "
+        "git's merge calls this a conflict",
+        f"read it again: {_read_cmd(path, agent, _around(line, len(current.lines)))}, and redo the edit under the "
+        "new header; the file now has:\n" + _excerpt(current, line),
+    )
 
 
 def _stored(repo: GitRepo, tag: str) -> str | None:

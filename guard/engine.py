@@ -14,15 +14,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import diffs, formats, ledger, worktree
+from . import diffs, formats, ledger, rebase, worktree
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
-from .merge3 import merge
 from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
 from .repo import EXEC, FILE
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
-from .wording import plural, span
+from .wording import plural
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -226,6 +225,7 @@ class Guard(Workspace):
         if fe.binary:
             return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                                 "change binary files outside the agent, or send a text edit")], []
+        fe = self._prefix_dropped(fe)
         path, f = self._resolve(fe.path, pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
@@ -297,40 +297,13 @@ class Guard(Workspace):
             repairs += reps
             regions = None
         else:
-            base_text = text
-            stale_base = self._stale_base(fe, before) if "3way" in tiers else None
-            out = None
-            if stale_base is not None:
-                out = locate_changes(stale_base, fe.changes, tiers, path, _ordered(fe))
-                if out.findings:
-                    # It does not fit the base it names (an index line copied from another
-                    # diff): read it as an edit of the file as it is, like any other.
-                    stale_base, out = None, None
-                else:
-                    base_text = stale_base
-            if out is None:
-                out = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-            if out.findings:
-                return None, list(out.findings), []
-            new_text, regions_l = apply_splices(base_text, out.splices)
-            repairs += out.repairs
-            notes += out.notes
-            regions = regions_l
-            if stale_base is not None:
-                merged, conflict = _merge_onto(stale_base, text, new_text, path)
-                if conflict is not None:
-                    # diff3 calls a change next to another a conflict; when the lines the
-                    # edit removes are still there as they were, the tiers may place it.
-                    now = locate_changes(text, fe.changes, tiers, path, _ordered(fe))
-                    if now.findings:
-                        return None, [conflict], []
-                    merged, regions = apply_splices(text, now.splices)
-                    repairs = repairs[: len(repairs) - len(out.repairs)] + now.repairs
-                    notes = notes[: len(notes) - len(out.notes)] + now.notes
-                else:
-                    regions = None
-                    repairs.append("3way")
-                new_text = merged
+            got = self._edited(fe, text, before, tiers, path)
+            if isinstance(got, list):
+                return None, got, []
+            new_text, regions, more_repairs, more_notes = got
+            repairs += more_repairs
+            notes += more_notes
+        repairs += fe.repairs
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
@@ -338,6 +311,64 @@ class Guard(Workspace):
             before_text=text if before is not None else None, after_text=new_text,
         )
         return change, read_findings, notes
+
+    def _prefix_dropped(self, fe: FileEdit) -> FileEdit:
+        """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
+
+        Only where the path as written names nothing and the path without the prefix
+        names a regular file (a real folder `a/` keeps its meaning).
+        """
+        if fe.op is Op.CREATE or fe.create_missing:
+            return fe
+        source = fe.old_path if fe.op is Op.RENAME and fe.old_path else fe.path
+
+        def exists(rel: str) -> bool:
+            full = self.root / rel
+            return os.path.lexists(full)
+
+        if not source.startswith(("a/", "b/")) or exists(source) or not exists(source[2:]):
+            return fe
+        plain = self.root / source[2:]
+        if plain.is_symlink() or not plain.is_file():
+            return fe
+        repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
+        if fe.op is Op.RENAME and fe.old_path:
+            dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
+            return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+        old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
+        return replace(fe, path=source[2:], old_path=old, repairs=repairs)
+
+    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str
+                ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
+        """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
+        repairs and notes; or the findings that refuse it."""
+        ordered = _ordered(fe)
+        stale_base = self._stale_base(fe, before) if "3way" in tiers else None
+        if stale_base is not None:
+            # Against the very text it names, an edit needs no fuzz.
+            exact = tuple(t for t in tiers if t != "fuzz")
+            out = locate_changes(stale_base, fe.changes, exact, path, ordered)
+            if not out.findings:
+                edited, _ = apply_splices(stale_base, out.splices)
+                merged, conflict = rebase.onto_base(stale_base, text, edited, path)
+                if conflict is None:
+                    return merged, None, out.repairs + ["3way"], out.notes
+                # As `git apply --3way`: hunks that still fit the file exactly apply directly.
+                now = locate_changes(text, fe.changes, exact, path, ordered)
+                if now.findings:
+                    return [conflict]
+                new_text, regions = apply_splices(text, now.splices)
+                return new_text, regions, now.repairs, now.notes
+            # It does not fit the base it names (an index line copied from another diff):
+            # read it as an edit of the file as it is, like any other.
+        out = locate_changes(text, fe.changes, tiers, path, ordered)
+        if out.findings:
+            return list(out.findings)
+        if any(sp.seen is not None for sp in out.splices):
+            merged, conflict = rebase.onto_file(text, out.splices, path)
+            return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
+        new_text, regions = apply_splices(text, out.splices)
+        return new_text, regions, out.repairs, out.notes
 
     def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
         """Hashline edits moved onto the current file (or refused); read-before-edit (guard/anchors.py)."""
@@ -429,18 +460,3 @@ def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
         new = Text(new.lines, tuple("\r\n" if e else "" for e in new.eols), bom)
         repairs.append("eol")
     return new, repairs
-
-
-def _merge_onto(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
-    def keyed(t: Text) -> list[str]:
-        return [ln + e for ln, e in zip(t.lines, t.eols)]
-
-    merged, conflicts = merge(keyed(base), keyed(current), keyed(edited))
-    if conflicts:
-        c = conflicts[0]
-        return current, error(
-            "stale", path, c.first_line,
-            f"{path} changed since the edit's base and the edit conflicts with that change ({span(c.first_line, c.last_line)})",
-            "re-read the file and redo the edit against its current content; the file now has:\n" + c.excerpt(),
-        )
-    return split("".join(merged), current.bom), None

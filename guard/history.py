@@ -1,10 +1,11 @@
 """Reading and undoing the ledger: ``log``, ``rollback`` and ``gc``.
 
-A rollback reverse-applies a turn onto the work tree as it is *now* with a
+A rollback reverse-applies a turn onto the work tree as it is *now* with git's
 three-way merge (base: the turn's result, ours: the current file, theirs: the
 file before the turn), so later changes to other lines, or other files, survive.
-Where a later change overlaps what must be undone it refuses with
-``rollback-conflict`` (or, with ``force``, takes the pre-turn text).  The
+Where a later change touches or adjoins what must be undone it refuses with
+``rollback-conflict``, naming the lines; ``force`` takes the pre-turn text in
+those regions only and keeps every other later change.  The
 rollback is recorded as a turn of its own, so it can itself be undone.
 """
 
@@ -18,12 +19,11 @@ from typing import Any, Sequence
 from . import diffs, ledger, worktree
 from .engine import Guard, default_agent, swapped_path
 from .errors import UsageError
-from .merge3 import merge
 from .model import FileChange, Finding, Op, error
-from .repo import FILE, Entry, TreeChange
+from .repo import FILE, Entry, TreeChange, merge_file
 from .report import Report
 from .textfile import NotText, decode
-from .wording import plural, span
+from .wording import plural
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
@@ -151,46 +151,57 @@ class _State:
         return self.files[path]
 
 
-def _lines(data: bytes | None) -> list[str] | None:
-    if data is None:
-        return []
+def _is_text(data: bytes) -> bool:
     try:
-        t = decode(data)
+        decode(data)
     except NotText:
-        return None
-    return [ln + e for ln, e in zip(t.lines, t.eols)]
-
-
-def _bom(data: bytes | None) -> bytes:
-    return b"\xef\xbb\xbf" if data and data.startswith(b"\xef\xbb\xbf") else b""
+        return False
+    return True
 
 
 def _undo_content(path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool) -> tuple[bytes | None, Finding | None]:
-    """What `path` becomes when a turn that made it `after` from `before` is undone."""
-    if current == after:
-        return before, None
-    if current == before:
-        return before, None
-    if force:
+    """What `path` becomes when a turn that made it `after` from `before` is undone.
+
+    git's three-way merge of the current file with the file before the turn, the
+    turn's result as their base: later changes merge in unless they touch or adjoin
+    what the turn changed.  Those regions conflict; ``force`` takes the turn's old
+    side there and keeps every other later change.
+    """
+    if current == after or current == before:
         return before, None
     if current is None or after is None or before is None:
+        if force:
+            return before, None
         what = "was deleted" if current is None else "was changed"
+        if before is None:
+            what += " (the turn created it: undoing the turn deletes it)"
         return current, error("rollback-conflict", path, None,
                               f"{path} {what} after the turn, so undoing the turn would lose that change",
                               "undo the later change first, or pass --force to take the file as it was before the turn")
-    cur_l, aft_l, bef_l = _lines(current), _lines(after), _lines(before)
-    if cur_l is None or aft_l is None or bef_l is None:
+    if not (_is_text(current) and _is_text(after) and _is_text(before)):
+        if force:
+            return before, None
         return current, error("rollback-conflict", path, None, f"{path} is not text and changed after the turn",
                               "pass --force to take the file as it was before the turn")
-    merged, conflicts = merge(aft_l, cur_l, bef_l)
-    if conflicts:
-        c = conflicts[0]
-        return current, error(
-            "rollback-conflict", path, c.first_line,
-            f"{span(c.first_line, c.last_line)} of {path} changed after the turn and overlap{'s' if c.first_line == c.last_line else ''} what it changed",
-            "undo or commit that later change first, or pass --force to lose it; the lines now read:\n" + c.excerpt(),
-        )
-    return _bom(current) + "".join(merged).encode("utf-8"), None
+    merged = merge_file(after, current, before, favor="theirs" if force else "normal")
+    if merged.clean or force:
+        return merged.data, None
+    c = merged.conflicts[0]
+    first, count = c.ours_line, len(c.ours)
+    where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}" if count else f"the place before line {first}"
+    lost = "\n".join(f"{first + i:>6}| {_shown(x)}" for i, x in enumerate(c.ours[:8]))
+    more = f"\n       ... and {count - 8} more" if count > 8 else ""
+    others = f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})" if len(merged.conflicts) > 1 else ""
+    return current, error(
+        "rollback-conflict", path, first,
+        f"{where} of {path} changed after the turn, next to or over what the turn changed{others}",
+        "undo or commit that later change first, or pass --force: it keeps every other later change and "
+        + (f"replaces these lines with the turn's old side:\n{lost}{more}" if count else "puts the turn's old lines back there"),
+    )
+
+
+def _shown(line: bytes) -> str:
+    return line.decode("utf-8", "replace").rstrip("\r\n")
 
 
 def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False, force: bool = False) -> Report:

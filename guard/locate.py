@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .model import ADDED, CONTEXT, REMOVED, Change, Finding, Hunk, HunkLine, LineRange, Replace, Snippet, error
 from .textfile import Text
-from .wording import plural, span, visible as _visible
+from .wording import plural, span, visible
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
 # The normalising tiers, in the order they are composed.
@@ -112,13 +112,22 @@ class _FileIndex:
 
 @dataclass(frozen=True)
 class Splice:
-    """Replace file lines [start, end) with `new` ((text, terminator) pairs)."""
+    """Replace file lines [start, end) with `new` ((text, terminator) pairs).
+
+    A splice placed although some of the lines it keeps differ from the file (the
+    ``fuzz`` tier, a lazy snippet's loose line) also carries the edit's own view:
+    ``seen``, those file lines as the edit saw them, and ``meant``, what the edit
+    makes of them.  Such a splice is not written as it is: git's three-way merge of
+    the two views with the file decides (``rebase.onto_file``).
+    """
 
     start: int
     end: int
     new: tuple[tuple[str, str], ...]
     source_line: int = 0
     final_newline: bool | None = None  # set when the edit says how the file must end
+    seen: tuple[tuple[str, str], ...] | None = None
+    meant: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass
@@ -154,7 +163,7 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
     if found is None:
         first = want[0] if want else ""
         return None, (
-            f"none of the lines to change occur in {path} (first: {_visible(first)!r}); "
+            f"none of the lines to change occur in {path} (first: {visible(first)!r}); "
             "re-read the file and copy the lines exactly"
         )
     start, _score = found
@@ -170,12 +179,12 @@ def not_found_hint(fi: _FileIndex, want: Sequence[str], path: str) -> tuple[int 
             actual = keys[p] if 0 <= p < len(keys) else None
             if first_diff is None and (actual is None or not same(actual, line)):
                 if actual is None:
-                    first_diff = f"line {p + 1}: the file ends before {_visible(line)!r}"
+                    first_diff = f"line {p + 1}: the file ends before {visible(line)!r}"
                 else:
-                    first_diff = f"line {p + 1}: expected {_visible(line)!r}, file has {_visible(actual)!r}"
+                    first_diff = f"line {p + 1}: expected {visible(line)!r}, file has {visible(actual)!r}"
     lo, hi = max(0, start - 2), min(len(keys), start + len(want) + 2)
     for p in range(lo, hi):
-        lines.append(f"{p + 1:>6}| {_visible(keys[p])}")
+        lines.append(f"{p + 1:>6}| {visible(keys[p])}")
     hint = "closest region in the file:\n" + "\n".join(lines)
     if first_diff:
         hint = f"first difference at {first_diff}\n" + hint
@@ -189,7 +198,7 @@ def _ambiguous(path: str, fi: _FileIndex, starts: Sequence[int], tier: str, src:
         # A candidate that starts with blank lines is shown by its first line of text.
         return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
 
-    lines = "\n".join(f"{p + 1:>6}| {_visible(fi.keys[p]) if p < len(fi.keys) else ''}"
+    lines = "\n".join(f"{p + 1:>6}| {visible(fi.keys[p]) if p < len(fi.keys) else ''}"
                       for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(
@@ -374,6 +383,7 @@ class _Match:
     active: frozenset[str]
     fuzzy: bool
     block: _Block
+    fixed: tuple[str, ...] = ()  # bookkeeping put right to find it (a misplaced `@@` anchor)
 
 
 def _tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:
@@ -419,6 +429,12 @@ def _search(
     fuzz: bool | None = None,
 ) -> tuple[_Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
+    own = _own_line_anchor(block)
+    if own is not None:
+        # The anchor is the hunk's own first line: search for the hunk itself, everywhere
+        # the anchors before it allow (the rule's "after the anchor" would skip it).
+        m, finding, name = _search(fi, own, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
     if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
@@ -448,7 +464,36 @@ def _search(
             else:
                 return None, _ambiguous(path, fi, starts, name, src), name
         return _Match(starts[0], len(block.old), active, fuzzy, block), None, name
+    loose = _anchors_put_right(fi, block, tiers)
+    if loose is not None:
+        m, finding, name = _search(fi, loose, tiers, window, path, src, fuzz)
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     return None, None, ""
+
+
+def _own_line_anchor(block: _Block) -> _Block | None:
+    """The block without its last `@@` anchor when that anchor is the block's own first line."""
+    if not block.anchors or not block.old:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    if norm(block.anchors[-1]) != norm(block.old[0]) or not norm(block.old[0]).strip():
+        return None
+    return replace(block, anchors=block.anchors[:-1])
+
+
+def _anchors_put_right(fi: _FileIndex, block: _Block, tiers: Sequence[str]) -> _Block | None:
+    """The block without the Codex `@@` anchors that are no line of the file at all.
+
+    Models write descriptions there (``@@ parseArgs function``): invented context,
+    dropped only where the ``fuzz`` tier is allowed.  The body alone must then be
+    unique where the remaining anchors allow.
+    """
+    if not block.anchors or not block.old or "fuzz" not in tiers:
+        return None
+    norm = _norm_fn(frozenset(_NORMALISERS))
+    present = fi.positions(frozenset(_NORMALISERS))
+    kept = tuple(a for a in block.anchors if norm(a) in present)
+    return None if len(kept) == len(block.anchors) else replace(block, anchors=kept)
 
 
 def _in_scope_only(fi: _FileIndex, anchor: int, starts: Sequence[int]) -> bool:
@@ -546,24 +591,54 @@ def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
 
 
 def _splice_for_hunk(
-    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None
+    fi: _FileIndex, h: Hunk, m: _Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None,
+    written: Hunk | None = None,
 ) -> Splice:
-    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map)."""
+    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
+
+    `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
+    (`h` is it less context lines the file has nowhere).  Under ``fuzz`` the splice
+    also records the edit's view of the place (see `Splice`).
+    """
     t = fi.text
     s = m.start
     new: list[tuple[str, str]] = []
+    seen: list[tuple[str, str]] = []
+    meant: list[tuple[str, str]] = []
+    differs = False
     k = s
     default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
     kept = _repeated_lines(h, s)
-    for n, hl in enumerate(h.lines):
+    norm = _norm_fn(m.active)
+    lines = fi.normed(m.active)
+    matched = iter(enumerate(h.lines))
+    upcoming = next(matched, None)
+    for hl in (written or h).lines:
+        if upcoming is None or upcoming[1] is not hl:
+            # A context line the file has nowhere: the edit saw it here, the file never had it.
+            differs = True
+            own = (_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r")
+            seen.append((own, default_eol))
+            meant.append((own, default_eol))
+            continue
+        n = upcoming[0]
+        upcoming = next(matched, None)
         if hl.tag == CONTEXT:
-            new.append((t.lines[k], t.eols[k]))
+            here = (t.lines[k], t.eols[k])
+            new.append(here)
+            if m.fuzzy and lines[k] != norm(hl.text):
+                differs = True
+                here = ((_reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
+            seen.append(here)
+            meant.append(here)
             k += 1
         elif hl.tag == REMOVED:
             default_eol = t.eols[k] or default_eol
+            seen.append((t.lines[k], t.eols[k]))
             k += 1
         elif n in kept:
             new.append((t.lines[kept[n]], t.eols[kept[n]]))
+            meant.append(new[-1])
         else:
             text = hl.text
             if shift is not None:
@@ -575,13 +650,16 @@ def _splice_for_hunk(
                 new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
             else:
                 new.append((text, default_eol if "eol" in m.active else "\n"))
+            meant.append(new[-1])
     end = k
     final: bool | None = None
     if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
         final = h.new_eof_newline
     elif end == len(t.lines) and not h.new_eof_newline:
         final = False
-    return Splice(s, end, tuple(new), h.source_line, final)
+    if not differs:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
 
 
 def locate_hunk(
@@ -595,11 +673,16 @@ def locate_hunk(
         un = _unescaped(h)
         if un is not None:
             forms.append((un, ["escape"]))
+    if "recount" in tiers:
+        spaced = _reprefixed(h, fi)
+        if spaced is not None:
+            forms.append((spaced, ["context-prefix"]))
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
         found: list[tuple[tuple[_Match, Hunk, int], list[str]]] = []
         written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
+        tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
         for form, esc in forms:
             for variant, extra in _hunk_variants(form, tiers):
                 got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
@@ -607,6 +690,7 @@ def locate_hunk(
                     return None, [], got
                 if got is not None:
                     written[id(got)] = form
+                    tried[id(got)] = variant
                     found.append((got, esc + extra))
                     if not fuzzy:
                         break
@@ -624,6 +708,7 @@ def locate_hunk(
             return None, [], _ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
         best = found[0]
         form = written[id(best[0])]
+        as_tried = tried[id(best[0])]
         (m, variant, _), repairs = best
         if not m.fuzzy and variant.lines != form.lines:
             # Blank context dropped from the edges: where the lines as written (all but a
@@ -641,6 +726,7 @@ def locate_hunk(
                 return None, [], _ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
         if m.fuzzy:
             repairs.append("fuzz")
+        repairs += list(m.fixed)
         repairs += _needed(fi, m) if m.active else []
         if variant.old_start is not None and m.start != variant.old_start - 1:
             if "offset" not in tiers:
@@ -674,7 +760,7 @@ def locate_hunk(
         plain = _typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
-        return _splice_for_hunk(fi, variant, m, shift, plain), repairs, None
+        return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -807,7 +893,10 @@ def _near(fi: _FileIndex, block: _Block, active: frozenset[str], window: tuple[i
 def _try_hunk(
     fi: _FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
 ) -> tuple[_Match, Hunk, int] | Finding | None:
-    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off)."""
+    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
+
+    The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
+    """
     hint = None if h.old_start is None else h.old_start - 1
     block = _Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
     m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
@@ -852,9 +941,9 @@ def _two_readings(fi: _FileIndex, m: _Match, path: str) -> Finding:
     at = m.start + k
     return error(
         "ambiguous", path, at + 1,
-        f"the context line {_visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        f"the context line {visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
         "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
-        f"line {at + 1} is {_visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+        f"line {at + 1} is {visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
     )
 
 
@@ -902,7 +991,7 @@ def _misplaced(fi: _FileIndex, h: Hunk, start: int, path: str) -> Finding:
         "not-found", path, h.old_start,
         f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
         f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
-        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {_visible(fi.keys[start])}",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {visible(fi.keys[start])}",
     )
 
 
@@ -935,6 +1024,22 @@ def _bare_context(h: Hunk) -> Hunk:
 
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
     return replace(h, lines=lines)
+
+
+def _reprefixed(h: Hunk, fi: _FileIndex) -> Hunk | None:
+    """The hunk with context lines the model wrote without their leading space put back.
+
+    Copied as the file has it, an indented line loses one column to the context
+    prefix it lacks: ``  key: value,`` reads as context `` key: value,``.  Such a
+    line is one the file lacks as read and has once its space is back.
+    """
+    exact = fi.positions(frozenset())
+    lines = []
+    for hl in h.lines:
+        if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
+            hl = HunkLine(CONTEXT, " " + hl.text)
+        lines.append(hl)
+    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
 
 
 def _unescaped(h: Hunk) -> Hunk | None:
@@ -1211,9 +1316,9 @@ def _splits_line(
             continue
         return error(
             "ambiguous", path, line + 1,
-            f"the text to replace {where} line {line + 1}, which also has {_visible(part.strip())!r}: "
+            f"the text to replace {where} line {line + 1}, which also has {visible(part.strip())!r}: "
             "the new lines could go on either side of it",
-            f"line {line + 1} is {_visible(fi.text.lines[line])!r}; {what}, or give whole lines",
+            f"line {line + 1} is {visible(fi.text.lines[line])!r}; {what}, or give whole lines",
         )
     return None
 
@@ -1304,6 +1409,33 @@ def locate_replace(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str) 
                 return sp, (rep + ["escape"]) if f is None else [], f, note
     line, hint = not_found_hint(fi, old_lines, path)
     return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
+
+
+def _replace_by_lines(fi: _FileIndex, r: Replace, tiers: Sequence[str], path: str, missing: Finding
+                      ) -> tuple[list[Splice], list[str], Finding | None]:
+    """A text to replace that is not in the file, read as whole lines under ``fuzz``.
+
+    The lines the old and new text share at their edges are its context, as in a
+    SEARCH/REPLACE block: one of them misremembered, or changed since, is placed by
+    the rest and merged by git's rule.  Text that is not whole lines never matches.
+    """
+    old, new = r.old.split("\n"), r.new.split("\n")
+    if r.replace_all or (old[-1] == "") != (new[-1] == "") or len(old) < 2:
+        return [], [], missing
+    if old[-1] == "":
+        old.pop()
+        if new and new[-1] == "":
+            new.pop()
+    lines = tuple(HunkLine(REMOVED, x) for x in old) + tuple(HunkLine(ADDED, x) for x in new)
+    h = _bare_context(Hunk(lines, source_line=r.source_line))
+    if not any(hl.tag == CONTEXT for hl in h.lines):
+        return [], [], missing
+    sp, rep, f = locate_hunk(fi, h, tiers, (0, len(fi.keys)), path, 0)
+    if f is not None and f.code == "ambiguous":
+        return [], [], f
+    if sp is None or f is not None or "fuzz" not in rep:
+        return [], [], missing
+    return [sp], rep, None
 
 
 def _single_line_matches(fi: _FileIndex, active: frozenset[str], old: str) -> list[tuple[int, int, int, int]]:
@@ -1538,10 +1670,10 @@ class _Lazy:
         return self.snippet.source_line + i
 
     def show(self, i: int) -> str:
-        return repr(_visible(self.snippet.lines[i].strip())[:80])
+        return repr(visible(self.snippet.lines[i].strip())[:80])
 
     def file_line(self, p: int) -> str:
-        return repr(_visible(self.fi.text.lines[p].strip())[:80])
+        return repr(visible(self.fi.text.lines[p].strip())[:80])
 
     def blocks(self, row: int) -> list[tuple[int, int]] | None:
         """The parsed constructs holding line `row` and the next, outermost first (None: no parse)."""
@@ -2183,6 +2315,8 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
             note = ""
             if isinstance(ch, Replace):
                 sps, rep, f, note = locate_replace(fi, ch, tiers, path)
+                if f is not None and f.code == "not-found" and "fuzz" in tiers:
+                    sps, rep, f = _replace_by_lines(fi, ch, tiers, path, f)
             elif isinstance(ch, Snippet):
                 sps, rep, f = locate_snippet(fi, ch, tiers, path)
             else:

@@ -113,6 +113,7 @@ class FileEdit:
     binary: bool = False  # a binary patch: always refused
     create_missing: bool = False  # MODIFY of a missing file starts from empty and creates it
     source_line: int = 0
+    repairs: tuple[str, ...] = ()  # bookkeeping the parser put right in this file's section
 
 
 @dataclass(frozen=True)

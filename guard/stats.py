@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 CLASSES: dict[str, tuple[str, ...]] = {
-    "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers"),
+    "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers", "anchor",
+                                             "empty-chunk", "context-prefix", "path-prefix"),
     "whitespace drift": ("trailing-whitespace", "indent", "unicode", "eol", "escape", "whitespace", "whitespace-fix"),
     "duplicate ambiguity": ("ambiguous",),
     "lazy elision": ("placeholder",),

@@ -330,14 +330,27 @@ def test_change_elsewhere_keeps_the_edit_where_it_was(ten, cli):  # type: ignore
     assert ten.read("a.txt").decode() == FILE.replace("line 9\n", "line nine\n").replace("line 2\n", "TWO\n")
 
 
-def test_ranges_moved_by_different_offsets_are_stale(ten, cli):  # type: ignore[no-untyped-def]
+def test_ranges_moved_by_different_offsets_merge_as_git_would(ten, cli):  # type: ignore[no-untyped-def]
+    """A line added between the two ranges since the read: no one offset, but git's merge is clean."""
     tag = tag_of(cli("read", "a.txt").stdout)
-    ten.write({"a.txt": FILE.replace("line 5\n", "line 5\nsomeone else's\n")})
-    before = ten.snapshot()
+    meanwhile = FILE.replace("line 5\n", "line 5\nsomeone else's\n")
+    ten.write({"a.txt": meanwhile})
     r = apply(cli, f"[a.txt#{tag}]\nreplace 2\n+TWO\nreplace 8\n+EIGHT\n")
+    assert r.code == 0, r
+    assert r.json()["files"][0]["repairs"] == ["3way"]
+    assert ten.read("a.txt").decode() == meanwhile.replace("line 2\n", "TWO\n").replace("line 8\n", "EIGHT\n")
+
+
+def test_a_line_changed_next_to_the_edit_since_the_read_is_stale(ten, cli):  # type: ignore[no-untyped-def]
+    """The edited line is intact and unmoved, but the one above it changed: git's merge calls it a conflict."""
+    tag = tag_of(cli("read", "a.txt").stdout)
+    ten.write({"a.txt": FILE.replace("line 4\n", "line four\n")})
+    before = ten.snapshot()
+    r = apply(cli, f"[a.txt#{tag}]\nreplace 5\n+FIVE\n")
     assert r.code == 1, r
     (f,) = r.json()["findings"]
-    assert f["code"] == "stale" and "different amounts" in f["message"], f
+    assert f["code"] == "stale" and f["line"] == 4 and "next to the lines the edit changes" in f["message"], f
+    assert "line four" in f["hint"] and "git agent-read a.txt --lines" in f["hint"]
     assert ten.snapshot() == before
 
 

@@ -121,6 +121,45 @@ def test_rollback_refuses_overlapping_later_change(repo: Repo, cli) -> None:  # 
     assert "line 3\n" in (repo.root / "a.py").read_text()
 
 
+def test_rollback_force_loses_only_what_conflicts(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """--force takes the turn's old side where the later change conflicts, and keeps every other later change:
+    the user's edit elsewhere in the file and another agent's turn, which its log then still truly shows."""
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\nline 4\n", "LINE 3\nLINE 4\n"), "--agent", "claude")
+    apply(cli, edit("a.py", "line 15\n", "LINE 15\n"), "--agent", "codex")
+    text = (repo.root / "a.py").read_text()
+    (repo.root / "a.py").write_text(text.replace("LINE 4\n", "USER 4\n").replace("line 10\n", "user 10\n"))
+    snap = repo.snapshot()
+    r = cli("rollback", "--agent", "claude", "--json")
+    assert r.code == 1, r
+    (f,) = r.json()["findings"]
+    assert f["code"] == "rollback-conflict" and f["line"] == 3, f
+    # The refusal names the lines --force would lose, as they read now.
+    assert "3| LINE 3" in f["hint"] and "4| USER 4" in f["hint"] and "--force" in f["hint"], f
+    assert repo.snapshot() == snap
+    r = cli("rollback", "--agent", "claude", "--force", "--json")
+    assert r.code == 0, r
+    want = BASE["a.py"].replace("line 10\n", "user 10\n").replace("line 15\n", "LINE 15\n")
+    assert (repo.root / "a.py").read_text() == want
+    # The later turn of the other agent is still in effect, so undoing it still works.
+    assert cli("rollback", "--agent", "codex").code == 0
+    assert (repo.root / "a.py").read_text() == want.replace("LINE 15\n", "line 15\n")
+
+
+def test_rollback_merges_by_git_merge_file(repo: Repo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rolled-back file is what `git merge-file` makes of (now, the turn's result, the file before it)."""
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 8\n", "LINE 8\nEXTRA\n"))
+    now = (repo.root / "a.py").read_text().replace("line 11\n", "user 11\n").replace("line 2\n", "")
+    (repo.root / "a.py").write_text(now)
+    turn_after = BASE["a.py"].replace("line 8\n", "LINE 8\nEXTRA\n")
+    for name, text in (("ours", now), ("base", turn_after), ("theirs", BASE["a.py"])):
+        (tmp_path / name).write_text(text)
+    expected = repo.git("merge-file", "-p", str(tmp_path / "ours"), str(tmp_path / "base"), str(tmp_path / "theirs"))
+    assert cli("rollback").code == 0
+    assert (repo.root / "a.py").read_text() == expected
+
+
 def test_rollback_check_changes_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     repo.commit(BASE)
     apply(cli, edit("a.py", "line 3\n", "LINE 3\n"))

@@ -449,13 +449,15 @@ def test_text_copied_without_its_indent_keeps_it_in_new_lines(repo: Repo, cli) -
     assert repo.read(PATH) == _join(_with(BASE, {14: []}))  # the whole line, not its indent left behind
 
 
-def test_stale_next_to_the_change_falls_back_to_the_tiers(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    """diff3 calls the line next to the change a conflict; the removed line is intact, so fuzz places it."""
+def test_stale_next_to_the_change_is_a_conflict(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """git's merge rule: a line beside the change that changed since is a conflict, with or without the base."""
     current = _with(BASE, {15: "    for item in items:  # each"})
-    res = _apply(repo, cli, "unified", render("unified", BETA, BETA_START, base=BASE_ID), _join(current), _join(BASE))
-    assert res.code == 0, res
-    assert repo.read(PATH) == _join(_with(current, {16: "        total += item * 2"}))
-    assert "fuzz" in res.json()["files"][0]["repairs"]  # type: ignore[index]
+    for base in (BASE_ID, None):
+        res = _apply(repo, cli, "unified", render("unified", BETA, BETA_START, base=base), _join(current), _join(BASE))
+        (f,) = _errors(res)
+        assert f["code"] == "stale" and f["line"] == 15, res
+        assert repo.read(PATH) == _join(current)
+        assert "# each" in str(f["hint"]) + str(f["message"])
 
 
 def test_stale_conflict_shows_the_region(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]

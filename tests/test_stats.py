@@ -166,7 +166,8 @@ def test_agent_filter_and_totals() -> None:
 
 def test_classification_covers_every_contract_name() -> None:
     assert stats.CLASSES == {
-        "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers"),
+        "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers", "anchor",
+                                                 "empty-chunk", "context-prefix", "path-prefix"),
         "whitespace drift": ("trailing-whitespace", "indent", "unicode", "eol", "escape", "whitespace", "whitespace-fix"),
         "duplicate ambiguity": ("ambiguous",),
         "lazy elision": ("placeholder",),

@@ -23,7 +23,10 @@ Tolerated, because models produce them: the envelope inside a heredoc
 JSON argv or tool call, inside markdown fences with prose around; a unified
 ``--- a/x`` / ``+++ b/x`` or ``diff --git`` header naming the updated file before
 its chunks (dropped); a numbered ``@@ -12,3 +12,4 @@`` header (read as ``@@``, its
-old start kept as ``Hunk.old_start``).  Anything else refuses with ``ParseError``.
+old start kept as ``Hunk.old_start``); a chunk with no lines (``@@`` right before the
+next ``@@``, operation or ``*** End Patch``: dropped, repair ``empty-chunk``); a body line
+that starts with none of `` -+`` (a context line whose space the model dropped: read
+whole as context, repair ``context-prefix``).  Anything else refuses with ``ParseError``.
 """
 
 from __future__ import annotations
@@ -184,21 +187,32 @@ def _parse_update(env: _Envelope, i: int, path: str) -> tuple[FileEdit, int]:
         j += 1
     j = _skip_diff_headers(env, j, path, new_path or path)
     hunks: list[Hunk] = []
+    repairs: list[str] = []
+    empty_at: int | None = None
     while j < len(lines):
         line = lines[j]
         marker = _strip(line)
         if not marker:
             j += 1  # blank lines before and between chunks separate them
-        elif _is_op_marker(marker):
+            continue
+        if _is_op_marker(marker):
             break
-        elif marker.startswith("@@"):  # where a header is due, a padded `@@` is one
-            hunk, j = _parse_chunk(env, j, path, headed=True)
-            hunks.append(hunk)
-        elif not hunks and line[0] in (CONTEXT, REMOVED, ADDED):
-            hunk, j = _parse_chunk(env, j, path, headed=False)
-            hunks.append(hunk)
+        at = j
+        if marker.startswith("@@"):  # where a header is due, a padded `@@` is one
+            hunk, j, fixed = _parse_chunk(env, j, path, headed=True)
+        elif not hunks and empty_at is None and line[0] in (CONTEXT, REMOVED, ADDED):
+            hunk, j, fixed = _parse_chunk(env, j, path, headed=False)
         else:
             raise _unexpected(env, j, BODY_HINT, path)
+        if hunk is None:
+            # `@@` with nothing under it: a section the model opened and never filled.
+            empty_at = at if empty_at is None else empty_at
+            repairs.append("empty-chunk")
+            continue
+        hunks.append(hunk)
+        repairs += fixed
+    if not hunks and empty_at is not None:
+        raise _empty_chunk(env, empty_at, path)
     if not hunks:
         raise ParseError(
             f"'*** Update File: {path}' at line {env.line_no(i)} has no chunks",
@@ -208,23 +222,27 @@ def _parse_update(env: _Envelope, i: int, path: str) -> tuple[FileEdit, int]:
             path,
         )
     source = env.line_no(i)
+    fixed_all = tuple(dict.fromkeys(repairs))
     if new_path is None or new_path == path:
-        return FileEdit(path=path, op=Op.MODIFY, changes=tuple(hunks), source_line=source), j
-    edit = FileEdit(path=new_path, op=Op.RENAME, old_path=path, changes=tuple(hunks), source_line=source)
+        return FileEdit(path=path, op=Op.MODIFY, changes=tuple(hunks), source_line=source, repairs=fixed_all), j
+    edit = FileEdit(path=new_path, op=Op.RENAME, old_path=path, changes=tuple(hunks), source_line=source,
+                    repairs=fixed_all)
     return edit, j
 
 
-def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk, int]:
+def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk | None, int, list[str]]:
+    """One chunk from line `j`: the hunk (None when the chunk has no lines), the next line, repairs."""
     lines = env.lines
     start = j
     anchors: list[str] = []
     old_start: int | None = None
+    repairs: list[str] = []
     if headed:
         old_start = _read_header(env, j, path, anchors)
         j += 1
         while j < len(lines) and _strip(lines[j]).startswith("@@") and not lines[j].startswith(CONTEXT):
             if _strip(lines[j]) == "@@" or _NUMBERED.fullmatch(_strip(lines[j])):
-                raise _empty_chunk(env, start, path)
+                return None, j, []  # this header heads nothing: the next one starts a chunk
             _read_header(env, j, path, anchors)
             j += 1
     body: list[HunkLine] = []
@@ -243,11 +261,15 @@ def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk,
             body.append(HunkLine(line[0], line[1:]))
         elif not marker:
             break  # whitespace that is no prefix: a separator, judged by the caller
+        elif (body or headed) and not marker.startswith("***"):
+            # A line of the file copied without its context space: context, read whole.
+            body.append(HunkLine(CONTEXT, line))
+            repairs.append("context-prefix")
         else:
             raise _unexpected(env, j, BODY_HINT, path)
         j += 1
     if not body:
-        raise _empty_chunk(env, start, path)
+        return None, j, []
     if not anchors and old_start is None and all(hl.tag == ADDED for hl in body):
         # Codex's rule for a chunk of only `+` lines under a bare `@@`: append at the end.
         at_eof = True
@@ -258,7 +280,7 @@ def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk,
         at_eof=at_eof,
         source_line=env.line_no(start),
     )
-    return hunk, j
+    return hunk, j, repairs
 
 
 def _read_header(env: _Envelope, j: int, path: str, anchors: list[str]) -> int | None:

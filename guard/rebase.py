@@ -1,0 +1,117 @@
+"""An edit made against other text than the file holds now, merged by git's rule.
+
+Two situations carry an edit whose view of the file is not the file:
+
+- the ``fuzz`` tier placed a hunk although lines it keeps differ from the file,
+  or are not in it at all (misremembered, invented, or changed since the edit was
+  written: from here they look the same);
+- the edit names its base (a diff's ``index`` line): it was made against a
+  version of the file that git still has.
+
+Either way the answer is git's three-way merge (``repo.merge_file``, libgit2's
+xdiff merge, the code of ``git merge-file``): base = the file as the edit saw it,
+ours = the edit's result, theirs = the file now.  A change on the file's side
+that touches or adjoins a line the edit changes is a conflict, refused as
+``stale``; one separated from every change by an unchanged line merges, and the
+file keeps its own line.  The result is byte for byte what ``git merge-file``
+gives for the same three texts.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from typing import Sequence
+
+from .locate import Splice, apply_splices
+from .model import Finding, error
+from .repo import Conflict, merge_file
+from .textfile import Text, decode
+from .wording import visible
+
+_SHOW = 6  # differing lines shown in a finding
+
+
+def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, Finding | None]:
+    """Apply `splices` to `text`, merging those that carry the edit's own view (`Splice.seen`)."""
+    base, _ = apply_splices(text, [replace(sp, new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
+    ours, _ = apply_splices(text, [replace(sp, new=sp.meant) if sp.meant is not None else sp for sp in splices])
+    merged = merge_file(base.encode(), ours.encode(), text.encode())
+    if merged.clean:
+        return decode(merged.data), None
+    return text, _conflict(text, base, ours, splices, merged.conflicts[0], path)
+
+
+def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
+    """`edited` (the edit applied to its own `base`) merged onto the file as it is now."""
+    merged = merge_file(base.encode(), edited.encode(), current.encode())
+    if merged.clean:
+        return decode(merged.data), None
+    c = merged.conflicts[0]
+    first = c.theirs_line
+    now = [ln.decode("utf-8", "replace").rstrip("\r\n") for ln in c.theirs]
+    lines = "\n".join(f"{first + i:>6}| {visible(x)}" for i, x in enumerate(now[:8])) or "(those lines are gone)"
+    return current, error(
+        "stale", path, first,
+        f"{path} changed since the edit's base, and the change touches or adjoins lines the edit changes "
+        f"(around line {first}): git's merge calls this a conflict",
+        f"re-read the file and redo the edit against its current content; the file now has:\n{lines}",
+    )
+
+
+def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: Conflict, path: str) -> Finding:
+    """The `stale` finding for a fuzzed splice that conflicts: the file's lines beside the edit's."""
+    at = c.theirs_line - 1  # 0-based line of the file where the conflict starts
+    sp = min((s for s in splices if s.seen is not None),
+             key=lambda s: 0 if s.start <= at <= s.end else min(abs(s.start - at), abs(s.end - at)))
+    assert sp.seen is not None
+    file_lines = list(text.lines[sp.start:sp.end])
+    edit_lines = [ln for ln, _e in sp.seen]
+    rows: list[str] = []
+    first_line: int | None = None
+    ops = difflib.SequenceMatcher(None, file_lines, edit_lines, autojunk=False).get_opcodes()
+    for tag, a0, a1, b0, b1 in ops:
+        if tag == "equal":
+            continue
+        for i in range(max(a1 - a0, b1 - b0)):
+            line = sp.start + min(a0 + i, a1) + 1
+            first_line = first_line or line
+            mine = file_lines[a0 + i] if a0 + i < a1 else None
+            theirs = edit_lines[b0 + i] if b0 + i < b1 else None
+            rows.append(_pair(line, mine, theirs))
+    shown = "\n".join(rows[:_SHOW]) + (f"\n  ... and {len(rows) - _SHOW} more" if len(rows) > _SHOW else "")
+    lo, hi = sp.start + 1, max(sp.start + 1, sp.end)
+    where = f"line {lo}" if lo == hi else f"lines {lo}-{hi}"
+    return error(
+        "stale", path, first_line or lo,
+        f"{path} does not read as the edit expects next to the lines it changes (the edit was written against "
+        "other text there, or the file changed since): git's merge calls this a conflict",
+        f"{shown}\nre-read {where} of {path} and redo the edit against them as they are now",
+    )
+
+
+def _pair(line: int, now: str | None, edit: str | None) -> str:
+    """One differing line: the file's, then the edit's, differing characters in [brackets]."""
+    if now is None:
+        return f"  the edit shows a line the file does not have before line {line}: {visible(edit or '')!r}"
+    if edit is None:
+        return f"  line {line} of the file is not in the edit: {visible(now)!r}"
+    a, b = _marked(now, edit)
+    label = f"line {line} now:"
+    width = max(len(label), len("the edit shows:"))
+    return f"  {label:<{width}} {a}\n  {'the edit shows:':<{width}} {b}"
+
+
+def _marked(a: str, b: str) -> tuple[str, str]:
+    """Both texts with the characters where they differ in [brackets] (invisible ones made visible)."""
+    out_a: list[str] = []
+    out_b: list[str] = []
+    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        pa, pb = visible(a[a0:a1]), visible(b[b0:b1])
+        if tag == "equal":
+            out_a.append(pa)
+            out_b.append(pb)
+        else:
+            out_a.append(f"[{pa}]")
+            out_b.append(f"[{pb}]")
+    return "".join(out_a), "".join(out_b)
