@@ -242,6 +242,10 @@ def _read_yaml(path: Path, label: str) -> object:
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
+    return _parse_yaml(text, label)
+
+
+def _parse_yaml(text: str, label: str) -> object:
     data = _remembered(text)
     if data is _NOT_REMEMBERED:
         import yaml
@@ -549,6 +553,16 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None) -
         top = _layer(spec, PRESET_DIR)  # names the closest preset in its error
     else:
         top = _layer(spec, Path.cwd(), preset_ok=False)
+    return _build(_chain(top), agent)
+
+
+def load_committed(text: str, label: str, agent: str | None = None) -> Policy:
+    """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, where there is no
+    work tree to read it or the files it extends from (a bare repository): it may extend presets only."""
+    top = _checked(_Layer(label, label, DEFAULT_FILE, {}, None, PRESET_DIR), _parse_yaml(text, label), root=False)
+    if top.parent is not None and not _is_bare_name(top.parent):
+        raise PolicyError(f"{label}: extends {top.parent!r}: only a preset can be extended here, with no work tree "
+                          "to read a file from; give the policy with --policy FILE")
     return _build(_chain(top), agent)
 
 

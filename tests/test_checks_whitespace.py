@@ -239,3 +239,17 @@ def test_run_reports_when_level_is_error() -> None:
     result = run(inp(change, policy=STRICT))
     assert result.changes == (change,)
     assert [f.code for f in result.findings] == ["whitespace"]
+
+
+def test_apply_keeps_a_markdown_line_break(repo, cli) -> None:  # type: ignore[no-untyped-def]
+    # `whitespace: fix` must not change what a file means: two trailing spaces end a Markdown line.
+    repo.commit({"README.md": "# Notes\nfirst\n", "notes.txt": "first\n"})
+    for name in ("README.md", "notes.txt"):
+        patch = f"--- a/{name}\n+++ b/{name}\n@@ -1,2 +1,3 @@\n # Notes\n first\n+second line  \n"
+        if name == "notes.txt":
+            patch = f"--- a/{name}\n+++ b/{name}\n@@ -1 +1,2 @@\n first\n+second line  \n"
+        result = cli("apply", "--json", input=patch)
+        assert result.code == 0, result
+        kept = name == "README.md"
+        assert repo.read(name).endswith(b"second line  \n" if kept else b"second line\n"), name
+        assert ("whitespace-fix" in result.json()["files"][0]["repairs"]) is not kept

@@ -637,3 +637,53 @@ def test_the_issues_example_is_a_placeholder(repo: Repo, cli) -> None:
     repo.write({"app.py": "def total(items):\n    # ... rest unchanged\n\n\ndef other():\n    return 1\n"})
     repo.git("add", "app.py")
     assert codes(cli("check", "--json")) == [("placeholder", "error", "app.py", 2)]
+
+
+# --- a bare repository (a server's receive hook) --------------------------------------------
+def _bare(repo: Repo, tmp_path: Path) -> Path:
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(server))
+    return server
+
+
+def test_check_a_range_in_a_bare_repository(repo: Repo, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    base = repo.commit({"app.py": CODE})
+    repo.commit({"app.py": ELIDED}, message="lazy")
+    server = _bare(repo, tmp_path)
+    refs = git(server, "for-each-ref")
+    result = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--json")
+    assert result.code == 1, result
+    assert codes(result) == [("placeholder", "error", "app.py", 2)]
+    # The same through git, as a hook runs it (a plain check is read without click).
+    proc = command(server, "git", "agent-check", "--from-ref", base, "--to-ref", "main")
+    assert proc.returncode == 1 and b"app.py:2: placeholder:" in proc.stdout, proc
+    # What needs an index or a work tree says why it cannot run here, and changes nothing.
+    staged = run_cli(server, "check")
+    assert staged.code == 2 and "is a bare repository: it has no index or work tree to check" in staged.stderr
+    assert "agent-guard check --from-ref A --to-ref B" in staged.stderr
+    for args in (["apply"], ["rollback"], ["log"]):
+        refused = run_cli(server, *args, input="")
+        assert refused.code == 2 and "is a bare repository: agent-guard needs a working tree" in refused.stderr
+    assert git(server, "for-each-ref") == refs
+
+
+def test_a_bare_repositorys_policy_is_the_ranges_last_commits(repo: Repo, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    base = repo.commit({"app.py": CODE})
+    repo.commit({"app.py": ELIDED, ".agent-guard.yaml": "checks:\n  placeholder: warning\n"}, message="lazy")
+    server = _bare(repo, tmp_path)
+    relaxed = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--json")
+    assert relaxed.code == 0 and ("placeholder", "warning", "app.py", 2) in codes(relaxed), relaxed
+    # --policy pins it (a server should not let a push choose its own policy).
+    pinned = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--policy", "default", "--json")
+    assert pinned.code == 1 and ("placeholder", "error", "app.py", 2) in codes(pinned)
+    # A committed policy that extends a file cannot be read without a work tree: say so.
+    repo.commit({".agent-guard.yaml": "extends: ./base.yaml\n", "base.yaml": "checks: {}\n"}, message="extends")
+    server2 = tmp_path / "server2.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(server2))
+    broken = run_cli(server2, "check", "--from-ref", base, "--to-ref", "main")
+    assert broken.code == 2 and "main:.agent-guard.yaml: extends './base.yaml': only a preset can be extended" \
+        in broken.stderr, broken
