@@ -38,7 +38,7 @@ from typing import Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guard.formats import lazy  # noqa: E402
-from guard.locate import _WEAK as WEAK  # noqa: E402
+from guard.locate import weak  # noqa: E402
 from guard.locate import ALL_TIERS, apply_splices, locate_changes  # noqa: E402
 from guard.model import ParseError  # noqa: E402
 from guard.textfile import NotText, decode  # noqa: E402
@@ -157,7 +157,7 @@ def apply_ops(lines: list[str], ops: list[Op]) -> tuple[list[str], list[tuple[in
 
 
 def _substantial(line: str) -> bool:
-    return not WEAK.fullmatch(line.strip())
+    return not weak(line.strip())
 
 
 def _once(block: list[str], old: list[str]) -> bool:

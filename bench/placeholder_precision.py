@@ -8,8 +8,17 @@ tightened.  Corpora: the Python standard library (sysconfig's "stdlib", without
 site-packages unless --site-packages), the C/C++ headers under /usr/include, and
 JavaScript/TypeScript under /usr/lib, /usr/local/lib and /usr/share.
 
+A third pass judges the edit, not the comment: every line that holds an ellipsis
+or a trigger word ("unchanged", "omitted", "rest of", "existing", "...": real
+docstrings, doc comments, license headers, strings and code alike) is written in
+place of an older version of itself and its neighbours (each of those three lines
+changed), as a real edit of that text would be.  The placeholder check judges
+such a line by what the edit does (it stands where old lines go), so this is the
+strictest real-text test of that rule; any finding is a false positive.
+
 Recall: a fixed set of placeholder lines in many comment syntaxes, each put
-between two lines of code; every one must be found.  With --aider, also the elision
+between two lines of code; every one must be found.  Then a set of elisions
+outside comments: docstrings, block and doc comments, strings, whole-file writes.  With --aider, also the elision
 comments in the aider chat transcript of ../shared/corpora (skipped when missing).
 
     python bench/placeholder_precision.py [--site-packages] [--aider] [--limit N]
@@ -114,6 +123,62 @@ def change_of(path: str, data: bytes, text: str, rewrite: bool = False) -> FileC
     # As if the edit also removed code: the strictest reading for a bare `# ...`.
     return FileChange(path, Op.MODIFY, None, b"old()\n", data, 0o100644, 0o100644,
                       added=added, removed=((1, "old()"),))
+
+
+def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
+    """`text` as the new version of a file whose lines with a trigger word (and their
+    neighbours) each had another version before, without the phrase: (the change, lines judged)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lower = [ln.lower() for ln in lines]
+    hits = [i for i, ln in enumerate(lower) if len(ln) <= 1000 and any(w in ln for w in placeholder.VOCAB)]
+    if not hits:
+        return None
+    marked = {j for i in hits for j in (i - 1, i, i + 1) if 0 <= j < len(lines)}
+    # The older version held none of the phrase (else the check rightly calls it no new marker).
+    old = [f"{ln[: len(ln) - len(ln.lstrip())]}earlier {j}" if j in marked else ln for j, ln in enumerate(lines)]
+    before = ("\n".join(old) + "\n").encode()
+    change = make_change(path, Op.MODIFY, before, ("\n".join(lines) + "\n").encode(),
+                         old_mode=0o100644, new_mode=0o100644)
+    return change, len(hits)
+
+
+def precision_in_place(site_packages: bool, limit: int | None, batch: int = 40) -> dict[str, tuple[int, int, int]]:
+    """corpus -> (lines judged, files, false positives); prints every false positive."""
+    stats: dict[str, list[int]] = {}
+    pending: dict[str, list[FileChange]] = {}
+
+    def flush(corpus: str) -> None:
+        changes = tuple(pending.pop(corpus, []))
+        if changes:
+            inp = CheckInput(changes, POLICY, lambda _p: True, no_attr, None)
+            for f in placeholder.check(inp, "error"):
+                if f.line is not None:
+                    stats[corpus][2] += 1
+                    print(f"FP in-place {corpus}: {f.path}:{f.line}: {f.message}")
+
+    for corpus, path in corpus_files(site_packages):
+        if limit and corpus in stats and stats[corpus][0] >= limit:
+            continue
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "\x00" in text or "\r" in text:
+            continue
+        got = in_place_change(str(path) if path.suffix else str(path) + ".hpp", text)
+        s = stats.setdefault(corpus, [0, 0, 0])
+        s[1] += 1
+        if got is None:
+            continue
+        s[0] += got[1]
+        pending.setdefault(corpus, []).append(got[0])
+        if len(pending[corpus]) >= batch:
+            flush(corpus)
+    for corpus in list(pending):
+        flush(corpus)
+    return {k: (v[0], v[1], v[2]) for k, v in stats.items()}
 
 
 def corpus_files(site_packages: bool) -> Iterator[tuple[str, Path]]:
@@ -249,6 +314,16 @@ def main() -> int:
                   f"= {fps * 100_000 / max(lines, 1):.2f} per 100,000 lines")
         print(f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives "
               f"= {total_fp * 100_000 / max(total_lines, 1):.2f} per 100,000 lines  ({elapsed:.1f} s)")
+
+    t0 = time.perf_counter()
+    stats = precision_in_place(args.site_packages, args.limit)
+    total_lines = sum(s[0] for s in stats.values())
+    total_fp = sum(s[2] for s in stats.values())
+    print("\n  lines with a trigger word, each written in place of an older version (prose, licenses, code):")
+    for corpus, (lines, files, fps) in stats.items():
+        print(f"  {corpus:<11} {lines:>10,} lines {files:>7,} files {fps:>4} false positives")
+    print(f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives  "
+          f"({time.perf_counter() - t0:.1f} s)")
 
     found, total, syntaxes = recall(recall_cases())
     print(f"\nrecall on the built-in set: {found}/{total} = {100 * found / total:.1f}% "

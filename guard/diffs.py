@@ -181,6 +181,7 @@ def make_change(
     regions: Iterable[Region] | None = None,
     before_text: Text | None = None,
     after_text: Text | None = None,
+    whole: bool = False,
 ) -> FileChange:
     """Build the FileChange for before -> after: counts, added/removed lines, hunks, diff."""
     bt = before_text if before_text is not None else decode_or_none(before)
@@ -211,4 +212,5 @@ def make_change(
         hunks=hunks,
         repairs=tuple(dict.fromkeys(repairs)),
         diff=diff,
+        whole=whole,
     )

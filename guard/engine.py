@@ -161,7 +161,7 @@ class Guard(Workspace):
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         for fe in edits.files:
-            ch, fs, ns = self._locate_file(fe, pol, tiers)
+            ch, fs, ns = self._locate_file(fe, pol, tiers, guessed_whole=edits.detected and edits.format == "whole")
             findings += fs
             notes += ns
             if ch is None:
@@ -219,7 +219,8 @@ class Guard(Workspace):
                                "edit the submodule in its own repository, not through this one")
         return rel, None
 
-    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
+    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], guessed_whole: bool = False
+                     ) -> tuple[FileChange | None, list[Finding], list[str]]:
         from .checks import content_finding
 
         if fe.binary:
@@ -293,6 +294,10 @@ class Guard(Workspace):
             notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                          "(smudged) bytes, and git runs the filter's clean step when the file is staged")
         if fe.content is not None:
+            if guessed_whole and before is not None:
+                doubt = _snippet_not_file(path, text, fe.content)
+                if doubt is not None:
+                    return None, [doubt], []
             new_text, reps = _whole(text, fe.content, before is not None)
             repairs += reps
             regions = None
@@ -308,7 +313,7 @@ class Guard(Workspace):
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
             new_mode=new_mode, repairs=repairs, regions=regions,
-            before_text=text if before is not None else None, after_text=new_text,
+            before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
         )
         return change, read_findings, notes
 
@@ -447,6 +452,23 @@ def _outside_sparse(path: str, creates: bool) -> Finding:
 
 def _is_folder(p: Path) -> bool:
     return p.is_dir() and not p.is_symlink()
+
+
+def _snippet_not_file(path: str, text: Text, content: str) -> Finding | None:
+    """A fenced block taken for all of `path` (auto-detected) that is far shorter than the file:
+    most likely a snippet of it, which written whole would delete the rest."""
+    old_n = len(text.lines)
+    new_n = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    if new_n * 2 >= old_n or old_n - new_n <= 5:
+        return None
+    return error(
+        "parse-error", path, None,
+        f"the input was read as the whole new text of {path} (a fenced block under its name), but it holds "
+        f"{new_n} line{'s' if new_n != 1 else ''} where {path} has {old_n}: it reads as a snippet of the file, "
+        "and written whole it would delete the rest",
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, send all of "
+        "it and name the dialect with --format whole",
+    )
 
 
 def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:

@@ -1626,7 +1626,19 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
 
 _LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
 # A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
-_WEAK = re.compile(r"[\W_]*(?:end|fi|done|esac|endif|endfor|endwhile|wend|loop|next)?[\W_]*")
+_CLOSERS = frozenset(("end", "fi", "done", "esac", "endif", "endfor", "endwhile", "wend", "loop", "next"))
+_WORD = re.compile(r"[^\W_]+")
+
+
+def weak(line: str) -> bool:
+    """A line that only closes something: punctuation, perhaps one closing keyword (`}`, `end`, `fi;`).
+
+    (Counted word by word, not by a pattern with two stars around an optional word,
+    which backtracks quadratically on a long line of punctuation.)
+    """
+    words = _WORD.finditer(line)
+    first = next(words, None)
+    return first is None or (first.group() in _CLOSERS and next(words, None) is None)
 _DEFINES = re.compile(
     r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w ]+\))?\s+)?(?:async\s+)?"
     r"(?:def|class|function\*?|fn|func|sub|interface|struct|enum|trait|module)\s+(\w+)"
@@ -1702,7 +1714,7 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
         f_first.setdefault(k, p)
     found = [
         (i, f_first[k]) for i in range(i0 + 1, i1)
-        if not lz.marker[i] and not _WEAK.fullmatch(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
+        if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
     ]
     for (ia, pa), (ib, pb) in zip(found, found[1:]):
         if pb < pa:
@@ -1726,7 +1738,7 @@ def _anchor(lz: _Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
             a, b = a - 1, b - 1
         if a - 1 > lo_i and not lz.marker[a - 1]:
             # New lines come before: a closing line or blank they end with is theirs, not the file's.
-            while a < i and _WEAK.fullmatch(lz.skeys[a]):
+            while a < i and weak(lz.skeys[a]):
                 a, b = a + 1, b + 1
         c, d = i, p
         while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
@@ -1756,7 +1768,7 @@ def _also_further(lz: _Lazy, part: list[int], at: int, bound: int, forward: bool
     it does there too, unless it is only blanks and closing lines, or the lines between are
     shallower than it (they would not be deleted silently)."""
     want = [lz.skeys[i] for i in part]
-    if all(_WEAK.fullmatch(k) for k in want):
+    if all(weak(k) for k in want):
         return None
     t = len(part)
     for shift in range(1, _LAZY_SLACK + t + 1):
@@ -1950,7 +1962,7 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             # After a block that ends right here, or at the end of the file, a blank line
             # leading the piece is its own.
             at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
-            solid = not all(_WEAK.fullmatch(lz.skeys[i]) for i in piece)
+            solid = not all(weak(lz.skeys[i]) for i in piece)
             if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
                 # Unless a blank line of the file a few lines before the end could be the
                 # one shown, the lines after it being replaced.
@@ -1984,8 +1996,8 @@ def _gap(lz: _Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findi
             at += head
             resume = at + tail
             present = {lz.keys[p] for p in range(pos, pb)}
-            if all(_WEAK.fullmatch(lz.skeys[i]) for i in piece) or _closes_outside(lz.snippet.lines[i] for i in new) or any(
-                lz.skeys[i] in present and not _WEAK.fullmatch(lz.skeys[i]) for i in new
+            if all(weak(lz.skeys[i]) for i in piece) or _closes_outside(lz.snippet.lines[i] for i in new) or any(
+                lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
             ):
                 # Only new code goes where a block ends: blank lines alone say nothing, a
                 # closing bracket the file does not have there closes something else, and a
@@ -2031,7 +2043,7 @@ def _block(lz: _Lazy, piece: Sequence[int], lo: int, hi: int) -> tuple[int, int,
     reach = _LAZY_SLACK + n
 
     def solid(ks: Sequence[str]) -> bool:
-        return any(not _WEAK.fullmatch(k) for k in ks)
+        return any(not weak(k) for k in ks)
 
     fits: list[tuple[int, int, int, int]] = []
     for q in range(lo, hi):
@@ -2096,7 +2108,7 @@ def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, sepa
             starts = range(max(lo, hi - t - reach), hi - t + 1)
             adjacent = hi - t
         hits = [q for q in starts if lz.keys[q : q + t] == want]
-        if all(_WEAK.fullmatch(k) for k in want):
+        if all(weak(k) for k in want):
             if adjacent not in hits:
                 continue
             # Met further off too, the lines between would be replaced: a reading that
@@ -2124,7 +2136,7 @@ def _reach(lz: _Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, sepa
         if hits:
             return hits[0], t
     edge = piece[-1] if at_end else piece[0]
-    if _WEAK.fullmatch(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
+    if weak(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
         near = lo if at_end else hi - 1
         return error(
             "ambiguous", lz.path, near + 1,

@@ -121,6 +121,8 @@ class EditSet:
     files: tuple[FileEdit, ...]
     format: str
     repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
+    # The dialect was guessed (`auto`), not named by the caller: how it was read, not what it says.
+    detected: bool = field(default=False, compare=False)
 
 
 class Severity(str, enum.Enum):
@@ -224,6 +226,7 @@ class FileChange:
     hunks: int = 0
     repairs: tuple[str, ...] = ()
     diff: str = ""  # unified diff of before -> after, computed by us
+    whole: bool = False  # the edit gave the whole new text (a whole-file write), not changes to the old
 
 
 class ParseError(Exception):

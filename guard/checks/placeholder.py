@@ -1,16 +1,25 @@
-"""`placeholder`: added comments that stand in for code ("... existing code ...").
+"""`placeholder`: added text that stands in for code ("... existing code ...").
 
 Lazy elision is an agent writing ``# ... rest of the function unchanged ...`` where
-the code should be; applied as written, it deletes that code.  Only comments are
-judged (found with ``comments.CommentMap``), so Python's Ellipsis, JS spread,
-Go/C variadics, Rust ``..``, strings, docstrings and doctests never count.  Only
-added lines count, and only phrases the removed lines did not already hold.
+the code should be; applied as written, it deletes that code.  Only added lines
+count, and only phrases the removed lines did not already hold.  Two judgements:
 
-Strengths of evidence:
-- a comment holding an elision phrase in an ellipsis or brackets (``... existing code
-  ...``, ``(keep other methods)``) is a placeholder wherever it is, and so is a bare
-  phrase (``rest of the class unchanged``) unless it ends a sentence begun on the
-  comment line above, or sits in a doc comment;
+**What the edit does** (wherever the phrase stands: code, comment, doc comment,
+docstring, string).  An added line holding a strong elision phrase (one wrapped in
+an ellipsis or brackets, ``... rest of the function unchanged ...``, or a bare one
+such as ``rest of the code unchanged``) that stands where the edit removes lines its
+added text does not hold is a placeholder: those lines are gone, and the phrase
+says they were meant to stay.  In prose (docstrings, doc comments, strings) a bare
+phrase that ends a sentence (``... are unchanged.``) or continues one is prose.
+A whole-file write (any dialect) that shrinks the file and holds such a phrase, or
+ends with a bare marker (``...``, ``// ...``), is refused the same way.
+
+**Comments that look like markers**, found with ``comments.CommentMap``, so Python's
+Ellipsis, JS spread, Go/C variadics, Rust ``..``, strings, docstrings and doctests
+never count as comments:
+- a comment holding an elision phrase in an ellipsis or brackets is a placeholder
+  wherever it is, and so is a bare phrase (``rest of the class unchanged``) unless it
+  ends a sentence begun on the comment line above, or sits in a doc comment;
 - a comment holding only ``...``, or a looser ``... your app logic``, is one when it
   stands alone among code lines and the edit removes code (it stands in for that
   code); inside a run of comments it continues an example or a list, and in a new
@@ -18,10 +27,12 @@ Strengths of evidence:
 - such a weak marker still counts when the edit shrinks the file drastically, or when
   the new text ends with it.
 
-Speed: only lines with a comment mark and an ellipsis or a trigger word are looked
-at (``str.find`` over the added block, not a regex trying every position), each is
+Speed and safety: only lines with an ellipsis or a trigger word are looked at
+(``str.find`` over the added block, not a regex trying every position), each is
 first judged on its line alone, and the file is lexed only for those that could
-still be placeholders (a bare ``...`` in a new file cannot be).
+still be placeholders.  A line longer than ``MAX_LINE`` is never a marker and is not
+judged at all, and no judged text is longer than ``MAX_BODY``: the patterns cannot
+spend more than a bounded time on any line an agent sends.
 """
 
 from __future__ import annotations
@@ -40,6 +51,12 @@ from .base import CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
 
 HINT = "write the full code or leave that region out of the edit"
+WHOLE_HINT = ("send the whole new text, every line of it, or change the file with a diff or SEARCH/REPLACE edit "
+              "of the lines that change")
+# A placeholder is a short line.  Longer text is never judged, so no pattern below can
+# spend more than a bounded time on an agent's input (a 100 KB comment of dots, say).
+MAX_LINE = 1000
+MAX_BODY = 300
 
 # The cheap first pass: lines with a comment mark whose lowercased text holds an
 # ellipsis or a word that some placeholder form needs (found with str.find, which
@@ -74,6 +91,7 @@ _CODE = (
     r"|helpers|initialization|init|constructor|__init__|main|steps|cells|columns|entries|items|keys|values"
     r"|plugins|dependencies|settings|declarations|types|variables|functionality|page|pages|section|sections"
     r"|document|query|queries|view|views|layout|schema|tables?|migrations?|macros|endpoints|functions|hooks"
+    r"|docstrings?|comments?|docs|documentation|text|headers?|prototypes|structs?|enums?|unions|typedefs"
     r"|implementation\s+details)"
 )
 _SUFFIX = (
@@ -151,6 +169,8 @@ class Marker:
     text: str  # the whole added line
     phrase: str  # the comment body that elides
     strong: bool  # a placeholder by itself; weak ones count only with a shrink or at the end
+    replaces: int = 0  # lines of the old text it stands where, that the edit drops
+    whole: str = ""  # set for a whole-file write judged as a whole: the finding's message
 
 
 def body(comment: str) -> str:
@@ -164,7 +184,7 @@ def _inner(m: re.Match[str] | None) -> str | None:
 
 def judge(text: str, comment_only: bool) -> str | None:
     """How a comment body elides code: STRONG, SENTENCE (a bare phrase), LOOSE_MATCH, DOTS_ONLY, or None."""
-    if not text:
+    if not text or len(text) > MAX_BODY:
         return None
     if DOTS.fullmatch(text):
         return DOTS_ONLY
@@ -245,6 +265,8 @@ def candidates(change: FileChange, syntax: Syntax) -> list[int]:
 
 def suspect(text: str, syntax: Syntax) -> str | None:
     """What the added line `text` looks like on its own, taking every comment mark at its word."""
+    if len(text) > MAX_LINE:
+        return None
     if syntax.code:
         bare = text.strip()
         if bare == "…" or (syntax.bare_ellipsis and bare == "..."):
@@ -362,6 +384,7 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         if change.after is None or not change.added:
             continue
         found = file_markers(change, exempt)
+        found += in_place(change, exempt, {m.line for m in found if m.strong})
         if extra is not None:
             for _i, n, t in hits(change, extra):
                 m = extra.search(t)
@@ -370,6 +393,154 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         found = _new_only(change, found)
         findings.extend(_findings(change, found, level))
     return capped(findings)
+
+
+# --------------------------------------------------------------------------- what the edit does
+
+# Around a line of prose: comment markers (``body``), then string quotes and docstring delimiters.
+_QUOTES = "\"'`"
+# An elision phrase inside a line, wrapped in an ellipsis or in brackets (bounded: linear).
+_WRAPPED = re.compile(r"(?:\.{3}|…)[ \t]*([^.…\n]{1,80}?)[ \t]*(?:\.{3}|…)|[\[(<{][ \t]*([^\[\]()<>{}\n]{1,80}?)[ \t]*[\])>}]")
+
+
+_ELIDES = re.compile(
+    r"\b(?:existing|rest|remaining|remainder|unchanged|omitted|elided|previous|prior|original|same|snip(?:ped)?"
+    r"|keep|kept|as\s+(?:before|is|it\s+was)|untouched|intact|truncated|here)\b", re.IGNORECASE)
+_WORDS_RE = re.compile(r"[^\W\d_]{2,}\s+\S*[^\W\d_]")  # two words: letters, blanks, letters
+
+
+def _core(text: str) -> str:
+    """The prose of a line: without comment markers, string quotes or docstring delimiters around it."""
+    inner = body(text).strip(_QUOTES + " \t,;")
+    return body(inner).strip(_QUOTES + " \t,;") if inner else inner
+
+
+def elision(text: str) -> tuple[str, str] | None:
+    """A strong elision phrase anywhere in `text`: (STRONG or SENTENCE, the phrase), or None."""
+    if len(text) > MAX_LINE:
+        return None
+    core = _core(text)
+    kind = judge(core, True)
+    # Outside a comment a lone word is code (`f(rest)`, `{...existing}`, JS spread), and
+    # prose lists trail off (`... other option types...`): a phrase is two words at least,
+    # one of which says the text is left out or kept as it was.
+    if kind in (STRONG, SENTENCE) and _WORDS_RE.search(core) and _ELIDES.search(core):
+        return kind, core
+    tight = _big("TIGHT")
+    for m in _WRAPPED.finditer(text):
+        inner = (m.group(1) or m.group(2) or "").strip(" ()[]<>{}.:;,")
+        if inner and _WORDS_RE.search(inner) and _ELIDES.search(inner) and tight.fullmatch(inner):
+            return STRONG, m.group(0)
+    return None
+
+
+def _regions(change: FileChange) -> dict[int, list[str]]:
+    """For each added line number, the old lines removed where it stands (its changed region).
+
+    Rebuilt from the line numbers the change carries: within a region the removed
+    lines run on in the old text and the added ones in the new, and regions are
+    apart by at least one unchanged line, so no diff is needed.
+    """
+    rem, add = change.removed, change.added
+    out: dict[int, list[str]] = {}
+    i = j = delta = 0
+    while i < len(rem) or j < len(add):
+        at_rem = rem[i][0] + delta if i < len(rem) else None
+        at_add = add[j][0] if j < len(add) else None
+        here = min(x for x in (at_rem, at_add) if x is not None)
+        gone: list[str] = []
+        numbers: list[int] = []
+        if at_rem == here:
+            first = rem[i][0]
+            while i < len(rem) and rem[i][0] == first + len(gone):
+                gone.append(rem[i][1])
+                i += 1
+        if at_add == here:
+            while j < len(add) and add[j][0] == here + len(numbers):
+                numbers.append(add[j][0])
+                j += 1
+        delta += len(numbers) - len(gone)
+        for n in numbers:
+            out[n] = gone
+    return out
+
+
+def _suspects(change: FileChange) -> list[int]:
+    """Indexes into change.added of every line holding an ellipsis or a trigger word, anywhere."""
+    block = block_of(change)
+    blob = block.text.lower()
+    if len(blob) != len(block.text):
+        return list(range(len(change.added)))  # a character lowercased to two: judge every line
+    return sorted({block.index(pos) for pos in find_lines(blob, _ASCII_VOCAB if blob.isascii() else VOCAB)})
+
+
+def _prose_sentence(lines: tuple[str, ...], number: int, core: str) -> bool:
+    """A bare phrase that reads as documentation: it ends a sentence, or continues one."""
+    if core.rstrip().endswith((".", "!", "?")):
+        return True
+    prev = number - 2
+    while prev >= 0 and not lines[prev].strip():
+        prev -= 1
+    return prev >= 0 and bool(_OPEN_END.search(_core(lines[prev])))
+
+
+def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]) -> list[Marker]:
+    """Elision judged by what the edit does: a phrase standing where the edit drops old lines.
+
+    A whole-file write that shrinks the file is judged on every line it adds, and on
+    how it ends (see the module doc).  `known`: lines already found as markers.
+    """
+    if change.after is None or not (change.removed or change.whole):
+        return []
+    picked = [i for i in _suspects(change) if change.added[i][0] not in known]
+    shrinks = change.whole and change.before is not None and _line_count(change.after) < _line_count(change.before)
+    if not picked and not shrinks:
+        return []
+    try:
+        lines = decode(change.after).lines
+    except NotText:
+        return []
+    regions = _regions(change) if change.removed else {}
+    kept = {_norm(t) for _n, t in change.added}
+    found: list[Marker] = []
+    for i in picked:
+        number, text = change.added[i]
+        if exempt is not None and exempt.search(text):
+            continue
+        got = elision(text)
+        if got is None:
+            continue
+        kind, phrase = got
+        if kind == SENTENCE and number - 1 < len(lines) and _prose_sentence(lines, number, _core(text)):
+            continue
+        lost = [t for t in regions.get(number, ()) if t.strip() and _norm(t) not in kept]
+        if lost:
+            found.append(Marker(number, text, phrase, True, len(lost)))
+        elif shrinks:
+            found.append(Marker(number, text, phrase, True, whole=_shrunk(change, f"holds {quote(text)} ({phrase!r})")))
+    if shrinks and not found:
+        last = _last_nonblank(change.after)
+        if 0 < last <= len(lines) and not (exempt is not None and exempt.search(lines[last - 1])):
+            text = lines[last - 1]
+            if last not in known and _trails_off(text, change.path):
+                found.append(Marker(last, text, _core(text) or text.strip(), True,
+                                    whole=_shrunk(change, f"ends with {quote(text)}")))
+    return found
+
+
+def _trails_off(text: str, path: str) -> bool:
+    """A last line that is only an ellipsis, bare or in a comment, or a looser marker comment."""
+    if len(text) > MAX_LINE:
+        return False
+    core = _core(text)
+    return bool(DOTS.fullmatch(core)) or suspect(text, syntax_for(path)) is not None
+
+
+def _shrunk(change: FileChange, what: str) -> str:
+    assert change.before is not None and change.after is not None
+    old_n, new_n = _line_count(change.before), _line_count(change.after)
+    return (f"this whole-file write shrinks {change.path} from {old_n} to {new_n} lines and {what}: "
+            "the lines it drops look elided, not deleted")
 
 
 def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
@@ -383,12 +554,21 @@ def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
 
 def _findings(change: FileChange, found: list[Marker], level: str) -> list[Finding]:
     path = change.path
-    out = [
-        Finding("placeholder", level, path, m.line,
-                f"{path}:{m.line}: the added line {quote(m.text)} stands in for code ({m.phrase!r}); "
-                "applied as written it would delete that code", HINT)
-        for m in found if m.strong
-    ]
+    out: list[Finding] = []
+    regions = _regions(change) if change.removed and any(m.strong and not m.whole for m in found) else {}
+    for m in found:
+        if not m.strong:
+            continue
+        if m.whole:
+            out.append(Finding("placeholder", level, path, m.line, m.whole, WHOLE_HINT))
+            continue
+        gone = m.replaces or sum(1 for t in regions.get(m.line, ()) if t.strip())
+        if gone:
+            effect = f"applied as written it would delete the {_count(gone, 'line')} it stands in for"
+        else:
+            effect = "it adds no code, only a note that code belongs there"
+        out.append(Finding("placeholder", level, path, m.line,
+                           f"the added line {quote(m.text)} stands in for code ({m.phrase!r}); {effect}", HINT))
     weak = [m for m in found if not m.strong]
     if not weak or change.before is None or change.after is None:
         return out
@@ -397,15 +577,19 @@ def _findings(change: FileChange, found: list[Marker], level: str) -> list[Findi
         m = weak[0]
         out.append(Finding(
             "placeholder", level, path, m.line,
-            f"{path}:{m.line}: the edit shrinks the file from {old_n} to {new_n} lines around {quote(m.text)}; "
+            f"the edit shrinks the file from {old_n} to {new_n} lines around {quote(m.text)}; "
             "the marker looks like elided code", HINT))
     elif new_n < old_n and weak[-1].line == _last_nonblank(change.after):
         m = weak[-1]
         out.append(Finding(
             "placeholder", level, path, m.line,
-            f"{path}:{m.line}: the new text ends with {quote(m.text)} and is shorter than before; "
+            f"the new text ends with {quote(m.text)} and is shorter than before; "
             "the rest of the file looks elided", HINT))
     return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _last_nonblank(data: bytes) -> int:

@@ -101,7 +101,8 @@ def _mixed(text: str, path: str | None) -> Finding | None:
 
 
 def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[Finding]]:
-    if fmt == "auto":
+    guessed = fmt == "auto"
+    if guessed:
         mixed = _mixed(text, path)
         if mixed is not None:
             return None, [mixed]
@@ -127,4 +128,4 @@ def _parse(text: str, fmt: str, path: str | None) -> tuple[EditSet | None, list[
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
         return None, [error("parse-error", path, 1, f"the {fmt} input holds no edit", "send at least one file change")]
-    return edits, []
+    return (replace(edits, detected=True) if guessed else edits), []
