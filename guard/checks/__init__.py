@@ -10,9 +10,6 @@ object store and lives in the engine.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from ..model import Finding
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
 from .base import AttrLookup, Check, CheckInput, CheckResult, Usage, no_attr
 from .encoding import content_finding
@@ -21,24 +18,6 @@ __all__ = [
     "AttrLookup", "CHECKS", "Check", "CheckInput", "CheckResult", "Usage", "content_finding", "no_attr", "run",
 ]
 
-
-def _located_once(check: Check) -> Check:
-    """`check` with a leading ``path:line: `` dropped from its messages.
-
-    A finding carries its path and line, and every rendering prints them before the
-    message; `placeholder`'s messages still begin with them too (its wording is being
-    rewritten), and this keeps each finding to one location meanwhile.
-    """
-    def run_check(inp: CheckInput, level: str) -> list[Finding]:
-        out = check(inp, level)
-        for i, f in enumerate(out):
-            where = f"{f.path}:{f.line}: "
-            if f.path and f.line is not None and f.message.startswith(where):
-                out[i] = replace(f, message=f.message[len(where):])
-        return out
-    return run_check
-
-
 CHECKS: dict[str, Check] = {
     "path-protected": protected.check,
     "untracked": untracked.check,
@@ -46,7 +25,7 @@ CHECKS: dict[str, Check] = {
     "not-utf8": encoding.check_utf8,
     "no-op": noop.check,
     "conflict-marker": conflict.check,
-    "placeholder": _located_once(placeholder.check),
+    "placeholder": placeholder.check,
     "whitespace": whitespace.check,
     "budget": budget.check,
     "syntax": syntax.check,
