@@ -127,7 +127,7 @@ def json_wanted(args: Sequence[str], command: str | None) -> bool:
         a == "--format" and b == "json" for a, b in zip(words, words[1:])))
 
 
-# The commands that take --json (tests/test_cli_exit.py checks this against the CLI).
+# The commands that take --json (tests/test_messages.py checks this against the CLI).
 JSON_COMMANDS = frozenset({"apply", "check", "log", "rollback", "stats"})
 
 
