@@ -250,6 +250,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
     changed: list[int] = []
     moved: dict[int, list[int]] = {}
     k, delta = 0, 0
+    now, gone = 0, False
     for line in anchors:
         i = line - 1
         while k < len(ops) and ops[k][2] <= i:  # ops wholly before line i (insertions at i too)
@@ -257,16 +258,21 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
             delta += (b1 - b0) - (a1 - a0)
             k += 1
         if k < len(ops) and ops[k][1] <= i < ops[k][2]:
+            if not changed:  # where the first changed line is in the file now: the finding's line
+                kind, a0, _a1, b0, b1 = ops[k]
+                now = b0 + 1 + (min(i - a0, b1 - b0 - 1) if b1 > b0 else 0)
+                gone = kind == "delete"
             changed.append(line)
         else:
             moved.setdefault(delta, []).append(line)
     if changed:
         first = changed[0]
-        where = first + (min(moved) if moved else 0)
+        where = now
+        since = "; that line is gone" if gone else f"; it is line {now} now" if now != first else ""
         return error(
-            "stale", path, first,
+            "stale", path, now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
-            f"(line {first} was {base.lines[first - 1]!r})",
+            f"(line {first} was {base.lines[first - 1]!r}{since})",
             f"read it again: {_read_cmd(path, agent, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )

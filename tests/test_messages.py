@@ -281,3 +281,18 @@ def test_stats_counts_one_edit_as_one_edit(repo: Repo, cli) -> None:  # type: ig
     text = cli("stats", "--min-events", "1").stdout
     assert text.startswith("agent-guard stats: 1 event, ") and "\nagent: 1 edit, 1 landed" in text, text
     assert "of 1 edit lands (the only dialect with 1 edit)" in text, text
+
+
+def test_a_stale_hashline_finding_points_at_the_line_where_it_is_now(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit({"a.txt": "".join(f"line {i}\n" for i in range(1, 31))})
+    header = cli("read", "a.txt", "--lines", "10:20").stdout.splitlines()[0]
+    # Two lines added at the top, and line 15 changed: it is line 17 of the file now.
+    repo.write({"a.txt": "new A\nnew B\n" + "".join(f"line {i}\n" if i != 15 else "line FIFTEEN\n"
+                                                     for i in range(1, 31))})
+    before = repo.snapshot()
+    result = cli("apply", input=f"{header}\nreplace 15\n+x\n")
+    assert result.code == 1 and repo.snapshot() == before
+    assert result.stderr.splitlines()[1].startswith(
+        "a.txt:17: stale: a.txt changed since it was read (#"), result.stderr
+    assert "line 15 no longer holds what the read showed (line 15 was 'line 15'; it is line 17 now)" in result.stderr
+    assert "    17| line FIFTEEN" in result.stderr
