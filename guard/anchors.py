@@ -313,7 +313,7 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, le
     read = reads.last(repo, agent, path)
     if read is not None and read.blob == current:
         return None
-    if _last_written(repo, pol, agent, path) == current:
+    if last_written(repo, pol, agent, path) == current:
         return None
     origin = f"read_before_edit, from {pol.source('read_before_edit')}"
     if read is None:
@@ -323,7 +323,7 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, le
     return Finding("stale", level, path, None, msg, f"read it first: {_read_cmd(path, agent)}, then send the edit again")
 
 
-def _last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:
+def last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:
     """The blob the agent's newest turn touching `path` left there (None: none, or deleted)."""
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     for turn in ledger.turns(repo, ref, agent, limit=50):

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import diffs, formats, ledger, rebase, worktree
+from .eol import as_checked_out
 from .errors import UsageError
 from .locate import apply_splices, locate_changes
-from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, error
-from .repo import EXEC, FILE
+from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, Snippet, error
+from .repo import EXEC, FILE, GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
 from .wording import plural
@@ -41,6 +42,15 @@ def default_agent(agent: str | None) -> str:
     if problem is not None:
         raise UsageError(f"invalid agent name {name!r}: {problem}; {ledger.AGENT_RULE}")
     return name
+
+
+def default_turn(turn: str | None) -> str | None:
+    """`turn`, else $AGENT_GUARD_TURN, else None (a new turn); a usage error when it is no valid id."""
+    tid = turn or os.environ.get("AGENT_GUARD_TURN") or None
+    problem = ledger.turn_id_problem(tid) if tid is not None else None
+    if problem is not None:
+        raise UsageError(problem + ("" if turn else " ($AGENT_GUARD_TURN)"))
+    return tid
 
 
 def _has_errors(findings: Sequence[Finding]) -> bool:
@@ -74,9 +84,11 @@ class Guard(Workspace):
     ) -> Report:
         started = time.monotonic()
         agent = default_agent(agent)
-        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        turn = default_turn(turn)
         pol = self.policy(agent)
-        raw = data.encode("utf-8") if isinstance(data, str) else data
+        # A str may hold a lone surrogate (no character, and no UTF-8): kept as bytes that
+        # are not UTF-8, it is refused below as `not-utf8` like any other such input.
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         report = self._apply(raw, format, agent, turn, check, path, pol)
         self._event("apply", agent, turn, report, len(raw), started)
         return report
@@ -94,14 +106,22 @@ class Guard(Workspace):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            # ED A0..ED BF: a lone surrogate of a str (see `apply`), not a byte anyone sent.
+            pair = raw[exc.start:exc.start + 2]
+            half = len(pair) == 2 and pair[0] == 0xED and pair[1] >= 0xA0
+            what = ": half of a UTF-16 surrogate pair, no character" if half else ""
             return Report("refused", None, findings=(error(
-                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start})",
+                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})",
                 "send the edit as UTF-8"),))
         edits, findings = formats.parse(text, fmt, path)
         if edits is None:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
+            self._check_turn(pol, agent, turn)
+            locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
+            if locked is not None:
+                return Report("refused", edits.format, findings=(locked,))
             self.repo.forget_attributes()
             plan = self.plan(edits, pol, agent, turn, len(raw))
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
@@ -114,12 +134,24 @@ class Guard(Workspace):
                 turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
             except worktree.UnsafePath as exc:
                 return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
+            except RefLocked as exc:
+                return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
+                              notes=plan.notes)
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
 
-    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = ()) -> TurnRef:
+    def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
+        """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
+        if turn is not None:
+            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+            if problem is not None:
+                raise UsageError(problem)
+
+    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int,
+                kind: str = "turn", rolls_back: Sequence[str] = (), remove_dirs: Sequence[str] = ()) -> TurnRef:
+        created = worktree.missing_dirs(self.root, [c.path for c in changes if c.after is not None])
         pending = ledger.prepare(
             self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
-            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back,
+            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back, created_dirs=created,
         )
         writes: list[worktree.Write] = []
         for c in changes:
@@ -129,7 +161,7 @@ class Guard(Workspace):
             else:
                 writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
         worktree.commit(self.repo, writes, (pending.ref, pending.old, pending.new),
-                        f"agent-guard: {kind} {pending.turn} ({fmt})")
+                        f"agent-guard: {kind} {pending.turn} ({fmt})", remove_dirs)
         return TurnRef(agent, pending.turn, pending.new, pending.ref)
 
     def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
@@ -141,10 +173,11 @@ class Guard(Workspace):
         diff is exactly ``before`` -> ``after``).  The ref moves by compare-and-swap.
         """
         agent = default_agent(agent)
-        turn = turn or os.environ.get("AGENT_GUARD_TURN") or None
+        turn = default_turn(turn)
         pol = self.policy(agent)
         with worktree.locked(self.repo):
             worktree.recover(self.repo)
+            self._check_turn(pol, agent, turn)
             pending = ledger.prepare(self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
                                      fmt=fmt, policy=pol.name, edit_bytes=nbytes)
             self.repo.update_ref(pending.ref, pending.new, pending.old, f"agent-guard: record turn {pending.turn} ({fmt})")
@@ -201,13 +234,18 @@ class Guard(Workspace):
 
         return tracked
 
-    def _resolve(self, raw: str, pol: Policy) -> tuple[str | None, Finding | None]:
+    def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
+        """An agent's path as a repository-relative one, or the finding that refuses it: outside
+        the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
         from . import paths
 
         rel, finding = paths.resolve(self.root, raw)
         if finding is not None or rel is None:
             return None, finding
-        prot = paths.protected_finding(rel, pol)
+        own = paths.git_folder_finding(rel, self.repo.git_folders())
+        if own is not None:
+            return None, own
+        prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
         if prot is not None and prot.severity == "error":
             return None, prot
         sub = self.repo.submodule_of(rel)
@@ -227,12 +265,12 @@ class Guard(Workspace):
             return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                                 "change binary files outside the agent, or send a text edit")], []
         fe = self._prefix_dropped(fe)
-        path, f = self._resolve(fe.path, pol)
+        path, f = self.resolve(fe.path, pol)
         if f is not None or path is None:
             return None, [f] if f else [], []
         src: str = path
         if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            old, f = self._resolve(fe.old_path, pol)
+            old, f = self.resolve(fe.old_path, pol)
             if f is not None or old is None:
                 return None, [f] if f else [], []
             src = old
@@ -302,13 +340,19 @@ class Guard(Workspace):
             repairs += reps
             regions = None
         else:
-            got = self._edited(fe, text, before, tiers, path)
+            got = self._edited(fe, text, before, tiers, path, pol)
             if isinstance(got, list):
                 return None, got, []
             new_text, regions, more_repairs, more_notes = got
             repairs += more_repairs
             notes += more_notes
         repairs += fe.repairs
+        if not any(text.eols):
+            # A new file (or one without a line end of its own): the endings git's checkout
+            # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+            new_text, converted = as_checked_out(new_text, path, self.repo.attr, self.repo.config)
+            if converted:
+                repairs.append("eol")
         after = new_text.encode()
         change = diffs.make_change(
             path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
@@ -316,6 +360,31 @@ class Guard(Workspace):
             before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
         )
         return change, read_findings, notes
+
+    def _earlier(self, path: str, before: bytes, pol: Policy) -> list[tuple[str, Text]]:
+        """Earlier versions of `path` an agent may have written against: its last read, its
+        last write, HEAD's (each once, and only those that differ from the file now)."""
+        from . import anchors, reads
+
+        agent = pol.agent or "agent"
+        ids: list[tuple[str, str | None]] = []
+        read = reads.last(self.repo, agent, path)
+        ids.append((f"{agent}'s last read", read.blob if read else None))
+        ids.append((f"{agent}'s last write", anchors.last_written(self.repo, pol, agent, path)))
+        head = self.repo.head_commit()
+        entry = self.repo.tree_entry(self.repo.commit_tree(head), path) if head else None
+        ids.append(("HEAD's version", entry.oid if entry else None))
+        now = self.repo.hash_blob(before)
+        out: list[tuple[str, Text]] = []
+        seen = {now}
+        for label, oid in ids:
+            if oid is None or oid in seen:
+                continue
+            seen.add(oid)
+            text = decode_or_none(self.repo.read_blob(oid))
+            if text is not None:
+                out.append((label, text))
+        return out
 
     def _prefix_dropped(self, fe: FileEdit) -> FileEdit:
         """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
@@ -343,7 +412,7 @@ class Guard(Workspace):
         old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
         return replace(fe, path=source[2:], old_path=old, repairs=repairs)
 
-    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str
+    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str, pol: Policy,
                 ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
         """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
         repairs and notes; or the findings that refuse it."""
@@ -369,6 +438,12 @@ class Guard(Workspace):
         out = locate_changes(text, fe.changes, tiers, path, ordered)
         if out.findings:
             return list(out.findings)
+        if before is not None and any(isinstance(c, Snippet) for c in fe.changes):
+            earlier = rebase.snippet_onto_file(text, self._earlier(path, before, pol), fe.changes, tiers, path)
+            if isinstance(earlier, Finding):
+                return [earlier]
+            if earlier is not None:
+                return earlier[0], None, earlier[1], out.notes
         if any(sp.seen is not None for sp in out.splices):
             merged, conflict = rebase.onto_file(text, out.splices, path)
             return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
@@ -437,6 +512,22 @@ def swapped_path(exc: worktree.UnsafePath) -> Finding:
     return error("path-outside", None, None,
                  f"{exc} at write time (it was a plain folder when the edit was checked); nothing was written",
                  "something replaced a folder with a symbolic link while the edit ran; check the repository, then retry")
+
+
+def ref_locked(repo: GitRepo, ref: str) -> Finding | None:
+    """A refusal when git's lock file for the agent's ledger ref is there: the turn could not be recorded."""
+    lock = repo.lock_of(ref)
+    return lock_finding(ref, lock) if lock is not None else None
+
+
+def lock_finding(ref: str, lock: Path) -> Finding:
+    return error(
+        "stale", None, None,
+        f"the ledger ref {ref} is locked: {lock} exists, so no turn can be recorded (nothing was changed)",
+        "another git or agent-guard command may be updating it: wait and retry. If none is running "
+        f"(`ps` shows no git and no agent-guard), the lock was left by one that died: remove it "
+        f"(rm '{lock}') and retry",
+    )
 
 
 def _outside_sparse(path: str, creates: bool) -> Finding:

@@ -9,7 +9,9 @@ What it prints::
     (empty file)             only for an empty file
 
 ``PATH`` in the header is relative to the repository root (the argument is relative
-to the current folder, as for git).  ``TAG`` is the first 8 hex digits of the git
+to the current folder, as for git).  A path the policy protects (``.env*``, the
+policy's own files, git's folders) is refused as ``path-protected`` unless the policy
+says ``read_protected: true``.  ``TAG`` is the first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
 read is recorded for the agent with the lines it showed (guard/reads.py), so a
 hashline edit under that header (guard/formats/hashline.py) applies to exactly that
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import paths, reads, worktree
+from . import reads, worktree
 from .cli import CONTEXT, cli
 from .model import Finding, error
 from .report import EXIT_REFUSED, format_finding
@@ -73,7 +75,9 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
 
     who = default_agent(agent)
     repo = guard_session.repo
-    rel, finding = paths.resolve(guard_session.root, path)
+    # The engine's own resolver: a protected path (.env, the policy, git's folders) is not
+    # shown, nor stored as a blob, unless the policy says read_protected: true.
+    rel, finding = guard_session.resolve(path, guard_session.policy(who), reading=True)
     if finding is not None or rel is None:
         raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
     with worktree.locked(repo):

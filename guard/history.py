@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from . import diffs, ledger, worktree
-from .engine import Guard, default_agent, swapped_path
+from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
-from .repo import FILE, Entry, TreeChange, merge_file
+from .repo import FILE, Entry, RefLocked, TreeChange, merge_file
 from .report import Report
 from .textfile import NotText, decode
 from .wording import plural
@@ -266,17 +266,30 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
                 state.files[tc.path] = (restored, mode if restored is not None else None)
         changes = _changes(originals, state.files)
         label = ",".join(t.id for t in targets)
+        extra = {"rolls_back": [t.id for t in targets]}
         if findings:
-            return Report("refused", "rollback", tuple(changes), tuple(findings), extra={"rolls_back": [t.id for t in targets]})
+            return Report("refused", "rollback", tuple(changes), tuple(findings), extra=extra)
+        # The folders the undone turns created go too, once nothing is left in them.
+        created = [d for t in targets for d in t.created_dirs] if changes else []
+        emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
+        notes = (f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
+                 f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",) if emptied else ()
         if check or not changes:
             return Report("checked" if check else "applied", "rollback", tuple(changes),
-                          notes=(() if changes else (f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)),
-                          extra={"rolls_back": [t.id for t in targets]})
+                          notes=notes + (() if changes else (
+                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)), extra=extra)
+        locked = ref_locked(g.repo, ref)
+        if locked is not None:
+            return Report("refused", "rollback", tuple(changes), (locked,), extra=extra)
         try:
-            turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=[t.id for t in targets])
+            turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=extra["rolls_back"],
+                                 remove_dirs=created)
         except worktree.UnsafePath as exc:
-            return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra={"rolls_back": [t.id for t in targets]})
-    return Report("applied", "rollback", tuple(changes), (), turn_ref, extra={"rolls_back": [t.id for t in targets]})
+            return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra=extra)
+        except RefLocked as exc:
+            return Report("refused", "rollback", tuple(changes), (lock_finding(exc.name, exc.lock),), extra=extra)
+    return Report("applied", "rollback", tuple(changes), (), turn_ref, notes, extra=extra)
 
 
 def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[str, tuple[bytes | None, int | None]]) -> list[FileChange]:

@@ -14,6 +14,7 @@ follows the edit.  Commit messages carry machine-readable trailers
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -26,6 +27,10 @@ from .repo import Entry, GitRepo
 DEFAULT_PREFIX = "refs/agent-guard/"
 _TRAILER = re.compile(r"^Agent-Guard-([A-Za-z-]+): ?(.*)$", re.M)
 USAGE_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
+MAX_TURN_ID = 64
+# A turn id is written into the commit message as a trailer: anything but these could
+# forge trailer lines (a newline), or be mistaken for a list (a comma in Rolls-Back).
+_TURN_ID = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_TURN_ID}}}")
 
 
 def ref_name(prefix: str, agent: str) -> str:
@@ -60,6 +65,44 @@ def valid_agent(agent: str) -> bool:
     return agent_problem(agent) is None
 
 
+def turn_id_problem(turn_id: str) -> str | None:
+    """What is wrong with `turn_id` as a turn id (None: nothing)."""
+    if _TURN_ID.fullmatch(turn_id):
+        return None
+    shown = turn_id if len(turn_id) <= 80 else turn_id[:80] + "..."
+    if len(turn_id) > MAX_TURN_ID and _TURN_ID.fullmatch(turn_id[:MAX_TURN_ID]):
+        what = f"is {len(turn_id):,} characters long; the limit is {MAX_TURN_ID}"
+    else:
+        bad = next((c for c in turn_id if not _TURN_ID.fullmatch(c)), "")
+        what = "is empty" if not turn_id else f"holds {bad!r}"
+    return (f"invalid turn id {shown!r}: it {what}; a turn id is 1 to {MAX_TURN_ID} letters, digits, "
+            "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)")
+
+
+def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str) -> str | None:
+    """What keeps `turn_id` from naming the agent's next (or current) turn, or None.
+
+    An id names one turn: the agent's latest turn may go on under it (several applies,
+    one turn), but an id that an earlier turn (or a rollback) already has would make two
+    turns answer to it, and `rollback --turn ID` undo both.
+    """
+    problem = turn_id_problem(turn_id)
+    if problem is not None:
+        return problem
+    tip = next(turns(repo, ref, agent, limit=1), None)
+    if tip is None or (tip.kind == "turn" and tip.id == turn_id):
+        return None
+    number = _number(turn_id)
+    if number is not None and number > _highest(tip):
+        return None  # above every number handed out: no turn has it (and no walk is needed)
+    for t in turns(repo, ref, agent):
+        if t.id == turn_id:
+            what = "rollback" if t.kind == "rollback" else "turn"
+            return (f"turn id {turn_id!r} is taken: an earlier {what} of {agent} (commit {t.commit[:12]}) has it, and "
+                    "--turn continues only the agent's latest turn; give a new id, or none for the next number")
+    return None
+
+
 @dataclass(frozen=True)
 class Turn:
     commit: str
@@ -78,6 +121,15 @@ class Turn:
     @property
     def added(self) -> int:
         return sum(f[2] for f in self.files)
+
+    @property
+    def created_dirs(self) -> tuple[str, ...]:
+        """Folders the turn's write created (they did not exist before it), repository-relative."""
+        try:
+            dirs = json.loads(self.trailers.get("created-dirs", "[]"))
+        except ValueError:
+            return ()
+        return tuple(d for d in dirs if isinstance(d, str)) if isinstance(dirs, list) else ()
 
     @property
     def removed(self) -> int:
@@ -187,11 +239,19 @@ def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None) -> tuple[dic
     return turn, session
 
 
+def _number(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _highest(t: Turn | None) -> int:
+    """The highest number handed out as a turn id up to `t` (its `Seq` trailer)."""
+    return (_number(t.trailers.get("seq", "0")) or 0) if t is not None else 0
+
+
 def _next_id(repo: GitRepo, ref: str, agent: str) -> str:
-    for t in turns(repo, ref, agent, limit=1):
-        seq = t.trailers.get("seq", "0")
-        return str(int(seq) + 1 if seq.isdigit() else 1)
-    return "1"
+    # One more than any number used so far, automatic or given (`--turn 3`): never an id
+    # another turn has.
+    return str(_highest(next(turns(repo, ref, agent, limit=1), None)) + 1)
 
 
 def prepare(
@@ -206,8 +266,13 @@ def prepare(
     edit_bytes: int,
     kind: str = "turn",
     rolls_back: Sequence[str] = (),
+    created_dirs: Sequence[str] = (),
 ) -> Pending:
-    """Write the turn's commit(s) to the object database; the caller moves the ref."""
+    """Write the turn's commit(s) to the object database; the caller moves the ref.
+
+    `created_dirs`: the folders writing `changes` creates, recorded so that rolling the
+    turn back removes them again (when nothing else is in them by then).
+    """
     ref = ref_name(prefix, agent)
     tip = repo.ref(ref)
     tip_turn = parse_turn(repo, tip, agent) if tip else None
@@ -259,7 +324,9 @@ def prepare(
     turn_usage = {k: this[k] + (prev_turn[k] if amend else 0) for k in USAGE_KEYS}
     session_usage = {k: this[k] + prev_session[k] for k in USAGE_KEYS}
     tid = turn_id if turn_id is not None else _next_id(repo, ref, agent)
-    seq = tip_turn.trailers.get("seq", "0") if (amend and tip_turn) else _next_id(repo, ref, agent)
+    # `Seq`: the highest number used as an id so far, so the next automatic id passes it.
+    last = next(turns(repo, ref, agent, limit=1), None)
+    seq = str(max(_highest(last), _number(tid) or 0))
     files_changed: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {}
     if amend and tip_turn is not None:
         for letter, path, a, r in tip_turn.files:
@@ -289,6 +356,10 @@ def prepare(
     }
     if rolls_back:
         trailers["Rolls-Back"] = ",".join(rolls_back)
+    dirs = list(dict.fromkeys([*(tip_turn.created_dirs if amend and tip_turn else ()), *created_dirs]))
+    if dirs:
+        # JSON on one line: a folder name may hold a comma (never a newline: paths.resolve refuses those).
+        trailers["Created-Dirs"] = json.dumps(dirs)
     for k in USAGE_KEYS:
         trailers["Turn-" + k.replace("_", "-").title()] = str(turn_usage[k])
         trailers["Session-" + k.replace("_", "-").title()] = str(session_usage[k])

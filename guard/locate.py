@@ -1659,10 +1659,13 @@ def _same_head(new: str, old: str) -> bool:
         return False
     for rx in (_DEFINES, _EXITS, _ASSIGNS):
         a, b = rx.match(new), rx.match(old)
+        if a and b and a.group(1) == b.group(1):
+            return True
         if a or b:
-            return bool(a and b and a.group(1) == b.group(1))
-    # Otherwise only a near copy (one name or value changed) reads as a replacement.
-    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.85
+            break
+    # Otherwise a near copy (a name renamed, `operator_v2=` for `operator=`, or a value
+    # changed) reads as a replacement as much as an addition: the doubt stands.
+    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.8
 
 
 @dataclass

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import jsonvalue
 from . import pysyntax
 
 
@@ -170,7 +171,7 @@ def _json(text: str) -> Problem | None:
     if not text.strip():
         return None  # an empty file is not a JSON document, but it is not broken by an edit either
     try:
-        json.loads(text)
+        jsonvalue.loads(text)
     except json.JSONDecodeError as exc:
         return Problem(exc.lineno, exc.colno, exc.msg, "json")
     except RecursionError:

@@ -3,8 +3,10 @@
 An agent's path is untrusted input: it may climb out with ``..``, point through a
 symlink, reach into ``.git`` (in any spelling a filesystem might fold to it) or into
 a submodule.  ``resolve`` refuses all of these before anything reads or writes the
-file; ``protected_finding`` then applies the policy's protected globs and allow-list.
-This module looks at the filesystem (``lstat``) but never at git.
+file; ``git_folder_finding`` refuses git's own folders wherever they are (the caller
+asks git where), and ``protected_finding`` the policy's own files, its protected globs
+and its allow-list (``read_finding``: what may not be read).  This module looks at the
+filesystem (``lstat``) but never at git.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
+from typing import Mapping
 
 from .model import Finding, error
-from .policy import Policy
+from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE, Policy
 
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
 _IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# Half of a UTF-16 pair: JSON can spell it (`"\\ud800"`), UTF-8 cannot, and no file name holds it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Longer paths than PATH_MAX are invisible to git's own commands (a file written there
 # is lost to `git status`), and trees nest one recursion level per folder.
 MAX_PATH_BYTES = 4095
@@ -34,10 +39,25 @@ def _fold(component: str) -> str:
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
 
 
+def _pieces(component: str) -> list[str]:
+    """The names one component may stand for on some filesystem.
+
+    Windows separates folders with `\\` too, and NTFS reads `name:stream` (`.git::$INDEX_ALLOCATION`
+    is the folder `.git` itself); git refuses such names in its trees for the same reason.
+    """
+    if "\\" not in component and ":" not in component:
+        return [component]
+    return [piece.split(":", 1)[0] for piece in component.split("\\")]
+
+
 def _is_dot_git(component: str) -> bool:
-    folded = _fold(component).casefold()
     # `git~1` is the 8.3 short name Windows may give `.git`.
-    return folded in (".git", "git~1")
+    return any(_fold(piece).casefold() in (".git", "git~1") for piece in _pieces(component))
+
+
+def _folded(path: str) -> tuple[str, ...]:
+    """`path`'s names as a filesystem that folds case and spelling may see them."""
+    return tuple(_fold(p).casefold() for p in path.split("/") if p)
 
 
 def _outside(raw: str, what: str, hint: str) -> tuple[None, Finding]:
@@ -56,6 +76,16 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():
         return _outside(raw, "the path is empty", "name a file relative to the repository root, e.g. src/app.py")
+    half = _SURROGATE.search(raw)
+    if half:
+        code = ord(half.group())
+        # 0xDC80-0xDCFF: a byte that is not UTF-8, as Python decodes a file name or argument.
+        what = (f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8" if 0xDC80 <= code <= 0xDCFF else
+                f"U+{code:04X}, half of a UTF-16 surrogate pair: no character, and no UTF-8")
+        return None, error(
+            "not-utf8", raw.encode("utf-8", "backslashreplace").decode("utf-8"), None,
+            f"the path holds {what} (at position {half.start()})",
+            "write the file name as UTF-8 text (a JSON escape must give both halves of a pair, e.g. \\ud83d\\ude00)")
     bad = _CONTROL.search(raw)
     if bad:
         return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
@@ -214,23 +244,66 @@ def _first_match(paths: tuple[str, ...], patterns: tuple[str, ...]) -> str | Non
     return None
 
 
-def protected_finding(path: str, policy: Policy) -> Finding | None:
-    """`path-protected` if the policy's globs or allow-list keep agents off `path`."""
-    parts = [p for p in path.split("/") if p]
-    if any(_is_dot_git(p) for p in parts):
-        return _protected_git(path)[1]
-    level = policy.level("path-protected")
-    if level not in ("error", "warning"):
+def git_folder_finding(path: str, folders: Mapping[str, str]) -> Finding | None:
+    """`path-protected` when `path` lies in one of git's own folders inside the work tree.
+
+    `folders` maps the real locations, relative to the root, of the repository's git dir,
+    its common dir and `core.hooksPath` to what each is (``GitRepo.git_folders``):
+    whatever they are called, git runs what is in them (hooks, commands their config names).
+    """
+    if not folders:
         return None
+    names = _folded(path)
+    for folder, what in folders.items():
+        inside = _folded(folder)
+        if names[: len(inside)] == inside:
+            return error(
+                "path-protected", path, None,
+                f"{path!r} is inside {folder + '/'!r}, {what}: git runs what is in it (hooks, commands its config names)",
+                "agents may never change git's own files; edit files of the work tree only",
+            )
+    return None
+
+
+def _own_file(path: str, policy: Policy) -> str | None:
+    """The policy file (`.agent-guard.yaml`, or one its `extends:` chain reads) that `path` is."""
+    names = _folded(path)
+    return next((own for own in policy.own_files if _folded(own) == names), None)
+
+
+def _glob_pattern(path: str, parts: list[str], policy: Policy) -> tuple[str, str] | None:
+    """The protected pattern `path` matches, and the setting it comes from."""
     # `.ｅｎｖ` or `.e\u200bnv` is `.env` to a filesystem that folds or ignores those
     # characters: a protected name must not be reachable by another spelling.
     spellings = tuple(dict.fromkeys((path, "/".join(_fold(p) for p in parts))))
     pattern = _first_match(spellings, policy.protected)
-    if pattern is not None:
+    if pattern is None:
+        return None
+    return pattern, "paths.protected" if pattern in policy.protected_listed else "paths.protected_extra"
+
+
+def protected_finding(path: str, policy: Policy) -> Finding | None:
+    """`path-protected` if git, the policy's own files, its globs or its allow-list keep agents off `path`."""
+    parts = [p for p in path.split("/") if p]
+    if any(_is_dot_git(p) for p in parts):
+        return _protected_git(path)[1]
+    own = _own_file(path, policy)
+    if own is not None:
+        # Like .git, whatever the level: an agent that may rewrite the policy may switch it off.
+        return error(
+            "path-protected", path, None,
+            f"{path!r} is {_policy_file_is(own)}: agents may never change the policy that guards them",
+            "leave it out of the edit; the policy is the user's to change",
+        )
+    level = policy.level("path-protected")
+    if level not in ("error", "warning"):
+        return None
+    glob = _glob_pattern(path, parts, policy)
+    if glob is not None:
+        pattern, setting = glob
         return Finding(
             "path-protected", level, path, None,
-            f"{path!r} matches the protected pattern {pattern!r} "
-            f"(paths.protected, from {policy.source('paths.protected')})",
+            f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)})",
             "agents may not change this path; leave it out of the edit, or ask the user to change it",
         )
     allow = policy.allow
@@ -242,3 +315,35 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
             "edit only paths the allow-list names, or ask the user to widen paths.allow",
         )
     return None
+
+
+def read_finding(path: str, policy: Policy) -> Finding | None:
+    """`path-protected` if `path` may not be read through agent-guard: a protected path (its globs,
+    the policy's own files) is not served, nor stored in the object database, unless the policy
+    says `read_protected: true`.  (The allow-list limits what agents change, not what they read.)"""
+    parts = [p for p in path.split("/") if p]
+    if any(_is_dot_git(p) for p in parts):
+        return _protected_git(path)[1]
+    if policy.read_protected:
+        return None
+    hint = ("leave it unread; if agents must read protected files, the user can set `read_protected: true` "
+            "in the policy (.agent-guard.yaml)")
+    own = _own_file(path, policy)
+    if own is not None:
+        return error("path-protected", path, None,
+                     f"{path!r} is {_policy_file_is(own)}, and protected files are not read through agent-guard", hint)
+    if policy.level("path-protected") not in ("error", "warning"):
+        return None
+    glob = _glob_pattern(path, parts, policy)
+    if glob is None:
+        return None
+    pattern, setting = glob
+    return error("path-protected", path, None,
+                 f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)}), "
+                 "and protected files are not read through agent-guard", hint)
+
+
+def _policy_file_is(own: str) -> str:
+    if own == DEFAULT_POLICY_FILE:
+        return "the repository's policy file"
+    return "a policy file (read by the extends: chain of this repository's policy)"

@@ -3,8 +3,9 @@
 A policy is a YAML file (``yaml.safe_load`` only) or one of the presets in
 ``guard/policies/``.  Layers stack through ``extends:`` (a preset name, or a path
 relative to the extending file), base first; mappings merge key by key, lists and
-scalars replace.  A user's file that says nothing about ``extends`` starts from the
-preset ``default``; ``extends: null`` starts from nothing.  Overrides under
+scalars replace (but the ``ADDITIVE`` lists, ``paths.protected_extra``, add up).  A
+user's file that says nothing about ``extends`` starts from the preset ``default``;
+``extends: null`` starts from nothing.  Overrides under
 ``agents: {NAME: {...}}`` apply last, for that agent only.
 
 Every layer is checked against ``SCHEMA`` on its own, so a message names the file
@@ -163,16 +164,25 @@ _BUDGET: dict[str, Node] = {key: _limit for key in BUDGET_KEYS}
 SETTINGS: dict[str, Node] = {
     "checks": {name: _one_of(WHITESPACE_LEVELS if name == "whitespace" else LEVELS) for name in CHECK_NAMES},
     "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit},
-    "paths": {"protected": _str_list(_glob), "allow": _str_list(_glob), "create": _bool},
+    "paths": {"protected": _str_list(_glob), "protected_extra": _str_list(_glob), "allow": _str_list(_glob),
+              "create": _bool},
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
     "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
     "read_before_edit": _bool,
+    "read_protected": _bool,
 }
+# Lists that add up across layers instead of replacing: what a team's policy adds to
+# the protected paths, a later layer (a user's file, an agent's overrides) cannot drop.
+ADDITIVE = ("paths.protected_extra",)
 # `agents` and `extends` only at the top of a file (an agent's overrides hold SETTINGS).
 TOP_KEYS = ("extends", *SETTINGS, "agents")
 _AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+
+
+def _words(key: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"[_\-\s]+", key.lower()) if w)
 
 
 def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
@@ -186,7 +196,9 @@ def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -
         node = schema.get(key) if isinstance(key, str) else None
         if node is None:
             full = [".".join((*path, k)) for k in schema]
-            close = difflib.get_close_matches(dotted, full, n=1, cutoff=0.6)
+            # The same words in another order (`extra_protected`) first, then the closest spelling.
+            close = [k for k in full if _words(k.rpartition(".")[2]) == _words(str(key))][:1] or \
+                difflib.get_close_matches(dotted, full, n=1, cutoff=0.6)
             tip = f"did you mean '{close[0]}'?" if close else f"valid keys here: {', '.join(schema)}"
             yield dotted, f"unknown key; {tip}"
         elif isinstance(node, Mapping):
@@ -399,12 +411,26 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
+def _at(data: Mapping[str, object], path: tuple[str, ...]) -> object:
+    node: object = data
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
 @dataclass(frozen=True, eq=False)
 class Policy:
     name: str
     data: dict[str, object]
     sources: dict[str, str] = field(default_factory=dict)
     agent: str | None = None
+    # Repository-relative paths of `.agent-guard.yaml` and every work-tree file the
+    # policy was read from: agents may never change them, whatever `paths.protected`
+    # says (``paths.protected_finding``).  Filled by ``load`` for an agent's session;
+    # a policy made for another purpose (a commit check judges people's commits) has none.
+    own_files: tuple[str, ...] = ()
 
     def get(self, dotted: str, default: object = None) -> object:
         node: object = self.data
@@ -465,8 +491,14 @@ class Policy:
         return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
     @cached_property
-    def protected(self) -> tuple[str, ...]:
+    def protected_listed(self) -> tuple[str, ...]:
+        """`paths.protected` alone (the list the last layer that set it gave)."""
         return self._strings("paths.protected")
+
+    @cached_property
+    def protected(self) -> tuple[str, ...]:
+        """Every protected glob: `paths.protected`, then what `paths.protected_extra` adds."""
+        return tuple(dict.fromkeys(self.protected_listed + self._strings("paths.protected_extra")))
 
     @cached_property
     def allow(self) -> tuple[str, ...]:
@@ -479,6 +511,11 @@ class Policy:
     @property
     def read_before_edit(self) -> bool:
         return self.get("read_before_edit", False) is True
+
+    @property
+    def read_protected(self) -> bool:
+        """May agents read protected paths (``git agent-read``, ``guard.read``, MCP ``read_file``)?"""
+        return self.get("read_protected", False) is True
 
     @cached_property
     def placeholder_patterns(self) -> tuple[str, ...]:
@@ -504,7 +541,7 @@ class Policy:
         return value if isinstance(value, str) else "blank-at-eol,space-before-tab,blank-at-eof"
 
 
-def _build(chain: list[_Layer], agent: str | None) -> Policy:
+def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = ()) -> Policy:
     data: dict[str, object] = {}
     sources: dict[str, str] = {}
     for layer in chain:
@@ -521,11 +558,18 @@ def _build(chain: list[_Layer], agent: str | None) -> Policy:
     name = chain[0].short
     for layer in chain[1:]:
         name = f"{layer.short}(extends {name})"
-    return Policy(name=name, data=data, sources=sources, agent=agent)
+    return Policy(name=name, data=data, sources=sources, agent=agent, own_files=own_files)
 
 
 def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...], value: object, label: str) -> None:
     dotted = _dotted(path)
+    additive = dotted in ADDITIVE or (len(path) > 2 and path[0] == "agents" and _dotted(path[2:]) in ADDITIVE)
+    if additive and isinstance(value, list):
+        had = _at(data, path)
+        if isinstance(had, list) and had:
+            value = had + [v for v in value if v not in had]
+            if dotted in sources and label not in sources[dotted].split(" + "):
+                label = f"{sources[dotted]} + {label}"
     below = [k for k in sources if k.startswith(dotted + ".")]
     if isinstance(value, dict):  # an empty mapping: record it only where nothing is
         if not below and dotted not in sources:
@@ -553,7 +597,26 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None) -
         top = _layer(spec, PRESET_DIR)  # names the closest preset in its error
     else:
         top = _layer(spec, Path.cwd(), preset_ok=False)
-    return _build(_chain(top), agent)
+    chain = _chain(top)
+    return _build(chain, agent, _own_files(root, chain))
+
+
+def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
+    """`.agent-guard.yaml`, and each file of `chain` that lies in the work tree, relative to `root`.
+
+    Even a policy given with `--policy` keeps `.agent-guard.yaml` out of agents' reach: the
+    next command without the option reads it.  A preset is a file too, inside the tree when
+    agent-guard runs on its own checkout.
+    """
+    own = [DEFAULT_FILE]
+    if root is not None:
+        real_root = Path(os.path.realpath(root))
+        for layer in chain:
+            file = PRESET_DIR / f"{layer.ident[len('preset:'):]}.yaml" if layer.ident.startswith("preset:") else Path(layer.ident)
+            real = Path(os.path.realpath(file))
+            if real.is_relative_to(real_root) and real != real_root:
+                own.append(real.relative_to(real_root).as_posix())
+    return tuple(dict.fromkeys(own))
 
 
 def load_committed(text: str, label: str, agent: str | None = None) -> Policy:
@@ -597,6 +660,9 @@ def show(policy: Policy) -> str:
     """The effective policy as YAML, each setting followed by `# from: <source>`."""
     who = f" for agent {policy.agent}" if policy.agent else ""
     lines = [f"# effective policy: {policy.name}{who}"]
+    if policy.own_files:
+        lines.append("# always protected, whatever paths.protected says: git's own folders (.git, a separate "
+                     f"git dir, core.hooksPath) and the policy's files ({', '.join(policy.own_files)})")
 
     def emit(node: Mapping[str, object], path: tuple[str, ...]) -> None:
         indent = "  " * len(path)

@@ -8,6 +8,10 @@ Two situations carry an edit whose view of the file is not the file:
 - the edit names its base (a diff's ``index`` line): it was made against a
   version of the file that git still has.
 
+- a lazy snippet that shows lines as an earlier version of the file had them
+  (the version the agent read, wrote last, or that HEAD holds), where the file
+  has changed since: the snippet was written against that version.
+
 Either way the answer is git's three-way merge (``repo.merge_file``, libgit2's
 xdiff merge, the code of ``git merge-file``): base = the file as the edit saw it,
 ours = the edit's result, theirs = the file now.  A change on the file's side
@@ -23,8 +27,9 @@ import difflib
 from dataclasses import replace
 from typing import Sequence
 
-from .locate import Splice, apply_splices
-from .model import Finding, error
+from . import diffs
+from .locate import Splice, apply_splices, locate_changes
+from .model import Change, Finding, Snippet, error
 from .repo import Conflict, merge_file
 from .textfile import Text, decode
 from .wording import visible
@@ -115,3 +120,47 @@ def _marked(a: str, b: str) -> tuple[str, str]:
             out_a.append(f"[{pa}]")
             out_b.append(f"[{pb}]")
     return "".join(out_a), "".join(out_b)
+
+
+def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], changes: Sequence[Change],
+                      tiers: Sequence[str], path: str) -> tuple[Text, list[str]] | Finding | None:
+    """A lazy snippet written against an earlier version of the file, merged by git's rule.
+
+    A snippet carries no base, and a line it shows that differs from the file is
+    either its change or a stale copy.  The evidence: a line it shows that the file
+    has nowhere, but that an earlier version had where the file changed since.  The
+    snippet was then written against that version: it is merged into it, and that
+    result merged with the file (`onto_base`).  None when no version gives such
+    evidence (the snippet reads as written against the file as it is).
+    """
+    shown: set[str] = set()
+    for c in changes:
+        if isinstance(c, Snippet):
+            marks = set(c.markers)
+            shown.update(ln.rstrip("\r") for i, ln in enumerate(c.lines) if i not in marks and ln.strip())
+    present = set(current.lines)
+    best: tuple[int, str, Text, list[str]] | None = None
+    for label, old in earlier:
+        gone = {ln for _t, a0, a1, _b0, _b1 in diffs.opcodes(list(old.lines), list(current.lines))
+                for ln in old.lines[a0:a1]} - present
+        stale = sorted(shown & gone)
+        # The version the snippet agrees with most (the first listed, of equals).
+        if stale and (best is None or len(stale) > best[0]):
+            best = (len(stale), label, old, stale)
+    if best is not None:
+        _n, label, old, stale = best
+        out = locate_changes(old, changes, tiers, path, True)
+        if out.findings:
+            return error(
+                "stale", path, None,
+                f"the snippet shows {visible(stale[0])!r} as {label} of {path} had it, but {path} has changed since "
+                "and the snippet does not fit that version either",
+                f"re-read {path} and send the snippet against its current lines",
+            )
+        edited, _ = apply_splices(old, out.splices)
+        merged, conflict = onto_base(old, current, edited, path)
+        if conflict is not None:
+            return replace(conflict, message=f"the snippet shows {visible(stale[0])!r} as {label} of {path} had it; "
+                                             + conflict.message)
+        return merged, out.repairs + ["3way"]
+    return None

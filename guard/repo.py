@@ -38,6 +38,14 @@ class RefMoved(GitError):
     """A compare-and-swap ref update found another value than expected."""
 
 
+class RefLocked(GitError):
+    """A ref's lock file (`<ref>.lock`) is there: another process updates it, or one died doing so."""
+
+    def __init__(self, name: str, lock: Path) -> None:
+        super().__init__(f"{name} is locked: {lock} exists")
+        self.name, self.lock = name, lock
+
+
 @dataclass(frozen=True)
 class Entry:
     oid: str
@@ -634,6 +642,26 @@ class GitRepo:
             self._attrs = handle
         return self._attrs
 
+    def git_folders(self) -> dict[str, str]:
+        """git's own folders that lie in the work tree, by their real locations relative to its
+        root, each with what it is: the git dir, the common dir, `core.hooksPath`."""
+        places = [(self.gitdir, "the repository's git directory"), (self.commondir, "the repository's common git directory")]
+        hooks = self.config("core.hooksPath")
+        if hooks:
+            # As git reads it: `~` is the home folder, a relative path starts at the top of the work tree.
+            places.append((self.root / os.path.expanduser(hooks), "the hooks folder (core.hooksPath)"))
+        found: dict[str, str] = {}
+        for place, what in places:
+            real = Path(os.path.realpath(place))
+            if real != self.root and real.is_relative_to(self.root):
+                found.setdefault(real.relative_to(self.root).as_posix(), what)
+        return found
+
+    def lock_of(self, ref: str) -> Path | None:
+        """The lock file git (and libgit2) leave beside `ref` while they update it, when it is there."""
+        lock = self.commondir / f"{ref}.lock"
+        return lock if lock.exists() else None
+
     def config(self, key: str) -> str | None:
         try:
             return str(self._repo.config[key])
@@ -677,6 +705,9 @@ class GitRepo:
                 else:
                     txn.set_target(name, new, message=message)
         except pygit2.GitError as exc:
+            lock = self.lock_of(name)
+            if lock is not None:
+                raise RefLocked(name, lock) from None
             raise GitError(f"could not update {name}: {exc}") from None
         if new is None:
             self._logged.discard(name)

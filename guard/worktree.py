@@ -10,6 +10,8 @@ Protocol for one apply (or rollback), all under the repository lock:
    its mode and renamed over the target; folders are fsynced.  Folders are
    opened one component at a time with ``O_NOFOLLOW``, so a symlink swapped in
    after the checks cannot redirect a write outside the tree.
+   A rollback then removes the folders it emptied that the undone turn had created
+   (named in the journal first: recovery makes them again).
 3. The ledger ref is moved (compare-and-swap), then the journal is blanked out.  The
    journal file stays between commands, so the next one writes it in place, over
    blocks it already has, with one fdatasync (a journal torn there is unreadable:
@@ -185,19 +187,24 @@ def _write_one(root_fd: int, w: Write, created: list[str]) -> None:
         os.close(dfd)
 
 
-def _remove_empty_dirs(root_fd: int, dirs: Sequence[str]) -> None:
+def _remove_empty_dirs(root_fd: int, dirs: Sequence[str]) -> list[str]:
+    """Remove each of `dirs` that is empty (deepest first, so a parent may empty in turn); the ones removed."""
+    removed: list[str] = []
     for d in sorted(dirs, key=lambda x: -x.count("/")):
         parent, _, name = d.rpartition("/")
         try:
             pfd = _open_dir(root_fd, parent.split("/") if parent else [], create=False)
-        except (FileNotFoundError, UnsafePath):
+        except (FileNotFoundError, NotADirectoryError, UnsafePath):
             continue
         try:
+            # rmdir never follows a link and refuses a folder that holds anything.
             os.rmdir(name, dir_fd=pfd)
+            removed.append(d)
         except OSError:
             pass
         finally:
             os.close(pfd)
+    return removed
 
 
 def _remove_temps(root_fd: int, writes: Sequence[dict[str, object]]) -> None:
@@ -301,8 +308,14 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.close(dfd)
 
 
-def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, str | None] | None, ref_message: str) -> None:
-    """Write every path and move the ref, all or nothing (see the module doc)."""
+def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, str | None] | None, ref_message: str,
+           remove_dirs: Sequence[str] = ()) -> list[str]:
+    """Write every path and move the ref, all or nothing (see the module doc).
+
+    `remove_dirs`: folders to remove once the files are written, each only if it is empty
+    by then (a rollback takes away the folders the turn it undoes created).  Returns the
+    folders removed.
+    """
     entries = []
     for w in writes:
         before_id = repo.write_blob(w.before) if w.before is not None else None
@@ -310,11 +323,15 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
         entries.append({"path": w.path, "before": before_id, "after": after_id,
                         "before_mode": w.before_mode, "after_mode": w.after_mode})
     created: list[str] = []
+    # Only folders there now: recovery makes each again, and must not make one that was not there.
+    removable = [d for d in dict.fromkeys(remove_dirs) if _is_real_dir(repo.root, d)]
+    removed: list[str] = []
     journal = {
         "version": 1,
         "pid": os.getpid(),
         "files": entries,
         "created_dirs": created,
+        "removed_dirs": removable,
         "ref": list(ref) if ref else None,
     }
     jpath = _journal_path(repo)
@@ -331,6 +348,9 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
                     _fsync_write(jpath, json.dumps(journal).encode())
                 _write_one(root_fd, w, [])
                 _crashpoint(f"after-file:{i}")
+            removed = _remove_empty_dirs(root_fd, removable)
+            if removed:
+                _crashpoint("after-dirs")
         finally:
             os.close(root_fd)
         if ref is not None:
@@ -344,6 +364,53 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
         raise
     _crashpoint("before-journal-removal")
     _clear_journal(jpath)
+    return removed
+
+
+def _is_real_dir(root: Path, path: str) -> bool:
+    """Is `path` a folder, reached without following a link?"""
+    parts = path.split("/")
+    try:
+        root_fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return False
+    try:
+        fd = _open_dir(root_fd, parts, create=False)
+    except (OSError, UnsafePath):
+        return False
+    finally:
+        os.close(root_fd)
+    os.close(fd)
+    return True
+
+
+def missing_dirs(root: Path, paths: Sequence[str]) -> list[str]:
+    """The folders writing `paths` would create (absent now), parents first."""
+    out: list[str] = []
+    root_fd = os.open(root, _DIR_FLAGS)
+    try:
+        for path in paths:
+            out.extend(_missing_dirs(root_fd, path))
+    finally:
+        os.close(root_fd)
+    return list(dict.fromkeys(out))
+
+
+def emptied_dirs(root: Path, dirs: Sequence[str], deleted: Sequence[str]) -> list[str]:
+    """Which of `dirs` would be empty once the files `deleted` are gone (deepest first): what a
+    rollback will remove, said before it runs (``--check``)."""
+    gone = set(deleted)
+    out: list[str] = []
+    for d in sorted(dict.fromkeys(dirs), key=lambda x: -x.count("/")):
+        if not _is_real_dir(root, d):
+            continue
+        try:
+            names = os.listdir(root / d)
+        except OSError:
+            continue
+        if all(f"{d}/{n}" in gone or f"{d}/{n}" in out for n in names):
+            out.append(d)
+    return out
 
 
 def _missing_dirs(root_fd: int, path: str) -> list[str]:
@@ -427,6 +494,12 @@ def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
                 continue
         _remove_temps(root_fd, files)
         _remove_empty_dirs(root_fd, journal.get("created_dirs", []))
+        for d in sorted(journal.get("removed_dirs", []), key=lambda x: x.count("/")):
+            # A rollback's emptied folders: there before it, so there again after it is undone.
+            try:
+                os.close(_open_dir(root_fd, d.split("/"), create=True))
+            except (OSError, UnsafePath):
+                continue
     finally:
         os.close(root_fd)
     ref = journal.get("ref")

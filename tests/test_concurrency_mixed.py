@@ -364,7 +364,7 @@ def test_kill_inside_the_ref_update_leaves_no_lock_behind(repo: Repo) -> None:
 
 def test_a_live_lock_is_not_taken(repo: Repo) -> None:
     """Without a crash, a ref lock belongs to someone alive (a git command): an apply that
-    meets it fails and undoes its files, and leaves the lock alone."""
+    meets it is refused (exit 1, a finding that names the lock), and leaves the lock alone."""
     repo.commit(KILL_FILES)
     before = _work_tree(repo)
     assert _guard(repo, ["apply"], KILL_PATCH).returncode == 0
@@ -372,6 +372,6 @@ def test_a_live_lock_is_not_taken(repo: Repo) -> None:
     lock = repo.root / ".git" / "refs" / "agent-guard" / "agent.lock"
     lock.write_text("")
     r = _guard(repo, ["apply"], KILL_PATCH)
-    assert r.returncode == 3 and b"agent.lock" in r.stderr, r.stderr
+    assert r.returncode == 1 and b"agent.lock" in r.stderr, r.stderr
     assert _work_tree(repo) == before and lock.exists()
     assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")

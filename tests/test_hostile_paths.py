@@ -106,6 +106,11 @@ HOSTILE = [
     ("dot-git-ntfs-short", "GIT~1/config", PROT),
     ("dot-git-via-dotdot", "sub/../.git/config", PROT),
     ("dot-git-absolute", "{root}/.git/config", PROT),
+    ("dot-git-backslash", ".git\\config", PROT),
+    ("dot-git-backslash-in-subfolder", "x/.git\\hooks", PROT),
+    ("dot-git-mixed-backslash", ".gIt\\x", PROT),
+    ("dot-git-ntfs-stream", ".git::$INDEX_ALLOCATION/config", PROT),
+    ("dot-git-ntfs-data-stream", "sub/.git:$DATA", PROT),
     ("nested-repository", "vendor/lib/x.c", PROT),
     ("nested-repository-new", "vendor/lib/new.c", PROT),
     ("newline", "a\nb.txt", OUT),
@@ -387,3 +392,264 @@ def test_read_refuses_a_symlink_without_following_it(world: World) -> None:
     assert worktree.read(world.root, "a.txt")[0] == b"one\ntwo\nthree\n"
 
 
+
+
+# ---------------------------------------------------------------------- git's own folders, wherever they are
+
+HOOK = "#!/bin/sh\nexec agent-guard check\n"
+
+
+@pytest.fixture
+def plain(repo: Repo) -> Repo:
+    """A repository without traps (users commit to it in these tests)."""
+    repo.commit({"a.txt": "one\ntwo\nthree\n"})
+    return repo
+
+
+_OURS = ("agent-guard", "logs", "objects", "worktrees/linked/agent-guard", "worktrees/linked/logs")
+
+
+def _state(root: Path, *git_dirs: Path, inner: str = ".git") -> tuple[object, ...]:
+    """The work tree under `root` and each git dir (`inner`: the one inside the tree), but for
+    agent-guard's own state, the object store (a refused write may leave loose objects) and reflogs."""
+    return (_digest(root, skip=tuple(f"{inner}/{p}" for p in _OURS)), *(_digest(d, skip=_OURS) for d in git_dirs))
+
+
+def _edits_of(path: str, old: str, new: str) -> list[tuple[str, str]]:
+    """Every way an edit can touch `path` (holding `old`) or `new` (not there yet): create, write,
+    modify, delete, rename away and onto."""
+    lines = old.splitlines()
+    return [
+        ("create", f"--- /dev/null\n+++ b/{new}\n@@ -0,0 +1 @@\n+echo pwned\n"),
+        ("whole", json.dumps({"file_path": path, "content": "echo pwned\n"})),
+        ("modify", json.dumps({"file_path": path, "old_string": lines[0], "new_string": "echo pwned"})),
+        ("delete", f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
+                   f"@@ -1,{len(lines)} +0,0 @@\n" + "".join(f"-{ln}\n" for ln in lines)),
+        ("rename-away", f"diff --git a/{path} b/moved.txt\nsimilarity index 100%\nrename from {path}\nrename to moved.txt\n"),
+        ("rename-onto", f"diff --git a/a.txt b/{new}\nsimilarity index 100%\nrename from a.txt\nrename to {new}\n"),
+    ]
+
+
+def _all_refused(cli, root: Path, git_dirs: tuple[Path, ...], path: str, old: str, policy: str | None = None,  # type: ignore[no-untyped-def]
+                 inner: str = ".git", new: str | None = None) -> int:
+    """Send every edit of `path` through the CLI (`--check` and for real) and the Python API: each is
+    refused as `path-protected` alone, and nothing changes.  Returns how many edits were sent."""
+    import guard
+
+    before = _state(root, *git_dirs, inner=inner)
+    sent = 0
+    extra = ("--policy", policy) if policy else ()
+    for name, text in _edits_of(path, old, new or path):
+        for args in (("apply", "--json", "--check", *extra), ("apply", "--json", *extra)):
+            r = cli(*args, input=text, cwd=root)
+            assert r.code == 1, (path, name, r)
+            codes = {f["code"] for f in r.json()["findings"] if f["severity"] == "error"}  # type: ignore[union-attr]
+            assert codes == {"path-protected"}, (path, name, r)
+            sent += 1
+        # The API resolves a policy path from the caller's folder, as the CLI does.
+        report = guard.apply(text, repo=root, policy=str(root / policy) if policy and "/" in policy else policy)
+        assert report.status == "refused", (name, report)
+        assert {f.code for f in report.findings if f.severity == "error"} == {"path-protected"}, (name, report)
+        sent += 1
+    assert _state(root, *git_dirs, inner=inner) == before, path
+    return sent
+
+
+def test_hooks_path_inside_the_tree_is_git_s(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """`core.hooksPath = .githooks`: git runs what is there, so no agent may change it (delete the
+    pre-commit hook, add a `post-checkout` that runs on the next checkout), under any policy."""
+    plain.commit({".githooks/pre-commit": HOOK})
+    plain.git("config", "core.hooksPath", ".githooks")
+    gitdir = plain.root / ".git"
+    for policy in (None, "permissive"):
+        _all_refused(cli, plain.root, (gitdir,), ".githooks/pre-commit", HOOK, policy, new=".githooks/post-checkout")
+    # The same folder spelt as a case-folding filesystem would find it.
+    _all_refused(cli, plain.root, (gitdir,), ".GitHooks/pre-commit", HOOK, new=".GITHOOKS/post-checkout")
+
+
+def test_hooks_path_absolute_and_through_a_link(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """Judged by the folder's real location: an absolute hooksPath, and one named through a symlink."""
+    plain.commit({"tools/hooks/pre-commit": HOOK})
+    gitdir = plain.root / ".git"
+    plain.git("config", "core.hooksPath", str(plain.root / "tools" / "hooks"))
+    _all_refused(cli, plain.root, (gitdir,), "tools/hooks/pre-commit", HOOK, new="tools/hooks/post-merge")
+    (plain.root / "hooks-link").symlink_to("tools/hooks")
+    plain.git("config", "core.hooksPath", "hooks-link")
+    _all_refused(cli, plain.root, (gitdir,), "tools/hooks/pre-commit", HOOK, new="tools/hooks/post-merge")
+    # Only the hooks folder: its neighbours stay editable.
+    r = cli("apply", "--json", input=json.dumps({"file_path": "tools/other.sh", "content": "ok\n"}))
+    assert r.code == 0, r
+
+
+def test_separate_git_dir_inside_the_tree(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    """`git init --separate-git-dir` placed in the tree under another name (`meta/`): its hooks and its
+    config (which can name a command: core.fsmonitor) are git's, even under `permissive`."""
+    root = tmp_path / "sep"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main", "--separate-git-dir", str(root / "meta"))
+    (root / "a.txt").write_text("one\ntwo\nthree\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-qm", "a")
+    assert (root / ".git").is_file() and (root / "meta" / "HEAD").is_file()
+    config = (root / "meta" / "config").read_text()
+    for policy in (None, "permissive"):
+        _all_refused(cli, root, (), "meta/config", config, policy, inner="meta", new="meta/hooks/post-commit")
+        _all_refused(cli, root, (), "meta/hooks/pre-commit.sample", "#!/bin/sh\n", policy, inner="meta", new="meta/info/x")
+        _all_refused(cli, root, (), "meta/HEAD", "ref: refs/heads/main\n", policy, inner="meta")
+    assert not (root / "meta" / "hooks" / "post-commit").exists()
+    assert "pwned" not in (root / "meta" / "config").read_text()
+
+
+def test_linked_worktree_with_hooks_path(plain: Repo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A linked worktree reads the shared config: its own `.githooks` is git's there too, and its
+    git dir (under the main repository's) is out of reach from the main tree."""
+    plain.commit({".githooks/pre-commit": HOOK})
+    plain.git("config", "core.hooksPath", ".githooks")
+    linked = tmp_path / "linked"
+    plain.git("worktree", "add", "-q", str(linked), "-b", "side")
+    _all_refused(cli, linked, (plain.root / ".git",), ".githooks/pre-commit", HOOK, new=".githooks/post-checkout")
+    r = cli("apply", "--json", input=json.dumps({"file_path": "a.txt", "content": "linked\n"}), cwd=linked)
+    assert r.code == 0 and (linked / "a.txt").read_text() == "linked\n", r
+
+
+# ---------------------------------------------------------------------- the policy protects itself
+
+TEAM = "extends: strict\npaths:\n  protected: ['.github/workflows/**']\n"
+
+
+@pytest.mark.parametrize("top", [
+    # A user list replaces the preset's, and names no policy file.
+    "extends: ./policies/team.yaml\npaths: {protected: []}\n",
+    # Protection off, or a warning only: the policy files stay out of reach all the same.
+    "extends: ./policies/team.yaml\nchecks: {path-protected: 'off'}\n",
+    "extends: permissive\npaths: {protected: []}\n",
+], ids=["empty-list", "check-off", "permissive"])
+def test_the_policy_and_its_chain_are_always_protected(plain: Repo, cli, top: str) -> None:  # type: ignore[no-untyped-def]
+    plain.commit({".agent-guard.yaml": top, "policies/team.yaml": TEAM, "policies/base.yaml": "extends: default\n"})
+    gitdir = plain.root / ".git"
+    _all_refused(cli, plain.root, (gitdir,), ".agent-guard.yaml", top)
+    if "team" in top:
+        _all_refused(cli, plain.root, (gitdir,), "policies/team.yaml", TEAM)
+    # A file the chain does not read is an ordinary file (read first: `strict` wants it read).
+    assert cli("read", "policies/base.yaml").code == 0
+    r = cli("apply", "--json", input=json.dumps({"file_path": "policies/base.yaml", "content": "extends: strict\n"}))
+    assert r.code == 0, r
+
+
+def test_no_agent_creates_a_policy_file(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """Without `.agent-guard.yaml` the preset `default` rules; an agent may not install its own."""
+    before = plain.snapshot()
+    for text in (json.dumps({"file_path": ".agent-guard.yaml", "content": "extends: permissive\n"}),
+                 json.dumps({"file_path": ".Agent-Guard.yaml", "content": "extends: permissive\n"}),
+                 "diff --git a/a.txt b/.agent-guard.yaml\nsimilarity index 100%\nrename from a.txt\nrename to .agent-guard.yaml\n"):
+        for policy in ((), ("--policy", "permissive")):
+            r = cli("apply", "--json", *policy, input=text)
+            assert r.code == 1 and r.json()["findings"][0]["code"] == "path-protected", r  # type: ignore[index]
+    assert plain.snapshot() == before
+
+
+def test_the_policy_named_on_the_command_line_is_protected(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """`--policy policies/team.yaml` reads that file and its chain: they are out of reach too."""
+    plain.commit({"policies/team.yaml": "extends: ./base.yaml\n", "policies/base.yaml": "extends: strict\n"})
+    gitdir = plain.root / ".git"
+    _all_refused(cli, plain.root, (gitdir,), "policies/team.yaml", "extends: ./base.yaml\n", "policies/team.yaml")
+    _all_refused(cli, plain.root, (gitdir,), "policies/base.yaml", "extends: strict\n", "policies/team.yaml")
+
+
+def test_the_policy_through_the_mcp_server_and_the_hook(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("mcp")
+    from guard import mcp_server
+
+    plain.commit({".agent-guard.yaml": "extends: ./policies/team.yaml\npaths: {protected: []}\n", "policies/team.yaml": TEAM})
+    before = plain.snapshot()
+    s = mcp_server.Session(Guard(plain.root), "model", require_read=False)
+    for name, args in (("write_file", {"path": "policies/team.yaml", "content": "extends: permissive\n"}),
+                       ("edit_file", {"path": ".agent-guard.yaml", "edits": [{"old_string": "team", "new_string": "x"}]}),
+                       ("apply_patch", {"patch": json.dumps({"file_path": "policies/team.yaml", "content": "x\n"})})):
+        r = s.call(name, args)
+        assert r.error and "path-protected" in r.text, (name, r.text)
+    # Claude Code's hook asks the same engine: its answer is a denial (in whichever form it gives one).
+    for tool, tool_input in (("Write", {"file_path": str(plain.root / "policies/team.yaml"), "content": "extends: permissive\n"}),
+                             ("Edit", {"file_path": str(plain.root / ".agent-guard.yaml"), "old_string": "team",
+                                       "new_string": "x"})):
+        data = {"session_id": "s", "cwd": str(plain.root), "hook_event_name": "PreToolUse", "tool_name": tool,
+                "tool_input": tool_input, "tool_use_id": "toolu_1"}
+        r = cli("hook", "claude-code", input=json.dumps(data))
+        denied = r.code == 2 or (r.code == 0 and '"deny"' in r.stdout)
+        assert denied and "path-protected" in r.stdout + r.stderr, (tool, r)
+    assert plain.snapshot() == before
+
+
+# ---------------------------------------------------------------------- reading secrets
+
+SECRETS = {".env": "TOKEN=hunter2\n", "config/.env.production": "DB=postgres://u:p@h/db\n", "certs/site.key": "-----BEGIN-----\n"}
+
+
+def _blob_stored(root: Path, content: str) -> bool:
+    oid = git(root, "hash-object", "--stdin", input=content.encode()).strip()
+    return subprocess.run(["git", "cat-file", "-e", oid], cwd=root, capture_output=True, timeout=60).returncode == 0
+
+
+def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ignore[no-untyped-def]
+    """`git agent-read`, `guard.read` and MCP `read_file` refuse `path`: nothing shown, stored or recorded."""
+    import guard
+    from guard.hashline_read import Unreadable
+
+    pytest.importorskip("mcp")
+    from guard import mcp_server
+
+    before, stored = repo.snapshot(), _blob_stored(repo.root, content)
+    r = cli("read", path)
+    assert r.code == 1 and "path-protected" in r.stderr and content.strip() not in r.stdout + r.stderr, r
+    with pytest.raises(Unreadable) as raised:
+        guard.read(path, repo=repo.root)
+    assert raised.value.finding.code == "path-protected" and raised.value.finding.hint
+    m = mcp_server.Session(Guard(repo.root), "model").call("read_file", {"path": path})
+    assert m.error and "path-protected" in m.text and content.strip() not in m.text, m.text
+    assert _blob_stored(repo.root, content) == stored, path
+    reads = repo.root / ".git" / "agent-guard" / "reads"
+    assert not reads.exists() or all(path not in json.loads(f.read_text())["files"] for f in reads.iterdir())
+    assert repo.snapshot() == before
+    return 3
+
+
+def test_protected_files_are_not_read(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    plain.commit({".githooks/pre-commit": HOOK, ".gitignore": ".env*\n*.key\n"})
+    plain.write(SECRETS)  # ignored, as secrets are: their blobs are nowhere in git
+    assert not any(_blob_stored(plain.root, content) for content in SECRETS.values())
+    plain.git("config", "core.hooksPath", ".githooks")
+    for path, content in SECRETS.items():
+        _read_refused(plain, cli, path, content)
+    _read_refused(plain, cli, ".githooks/pre-commit", HOOK)
+    # The policy's own files: what it protects is for the user to know, not the agent.
+    plain.commit({".agent-guard.yaml": "extends: ./policies/team.yaml\n", "policies/team.yaml": TEAM})
+    _read_refused(plain, cli, "policies/team.yaml", TEAM)
+    # Still unreadable when the policy only warns about edits to it.
+    plain.commit({".agent-guard.yaml": "extends: permissive\n"})
+    _read_refused(plain, cli, ".env", SECRETS[".env"])
+    assert not any(_blob_stored(plain.root, content) for content in SECRETS.values())
+    # An ordinary file is read, and its blob stored, as ever.
+    r = cli("read", "a.txt")
+    assert r.code == 0 and r.stdout.startswith("[a.txt#"), r
+    assert _blob_stored(plain.root, "one\ntwo\nthree\n")
+
+
+def test_read_protected_true_lets_agents_read_them(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """The policy may allow it; git's own folders stay out of reach even then."""
+    plain.commit({".githooks/pre-commit": HOOK, "notes/private.md": "mine\n",
+                  ".agent-guard.yaml": "read_protected: true\npaths: {protected_extra: ['notes/**']}\n"})
+    plain.write(SECRETS)
+    plain.git("config", "core.hooksPath", ".githooks")
+    for path, content in {**SECRETS, "notes/private.md": "mine\n", ".agent-guard.yaml": "read_protected"}.items():
+        r = cli("read", path)
+        assert r.code == 0 and content.splitlines()[0] in r.stdout, (path, r)
+    assert _blob_stored(plain.root, SECRETS[".env"])
+    for path in (".githooks/pre-commit", ".git/config"):
+        r = cli("read", path)
+        assert r.code == 1 and "path-protected" in r.stderr, (path, r)
+    # Readable is not editable.
+    before = plain.snapshot()
+    for path in (".env", "notes/private.md", ".agent-guard.yaml"):
+        r = cli("apply", "--json", input=json.dumps({"file_path": path, "content": "x\n"}))
+        assert r.code == 1 and r.json()["findings"][0]["code"] == "path-protected", r  # type: ignore[index]
+    assert plain.snapshot() == before

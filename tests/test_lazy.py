@@ -1,9 +1,11 @@
 """The `lazy` dialect: update snippets with elided code, merged deterministically.
 
 Behaviour is pinned by the folders of tests/cases_lazy/<name>/: ``before/`` (the
-committed tree), ``input`` (sent to ``agent-guard apply --format lazy --json``) and
-either ``after/`` (the tree it must leave) or ``error`` (first line: the finding
-code of the refusal; further lines: text its message or hint must contain).
+committed tree), optional ``uncommitted/`` (files changed in the work tree since: a
+snippet written against the committed version meets a newer file), ``input`` (sent
+to ``agent-guard apply --format lazy --json``) and either ``after/`` (the tree it
+must leave) or ``error`` (first line: the finding code of the refusal; further
+lines: text its message or hint must contain).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_case(name: str, repo, cli) -> None:  # type: ignore[no-untyped-def]
     case = CASES / name
     repo.commit(_tree(case / "before"))
+    if (case / "uncommitted").is_dir():
+        repo.write(_tree(case / "uncommitted"))
     before = repo.snapshot()
     result = cli("apply", "--format", "lazy", "--json", input=(case / "input").read_bytes())
     if (case / "error").exists():

@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from conftest import Repo
 
 BASE = {
@@ -290,3 +292,120 @@ def test_no_op_under_default_policy_warns_and_records_nothing(repo: Repo, cli) -
     assert r.code == 0 and out["status"] == "applied" and out["turn"] is None and out["diff"] == ""
     assert [f["code"] for f in out["findings"]] == ["no-op"] and out["findings"][0]["severity"] == "warning"
     assert repo.snapshot() == snap
+
+
+# ---------------------------------------------------------------------- turn ids
+
+
+def test_an_automatic_id_never_reuses_an_explicit_one(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """`--turn 3` first, then automatic ids: they pass 3, so `rollback --turn 3` undoes that turn alone."""
+    repo.commit(BASE)
+    assert apply(cli, edit("a.py", "line 3\n", "LINE 3\n"), "--turn", "3")["turn"]["id"] == "3"
+    ids = [apply(cli, edit("b.py", old, old.upper()))["turn"]["id"] for old in ("one\n", "two\n", "three\n")]
+    assert ids == ["4", "5", "6"]
+    r = cli("rollback", "--turn", "3", "--json")
+    assert r.code == 0 and [f["path"] for f in r.json()["files"]] == ["a.py"], r
+    assert repo.read("b.py") == b"ONE\nTWO\nTHREE\n" and b"LINE 3" not in repo.read("a.py")
+    # A name is no number: the count goes on from where it was.
+    assert apply(cli, edit("a.py", "line 5\n", "LINE 5\n"), "--turn", "fix-login")["turn"]["id"] == "fix-login"
+    assert apply(cli, edit("a.py", "line 6\n", "LINE 6\n"))["turn"]["id"] == "8"  # 7 was the rollback
+
+
+def test_an_explicit_id_may_not_name_an_earlier_turn(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """Only the latest turn goes on under its id; an id an earlier turn (or a rollback) has is a usage error."""
+    repo.commit(BASE)
+    apply(cli, edit("a.py", "line 3\n", "LINE 3\n"), "--turn", "t1")
+    apply(cli, edit("a.py", "line 4\n", "LINE 4\n"))  # turn 1
+    assert cli("rollback").code == 0  # turn 2, a rollback
+    before = repo.snapshot()
+    for taken in ("t1", "1", "2"):
+        for extra in ((), ("--check",)):
+            r = cli("apply", *extra, "--turn", taken, input=edit("b.py", "one\n", "ONE\n"))
+            assert r.code == 2 and f"turn id {taken!r} is taken" in r.stderr and "new id" in r.stderr, r
+    assert repo.snapshot() == before
+    # The latest turn goes on: several applies, one turn (as the README says).
+    apply(cli, edit("b.py", "one\n", "ONE\n"), "--turn", "t2")
+    apply(cli, edit("b.py", "two\n", "TWO\n"), "--turn", "t2")
+    log = cli("log", "--json").json()["turns"]
+    assert [t["id"] for t in log] == ["t2", "2", "1", "t1"]
+    assert [f["path"] for f in log[0]["files"]] == ["b.py"] and log[0]["added"] == 2
+
+
+def test_turn_ids_are_validated(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """A newline would forge trailer lines in the ledger (and in `agent-log`): a usage error, nothing written."""
+    import guard
+    from guard.errors import UsageError
+
+    repo.commit(BASE)
+    before = repo.snapshot()
+    bad = ["5\nAgent-Guard-Kind: rollback", "a b", "x,y", "t/1", "é", "", "x" * 65, "1\r"]
+    for turn in bad:
+        r = cli("apply", "--json", "--turn", turn, input=edit("a.py", "line 3\n", "LINE 3\n"))
+        if turn == "":  # click gives an empty option value: no turn was named
+            assert r.code == 0, r
+            assert cli("rollback").code == 0
+            before = repo.snapshot()
+            continue
+        assert r.code == 2 and "invalid turn id" in r.stderr and "letters, digits" in r.stderr, (turn, r)
+        r = cli("apply", input=edit("a.py", "line 3\n", "LINE 3\n"), env={"AGENT_GUARD_TURN": turn})
+        assert r.code == 2 and "$AGENT_GUARD_TURN" in r.stderr, (turn, r)
+        with pytest.raises(UsageError, match="invalid turn id"):
+            guard.apply(edit("a.py", "line 3\n", "LINE 3\n"), repo=repo.root, turn=turn)
+    assert repo.snapshot() == before
+    assert "Agent-Guard-Kind: rollback" not in cli("log").stdout
+    ok = "v1.2_final-" + "x" * 53
+    assert apply(cli, edit("a.py", "line 3\n", "LINE 3\n"), "--turn", ok)["turn"]["id"] == ok
+
+
+# ---------------------------------------------------------------------- folders a turn created
+
+
+def test_rollback_removes_the_folders_the_turn_created(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    (repo.root / "existing").mkdir()  # there before the turn, and empty: it stays
+    before = repo.snapshot()
+    text = json.dumps([{"file_path": "new/deep/er/x.py", "content": "x\n"}, {"file_path": "new/y.py", "content": "y\n"},
+                       {"file_path": "existing/sub/z.py", "content": "z\n"}])
+    apply(cli, text)
+    r = cli("rollback", "--check", "--json")
+    assert r.code == 0 and "would remove" in " ".join(r.json()["notes"]), r
+    assert (repo.root / "new" / "deep" / "er" / "x.py").exists()
+    r = cli("rollback", "--json")
+    assert r.code == 0, r
+    assert "new/deep/er/, new/deep/, existing/sub/, new/" in " ".join(r.json()["notes"]), r
+    assert {k: v for k, v in repo.snapshot().items() if k != "<refs>"} == {k: v for k, v in before.items() if k != "<refs>"}
+    assert not (repo.root / "new").exists() and (repo.root / "existing").is_dir()
+
+
+def test_rollback_keeps_a_created_folder_that_holds_something(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit(BASE)
+    apply(cli, json.dumps({"file_path": "pkg/mod/a.py", "content": "a\n"}), "--turn", "t1")
+    apply(cli, json.dumps({"file_path": "pkg/mod/b.py", "content": "b\n"}), "--turn", "t1")  # the same turn
+    (repo.root / "pkg" / "notes.txt").write_text("the user's\n")  # beside the agent's folder
+    apply(cli, json.dumps({"file_path": "pkg/later/c.py", "content": "c\n"}))  # a later turn, kept
+    r = cli("rollback", "--turn", "t1", "--json")
+    assert r.code == 0, r
+    assert not (repo.root / "pkg" / "mod").exists()
+    assert (repo.root / "pkg" / "notes.txt").read_text() == "the user's\n"
+    assert (repo.root / "pkg" / "later" / "c.py").exists()
+    # Undoing the rollback puts the files (and so their folder) back.
+    assert cli("rollback").code == 0
+    assert (repo.root / "pkg" / "mod" / "a.py").read_text() == "a\n"
+
+
+def test_a_crash_after_the_folders_went_puts_them_back(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """The folders are removed inside the journaled write: killed after their removal, the rollback
+    is undone whole by the next command, folders and files."""
+    from conftest import python
+
+    repo.commit(BASE)
+    apply(cli, json.dumps([{"file_path": "made/by/agent.py", "content": "x\n"}, {"file_path": "b.py", "content": "B\n"}]))
+    (repo.root / "made" / "by" / "agent.py").unlink()  # the user deleted the file: its folders are empty
+    applied = repo.snapshot()
+    r = python(repo.root, "-m", "guard", "rollback", env={"AGENT_GUARD_CRASH_AT": "after-dirs"})
+    assert r.returncode == -9, r.stderr
+    assert not (repo.root / "made").exists() and repo.read("b.py") == b"one\ntwo\nthree\n"
+    assert python(repo.root, "-m", "guard", "log").returncode == 0  # the next command recovers
+    assert repo.snapshot() == applied and (repo.root / "made" / "by").is_dir()
+    # And the rollback, run again to the end, takes them away.
+    assert cli("rollback").code == 0 and not (repo.root / "made").exists()

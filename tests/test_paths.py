@@ -206,7 +206,7 @@ DEFAULT = policy_mod.load(None, "default")
 
 @pytest.mark.parametrize("path", [
     ".github/workflows/release.yml", ".gitlab-ci.yml", ".env", "api/.env", ".env.production",
-    "certs/server.pem", "keys/deploy.key", "id_rsa", ".ssh/id_rsa.pub", ".agent-guard.yaml",
+    "certs/server.pem", "keys/deploy.key", "id_rsa", ".ssh/id_rsa.pub",
 ])
 def test_default_protected(path: str) -> None:
     finding = protected_finding(path, DEFAULT)

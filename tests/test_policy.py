@@ -155,6 +155,13 @@ BAD = [
     ("agent-extends", "agents: {claude: {extends: strict}}\n", ["agents.claude.extends"]),
     ("not-a-mapping", "- a\n- b\n", ["a policy is a mapping"]),
     ("not-yaml", "checks: {placeholder: [\n", ["not valid YAML", "line"]),
+    ("protected-extra-typo", "paths: {protected_extras: ['x/**']}\n",
+     ["paths.protected_extras", "did you mean 'paths.protected_extra'"]),
+    ("protected-extra-words-swapped", "paths: {extra_protected: ['x/**']}\n",
+     ["paths.extra_protected", "did you mean 'paths.protected_extra'"]),
+    ("protected-extra-not-a-list", "paths: {protected_extra: 'x/**'}\n", ["paths.protected_extra", "expected a list"]),
+    ("read-protected-typo", "read_protectd: true\n", ["read_protectd", "did you mean 'read_protected'"]),
+    ("read-protected-not-bool", "read_protected: sometimes\n", ["read_protected", "true or false"]),
 ]
 
 
@@ -235,7 +242,7 @@ def test_show_round_trips_with_sources(tmp_path: Path) -> None:
     assert any(line.strip() == "untracked: error  # from: preset strict" for line in lines)
     assert any(line.strip() == "create: true  # from: preset default" for line in lines)
     assert any("files: 2  # from: agents.claude in /" in line for line in lines)
-    leaves = [line for line in lines[1:] if not line.rstrip().endswith(":")]
+    leaves = [line for line in lines[1:] if not line.rstrip().endswith(":") and not line.startswith("#")]
     assert all("# from: " in line for line in leaves)
 
 
@@ -320,3 +327,75 @@ def test_data_json_cannot_hold_is_not_kept(tmp_path: Path) -> None:
     policy._remember("1: one\n", {1: "one"})
     assert not _cached_files(home)
     assert policy._remembered("1: one\n") is policy._NOT_REMEMBERED
+
+
+# --- protected paths: lists replace, protected_extra adds, the policy's own files --------------
+
+DEFAULT_PROTECTED = policy.load(None, "default").protected
+
+
+def test_a_protected_list_replaces_the_preset_s(tmp_path: Path) -> None:
+    """Lists replace (the README says so): a user's `paths.protected` alone drops `.env` and the rest."""
+    write(tmp_path / ".agent-guard.yaml", "paths: {protected: ['deploy/**']}\n")
+    p = policy.load(tmp_path)
+    assert p.protected == ("deploy/**",)
+    assert p.sources["paths.protected"] == str((tmp_path / ".agent-guard.yaml").resolve())
+
+
+def test_protected_extra_adds_to_the_preset_s(tmp_path: Path) -> None:
+    from guard.paths import protected_finding
+
+    f = write(tmp_path / ".agent-guard.yaml", "extends: strict\npaths: {protected_extra: ['deploy/**', '.env']}\n")
+    p = policy.load(tmp_path)
+    assert p.protected == DEFAULT_PROTECTED + ("deploy/**",)
+    found = protected_finding("deploy/prod.sh", p)
+    assert found is not None and found.severity == "error"
+    assert f"(paths.protected_extra, from {f.resolve()})" in found.message
+    env = protected_finding(".env", p)
+    assert env is not None and "(paths.protected, from preset default)" in env.message
+
+
+def test_protected_extra_adds_up_across_layers_and_agents(tmp_path: Path) -> None:
+    """What a team's policy adds, the file that extends it (or an agent's overrides) cannot drop,
+    even when it replaces `paths.protected` itself."""
+    team = write(tmp_path / "team.yaml", "extends: default\npaths: {protected_extra: ['infra/**']}\n")
+    own = write(tmp_path / ".agent-guard.yaml", (
+        "extends: ./team.yaml\npaths: {protected: ['.env'], protected_extra: ['deploy/**']}\n"
+        "agents: {claude: {paths: {protected_extra: ['notes/**']}}}\n"))
+    p = policy.load(tmp_path)
+    assert p.protected == (".env", "infra/**", "deploy/**")
+    assert p.sources["paths.protected_extra"] == f"{team.resolve()} + {own.resolve()}"
+    claude = policy.load(tmp_path, agent="claude")
+    assert claude.protected == (".env", "infra/**", "deploy/**", "notes/**")
+    # An empty list adds nothing, and takes nothing away.
+    write(tmp_path / ".agent-guard.yaml", "extends: ./team.yaml\npaths: {protected_extra: []}\n")
+    assert "infra/**" in policy.load(tmp_path).protected
+
+
+def test_show_and_check_know_protected_extra(repo, cli) -> None:  # type: ignore[no-untyped-def]
+    write(repo.root / ".agent-guard.yaml", "extends: ./policies/team.yaml\npaths: {protected_extra: ['deploy/**']}\n")
+    write(repo.root / "policies" / "team.yaml", "extends: strict\n")
+    r = cli("policy", "show", cwd=repo.root)
+    assert r.code == 0, r
+    shown = yaml.safe_load(r.stdout)
+    assert shown["paths"]["protected_extra"] == ["deploy/**"] and ".env" in shown["paths"]["protected"]
+    assert "# always protected" in r.stdout and ".agent-guard.yaml, policies/team.yaml" in r.stdout
+    assert cli("policy", "check", ".agent-guard.yaml", cwd=repo.root).code == 0
+    write(repo.root / "typo.yaml", "paths: {extra_protected: ['x']}\n")
+    r = cli("policy", "check", "typo.yaml", cwd=repo.root)
+    assert r.code == 2 and "did you mean 'paths.protected_extra'" in r.stderr, r
+
+
+def test_own_files_are_the_policy_s_files_in_the_tree(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    outside = write(tmp_path / "shared" / "org.yaml", "extends: strict\n")
+    write(root / "policies" / "team.yaml", f"extends: {outside}\n")
+    write(root / ".agent-guard.yaml", "extends: ./policies/team.yaml\n")
+    assert policy.load(root).own_files == (".agent-guard.yaml", "policies/team.yaml")
+    # With another policy named, the repository's file stays the agents' to leave alone.
+    assert policy.load(root, str(root / "policies" / "team.yaml")).own_files == (".agent-guard.yaml", "policies/team.yaml")
+    assert policy.load(root, "strict").own_files == (".agent-guard.yaml",)
+    # Read through a link, a file is protected where it really is.
+    (root / "linked.yaml").symlink_to("policies/team.yaml")
+    write(root / ".agent-guard.yaml", "extends: ./linked.yaml\n")
+    assert policy.load(root).own_files == (".agent-guard.yaml", "policies/team.yaml")

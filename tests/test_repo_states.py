@@ -280,3 +280,67 @@ def test_utf16_working_tree_encoding_is_refused(attributed: Repo, cli) -> None: 
     assert r.code == 1 and r.json()["findings"][0]["code"] == "not-utf8", r  # type: ignore[index]
     assert "utf-16" in r.json()["findings"][0]["message"].lower()  # type: ignore[index]
     assert attributed.snapshot() == before
+
+
+# ---------------------------------------------------------------------- line ends of new files
+
+# (id, .gitattributes, git config, path, content the agent sends, the bytes expected)
+NEW_FILES = [
+    ("auto-crlf", "* text=auto eol=crlf\n", {}, "a.txt", "one\ntwo\n", b"one\r\ntwo\r\n"),
+    ("text-crlf", "*.txt text eol=crlf\n", {}, "b.txt", "one\r\ntwo\nthree", b"one\r\ntwo\r\nthree"),
+    ("eol-crlf-alone", "*.txt eol=crlf\n", {}, "c.txt", "one\n", b"one\r\n"),
+    ("eol-lf", "* text=auto eol=crlf\n*.sh text eol=lf\n", {}, "run.sh", "echo 1\r\necho 2\r\n", b"echo 1\necho 2\n"),
+    ("auto-lone-cr", "* text=auto eol=crlf\n", {}, "d.txt", "one\rtwo\n", b"one\rtwo\n"),
+    ("text-core-eol", "* text\n", {"core.eol": "crlf"}, "e.txt", "one\n", b"one\r\n"),
+    ("autocrlf-true", "", {"core.autocrlf": "true"}, "f.txt", "one\ntwo\n", b"one\r\ntwo\r\n"),
+    ("autocrlf-input", "", {"core.autocrlf": "input"}, "g.txt", "one\r\ntwo\r\n", b"one\ntwo\n"),
+    ("nothing-said", "", {}, "h.txt", "one\r\ntwo\n", b"one\r\ntwo\n"),
+    ("other-pattern", "*.md text eol=crlf\n", {}, "i.txt", "one\n", b"one\n"),
+]
+
+
+def _as_git_checks_out(repo: Repo, path: str) -> bytes:
+    """What `git checkout` writes for `path` once it is added: the oracle."""
+    repo.git("add", path)
+    (repo.root / path).unlink()
+    repo.git("checkout", "--", path)
+    return repo.read(path)
+
+
+@pytest.mark.parametrize("attrs,config,path,content,expected", [n[1:] for n in NEW_FILES], ids=[n[0] for n in NEW_FILES])
+def test_a_new_file_gets_the_line_ends_git_would_check_out(repo: Repo, cli, attrs: str, config: dict[str, str],  # type: ignore[no-untyped-def]
+                                                           path: str, content: str, expected: bytes) -> None:
+    repo.commit({".gitattributes": attrs, "keep.txt": "k\n"} if attrs else {"keep.txt": "k\n"})
+    for key, value in config.items():
+        repo.git("config", key, value)
+    r = cli("apply", "--json", input=json.dumps({"file_path": path, "content": content}))
+    assert r.code == 0, r
+    assert repo.read(path) == expected
+    assert ("eol" in r.json()["files"][0]["repairs"]) == (expected != content.encode()), r  # type: ignore[index]
+    assert _as_git_checks_out(repo, path) == expected
+
+
+def test_every_dialect_creates_with_the_attribute_s_line_ends(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit({".gitattributes": "* text=auto eol=crlf\n", "keep.txt": "k\n"})
+    creates = {
+        "diff.txt": "--- /dev/null\n+++ b/diff.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n",
+        "codex.txt": "*** Begin Patch\n*** Add File: codex.txt\n+one\n+two\n*** End Patch\n",
+        "hash.txt": "[hash.txt]\ncreate\n+one\n+two\n",
+        "sr.txt": "sr.txt\n```\n<<<<<<< SEARCH\n=======\none\ntwo\n>>>>>>> REPLACE\n```\n",
+    }
+    for path, text in creates.items():
+        r = cli("apply", "--json", input=text)
+        assert r.code == 0, (path, r)
+        assert repo.read(path) == b"one\r\ntwo\r\n", path
+    assert repo.git("status", "--porcelain", "--", "keep.txt") == ""
+
+
+def test_an_existing_file_keeps_its_own_line_ends(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """Only a file with no line end of its own yet (new, or empty) takes the attribute's."""
+    repo.commit({".gitattributes": "* text=auto eol=crlf\n", "lf.txt": "a\n", "empty.txt": ""})
+    assert cli("read", "lf.txt").code == 0 and cli("read", "empty.txt").code == 0
+    r = cli("apply", "--json", input=json.dumps([{"file_path": "lf.txt", "content": "a\nb\n"},
+                                                 {"file_path": "empty.txt", "content": "x\ny\n"}]))
+    assert r.code == 0, r
+    assert repo.read("lf.txt") == b"a\nb\n"  # its own LF, as before
+    assert repo.read("empty.txt") == b"x\r\ny\r\n"

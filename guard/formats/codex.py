@@ -31,11 +31,11 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 
 NAME = "codex"
@@ -513,7 +513,7 @@ def _decoded(text: str) -> Iterator[str]:
 def _json_patch(text: str) -> str | None:
     for candidate in _json_slices(text):
         try:
-            value = json.loads(candidate)
+            value = jsonvalue.loads(candidate)
         except ValueError:
             continue
         found = _patch_string(value, 0)
@@ -551,7 +551,7 @@ def _patch_string(value: object, depth: int) -> str | None:
             return value
         if value.lstrip().startswith(("{", "[")):
             try:
-                return _patch_string(json.loads(value), depth + 1)
+                return _patch_string(jsonvalue.loads(value), depth + 1)
             except ValueError:
                 return None
         return None

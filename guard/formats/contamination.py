@@ -53,11 +53,11 @@ Unified-diff headers inside a Codex envelope are the Codex parser's to drop
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
+from .. import jsonvalue
 from ..model import (
     ADDED,
     Change,
@@ -380,7 +380,7 @@ def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
             yield value
         elif value.lstrip()[:1] in ("{", "["):  # a tool call's "arguments" string
             try:
-                yield from _edit_strings(json.loads(value), depth + 1)
+                yield from _edit_strings(jsonvalue.loads(value), depth + 1)
             except ValueError:
                 return
     elif isinstance(value, list):
@@ -399,14 +399,14 @@ def unwrapped(text: str) -> str | None:
         if candidate[:1] not in ('"', "{", "["):
             continue
         try:
-            value = json.loads(candidate)
+            value = jsonvalue.loads(candidate)
         except ValueError:
             continue
         found = list(dict.fromkeys(_edit_strings(value)))
         return found[0] if len(found) == 1 else None  # several patches: which one is meant?
     if "\n" not in stripped and "\\n" in stripped:
         try:
-            inner = json.loads(f'"{stripped}"')
+            inner = jsonvalue.loads(f'"{stripped}"')
         except ValueError:
             return None
         return inner if isinstance(inner, str) and _is_edit(inner) else None

@@ -39,6 +39,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from .. import jsonvalue
 from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace
 from . import fences
 
@@ -52,7 +53,6 @@ _WRAPPERS = ("function", "arguments", "input", "tool_input", "parameters", "args
 _EDIT_KEYS = frozenset(
     {"command", "edits", "content", "file_text"} | {k for pair in _OLD_NEW for k in pair}
 )
-_DECODER = json.JSONDecoder()
 
 SHAPES = (
     'accepted shapes: {"file_path", "old_string", "new_string", "replace_all"?}; '
@@ -118,7 +118,7 @@ def _array(text: str, pos: int, lines: _LineCounter) -> tuple[list[tuple[Any, in
         return items, pos + 1
     while True:
         start = pos
-        value, pos = _DECODER.raw_decode(text, pos)
+        value, pos = jsonvalue.raw_decode(text, pos)
         items.append((value, lines.at(start)))
         pos = _skip_blank(text, pos)
         if text.startswith("]", pos):
@@ -141,7 +141,7 @@ def _values(text: str, offset: int) -> list[tuple[Any, int]]:
                 out.extend(items)
             else:
                 start = pos
-                value, pos = _DECODER.raw_decode(text, pos)
+                value, pos = jsonvalue.raw_decode(text, pos)
                 out.append((value, lines.at(start)))
             pos = _skip_blank(text, pos)
     except json.JSONDecodeError as exc:
@@ -168,7 +168,7 @@ def _documents(text: str) -> list[tuple[str, int]]:
 
 def _loads_arguments(raw: str, line: int) -> Any:
     try:
-        return json.loads(raw)
+        return jsonvalue.loads(raw)
     except json.JSONDecodeError as exc:
         raise ParseError(
             f'the "arguments" string of the call at line {line} is not valid JSON: {exc.msg} '

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import re
 
+from .. import jsonvalue
 from ..checks.placeholder import judge
 from ..model import EditSet, FileEdit, Op, ParseError, Snippet
 from . import fences
@@ -95,7 +96,7 @@ def _from_json(text: str) -> list[tuple[str, str, int]] | None:
     if not stripped.startswith(("{", "[")):
         return None
     try:
-        data = json.loads(stripped)
+        data = jsonvalue.loads(stripped)
     except json.JSONDecodeError:
         return None
     objects = data if isinstance(data, list) else [data]

@@ -76,11 +76,11 @@ a delete with new lines, and two sections that disagree on a path.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 
 NAME = "unified"
@@ -119,7 +119,7 @@ def _is_json(text: str) -> bool:
     if text.lstrip()[:1] not in ("{", "["):
         return False
     try:
-        json.loads(text)
+        jsonvalue.loads(text)
     except ValueError:
         return False
     return True

@@ -1,0 +1,15 @@
+import {a, b} from 'x';
+import {c} from 'y';
+
+export function createFromReadableStream(stream) {
+  const batchUID = next();
+  return wrap(stream, batchUID);
+}
+
+export function other() {
+  return 1;
+}
+
+export function third() {
+  return 1;
+}
