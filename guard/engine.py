@@ -22,6 +22,7 @@ from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, Snippet, er
 from .repo import EXEC, FILE, GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
+from .wording import plural
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -37,8 +38,9 @@ class Planned:
 
 def default_agent(agent: str | None) -> str:
     name = agent or os.environ.get("AGENT_GUARD_AGENT") or "agent"
-    if not ledger.valid_agent(name):
-        raise UsageError(f"invalid agent name {name!r}: use letters, digits, '.', '_' and '-'")
+    problem = ledger.agent_problem(name)
+    if problem is not None:
+        raise UsageError(f"invalid agent name {name!r}: {problem}; {ledger.AGENT_RULE}")
     return name
 
 
@@ -505,7 +507,7 @@ class Guard(Workspace):
             left, _ = apply_splices(text, out.splices)
             if left.lines:
                 return None, [error("stale", path, 1,
-                                    f"{path} holds {len(left.lines)} line(s) the delete does not show",
+                                    f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
                                     "re-read the file: it changed since the patch was made")], []
         change = diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode)
         return change, [], []

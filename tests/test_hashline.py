@@ -52,7 +52,7 @@ def test_read_lines_range_and_footer(ten, cli):  # type: ignore[no-untyped-def]
     assert r.stdout.splitlines()[1:] == ["3:line 3", "4:line 4", "5:line 5", "(lines 3-5 of 10)"]
     assert cli("read", "a.txt", "--lines", "9:").stdout.splitlines()[1:] == ["9:line 9", "10:line 10", "(lines 9-10 of 10)"]
     assert cli("read", "a.txt", "--lines", ":2").stdout.splitlines()[1:] == ["1:line 1", "2:line 2", "(lines 1-2 of 10)"]
-    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(lines 7-7 of 10)"]
+    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(line 7 of 10)"]
     assert cli("read", "a.txt", "--lines", "8:99").stdout.splitlines()[-1] == "(lines 8-10 of 10)"
 
 
