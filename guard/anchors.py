@@ -33,8 +33,10 @@ file's line numbers, which the locator splices as they are.
 (SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line) to an
 existing file must find the file as this agent last read it with ``git agent-read``,
 or as this agent itself last wrote it (its newest turn touching the path, from the
-shadow ledger: an agent knows what it wrote).  Otherwise ``stale``, at the policy's
-``stale`` level.
+shadow ledger: an agent knows what it wrote).  When the file changed since, that
+version is the edit's base: the edit must fit it, and is merged onto the file by
+git's rule (``Anchored.seen``; a conflict is ``stale``).  An agent that saw no
+version of the file is refused as ``stale``, at the policy's ``stale`` level.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
 from .repo import Conflict, GitRepo, merge_file
 from .textfile import NotText, Text, decode
+from .wording import plural, span
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -59,6 +62,11 @@ class Anchored:
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
     findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
     repairs: tuple[str, ...] = ()
+    # read_before_edit, the file changed since the agent saw it: the versions it saw (its last
+    # write, its last read).  The edit must fit one of them and merge by git's rule onto the
+    # file as it is; else `stale` refuses it.
+    seen: tuple[str, ...] = ()
+    stale: Finding | None = None
 
 
 def line_anchored(fe: FileEdit) -> bool:
@@ -78,8 +86,16 @@ def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, p
         if level in ("error", "warning"):
             found = _unread(repo, path, before, pol, _Reader(audience, agent), level)
             if found is not None:
-                return Anchored(fe, (found,))
+                seen = _seen(repo, pol, agent, path) if level == "error" else ()
+                return Anchored(fe, stale=found, seen=seen) if seen else Anchored(fe, (found,))
     return Anchored(fe)
+
+
+def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
+    """The versions of `path` the agent is known to have seen: its last write, its last read."""
+    read = reads.last(repo, agent, path)
+    ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
+    return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
 
 
 # --------------------------------------------------------------------------- line-anchored edits
@@ -111,7 +127,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
             msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as a read showed it"
         else:
             msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
-        unread = Finding("stale", level if level in ("error", "warning") else "error", path, fe.source_line or None,
+        unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
                          msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
         if level == "error":
             return Anchored(fe, (unread,))
@@ -136,8 +152,8 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         a, b = (n + 1, n) if (c.end == LAST and c.start == LAST + 1) else (c.start, n if c.end == LAST else c.end)
         bad = _out_of_bounds(a, b, n)
         if bad:
-            return Anchored(fe, (error("not-found", path, c.source_line or None,
-                                       f"{bad}: {path} had {n} line(s) when read as #{tag}",
+            return Anchored(fe, (error("not-found", path, None,
+                                       f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
                                        f"number lines as {who.read(path)} prints them"),))
         spans.append((c, a, b))
     if shown is not None and level in ("error", "warning"):
@@ -219,7 +235,7 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
             if not gaps:
                 continue
             ga, gb = gaps[0]
-            what = f"line {ga}" if ga == gb else f"lines {ga}-{gb}"
+            what = span(ga, gb)
             want = (ga, gb)
         else:
             sides = [x for x in (a - 1, a) if 1 <= x <= n]
@@ -227,9 +243,10 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
                 continue
             what = f"the lines around the insertion point (line {sides[0]})"
             want = (sides[0], sides[-1])
-        seen = ", ".join(f"{x}-{y}" if x != y else str(x) for x, y in shown.shown) or "none"
-        return Finding("stale", level, path, c.source_line or None,
-                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed lines {seen})",
+        seen = ", ".join(span(x, y) for x, y in shown.shown) or "no line"
+        # The finding is about that line of the file as read (not the edit's own line).
+        return Finding("stale", level, path, want[0],
+                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed {seen})",
                        f"read those lines first with {who.read(path, want)}, then send the edit again")
     return None
 
@@ -251,12 +268,13 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
-        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {len(current.lines)} line(s); the edit has no line to anchor on",
+        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; the edit has no line to anchor on",
                      f"read it again with {who.read(path)}, and redo the edit under the new header")
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []
     moved: dict[int, list[int]] = {}
     k, delta = 0, 0
+    now, gone = 0, False
     for line in anchors:
         i = line - 1
         while k < len(ops) and ops[k][2] <= i:  # ops wholly before line i (insertions at i too)
@@ -264,16 +282,21 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
             delta += (b1 - b0) - (a1 - a0)
             k += 1
         if k < len(ops) and ops[k][1] <= i < ops[k][2]:
+            if not changed:  # where the first changed line is in the file now: the finding's line
+                kind, a0, _a1, b0, b1 = ops[k]
+                now = b0 + 1 + (min(i - a0, b1 - b0 - 1) if b1 > b0 else 0)
+                gone = kind == "delete"
             changed.append(line)
         else:
             moved.setdefault(delta, []).append(line)
     if changed:
         first = changed[0]
-        where = first + (min(moved) if moved else 0)
+        where = now
+        since = "; that line is gone" if gone else f"; it is line {now} now" if now != first else ""
         return error(
-            "stale", path, first,
+            "stale", path, now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
-            f"(line {first} was {base.lines[first - 1]!r})",
+            f"(line {first} was {base.lines[first - 1]!r}{since})",
             f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )

@@ -13,7 +13,7 @@ from typing import NoReturn, Sequence
 
 import click
 
-from .report import EXIT_INTERNAL, EXIT_USAGE
+from .report import EXIT_USAGE
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FORMAT_CHOICES = ["auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy"]
@@ -141,6 +141,12 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
         import json
 
         click.echo(json.dumps({"version": 1, "turns": entries}, ensure_ascii=False))
+    elif not entries and max_count != 0:
+        from .engine import default_agent
+
+        who = default_agent(agent) if agent else ""
+        click.echo(history.no_turns(g, who, g.policy(agent).ledger_prefix, "log") if who else
+                   "no recorded turns: no agent has any in this repository yet; an applied edit records one")
     else:
         click.echo(history.render(entries, patch), nl=False)
 
@@ -205,8 +211,8 @@ def policy_check(file: str) -> None:
 
     problems = policy_mod.validate_file(Path(file))
     if problems:
-        for p in problems:
-            click.echo(f"{file}: {p}", err=True)
+        for p in problems:  # each names its file (the one given, or one it extends)
+            click.echo(p, err=True)
         sys.exit(EXIT_USAGE)
     click.echo(f"{file}: ok")
 
@@ -232,13 +238,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: 
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(EXIT_USAGE)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(EXIT_INTERNAL)
-    except Exception as exc:
-        from .entry import failure_status
+    except (Exception, KeyboardInterrupt, click.exceptions.Abort) as exc:
+        from .entry import failure_status, json_wanted
 
-        sys.exit(failure_status(exc))
+        sys.exit(failure_status(exc, json_wanted(args, command)))

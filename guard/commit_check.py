@@ -50,6 +50,7 @@ from .policy import Policy
 from .repo import LINK, Entry, GitError, GitRepo, TreeChange, read_objects_unverified
 from .report import Report
 from .textfile import BOM, guess_encoding, is_binary, split
+from .wording import plural
 from .workspace import Workspace
 
 GITLINK, TREE = 0o160000, 0o040000
@@ -210,19 +211,36 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> tuple[list[Unit], dict[str
         elif entry.mode != TREE:
             whole.append((path, entry))
     notes: list[str] = []
-    if whole:
+    merging = (repo.gitdir / "MERGE_HEAD").exists()
+    if whole and os.environ.get("PRE_COMMIT") and not merging:
+        # pre-commit names the staged files on a commit, and other files only under
+        # `run --all-files` or `run --files`, which check every file they name, whole (it
+        # does not say which it ran): so a named file with nothing staged means all of them.
+        staged = [(path, repo.tree_entry(index, path)) for path in sorted(wanted & touched)] if index else []
+        whole = sorted(whole + [(path, entry) for path, entry in staged if entry is not None and entry.mode != TREE])
         whole_texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+        checked = _whole(repo, whole, whole_texts)
+        units = [Unit("the files checked whole", None, checked, True, whole_texts)]
+        extra: dict[str, Any] = {"mode": "all-files", "whole_files": len(checked)}
+        if untracked:
+            notes.append(f"not in the index, so not checked: {_some(untracked)}")
+        return units, extra, notes
+    if whole:
+        whole_texts = {}
         units.append(Unit("the files checked whole", None, _whole(repo, whole, whole_texts), True, whole_texts))
     if untracked:
-        shown = ", ".join(untracked[:5]) + (f" and {len(untracked) - 5} more" if len(untracked) > 5 else "")
-        notes.append(f"not in the index, so not checked: {shown}")
+        notes.append(f"not in the index, so not checked: {_some(untracked)}")
     extra = {"mode": "staged", **_totals(changes), "whole_files": len(units[1].changes) if whole else 0}
-    if (repo.gitdir / "MERGE_HEAD").exists():
+    if merging:
         # A merge brings in work that was committed (and checked) on the other side.
         units[0] = units[0]._replace(label="the staged merge")
         notes.append("a merge is being committed: the per-commit budget is not applied to it")
         extra["merge"] = True
     return units, extra, notes
+
+
+def _some(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def _shallow(repo: GitRepo) -> set[str]:
@@ -234,11 +252,33 @@ def _shallow(repo: GitRepo) -> set[str]:
 
 def _resolve(repo: GitRepo, ref: str, option: str) -> str:
     try:
-        return repo.resolve(ref)
+        oid = repo.resolve(ref)
     except GitError:
         raise UsageError(
             f"{option} {ref!r} is not a commit in this repository; fetch it first "
             "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)") from None
+    try:
+        repo.commit_info(oid)
+    except GitError:
+        raise UsageError(f"{option} {ref!r} names {oid[:10]}, which is not a commit; "
+                         "give a branch, a tag or a commit id") from None
+    return oid
+
+
+def _committed_policy(g: Workspace, to_ref: str) -> Policy:
+    """A bare repository's policy: the .agent-guard.yaml of the range's last commit, as a
+    checkout of it would read it (else the preset `default`)."""
+    from . import policy as policy_mod
+
+    tip = _resolve(g.repo, to_ref, "--to-ref")
+    entry = g.repo.tree_entry(g.repo.commit_tree(tip), policy_mod.DEFAULT_FILE)
+    data = g.repo.read_blob(entry.oid) if entry is not None else None
+    try:
+        if data is None:
+            return policy_mod.load(None)
+        return policy_mod.load_committed(data.decode("utf-8", "replace"), f"{to_ref}:{policy_mod.DEFAULT_FILE}")
+    except policy_mod.PolicyError as exc:
+        raise UsageError(f"policy: {exc}") from None
 
 
 def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> tuple[list[Unit], dict[str, Any], list[str]]:
@@ -268,7 +308,7 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
         changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
         units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False, texts))
         listed.append({**entry, **_totals(changes)})
-    notes = [f"{merges} merge commit(s) skipped: the commits they bring in are checked one by one"] if merges else []
+    notes = [f"{plural(merges, 'merge commit')} skipped: the commits they bring in are checked one by one"] if merges else []
     if not commits:
         notes.append(f"no commits in {from_ref}..{to_ref}")
     return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
@@ -487,13 +527,21 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     if "" in wanted or "." in wanted:
         wanted = frozenset()
     repo = g.repo
+    if repo.bare and (from_ref is None or to_ref is None):
+        raise UsageError(f"{repo.gitdir} is a bare repository: it has no index or work tree to check; "
+                         "check the commits of a range: agent-guard check --from-ref A --to-ref B")
     if from_ref is not None and to_ref is not None:
         units, extra, notes = _range(repo, from_ref, to_ref, wanted)
     elif all_files:
         units, extra, notes = _all_files(repo, wanted)
     else:
         units, extra, notes = _staged(repo, wanted)
-    judge = _Judge(repo, g.policy())
+    if repo.bare and g.policy_spec is None:
+        assert to_ref is not None  # a bare repository checks ranges only (above)
+        pol = _committed_policy(g, to_ref)
+    else:
+        pol = g.policy()
+    judge = _Judge(repo, pol)
     findings: list[Finding] = []
     for unit in units:
         findings += judge(unit, budget=not extra.get("merge"))
@@ -675,15 +723,20 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
     # would walk them again and again while they pile up, and find no cycle.
     gc.disable()
     try:
-        g = Workspace(".", policy)
-        report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
-                       paths=repo_paths(g.root, paths))
+        g = Workspace(".", policy, bare_ok=True)
+        # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
+        named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
+        report = check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files", paths=named)
     finally:
         # Turned back on, the collector would first walk everything the check still holds
         # (a tuple per added line, tens of milliseconds): not worth it when the process
         # ends after this command (`entry.run`).
         if collect and not program.PROCESS_ENDS_AFTER:
             gc.enable()
+    if fmt is None and os.environ.get("PRE_COMMIT") and not report.findings and not report.notes:
+        # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
+        # show): a clean check has nothing to add to its "Passed".
+        return report.exit_code
     if fmt == "json":
         text = report.to_json()
     elif fmt == "github":

@@ -23,6 +23,7 @@ from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, S
 from .repo import EXEC, FILE, GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM, Text, decode, decode_or_none, split
+from .wording import plural
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -38,8 +39,9 @@ class Planned:
 
 def default_agent(agent: str | None) -> str:
     name = agent or os.environ.get("AGENT_GUARD_AGENT") or "agent"
-    if not ledger.valid_agent(name):
-        raise UsageError(f"invalid agent name {name!r}: use letters, digits, '.', '_' and '-'")
+    problem = ledger.agent_problem(name)
+    if problem is not None:
+        raise UsageError(f"invalid agent name {name!r}: {problem}; {ledger.AGENT_RULE}")
     return name
 
 
@@ -345,11 +347,16 @@ class Guard(Workspace):
             bad = content_finding(src, before, self.repo.attr)
             if bad is not None:
                 return None, [bad], []
-        fe, read_findings, read_repairs = self._against_read(fe, src, before, pol, audience)
+        from . import anchors  # hashline's module too: only an apply that reaches a file pays for it
+
+        got_read = anchors.against_read(self.repo, fe, src, before, pol, audience)
+        fe, read_findings, read_repairs = got_read.edit, list(got_read.findings), got_read.repairs
         if _has_errors(read_findings):
             return None, read_findings, []
         new_mode = fe.new_mode or old_mode or FILE
         if op is Op.DELETE:
+            if got_read.stale is not None:
+                return None, [got_read.stale], []  # deleting a file changed since it was seen loses that change
             ch, fs, ns = self._delete(fe, path, before, old_mode, tiers)
             return ch, read_findings + fs, ns
         text = decode(before) if before is not None else Text((), (), False)
@@ -360,7 +367,16 @@ class Guard(Workspace):
             # What the agent read and what an editor would write: the work-tree bytes.
             notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                          "(smudged) bytes, and git runs the filter's clean step when the file is staged")
-        if fe.content is not None:
+        if got_read.stale is not None:
+            since = self._since_seen(fe, text, got_read.seen, tiers, path)
+            if since is None:
+                return None, [got_read.stale], []
+            if isinstance(since, Finding):
+                return None, [since], []
+            new_text, more_repairs = since
+            repairs += more_repairs
+            regions = None
+        elif fe.content is not None:
             if guessed_whole and before is not None:
                 doubt = _snippet_not_file(path, text, fe.content, audience)
                 if doubt is not None:
@@ -482,13 +498,29 @@ class Guard(Workspace):
         new_text, regions = apply_splices(text, out.splices)
         return new_text, regions, out.repairs, out.notes
 
-    def _against_read(self, fe: FileEdit, src: str, before: bytes | None, pol: Policy,
-                      audience: Audience) -> tuple[FileEdit, list[Finding], tuple[str, ...]]:
-        """Hashline edits moved onto the current file (or refused); read-before-edit (guard/anchors.py)."""
-        from . import anchors
-
-        got = anchors.against_read(self.repo, fe, src, before, pol, audience)
-        return got.edit, list(got.findings), got.repairs
+    def _since_seen(self, fe: FileEdit, text: Text, seen: Sequence[str], tiers: tuple[str, ...], path: str
+                    ) -> tuple[Text, list[str]] | Finding | None:
+        """An edit made against a version the agent saw (read, or wrote) merged onto the file as it
+        is now by git's rule: (text, repairs); the conflict; or None when it fits no such version."""
+        exact = tuple(t for t in tiers if t != "fuzz")
+        for oid in seen:
+            base = decode_or_none(self.repo.read_blob(oid))
+            if base is None:
+                continue
+            if fe.content is not None:
+                edited, repairs = _whole(base, fe.content, True)
+            else:
+                out = locate_changes(base, fe.changes, exact, path, _ordered(fe))
+                if out.findings:
+                    continue
+                edited, _ = apply_splices(base, out.splices)
+                repairs = out.repairs
+            merged, conflict = rebase.onto_base(base, text, edited, path)
+            if conflict is not None:
+                return replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); "
+                                                 + conflict.message)
+            return merged, repairs + ["3way"]
+        return None
 
     def _stale_base(self, fe: FileEdit, before: bytes | None) -> Text | None:
         """The edit's own base when it differs from the file and git still has it."""
@@ -509,7 +541,7 @@ class Guard(Workspace):
             left, _ = apply_splices(text, out.splices)
             if left.lines:
                 return None, [error("stale", path, 1,
-                                    f"{path} holds {len(left.lines)} line(s) the delete does not show",
+                                    f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
                                     "re-read the file: it changed since the patch was made")], []
         change = diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode)
         return change, [], []

@@ -74,26 +74,61 @@ def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
     return out
 
 
-def failure_status(exc: Exception) -> int:
+def failure_status(exc: BaseException, as_json: bool = False) -> int:
     """The exit status of a command that raised `exc`, its message written to stderr.
 
-    The one place unexpected failures become a status (``cli.main`` hands click's own
-    exceptions to click first): 2 for a usage error, 3 for anything else.
+    The one place failures become a status: 2 for a usage error (ours or click's), 3
+    for anything else.  With `as_json` (the command was asked for ``--json``), stdout
+    gets the error as the one JSON object a harness parses (``report.error_json``).
     """
     from .errors import UsageError
-    from .report import EXIT_INTERNAL, EXIT_USAGE
+    from .report import EXIT_INTERNAL, EXIT_USAGE, error_json
 
     if isinstance(exc, BrokenPipeError):
         return EXIT_INTERNAL
+    click = sys.modules.get("click")  # an exception of click's means click is loaded
+    hint = ""
     if isinstance(exc, UsageError):
-        status, message = EXIT_USAGE, f"agent-guard: {exc}"
-    elif os.environ.get("AGENT_GUARD_DEBUG"):
+        status, code, text = EXIT_USAGE, "usage", f"agent-guard: {exc}"
+    elif click is not None and isinstance(exc, click.ClickException):
+        status, code, text = EXIT_USAGE, "usage", exc.format_message()
+        ctx = getattr(exc, "ctx", None)
+        hint = f"see `{ctx.command_path} --help`" if ctx is not None else ""
+    elif isinstance(exc, KeyboardInterrupt) or (click is not None and isinstance(exc, click.exceptions.Abort)):
+        status, code, text = EXIT_INTERNAL, "internal", "aborted"
+    elif os.environ.get("AGENT_GUARD_DEBUG") and isinstance(exc, Exception):
         raise exc
     else:
-        status, message = EXIT_INTERNAL, f"agent-guard: internal error: {type(exc).__name__}: {exc}"
-    sys.stderr.write(message + "\n")
+        status, code, text = EXIT_INTERNAL, "internal", f"agent-guard: internal error: {type(exc).__name__}: {exc}"
+    if as_json:
+        message = text.removeprefix("agent-guard: ")
+        sys.stdout.write(error_json(code, message, hint) + "\n")
+        sys.stdout.flush()
+    if click is not None and isinstance(exc, click.ClickException):
+        exc.show()  # click's usage line and "Error: ...", as click prints them
+    else:
+        sys.stderr.write(text + "\n")
     sys.stderr.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return status
+
+
+def json_wanted(args: Sequence[str], command: str | None) -> bool:
+    """`args` ask the command for JSON output (``--json``, or check's ``--format json``), so
+    even a failure must print one JSON object on stdout."""
+    words = list(args[: list(args).index("--")] if "--" in args else args)
+    if command is None:
+        names = [w for w in words if not w.startswith("-")]
+        command = names[0] if names else None
+    if command not in JSON_COMMANDS:
+        return False
+    if "--json" in words:
+        return True
+    return command == "check" and ("--format=json" in words or any(
+        a == "--format" and b == "json" for a, b in zip(words, words[1:])))
+
+
+# The commands that take --json (tests/test_messages.py checks this against the CLI).
+JSON_COMMANDS = frozenset({"apply", "check", "log", "rollback", "stats"})
 
 
 def _check(args: Sequence[str]) -> int | None:
@@ -106,11 +141,8 @@ def _check(args: Sequence[str]) -> int | None:
 
         return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
                          policy=opts["policy"], fmt="json" if opts["as_json"] else opts["fmt"])
-    except KeyboardInterrupt:
-        sys.stderr.write("\naborted\n")  # as click says it
-        return 3
-    except Exception as exc:
-        return failure_status(exc)
+    except (Exception, KeyboardInterrupt) as exc:
+        return failure_status(exc, opts["as_json"] or opts["fmt"] == "json")
 
 
 def _main(args: Sequence[str], prog: str, command: str | None) -> int:

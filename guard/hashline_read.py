@@ -38,6 +38,7 @@ from .cli import CONTEXT, cli
 from .model import Finding, error
 from .report import EXIT_REFUSED, format_finding
 from .textfile import decode
+from .wording import span
 
 if TYPE_CHECKING:
     from .engine import Guard
@@ -126,7 +127,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     if not n:
         out.append("(empty file)")
     elif (a, b) != (1, n):
-        out.append(f"(lines {a}-{b} of {n})")
+        out.append(f"({span(a, b)} of {n})")
     return "\n".join(out) + "\n"
 
 

@@ -23,12 +23,33 @@ from .model import FileChange, Finding, Op, error
 from .repo import FILE, Entry, RefLocked, TreeChange, merge_file
 from .report import Report
 from .textfile import NotText, decode
+from .wording import plural
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
     if agent:
         return [default_agent(agent)]
     return sorted(name[len(prefix):] for name in g.repo.refs(prefix))
+
+
+def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
+    """Why `agent` has nothing for `command` ("log", "rollback") to show, and whose turns there are."""
+    others = [(name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_name(prefix, name), name)))
+              for name in _agents(g, prefix, None) if name != agent]
+    others = [(name, n) for name, n in others if n]
+    said = f"{agent} has no recorded turns ({ledger.ref_name(prefix, agent)} does not exist)"
+    if not others:
+        return f"{said}; no agent has any in this repository yet: an applied edit records one"
+    listed = ", ".join(f"{name} ({plural(n, 'turn')})" for name, n in others)
+    name = others[0][0]
+    if command == "log":
+        how = f"list them with git agent-log --agent {name}" if len(others) == 1 else \
+            "list every agent's turns with git agent-log"
+    elif len(others) == 1:
+        how = f"undo {name}'s last turn with git agent-{command} --agent {name}"
+    else:
+        how = f"name the agent whose last turn to undo, e.g. git agent-{command} --agent {name}"
+    return f"{said}; turns are recorded for {listed}: {how}"
 
 
 def _rolled_state(turns_newest_first: Sequence[ledger.Turn]) -> dict[str, bool]:
@@ -191,7 +212,7 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
         worktree.recover(g.repo)
         ts = list(ledger.turns(g.repo, ref, agent))
         if not ts:
-            raise UsageError(f"{agent} has no recorded turns ({ref} does not exist)")
+            raise UsageError(no_turns(g, agent, pol.ledger_prefix, "rollback"))
         rolled = _rolled_state(ts)
         live = [t for t in ts if not rolled.get(t.id)]
         ids = [t.id for t in ts]
@@ -251,11 +272,13 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes = (f"{'would remove' if check else 'removed'} the folder(s) turn(s) {label} created, "
+        notes = (f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
                  f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",) if emptied else ()
         if check or not changes:
             return Report("checked" if check else "applied", "rollback", tuple(changes),
-                          notes=notes + (() if changes else (f"turn(s) {label}: nothing left to undo",)), extra=extra)
+                          notes=notes + (() if changes else (
+                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)), extra=extra)
         locked = ref_locked(g.repo, ref)
         if locked is not None:
             return Report("refused", "rollback", tuple(changes), (locked,), extra=extra)
@@ -318,7 +341,7 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                     kept_turns += 1
                 chain.append(info)
             if cut_at is None:
-                lines.append(f"{name}: nothing to prune ({kept_turns} turn(s))")
+                lines.append(f"{name}: nothing to prune ({plural(kept_turns, 'turn')})")
                 continue
             if not chain:
                 g.repo.update_ref(ref, None, tip, "agent-guard: gc")
@@ -330,5 +353,5 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
             for info in reversed(chain):
                 parent = g.repo.commit(info.tree, [parent], info.message)
             g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
-            lines.append(f"{name}: kept {kept_turns} turn(s)")
+            lines.append(f"{name}: kept {plural(kept_turns, 'turn')}")
     return "\n".join(lines)

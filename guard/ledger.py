@@ -37,8 +37,32 @@ def ref_name(prefix: str, agent: str) -> str:
     return (prefix if prefix.endswith("/") else prefix + "/") + agent
 
 
+AGENT_RULE = ("an agent name is part of a git ref name (refs/agent-guard/NAME): a letter or digit, then letters, "
+              "digits, '.', '_' or '-', at most 64 characters, without '..' and not ending in '.' or '.lock'")
+
+
+def agent_problem(agent: str) -> str | None:
+    """What is wrong with `agent` as an agent name (git's ref-name rules, narrowed), or None."""
+    if not agent:
+        return "it is empty"
+    bad = sorted({ch for ch in agent if not (ch.isascii() and (ch.isalnum() or ch in "._-"))})
+    if bad:
+        return f"it holds {', '.join(repr(ch) for ch in bad)}"
+    if not agent[0].isalnum():
+        return f"it starts with {agent[0]!r}"
+    if len(agent) > 64:
+        return f"it is {len(agent)} characters long"
+    if ".." in agent:
+        return "it holds '..'"
+    if agent.endswith(".lock"):
+        return "it ends in '.lock', which git keeps for its lock files"
+    if agent.endswith("."):
+        return "it ends in '.'"
+    return None
+
+
 def valid_agent(agent: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", agent)) and not agent.endswith(".lock") and ".." not in agent
+    return agent_problem(agent) is None
 
 
 def turn_id_problem(turn_id: str) -> str | None:

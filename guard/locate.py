@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .model import ADDED, CONTEXT, REMOVED, Change, Finding, Hunk, HunkLine, LineRange, Replace, Snippet, error
 from .textfile import Text
+from .wording import plural, span, visible
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
 # The normalising tiers, in the order they are composed.
@@ -138,17 +139,6 @@ class Outcome:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def visible(s: str) -> str:
-    """Make the invisible visible, so a hint shows *why* two lines differ."""
-    cr = "␍" if s.endswith("\r") else ""
-    out = s[: len(s) - len(cr)].replace("\t", "→").replace("\r", "␍")
-    stripped = out.rstrip(" ")
-    if len(stripped) != len(out):
-        out = stripped + "·" * (len(out) - len(stripped))
-    out += cr
-    return "".join(ch if ord(ch) < 128 or ch == "→" or ch == "·" or ch == "␍" else f"<U+{ord(ch):04X}>" for ch in out)
 
 
 def _closest(fi: _FileIndex, want: Sequence[str]) -> tuple[int, int] | None:
@@ -1582,7 +1572,7 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
     new = tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in lr.new)
     if lr.expect is None:
         if s < 0 or e > n or e < s:
-            return None, [], error("not-found", path, lr.start, f"lines {lr.start}-{lr.end} are outside {path} ({n} lines)", f"{path} has {n} lines")
+            return None, [], error("not-found", path, lr.start, f"{span(lr.start, lr.end)} {'is' if lr.start == lr.end else 'are'} outside {path} ({plural(n, 'line')})", f"{path} has {plural(n, 'line')}")
         return Splice(s, e, new, lr.source_line), [], None
     want = list(lr.expect)
     norm = _norm_fn(frozenset({"eol"}))
@@ -1596,7 +1586,7 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
         return Splice(starts[0], starts[0] + len(want), new, lr.source_line), ["offset"], None
     return None, [], error(
         "stale", path, lr.start,
-        f"{path} changed since it was read: lines {lr.start}-{lr.end} no longer hold what was read"
+        f"{path} changed since it was read: {span(lr.start, lr.end)} no longer hold{'s' if lr.start == lr.end else ''} what was read"
         + (f" and that text now occurs {len(starts)} times" if starts else ""),
         "read the file again (git agent-read) and redo the edit against the new lines",
     )
@@ -2376,7 +2366,7 @@ def _overlaps(splices: list[Splice], path: str) -> list[Finding]:
             found.append(
                 error(
                     "overlap", path, b.start + 1,
-                    f"two edits touch the same lines of {path} (lines {a.start + 1}-{max(a.end, a.start + 1)} and {b.start + 1}-{max(b.end, b.start + 1)})",
+                    f"two edits touch the same lines of {path} ({span(a.start + 1, max(a.end, a.start + 1))} and {span(b.start + 1, max(b.end, b.start + 1))})",
                     "merge them into one edit, or make each edit cover different lines",
                 )
             )

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 
 from .model import Finding
 from .report import Report
+from .wording import plural
 
 FORMATS = ("human", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -88,16 +89,6 @@ def _anchor_of(f: Finding) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def bare_message(f: Finding) -> str:
-    """The message without a leading `path:line: ` (the location is printed beside it)."""
-    msg = f.message
-    if f.path:
-        for prefix in (f"{f.path}:{f.line}: " if f.line is not None else None, f"{f.path}: "):
-            if prefix and msg.startswith(prefix):
-                return msg[len(prefix):]
-    return msg
-
-
 def _subjects(report: Report) -> dict[str, str]:
     return {c["commit"]: c.get("subject", "") for c in _extra(report).get("commits", []) if isinstance(c, dict)}
 
@@ -125,10 +116,6 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int]:
     return errors, warnings
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 # --- human -------------------------------------------------------------------------------
 def human(report: Report) -> str:
     subjects = _subjects(report)
@@ -145,7 +132,7 @@ def human(report: Report) -> str:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
             in_commit = _in_commit(f, subjects) if f.path else ""
-            lines.append(f"{where}: {f.code}: {bare_message(f)}{in_commit}{warn}")
+            lines.append(f"{where}: {f.code}: {f.message}{in_commit}{warn}")
             lines.extend("    " + h for h in f.hint.splitlines())
     if lines:
         lines.append("")
@@ -160,22 +147,22 @@ def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
         commits = [c for c in extra.get("commits", []) if isinstance(c, dict)]
         checked = sum(1 for c in commits if "skipped" not in c)
         base = _ref(extra.get("from_ref"))
-        what = f"{_plural(checked, 'commit')} of {base}..{_ref(extra.get('to_ref'))}"
+        what = f"{plural(checked, 'commit')} of {base}..{_ref(extra.get('to_ref'))}"
         return what, f"rewrite the commits named above so that each one passes (`git rebase -i {base}`), then push again"
     if mode == "all-files":
-        return (f"{_plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
+        return (f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
                 "fix the files above and `git add` them")
-    what = (f"the staged change ({_plural(int(extra.get('files', 0)), 'file')}, "
+    what = (f"the staged change ({plural(int(extra.get('files', 0)), 'file')}, "
             f"+{int(extra.get('added', 0)):,} -{int(extra.get('removed', 0)):,})")
     if extra.get("whole_files"):
-        what += f" and {_plural(int(extra['whole_files']), 'unchanged file')} checked whole"
+        what += f" and {plural(int(extra['whole_files']), 'unchanged file')} checked whole"
     return what, "fix the lines above, `git add` them, and commit again"
 
 
 def summary(report: Report) -> str:
     errors, warnings = counts(report.findings)
     what, fix = _checked(_extra(report))
-    line = f"agent-guard check: {what}: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    line = f"agent-guard check: {what}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     if errors:
         line += f"\n  {fix}"
     for note in report.notes:
@@ -204,7 +191,7 @@ def github(report: Report) -> str:
             props.append(f"file={_gh_property(path)}")
             props.append(f"line={f.line if f.path and f.line else 1}")
         props.append(f"title={_gh_property(f'agent-guard {f.code}')}")
-        text = bare_message(f) + _in_commit(f, subjects)
+        text = f.message + _in_commit(f, subjects)
         if f.hint:
             text += "\n" + f.hint
         out.append(f"::{kind} {','.join(props)}::{_gh_data(text)}")
@@ -229,7 +216,7 @@ def _fingerprint(f: Finding) -> str:
     import hashlib  # SARIF only: not worth its start-up in every check
 
     # Stable across runs and line moves: what was found, where, in which text.
-    key = "\x00".join((f.code, f.path or _anchor_of(f) or "", bare_message(f).split("; ")[0]))
+    key = "\x00".join((f.code, f.path or _anchor_of(f) or "", f.message.split("; ")[0]))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
@@ -242,7 +229,7 @@ def sarif(report: Report, version: str = "0") -> str:
     results: list[dict[str, Any]] = []
     for f in report.findings:
         path = f.path or _anchor_of(f) or ".agent-guard.yaml"
-        text = bare_message(f) + _in_commit(f, subjects)
+        text = f.message + _in_commit(f, subjects)
         if f.hint:
             text += "\n" + f.hint
         result: dict[str, Any] = {

@@ -55,9 +55,7 @@ Node = Union[Validator, Mapping[str, "Node"]]
 
 
 def _show(value: object) -> str:
-    import yaml
-
-    return repr(value) if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip()
+    return repr(value) if isinstance(value, str) else _scalar(value)
 
 
 def _one_of(choices: tuple[str, ...]) -> Validator:
@@ -144,6 +142,14 @@ def _rules(value: object) -> str | None:
     return whitespace_rule_problem(value)
 
 
+def _extension(text: str) -> str | None:
+    if text == "*":
+        return None
+    if any(ch in text.lstrip(".") for ch in "/\\:*") or not text.lstrip("."):
+        return "expected a file extension such as md (or * for every file)"
+    return None
+
+
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
 
 
@@ -163,7 +169,7 @@ SETTINGS: dict[str, Node] = {
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
-    "whitespace": {"rules": _rules},
+    "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
     "read_before_edit": _bool,
     "read_protected": _bool,
 }
@@ -248,6 +254,10 @@ def _read_yaml(path: Path, label: str) -> object:
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
+    return _parse_yaml(text, label)
+
+
+def _parse_yaml(text: str, label: str) -> object:
     data = _remembered(text)
     if data is _NOT_REMEMBERED:
         import yaml
@@ -515,6 +525,16 @@ class Policy:
     def placeholder_exempt(self) -> tuple[str, ...]:
         return self._strings("placeholder.exempt")
 
+    @cached_property
+    def markdown_suffixes(self) -> tuple[str, ...] | None:
+        """The lowercased suffixes (".md") of files whose two trailing spaces are a Markdown
+        line break, to keep; None: every file (``*``)."""
+        value = self.get("whitespace.markdown_linebreak_ext", ["md", "markdown"])
+        names = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        if "*" in names:
+            return None
+        return tuple("." + v.lower().lstrip(".") for v in names)
+
     @property
     def whitespace_rules(self) -> str:
         value = self.get("whitespace.rules")
@@ -599,6 +619,16 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(own))
 
 
+def load_committed(text: str, label: str, agent: str | None = None) -> Policy:
+    """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, where there is no
+    work tree to read it or the files it extends from (a bare repository): it may extend presets only."""
+    top = _checked(_Layer(label, label, DEFAULT_FILE, {}, None, PRESET_DIR), _parse_yaml(text, label), root=False)
+    if top.parent is not None and not _is_bare_name(top.parent):
+        raise PolicyError(f"{label}: extends {top.parent!r}: only a preset can be extended here, with no work tree "
+                          "to read a file from; give the policy with --policy FILE")
+    return _build(_chain(top), agent)
+
+
 def validate_file(path: Path) -> list[str]:
     """Every problem with one policy file (and the chain it extends); [] when it is valid."""
     label = str(path.resolve())
@@ -612,7 +642,9 @@ def validate_file(path: Path) -> list[str]:
     try:
         _chain(_layer(str(path.resolve()), Path.cwd(), preset_ok=False))
     except PolicyError as e:
-        return str(e).splitlines()
+        # Each problem names its file: a file's label (an absolute path, or "preset NAME")
+        # starts the problems found in it; the rest are about this file's `extends`.
+        return [ln if ln.startswith(("/", "preset ")) else f"{label}: extends: {ln}" for ln in str(e).splitlines()]
     return []
 
 

@@ -28,10 +28,11 @@ from dataclasses import replace
 from typing import Sequence
 
 from . import diffs
-from .locate import Splice, apply_splices, locate_changes, visible
+from .locate import Splice, apply_splices, locate_changes
 from .model import Change, Finding, Snippet, error
 from .repo import Conflict, merge_file
 from .textfile import Text, decode
+from .wording import visible
 
 _SHOW = 6  # differing lines shown in a finding
 

@@ -147,10 +147,28 @@ def read_objects_unverified() -> None:
     pygit2.option(pygit2.enums.Option.ENABLE_STRICT_HASH_VERIFICATION, 0)
 
 
+def _quarantined(repo: pygit2.Repository) -> None:
+    """Let `repo` read the objects of a push that git holds aside while its receive hooks run.
+
+    git keeps them in a quarantine folder (GIT_QUARANTINE_PATH, also GIT_OBJECT_DIRECTORY)
+    until the hooks accept the push; libgit2 does not read those variables, so a
+    pre-receive hook's check would not find the commits it is asked about.
+    """
+    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+    if quarantine and os.path.isdir(quarantine):
+        try:
+            repo.odb.add_disk_alternate(quarantine)
+        except pygit2.GitError:
+            pass  # a pushed object is then missing, and reported where it is needed
+
+
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls)."""
 
-    def __init__(self, start: str | os.PathLike[str] = ".") -> None:
+    def __init__(self, start: str | os.PathLike[str] = ".", bare_ok: bool = False) -> None:
+        """Open the repository `start` is in.  A bare one only with `bare_ok` (checking
+        commits needs no work tree; everything that writes one does): its `root` is then
+        its git dir, and `bare` is True."""
         try:
             found = pygit2.discover_repository(str(start))
         except pygit2.GitError as exc:  # pragma: no cover - libgit2 reports "not found" as None
@@ -161,10 +179,12 @@ class GitRepo:
             self._repo = pygit2.Repository(found)
         except pygit2.GitError as exc:
             raise NotARepository(str(exc)) from None
-        if self._repo.is_bare or self._repo.workdir is None:
+        self.bare = self._repo.is_bare or self._repo.workdir is None
+        if self.bare and not bare_ok:
             raise NotARepository(f"{found} is a bare repository: agent-guard needs a working tree")
-        self.root = Path(self._repo.workdir).resolve()
         self.gitdir = Path(self._repo.path).resolve()
+        self.root = self.gitdir if self.bare else Path(self._repo.workdir).resolve()
+        _quarantined(self._repo)
         # Shared state (refs, objects, our journal and lock) lives in the common dir of worktrees.
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import FileChange, Finding
+from .wording import plural
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -26,7 +27,7 @@ class TurnRef:
 
 @dataclass(frozen=True)
 class Report:
-    status: str  # "applied" | "checked" | "refused"
+    status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
     changes: tuple[FileChange, ...] = ()
     findings: tuple[Finding, ...] = ()
@@ -73,6 +74,13 @@ class Report:
         return json.dumps(self.as_dict(), ensure_ascii=False)
 
 
+def error_json(code: str, message: str, hint: str = "") -> str:
+    """The one JSON object a command asked for ``--json`` prints when it ends in a usage error
+    (`code` "usage", exit 2) or an internal error ("internal", exit 3): status "error", no
+    files, and one finding that says what went wrong."""
+    return Report("error", None, findings=(Finding(code, "error", None, None, message, hint),)).to_json()
+
+
 def format_finding(f: Finding) -> str:
     where = f.path or "<input>"
     if f.line is not None:
@@ -90,7 +98,7 @@ def human(report: Report, show_diff: bool = False) -> str:
     if report.status == "refused":
         lines.append(f"agent-guard: refused{what}; nothing was changed")
     else:
-        lines.append(f"agent-guard: {verb}{what}: {len(report.changes)} file(s)")
+        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
     for c in report.changes:
         label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
         rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""

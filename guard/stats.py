@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 import click
 
 from .cli import CONTEXT, cli
+from .wording import plural
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -182,12 +183,12 @@ def recommend(dialects: dict[str, dict[str, Any]], min_events: int) -> tuple[dic
         if not dialects:
             return None, "no edits yet"
         most = max(dialects.items(), key=lambda kv: (kv[1]["tried"], kv[0]))
-        return None, f"no dialect has {min_events} edits yet (most: {most[0]} with {most[1]['tried']})"
+        return None, f"no dialect has {plural(min_events, 'edit')} yet (most: {most[0]} with {most[1]['tried']})"
     order = sorted(able.items(), key=lambda kv: (-kv[1]["landing_rate"], -kv[1]["clean_rate"], -kv[1]["tried"], kv[0]))
     name, t = order[0]
     others = [f"{d} {_pct(o['landing_rate'])} of {o['tried']}" for d, o in order[1:]]
-    why = f"{_pct(t['landing_rate'])} of {t['tried']} edits land"
-    why += f" (vs {', '.join(others)})" if others else f" (the only dialect with {min_events} edits)"
+    why = f"{_pct(t['landing_rate'])} of {plural(t['tried'], 'edit')} land{'s' if t['tried'] == 1 else ''}"
+    why += f" (vs {', '.join(others)})" if others else f" (the only dialect with {plural(min_events, 'edit')})"
     if len(order) > 1 and order[1][1]["landing_rate"] == t["landing_rate"]:
         o = order[1][1]
         if o["clean_rate"] != t["clean_rate"]:
@@ -292,11 +293,11 @@ def render_text(stats: dict[str, Any]) -> str:
             return "agent-guard stats: no events match --agent/--since\n"
         return (f"agent-guard stats: no edit events recorded yet (the log: {stats.get('log') or EMPTY_LOG})\n"
                 + "".join(f"  {line}\n" for line in HOW_LOGGED))
-    out = [f"agent-guard stats: {stats['events']} events, {stats['first']} to {stats['last']}",
+    out = [f"agent-guard stats: {plural(stats['events'], 'event')}, {stats['first']} to {stats['last']}",
            "  clean: applied as sent; repaired: applied after a named repair; refused: nothing changed", ""]
     for a in stats["agents"]:
         dry = f" ({a['dry_runs']} dry run{'s' if a['dry_runs'] != 1 else ''})" if a["dry_runs"] else ""
-        out.append(f"{a['agent']}: {a['tried']} edits{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
+        out.append(f"{a['agent']}: {plural(a['tried'], 'edit')}{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
                    f"{a['refused']} refused")
         if a["dialects"]:
             width = max(14, *(len(name_of(d)) for d in a["dialects"]))

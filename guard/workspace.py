@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 
 class Workspace:
-    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None) -> None:
+    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None, bare_ok: bool = False) -> None:
         try:
-            self.repo = GitRepo(start)
+            self.repo = GitRepo(start, bare_ok)
         except NotARepository as exc:
             raise UsageError(str(exc)) from None
         self.root: Path = self.repo.root

@@ -142,6 +142,9 @@ def test_case(name: str, repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
         missing = [c for c in _lines(case / "error") if c not in codes]
         assert not missing, f"expected error codes {missing} among {codes}: {result}"
         assert repo.snapshot() == snapshot, "a refused edit changed the repository"
+        for f in report["findings"]:  # type: ignore[union-attr]
+            # Every rendering prints the finding's location before its message: once.
+            assert not (f["path"] and f["line"] and f["message"].startswith(f"{f['path']}:{f['line']}")), f
         return
 
     assert result.code == 0 and report["status"] == "applied", result

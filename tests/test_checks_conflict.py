@@ -51,4 +51,5 @@ def test_marker_size_attribute() -> None:
 def test_message() -> None:
     change = make_change("a.py", Op.MODIFY, b"x\n", b"<<<<<<< HEAD\n")
     [f] = conflict.check(CheckInput((change,), POLICY, lambda _p: True, no_attr, None), "warning")
-    assert f.severity == "warning" and "a.py:1" in f.message and "'<<<<<<< HEAD'" in f.message and f.hint
+    assert (f.path, f.line, f.severity) == ("a.py", 1, "warning") and f.hint
+    assert f.message == "the added line '<<<<<<< HEAD' is a merge-conflict marker"  # one location: the finding's

@@ -108,8 +108,17 @@ def test_check_reports_added_lines_only() -> None:
     change = modify("a.py", b"old = 1  \nx = 1\n", b"old = 1  \nx = 2 \n")
     findings = whitespace.check(inp(change), "error")
     assert [(f.line, f.code, f.severity) for f in findings] == [(2, "whitespace", "error")]
-    assert "trailing whitespace (blank-at-eol)" in findings[0].message and "'x = 2'" in findings[0].message
+    # The line is quoted with its blanks made visible (the finding is about them), and the
+    # message does not repeat the finding's location.
+    assert findings[0].message == "trailing whitespace (blank-at-eol) in the added line 'x = 2·' (· a space)"
     assert findings[0].hint
+
+
+def test_the_quoted_line_shows_tabs_and_a_long_lines_end() -> None:
+    change = modify("a.py", b"", b" \tx = 1\t\n" + b"y" * 150 + b"  \n")
+    first, second = whitespace.check(inp(change), "error")
+    assert first.message.endswith("in the added line ' →x = 1→' (→ a tab)")
+    assert second.message.endswith("in the added line '..." + "y" * 95 + "··' (· a space)")
 
 
 def test_crlf_is_not_trailing_whitespace() -> None:
@@ -179,6 +188,44 @@ def test_fix_whole_file_of_blank_lines() -> None:
     assert fixed.after == b""
 
 
+MD = Rules(DEFAULT, linebreak=True)
+MARKDOWN = [
+    # (line, errors, fixed): pre-commit-hooks' trailing-whitespace --markdown-linebreak-ext rule
+    ("a line break  ", [], "a line break  "),
+    ("three spaces   ", ["blank-at-eol"], "three spaces  "),
+    ("blanks before it \t  ", ["blank-at-eol"], "blanks before it  "),
+    ("a tab after  \t", ["blank-at-eol"], "a tab after"),
+    ("one space ", ["blank-at-eol"], "one space"),
+    ("    ", ["blank-at-eol"], ""),
+]
+
+
+@pytest.mark.parametrize("text,errors,fixed", MARKDOWN, ids=[repr(c[0]) for c in MARKDOWN])
+def test_markdown_line_break_is_kept(text: str, errors: list[str], fixed: str) -> None:
+    assert line_errors(text, MD) == errors
+    assert fix_line(text, MD) == fixed and line_errors(fixed, MD) == []
+    assert fix_line(text, Rules(DEFAULT)) == text.rstrip()  # elsewhere every trailing blank goes
+
+
+def test_markdown_files_are_named_by_the_policy(tmp_path: Path) -> None:
+    before, after = b"# Notes\n", b"# Notes\nfirst line  \nsecond line\n"
+    for name in ("README.md", "docs/guide.markdown", "NOTES.MD"):
+        result = run(inp(modify(name, before, after), policy=PRESET))
+        assert result.changes[0].after == after and not result.findings, name
+        assert whitespace.check(inp(modify(name, before, after)), "error") == []
+    fixed = run(inp(modify("notes.txt", before, after), policy=PRESET))
+    assert fixed.changes[0].after == b"# Notes\nfirst line\nsecond line\n"
+    own = tmp_path / "policy.yaml"
+    own.write_text("whitespace:\n  markdown_linebreak_ext: [txt]\n")
+    txt = policy_mod.load(None, str(own))
+    assert run(inp(modify("notes.txt", before, after), policy=txt)).changes[0].after == after
+    assert run(inp(modify("README.md", before, after), policy=txt)).changes[0].after != after
+    own.write_text("whitespace:\n  markdown_linebreak_ext: ['*']\n")
+    assert run(inp(modify("x.py", before, after), policy=policy_mod.load(None, str(own)))).changes[0].after == after
+    own.write_text("whitespace:\n  markdown_linebreak_ext: [a/b]\n")
+    assert "expected a file extension such as md" in " ".join(policy_mod.validate_file(own))
+
+
 def test_run_fixes_when_level_is_fix() -> None:
     change = modify("a.py", b"x = 1\n", b"x = 1\ny = 2   \n")
     result = run(inp(change, policy=PRESET))
@@ -192,3 +239,17 @@ def test_run_reports_when_level_is_error() -> None:
     result = run(inp(change, policy=STRICT))
     assert result.changes == (change,)
     assert [f.code for f in result.findings] == ["whitespace"]
+
+
+def test_apply_keeps_a_markdown_line_break(repo, cli) -> None:  # type: ignore[no-untyped-def]
+    # `whitespace: fix` must not change what a file means: two trailing spaces end a Markdown line.
+    repo.commit({"README.md": "# Notes\nfirst\n", "notes.txt": "first\n"})
+    for name in ("README.md", "notes.txt"):
+        patch = f"--- a/{name}\n+++ b/{name}\n@@ -1,2 +1,3 @@\n # Notes\n first\n+second line  \n"
+        if name == "notes.txt":
+            patch = f"--- a/{name}\n+++ b/{name}\n@@ -1 +1,2 @@\n first\n+second line  \n"
+        result = cli("apply", "--json", input=patch)
+        assert result.code == 0, result
+        kept = name == "README.md"
+        assert repo.read(name).endswith(b"second line  \n" if kept else b"second line\n"), name
+        assert ("whitespace-fix" in result.json()["files"][0]["repairs"]) is not kept

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo, conflicted, git
+from conftest import Repo, command, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,7 +92,8 @@ def test_whitespace_fix_level_reports_a_warning_and_strict_refuses(repo: Repo, c
     repo.git("add", "app.py")
     result = cli("check")
     assert result.code == 0
-    assert "app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line 'return 1' (warning)" in result.stdout
+    assert ("app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line '    return 1···' (· a space)"
+            " (warning)") in result.stdout
     strict = cli("check", "--policy", "strict", "--json")
     assert strict.code == 1
     assert ("whitespace", "error", "app.py", 9) in codes(strict)
@@ -299,7 +300,7 @@ def test_range_skips_merge_commits(repo: Repo, cli) -> None:
     assert result.code == 0
     commits = result.json()["check"]["commits"]
     assert [c.get("skipped") for c in commits].count("merge commit") == 1 and len(commits) == 3
-    assert "1 merge commit(s) skipped" in cli("check", "--from-ref", base, "--to-ref", "HEAD").stdout
+    assert "1 merge commit skipped" in cli("check", "--from-ref", base, "--to-ref", "HEAD").stdout
 
 
 def test_range_usage_errors(repo: Repo, cli) -> None:
@@ -347,7 +348,7 @@ def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     repo.commit({"app.py": CODE})
     repo.write({"app.py": ELIDED})
     repo.git("add", "app.py")
-    proc = subprocess.run(["git", "agent-check", "--json"], cwd=repo.root, capture_output=True, timeout=120)
+    proc = command(repo.root, "git", "agent-check", "--json")
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["findings"][0]["code"] == "placeholder"
     report = guard.check(str(repo.root))
@@ -497,7 +498,7 @@ def test_human_output_groups_findings_by_file(repo: Repo, cli) -> None:
 
 # --- the plain git hook ---------------------------------------------------------------------
 def commit(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "commit", "-q", *args], cwd=repo.root, capture_output=True, timeout=300)
+    return command(repo.root, "git", "commit", "-q", *args, timeout=300)
 
 
 def head(repo: Repo) -> str:
@@ -556,8 +557,7 @@ def test_install_hook_keeps_an_existing_hook_and_uninstall_restores_it(repo: Rep
     # A failing old hook still stops a clean commit.
     repo.write({"app.py": CODE.replace("return 1", "return 2")})
     repo.git("add", "app.py")
-    env_fail = dict(os.environ, PREVIOUS_EXIT="3")
-    proc = subprocess.run(["git", "commit", "-q", "-m", "x"], cwd=repo.root, env=env_fail, capture_output=True, timeout=300)
+    proc = command(repo.root, "git", "commit", "-q", "-m", "x", env={"PREVIOUS_EXIT": "3"}, timeout=300)
     assert proc.returncode != 0 and marker.read_text() == "ran\nran\n"
     assert commit(repo, "-m", "fine").returncode == 0
     # Uninstall puts the old hook back, byte for byte and executable.
@@ -637,3 +637,53 @@ def test_the_issues_example_is_a_placeholder(repo: Repo, cli) -> None:
     repo.write({"app.py": "def total(items):\n    # ... rest unchanged\n\n\ndef other():\n    return 1\n"})
     repo.git("add", "app.py")
     assert codes(cli("check", "--json")) == [("placeholder", "error", "app.py", 2)]
+
+
+# --- a bare repository (a server's receive hook) --------------------------------------------
+def _bare(repo: Repo, tmp_path: Path) -> Path:
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(server))
+    return server
+
+
+def test_check_a_range_in_a_bare_repository(repo: Repo, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    base = repo.commit({"app.py": CODE})
+    repo.commit({"app.py": ELIDED}, message="lazy")
+    server = _bare(repo, tmp_path)
+    refs = git(server, "for-each-ref")
+    result = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--json")
+    assert result.code == 1, result
+    assert codes(result) == [("placeholder", "error", "app.py", 2)]
+    # The same through git, as a hook runs it (a plain check is read without click).
+    proc = command(server, "git", "agent-check", "--from-ref", base, "--to-ref", "main")
+    assert proc.returncode == 1 and b"app.py:2: placeholder:" in proc.stdout, proc
+    # What needs an index or a work tree says why it cannot run here, and changes nothing.
+    staged = run_cli(server, "check")
+    assert staged.code == 2 and "is a bare repository: it has no index or work tree to check" in staged.stderr
+    assert "agent-guard check --from-ref A --to-ref B" in staged.stderr
+    for args in (["apply"], ["rollback"], ["log"]):
+        refused = run_cli(server, *args, input="")
+        assert refused.code == 2 and "is a bare repository: agent-guard needs a working tree" in refused.stderr
+    assert git(server, "for-each-ref") == refs
+
+
+def test_a_bare_repositorys_policy_is_the_ranges_last_commits(repo: Repo, tmp_path: Path) -> None:
+    from conftest import run_cli
+
+    base = repo.commit({"app.py": CODE})
+    repo.commit({"app.py": ELIDED, ".agent-guard.yaml": "checks:\n  placeholder: warning\n"}, message="lazy")
+    server = _bare(repo, tmp_path)
+    relaxed = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--json")
+    assert relaxed.code == 0 and ("placeholder", "warning", "app.py", 2) in codes(relaxed), relaxed
+    # --policy pins it (a server should not let a push choose its own policy).
+    pinned = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--policy", "default", "--json")
+    assert pinned.code == 1 and ("placeholder", "error", "app.py", 2) in codes(pinned)
+    # A committed policy that extends a file cannot be read without a work tree: say so.
+    repo.commit({".agent-guard.yaml": "extends: ./base.yaml\n", "base.yaml": "checks: {}\n"}, message="extends")
+    server2 = tmp_path / "server2.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(server2))
+    broken = run_cli(server2, "check", "--from-ref", base, "--to-ref", "main")
+    assert broken.code == 2 and "main:.agent-guard.yaml: extends './base.yaml': only a preset can be extended" \
+        in broken.stderr, broken

@@ -52,7 +52,7 @@ def test_read_lines_range_and_footer(ten, cli):  # type: ignore[no-untyped-def]
     assert r.stdout.splitlines()[1:] == ["3:line 3", "4:line 4", "5:line 5", "(lines 3-5 of 10)"]
     assert cli("read", "a.txt", "--lines", "9:").stdout.splitlines()[1:] == ["9:line 9", "10:line 10", "(lines 9-10 of 10)"]
     assert cli("read", "a.txt", "--lines", ":2").stdout.splitlines()[1:] == ["1:line 1", "2:line 2", "(lines 1-2 of 10)"]
-    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(lines 7-7 of 10)"]
+    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(line 7 of 10)"]
     assert cli("read", "a.txt", "--lines", "8:99").stdout.splitlines()[-1] == "(lines 8-10 of 10)"
 
 
@@ -501,12 +501,23 @@ def test_read_before_edit_in_strict(ten, cli):  # type: ignore[no-untyped-def]
     assert apply(cli, SR, "--policy", "strict").code == 0
     # The agent knows what it wrote itself: a second edit needs no new read.
     assert apply(cli, SR2, "--policy", "strict").code == 0
-    # Someone else changes the file: read again first.
+    # Someone else changes the file since: the edit, made against what the agent last saw,
+    # merges by git's rule where the change is apart from it...
     ten.write({"a.txt": ten.read("a.txt").decode() + "extra\n"})
-    before = ten.snapshot()
     r = apply(cli, SR.replace("line 3", "line 5").replace("line three", "line five"), "--policy", "strict")
-    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
+    assert r.code == 0 and r.json()["files"][0]["repairs"] == ["3way"], r
+    assert ten.read("a.txt").decode().endswith("line five\nline 6\nline 7\nline 8\nline 9\nline 10\nextra\n")
+    # ... and is refused where it touches or adjoins it: read again first.
+    ten.write({"a.txt": ten.read("a.txt").decode().replace("line 6\n", "LINE SIX\n")})
+    before = ten.snapshot()
+    r = apply(cli, SR.replace("line 3", "line 7").replace("line three", "line seven"), "--policy", "strict")
+    assert r.code == 1, r
+    (f,) = r.json()["findings"]
+    assert f["code"] == "stale" and "changed since the agent last saw it" in f["message"] and "LINE SIX" in f["hint"], f
     assert ten.snapshot() == before
+    # An edit that does not even fit what the agent saw is refused as before.
+    r = apply(cli, SR.replace("line 3", "LINE SIX").replace("line three", "line 6"), "--policy", "strict")
+    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
 
 
 def test_read_before_edit_is_per_agent_and_skips_new_files(ten, cli):  # type: ignore[no-untyped-def]

@@ -165,7 +165,7 @@ def test_all_files_checks_every_tracked_file(project: Repo, env: dict[str, str])
     result = pre_commit(project.root, env, "run", "--all-files")
     assert result.returncode == 1, _out(result)
     assert "old.py:2: placeholder:" in _out(result)
-    assert "unchanged files checked whole" in _out(result)
+    assert "3 tracked files, checked whole" in _out(result)
 
 
 def test_policy_from_args_and_repository_file(project: Repo, env: dict[str, str], hook_repo: tuple[Path, str]) -> None:
@@ -196,3 +196,56 @@ def test_try_repo_against_the_checkout_snapshot(repo: Repo, hook_repo: tuple[Pat
     result = pre_commit(repo.root, env, "try-repo", str(path), "agent-guard", "--ref", rev)
     assert result.returncode == 1, _out(result)
     assert "app.py:2: placeholder:" in _out(result)
+
+
+def test_installed_package_ships_the_presets(project: Repo, env: dict[str, str], pre_commit_home: Path) -> None:
+    # The hook's environment is a plain `pip install .` of this checkout: every preset of
+    # policies/ must load there by name (they ship as guard/policies/*.yaml package data).
+    installed = sorted(pre_commit_home.glob("repo*/py_env-*/bin/agent-guard"))
+    assert installed, f"no agent-guard in the hook environments under {pre_commit_home}"
+    presets = sorted(p.stem for p in (ROOT / "policies").glob("*.yaml"))
+    assert presets == ["default", "permissive", "strict"]
+    for name in presets:
+        shown = run(project.root, env, str(installed[0]), "policy", "show", "--policy", name)
+        assert shown.returncode == 0 and shown.stdout.startswith("# effective policy: "), _out(shown)
+
+
+def test_whitespace_warnings_show_when_the_hook_passes(project: Repo, env: dict[str, str]) -> None:
+    # `whitespace: fix` (the default) never fails a commit, so its warnings must show on a pass.
+    project.write({"app.py": CODE.replace("return result", "return result  ")})
+    project.git("add", "app.py")
+    passed = run(project.root, env, "git", "commit", "-m", "trailing blanks")
+    assert passed.returncode == 0, _out(passed)
+    assert "Passed" in _out(passed)
+    assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    return result··'" \
+        in _out(passed)
+    # A clean commit says nothing beyond pre-commit's own lines.
+    project.write({"app.py": CODE.replace("return result", "return result + 0")})
+    project.git("add", "app.py")
+    clean = run(project.root, env, "git", "commit", "-m", "clean")
+    assert clean.returncode == 0 and "Passed" in _out(clean) and "agent-guard check" not in _out(clean), _out(clean)
+
+
+def test_markdown_line_breaks_pass_and_other_trailing_blanks_warn(project: Repo, env: dict[str, str]) -> None:
+    project.write({"README.md": "# Notes\nfirst line  \nsecond line\n", "notes.txt": "first line  \n"})
+    project.git("add", "README.md", "notes.txt")
+    result = run(project.root, env, "git", "commit", "-q", "-m", "notes")
+    assert result.returncode == 0, _out(result)
+    assert "README.md" not in _out(result)
+    assert "notes.txt:1: whitespace: trailing whitespace (blank-at-eol)" in _out(result)
+
+
+def test_all_files_checks_each_named_file_whole_even_when_staged(project: Repo, env: dict[str, str]) -> None:
+    # A placeholder already committed (hooks skipped), then a clean staged change to the same file:
+    # `run --all-files` checks the file whole, as the README says, and finds the old placeholder.
+    project.write({"app.py": LAZY})
+    project.git("add", "app.py")
+    assert run(project.root, env, "git", "commit", "-q", "--no-verify", "-m", "legacy").returncode == 0
+    project.write({"app.py": LAZY + "\n\nLIMIT = 3\n", "other.py": "x = 1\n"})
+    project.git("add", "app.py", "other.py")
+    whole = pre_commit(project.root, env, "run", "--all-files")
+    assert whole.returncode == 1, _out(whole)
+    assert "app.py:2: placeholder:" in _out(whole) and "3 tracked files, checked whole" in _out(whole)
+    # The commit itself judges the staged change: the clean addition passes.
+    committed = run(project.root, env, "git", "commit", "-m", "extend")
+    assert committed.returncode == 0, _out(committed)

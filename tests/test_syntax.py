@@ -139,7 +139,9 @@ def test_error_line_and_nearest_edited_line(repo, cli) -> None:  # type: ignore[
     result = _apply(cli, "m.py", after)
     (finding,) = result.json()["findings"]  # type: ignore[index]
     assert finding["line"] == 11
-    assert "m.py:11:" in finding["message"] and "'(' was never closed" in finding["message"]
+    # The location is the finding's own (line 11); the message adds only the column.
+    assert not finding["message"].startswith("m.py")
+    assert "'(' was never closed (column " in finding["message"]
     assert "nearest edited line is 11: 'x10 = (10'" in finding["message"]
     assert "    11| x10 = (10" in finding["hint"]
 

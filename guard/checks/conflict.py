@@ -60,6 +60,6 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         for number, text in found:
             findings.append(Finding(
                 "conflict-marker", level, change.path, number,
-                f"{change.path}:{number}: the added line {quote(text)} is a merge-conflict marker",
+                f"the added line {quote(text)} is a merge-conflict marker",
                 "resolve the conflict: keep the right side's lines and drop the marker lines"))
     return findings

@@ -116,7 +116,6 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         except NotText:
             continue
         path = change.path
-        where = f"{path}:{prob.line}:{prob.column}"
         if near is not None and lines:
             near = min(near, len(lines))
             edit = f"; the nearest edited line is {near}: {quote(lines[near - 1])}"
@@ -125,7 +124,8 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         target = f" (parsed as Python {python[0]}.{python[1]})" if python and prob.language == "python" else ""
         findings.append(Finding(
             "syntax", level, path, prob.line,
-            f"{where}: after this edit {path} no longer parses as {prob.language}{target}: {prob.message}{edit}",
+            f"after this edit {path} no longer parses as {prob.language}{target}: {prob.message} "
+            f"(column {prob.column}){edit}",
             "the file parsed before the edit; fix the edit so it still does (a bracket, quote or indent "
             f"lost or added near line {near or prob.line}):\n" + _show(lines, prob.line, prob.column),
         ))
