@@ -353,22 +353,19 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
     once its write has landed, so each call counts once, with its real outcome.
     """
-    from . import paths
     from .audience import Audience
     from .model import error
     from .report import format_finding
 
     started = time.monotonic()
     size = len(json.dumps(ti))
-    resolved, finding = paths.resolve(g.root, rel)
+    pol = g.policy(agent)
+    # The engine's resolver: outside, git's own folders, protected paths, submodules.
+    resolved, finding = g.resolve(rel, pol)
     if finding is not None or resolved is None:
         return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
                        agent, turn, tool, size, started)
-    pol = g.policy(agent)
     if tool in PASSED:
-        finding = paths.protected_finding(resolved, pol)
-        if finding is not None and finding.severity == "error":
-            return _refuse(g, finding, agent, turn, tool, size, started)
         _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, fmt = _edit_for(g, tool, ti, resolved)
@@ -434,10 +431,14 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
 
 
 def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
-    """Record the lines Claude's Read showed, so `read_before_edit` policies count Claude's reads."""
-    from . import paths, reads, worktree
+    """Record the lines Claude's Read showed, so `read_before_edit` policies count Claude's reads.
 
-    rel2, finding = paths.resolve(g.root, rel)
+    A path agent-guard would not show (protected, unless the policy says read_protected)
+    is not recorded either: its content is never stored as a blob.
+    """
+    from . import reads, worktree
+
+    rel2, finding = g.resolve(rel, g.policy(agent), reading=True)
     if finding is not None or rel2 is None:
         return Answer(0)
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Repo, checkout_env
+from conftest import Repo, checkout_env, git
 
 SRC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
 SETTINGS = Path(__file__).resolve().parents[1] / "hooks" / "claude-code-settings.json"
@@ -647,3 +647,28 @@ def test_denials_point_to_claudes_read_tool(project: Repo) -> None:
     assert r.returncode == 2 and b": stale: " in r.stderr, r
     assert f"the Read tool (file_path {absolute(project, 'stats.py')})".encode() in r.stderr, r
     assert b"agent-read" not in r.stderr and b"read_file" not in r.stderr
+
+
+def test_notebook_paths_get_the_engines_whole_path_check(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    project.git("config", "core.hooksPath", ".githooks")
+    (project.root / ".githooks").mkdir()
+    before = project.snapshot()
+    nb = {"notebook_path": absolute(project, ".githooks/post-checkout"), "new_source": "x", "cell_type": "code",
+          "edit_mode": "insert"}
+    spec = decision(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb)))
+    assert spec["permissionDecision"] == "deny" and "path-protected" in spec["permissionDecisionReason"], spec
+    assert project.snapshot() == before
+
+
+def test_a_read_of_a_protected_file_is_not_recorded_nor_stored(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    secret = "TOKEN=hook-secret-value\n"
+    project.write({".env": secret})
+    read = {"file_path": absolute(project, ".env")}
+    r = cli("hook", "claude-code", input=payload(project, "Read", read, event="PostToolUse", tool_use_id="toolu_env",
+                                                 response={"type": "text"}))
+    assert (r.code, r.stdout, r.stderr) == (0, "", ""), r
+    blob = git(project.root, "hash-object", "--stdin", input=secret.encode()).strip()
+    assert subprocess.run(["git", "cat-file", "-e", blob], cwd=project.root, capture_output=True,
+                          timeout=60).returncode != 0  # never written to the object database
+    reads_file = project.root / ".git" / "agent-guard" / "reads" / "claude.json"
+    assert not reads_file.exists() or ".env" not in reads_file.read_text()
