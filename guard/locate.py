@@ -1588,7 +1588,7 @@ def locate_range(fi: _FileIndex, lr: LineRange, path: str) -> tuple[Splice | Non
         "stale", path, lr.start,
         f"{path} changed since it was read: {span(lr.start, lr.end)} no longer hold{'s' if lr.start == lr.end else ''} what was read"
         + (f" and that text now occurs {len(starts)} times" if starts else ""),
-        "read the file again (git agent-read) and redo the edit against the new lines",
+        "read the file again and redo the edit against the lines as they are now",
     )
 
 
