@@ -5,7 +5,7 @@ Reads ``../shared/corpora`` (never copied into this repository) and runs:
 - ``codex-scenarios``: every scenario, with ``agent-guard-expectations.json``
   (where Codex overwrites or half-applies, agent-guard must refuse and change nothing);
 - ``git-apply``: the apply and refuse cases of ``cases.json``, and its parse-stat
-  cases through ``guard.formats.parse``;
+  cases through ``guard.dialects.parse``;
 - ``whatthepatch``: the apply cases of ``cases.json``, and the parse outcome of
   every casefile;
 - ``unidiff-samples``: parse only (``expected.json``); where the suggested outcome
@@ -79,7 +79,7 @@ class Expect:
     """What a case must do.
 
     kind "applied": exit 0 and the tree equals `after`; "refused": exit 1, tree and
-    refs unchanged; "parse": `guard.formats.parse` gives `files` (per-file stats), or
+    refs unchanged; "parse": `guard.dialects.parse` gives `files` (per-file stats), or
     with `files=None` a parse-error; "parse-ok": it parses (stats not compared);
     "parse-refuse": the input must not become an applicable edit (a parse-error, or
     `codes` when applied to an empty repository); "skip": not run.
@@ -486,7 +486,7 @@ def parse_summary(data: bytes) -> tuple[str, list[dict[str, Any]], str]:
     """(status, per-file stats, message): status "ok", "parse-error", "binary" or "not-utf8".
 
     The message of an "ok" parse names the dialect and the parse-level repairs."""
-    from guard import formats
+    from guard import dialects
     from guard.model import ADDED, REMOVED, Hunk
 
     if data.startswith(b"\xef\xbb\xbf"):
@@ -497,7 +497,7 @@ def parse_summary(data: bytes) -> tuple[str, list[dict[str, Any]], str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return "not-utf8", [], str(exc)
-    edits, findings = formats.parse(text, "auto")
+    edits, findings = dialects.parse(text, "auto")
     if edits is None:
         msg = "; ".join(f"{f.code} line {f.line}: {f.message[:120]}" for f in findings)
         return "parse-error", [], msg

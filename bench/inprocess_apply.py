@@ -127,7 +127,7 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
 
 
 def one_hunk(runs: int) -> None:
-    from guard import formats
+    from guard import dialects
     from guard.engine import Guard
     from guard.locate import ALL_TIERS, locate_changes
     from guard.textfile import decode
@@ -196,7 +196,7 @@ def one_hunk(runs: int) -> None:
             medians[label] = statistics.median(fulls)
             report(f"[{label}] Guard.apply  (write + record)", fulls)
             if label == "default policy":
-                from guard import pysyntax
+                from guard.syntax import python as pysyntax
 
                 def cold(g: Guard = g) -> None:
                     # The first edit of a file this process has not seen: its outline is lexed.
@@ -208,11 +208,11 @@ def one_hunk(runs: int) -> None:
         print(f"  disk probe after: {disk_probe(probe_dir) * 1e3:.3f} ms")
         probe_dir.rmdir()
         assert (repo / "src" / "big.py").read_text() == "\n".join(current) + "\n", "the file does not hold what was applied"
-        edits, findings = formats.parse(patch, "unified")
+        edits, findings = dialects.parse(patch, "unified")
         assert edits is not None, findings
         text = decode(base.encode())
         changes = edits.files[0].changes
-        report("formats.parse (unified)", timed(lambda: formats.parse(patch, "unified"), runs))
+        report("dialects.parse (unified)", timed(lambda: dialects.parse(patch, "unified"), runs))
         report("locate_changes (1 hunk)", timed(lambda: locate_changes(text, changes, ALL_TIERS, "src/big.py"), runs))
         report("ast.parse of the file (the syntax check's cost)", timed(lambda: __import__("ast").parse(base), runs))
         for label, med in medians.items():
@@ -225,7 +225,7 @@ def one_hunk(runs: int) -> None:
 
 
 def worst_case(runs: int) -> None:
-    from guard import formats
+    from guard import dialects
     from guard.locate import ALL_TIERS, locate_changes
     from guard.model import Change
     from guard.textfile import decode
@@ -258,7 +258,7 @@ def worst_case(runs: int) -> None:
             hunks.append((k - 3, ctx, new))
         # The diff's old side is what the model believed (ctx), not the file.
         patch = unified("src/huge.py", lines, hunks)
-        edits, findings = formats.parse(patch, "unified")
+        edits, findings = dialects.parse(patch, "unified")
         assert edits is not None, findings
         changes = edits.files[0].changes
         out = locate_changes(text, changes, ALL_TIERS, "src/huge.py")

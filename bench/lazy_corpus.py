@@ -11,7 +11,7 @@ once in the file, as such agents are told to ("enough context to resolve
 ambiguity"; --raw takes exactly 1-3 lines), and a marker comment
 (``# ... existing code ...`` / ``// ... existing code ...``, indented like the code
 it stands for) for each unchanged stretch.  The snippet is merged back into the
-original in-process (``formats.lazy`` + ``locate.locate_changes``), and the result
+original in-process (``dialects.lazy`` + ``locate.locate_changes``), and the result
 is compared with the intended file:
 
     merged exactly / refused (by finding code) / wrongly merged
@@ -37,7 +37,7 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from guard.formats import lazy  # noqa: E402
+from guard.dialects import lazy  # noqa: E402
 from guard.locate import weak  # noqa: E402
 from guard.locate import ALL_TIERS, apply_splices, locate_changes  # noqa: E402
 from guard.model import ParseError  # noqa: E402

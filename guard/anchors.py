@@ -46,7 +46,7 @@ from typing import Sequence
 
 from . import diffs, ledger, reads
 from .audience import CLI, Audience
-from .formats.hashline import LAST
+from .dialects.hashline import LAST
 from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy

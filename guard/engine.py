@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import diffs, formats, ledger, rebase, worktree
+from . import dialects, diffs, ledger, rebase, worktree
 from .audience import CLI, Audience
 from .eol import as_checked_out
 from .errors import UsageError
@@ -136,7 +136,7 @@ class Guard(Workspace):
             return Report("refused", None, findings=(error(
                 "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})",
                 "send the edit as UTF-8"),))
-        edits, findings = formats.parse(text, fmt, path, audience)
+        edits, findings = dialects.parse(text, fmt, path, audience)
         if edits is None:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):

@@ -16,7 +16,7 @@ protects (``.env*``, the policy's own files, git's folders) is refused as
 first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
 read is recorded for the agent with the lines it showed (guard/reads.py), so a
-hashline edit under that header (guard/formats/hashline.py) applies to exactly that
+hashline edit under that header (guard/dialects/hashline.py) applies to exactly that
 content: re-anchored when the file has moved on in a way that keeps the edit's
 lines intact, refused as ``stale`` otherwise, and refused for lines never shown.
 Line text is printed without its line terminator; nothing else is changed.

@@ -272,12 +272,12 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: st
 
 
 def apply_patch(s: Session, args: dict[str, Any]) -> Result:
-    from . import formats
+    from . import dialects
 
     fmt = args.get("format") or "auto"
     # The read rule of edit_file and write_file, for every file the patch changes, moves or
     # deletes; a patch that does not parse is left to the engine, which says why.
-    edits, _ = formats.parse(args["patch"], fmt)
+    edits, _ = dialects.parse(args["patch"], fmt)
     if edits is not None:
         refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p], "apply_patch", args)
         if refused is not None:

@@ -239,7 +239,7 @@ class FileChange:
 
 
 class ParseError(Exception):
-    """A parser's refusal: becomes a `parse-error` finding at the edge of `formats`.
+    """A parser's refusal: becomes a `parse-error` finding at the edge of `dialects`.
 
     (Not a frozen dataclass: Python sets ``__traceback__`` on exceptions as they travel.)
     """
@@ -252,7 +252,7 @@ class ParseError(Exception):
         self.hint = hint
         self.path = path
         # A file (as the edit named it) the agent should read first: parsers know no reader, so
-        # `formats.parse` puts the reader's own way to read it in front of the hint.
+        # `dialects.parse` puts the reader's own way to read it in front of the hint.
         self.read = read
 
     def __str__(self) -> str:

@@ -1,4 +1,4 @@
-"""Hashline reads and edits: guard/hashline_read.py, guard/formats/hashline.py, guard/anchors.py, guard/reads.py."""
+"""Hashline reads and edits: guard/hashline_read.py, guard/dialects/hashline.py, guard/anchors.py, guard/reads.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 import guard
-from guard.formats import detect, hashline
+from guard.dialects import detect, hashline
 from guard.model import FileEdit, LineRange, Op, ParseError
 
 FILE = "".join(f"line {i}\n" for i in range(1, 11))  # line 1 .. line 10

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from guard.formats import lazy
+from guard.dialects import lazy
 from guard.locate import ALL_TIERS, apply_splices, locate_changes
 from guard.model import Snippet
 from guard.textfile import split

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from guard import formats
+from guard import dialects
 from guard.engine import _ordered
 from guard.locate import _UNICODE, ALL_TIERS, apply_splices, locate_changes, unescape
 from guard.textfile import decode
@@ -340,7 +340,7 @@ def _unseen(case: Case) -> bool:
 
 
 def _apply(case: Case, edit: str) -> tuple[bytes | None, list[str], list[str]]:
-    edits, findings = formats.parse(edit, case.dialect, PATH)
+    edits, findings = dialects.parse(edit, case.dialect, PATH)
     assert edits is not None, (findings, edit)
     text = decode("".join(x + case.eol for x in case.lines).encode())
     fe = edits.files[0]

@@ -15,7 +15,7 @@ then reported as a named repair; otherwise the edit goes on as written and fails
   ``<<<<<<< SEARCH``, ``[PATH#TAG]``), skipping lines inside another dialect's
   block (a hunk body, a Codex envelope, a SEARCH/REPLACE block), so a diff of a
   file that quotes a Codex patch is still one dialect.  Two dialects in one
-  input are refused (``formats.parse``): half of the reply would be dropped.
+  input are refused (``dialects.parse``): half of the reply would be dropped.
 - **Line-number prefixes** (:func:`line_numbers`, on the parsed EditSet): the
   prefixes read tools put before each line, copied into the text to find::
 
@@ -48,7 +48,7 @@ then reported as a named repair; otherwise the edit goes on as written and fails
   shapes; the numbers go.  Reported as ``line-numbers``.
 
 Unified-diff headers inside a Codex envelope are the Codex parser's to drop
-(guard/formats/codex.py, ``_skip_diff_headers``).
+(guard/dialects/codex.py, ``_skip_diff_headers``).
 """
 
 from __future__ import annotations

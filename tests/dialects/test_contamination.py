@@ -1,6 +1,6 @@
-"""Contamination of agents' edits, and markdown replies (guard/formats/contamination.py).
+"""Contamination of agents' edits, and markdown replies (guard/dialects/contamination.py).
 
-The pure functions first, then ``formats.parse`` (where they are wired in), then the
+The pure functions first, then ``dialects.parse`` (where they are wired in), then the
 CLI in a real repository: repairs reach ``--json`` ``files[].repairs``, refusals
 change nothing.
 """
@@ -13,7 +13,7 @@ import pytest
 from conftest import Repo
 
 from guard import stats
-from guard.formats import contamination, parse, searchreplace
+from guard.dialects import contamination, parse, searchreplace
 from guard.model import ADDED, EditSet, Hunk, Replace
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"

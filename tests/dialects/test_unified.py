@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from guard.formats import unified
+from guard.dialects import unified
 from guard.model import EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, PathBase
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 
 
 def L(*lines: str) -> str:

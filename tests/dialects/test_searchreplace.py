@@ -1,4 +1,4 @@
-"""SEARCH/REPLACE blocks (guard/formats/searchreplace.py), and aider's gold parse."""
+"""SEARCH/REPLACE blocks (guard/dialects/searchreplace.py), and aider's gold parse."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Iterator
 
 import pytest
 
-from guard.formats import jsonedit, searchreplace, whole
+from guard.dialects import jsonedit, searchreplace, whole
 from guard.model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 
 
 def hunk(search: str, replace: str, line: int) -> Hunk:

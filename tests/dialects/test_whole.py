@@ -1,4 +1,4 @@
-"""Whole files in path-labelled fences (guard/formats/whole.py)."""
+"""Whole files in path-labelled fences (guard/dialects/whole.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from guard.formats import jsonedit, searchreplace, whole
+from guard.dialects import jsonedit, searchreplace, whole
 from guard.model import EditSet, FileEdit, Op, ParseError
 
 

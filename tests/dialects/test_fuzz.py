@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import Repo
-from guard import formats
+from guard import dialects
 from guard.engine import Guard
 from guard.model import EditSet, ParseError
 
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = Path(__file__).resolve().parents[1] / "cases"
 EXAMPLE_SECONDS = 10  # far above the slowest honest example (~50 ms); a hang trips it
 FAST = settings(max_examples=300, deadline=None, database=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
@@ -129,7 +129,7 @@ def deadline(seconds: int = EXAMPLE_SECONDS) -> Iterator[None]:
 
 
 def _check_parse(name: str, text: str, path: str | None = None) -> None:
-    mod = formats.module(name)
+    mod = dialects.module(name)
     with deadline():
         score = mod.detect(text)
         assert isinstance(score, int) and 0 <= score <= 100, (name, score)
@@ -145,14 +145,14 @@ def _check_parse(name: str, text: str, path: str | None = None) -> None:
 
 def _check_front_door(text: str, fmt: str) -> None:
     with deadline():
-        edits, findings = formats.parse(text, fmt)
+        edits, findings = dialects.parse(text, fmt)
     if edits is None:
         assert findings and all(f.code == "parse-error" and f.severity == "error" for f in findings), findings
     else:
         assert isinstance(edits, EditSet) and edits.files and not findings
 
 
-@pytest.mark.parametrize("name", sorted(formats.FORMATS))
+@pytest.mark.parametrize("name", sorted(dialects.DIALECTS))
 @FAST
 @given(text=ANY_INPUT)
 def test_dialect_parses_or_refuses(name: str, text: str) -> None:
@@ -166,7 +166,7 @@ def test_dialect_with_a_path_parses_or_refuses(name: str, text: str, path: str) 
     _check_parse(name, text, path)
 
 
-@pytest.mark.parametrize("fmt", ["auto", *sorted(formats.FORMATS)])
+@pytest.mark.parametrize("fmt", ["auto", *sorted(dialects.DIALECTS)])
 @settings(FAST, max_examples=150)
 @given(text=ANY_INPUT)
 def test_front_door_gives_an_edit_or_parse_errors(fmt: str, text: str) -> None:
@@ -177,8 +177,8 @@ def test_front_door_gives_an_edit_or_parse_errors(fmt: str, text: str) -> None:
 @given(text=ANY_INPUT)
 def test_detection_is_total(text: str) -> None:
     with deadline():
-        name, scores = formats.detect(text)
-    assert name is None or name in formats.AUTO
+        name, scores = dialects.detect(text)
+    assert name is None or name in dialects.AUTO
     assert all(0 <= s <= 100 for s in scores.values())
 
 
@@ -232,7 +232,7 @@ def fuzz_repo(repo: Repo) -> Repo:
 
 @settings(FAST, max_examples=250)
 @given(data=st.one_of(mutated_bytes(), st.binary(max_size=300), token_soup().map(str.encode)),
-       fmt=st.sampled_from(["auto", "auto", "auto", *sorted(formats.FORMATS)]))
+       fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]))
 def test_engine_check_never_raises_or_writes(fuzz_repo: Repo, data: bytes, fmt: str) -> None:
     before = fuzz_repo.snapshot()
     g = Guard(fuzz_repo.root)

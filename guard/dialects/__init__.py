@@ -16,25 +16,25 @@ from ..model import EditSet, Finding, ParseError, error
 from . import contamination
 
 # Dialect name -> module.  Imported on first use so start-up pays only for what runs.
-FORMATS: dict[str, str] = {
-    "unified": "guard.formats.unified",
-    "codex": "guard.formats.codex",
-    "search-replace": "guard.formats.searchreplace",
-    "json": "guard.formats.jsonedit",
-    "whole": "guard.formats.whole",
-    "hashline": "guard.formats.hashline",
-    "lazy": "guard.formats.lazy",
+DIALECTS: dict[str, str] = {
+    "unified": "guard.dialects.unified",
+    "codex": "guard.dialects.codex",
+    "search-replace": "guard.dialects.searchreplace",
+    "json": "guard.dialects.jsonedit",
+    "whole": "guard.dialects.whole",
+    "hashline": "guard.dialects.hashline",
+    "lazy": "guard.dialects.lazy",
 }
 
 # Dialects `auto` considers; `lazy` snippets look like placeholder elision and are
 # only ever taken when asked for by name.
 AUTO = ("unified", "codex", "search-replace", "json", "hashline", "whole")
 
-ACCEPTED = ", ".join(FORMATS)
+ACCEPTED = ", ".join(DIALECTS)
 
 
 def module(name: str) -> ModuleType:
-    return importlib.import_module(FORMATS[name])
+    return importlib.import_module(DIALECTS[name])
 
 
 def _first_line(text: str) -> str:
@@ -67,27 +67,27 @@ def _hint(exc: ParseError, audience: Audience, fallback: str) -> str:
     return f"{how}; {hint}" if hint else how
 
 
-def parse(text: str, fmt: str = "auto", path: str | None = None,
+def parse(text: str, dialect: str = "auto", path: str | None = None,
           audience: Audience = CLI) -> tuple[EditSet | None, list[Finding]]:
-    """Parse `text` in dialect `fmt` (or detect it): an EditSet, or parse-error findings.
+    """Parse `text` in `dialect` (or detect it, for "auto"): an EditSet, or parse-error findings.
 
     Known contamination is handled around the dialect parsers (contamination.py):
     reasoning before the answer is blanked out, mixed dialects are refused, a patch
     wrapped in JSON or pasted with line numbers is retried once cleaned when no
     dialect could read it, and pasted line-number prefixes are stripped.
     """
-    raw_content = fmt == "whole" and path is not None  # the input is a file's bytes, as they are
+    raw_content = dialect == "whole" and path is not None  # the input is a file's bytes, as they are
     if not raw_content:
         answer = contamination.answer(text)
         if text.strip() and not answer.strip():
             return None, [error("parse-error", path, 1, "the input is a reasoning block and nothing after it",
                                 "send the edit itself after the closing tag of the reasoning")]
         text = answer
-    edits, findings = _parse(text, fmt, path, audience)
+    edits, findings = _parse(text, dialect, path, audience)
     if edits is None and not raw_content:
         cleaned, repairs = contamination.clean(text)
         if repairs:
-            again, later = _parse(cleaned, "auto" if fmt == "json" else fmt, path, audience)
+            again, later = _parse(cleaned, "auto" if dialect == "json" else dialect, path, audience)
             if again is not None:
                 edits = replace(again, repairs=tuple(dict.fromkeys(again.repairs + repairs)))
             elif contamination.ESCAPE in repairs:
@@ -112,8 +112,8 @@ def _mixed(text: str, path: str | None, audience: Audience) -> Finding | None:
     )
 
 
-def _parse(text: str, fmt: str, path: str | None, audience: Audience) -> tuple[EditSet | None, list[Finding]]:
-    guessed = fmt == "auto"
+def _parse(text: str, dialect: str, path: str | None, audience: Audience) -> tuple[EditSet | None, list[Finding]]:
+    guessed = dialect == "auto"
     if guessed:
         mixed = _mixed(text, path, audience)
         if mixed is not None:
@@ -130,14 +130,14 @@ def _parse(text: str, fmt: str, path: str | None, audience: Audience) -> tuple[E
                 msg = f"input is in no dialect agent-guard reads; first line: {_first_line(text)!r}"
                 hint = f"accepted dialects: {ACCEPTED}"
             return None, [error("parse-error", path, 1, msg, hint)]
-        fmt = name
-    if fmt not in FORMATS:
-        return None, [error("parse-error", path, None, f"unknown format {fmt!r}", f"accepted dialects: {ACCEPTED}")]
+        dialect = name
+    if dialect not in DIALECTS:
+        return None, [error("parse-error", path, None, f"unknown format {dialect!r}", f"accepted dialects: {ACCEPTED}")]
     try:
-        edits = module(fmt).parse(text, path=path)
+        edits = module(dialect).parse(text, path=path)
     except ParseError as exc:
-        hint = _hint(exc, audience, f"this was read as {fmt}; accepted dialects: {ACCEPTED}")
+        hint = _hint(exc, audience, f"this was read as {dialect}; accepted dialects: {ACCEPTED}")
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
-        return None, [error("parse-error", path, 1, f"the {fmt} input holds no edit", "send at least one file change")]
+        return None, [error("parse-error", path, 1, f"the {dialect} input holds no edit", "send at least one file change")]
     return (replace(edits, detected=True) if guessed else edits), []

@@ -1,10 +1,10 @@
-"""Markdown fences and the path labels around them (guard/formats/fences.py)."""
+"""Markdown fences and the path labels around them (guard/dialects/fences.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from guard.formats.fences import Fence, extract, fence_path, looks_like_patch, path_in_info, path_label
+from guard.dialects.fences import Fence, extract, fence_path, looks_like_patch, path_in_info, path_label
 
 FENCE_CASES: list[tuple[str, str, list[Fence]]] = [
     (

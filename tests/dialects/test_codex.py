@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from guard.formats import codex
+from guard.dialects import codex
 from guard.model import EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "codex-scenarios"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "codex-scenarios"
 # The scenarios whose point is a refusal by the parser (the rest refuse later, if at all).
 CORPUS_PARSE_ERRORS = {
     "005_rejects_empty_patch",

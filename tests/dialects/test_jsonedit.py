@@ -1,4 +1,4 @@
-"""str_replace-style JSON edits (guard/formats/jsonedit.py)."""
+"""str_replace-style JSON edits (guard/dialects/jsonedit.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from guard.formats import jsonedit, searchreplace, whole
+from guard.dialects import jsonedit, searchreplace, whole
 from guard.model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace
 
 

@@ -7,7 +7,7 @@ block, a str_replace JSON call, a whole-file reply and a hashline edit (after
 with ``--format auto`` to the same repository state.  Every dialect must be
 detected as itself, leave the file byte for byte as intended, and record the same
 turn (``git diff <turn>^ <turn>``).  So must contaminated renderings of the edit
-(guard/formats/contamination.py): read-tool line numbers pasted into the text to
+(guard/dialects/contamination.py): read-tool line numbers pasted into the text to
 find, a diff wrapped in JSON, a Codex patch in a markdown reply after a reasoning
 block holding a draft; each reports its repair.
 
