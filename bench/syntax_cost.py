@@ -98,7 +98,7 @@ def big_file(language: str, template: str | None, lines: int) -> bytes:
 
 
 def cost(lines: int, repeat: int) -> None:
-    from guard import parsers
+    from guard.syntax import languages
     from guard.checks import syntax
     from guard.diffs import make_change
     from guard.model import Op
@@ -106,12 +106,12 @@ def cost(lines: int, repeat: int) -> None:
     print(f"{'language':12} {'lines':>6} {'KB':>5} {'load ms':>8} {'keeps ms':>9} {'breaks ms':>10} {'MB/s':>6}")
     for language, name, template in TEMPLATES:
         started = time.perf_counter()
-        if not parsers.available(language):  # first use: import and load the grammar
+        if not languages.available(language):  # first use: import and load the grammar
             print(f"{language:12} (grammar not installed)")
             continue
         load = (time.perf_counter() - started) * 1000
         before = big_file(language, template, lines)
-        assert parsers.problem(language, before) is None, (language, parsers.problem(language, before))
+        assert languages.problem(language, before) is None, (language, languages.problem(language, before))
         text = before.decode()
         mid = text.index("\n", len(text) // 2) + 1
         keep = (text[:mid] + text[mid:].replace("1", "2", 1)).encode()

@@ -1693,7 +1693,7 @@ class _Lazy:
     def blocks(self, row: int) -> list[tuple[int, int]] | None:
         """The parsed constructs holding line `row` and the next, outermost first (None: no parse)."""
         if row not in self._blocks:
-            from . import parsers
+            from .syntax import languages as parsers
 
             spans = None
             for lang in parsers.languages_for(self.path):

@@ -132,9 +132,9 @@ def test_anchor_with_trailing_blanks_keeps_the_file_line() -> None:
 
 
 def test_missing_grammar_falls_back_on_indentation(monkeypatch: pytest.MonkeyPatch) -> None:
-    from guard import parsers
+    from guard.syntax import languages
 
-    monkeypatch.setattr(parsers, "enclosing", lambda *_a: None)
+    monkeypatch.setattr(languages, "enclosing", lambda *_a: None)
     before = "class A:\n    def f(self):\n        return 1\n\n\ndef g():\n    pass\n"
     snippet = "class A:\n    # ... existing code ...\n\n    def h(self):\n        return 2\n# ... existing code ...\n"
     after, codes = merge("x.py", before, snippet)

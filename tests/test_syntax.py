@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from guard import parsers
+from guard.syntax import languages
 from guard.checks import syntax
 from guard.diffs import make_change
 from guard.model import Op
@@ -71,7 +71,7 @@ def _apply(cli, path: str, content: str):  # type: ignore[no-untyped-def]
 @pytest.fixture(params=sorted(LANGUAGES))
 def language(request: pytest.FixtureRequest) -> str:
     lang: str = request.param
-    if not parsers.available(lang):
+    if not languages.available(lang):
         pytest.skip(f"no grammar for {lang} installed (pip install agent-guard[syntax])")
     return lang
 
@@ -101,10 +101,10 @@ def test_clean_edit_is_applied(language: str, repo, cli) -> None:  # type: ignor
 
 def test_broken_file_is_not_held_to_it(language: str, repo, cli) -> None:  # type: ignore[no-untyped-def]
     path, _before, _good, bad, broken = LANGUAGES[language]
-    assert parsers.problem(language, broken.encode()) is not None
+    assert languages.problem(language, broken.encode()) is not None
     repo.commit({path: broken, ".agent-guard.yaml": POLICY})
     after = bad if bad != broken else broken.replace(" ", "  ", 1)
-    assert parsers.problem(language, after.encode()) is not None
+    assert languages.problem(language, after.encode()) is not None
     result = _apply(cli, path, after)
     assert result.code == 0, result
     assert repo.read(path) == after.encode()
@@ -158,7 +158,7 @@ def test_nearest_edited_line_of_a_deletion() -> None:
 
 
 def test_header_could_be_c_or_cpp(repo, cli) -> None:  # type: ignore[no-untyped-def]
-    if not (parsers.available("c") and parsers.available("cpp")):
+    if not (languages.available("c") and languages.available("cpp")):
         pytest.skip("C and C++ grammars not installed")
     cpp = "namespace n {\nclass A { public: int f(); };\n}\n"
     repo.commit({"a.h": cpp, ".agent-guard.yaml": POLICY})
@@ -190,24 +190,24 @@ def test_python_target_version_from_pyproject(repo, cli) -> None:  # type: ignor
 ])
 def test_python_target(tmp_path, text: str, target: tuple[int, int] | None) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "pyproject.toml").write_text(text)
-    assert parsers.python_target(tmp_path) == target
+    assert languages.python_target(tmp_path) == target
 
 
 def test_missing_grammar_is_skipped_cleanly(repo, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(parsers.GRAMMARS, "go", ("tree_sitter_not_installed", "language"))
-    parsers._parser.cache_clear()
+    monkeypatch.setitem(languages.GRAMMARS, "go", ("tree_sitter_not_installed", "language"))
+    languages._parser.cache_clear()
     try:
-        assert not parsers.available("go")
+        assert not languages.available("go")
         path, before, _good, bad, _broken = LANGUAGES["go"]
         repo.commit({path: before, ".agent-guard.yaml": POLICY})
         result = _apply(cli, path, bad)
         assert result.code == 0 and not result.json()["findings"], result
     finally:
-        parsers._parser.cache_clear()
+        languages._parser.cache_clear()
 
 
 def test_yaml_application_tags_are_not_errors() -> None:
-    assert parsers.problem("yaml", b"Resources:\n  B:\n    Value: !Ref Thing\n    Other: !GetAtt A.B\n") is None
+    assert languages.problem("yaml", b"Resources:\n  B:\n    Value: !Ref Thing\n    Other: !GetAtt A.B\n") is None
 
 
 def test_grammars_load_lazily() -> None:
@@ -223,6 +223,6 @@ def test_grammars_load_lazily() -> None:
         print(sorted(m for m in sys.modules if m.startswith("tree_sitter")))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    if parsers.available("javascript"):
+    if languages.available("javascript"):
         assert "tree_sitter_javascript" in out.stdout
         assert "tree_sitter_go" not in out.stdout

@@ -1,4 +1,4 @@
-"""Parsers per language: does a text parse, where does it first fail, what encloses a line.
+"""Source languages: does a text parse, where does it first fail, what encloses a line.
 
 Python goes through ``ast`` (with the project's target version when known), JSON,
 YAML and TOML through their standard parsers, and the common languages through
@@ -27,8 +27,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import jsonvalue
-from . import pysyntax
+from .. import jsonvalue
+from .python import error as python_error
+from .python import new_error as new_python_error
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def problem(language: str, data: bytes, python: tuple[int, int] | None = None) -
     except UnicodeDecodeError:
         return None
     if language == "python":
-        return _as_problem(pysyntax.error(text, python))
+        return _as_problem(python_error(text, python))
     if language == "json":
         return _json(text)
     if language == "yaml":
@@ -153,14 +154,14 @@ def new_python_problem(before: bytes, after: bytes, python: tuple[int, int] | No
 
     None also when the original did not parse (the file is not held to it) or either
     side is not UTF-8.  Only the top-level statements the edit touched are parsed
-    when that settles it (see ``guard.pysyntax``).
+    when that settles it (see ``guard.syntax.python``).
     """
     try:
         old = before.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
         new = after.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return _as_problem(pysyntax.new_error(old, new, python))
+    return _as_problem(new_python_error(old, new, python))
 
 
 def _as_problem(err: tuple[int, int, str] | None) -> Problem | None:

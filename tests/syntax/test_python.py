@@ -1,4 +1,4 @@
-"""Python syntax edit by edit (guard.pysyntax): the same verdicts as a whole parse.
+"""Python syntax edit by edit (guard.syntax.python): the same verdicts as a whole parse.
 
 - The lexer's outline never names a line where no top-level statement starts: over
   tricky hand-written modules, and over the modules of this Python's standard
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guard import pysyntax
+from guard.syntax import python as pysyntax
 
 
 def whole_error(text: str) -> tuple[int, int, str] | None:
