@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from . import entry, output_formats
+from . import entry, render
 from .cli import CONTEXT, cli
 from .commit_check import install_hook, run_check, uninstall_hook
 from .workspace import Workspace
@@ -25,7 +25,7 @@ from .workspace import Workspace
               help="With --to-ref: check each commit of FROM..TO on its own (default: $PRE_COMMIT_FROM_REF).")
 @click.option("--to-ref", default=None, metavar="REF", help="The end of the range (default: $PRE_COMMIT_TO_REF).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--format", "fmt", type=click.Choice(output_formats.FORMATS), default=None,
+@click.option("--format", "fmt", type=click.Choice(render.RENDERERS), default=None,
               help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,

@@ -26,7 +26,7 @@ def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
 
 
 def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: ignore[no-untyped-def]
-    from .report import human
+    from .render import human
 
     if as_json:
         click.echo(report.to_json())

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from . import checks, diffs, output_formats
+from . import checks, diffs, render
 from . import entry as program
 from .checks.base import keeping, prime
 from .errors import UsageError
@@ -50,7 +50,7 @@ from .policy import Policy
 from .repo import LINK, Entry, GitError, GitRepo, TreeChange, read_objects_unverified
 from .report import Report
 from .textfile import BOM, guess_encoding, is_binary, split
-from .wording import plural
+from .wording import plural, short_id
 from .workspace import Workspace
 
 GITLINK, TREE = 0o160000, 0o040000
@@ -306,7 +306,7 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
         parent = repo.commit_tree(info.parents[0]) if info.parents else None
         texts: dict[int, tuple[str, tuple[str, ...]]] = {}
         changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
-        units.append(Unit(f"commit {output_formats.short(info.oid)} {subject!r}", info.oid, changes, False, texts))
+        units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts))
         listed.append({**entry, **_totals(changes)})
     notes = [f"{plural(merges, 'merge commit')} skipped: the commits they bring in are checked one by one"] if merges else []
     if not commits:
@@ -349,7 +349,7 @@ _WHAT = {"files": "files", "lines_added": "added lines", "lines_removed": "remov
 
 
 def _split_hint(unit: Unit, key: str) -> str:
-    how = (f"split commit {output_formats.short(unit.commit)} into smaller ones (`git rebase -i {unit.commit[:10]}^`, "
+    how = (f"split commit {short_id(unit.commit)} into smaller ones (`git rebase -i {unit.commit[:10]}^`, "
            "mark it `edit`, then `git reset HEAD^` and commit in parts)" if unit.commit else
            "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first")
     return f"{how}; or raise budget.per_edit.{key} in .agent-guard.yaml"
@@ -696,15 +696,6 @@ def repo_paths(root: Path, raw: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("agent-guard")
-    except Exception:  # noqa: BLE001 - a version is decoration; a missing one must not fail a check
-        return "0"
-
-
 def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | None = None,
               to_ref: str | None = None, policy: str | None = None, fmt: str | None = None) -> int:
     """`agent-guard check` once its options are read (by click or by ``entry``): print the report, return the status.
@@ -737,14 +728,7 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
         # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
         # show): a clean check has nothing to add to its "Passed".
         return report.exit_code
-    if fmt == "json":
-        text = report.to_json()
-    elif fmt == "github":
-        text = output_formats.github(report)
-    elif fmt == "sarif":
-        text = output_formats.sarif(report, _version())
-    else:
-        text = output_formats.human(report)
+    text = render.check(report, fmt or "human")
     sys.stdout.write(text + "\n")
     sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return report.exit_code

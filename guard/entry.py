@@ -33,7 +33,7 @@ def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, f
 
 def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
     """`check`'s arguments as click would read them, or None when click must read them."""
-    from .output_formats import FORMATS
+    from .render import RENDERERS
 
     out: dict[str, Any] = {"paths": [], "mode": None, "from_ref": None, "to_ref": None, "policy": None,
                            "fmt": None, "as_json": False}
@@ -67,7 +67,7 @@ def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
             return None
         seen.add(key)
         out[key] = given
-    if out["fmt"] is not None and out["fmt"] not in FORMATS:
+    if out["fmt"] is not None and out["fmt"] not in RENDERERS:
         return None
     if check_conflict(out["mode"], out["from_ref"], out["to_ref"], out["fmt"], out["as_json"]) is not None:
         return None

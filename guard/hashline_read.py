@@ -36,7 +36,7 @@ from . import paths, reads, worktree
 from .audience import Audience
 from .cli import CONTEXT, cli
 from .model import Finding, error
-from .report import EXIT_REFUSED, format_finding
+from .report import EXIT_REFUSED
 from .textfile import decode
 from .wording import span
 
@@ -181,5 +181,7 @@ def read_cmd(path: str, span: str | None, agent: str | None) -> None:
     try:
         click.echo(read(g, path, lines, agent), nl=False)
     except Unreadable as exc:
-        click.echo(format_finding(exc.finding), err=True)
+        from .render import finding_text
+
+        click.echo(finding_text(exc.finding), err=True)
         sys.exit(EXIT_REFUSED)

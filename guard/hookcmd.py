@@ -329,10 +329,10 @@ def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
 
 
 def _deny(findings: Any) -> Answer:
-    from .report import format_finding
+    from .render import finding_text
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
-    lines += [format_finding(f) for f in findings]
+    lines += [finding_text(f) for f in findings]
     return Answer(BLOCK, stderr="\n".join(lines) + "\n")
 
 
@@ -355,7 +355,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     """
     from .audience import Audience
     from .model import error
-    from .report import format_finding
+    from .render import finding_text
 
     started = time.monotonic()
     size = len(json.dumps(ti))
@@ -376,7 +376,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     warned = [f.code for f in report.findings if f.severity != "error"]
     _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn, warned,
            time.monotonic() - started)
-    said = [format_finding(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
+    said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
     return _pass(on_pass, f"agent-guard: {tool} of {resolved} checked", said)
 
 

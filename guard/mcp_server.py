@@ -159,7 +159,7 @@ class Session:
 
 
 def _report(report) -> Result:  # type: ignore[no-untyped-def]
-    from .report import human
+    from .render import human
 
     text = human(report)
     if report.turn is not None:
@@ -237,7 +237,7 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
 
 def read_file(s: Session, args: dict[str, Any]) -> Result:
     from . import hashline_read
-    from .report import format_finding
+    from .render import finding_text
 
     start, end = args.get("start_line"), args.get("end_line")
     lines = None
@@ -249,7 +249,7 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
     try:
         return Result(hashline_read.read(s.g, args["path"], lines, s.agent, cwd=s.g.root, audience=MCP).rstrip("\n"))
     except hashline_read.Unreadable as exc:
-        return Result(format_finding(exc.finding), {"findings": [exc.finding.as_dict()]}, error=True)
+        return Result(finding_text(exc.finding), {"findings": [exc.finding.as_dict()]}, error=True)
 
 
 def edit_file(s: Session, args: dict[str, Any]) -> Result:
@@ -420,7 +420,9 @@ def serve(session: Session) -> None:
         return types.CallToolResult(content=[types.TextContent(type="text", text=r.text)],
                                     structured_content=r.data, is_error=r.error)
 
-    server = Server("agent-guard", version=_version(), instructions=INSTRUCTIONS,
+    from .render import version
+
+    server = Server("agent-guard", version=version(), instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)
 
     async def main() -> None:
@@ -428,15 +430,6 @@ def serve(session: Session) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("agent-guard")
-    except PackageNotFoundError:
-        return "0"
 
 
 @cli.command("mcp", context_settings=CONTEXT)

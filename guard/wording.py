@@ -11,6 +11,11 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
+def short_id(oid: str | None) -> str:
+    """A commit's id as messages name it: its first 10 hex digits ("" for none)."""
+    return oid[:10] if oid else ""
+
+
 def span(first: int, last: int) -> str:
     """``line 20`` or ``lines 20-24``."""
     return f"line {first}" if first == last else f"lines {first}-{last}"

@@ -1,15 +1,23 @@
-"""How `agent-guard check` prints a Report: for people, for GitHub Actions, for code scanning.
+"""How reports are printed: every command's output goes through here.
 
-- ``human``: ``path:line: code: message`` lines (what editors and terminals link),
-  grouped by file, each followed by its hint, then one summary line that says what
-  was checked and what to do next.
-- ``github``: one workflow command per finding (``::error file=...,line=...::...``),
-  which GitHub shows as an annotation on the pull request's diff.
-- ``sarif``: a SARIF 2.1.0 log for ``github/codeql-action/upload-sarif`` and other
-  code-scanning consumers; every result has a rule, a level and a location.
+A ``Report`` (guard/report.py) decides the exit status; this module only words it.
 
-JSON is ``Report.to_json()``.  A finding made for a commit of a range carries the
-commit (``finding.commit``); each format names it where the format has room.
+- ``finding_text``: one finding as ``path:line: code: message`` (what editors and
+  terminals link), followed by its hint.
+- ``human``: an `apply` or `rollback` report: what was (or would be) written, the
+  turn that recorded it, the findings.
+- ``check``: an `agent-guard check` report in one of ``RENDERERS`` (``--format``):
+
+  - ``human``: the findings grouped by file, each followed by its hint, then one
+    summary line that says what was checked and what to do next;
+  - ``json``: ``Report.to_json()``;
+  - ``github``: one workflow command per finding (``::error file=...,line=...::...``),
+    which GitHub shows as an annotation on the pull request's diff;
+  - ``sarif``: a SARIF 2.1.0 log for ``github/codeql-action/upload-sarif`` and other
+    code-scanning consumers; every result has a rule, a level and a location.
+
+A finding made for a commit of a range carries the commit (``finding.commit``); each
+renderer names it where it has room.
 """
 
 from __future__ import annotations
@@ -19,9 +27,10 @@ from typing import Any, Iterable, Mapping
 
 from .model import Finding
 from .report import Report
-from .wording import plural
+from .wording import plural, short_id
 
-FORMATS = ("human", "json", "github", "sarif")
+# What `check --format` offers.
+RENDERERS = ("human", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 # What each finding of `agent-guard check` means, and how to fix it: the SARIF rules,
@@ -70,10 +79,6 @@ RULES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def short(commit: str | None) -> str:
-    return commit[:10] if commit else ""
-
-
 def _ref(ref: object) -> str:
     text = str(ref)
     return text[:10] if len(text) == 40 and all(ch in "0123456789abcdef" for ch in text) else text
@@ -103,7 +108,7 @@ def _in_commit(f: Finding, subjects: Mapping[str, str]) -> str:
     if commit is None:
         return ""
     subject = subjects.get(commit, "")
-    return f" (in commit {short(commit)}{f' {subject!r}' if subject else ''})"
+    return f" (in commit {short_id(commit)}{f' {subject!r}' if subject else ''})"
 
 
 def counts(findings: Iterable[Finding]) -> tuple[int, int]:
@@ -116,8 +121,54 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int]:
     return errors, warnings
 
 
-# --- human -------------------------------------------------------------------------------
-def human(report: Report) -> str:
+# --- apply and rollback -------------------------------------------------------------------
+def finding_text(f: Finding) -> str:
+    where = f.path or "<input>"
+    if f.line is not None:
+        where += f":{f.line}"
+    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
+    if f.hint:
+        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
+    return text
+
+
+def human(report: Report, show_diff: bool = False) -> str:
+    """An `apply` or `rollback` report for people: the files, the turn, the findings (and the diff)."""
+    lines: list[str] = []
+    verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
+    what = f" ({report.format})" if report.format else ""
+    if report.status == "refused":
+        lines.append(f"agent-guard: refused{what}; nothing was changed")
+    else:
+        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
+    for c in report.changes:
+        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
+        rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
+        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
+    for n in report.notes:
+        lines.append(f"  note: {n}")
+    if report.turn is not None:
+        lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
+    for f in report.findings:
+        lines.append(finding_text(f))
+    if show_diff and report.diff:
+        lines.append(report.diff.rstrip("\n"))
+    return "\n".join(lines)
+
+
+# --- check ------------------------------------------------------------------------------
+def check(report: Report, renderer: str) -> str:
+    """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it."""
+    if renderer == "json":
+        return report.to_json()
+    if renderer == "github":
+        return github(report)
+    if renderer == "sarif":
+        return sarif(report, version())
+    return _check_human(report)
+
+
+def _check_human(report: Report) -> str:
     subjects = _subjects(report)
     groups: dict[str, list[Finding]] = {}
     for f in report.findings:
@@ -127,7 +178,7 @@ def human(report: Report) -> str:
         if lines:
             lines.append("")
         for f in sorted(groups[path], key=lambda f: (f.line or 0)):
-            where = f.path or ("commit " + short(_commit_of(f)) if _commit_of(f) else "(staged change)")
+            where = f.path or ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
             if f.path and f.line is not None:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
@@ -263,3 +314,13 @@ def sarif(report: Report, version: str = "0") -> str:
         }],
     }
     return json.dumps(log, ensure_ascii=False, indent=2)
+
+
+def version() -> str:
+    """This program's version, as SARIF logs and the MCP handshake name it ("0" when not installed)."""
+    try:
+        from importlib.metadata import version as installed  # here: slow to import, and rarely asked
+
+        return installed("agent-guard")
+    except Exception:  # noqa: BLE001 - a version is decoration; a missing one must not fail a command
+        return "0"
