@@ -244,7 +244,7 @@ def attr(self, path, name):
         return None
 
 repo_mod.GitRepo.attr = attr
-from guard.cli import main
+from guard.cli.commands import main
 main(["apply", *sys.argv[1:]])
 """
 

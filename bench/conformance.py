@@ -14,7 +14,7 @@ Reads ``../shared/corpora`` (never copied into this repository) and runs:
 
 Each apply case runs in a fresh git repository holding the ``before`` files,
 committed; each patch goes through ``agent-guard apply --json`` in-process
-(``guard.cli.main``); the work tree (``.git`` excluded) is compared byte for byte
+(``guard.cli.commands.main``); the work tree (``.git`` excluded) is compared byte for byte
 with the expected one, and a refusal must exit 1 with tree and refs unchanged.
 
 Where agent-guard decides otherwise than a corpus (by design), the case is listed
@@ -379,7 +379,7 @@ def cli_apply(root: Path, patch: bytes, policy_file: Path | None) -> tuple[int, 
     """`agent-guard apply --json` in-process: (exit status, JSON or None, stderr)."""
     from click.testing import CliRunner
 
-    from guard.cli import main
+    from guard.cli.commands import main
 
     args = ["apply", "--json"]
     if policy_file is not None:

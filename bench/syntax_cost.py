@@ -136,12 +136,12 @@ def cost(lines: int, repeat: int) -> None:
 
 
 def startup() -> None:
-    code = ("import sys, time; t = time.perf_counter(); import guard.cli, guard.checks, guard.checks.syntax; "
+    code = ("import sys, time; t = time.perf_counter(); import guard.cli.commands, guard.checks, guard.checks.syntax; "
             "print(f'{(time.perf_counter() - t) * 1000:.0f}', "
             "sorted(m for m in sys.modules if m.startswith('tree_sitter')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     ms, loaded = out.split(" ", 1)
-    print(f"\nstart-up: importing guard.cli and the checks takes {ms} ms; grammars loaded: {loaded.strip()}")
+    print(f"\nstart-up: importing guard.cli.commands and the checks takes {ms} ms; grammars loaded: {loaded.strip()}")
 
 
 def false_refusals(files: int, edits: int, seed: int) -> None:

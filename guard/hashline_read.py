@@ -34,7 +34,7 @@ import click
 
 from . import paths, reads, worktree
 from .audience import Audience
-from .cli import CONTEXT, cli
+from .cli.commands import CONTEXT, cli
 from .model import Finding, error
 from .report import EXIT_REFUSED
 from .textfile import decode

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import click
 
-from .cli import CONTEXT, cli
+from .cli.commands import CONTEXT, cli
 from .wording import plural
 
 if TYPE_CHECKING:
@@ -474,7 +474,7 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
     at least --min-events edits; ties go to the one that needs fewer repairs.
     """
     from . import events
-    from .cli import _guard
+    from .cli.commands import _guard
 
     try:
         cutoff = parse_since(since) if since else None

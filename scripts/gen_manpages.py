@@ -29,7 +29,7 @@ def _escape(text: str) -> str:
 
 
 def render(name: str) -> str:
-    from guard.cli import _load_more, cli
+    from guard.cli.commands import _load_more, cli
 
     _load_more()
     cmd = cli.commands[name]
@@ -57,7 +57,7 @@ def _sections(cmd: click.Command, path: str) -> list[str]:
 
 def render_main() -> str:
     """agent-guard.1: the program's help, then every command's."""
-    from guard.cli import _load_more, cli
+    from guard.cli.commands import _load_more, cli
 
     _load_more()
     ctx = click.Context(cli, info_name="agent-guard", terminal_width=80, max_content_width=80)

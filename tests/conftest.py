@@ -172,7 +172,7 @@ def run_cli(cwd: Path, *args: str, input: bytes | str | None = None, env: dict[s
     """Run `agent-guard ARGS` in-process from `cwd`, as the console script would."""
     from click.testing import CliRunner
 
-    from guard.cli import main
+    from guard.cli.commands import main
 
     old = os.getcwd()
     os.chdir(cwd)

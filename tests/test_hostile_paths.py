@@ -558,7 +558,7 @@ def test_the_policy_named_on_the_command_line_is_protected(plain: Repo, cli) -> 
 
 def test_the_policy_through_the_mcp_server_and_the_hook(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("mcp")
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     plain.commit({".agent-guard.yaml": "extends: ./policies/team.yaml\npaths: {protected: []}\n", "policies/team.yaml": TEAM})
     before = plain.snapshot()
@@ -596,7 +596,7 @@ def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ign
     from guard.hashline_read import Unreadable
 
     pytest.importorskip("mcp")
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     before, stored = repo.snapshot(), _blob_stored(repo.root, content)
     r = cli("read", path)

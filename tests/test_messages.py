@@ -69,7 +69,7 @@ def test_check_prints_each_location_once(project: Repo) -> None:
 
 def test_api_mcp_and_hook_print_each_location_once(project: Repo) -> None:
     import guard
-    from guard import mcp_server
+    from guard.adapters import mcp_server
     from guard.engine import Guard
 
     report = guard.apply(_edit(), repo=str(project.root), check=True)
@@ -185,8 +185,8 @@ def test_json_error_outside_a_repository_and_through_git(tmp_path: Path, repo: R
 
 
 def test_json_commands_are_the_commands_with_a_json_option() -> None:
-    from guard.cli import _load_more, cli
-    from guard.entry import JSON_COMMANDS
+    from guard.cli.commands import _load_more, cli
+    from guard.cli.failure import JSON_COMMANDS
 
     _load_more()
     with_json = {name for name, cmd in cli.commands.items()

@@ -109,7 +109,7 @@ def test_each_agents_recipes_record_one_agent_name() -> None:
 
 
 def test_agents_md_names_the_servers_tools_unambiguously() -> None:
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     text = " ".join(_one("AGENTS.md").text.split())
     named = set(re.findall(r"`(\w+_\w+)`", text))
@@ -153,7 +153,7 @@ def _mcp_session(root: Path, server_command: str, args: list[str], log: Path) ->
 @pytest.mark.parametrize("recipe", ["claude", "codex", "opencode"])
 def test_each_mcp_recipe_starts_a_server_with_the_tools_it_names(recipe: str, repo: Repo, tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     if recipe == "claude":
         server = json.loads(_one(".mcp.json").text)["mcpServers"]["agent-guard"]

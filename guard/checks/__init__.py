@@ -10,12 +10,15 @@ object store and lives in the engine.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
-from .base import AttrLookup, Check, CheckInput, CheckResult, Usage, no_attr
+from .base import AttrLookup, Blocks, Check, CheckInput, CheckResult, Committed, Usage, no_attr
 from .encoding import content_finding
 
 __all__ = [
-    "AttrLookup", "CHECKS", "Check", "CheckInput", "CheckResult", "Usage", "content_finding", "no_attr", "run",
+    "AttrLookup", "Blocks", "CHECKS", "Check", "CheckInput", "CheckResult", "Committed", "Usage", "content_finding",
+    "no_attr", "run",
 ]
 
 CHECKS: dict[str, Check] = {
@@ -37,8 +40,8 @@ ALWAYS = frozenset({"path-protected"})
 def run(inp: CheckInput) -> CheckResult:
     changes = inp.changes
     if inp.policy.level("whitespace") == "fix":
-        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp)) for c in changes)
-        inp = CheckInput(changes, inp.policy, inp.tracked, inp.attr, inp.core_whitespace, inp.usage, inp.edit_bytes)
+        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
+        inp = replace(inp, changes=changes)
     findings = []
     for name, check in CHECKS.items():
         level = inp.policy.level(name)

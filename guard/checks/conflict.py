@@ -46,10 +46,10 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         marker = _markers(size)
         # A `=======` line counts only beside an opening or closing marker: look for it
         # only when one of those is there (a pass over the text saved for most files).
-        suspects = lines_containing(change, [c * size for c in "<>|"])
+        suspects = lines_containing(change, [c * size for c in "<>|"], inp.blocks)
         if not suspects:
             continue
-        suspects = lines_containing(change, [c * size for c in "<>|="])
+        suspects = lines_containing(change, [c * size for c in "<>|="], inp.blocks)
         found = [change.added[i] for i in suspects if marker.match(change.added[i][1])]
         if not found:
             continue

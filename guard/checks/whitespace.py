@@ -35,7 +35,7 @@ from ..diffs import make_change
 from ..model import FileChange, Finding
 from ..textfile import NotText, Text, decode
 from ..wording import span, visible
-from .base import CheckInput, block_of, capped, lines_containing
+from .base import Blocks, CheckInput, capped, lines_containing
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
@@ -198,11 +198,12 @@ def _trailing_blank_added(change: FileChange, lines: int) -> list[int]:
     return found[::-1]
 
 
-def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
+def _suspects(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> list[tuple[int, str]]:
     """(line number, text) of the added lines that may break a per-line rule."""
     # A needle with a tab or a CR cannot hit a block without one, and finding out
     # costs a memchr, where each needle costs a full pass.
-    text = block_of(change).text
+    blocks = blocks if blocks is not None else Blocks()  # one block for both passes below
+    text = blocks.of(change).text
     tab, cr = "\t" in text, "\r" in text
     needles: list[str] = []
     if "blank-at-eol" in rules:
@@ -213,7 +214,7 @@ def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
         needles.append(" " * rules.tabwidth)
     if "tab-in-indent" in rules and tab:
         needles.append("\t")
-    found = lines_containing(change, needles) if needles else []
+    found = lines_containing(change, needles, blocks) if needles else []
     last = len(change.added) - 1
     if "blank-at-eol" in rules and change.added and change.added[-1][1].endswith((" ", "\t", "\r")):
         found.append(last)  # the block's last line has no newline after it
@@ -256,13 +257,13 @@ def _text(change: FileChange) -> Text | None:
         return None
 
 
-def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
+def problems(change: FileChange, rules: Rules, level: str, blocks: Blocks | None = None) -> list[Finding]:
     if change.after is None or not change.added or not rules.enabled:
         return []
     out: list[Finding] = []
     path = change.path
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for number, text in _suspects(change, rules):
+        for number, text in _suspects(change, rules, blocks):
             broken = line_errors(text, rules)
             if broken:
                 what = ", ".join(f"{_WHAT[r]} ({r})" for r in broken)
@@ -282,11 +283,11 @@ def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
 def check(inp: CheckInput, level: str) -> list[Finding]:
     findings: list[Finding] = []
     for change in inp.changes:
-        findings.extend(problems(change, rules_for(change.path, inp), level))
+        findings.extend(problems(change, rules_for(change.path, inp), level, inp.blocks))
     return capped(findings)
 
 
-def fix(change: FileChange, rules: Rules) -> FileChange:
+def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileChange:
     """`change` with its added lines repaired as `git apply --whitespace=fix` does.
 
     Only added lines change; terminators, the BOM and every kept line stay as they
@@ -296,7 +297,7 @@ def fix(change: FileChange, rules: Rules) -> FileChange:
         return change
     fixes: dict[int, str] = {}
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for number, line in _suspects(change, rules):
+        for number, line in _suspects(change, rules, blocks):
             fixed = fix_line(line, rules)
             if fixed != line:
                 fixes[number] = fixed

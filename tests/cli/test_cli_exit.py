@@ -1,4 +1,4 @@
-"""The programs end quickly (`entry.run`: flush, then os._exit) without losing output or status.
+"""The programs end quickly (`program.run`: flush, then os._exit) without losing output or status.
 
 And a large check asks git for all attributes at once (`GitRepo.prefetch_attributes`),
 with the answers libgit2 gives one by one.
@@ -139,7 +139,8 @@ ARGVS = [
 def test_check_arguments_read_as_click_reads_them(argv: list[str]) -> None:
     import click
 
-    from guard import check_cli, entry
+    from guard.cli import check as check_cli
+    from guard.cli import fast as entry
 
     fast = entry.parse_check(argv)
     try:
@@ -148,7 +149,7 @@ def test_check_arguments_read_as_click_reads_them(argv: list[str]) -> None:
         assert fast is None, argv  # help or a usage error: click's to say
         return
     p = ctx.params
-    problem = entry.check_conflict(p["mode"], p["from_ref"], p["to_ref"], p["fmt"], p["as_json"])
+    problem = entry.check_conflict(p["mode"], p["from_ref"], p["to_ref"], p["renderer"], p["as_json"])
     if problem is not None:
         assert fast is None, argv
         return
@@ -164,7 +165,7 @@ def test_check_without_click_imports_no_click(repo: Repo) -> None:
     repo.commit({"a.py": "x = 1\n"})
     repo.write({"b.py": "y = 2 \n"})
     repo.git("add", "b.py")
-    code = ("import sys, os\nfrom guard import entry\n"
+    code = ("import sys, os\nfrom guard.cli import program as entry\n"
             "real_exit = os._exit\n"
             "def leave(status):\n    print('click' in sys.modules, status)\n    sys.stdout.flush()\n    real_exit(status)\n"
             "os._exit = leave\nentry.run(sys.argv[1:])\n")
@@ -173,7 +174,7 @@ def test_check_without_click_imports_no_click(repo: Repo) -> None:
         assert r.stdout.strip().splitlines()[-1].split()[0] == click_loaded, (args, r.stdout, r.stderr)
     # Same report, same status, with or without click.
     fast = _run(repo.root, "check")
-    slow = python(repo.root, "-c", "from guard.cli import main; main()", "check")
+    slow = python(repo.root, "-c", "from guard.cli.commands import main; main()", "check")
     assert (fast.returncode, fast.stdout) == (slow.returncode, slow.stdout)
     assert "whitespace" in fast.stdout
 
@@ -185,6 +186,6 @@ def test_check_usage_errors_the_fast_reader_meets(repo: Repo, tmp_path: Path) ->
     elsewhere = tmp_path / "not-a-repository"
     elsewhere.mkdir()
     fast = _run(elsewhere, "check")
-    slow = python(elsewhere, "-c", "from guard.cli import main; main()", "check")
+    slow = python(elsewhere, "-c", "from guard.cli.commands import main; main()", "check")
     assert (fast.returncode, fast.stderr) == (slow.returncode, slow.stderr) == (2, slow.stderr)
     assert "not a git repository" in fast.stderr

@@ -13,7 +13,7 @@ from conftest import GIT_ENV, Repo
 
 pytest.importorskip("mcp")
 
-from guard import mcp_server  # noqa: E402
+from guard.adapters import mcp_server  # noqa: E402
 
 # guard.engine (and so pygit2) is imported inside the tests, never at collection: libgit2 fixes
 # its global-config search path on first use, which must come after conftest isolated HOME.
@@ -192,7 +192,7 @@ def test_list_turns_and_rollback(project: Repo, session: mcp_server.Session) -> 
 
 def _server_env() -> dict[str, str]:
     env = {k: os.environ[k] for k in GIT_ENV}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     env["AGENT_GUARD_AGENT"] = "model"
     return env
 

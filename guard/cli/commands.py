@@ -1,32 +1,49 @@
-"""The command line: the only module that reads argv and prints.
+"""The click group `agent-guard` and its commands (those named in ``LAZY`` live elsewhere).
 
-Every command builds a value (usually a ``Report``) and renders it; exceptions
-become exit statuses in ``main`` alone: 2 for usage errors (click's and ours), 3
-for anything unexpected.  The programs enter through ``guard.entry`` (``git-agent-X``
-is ``agent-guard X``), which reads a plain `check` without click.
+Every command builds a value (usually a ``Report``) and renders it (guard/render.py);
+exceptions become exit statuses in ``main`` alone (``failure.failure_status``): 2 for
+usage errors (click's and ours), 3 for anything unexpected.  The programs enter
+through ``program.run`` (``git-agent-X`` is ``agent-guard X``), which reads a plain
+`check` without click.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import NoReturn, Sequence
+from typing import NamedTuple, NoReturn, Sequence
 
 import click
 
-from .report import EXIT_USAGE
+from ..report import EXIT_USAGE
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-FORMAT_CHOICES = ["auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy"]
+# `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
+# start-up does not import the parsers.
+DIALECT_CHOICES = ["auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy"]
+
+
+class Invocation(NamedTuple):
+    """What the program's edge tells a command (click's ``ctx.obj``)."""
+
+    # ``program.run`` ends the process after the command: what the command holds may go with it.
+    process_ends: bool = False
+
+
+def process_ends() -> bool:
+    """True when the process ends after the running command (``main(process_ends=True)``)."""
+    ctx = click.get_current_context(silent=True)
+    invocation = ctx.find_object(Invocation) if ctx is not None else None
+    return invocation is not None and invocation.process_ends
 
 
 def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
-    from .engine import Guard
+    from ..engine import Guard
 
     return Guard(".", policy)
 
 
 def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: ignore[no-untyped-def]
-    from .render import human
+    from ..render import human
 
     if as_json:
         click.echo(report.to_json())
@@ -38,13 +55,13 @@ def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: 
 # Commands that live in their own modules, imported only when named (or listed):
 # start-up pays for click and this file, not for every command.
 LAZY = {
-    "check": "guard.check_cli",
-    "install-hook": "guard.check_cli",
-    "uninstall-hook": "guard.check_cli",
+    "check": "guard.cli.check",
+    "install-hook": "guard.cli.check",
+    "uninstall-hook": "guard.cli.check",
     "read": "guard.hashline_read",
-    "hook": "guard.hookcmd",
+    "hook": "guard.cli.adapters",
     "stats": "guard.stats",
-    "mcp": "guard.mcp_server",
+    "mcp": "guard.cli.adapters",
 }
 
 
@@ -92,7 +109,7 @@ def cli() -> None:
 
 @cli.command("apply", context_settings=CONTEXT)
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="auto", show_default=True,
+@click.option("--format", "dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
               help="Input dialect; auto detects it.")
 @click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'agent').")
 @click.option("--turn", default=None, help="Turn id; applies with the same id form one turn (default: a new turn).")
@@ -101,17 +118,17 @@ def cli() -> None:
 @click.option("--check", is_flag=True, help="Decide and report; change nothing (no file, no ref).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 @click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
-def apply_cmd(file: str | None, fmt: str, agent: str | None, turn: str | None, policy: str | None,
+def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | None, policy: str | None,
               target: str | None, check: bool, as_json: bool, show_diff: bool) -> None:
     """Apply one edit (FILE, or standard input) to the working tree, or refuse it whole.
 
     Exit status: 0 applied (with --check: would apply), 1 refused and nothing
     changed, 2 usage error, 3 internal error.
     """
-    if fmt == "whole" and target is None and file is None and sys.stdin.isatty():
+    if dialect == "whole" and target is None and file is None and sys.stdin.isatty():
         raise click.UsageError("--format whole reads the new content from standard input; give --path")
     data = _read_input(file)
-    report = _guard(policy).apply(data, format=fmt, agent=agent, turn=turn, check=check, path=target)
+    report = _guard(policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
     _emit(report, as_json, show_diff)
 
 
@@ -133,7 +150,7 @@ def _read_input(file: str | None) -> bytes:
 @click.option("--policy", default=None)
 def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool, policy: str | None) -> None:
     """List recorded turns, newest first."""
-    from . import history
+    from .. import history
 
     g = _guard(policy)
     entries = history.log(g, agent, max_count, patch)
@@ -142,7 +159,7 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
 
         click.echo(json.dumps({"version": 1, "turns": entries}, ensure_ascii=False))
     elif not entries and max_count != 0:
-        from .engine import default_agent
+        from ..engine import default_agent
 
         who = default_agent(agent) if agent else ""
         click.echo(history.no_turns(g, who, g.policy(agent).ledger_prefix, "log") if who else
@@ -163,7 +180,7 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
 def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, check: bool, force: bool,
                  as_json: bool, show_diff: bool, policy: str | None) -> None:
     """Undo the agent's last turn (or --turn ID, or every turn after --to ID)."""
-    from . import history
+    from .. import history
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
@@ -178,7 +195,7 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, chec
 @click.option("--policy", default=None)
 def gc_cmd(agent: str | None, keep: int | None, older: str | None, policy: str | None) -> None:
     """Prune old turns from the shadow refs."""
-    from . import history
+    from .. import history
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
@@ -195,7 +212,7 @@ def policy_group() -> None:
 @click.option("--policy", default=None)
 def policy_show(agent: str | None, policy: str | None) -> None:
     """Print the effective policy, with where each value came from."""
-    from . import policy as policy_mod
+    from .. import policy as policy_mod
 
     g = _guard(policy)
     click.echo(policy_mod.show(g.policy(agent)), nl=False)
@@ -207,7 +224,7 @@ def policy_check(file: str) -> None:
     """Validate one policy file (exit 2 when it is broken)."""
     from pathlib import Path
 
-    from . import policy as policy_mod
+    from .. import policy as policy_mod
 
     problems = policy_mod.validate_file(Path(file))
     if problems:
@@ -225,20 +242,24 @@ def _load_more() -> None:
         importlib.import_module(module)
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
-    """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
+def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None,
+         process_ends: bool = False) -> NoReturn:
+    """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status.
+
+    `process_ends`: the caller ends the process after the command (``program.run``).
+    """
     args = list(sys.argv[1:] if argv is None else argv)
-    entry: click.Command = cli
+    chosen: click.Command = cli
     if command is not None:
         found = cli.get_command(click.Context(cli), command)
         assert found is not None, command
-        entry = found
+        chosen = found
     try:
-        rv = entry.main(args=args, prog_name=prog, standalone_mode=False)
+        rv = chosen.main(args=args, prog_name=prog, standalone_mode=False, obj=Invocation(process_ends))
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except (Exception, KeyboardInterrupt, click.exceptions.Abort) as exc:
-        from .entry import failure_status, json_wanted
+        from .failure import failure_status, json_wanted
 
         sys.exit(failure_status(exc, json_wanted(args, command)))

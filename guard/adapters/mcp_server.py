@@ -28,13 +28,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-import click
-
-from .audience import MCP
-from .cli import CONTEXT, cli
+from ..audience import MCP
 
 if TYPE_CHECKING:
-    from .model import Finding
+    from ..model import Finding
 
 INSTRUCTIONS = (
     "agent-guard checks every edit against the repository's policy and applies it all or nothing; "
@@ -84,7 +81,7 @@ class Session:
         self.require_read = require_read
 
     def call(self, name: str, args: dict[str, Any]) -> Result:
-        from .errors import UsageError
+        from ..errors import UsageError
 
         tool = TOOLS.get(name)
         if tool is None:
@@ -109,8 +106,8 @@ class Session:
         """
         import time
 
-        from . import events
-        from .report import Report
+        from .. import events
+        from ..report import Report
 
         if not self.require_read:
             return None
@@ -124,8 +121,8 @@ class Session:
         return _report(report)
 
     def _unread(self, path: str) -> Finding | None:
-        from . import paths, reads, worktree
-        from .model import error
+        from .. import paths, reads, worktree
+        from ..model import error
 
         rel, finding = paths.resolve(self.g.root, path)
         if finding is not None or rel is None:
@@ -145,7 +142,7 @@ class Session:
 
     def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
         """After an applied edit the agent knows the new content (it wrote it)."""
-        from . import reads, worktree
+        from .. import reads, worktree
 
         if report.status != "applied":
             return
@@ -159,7 +156,7 @@ class Session:
 
 
 def _report(report) -> Result:  # type: ignore[no-untyped-def]
-    from .render import human
+    from ..render import human
 
     text = human(report)
     if report.turn is not None:
@@ -236,8 +233,8 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
 
 
 def read_file(s: Session, args: dict[str, Any]) -> Result:
-    from . import hashline_read
-    from .render import finding_text
+    from .. import hashline_read
+    from ..render import finding_text
 
     start, end = args.get("start_line"), args.get("end_line")
     lines = None
@@ -272,7 +269,7 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: st
 
 
 def apply_patch(s: Session, args: dict[str, Any]) -> Result:
-    from . import dialects
+    from .. import dialects
 
     fmt = args.get("format") or "auto"
     # The read rule of edit_file and write_file, for every file the patch changes, moves or
@@ -289,7 +286,7 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
 
 
 def list_turns(s: Session, args: dict[str, Any]) -> Result:
-    from . import history
+    from .. import history
 
     agent = None if args.get("all_agents") else s.agent
     entries = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")))
@@ -297,7 +294,7 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
-    from . import history
+    from .. import history
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
@@ -420,7 +417,7 @@ def serve(session: Session) -> None:
         return types.CallToolResult(content=[types.TextContent(type="text", text=r.text)],
                                     structured_content=r.data, is_error=r.error)
 
-    from .render import version
+    from ..render import version
 
     server = Server("agent-guard", version=version(), instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)
@@ -430,28 +427,3 @@ def serve(session: Session) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
-
-
-@cli.command("mcp", context_settings=CONTEXT)
-@click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="The repository to serve (any folder inside it).")
-@click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--require-read/--no-require-read", default=True, show_default=True,
-              help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their "
-                   "current state.")
-def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
-    """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
-
-    The repository is the one the server starts in (or --repo); no tool reads or
-    writes outside it.  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
-    """
-    from .engine import Guard, default_agent
-
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
-    session = Session(Guard(repo, policy), default_agent(agent), require_read)
-    session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
-    serve(session)

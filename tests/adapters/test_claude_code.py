@@ -20,7 +20,7 @@ import pytest
 from conftest import Repo, checkout_env, git
 
 SRC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
-SETTINGS = Path(__file__).resolve().parents[1] / "hooks" / "claude-code-settings.json"
+SETTINGS = Path(__file__).resolve().parents[2] / "hooks" / "claude-code-settings.json"
 # The console script this venv installed: what Claude Code's settings run.
 AGENT_GUARD = Path(sys.executable).with_name("agent-guard")
 
@@ -487,10 +487,10 @@ def _hold_lock(repo: Repo) -> int:
 def test_deadline_denies_before_claude_codes_timeout(project: Repo) -> None:
     import time
 
-    from guard import hookcmd
+    from guard.adapters import claude_code
 
     timeout = json.loads(SETTINGS.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"]
-    assert hookcmd.DEADLINE <= timeout - 5  # start-up and the answer must fit in what is left
+    assert claude_code.DEADLINE <= timeout - 5  # start-up and the answer must fit in what is left
     fd = _hold_lock(project)
     try:
         before = project.snapshot()

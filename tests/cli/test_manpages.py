@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_manpages  # noqa: E402
@@ -19,7 +19,7 @@ from conftest import command_env  # noqa: E402
 @pytest.mark.parametrize("name", gen_manpages.COMMANDS)
 def test_pages_are_current(name: str) -> None:
     """Every option of the command is in its page (exact layout varies with click's version)."""
-    from guard.cli import cli
+    from guard.cli.commands import cli
 
     page = (ROOT / "man" / "man1" / f"git-agent-{name}.1").read_text()
     cmd = cli.get_command(__import__("click").Context(cli), name)
@@ -39,7 +39,7 @@ def _commands(group, path: str):  # type: ignore[no-untyped-def]
 
 def test_agent_guard_page_has_every_command() -> None:
     """agent-guard.1 documents every command, those without a git subcommand (stats, gc...) too."""
-    from guard.cli import _load_more, cli
+    from guard.cli.commands import _load_more, cli
 
     _load_more()
     page = (ROOT / "man" / "man1" / "agent-guard.1").read_text()

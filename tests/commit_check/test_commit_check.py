@@ -16,7 +16,7 @@ import pytest
 
 from conftest import Repo, command, conflicted, git
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\ndef other():\n    return 1\n"
 # The classic elision: the function body replaced by a comment standing in for it.
@@ -506,7 +506,7 @@ def head(repo: Repo) -> str:
 
 
 def test_shipped_hook_is_the_installed_script() -> None:
-    from guard.commit_check import hook_script
+    from guard.commit_check.githook import hook_script
 
     shipped = ROOT / "hooks" / "pre-commit"
     assert shipped.read_text() == hook_script("")
@@ -603,7 +603,7 @@ def test_install_hook_respects_core_hookspath(repo: Repo, cli, tmp_path: Path, r
 
 
 def test_hook_without_agent_guard_says_how_to_fix(repo: Repo, tmp_path: Path) -> None:
-    from guard.commit_check import hook_script
+    from guard.commit_check.githook import hook_script
 
     repo.commit({"app.py": CODE})
     hook = repo.root / ".git" / "hooks" / "pre-commit"
@@ -624,7 +624,7 @@ def test_hook_without_agent_guard_says_how_to_fix(repo: Repo, tmp_path: Path) ->
 def test_created_is_make_change_without_the_diff(data: bytes) -> None:
     from dataclasses import replace
 
-    from guard.commit_check import created
+    from guard.commit_check.changes import created
     from guard.diffs import make_change
     from guard.model import Op
 

@@ -1,6 +1,6 @@
-"""The click commands `check`, `install-hook` and `uninstall-hook` (the work is in ``commit_check``).
+"""The click commands `check`, `install-hook` and `uninstall-hook` (the work is in ``guard.commit_check``).
 
-A plain `agent-guard check` is read by ``entry`` without click; this module owns
+A plain `agent-guard check` is read by ``fast`` without click; this module owns
 the help, and every message about a mistake in the arguments.
 """
 
@@ -10,10 +10,11 @@ import sys
 
 import click
 
-from . import entry, render
-from .cli import CONTEXT, cli
-from .commit_check import install_hook, run_check, uninstall_hook
-from .workspace import Workspace
+from .. import render
+from ..commit_check import githook
+from ..workspace import Workspace
+from .commands import CONTEXT, cli, process_ends
+from .fast import check_conflict, run_check
 
 
 @cli.command("check", context_settings=CONTEXT)
@@ -25,22 +26,22 @@ from .workspace import Workspace
               help="With --to-ref: check each commit of FROM..TO on its own (default: $PRE_COMMIT_FROM_REF).")
 @click.option("--to-ref", default=None, metavar="REF", help="The end of the range (default: $PRE_COMMIT_TO_REF).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--format", "fmt", type=click.Choice(render.RENDERERS), default=None,
+@click.option("--format", "renderer", type=click.Choice(render.RENDERERS), default=None,
               help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
-              policy: str | None, fmt: str | None, as_json: bool) -> None:
+              policy: str | None, renderer: str | None, as_json: bool) -> None:
     """Check what is being committed, or each commit of a range, against the policy.
 
     PATHS limit the check (pre-commit passes the files it selected); a named file
     with no staged change is checked whole.  Exit status: 0 no error finding, 1 an
     error finding, 2 usage error, 3 internal error.
     """
-    problem = entry.check_conflict(mode, from_ref, to_ref, fmt, as_json)
+    problem = check_conflict(mode, from_ref, to_ref, renderer, as_json)
     if problem is not None:
         raise click.UsageError(problem)
     sys.exit(run_check(paths, mode=mode, from_ref=from_ref, to_ref=to_ref, policy=policy,
-                       fmt="json" if as_json else fmt))
+                       renderer="json" if as_json else renderer, process_ends=process_ends()))
 
 
 @cli.command("install-hook", context_settings=CONTEXT)
@@ -50,12 +51,12 @@ def install_hook_cmd() -> None:
     Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
     is kept and runs first; running install-hook again updates the hook.
     """
-    for line in install_hook(Workspace("."), sys.executable):
+    for line in githook.install(Workspace("."), sys.executable):
         click.echo(line)
 
 
 @cli.command("uninstall-hook", context_settings=CONTEXT)
 def uninstall_hook_cmd() -> None:
     """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
-    for line in uninstall_hook(Workspace(".")):
+    for line in githook.uninstall(Workspace(".")):
         click.echo(line)

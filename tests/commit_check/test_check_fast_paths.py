@@ -1,7 +1,7 @@
 """`agent-guard check`'s fast paths give the findings the plain paths give.
 
 A large commit is decoded once and its new files' text is handed to the checks as
-is (``checks.base.prime``); marked comment lines are found in C; protected globs
+is (``checks.base.Blocks.prime``); marked comment lines are found in C; protected globs
 are matched as one regex; command-line paths are resolved without pathlib; the
 command skips the engine's imports.  Each of these is pinned here against the
 straightforward way it replaced, on the same inputs.
@@ -28,10 +28,13 @@ from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
 from guard.checks.base import find_lines
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
+from guard.cli.fast import repo_paths
+from guard.commit_check import changes
 from guard.diffs import make_change
 from guard.errors import UsageError
 from guard.model import FileChange, Finding, Op
 from guard.textfile import NotText, decode
+from guard.workspace import Workspace
 
 DEFAULT = policy_mod.load(None, "default")
 
@@ -47,12 +50,13 @@ LINES = [
 
 
 def _changes_of(data: bytes, path: str = "m.py") -> FileChange:
-    return commit_check.created(path, data, 0o100644)
+    return changes.created(path, data, 0o100644)
 
 
-def _findings(change: FileChange, policy: policy_mod.Policy = DEFAULT, attr=None) -> list[Finding]:  # type: ignore[no-untyped-def]
+def _findings(change: FileChange, policy: policy_mod.Policy = DEFAULT, attr=None,  # type: ignore[no-untyped-def]
+              blocks: base.Blocks | None = None) -> list[Finding]:
     inp = CheckInput((change,), commit_check.commit_policy(policy, whole=False), lambda _p: True,
-                     attr or (lambda _p, _n: None), None)
+                     attr or (lambda _p, _n: None), None, blocks=blocks or base.Blocks())
     out: list[Finding] = []
     for check in (placeholder.check, whitespace.check, conflict.check, protected.check):
         out += check(inp, "error")
@@ -61,16 +65,15 @@ def _findings(change: FileChange, policy: policy_mod.Policy = DEFAULT, attr=None
 
 def _plain(change: FileChange, policy: policy_mod.Policy = DEFAULT, attr=None) -> list[Finding]:  # type: ignore[no-untyped-def]
     """The findings with the block built from change.added (nothing primed)."""
-    base._BLOCKS.clear()
     return _findings(change, policy, attr)
 
 
 def _primed(change: FileChange, data: bytes, policy: policy_mod.Policy = DEFAULT, attr=None) -> list[Finding]:  # type: ignore[no-untyped-def]
-    base._BLOCKS.clear()
-    decoded = commit_check.text_of(data)
+    blocks = base.Blocks()
+    decoded = changes.text_of(data)
     if decoded is not None:
-        base.prime(change, *decoded)
-    return _findings(change, policy, attr)
+        blocks.prime(change, *decoded)
+    return _findings(change, policy, attr, blocks)
 
 
 # --- decoding a new file once -------------------------------------------------------------------
@@ -95,7 +98,7 @@ def test_text_of_is_decode_on_any_bytes(data: bytes) -> None:
 
 
 def _same_as_decode(data: bytes) -> None:
-    got = commit_check.text_of(data)
+    got = changes.text_of(data)
     try:
         text = decode(data)
     except NotText:
@@ -119,11 +122,11 @@ def _created_before(path: str, data: bytes, mode: int | None) -> FileChange:
 @pytest.mark.parametrize("data", EDGES)
 def test_created_is_what_it_was(data: bytes) -> None:
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-    fast = commit_check.created("f.txt", data, 0o100644, texts)
+    fast = changes.created("f.txt", data, 0o100644, texts)
     assert fast == _created_before("f.txt", data, 0o100644)
     # and its added lines are those of the diff nobody renders here
     assert fast.added == make_change("f.txt", Op.CREATE, None, data, new_mode=0o100644).added
-    assert (id(fast) in texts) == (commit_check.text_of(data) is not None)
+    assert (id(fast) in texts) == (changes.text_of(data) is not None)
 
 
 @settings(max_examples=300, deadline=None)
@@ -187,8 +190,7 @@ def test_primed_blocks_agree_under_other_rules_and_patterns() -> None:
 def test_a_primed_block_gives_back_the_lines_lazily() -> None:
     for data in (b"a\nb\n", b"a\r\nb", b"", b"\n", b"x \n\n"):
         change = _changes_of(data)
-        base._BLOCKS.clear()
-        decoded = commit_check.text_of(data)
+        decoded = changes.text_of(data)
         assert decoded is not None
         block = base.Block(change, decoded[0])  # without the lines: split back from the text
         plain = base.Block(change)
@@ -230,7 +232,6 @@ def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
 def test_candidates_are_what_they_were(lines: list[str], syntax: Syntax) -> None:
     data = ("\n".join(lines) + "\n").encode()
     change = _changes_of(data)
-    base._BLOCKS.clear()
     assert placeholder.candidates(change, syntax) == _candidates_before(change, syntax)
 
 
@@ -272,7 +273,6 @@ RULE_SPECS = ["", "blank-at-eol", "space-before-tab", "tab-in-indent", "indent-w
 def test_whitespace_suspects_are_what_they_were(lines: list[str], spec: str) -> None:
     change = _changes_of(("\n".join(lines)).encode())
     rules = whitespace.parse_rules(spec, whitespace.Rules(frozenset()))
-    base._BLOCKS.clear()
     assert whitespace._suspects(change, rules) == _suspects_before(change, rules)
 
 
@@ -363,10 +363,10 @@ def test_repo_paths_are_what_they_were(repo: Repo, tmp_path: Path, monkeypatch: 
     monkeypatch.chdir(repo.root / "docs")
     given_paths = ["b.md", "../src/a.py", "../linked/a.py", "../link.py", ".", "..", "../src/", "../src//a.py",
                    str(repo.root / "src" / "a.py"), "../docs/./b.md", "new/file.py"]
-    assert commit_check.repo_paths(root, given_paths) == _repo_paths_before(root, given_paths)
+    assert repo_paths(root, given_paths) == _repo_paths_before(root, given_paths)
     for outside in ("../..", str(tmp_path), "../../elsewhere.py"):
         with pytest.raises(UsageError) as fast:
-            commit_check.repo_paths(root, [outside])
+            repo_paths(root, [outside])
         with pytest.raises(UsageError) as slow:
             _repo_paths_before(root, [outside])
         assert str(fast.value) == str(slow.value)
@@ -395,9 +395,7 @@ def test_a_large_new_change_is_judged_the_same_with_and_without_the_fast_paths(r
     repo.write(_new_files())
     repo.git("add", "-A")
     fast = cli("check", "--json")
-    monkeypatch.setattr(commit_check, "prime", lambda *_a: None)  # the checks build their own blocks
-    original = commit_check.encoding_findings
-    monkeypatch.setattr(commit_check, "encoding_findings", lambda c, p, a, _d=None: original(c, p, a))
+    monkeypatch.setattr(base.Blocks, "prime", lambda *_a: None)  # the checks build their own blocks, decode every file
     plain = cli("check", "--json")
     assert fast.code == plain.code == 1
     assert fast.json() == plain.json()
@@ -412,7 +410,7 @@ def test_commits_of_a_range_and_whole_files_too(repo: Repo, cli, monkeypatch: py
     tip = repo.commit(dict(list(files.items())[8:]), "second half")
     runs = [("--from-ref", base_commit, "--to-ref", tip), ("--all-files",), ("pkg/m1.py", "pkg/crlf.py")]
     fast = [cli("check", "--json", *args) for args in runs]
-    monkeypatch.setattr(commit_check, "prime", lambda *_a: None)
+    monkeypatch.setattr(base.Blocks, "prime", lambda *_a: None)
     plain = [cli("check", "--json", *args) for args in runs]
     for f, p in zip(fast, plain):
         assert (f.code, f.json()) == (p.code, p.json())
@@ -460,9 +458,9 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
     repo.commit({"a.py": "x = 1\n"})
     repo.write({"b.py": "y = 2\n"})
     repo.git("add", "b.py")
-    code = ("import sys; from guard.cli import main\n"
+    code = ("import sys; from guard.cli.commands import main\n"
             "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.formats', "
+            "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.dialects', "
             "'guard.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))")
     for loaded in ("['yaml']", "[]"):
         # The first run parses the preset with PyYAML and keeps it in the user's cache; the
@@ -480,8 +478,8 @@ def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo
     files["pkg/old.py"] = "def f():\n    # ... rest of the code unchanged\n    return 1 \n"
     repo.write(files)
     repo.git("add", "-A")
-    g = commit_check.Workspace(repo.root)
-    units, _extra, _notes = commit_check._staged(g.repo, frozenset())
+    g = Workspace(repo.root)
+    units, _extra, _notes = changes._staged(g.repo, frozenset())
     unit = units[0]
     judge = commit_check._Judge(g.repo, g.policy())
     together = judge(unit, budget=False)

@@ -59,13 +59,10 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import click
-
-from .cli import CONTEXT, cli
-from .errors import UsageError
+from ..errors import UsageError
 
 if TYPE_CHECKING:
-    from .engine import Guard
+    from ..engine import Guard
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
 PASSED = ("NotebookEdit",)
@@ -137,7 +134,7 @@ class Deadline:
 
 
 def _payload(raw: bytes) -> dict[str, Any]:
-    from . import jsonvalue
+    from .. import jsonvalue
 
     if not raw.strip():
         raise HookError("no hook payload on standard input (Claude Code sends one JSON object)")
@@ -176,7 +173,7 @@ def _locate(target: str, cwd: str, policy: str | None) -> tuple[Guard, str] | No
     edit's path.  A folder reached through a symbolic link (a linked home) counts as
     the repository's when it is the repository's root or inside it.
     """
-    from .engine import Guard
+    from ..engine import Guard
 
     full = target if target.startswith("/") else os.path.join(cwd, target)
     parts = full.split("/")
@@ -219,7 +216,7 @@ def _turn(data: dict[str, Any], turn: str | None) -> str | None:
 
 
 def _stash_dir(g: Guard) -> Path:
-    from . import worktree
+    from .. import worktree
 
     d = worktree.state_dir(g.repo) / "hooks" / "claude-code"
     d.mkdir(parents=True, exist_ok=True)
@@ -237,7 +234,7 @@ def _stash_name(data: dict[str, Any], rel: str) -> str:
 def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, warnings: list[str],
            took: float) -> None:
     """Keep what the post hook needs: the content before the tool, and what the check said (for `stats`)."""
-    from . import worktree
+    from .. import worktree
 
     before, mode = worktree.read(g.root, rel)
     d = _stash_dir(g)
@@ -286,8 +283,8 @@ def _simulate(text: str, edits: list[Any]) -> str | None:
 
 def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:
     """The edit (text, dialect) whose check decides the tool call; `rel` is resolved."""
-    from . import diffs, worktree
-    from .model import Op
+    from .. import diffs, worktree
+    from ..model import Op
 
     if tool == "Write":
         return json.dumps({"file_path": rel, "content": ti.get("content")}), "json"
@@ -329,7 +326,7 @@ def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
 
 
 def _deny(findings: Any) -> Answer:
-    from .render import finding_text
+    from ..render import finding_text
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
     lines += [finding_text(f) for f in findings]
@@ -338,8 +335,8 @@ def _deny(findings: Any) -> Answer:
 
 def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, size: int, started: float) -> Answer:
     """Deny for a finding the hook made itself (the engine logs its own refusals)."""
-    from . import events
-    from .report import Report
+    from .. import events
+    from ..report import Report
 
     report = Report("refused", None, findings=(finding,))
     events.record(g.repo.commondir, "apply", agent, turn, report, size, time.monotonic() - started, tool=tool)
@@ -353,9 +350,9 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
     once its write has landed, so each call counts once, with its real outcome.
     """
-    from .audience import Audience
-    from .model import error
-    from .render import finding_text
+    from ..audience import Audience
+    from ..model import error
+    from ..render import finding_text
 
     started = time.monotonic()
     size = len(json.dumps(ti))
@@ -384,9 +381,9 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
 
 
 def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:
-    from . import diffs, events, paths, worktree
-    from .model import Op
-    from .report import Report
+    from .. import diffs, events, paths, worktree
+    from ..model import Op
+    from ..report import Report
 
     rel2, finding = paths.resolve(g.root, rel)
     if finding is not None or rel2 is None:
@@ -436,7 +433,7 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
     A path agent-guard would not show (protected, unless the policy says read_protected)
     is not recorded either: its content is never stored as a blob.
     """
-    from . import reads, worktree
+    from .. import reads, worktree
 
     rel2, finding = g.resolve(rel, g.policy(agent), reading=True)
     if finding is not None or rel2 is None:
@@ -493,7 +490,7 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
 
 def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,
             on_pass: str) -> Answer:
-    from .engine import default_agent
+    from ..engine import default_agent
 
     ti, target = _tool_input(data, tool)
     given = data.get("cwd")
@@ -517,64 +514,3 @@ def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn
     finally:
         if saved is None:
             os.environ.pop("AGENT_GUARD_SESSION", None)
-
-
-def _send(answer: Answer) -> None:
-    """Write the answer, flushed here: a stream that fails must fail inside the hook's guard."""
-    if answer.stdout:
-        sys.stdout.write(answer.stdout)
-        sys.stdout.flush()
-    if answer.stderr:
-        sys.stderr.write(answer.stderr)
-        sys.stderr.flush()
-
-
-def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if value == "allow":
-        raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
-                                 "(no decision: Claude Code's own permission rules apply) or give 'ask'")
-    if value not in ("defer", "ask"):
-        raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
-    return value
-
-
-@cli.group("hook", context_settings=CONTEXT)
-def hook_group() -> None:
-    """Adapters that put agents' own edit tools under the guard."""
-
-
-@hook_group.command("claude-code", context_settings=CONTEXT)
-@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'claude').")
-@click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--on-pass", default="defer", show_default=True, metavar="[defer|ask]", callback=_on_pass,
-              help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) "
-                   "or ask (prompt the user every time). The hook never allows.")
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEADLINE, show_default=True,
-              metavar="SECONDS", help="Deny when the pre hook has not answered by then; keep it under the "
-                                      "hook's timeout in Claude Code's settings (30 s in our snippet).")
-def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
-    """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
-
-    PreToolUse: check Edit/MultiEdit/Write against the policy without writing;
-    a refusal exits 2 with the findings on standard error (Claude Code blocks
-    the tool and shows them to the model); a pass gives no permission decision.
-    Every failure before the write (unreadable payload, internal error, the
-    deadline) also exits 2.  PostToolUse: record what the tool wrote as a turn
-    on the shadow ref; a failure there exits 1 (reported, not blocking).
-    """
-    timer = Deadline(deadline)
-    try:
-        with timer:
-            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
-            _send(answer)
-    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
-        if isinstance(exc, SystemExit):
-            raise
-        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
-        try:
-            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
-        except OSError:
-            pass
-        sys.exit(timer.failing)
-    sys.exit(answer.code)

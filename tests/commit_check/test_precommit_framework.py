@@ -23,7 +23,7 @@ from conftest import GIT_ENV, Repo
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Building the hook's environment installs packages: give it time, but not forever.
 TIMEOUT = 600
 
