@@ -66,14 +66,14 @@ if TYPE_CHECKING:
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
 PASSED = ("NotebookEdit",)
-READ = "Read"  # PostToolUse only, when the settings add it: records what Claude read
-READ_LIMIT = 2000  # lines Claude Code's Read shows when the call gives no limit
+READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what Claude read
+READ_TOOL_LINES = 2000  # lines Claude Code's Read shows when the call gives no limit
 STASH_DAYS = 1  # stashes whose post hook never came (the tool failed) are dropped after this
 DEADLINE = 20.0  # seconds: the settings snippet gives the hook 30, and Python's start-up comes out of them
 BLOCK, REPORTED = 2, 1  # a pre hook's failure blocks the tool; a post hook's is only reported
 
 
-class HookError(Exception):
+class PayloadError(Exception):
     """A payload the hook cannot act on."""
 
 
@@ -137,18 +137,18 @@ def _payload(raw: bytes) -> dict[str, Any]:
     from .. import jsonvalue
 
     if not raw.strip():
-        raise HookError("no hook payload on standard input (Claude Code sends one JSON object)")
+        raise PayloadError("no hook payload on standard input (Claude Code sends one JSON object)")
     try:
         data = jsonvalue.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise HookError(f"the hook payload is not UTF-8 (byte {exc.start})") from None
+        raise PayloadError(f"the hook payload is not UTF-8 (byte {exc.start})") from None
     except ValueError as exc:  # nested too deep, half a surrogate pair: decode errors too
-        raise HookError(f"the hook payload is not JSON: {exc}") from None
+        raise PayloadError(f"the hook payload is not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise HookError(f"the hook payload must be a JSON object, not {type(data).__name__}")
+        raise PayloadError(f"the hook payload must be a JSON object, not {type(data).__name__}")
     event = data.get("hook_event_name")
     if not isinstance(event, str):
-        raise HookError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
+        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
     return data
 
 
@@ -156,11 +156,11 @@ def _tool_input(data: dict[str, Any], tool: str) -> tuple[dict[str, Any], str]:
     """(tool input, the file it writes as written by the tool)."""
     ti = data.get("tool_input")
     if not isinstance(ti, dict):
-        raise HookError(f'the {tool} payload has no "tool_input" object')
+        raise PayloadError(f'the {tool} payload has no "tool_input" object')
     key = "notebook_path" if tool == "NotebookEdit" else "file_path"
     target = ti.get(key)
     if not isinstance(target, str) or not target:
-        raise HookError(f'the {tool} tool input has no "{key}" string (keys: {", ".join(sorted(ti)) or "none"})')
+        raise PayloadError(f'the {tool} tool input has no "{key}" string (keys: {", ".join(sorted(ti)) or "none"})')
     return ti, target
 
 
@@ -291,7 +291,7 @@ def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, s
     edits: list[Any] = ti.get("edits") if tool == "MultiEdit" else [  # type: ignore[assignment]
         {k: ti[k] for k in ("old_string", "new_string", "replace_all") if k in ti}]
     if not isinstance(edits, list):
-        raise HookError('the MultiEdit tool input has no "edits" list')
+        raise PayloadError('the MultiEdit tool input has no "edits" list')
     try:
         current, _ = worktree.read(g.root, rel)
     except (worktree.UnsafePath, OSError):
@@ -333,13 +333,14 @@ def _deny(findings: Any) -> Answer:
     return Answer(BLOCK, stderr="\n".join(lines) + "\n")
 
 
-def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, size: int, started: float) -> Answer:
+def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int,
+            started: float) -> Answer:
     """Deny for a finding the hook made itself (the engine logs its own refusals)."""
     from .. import events
     from ..report import Report
 
     report = Report("refused", None, findings=(finding,))
-    events.record(g.repo.commondir, "apply", agent, turn, report, size, time.monotonic() - started, tool=tool)
+    events.record(g.repo.commondir, "apply", agent, turn, report, edit_bytes, time.monotonic() - started, tool=tool)
     return _deny(report.findings)
 
 
@@ -355,18 +356,18 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     from ..render import finding_text
 
     started = time.monotonic()
-    size = len(json.dumps(ti))
+    edit_bytes = len(json.dumps(ti))  # the tool input stands for the edit
     pol = g.policy(agent)
     # The engine's resolver: outside, git's own folders, protected paths, submodules.
     resolved, finding = g.resolve(rel, pol)
     if finding is not None or resolved is None:
         return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
-                       agent, turn, tool, size, started)
+                       agent, turn, tool, edit_bytes, started)
     if tool in PASSED:
         _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
-    text, fmt = _edit_for(g, tool, ti, resolved)
-    report = g.apply(text, format=fmt, agent=agent, turn=turn, check=True, cwd=g.root,
+    text, dialect = _edit_for(g, tool, ti, resolved)
+    report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,
                      audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False)
     if report.status == "refused":
         return _deny(report.findings)
@@ -409,20 +410,20 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
         after, new_mode = worktree.read(g.root, rel2)
     except (worktree.UnsafePath, OSError) as exc:
         return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
-    size = len(json.dumps(data.get("tool_input")))
+    edit_bytes = len(json.dumps(data.get("tool_input")))
     landed = Report("applied", None)
     if before != after:
         op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
         change = diffs.make_change(rel2, op, before, after,
                                    old_mode=(old_mode or new_mode) if before is not None else None,
                                    new_mode=new_mode if after is not None else None)
-        fmt = "whole" if tool in PASSED or tool == "Write" else "json"
-        recorded = g.record([change], agent=agent, turn=turn, fmt=fmt, nbytes=size)
+        dialect = "whole" if tool in PASSED or tool == "Write" else "json"
+        recorded = g.record([change], agent=agent, turn=turn, fmt=dialect, nbytes=edit_bytes)
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
     warned = checked.get("warnings")
     took = checked.get("duration")
-    events.record(g.repo.commondir, "apply", agent, turn, landed, size, took if isinstance(took, (int, float)) else 0.0,
+    events.record(g.repo.commondir, "apply", agent, turn, landed, edit_bytes, took if isinstance(took, (int, float)) else 0.0,
                   tool=tool, warnings=[str(w) for w in warned] if isinstance(warned, list) else [])
     return Answer(0)
 
@@ -446,7 +447,7 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
         return Answer(0)
     offset, limit = ti.get("offset"), ti.get("limit")
     first = offset if isinstance(offset, int) and not isinstance(offset, bool) and offset > 0 else 1
-    count = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else READ_LIMIT
+    count = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else READ_TOOL_LINES
     last = min(first + count - 1, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
     with worktree.locked(g.repo):
         reads.record(g.repo, agent, rel2, g.repo.write_blob(data), (first, last) if first <= last else None)
@@ -471,12 +472,12 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
                 deadline.after_write()
         tool = data.get("tool_name")
         if not isinstance(tool, str) or not tool:
-            raise HookError(f'the {event} payload has no "tool_name" string')
-        if tool not in EDIT_TOOLS + PASSED and not (tool == READ and event == "PostToolUse"):
+            raise PayloadError(f'the {event} payload has no "tool_name" string')
+        if tool not in EDIT_TOOLS + PASSED and not (tool == READ_TOOL and event == "PostToolUse"):
             return Answer(0)
         return _answer(data, event, tool, agent, turn, policy, on_pass)
     except Exception as exc:  # fail closed before the write, report after it
-        if isinstance(exc, (HookError, UsageError)):
+        if isinstance(exc, (PayloadError, UsageError)):
             why = str(exc)
         else:
             if os.environ.get("AGENT_GUARD_DEBUG"):
@@ -508,7 +509,7 @@ def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn
     try:
         if event == "PreToolUse":
             return pre(g, data, rel, tool, ti, agent, turn, on_pass)
-        if tool == READ:
+        if tool == READ_TOOL:
             return note_read(g, rel, ti, agent)
         return post(g, data, rel, tool, agent, turn)
     finally:

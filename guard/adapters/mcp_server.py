@@ -271,15 +271,15 @@ def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: st
 def apply_patch(s: Session, args: dict[str, Any]) -> Result:
     from .. import dialects
 
-    fmt = args.get("format") or "auto"
+    dialect = args.get("format") or "auto"
     # The read rule of edit_file and write_file, for every file the patch changes, moves or
     # deletes; a patch that does not parse is left to the engine, which says why.
-    edits, _ = dialects.parse(args["patch"], fmt)
+    edits, _ = dialects.parse(args["patch"], dialect)
     if edits is not None:
         refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p], "apply_patch", args)
         if refused is not None:
             return refused
-    report = s.g.apply(args["patch"], format=fmt, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
+    report = s.g.apply(args["patch"], format=dialect, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
                        audience=MCP, tool="apply_patch")
     s.note_written(report)
     return _report(report)
@@ -289,8 +289,8 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
     from .. import history
 
     agent = None if args.get("all_agents") else s.agent
-    entries = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")))
-    return Result(history.render(entries, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": entries})
+    turns = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")))
+    return Result(history.render(turns, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": turns})
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:

@@ -12,9 +12,10 @@ past it: it has no agent, so no turn or session.
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from ..model import FileChange, Finding
+from ..wording import short_id
 from .base import CheckInput, Committed
 
 _WHAT = {
@@ -42,48 +43,59 @@ def measure(inp: CheckInput) -> dict[str, int]:
     }
 
 
-def _exceeded(used: Mapping[str, int], limits: Mapping[str, int]) -> Iterator[tuple[str, int, int]]:
-    """(key, value, limit) of each limit `used` goes past."""
-    for key, limit in limits.items():
-        value = used.get(key, 0)
-        if value > limit:
-            yield key, value, limit
-
-
 def _over(scope: str, used: Mapping[str, int], inp: CheckInput, level: str) -> list[Finding]:
+    """A finding for each limit of `scope` that `used` goes past."""
     out: list[Finding] = []
-    for key, value, limit in _exceeded(used, inp.policy.budget(scope)):
+    for key, limit in inp.policy.budget(scope).items():
+        value = used.get(key, 0)
+        if value <= limit:
+            continue
         setting = f"budget.{scope}.{key}"
-        out.append(Finding(
-            "budget", level, None, None,
-            f"{_SCOPE[scope]} would reach {value:,} {_WHAT.get(key, key)}; the limit is {limit:,} "
-            f"({setting}, from {inp.policy.source(setting)})",
-            _HINT[scope]))
+        source = f"({setting}, from {inp.policy.source(setting)})"
+        if inp.committed is None:
+            message = f"{_SCOPE[scope]} would reach {value:,} {_WHAT.get(key, key)}; the limit is {limit:,} {source}"
+            hint = _HINT[scope]
+        else:
+            message = (f"{inp.committed.label} has {value:,} {_COMMITTED_WHAT.get(key, key)}; "
+                       f"one commit may have {limit:,} {source}")
+            hint = _split_hint(inp.committed, key)
+        out.append(Finding("budget", level, None, None, message, hint))
+    return out
+
+
+def _too_large(inp: CheckInput, level: str) -> list[Finding]:
+    """A file past ``max_file_bytes``; for a commit, only one the commit takes past it."""
+    limit = inp.policy.max_file_bytes
+    if limit is None:
+        return []
+    source = f"(budget.max_file_bytes, from {inp.policy.source('budget.max_file_bytes')})"
+    out: list[Finding] = []
+    for c in inp.changes:
+        if c.after is None or len(c.after) <= limit:
+            continue
+        after = f"{len(c.after):,} bytes"
+        if inp.committed is None:
+            message, hint = (f"{c.path} would be {after}; the limit is {limit:,} {source}",
+                             "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes")
+        elif c.before is None or len(c.before) <= limit:
+            message, hint = (f"{c.path} becomes {after} in {inp.committed.label}; the limit is {limit:,} {source}",
+                             "keep large files out of the repository (or split the file), or raise "
+                             "budget.max_file_bytes")
+        else:
+            continue  # it was that large before this commit
+        out.append(Finding("budget", level, c.path, None, message, hint))
     return out
 
 
 def check(inp: CheckInput, level: str) -> list[Finding]:
-    if inp.committed is not None:
-        return _per_commit(inp, inp.committed, level)
-    policy = inp.policy
-    edit = measure(inp)
-    findings = _over("per_edit", edit, inp, level)
-    for scope, prior in (("per_turn", inp.usage.turn), ("per_session", inp.usage.session)):
-        total = {key: prior.get(key, 0) + edit[key] for key in edit}
-        findings += _over(scope, total, inp, level)
-    limit = policy.max_file_bytes
-    if limit is not None:
-        for change in inp.changes:
-            if change.after is not None and len(change.after) > limit:
-                findings.append(Finding(
-                    "budget", level, change.path, None,
-                    f"{change.path} would be {len(change.after):,} bytes; the limit is {limit:,} "
-                    f"(budget.max_file_bytes, from {policy.source('budget.max_file_bytes')})",
-                    "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes"))
-    return findings
+    used = measure(inp)
+    findings = _over("per_edit", used, inp, level)
+    if inp.committed is None:  # a commit has no agent: no turn, no session
+        for scope, prior in (("per_turn", inp.usage.turn), ("per_session", inp.usage.session)):
+            findings += _over(scope, {key: prior.get(key, 0) + used[key] for key in used}, inp, level)
+    return findings + _too_large(inp, level)
 
 
-# --- a commit -------------------------------------------------------------------------------
 def _changed_bytes(c: FileChange) -> int:
     """Bytes of the lines a change adds and removes (all of a new or deleted file)."""
     if c.before is None or c.after is None:
@@ -93,31 +105,7 @@ def _changed_bytes(c: FileChange) -> int:
 
 def _split_hint(committed: Committed, key: str) -> str:
     commit = committed.commit
-    how = (f"split commit {commit[:10]} into smaller ones (`git rebase -i {commit[:10]}^`, "
+    how = (f"split commit {short_id(commit)} into smaller ones (`git rebase -i {short_id(commit)}^`, "
            "mark it `edit`, then `git reset HEAD^` and commit in parts)" if commit else
            "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first")
     return f"{how}; or raise budget.per_edit.{key} in .agent-guard.yaml"
-
-
-def _per_commit(inp: CheckInput, committed: Committed, level: str) -> list[Finding]:
-    if not inp.changes:
-        return []
-    policy = inp.policy
-    used = measure(inp)
-    out: list[Finding] = []
-    for key, value, limit in _exceeded(used, policy.budget("per_edit")):
-        setting = f"budget.per_edit.{key}"
-        out.append(Finding(
-            "budget", level, None, None,
-            f"{committed.label} has {value:,} {_COMMITTED_WHAT.get(key, key)}; one commit may have {limit:,} "
-            f"({setting}, from {policy.source(setting)})", _split_hint(committed, key)))
-    most = policy.max_file_bytes
-    if most is not None:
-        for c in inp.changes:
-            if c.after is not None and len(c.after) > most and (c.before is None or len(c.before) <= most):
-                out.append(Finding(
-                    "budget", level, c.path, None,
-                    f"{c.path} becomes {len(c.after):,} bytes in {committed.label}; the limit is {most:,} "
-                    f"(budget.max_file_bytes, from {policy.source('budget.max_file_bytes')})",
-                    "keep large files out of the repository (or split the file), or raise budget.max_file_bytes"))
-    return out

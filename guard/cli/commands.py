@@ -153,19 +153,19 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
     from .. import history
 
     g = _guard(policy)
-    entries = history.log(g, agent, max_count, patch)
+    turns = history.log(g, agent, max_count, patch)
     if as_json:
         import json
 
-        click.echo(json.dumps({"version": 1, "turns": entries}, ensure_ascii=False))
-    elif not entries and max_count != 0:
+        click.echo(json.dumps({"version": 1, "turns": turns}, ensure_ascii=False))
+    elif not turns and max_count != 0:
         from ..engine import default_agent
 
         who = default_agent(agent) if agent else ""
         click.echo(history.no_turns(g, who, g.policy(agent).ledger_prefix, "log") if who else
                    "no recorded turns: no agent has any in this repository yet; an applied edit records one")
     else:
-        click.echo(history.render(entries, patch), nl=False)
+        click.echo(history.render(turns, patch), nl=False)
 
 
 @cli.command("rollback", context_settings=CONTEXT)
