@@ -53,7 +53,6 @@ import json
 import os
 import re
 import signal
-import sys
 import time
 from pathlib import Path
 from types import FrameType, TracebackType
