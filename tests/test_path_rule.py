@@ -137,7 +137,7 @@ def test_python_api_starts_from_the_current_folder_inside_the_repository(twin: R
 
 def test_mcp_paths_start_from_the_top_wherever_the_server_runs(twin: Repo, tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    from test_mcp import over_stdio, tool
+    from adapters.test_mcp_server import over_stdio, tool
 
     seen: dict[str, object] = {}
 

@@ -311,7 +311,7 @@ def test_import_is_cheap() -> None:
 
 
 def test_hook_tool_calls_count_once_under_their_tool_names(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    from test_hook_claude import SRC, absolute, claude_writes, hook_command, payload
+    from adapters.test_claude_code import SRC, absolute, claude_writes, hook_command, payload
 
     repo.commit({"stats.py": SRC})
 
@@ -356,7 +356,7 @@ def test_hook_tool_calls_count_once_under_their_tool_names(repo: Repo, cli) -> N
 
 def test_mcp_edits_count_under_the_mcp_tool_names(repo: Repo, cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("mcp")
-    from test_mcp import over_stdio, tool
+    from adapters.test_mcp_server import over_stdio, tool
 
     repo.commit({"a.py": "x = 1\n"})
 

@@ -58,9 +58,9 @@ LAZY = {
     "check": "guard.cli.check",
     "install-hook": "guard.cli.check",
     "uninstall-hook": "guard.cli.check",
-    "read": "guard.hashline_read",
+    "read": "guard.cli.read",
     "hook": "guard.cli.adapters",
-    "stats": "guard.stats",
+    "stats": "guard.cli.stats",
     "mcp": "guard.cli.adapters",
 }
 
