@@ -29,9 +29,44 @@ from .model import Finding
 from .report import Report
 from .wording import plural, short_id
 
+# --- apply and rollback -------------------------------------------------------------------
+def finding_text(f: Finding) -> str:
+    where = f.path or "<input>"
+    if f.line is not None:
+        where += f":{f.line}"
+    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
+    if f.hint:
+        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
+    return text
+
+
+def human(report: Report, show_diff: bool = False) -> str:
+    """An `apply` or `rollback` report for people: the files, the turn, the findings (and the diff)."""
+    lines: list[str] = []
+    verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
+    what = f" ({report.format})" if report.format else ""
+    if report.status == "refused":
+        lines.append(f"agent-guard: refused{what}; nothing was changed")
+    else:
+        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
+    for c in report.changes:
+        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
+        rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
+        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
+    for n in report.notes:
+        lines.append(f"  note: {n}")
+    if report.turn is not None:
+        lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
+    for f in report.findings:
+        lines.append(finding_text(f))
+    if show_diff and report.diff:
+        lines.append(report.diff.rstrip("\n"))
+    return "\n".join(lines)
+
+
+# --- check ------------------------------------------------------------------------------
 # What `check --format` offers.
 RENDERERS = ("human", "json", "github", "sarif")
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 # What each finding of `agent-guard check` means, and how to fix it: the SARIF rules,
 # and the source of the README's table.
@@ -121,42 +156,6 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int]:
     return errors, warnings
 
 
-# --- apply and rollback -------------------------------------------------------------------
-def finding_text(f: Finding) -> str:
-    where = f.path or "<input>"
-    if f.line is not None:
-        where += f":{f.line}"
-    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
-    if f.hint:
-        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
-    return text
-
-
-def human(report: Report, show_diff: bool = False) -> str:
-    """An `apply` or `rollback` report for people: the files, the turn, the findings (and the diff)."""
-    lines: list[str] = []
-    verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
-    what = f" ({report.format})" if report.format else ""
-    if report.status == "refused":
-        lines.append(f"agent-guard: refused{what}; nothing was changed")
-    else:
-        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
-    for c in report.changes:
-        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
-        rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
-        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
-    for n in report.notes:
-        lines.append(f"  note: {n}")
-    if report.turn is not None:
-        lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
-    for f in report.findings:
-        lines.append(finding_text(f))
-    if show_diff and report.diff:
-        lines.append(report.diff.rstrip("\n"))
-    return "\n".join(lines)
-
-
-# --- check ------------------------------------------------------------------------------
 def check(report: Report, renderer: str) -> str:
     """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it."""
     if renderer == "json":
@@ -251,6 +250,9 @@ def github(report: Report) -> str:
 
 
 # --- SARIF 2.1.0 -----------------------------------------------------------------------
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
 def _rule(code: str) -> dict[str, Any]:
     title, meaning, fix = RULES.get(code, (code, f"agent-guard finding `{code}`.", "See the message."))
     return {

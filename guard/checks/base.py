@@ -21,6 +21,9 @@ from ..policy import Policy
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
 
+# The levels at which a check runs (and a finding's severity); "off" and "fix" are not among them.
+LEVELS = ("error", "warning")
+
 # (path, attribute name) -> True (set), False (unset), a string value, or None (unspecified).
 AttrLookup = Callable[[str, str], "str | bool | None"]
 

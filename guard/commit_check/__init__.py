@@ -34,10 +34,9 @@ from ..report import Report
 from ..workspace import Workspace
 from .changes import Unit, changes_from_git, resolve_commit
 
-_LEVELS = ("error", "warning")
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
-# What a commit does to a whole file: not asked of files checked whole, which change nothing.
+# Checks of what a change does (its size, text it makes binary): not of files checked whole.
 _OF_A_CHANGE = ("budget", "binary", "not-utf8")
 
 
@@ -99,7 +98,7 @@ class _Judge:
         if not unit.changes:
             return []
         policy = self.for_whole if unit.whole else self.for_change if budget else self.for_merge
-        running = [name for name in checks.CHECKS if policy.level(name) in _LEVELS or name in checks.ALWAYS]
+        running = [name for name in checks.CHECKS if policy.level(name) in checks.LEVELS or name in checks.ALWAYS]
         wanted = {attr for name in running for attr in _ATTRIBUTES.get(name, ())}
         self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
         # Each check once over the whole unit; the line checks share the joined text of each
