@@ -349,9 +349,9 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                 continue
             oldest = chain[-1]
             base_tree = g.repo.commit_tree(oldest.parents[0]) if oldest.parents else g.repo.commit_tree(oldest.oid)
-            parent = g.repo.commit(base_tree, [], f"agent-guard: history of {name} pruned\n\nAgent-Guard-Agent: {name}\nAgent-Guard-Kind: base\n")
+            parent = g.repo.write_commit(base_tree, [], f"agent-guard: history of {name} pruned\n\nAgent-Guard-Agent: {name}\nAgent-Guard-Kind: base\n")
             for info in reversed(chain):
-                parent = g.repo.commit(info.tree, [parent], info.message)
+                parent = g.repo.write_commit(info.tree, [parent], info.message)
             g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
             lines.append(f"{name}: kept {plural(kept_turns, 'turn')}")
     return "\n".join(lines)

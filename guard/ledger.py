@@ -305,7 +305,7 @@ def prepare(
             if sync_tree != base_tree:
                 msg = (f"agent-guard: sync {len(before)} file(s) with the work tree before {agent}'s next turn\n\n"
                        f"Agent-Guard-Agent: {agent}\nAgent-Guard-Kind: sync\n")
-                parent = repo.commit(sync_tree, [parent] if parent else [], msg)
+                parent = repo.write_commit(sync_tree, [parent] if parent else [], msg)
                 base_tree = sync_tree
     updates: dict[str, Entry | None] = {}
     for ch in changes:
@@ -364,5 +364,5 @@ def prepare(
         trailers["Turn-" + k.replace("_", "-").title()] = str(turn_usage[k])
         trailers["Session-" + k.replace("_", "-").title()] = str(session_usage[k])
     body += [f"Agent-Guard-{k}: {v}" for k, v in trailers.items()]
-    commit = repo.commit(tree, [parent] if parent else [], "\n".join(body) + "\n")
+    commit = repo.write_commit(tree, [parent] if parent else [], "\n".join(body) + "\n")
     return Pending(ref, tip, commit, tid, turn_usage)
