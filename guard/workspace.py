@@ -8,6 +8,7 @@ check` runs in every commit's hook and must not pay for the apply machinery
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from .errors import UsageError
 from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
+    from .ledger import Memo
     from .policy import Policy
 
 
@@ -34,8 +36,17 @@ class Workspace:
         """Roll back a write interrupted by a crash; every command starts with this."""
         if not worktree.pending(self.repo):
             return False
+        from . import stage
+
         with worktree.locked(self.repo):
-            return worktree.recover(self.repo)
+            return stage.recover(self.repo)
+
+    @cached_property
+    def ledger_memo(self) -> Memo:
+        """What this session keeps of the agents' ledgers between calls (``ledger.Memo``)."""
+        from .ledger import Memo
+
+        return Memo()
 
     def policy(self, agent: str | None = None) -> Policy:
         """The policy for `agent`, loaded again when the repository's .agent-guard.yaml changed."""

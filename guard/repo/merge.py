@@ -72,7 +72,7 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes, favor: str = "normal") -
     "theirs" resolves each conflict by taking that side (``git merge-file --ours``);
     the conflicts are reported all the same.  No object is written to any repository.
     """
-    from pygit2._libgit2 import ffi, lib  # the C API: merge options are not exposed otherwise
+    from pygit2._libgit2 import ffi, lib  # type: ignore[import-not-found]  # the C API: merge options are not exposed otherwise
 
     def run(how: int) -> tuple[bool, bytes]:
         store = _MemoryObjects()
