@@ -271,26 +271,52 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
 
 @dataclass(frozen=True)
 class _Index:
-    """An agent's turns and rollbacks, oldest first, as (commit, turn id): the ledger as of its last commit."""
+    """An agent's turns and rollbacks, oldest first, as the lines of the index file:
+    ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
-    entries: tuple[tuple[str, str], ...]
+    text: str
 
-    def position(self) -> dict[str, int]:
-        return {commit: i for i, (commit, _id) in enumerate(self.entries)}
+    @property
+    def last(self) -> str | None:
+        end = self.text.rfind("\n", 0, len(self.text) - 1) + 1
+        return self.text[end:end + 40] or None
+
+    def commits_with(self, turn_id: str) -> tuple[str, ...]:
+        # A line holds one space, before the id: " <id>\n" is found at the end of its lines alone.
+        needle, found = f" {turn_id}\n", []
+        at = self.text.find(needle)
+        while at != -1:
+            found.append(self.text[at - 40:at])
+            at = self.text.find(needle, at + 1)
+        return tuple(found)
+
+    def entries(self) -> list[tuple[str, str]]:
+        """Its (commit, turn id) lines; none when one is not a line of ours (read the ledger again)."""
+        out = []
+        for line in self.text.splitlines():
+            commit, _, tid = line.partition(" ")
+            if len(commit) != 40 or not _TURN_ID.fullmatch(tid):
+                return []
+            out.append((commit, tid))
+        return out
 
 
 def commits_of(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo | None = None) -> tuple[str, ...]:
     """The commits of the agent's turns and rollbacks whose id is `turn_id`, oldest first."""
-    index = _index(repo, ref, agent, memo)
-    return tuple(commit for commit, tid in index.entries if tid == turn_id)
+    index = _index(repo, ref, agent, memo) if _TURN_ID.fullmatch(turn_id) else None
+    if index is None:
+        # An id a line of the index cannot hold (an older version's turns may have one): read the ledger.
+        return tuple(t.commit for t in reversed(list(turns(repo, ref, agent, memo=memo))) if t.id == turn_id)
+    return index.commits_with(turn_id)
 
 
 def _index_file(repo: GitRepo, ref: str) -> Path:
     return repo.commondir / "agent-guard" / "turn-ids" / ref
 
 
-def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index:
-    """The ref's turn-id index, brought up to date with its tip.
+def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | None:
+    """The ref's turn-id index, brought up to date with its tip (None: an id in the ledger that
+    a line cannot hold).
 
     Kept in a file beside the ref (and in the session's memo): a commit's first-parent
     history never changes, so the index as of any commit it lists is that index cut
@@ -299,15 +325,19 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index:
     is read whole once, and the index written again.
     """
     tip = repo.ref(ref)
+    if tip is None:
+        return _Index("")
     known = memo.indexes.get(ref) if memo is not None else None
     if known is None:
-        known = _read_index(_index_file(repo, ref))
-    if tip is None:
-        return _Index(())
-    if known.entries and known.entries[-1][0] == tip:
+        try:
+            known = _Index(_index_file(repo, ref).read_text("ascii"))
+        except (OSError, ValueError):
+            known = _Index("")
+    if known.last == tip:
         index = known
     else:
-        at = known.position()
+        entries = known.entries()
+        at = {commit: i for i, (commit, _id) in enumerate(entries)}
         newer: list[tuple[str, str]] = []
         keep = 0
         for t in _chain(repo, tip, agent, memo):
@@ -316,36 +346,21 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index:
                 break
             if t.kind != "sync":
                 newer.append((t.commit, t.id))
-        index = _Index(known.entries[:keep] + tuple(reversed(newer)))
-        if index != known:
-            _write_index(_index_file(repo, ref), index)
+        if not all(_TURN_ID.fullmatch(tid) for _commit, tid in newer):
+            return None
+        index = _Index("".join(f"{commit} {tid}\n" for commit, tid in entries[:keep] + newer[::-1]))
+        _write_index(_index_file(repo, ref), index)
     if memo is not None:
         memo.indexes[ref] = index
     return index
 
 
-def _read_index(path: Path) -> _Index:
-    try:
-        text = path.read_text("ascii")
-    except (OSError, ValueError):
-        return _Index(())
-    entries = []
-    for line in text.splitlines():
-        commit, _, tid = line.partition(" ")
-        if len(commit) != 40 or not _TURN_ID.fullmatch(tid):
-            return _Index(())  # not ours, or torn: read the ledger again
-        entries.append((commit, tid))
-    return _Index(tuple(entries))
-
-
 def _write_index(path: Path, index: _Index) -> None:
     """Replace the index file whole (a cache: one that cannot be written is read again next time)."""
-    if not all(_TURN_ID.fullmatch(tid) for _commit, tid in index.entries):
-        return  # an id of an older version's that a line cannot hold: the ledger is read each time
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text("".join(f"{commit} {tid}\n" for commit, tid in index.entries), "ascii")
+        tmp.write_text(index.text, "ascii")
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
