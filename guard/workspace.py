@@ -18,18 +18,21 @@ from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
     from .ledger import Memo
-    from .policy import Policy
+    from .policy import Policy, PolicyCache
 
 
 class Workspace:
-    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None, bare_ok: bool = False) -> None:
+    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None, bare_ok: bool = False,
+                 policy_cache: PolicyCache | None = None) -> None:
+        """`policy_cache`: where parsed policies are kept between processes (None: the user's cache folder)."""
         try:
             self.repo = GitRepo(start, bare_ok)
         except NotARepository as exc:
             raise UsageError(str(exc)) from None
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
-        self._policy_cache: dict[str, tuple[float, Policy]] = {}
+        self.policy_cache = policy_cache
+        self._policies: dict[str, tuple[float, Policy]] = {}  # by agent, with the mtime of the repo's file
         self.recover()
 
     def recover(self) -> bool:
@@ -55,12 +58,12 @@ class Workspace:
         own = self.root / ".agent-guard.yaml"
         stamp = own.stat().st_mtime if own.exists() else 0.0
         key = agent or ""
-        hit = self._policy_cache.get(key)
+        hit = self._policies.get(key)
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            pol = policy_mod.load(self.root, self.policy_spec, agent)
+            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache)
         except policy_mod.PolicyError as exc:
             raise UsageError(f"policy: {exc}") from None
-        self._policy_cache[key] = (stamp, pol)
+        self._policies[key] = (stamp, pol)
         return pol
