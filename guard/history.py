@@ -119,7 +119,7 @@ def _turn_diff(g: Guard, t: ledger.Turn) -> str:
 
 def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
     prefix = g.policy(agent).ledger_prefix
-    entries: list[tuple[float, dict[str, Any]]] = []
+    rows: list[tuple[float, dict[str, Any]]] = []
     for name in _agents(g, prefix, agent):
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
@@ -134,10 +134,10 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dic
             }
             if patch:
                 e["diff"] = _turn_diff(g, t)
-            entries.append((_when(t), e))
+            rows.append((_when(t), e))
     # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
-    entries.sort(key=lambda pair: pair[0], reverse=True)
-    out = [e for _, e in entries]
+    rows.sort(key=lambda pair: pair[0], reverse=True)
+    out = [e for _, e in rows]
     return out[:limit] if limit is not None else out
 
 
@@ -148,11 +148,11 @@ def _when(t: ledger.Turn) -> float:
         return float(t.time)
 
 
-def render(entries: list[dict[str, Any]], patch: bool) -> str:
-    if not entries:
+def render(rows: list[dict[str, Any]], patch: bool) -> str:
+    if not rows:
         return "no recorded turns\n"
     out = []
-    for e in entries:
+    for e in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
         flag = "  (rolled back)" if e["rolled_back"] else ""
         what = f"rollback of {', '.join(e['rolls_back'])}" if e["kind"] == "rollback" else e["format"]

@@ -122,9 +122,9 @@ class Turn:
 
 
 class Memo:
-    """What a session keeps of its ledgers from one call to the next (``Workspace.ledger_memo``).
+    """What a workspace keeps of its ledgers from one call to the next (``Workspace.ledger_memo``).
 
-    Each turn parsed once, by commit (commits never change: a session reads the tip's
+    Each turn parsed once, by commit (commits never change: each apply reads the tip's
     trailers for its usage, its next id and its sequence number), and each ref's
     turn-id index as of the tip it was last brought up to.
     """
@@ -290,7 +290,7 @@ class _Index:
             at = self.text.find(needle, at + 1)
         return tuple(found)
 
-    def entries(self) -> list[tuple[str, str]]:
+    def lines(self) -> list[tuple[str, str]]:
         """Its (commit, turn id) lines; none when one is not a line of ours (read the ledger again)."""
         out = []
         for line in self.text.splitlines():
@@ -318,7 +318,7 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | N
     """The ref's turn-id index, brought up to date with its tip (None: an id in the ledger that
     a line cannot hold).
 
-    Kept in a file beside the ref (and in the session's memo): a commit's first-parent
+    Kept in a file beside the ref (and in the workspace's memo): a commit's first-parent
     history never changes, so the index as of any commit it lists is that index cut
     after the commit.  From the tip down, the commits it does not list yet are read
     until one it lists (a turn or two, usually); a ledger rewritten (gc) or moved back
@@ -336,8 +336,8 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | N
     if known.last == tip:
         index = known
     else:
-        entries = known.entries()
-        at = {commit: i for i, (commit, _id) in enumerate(entries)}
+        lines = known.lines()
+        at = {commit: i for i, (commit, _id) in enumerate(lines)}
         newer: list[tuple[str, str]] = []
         keep = 0
         for t in _chain(repo, tip, agent, memo):
@@ -348,7 +348,7 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | N
                 newer.append((t.commit, t.id))
         if not all(_TURN_ID.fullmatch(tid) for _commit, tid in newer):
             return None
-        index = _Index("".join(f"{commit} {tid}\n" for commit, tid in entries[:keep] + newer[::-1]))
+        index = _Index("".join(f"{commit} {tid}\n" for commit, tid in lines[:keep] + newer[::-1]))
         _write_index(_index_file(repo, ref), index)
     if memo is not None:
         memo.indexes[ref] = index

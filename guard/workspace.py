@@ -46,7 +46,7 @@ class Workspace:
 
     @cached_property
     def ledger_memo(self) -> Memo:
-        """What this session keeps of the agents' ledgers between calls (``ledger.Memo``)."""
+        """What this workspace keeps of the agents' ledgers between calls (``ledger.Memo``)."""
         from .ledger import Memo
 
         return Memo()
