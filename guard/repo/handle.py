@@ -369,16 +369,21 @@ class GitRepo:
 
     # ------------------------------------------------------------------ index / config / attributes
 
+    def _user_index(self) -> pygit2.Index | None:
+        """The user's index as it is on disk now (another git command may have changed it), or None."""
+        idx: pygit2.Index = self._repo.index
+        try:
+            idx.read(False)
+        except pygit2.GitError:
+            return None
+        return idx
+
     def tracked(self, path: str) -> bool:
         head = self.head_commit()
         if head is not None and self.tree_entry(self.commit_tree(head), path) is not None:
             return True
-        idx = self._repo.index
-        try:
-            idx.read(False)
-        except pygit2.GitError:
-            return False
-        return path in idx
+        idx = self._user_index()
+        return idx is not None and path in idx
 
     def submodule_of(self, path: str) -> str | None:
         """The submodule (a gitlink in HEAD, or in the index before a first commit) that `path` is or lies inside."""
@@ -395,10 +400,8 @@ class GitRepo:
                 if entry.mode == GITLINK:
                     return prefix
             return None
-        idx = self._repo.index
-        try:
-            idx.read(False)
-        except pygit2.GitError:
+        idx = self._user_index()
+        if idx is None:
             return None
         for prefix in prefixes:
             try:
