@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import ledger, worktree
-from .model import FileChange
 from .repo import FILE, Entry, GitRepo
+
+if TYPE_CHECKING:
+    from .model import FileChange
 
 
 @dataclass(frozen=True)
