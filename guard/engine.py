@@ -14,16 +14,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import diffs, formats, ledger, rebase, stage, worktree
+from . import formats, ledger, stage, target, worktree
 from .audience import CLI, Audience
-from .eol import as_checked_out
 from .errors import UsageError
-from .locate import apply_splices, locate_changes
-from .model import EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, Snippet, error
-from .repo import EXEC, FILE, GitRepo, RefLocked
+from .model import EditSet, FileChange, Finding, error
+from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
-from .textfile import BOM, Text, decode, decode_or_none, split
-from .wording import plural
+from .textfile import BOM
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -56,16 +53,6 @@ def default_turn(turn: str | None) -> str | None:
 
 def _has_errors(findings: Sequence[Finding]) -> bool:
     return any(f.severity == "error" for f in findings)
-
-
-def _ordered(fe: FileEdit) -> bool:
-    # Hunks that carry context or line numbers are listed in file order (diffs, Codex
-    # chunks); bare SEARCH/REPLACE blocks and str_replace edits are not, so each of
-    # those must be unique in the whole file.
-    return any(
-        isinstance(c, Hunk) and (c.old_start is not None or c.anchors or any(hl.tag == " " for hl in c.lines))
-        for c in fe.changes
-    )
 
 
 class Guard(Workspace):
@@ -209,7 +196,7 @@ class Guard(Workspace):
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         for fe in edits.files:
-            ch, fs, ns = self._locate_file(fe, pol, tiers, here, audience,
+            ch, fs, ns = target.change_for(self, fe, pol, tiers, here, audience,
                                            guessed_whole=edits.detected and edits.format == "whole")
             findings += fs
             notes += ns
@@ -231,7 +218,7 @@ class Guard(Workspace):
         inp = checks.CheckInput(
             changes=tuple(changes),
             policy=pol,
-            tracked=self._tracked_for(pol, agent),
+            tracked=target.tracked_for(self, pol, agent),
             attr=self.repo.attr,
             core_whitespace=self.repo.config("core.whitespace"),
             usage=checks.Usage(turn_used, session_used),
@@ -240,301 +227,9 @@ class Guard(Workspace):
         result = checks.run(inp)
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
 
-    def _tracked_for(self, pol: Policy, agent: str) -> Callable[[str], bool]:
-        """Tracked by git, or created by this agent in an earlier turn (on its shadow ref)."""
-        tip = self.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
-        tip_tree = self.repo.commit_tree(tip) if tip else None
-
-        def tracked(path: str) -> bool:
-            return self.repo.tracked(path) or self.repo.tree_entry(tip_tree, path) is not None
-
-        return tracked
-
     def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
-        """An agent's path as a repository-relative one, or the finding that refuses it: outside
-        the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
-        from . import paths
-
-        rel, finding = paths.resolve(self.root, raw)
-        if finding is not None or rel is None:
-            return None, finding
-        own = paths.git_folder_finding(rel, self.repo.git_folders())
-        if own is not None:
-            return None, own
-        prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
-        if prot is not None and prot.severity == "error":
-            return None, prot
-        sub = self.repo.submodule_of(rel)
-        if sub is not None:
-            # paths.resolve sees a checked-out submodule's .git; this is one not checked out,
-            # whose empty folder a later `git submodule update` must find empty.
-            return None, error("path-protected", rel, None,
-                               f"{rel!r}: {sub!r} is a submodule (git records it as a commit, not files)",
-                               "edit the submodule in its own repository, not through this one")
-        return rel, None
-
-    def _locate_file(self, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-                     audience: Audience = CLI, guessed_whole: bool = False
-                     ) -> tuple[FileChange | None, list[Finding], list[str]]:
-        from . import paths
-        from .checks import content_finding
-
-        if fe.binary:
-            return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
-                                "change binary files outside the agent, or send a text edit")], []
-        start = "" if fe.path_base is PathBase.ROOT else here
-        guess = fe.path_base is PathBase.GUESS
-        fe = self._prefix_dropped(fe, start, guess)
-        path, f = self.resolve(paths.from_folder(start, fe.path, guess), pol)
-        if f is not None or path is None:
-            return None, [f] if f else [], []
-        src: str = path
-        if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
-            old, f = self.resolve(paths.from_folder(start, fe.old_path, guess), pol)
-            if f is not None or old is None:
-                return None, [f] if f else [], []
-            src = old
-        try:
-            before, old_mode = worktree.read(self.root, src)
-            if src != path:
-                dest, _ = worktree.read(self.root, path)
-            else:
-                dest = before
-        except worktree.UnsafePath as exc:
-            # worktree.read refuses any non-regular file; a plain folder is no symlink escape.
-            folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(self.root / p)), None)
-            if folder is None:
-                return None, [error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
-                                    "edit the file the link points to, by its own path inside the repository")], []
-            if fe.op is Op.CREATE or folder != src:
-                return None, [error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
-                                    "name a file inside that folder, or another path")], []
-            return None, [error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")], []
-        op = fe.op
-        if before is None and self.repo.skip_worktree(src):
-            return None, [_outside_sparse(src, op is Op.CREATE or fe.create_missing)], []
-        if op is Op.CREATE:
-            if before is not None:
-                return None, [error("exists", path, None, f"{path} already exists; a create would overwrite it",
-                                    "send a modify edit (a diff or SEARCH/REPLACE against its current content), or delete it first")], []
-        elif before is None:
-            if fe.create_missing and op is Op.MODIFY:
-                op = Op.CREATE
-            else:
-                verb = "delete" if op is Op.DELETE else "modify"
-                return None, [error("missing", path, None, f"cannot {verb} {src}: it does not exist",
-                                    f"create it with a new-file edit, or check the path "
-                                    f"({paths.start_rule(start, fe.path_base is PathBase.ROOT)})")], []
-        if (fe.new_mode or FILE) not in (FILE, EXEC):
-            kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
-            return None, [error("path-outside", path, None,
-                                f"{path} would become {kind}: agent-guard writes regular files only (a link may point outside the repository)",
-                                "create links and submodules yourself, outside the agent")], []
-        if op is Op.RENAME and src != path and dest is not None:
-            return None, [error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",
-                                "delete the destination first, or move to another name")], []
-        if before is not None:
-            bad = content_finding(src, before, self.repo.attr)
-            if bad is not None:
-                return None, [bad], []
-        from . import anchors  # hashline's module too: only an apply that reaches a file pays for it
-
-        got_read = anchors.against_read(self.repo, fe, src, before, pol, audience)
-        fe, read_findings, read_repairs = got_read.edit, list(got_read.findings), got_read.repairs
-        if _has_errors(read_findings):
-            return None, read_findings, []
-        new_mode = fe.new_mode or old_mode or FILE
-        if op is Op.DELETE:
-            if got_read.stale is not None:
-                return None, [got_read.stale], []  # deleting a file changed since it was seen loses that change
-            ch, fs, ns = self._delete(fe, path, before, old_mode, tiers)
-            return ch, read_findings + fs, ns
-        text = decode(before) if before is not None else Text((), (), False)
-        repairs: list[str] = list(read_repairs)
-        notes: list[str] = []
-        flt = self.repo.attr(path, "filter")
-        if isinstance(flt, str):
-            # What the agent read and what an editor would write: the work-tree bytes.
-            notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
-                         "(smudged) bytes, and git runs the filter's clean step when the file is staged")
-        if got_read.stale is not None:
-            since = self._since_seen(fe, text, got_read.seen, tiers, path)
-            if since is None:
-                return None, [got_read.stale], []
-            if isinstance(since, Finding):
-                return None, [since], []
-            new_text, more_repairs = since
-            repairs += more_repairs
-            regions = None
-        elif fe.content is not None:
-            if guessed_whole and before is not None:
-                doubt = _snippet_not_file(path, text, fe.content, audience)
-                if doubt is not None:
-                    return None, [doubt], []
-            new_text, reps = _whole(text, fe.content, before is not None)
-            repairs += reps
-            regions = None
-        else:
-            got = self._edited(fe, text, before, tiers, path, pol)
-            if isinstance(got, list):
-                return None, got, []
-            new_text, regions, more_repairs, more_notes = got
-            repairs += more_repairs
-            notes += more_notes
-        repairs += fe.repairs
-        if not any(text.eols):
-            # A new file (or one without a line end of its own): the endings git's checkout
-            # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
-            new_text, converted = as_checked_out(new_text, path, self.repo.attr, self.repo.config)
-            if converted:
-                repairs.append("eol")
-        after = new_text.encode()
-        change = diffs.make_change(
-            path, op, before, after, old_path=src if src != path else None, old_mode=old_mode,
-            new_mode=new_mode, repairs=repairs, regions=regions,
-            before_text=text if before is not None else None, after_text=new_text, whole=fe.content is not None,
-        )
-        return change, read_findings, notes
-
-    def _earlier(self, path: str, before: bytes, pol: Policy) -> list[tuple[str, Text]]:
-        """Earlier versions of `path` an agent may have written against: its last read, its
-        last write, HEAD's (each once, and only those that differ from the file now)."""
-        from . import anchors, reads
-
-        agent = pol.agent or "agent"
-        ids: list[tuple[str, str | None]] = []
-        read = reads.last(self.repo, agent, path)
-        ids.append((f"{agent}'s last read", read.blob if read else None))
-        ids.append((f"{agent}'s last write", anchors.last_written(self.repo, pol, agent, path)))
-        head = self.repo.head_commit()
-        entry = self.repo.tree_entry(self.repo.commit_tree(head), path) if head else None
-        ids.append(("HEAD's version", entry.oid if entry else None))
-        now = self.repo.hash_blob(before)
-        out: list[tuple[str, Text]] = []
-        seen = {now}
-        for label, oid in ids:
-            if oid is None or oid in seen:
-                continue
-            seen.add(oid)
-            text = decode_or_none(self.repo.read_blob(oid))
-            if text is not None:
-                out.append((label, text))
-        return out
-
-    def _prefix_dropped(self, fe: FileEdit, start: str = "", guess: bool = False) -> FileEdit:
-        """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
-
-        Only where the path as written names nothing and the path without the prefix
-        names a regular file (a real folder `a/` keeps its meaning).  Paths are as
-        written, read from the folder `start` (``paths.from_folder``).
-        """
-        from . import paths
-
-        if fe.op is Op.CREATE or fe.create_missing:
-            return fe
-        source = fe.old_path if fe.op is Op.RENAME and fe.old_path else fe.path
-
-        def exists(rel: str) -> bool:
-            full = self.root / paths.from_folder(start, rel, guess)
-            return os.path.lexists(full)
-
-        if not source.startswith(("a/", "b/")) or exists(source) or not exists(source[2:]):
-            return fe
-        plain = self.root / paths.from_folder(start, source[2:], guess)
-        if plain.is_symlink() or not plain.is_file():
-            return fe
-        repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
-        if fe.op is Op.RENAME and fe.old_path:
-            dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
-            return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
-        old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
-        return replace(fe, path=source[2:], old_path=old, repairs=repairs)
-
-    def _edited(self, fe: FileEdit, text: Text, before: bytes | None, tiers: tuple[str, ...], path: str, pol: Policy,
-                ) -> tuple[Text, list[tuple[int, int, int, int]] | None, list[str], list[str]] | list[Finding]:
-        """The file's new text for `fe`'s changes, with the diff's regions (None: diff it whole),
-        repairs and notes; or the findings that refuse it."""
-        ordered = _ordered(fe)
-        stale_base = self._stale_base(fe, before) if "3way" in tiers else None
-        if stale_base is not None:
-            # Against the very text it names, an edit needs no fuzz.
-            exact = tuple(t for t in tiers if t != "fuzz")
-            out = locate_changes(stale_base, fe.changes, exact, path, ordered)
-            if not out.findings:
-                edited, _ = apply_splices(stale_base, out.splices)
-                merged, conflict = rebase.onto_base(stale_base, text, edited, path)
-                if conflict is None:
-                    return merged, None, out.repairs + ["3way"], out.notes
-                # As `git apply --3way`: hunks that still fit the file exactly apply directly.
-                now = locate_changes(text, fe.changes, exact, path, ordered)
-                if now.findings:
-                    return [conflict]
-                new_text, regions = apply_splices(text, now.splices)
-                return new_text, regions, now.repairs, now.notes
-            # It does not fit the base it names (an index line copied from another diff):
-            # read it as an edit of the file as it is, like any other.
-        out = locate_changes(text, fe.changes, tiers, path, ordered)
-        if out.findings:
-            return list(out.findings)
-        if before is not None and any(isinstance(c, Snippet) for c in fe.changes):
-            earlier = rebase.snippet_onto_file(text, self._earlier(path, before, pol), fe.changes, tiers, path)
-            if isinstance(earlier, Finding):
-                return [earlier]
-            if earlier is not None:
-                return earlier[0], None, earlier[1], out.notes
-        if any(sp.seen is not None for sp in out.splices):
-            merged, conflict = rebase.onto_file(text, out.splices, path)
-            return [conflict] if conflict is not None else (merged, None, out.repairs, out.notes)
-        new_text, regions = apply_splices(text, out.splices)
-        return new_text, regions, out.repairs, out.notes
-
-    def _since_seen(self, fe: FileEdit, text: Text, seen: Sequence[str], tiers: tuple[str, ...], path: str
-                    ) -> tuple[Text, list[str]] | Finding | None:
-        """An edit made against a version the agent saw (read, or wrote) merged onto the file as it
-        is now by git's rule: (text, repairs); the conflict; or None when it fits no such version."""
-        exact = tuple(t for t in tiers if t != "fuzz")
-        for oid in seen:
-            base = decode_or_none(self.repo.read_blob(oid))
-            if base is None:
-                continue
-            if fe.content is not None:
-                edited, repairs = _whole(base, fe.content, True)
-            else:
-                out = locate_changes(base, fe.changes, exact, path, _ordered(fe))
-                if out.findings:
-                    continue
-                edited, _ = apply_splices(base, out.splices)
-                repairs = out.repairs
-            merged, conflict = rebase.onto_base(base, text, edited, path)
-            if conflict is not None:
-                return replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); "
-                                                 + conflict.message)
-            return merged, repairs + ["3way"]
-        return None
-
-    def _stale_base(self, fe: FileEdit, before: bytes | None) -> Text | None:
-        """The edit's own base when it differs from the file and git still has it."""
-        if not fe.base or before is None or len(fe.base) < 7:
-            return None
-        current = self.repo.hash_blob(before)
-        if current.startswith(fe.base.lower()):
-            return None
-        return decode_or_none(self.repo.read_blob(fe.base))
-
-    def _delete(self, fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]) -> tuple[FileChange | None, list[Finding], list[str]]:
-        assert before is not None
-        if fe.changes:
-            text = decode(before)
-            out = locate_changes(text, fe.changes, tiers, path, True)
-            if out.findings:
-                return None, list(out.findings), []
-            left, _ = apply_splices(text, out.splices)
-            if left.lines:
-                return None, [error("stale", path, 1,
-                                    f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
-                                    "re-read the file: it changed since the patch was made")], []
-        change = diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode)
-        return change, [], []
+        """An agent's path as a repository-relative one, or the finding that refuses it (``target.resolve``)."""
+        return target.resolve(self, raw, pol, reading)
 
     # ------------------------------------------------------------------ events
 
@@ -582,48 +277,3 @@ def lock_finding(ref: str, lock: Path) -> Finding:
         f"(`ps` shows no git and no agent-guard), the lock was left by one that died: remove it "
         f"(rm '{lock}') and retry",
     )
-
-
-def _outside_sparse(path: str, creates: bool) -> Finding:
-    """`path` is tracked, but a sparse checkout leaves it out of the work tree."""
-    folder = path.rpartition("/")[0] or "."
-    hint = f"ask the user to `git sparse-checkout add {folder}` first, or leave {path} out of the edit"
-    if creates:
-        return error("exists", path, None,
-                     f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
-    return error("missing", path, None,
-                 f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
-
-
-def _is_folder(p: Path) -> bool:
-    return p.is_dir() and not p.is_symlink()
-
-
-def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = CLI) -> Finding | None:
-    """A fenced block taken for all of `path` (auto-detected) that is far shorter than the file:
-    most likely a snippet of it, which written whole would delete the rest."""
-    old_n = len(text.lines)
-    new_n = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-    if new_n * 2 >= old_n or old_n - new_n <= 5:
-        return None
-    return error(
-        "parse-error", path, None,
-        f"the input was read as the whole new text of {path} (a fenced block under its name), but it holds "
-        f"{new_n} line{'s' if new_n != 1 else ''} where {path} has {old_n}: it reads as a snippet of the file, "
-        "and written whole it would delete the rest",
-        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
-        + audience.whole_file(),
-    )
-
-
-def _whole(text: Text, content: str, existed: bool) -> tuple[Text, list[str]]:
-    """A whole-file write, keeping the file's BOM and (uniform) line endings."""
-    bom = text.bom
-    if content.startswith("\ufeff"):
-        content, bom = content[1:], True
-    new = split(content, bom)
-    repairs: list[str] = []
-    if existed and text.lines and all(e == "\r\n" for e in text.eols if e) and all(e != "\r\n" for e in new.eols):
-        new = Text(new.lines, tuple("\r\n" if e else "" for e in new.eols), bom)
-        repairs.append("eol")
-    return new, repairs

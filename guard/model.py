@@ -125,6 +125,19 @@ class FileEdit:
     path_base: PathBase = PathBase.HERE
 
 
+def ordered_changes(fe: FileEdit) -> bool:
+    """Whether `fe`'s changes come in file order, each looked for after the one before.
+
+    Hunks that carry context or line numbers are listed in file order (diffs, Codex
+    chunks); bare SEARCH/REPLACE blocks and str_replace edits are not, so each of
+    those must be unique in the whole file.
+    """
+    return any(
+        isinstance(c, Hunk) and (c.old_start is not None or c.anchors or any(hl.tag == CONTEXT for hl in c.lines))
+        for c in fe.changes
+    )
+
+
 @dataclass(frozen=True)
 class EditSet:
     files: tuple[FileEdit, ...]
@@ -132,11 +145,6 @@ class EditSet:
     repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
     # The dialect was guessed (`auto`), not named by the caller: how it was read, not what it says.
     detected: bool = field(default=False, compare=False)
-
-
-class Severity(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
 
 
 @dataclass(frozen=True)
@@ -263,11 +271,3 @@ class ParseError(Exception):
             other.message, other.line, other.hint, other.path, other.read)
 
     __hash__ = Exception.__hash__
-
-
-@dataclass(frozen=True)
-class Located:
-    """The outcome of locating one FileEdit: a change, or findings explaining why not."""
-
-    change: FileChange | None
-    findings: tuple[Finding, ...] = field(default=())

@@ -175,4 +175,15 @@ def test_case(name: str, repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
     assert isinstance(diff, str) and diff, f"an applied edit reports an empty diff: {result}"
     proc = _diff_applies_reversed(repo.root, diff)
     assert proc.returncode == 0, f"git apply --check -R: {proc.stderr.decode(errors='replace')}\n{diff}"
+    _counts_agree(diff, files)
+
+
+def _counts_agree(diff: str, files: list[dict[str, object]]) -> None:
+    """The diff, read by an independent parser (unidiff), names the files and counts the report does."""
+    from unidiff import PatchSet
+
+    patch = PatchSet(diff)
+    read = {(pf.path, pf.added, pf.removed) for pf in patch}
+    said = {(f["path"], f["added"], f["removed"]) for f in files}
+    assert read == said, f"the diff says {sorted(read)}, the report {sorted(said)}:\n{diff}"
 

@@ -24,17 +24,105 @@ gives for the same three texts.
 from __future__ import annotations
 
 import difflib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
-from . import diffs
-from .locate import Splice, apply_splices, locate_changes
-from .model import Change, Finding, Snippet, error
-from .repo import Conflict, merge_file
-from .textfile import Text, decode
-from .wording import visible
+from .. import diffs
+from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
+from ..repo import Conflict, merge_file
+from ..textfile import Text, decode
+from ..wording import visible
+from . import locate_changes
+from .splice import Splice, apply_splices, whole_text
 
 _SHOW = 6  # differing lines shown in a finding
+Region = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Bases:
+    """The texts an edit may have been made against, other than the file as it is now."""
+
+    named: Text | None = None  # the blob a diff's `index` line names, when it is not the file
+    seen: tuple[Text, ...] = ()  # read_before_edit, the file changed since: the versions the agent saw
+    earlier: tuple[tuple[str, Text], ...] = ()  # a lazy snippet's candidates: (which version, its text)
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """A file's new text, the regions that changed (None: diff it whole), repairs and notes."""
+
+    text: Text
+    regions: list[Region] | None
+    repairs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = Bases()
+             ) -> Rewritten | tuple[Finding, ...] | None:
+    """`fe`'s changes (or whole content) made to `text`, by git's rule where the edit saw other text.
+
+    The findings that refuse it; or None when read_before_edit's versions (`bases.seen`)
+    were given and the edit fits none of them (the caller's `stale` refusal stands).
+    """
+    ordered = ordered_changes(fe)
+    exact = tuple(t for t in tiers if t != "fuzz")  # against the very text it names, an edit needs no fuzz
+    if bases.seen:
+        return _since_seen(fe, text, bases.seen, exact, path, ordered)
+    if fe.content is not None:
+        new, repairs = whole_text(text, fe.content)
+        return Rewritten(new, None, tuple(repairs))
+    if bases.named is not None:
+        out = locate_changes(bases.named, fe.changes, exact, path, ordered)
+        if not out.findings:
+            edited, _ = apply_splices(bases.named, out.splices)
+            merged, conflict = onto_base(bases.named, text, edited, path)
+            if conflict is None:
+                return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
+            # As `git apply --3way`: hunks that still fit the file exactly apply directly.
+            now = locate_changes(text, fe.changes, exact, path, ordered)
+            if now.findings:
+                return (conflict,)
+            new, regions = apply_splices(text, now.splices)
+            return Rewritten(new, regions, now.repairs, now.notes)
+        # It does not fit the base it names (an index line copied from another diff):
+        # read it as an edit of the file as it is, like any other.
+    out = locate_changes(text, fe.changes, tiers, path, ordered)
+    if out.findings:
+        return out.findings
+    if bases.earlier and any(isinstance(c, Snippet) for c in fe.changes):
+        earlier = snippet_onto_file(text, bases.earlier, fe.changes, tiers, path)
+        if isinstance(earlier, Finding):
+            return (earlier,)
+        if earlier is not None:
+            return Rewritten(earlier[0], None, tuple(earlier[1]), out.notes)
+    if any(sp.seen is not None for sp in out.splices):
+        merged, conflict = onto_file(text, out.splices, path)
+        return (conflict,) if conflict is not None else Rewritten(merged, None, out.repairs, out.notes)
+    new, regions = apply_splices(text, out.splices)
+    return Rewritten(new, regions, out.repairs, out.notes)
+
+
+def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[str], path: str, ordered: bool
+                ) -> Rewritten | tuple[Finding, ...] | None:
+    """An edit made against a version the agent saw (read, or wrote) merged onto the file as it is
+    now; the conflict; or None when it fits no such version."""
+    for base in seen:
+        if fe.content is not None:
+            edited, repairs = whole_text(base, fe.content)
+            notes: tuple[str, ...] = ()
+        else:
+            out = locate_changes(base, fe.changes, exact, path, ordered)
+            if out.findings:
+                continue
+            edited, _ = apply_splices(base, out.splices)
+            repairs, notes = list(out.repairs), out.notes
+        merged, conflict = onto_base(base, text, edited, path)
+        if conflict is not None:
+            return (replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); "
+                                              + conflict.message),)
+        return Rewritten(merged, None, tuple(repairs) + ("3way",), notes)
+    return None
 
 
 def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, Finding | None]:
@@ -162,5 +250,5 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         if conflict is not None:
             return replace(conflict, message=f"the snippet shows {visible(stale[0])!r} as {label} of {path} had it; "
                                              + conflict.message)
-        return merged, out.repairs + ["3way"]
+        return merged, list(out.repairs) + ["3way"]
     return None
