@@ -11,7 +11,7 @@ handle owns (``repo.objects``), so that nothing is kept between two handles:
 - blobs stored as loose objects by `_write_loose` at git's own compression setting,
   where libgit2 would deflate every one at level 1.
 
-Each has an equivalence test: ``tests/repo/test_objects.py`` and
+Each has an equivalence test: ``tests/repo/test_repo_objects.py`` and
 ``tests/test_apply_fast_paths.py``.
 """
 
