@@ -152,7 +152,8 @@ class Guard(Workspace):
     def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
         """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
         if turn is not None:
-            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
+                                            memo=self.ledger_memo)
             if problem is not None:
                 raise UsageError(problem)
 
@@ -214,7 +215,8 @@ class Guard(Workspace):
         extra = tuple(r for r in edits.repairs if r != "recount")
         if extra:
             changes = [replace(c, repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
-        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
+                                               memo=self.ledger_memo)
         inp = checks.CheckInput(
             changes=tuple(changes),
             policy=pol,
