@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from . import dialects, ledger, target, worktree
+from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
 from .errors import UsageError
 from .model import EditSet, FileChange, Finding, error
@@ -127,7 +127,7 @@ class Guard(Workspace):
         if edits is None:
             return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
         with worktree.locked(self.repo):
-            worktree.recover(self.repo)
+            stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
             locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
             if locked is not None:
@@ -141,7 +141,7 @@ class Guard(Workspace):
                 # Nothing to write (a no-op let through as a warning): no empty turn either.
                 return Report("applied", edits.format, plan.changes, plan.findings, notes=plan.notes)
             try:
-                turn_ref = self._commit(plan.changes, pol, agent, turn, edits.format, len(raw))
+                turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw))
             except worktree.UnsafePath as exc:
                 return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
             except RefLocked as exc:
@@ -152,27 +152,19 @@ class Guard(Workspace):
     def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
         """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
         if turn is not None:
-            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
+                                            memo=self.ledger_memo)
             if problem is not None:
                 raise UsageError(problem)
 
-    def _commit(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str, nbytes: int,
-                kind: str = "turn", rolls_back: Sequence[str] = (), remove_dirs: Sequence[str] = ()) -> TurnRef:
-        created = worktree.missing_dirs(self.root, [c.path for c in changes if c.after is not None])
-        pending = ledger.prepare(
-            self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
-            fmt=fmt, policy=pol.name, edit_bytes=nbytes, kind=kind, rolls_back=rolls_back, created_dirs=created,
-        )
-        writes: list[worktree.Write] = []
-        for c in changes:
-            if c.old_path and c.old_path != c.path:
-                writes.append(worktree.Write(c.old_path, c.before, None, c.old_mode, None))
-                writes.append(worktree.Write(c.path, None, c.after, None, c.new_mode))
-            else:
-                writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
-        worktree.commit(self.repo, writes, (pending.ref, pending.old, pending.new),
-                        f"agent-guard: {kind} {pending.turn} ({fmt})", remove_dirs)
-        return TurnRef(agent, pending.turn, pending.new, pending.ref)
+    def _write_turn(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str,
+                    nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = (),
+                    remove_dirs: Sequence[str] = ()) -> TurnRef:
+        """Write `changes` to the work tree and record them as the agent's turn (``stage.write_turn``)."""
+        new = ledger.NewTurn(agent, turn, fmt, pol.name, nbytes, kind, tuple(rolls_back))
+        staged = stage.write_turn(self.repo, pol.ledger_prefix, new, changes, remove_dirs=remove_dirs,
+                                  memo=self.ledger_memo)
+        return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
                fmt: str = "external", nbytes: int = 0) -> TurnRef:
@@ -186,12 +178,11 @@ class Guard(Workspace):
         turn = default_turn(turn)
         pol = self.policy(agent)
         with worktree.locked(self.repo):
-            worktree.recover(self.repo)
+            stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
-            pending = ledger.prepare(self.repo, prefix=pol.ledger_prefix, agent=agent, turn_id=turn, changes=changes,
-                                     fmt=fmt, policy=pol.name, edit_bytes=nbytes)
-            self.repo.update_ref(pending.ref, pending.new, pending.old, f"agent-guard: record turn {pending.turn} ({fmt})")
-        return TurnRef(agent, pending.turn, pending.new, pending.ref)
+            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, fmt, pol.name, nbytes),
+                                       changes, memo=self.ledger_memo)
+        return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     # ------------------------------------------------------------------ planning
 
@@ -224,7 +215,8 @@ class Guard(Workspace):
         extra = tuple(r for r in edits.repairs if r != "recount")
         if extra:
             changes = [replace(c, repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
-        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn)
+        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
+                                               memo=self.ledger_memo)
         inp = checks.CheckInput(
             changes=tuple(changes),
             policy=pol,

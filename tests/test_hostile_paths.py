@@ -266,16 +266,16 @@ def _refused_as_swap(report) -> None:  # type: ignore[no-untyped-def]
 
 def test_parent_swapped_for_a_symlink_after_planning(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     before = world.state(objects=False)
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def swap_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         _swap_sub_for_link(world)
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", swap_then_commit)
+    monkeypatch.setattr(worktree, "write", swap_then_commit)
     report = Guard(world.root).apply(TWO_FILES)
     _refused_as_swap(report)
-    monkeypatch.setattr(worktree, "commit", real_commit)
+    monkeypatch.setattr(worktree, "write", real_commit)
     assert (world.outside / "b.txt").read_text() == "b\n"
     assert (world.root / "a.txt").read_text() == "one\ntwo\nthree\n"
     _assert_clean(world)
@@ -312,13 +312,13 @@ def test_swap_between_two_files_undoes_the_first(world: World, monkeypatch: pyte
 
 def test_new_folder_planted_as_a_symlink(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     before = world.state(objects=False)
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def plant_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         (world.root / "fresh").symlink_to(world.outside)
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", plant_then_commit)
+    monkeypatch.setattr(worktree, "write", plant_then_commit)
     report = Guard(world.root).apply(json.dumps({"file_path": "fresh/new.txt", "content": "pwned\n"}))
     _refused_as_swap(report)
     monkeypatch.undo()
@@ -330,14 +330,14 @@ def test_new_folder_planted_as_a_symlink(world: World, monkeypatch: pytest.Monke
 
 def test_file_swapped_for_a_symlink_is_replaced_not_followed(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     """The last step is a rename over the name: a planted link is replaced, its target untouched."""
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def plant_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         (world.root / "sub" / "b.txt").unlink()
         (world.root / "sub" / "b.txt").symlink_to(world.outside / "b.txt")
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", plant_then_commit)
+    monkeypatch.setattr(worktree, "write", plant_then_commit)
     report = Guard(world.root).apply(TWO_FILES)
     monkeypatch.undo()
     assert report.status == "applied", report.findings

@@ -1,75 +1,28 @@
-"""The one module that talks to git.
+"""The handle on one repository: the only place pygit2 is opened (see the package doc).
 
-It imports pygit2, translates its errors, and hands the rest of the package
-bytes, paths and hex object ids.  Trees are built in memory, one path at a
-time (a temporary index in spirit, without reading the whole index), so the
-cost of recording an edit follows the edit, not the size of the repository.
-Ref updates are compare-and-swap inside a libgit2 ref transaction.
+Trees are built in memory, one path at a time (a temporary index in spirit, without
+reading the whole index), so the cost of recording an edit follows the edit, not the
+size of the repository.  Ref updates are compare-and-swap inside a libgit2 ref
+transaction.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
-ZERO = "0" * 40
+from .errors import GitError, NotARepository, RefLocked, RefMoved
+from .objects import Loose, Objects, blob_id, loose_settings
+from .values import GITLINK, CommitInfo, Entry, TreeChange
+
 _ENV_LOCK = threading.Lock()
-FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
 _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
 _SKIP_WORKTREE = 1 << 14  # GIT_INDEX_ENTRY_SKIP_WORKTREE, in an index entry's extended flags
 
-
-class GitError(Exception):
-    """A git operation failed (internal error unless caught)."""
-
-
-class NotARepository(GitError):
-    """No (non-bare) git repository here: a usage error."""
-
-
-class RefMoved(GitError):
-    """A compare-and-swap ref update found another value than expected."""
-
-
-class RefLocked(GitError):
-    """A ref's lock file (`<ref>.lock`) is there: another process updates it, or one died doing so."""
-
-    def __init__(self, name: str, lock: Path) -> None:
-        super().__init__(f"{name} is locked: {lock} exists")
-        self.name, self.lock = name, lock
-
-
-@dataclass(frozen=True)
-class Entry:
-    oid: str
-    mode: int
-
-
-@dataclass(frozen=True)
-class CommitInfo:
-    oid: str
-    parents: tuple[str, ...]
-    tree: str
-    message: str
-    time: int
-
-
-@dataclass(frozen=True)
-class TreeChange:
-    """One file's difference between two trees."""
-
-    path: str
-    old_path: str | None
-    status: str  # "A", "D", "M", "R"
-    old: Entry | None
-    new: Entry | None
 
 
 def _signature(repo: pygit2.Repository) -> pygit2.Signature:
@@ -86,65 +39,6 @@ def _signature(repo: pygit2.Repository) -> pygit2.Signature:
     return pygit2.Signature(name or "agent-guard", email or "agent-guard@localhost")
 
 
-# Blob ids of recent contents.  An apply hashes the same bytes several times (the
-# sync check, the journal, the turn), and a session's next edit starts from the bytes
-# the last one wrote; SHA-1 of a 60 KB file is a quarter of a millisecond.  Small
-# files only, and few: the cache holds the bytes.
-_BLOB_IDS: OrderedDict[bytes, str] = OrderedDict()
-_BLOB_IDS_KEPT = 16
-_BLOB_IDS_MAX_SIZE = 1 << 20
-
-
-_BLOB_IDS_LOCK = threading.Lock()
-
-
-def _remember_blob(data: bytes, oid: str) -> None:
-    if len(data) > _BLOB_IDS_MAX_SIZE:
-        return
-    with _BLOB_IDS_LOCK:
-        _BLOB_IDS[data] = oid
-        _BLOB_IDS.move_to_end(data)
-        while len(_BLOB_IDS) > _BLOB_IDS_KEPT:
-            _BLOB_IDS.popitem(last=False)
-
-
-def _write_loose(objects: str, oid: str, header: bytes, data: bytes, level: int, fsync: bool) -> None:
-    """Store one object as git does: deflated beside its final name, then renamed into place (read-only)."""
-    folder = os.path.join(objects, oid[:2])
-    final = os.path.join(folder, oid[2:])
-    import zlib
-
-    z = zlib.compressobj(level)
-    packed = z.compress(header) + z.compress(data) + z.flush()
-    # git's own temporary name: `git gc` removes one a crash left behind.
-    tmp = os.path.join(folder, f"tmp_obj_{os.urandom(6).hex()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-    except FileNotFoundError:  # the first object of its fan-out folder
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-    try:
-        view = memoryview(packed)
-        while view:
-            view = view[os.write(fd, view):]
-        if fsync:
-            os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(tmp)
-        raise
-    os.close(fd)
-    os.replace(tmp, final)
-
-
-def read_objects_unverified() -> None:
-    """From now on, in this process, read objects without hashing them again (as git reads them).
-
-    libgit2 re-hashes every object it reads against its id, a second SHA-1 over all
-    the bytes a check reads (9.5 MB for a commit of 1,000 files: ~20 ms).  Process-wide:
-    for a command that owns its process (``entry.run``), not for a library caller.
-    """
-    pygit2.option(pygit2.enums.Option.ENABLE_STRICT_HASH_VERIFICATION, 0)
 
 
 def _quarantined(repo: pygit2.Repository) -> None:
@@ -160,6 +54,13 @@ def _quarantined(repo: pygit2.Repository) -> None:
             repo.odb.add_disk_alternate(quarantine)
         except pygit2.GitError:
             pass  # a pushed object is then missing, and reported where it is needed
+
+
+class _BlobIds:
+    """`hash_blob`: on a handle, through its objects (ids remembered); on the class, `blob_id` itself."""
+
+    def __get__(self, handle: GitRepo | None, owner: type | None = None) -> Callable[[bytes], str]:
+        return blob_id if handle is None else handle.objects.hash_blob
 
 
 class GitRepo:
@@ -190,7 +91,6 @@ class GitRepo:
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
         self._odb: pygit2.Odb | None = None
-        self._loose: tuple[str | None, int, bool] | None = None
         self._logged: set[str] = set()  # refs whose reflog is known to exist
         # Answers of `attr` since the last `forget_attributes`: one apply asks the same
         # few several times (filter, binary, diff, text, whitespace...).
@@ -198,70 +98,21 @@ class GitRepo:
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
+        # Blobs go where this handle (libgit2) reads them: a linked worktree's, to the main one's.
+        self.objects = Objects(self._repo, lambda: loose_settings(str(self.commondir / "objects"), self.config))
 
     # ------------------------------------------------------------------ objects
 
-    @staticmethod
-    def hash_blob(data: bytes) -> str:
-        got = _BLOB_IDS.get(data)
-        if got is None:
-            if data.isascii():
-                import hashlib  # here: `agent-guard check` hashes nothing and skips OpenSSL's start-up
-
-                # Plain SHA-1 (OpenSSL) is six times faster than libgit2's collision-detecting
-                # SHA-1 and gives the same id for every input but a collision attack, whose
-                # near-collision blocks are random bytes: never all ASCII.
-                h = hashlib.sha1(b"blob %d\0" % len(data))
-                h.update(data)
-                got = h.hexdigest()
-            else:
-                got = str(pygit2.hash(data))
-            _remember_blob(data, got)
-        return got
+    # `GitRepo.hash_blob(data)` is the plain id; `repo.hash_blob(data)` asks the handle's
+    # objects, which remember the last few ids.
+    hash_blob = _BlobIds()
 
     def write_blob(self, data: bytes) -> str:
-        got = _BLOB_IDS.get(data)
-        if got is not None and self._repo.odb.exists(got):
-            return got
-        objects = self._loose_objects()
-        if objects is None:
-            got = str(self._repo.create_blob(data))
-            _remember_blob(data, got)
-            return got
-        got = self.hash_blob(data)
-        if not self._repo.odb.exists(got):
-            assert self._loose is not None
-            _write_loose(objects, got, b"blob %d\0" % len(data), data, self._loose[1], self._loose[2])
-        return got
+        return self.objects.write_blob(data)
 
-    def _loose_objects(self) -> str | None:
-        """The folder blobs are written to as loose objects by `_write_loose`, or None: through libgit2.
-
-        libgit2 deflates every loose object at level 1 and ignores git's compression
-        settings (its level 0 writes no zlib stream at all, which it cannot read back):
-        three quarters of the cost of storing a 60 KB file, on every apply.
-        Unless ``core.looseCompression`` (or ``core.compression``) names a level, blobs
-        are written as git writes them with ``looseCompression = 0`` (a zlib stream of
-        stored blocks; the next ``git gc`` packs them compressed).  A repository with
-        another object format (SHA-256) or shared permissions writes through libgit2.
-        """
-        if self._loose is None:
-            fmt = (self.config("extensions.objectformat") or "sha1").lower()
-            objects = str(self.commondir / "objects")  # where this handle (libgit2) reads them
-            level = 0
-            for key in ("core.looseCompression", "core.compression"):
-                said = self.config(key)
-                if said is not None:
-                    try:
-                        level = int(said)
-                    except ValueError:
-                        continue
-                    level = 6 if level == -1 else max(0, min(9, level))  # -1: zlib's default
-                    break
-            fsync = (self.config("core.fsyncObjectFiles") or "").lower() in ("true", "yes", "on", "1")
-            usable = fmt == "sha1" and self.config("core.sharedRepository") is None and os.path.isdir(objects)
-            self._loose = (objects if usable else None, level, fsync)
-        return self._loose[0]
+    def _loose_objects(self) -> Loose | None:
+        """How this handle stores blobs (``Objects.loose``): a loose-object folder, or None (libgit2)."""
+        return self.objects.loose()
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
@@ -281,9 +132,6 @@ class GitRepo:
         if not isinstance(obj, pygit2.Blob):
             return None
         return bytes(obj.data)
-
-    def has_object(self, oid: str) -> bool:
-        return self.read_blob(oid) is not None
 
     # ------------------------------------------------------------------ trees
 
@@ -345,7 +193,7 @@ class GitRepo:
             return None
         return str(tb.write())
 
-    def commit(self, tree: str, parents: list[str], message: str) -> str:
+    def write_commit(self, tree: str, parents: list[str], message: str) -> str:
         sig = _signature(self._repo)
         return str(self._repo.create_commit(None, sig, sig, message, tree, parents))
 
@@ -404,15 +252,22 @@ class GitRepo:
             raise GitError(f"cannot read the index: {exc}") from None
 
     def _handle_for_index(self, index_file: str) -> pygit2.Repository:
-        """A second handle on this repository whose index is `index_file` (libgit2 reads
-        GIT_INDEX_FILE when it first loads the index: set while it does, under a lock)."""
+        """A second handle on this repository whose index is `index_file`."""
+        return self._handle_with_index(index_file, lambda handle: handle.index)
+
+    def _handle_with_index(self, index_file: str, first_use: Callable[[pygit2.Repository], object]) -> pygit2.Repository:
+        """A second handle on this repository that reads the index `index_file`.
+
+        libgit2 reads GIT_INDEX_FILE when a handle first loads its index: the variable is
+        set while `first_use` makes it do so, under a lock, then put back as it was.
+        """
         flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
         with _ENV_LOCK:
             saved = os.environ.get("GIT_INDEX_FILE")
             os.environ["GIT_INDEX_FILE"] = index_file
             try:
                 handle = pygit2.Repository(str(self.root), flags)
-                handle.index  # noqa: B018 - loads the index now, while the variable is set
+                first_use(handle)
             finally:
                 if saved is None:
                     del os.environ["GIT_INDEX_FILE"]
@@ -514,16 +369,21 @@ class GitRepo:
 
     # ------------------------------------------------------------------ index / config / attributes
 
+    def _user_index(self) -> pygit2.Index | None:
+        """The user's index as it is on disk now (another git command may have changed it), or None."""
+        idx: pygit2.Index = self._repo.index
+        try:
+            idx.read(False)
+        except pygit2.GitError:
+            return None
+        return idx
+
     def tracked(self, path: str) -> bool:
         head = self.head_commit()
         if head is not None and self.tree_entry(self.commit_tree(head), path) is not None:
             return True
-        idx = self._repo.index
-        try:
-            idx.read(False)
-        except pygit2.GitError:
-            return False
-        return path in idx
+        idx = self._user_index()
+        return idx is not None and path in idx
 
     def submodule_of(self, path: str) -> str | None:
         """The submodule (a gitlink in HEAD, or in the index before a first commit) that `path` is or lies inside."""
@@ -540,10 +400,8 @@ class GitRepo:
                 if entry.mode == GITLINK:
                     return prefix
             return None
-        idx = self._repo.index
-        try:
-            idx.read(False)
-        except pygit2.GitError:
+        idx = self._user_index()
+        if idx is None:
             return None
         for prefix in prefixes:
             try:
@@ -621,25 +479,14 @@ class GitRepo:
         .gitattributes lives only there): 200 ms on a 100,000-file repository, for an
         edit to one file.  Attributes come from the work tree's files, so a second
         handle whose index file does not exist answers them at the cost of the edit.
-        libgit2 reads GIT_INDEX_FILE when it first loads the index, so the variable
-        stays set through the first look-up, under a lock.
+        The variable that names the index stays set through the first look-up.
         """
         if self._attrs is None:
-            flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
-            with _ENV_LOCK:
-                saved = os.environ.get("GIT_INDEX_FILE")
-                os.environ["GIT_INDEX_FILE"] = str(self.gitdir / "agent-guard" / "no-index-for-attributes")
-                try:
-                    handle = pygit2.Repository(str(self.root), flags)
-                    handle.get_attr(".gitattributes", "binary")
-                except pygit2.GitError:
-                    handle = self._repo
-                finally:
-                    if saved is None:
-                        del os.environ["GIT_INDEX_FILE"]
-                    else:
-                        os.environ["GIT_INDEX_FILE"] = saved
-            self._attrs = handle
+            try:
+                self._attrs = self._handle_with_index(str(self.gitdir / "agent-guard" / "no-index-for-attributes"),
+                                                      lambda handle: handle.get_attr(".gitattributes", "binary"))
+            except pygit2.GitError:
+                self._attrs = self._repo
         return self._attrs
 
     def git_folders(self) -> dict[str, str]:
@@ -661,6 +508,15 @@ class GitRepo:
         """The lock file git (and libgit2) leave beside `ref` while they update it, when it is there."""
         lock = self.commondir / f"{ref}.lock"
         return lock if lock.exists() else None
+
+    def remove_stale_lock(self, ref: str) -> None:
+        """Take away the lock file beside `ref` that a process which died while updating it left.
+
+        Only for a lock known to be stale: its writer is gone, and the caller holds
+        agent-guard's lock on the repository, so no other agent-guard updates `ref`.
+        """
+        if ref.startswith("refs/") and ".." not in ref:
+            (self.commondir / f"{ref}.lock").unlink(missing_ok=True)
 
     def config(self, key: str) -> str | None:
         try:
@@ -712,149 +568,3 @@ class GitRepo:
         if new is None:
             self._logged.discard(name)
             log.unlink(missing_ok=True)
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """One region both sides of a three-way merge changed differently: its lines on each side."""
-
-    ours: tuple[bytes, ...]  # with their line terminators
-    theirs: tuple[bytes, ...]
-    ours_line: int  # 1-based line of `ours` where the region starts (the line after, when it is empty)
-    theirs_line: int
-
-
-@dataclass(frozen=True)
-class Merged:
-    """git's three-way merge of one file (what ``git merge-file`` computes)."""
-
-    clean: bool
-    data: bytes  # the result; where not clean, with conflicts resolved as `favor` said (or marked)
-    conflicts: tuple[Conflict, ...] = ()
-
-
-class _MemoryObjects(pygit2.OdbBackend):
-    """An object database in a dict: a merge's three blobs never reach the repository's own."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.objects: dict[str, tuple[int, bytes]] = {}
-
-    def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
-        return self.objects[str(oid)]
-
-    def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
-        kind, data = self.objects[str(oid)]
-        return kind, len(data)
-
-    def exists_cb(self, oid: pygit2.Oid) -> bool:
-        return str(oid) in self.objects
-
-    def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
-        self.objects[str(oid)] = (kind, bytes(data))
-
-    def refresh_cb(self) -> None:
-        pass
-
-
-_FAVOR = {"normal": 0, "ours": 1, "theirs": 2}
-_MARKER = 17  # conflict markers longer than any a file is likely to hold, so they parse back unmistakably
-# GIT_MERGE_FILE_SIMPLIFY_ALNUM: the level `git merge-file` uses (conflicts separated only by
-# lines without letters or digits are one conflict), so the two agree on what conflicts.
-_SIMPLIFY_ALNUM = 4
-
-
-def merge_file(base: bytes, ours: bytes, theirs: bytes, favor: str = "normal") -> Merged:
-    """Merge `ours` and `theirs`, two versions of `base`, line by line, as git does.
-
-    libgit2's xdiff merge, the code of ``git merge-file``: a change on one side is
-    kept; changes on both sides to the same or adjoining lines (no unchanged line
-    between them) conflict unless they are the same change.  ``favor`` "ours" or
-    "theirs" resolves each conflict by taking that side (``git merge-file --ours``);
-    the conflicts are reported all the same.  No object is written to any repository.
-    """
-    from pygit2._libgit2 import ffi, lib  # the C API: merge options are not exposed otherwise
-
-    def run(how: int) -> tuple[bool, bytes]:
-        store = _MemoryObjects()
-        odb = pygit2.Odb()
-        odb.add_backend(store, 1)
-        scratch = pygit2.Repository()
-        scratch.set_odb(odb)
-        entries, keep = [], []
-        for data in (base, ours, theirs):
-            oid = odb.write(pygit2.enums.ObjectType.BLOB, data)
-            c_entry, c_path = pygit2.IndexEntry("file", oid, pygit2.enums.FileMode.BLOB)._to_c()
-            entries.append(c_entry)
-            keep.append(c_path)
-        opts = ffi.new("git_merge_file_options *")
-        opts.version = 1
-        opts.favor = how
-        opts.flags = _SIMPLIFY_ALNUM
-        opts.marker_size = _MARKER
-        out = ffi.new("git_merge_file_result *")
-        err = lib.git_merge_file_from_index(out, scratch._repo, entries[0], entries[1], entries[2], opts)
-        if err < 0:
-            raise GitError(f"three-way merge failed (libgit2 error {err})")
-        try:
-            return bool(out.automergeable), bytes(ffi.buffer(out.ptr, out.len))
-        finally:
-            lib.git_merge_file_result_free(out)
-
-    clean, marked = run(0)
-    if clean:
-        return Merged(True, marked)
-    conflicts = _conflicts(marked, ours, theirs)
-    if favor == "normal":
-        return Merged(False, marked, conflicts)
-    return Merged(False, run(_FAVOR[favor])[1], conflicts)
-
-
-def _conflicts(marked: bytes, ours: bytes, theirs: bytes) -> tuple[Conflict, ...]:
-    """The conflict regions of a marked merge, each placed in `ours` and `theirs`."""
-    opening, middle, closing = b"<" * _MARKER, b"=" * _MARKER, b">" * _MARKER
-    regions: list[tuple[list[bytes], list[bytes]]] = []
-    side: list[bytes] | None = None
-    for line in marked.splitlines(keepends=True):
-        if side is None and line.startswith(opening):
-            regions.append(([], []))
-            side = regions[-1][0]
-        elif side is not None and line.rstrip(b"\r\n") == middle:
-            side = regions[-1][1]
-        elif side is not None and line.startswith(closing):
-            side = None
-        elif side is not None:
-            side.append(line)
-    ours_lines, theirs_lines = ours.splitlines(keepends=True), theirs.splitlines(keepends=True)
-    out: list[Conflict] = []
-    at_ours = at_theirs = 0
-    for o, t in regions:
-        at_ours = _find(ours_lines, o, at_ours)
-        at_theirs = _find(theirs_lines, t, at_theirs)
-        out.append(Conflict(tuple(o), tuple(t), at_ours + 1, at_theirs + 1))
-        at_ours += len(o)
-        at_theirs += len(t)
-    return tuple(out)
-
-
-def _find(lines: list[bytes], chunk: list[bytes], start: int) -> int:
-    """The first place at or after `start` where `chunk` stands in `lines` (regions come in order)."""
-    if not chunk:
-        return start
-    # The last line of a side may have lost its terminator to the marker after it.
-    want = [x.rstrip(b"\r\n") for x in chunk]
-    for p in range(start, len(lines) - len(chunk) + 1):
-        if all(lines[p + k].rstrip(b"\r\n") == want[k] for k in range(len(chunk))):
-            return p
-    return start
-
-
-def mode_of(path: Path) -> int | None:
-    """The git mode of a work-tree file (regular or executable), None when absent."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        return LINK
-    return EXEC if st.st_mode & 0o111 else FILE
