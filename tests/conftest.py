@@ -84,6 +84,13 @@ def python(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subproce
                           env=checkout_env(env), timeout=120, check=False)
 
 
+def guard(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    """`python -m guard ARGS` in `cwd`: agent-guard from this checkout in a child process (bounded in time)."""
+    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, input=input, capture_output=True,
+                          env=checkout_env(env), timeout=timeout, check=False)
+
+
 def command(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     """`ARGS` (`git agent-check ...`, `git commit`, `agent-guard ...`) in `cwd`, as a user's shell

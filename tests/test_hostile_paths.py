@@ -17,11 +17,10 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 import pytest
 
-from conftest import Repo, git, journal_pending
+from conftest import git, guard as guard_child, journal_pending, Repo
 from guard import worktree
 from guard.engine import Guard
 from guard.history import rollback
@@ -364,8 +363,7 @@ def test_swap_during_a_rollback(world: World, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _child(root: Path, args: list[str], data: str | None, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=root, input=data.encode() if data else None,
-                          capture_output=True, env=dict(os.environ, **env), timeout=120, check=False)
+    return guard_child(root, *args, input=data.encode() if data else None, env=env)
 
 
 def test_recovery_never_writes_through_a_swapped_folder(world: World) -> None:

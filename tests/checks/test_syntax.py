@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 import pytest
+from conftest import checkout_env
 
 from guard.syntax import languages
 from guard.checks import syntax
@@ -222,7 +223,8 @@ def test_grammars_load_lazily() -> None:
         syntax.judge(make_change("a.js", Op.MODIFY, b"x = 1;\\n", b"x = (;\\n"))
         print(sorted(m for m in sys.modules if m.startswith("tree_sitter")))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env=checkout_env())
     if languages.available("javascript"):
         assert "tree_sitter_javascript" in out.stdout
         assert "tree_sitter_go" not in out.stdout

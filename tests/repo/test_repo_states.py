@@ -10,14 +10,12 @@ HEAD, the index (conflict stages included) and git's own state files stay as the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
+from conftest import git, guard as guard_child, Repo
 
 HEAD_AND_INDEX = ("<HEAD>", "<index>")
 
@@ -169,8 +167,7 @@ def test_sparse_checkout(repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
 
 
 def _child(cwd: Path, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, input=data.encode() if data else None,
-                          capture_output=True, env=dict(os.environ, **(env or {})), timeout=120, check=False)
+    return guard_child(cwd, *args, input=data.encode() if data else None, env=env)
 
 
 def test_linked_worktree(repo: Repo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

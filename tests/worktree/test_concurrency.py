@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
-from conftest import Repo
+from conftest import guard as guard_child, Repo
 
 N = 8
 
 
 def _apply(root: str, payload: str, agent: str) -> tuple[int, dict[str, object]]:
-    proc = subprocess.run([sys.executable, "-m", "guard", "apply", "--json", "--agent", agent], cwd=root,
-                          input=payload.encode(), capture_output=True, timeout=120, check=False, env=dict(os.environ))
+    proc = guard_child(Path(root), "apply", "--json", "--agent", agent, input=payload.encode())
     return proc.returncode, json.loads(proc.stdout or b"{}")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, journal_pending
+from conftest import checkout_env, guard as guard_child, journal_pending, Repo
 
 PATCH = (
     "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
@@ -34,9 +34,7 @@ POINTS = [
 
 
 def _child(root: Path, args: list[str], data: str | None, env_extra: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, **env_extra)
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=root, input=data.encode() if data else None,
-                          capture_output=True, env=env, timeout=120, check=False)
+    return guard_child(root, *args, input=data.encode() if data else None, env=env_extra)
 
 
 def _tree(repo: Repo) -> dict[str, object]:
@@ -103,7 +101,7 @@ def test_kill_at_random_moments(repo: Repo, states) -> None:  # type: ignore[no-
     rng = random.Random(7)
     for _ in range(6):
         proc = subprocess.Popen([sys.executable, "-m", "guard", "apply"], cwd=repo.root, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=checkout_env())
         assert proc.stdin is not None
         proc.stdin.write(PATCH.encode())
         proc.stdin.close()

@@ -1,11 +1,7 @@
 """The `lazy` dialect: update snippets with elided code, merged deterministically.
 
-Behaviour is pinned by the folders of tests/cases_lazy/<name>/: ``before/`` (the
-committed tree), optional ``uncommitted/`` (files changed in the work tree since: a
-snippet written against the committed version meets a newer file), ``input`` (sent
-to ``agent-guard apply --format lazy --json``) and either ``after/`` (the tree it
-must leave) or ``error`` (first line: the finding code of the refusal; further
-lines: text its message or hint must contain).
+Behaviour is pinned by the folders of tests/cases_lazy/<name>/, in the layout and
+with the checks of tests/cases/ (tests/casefolders.py), sent with ``--format lazy``.
 """
 
 from __future__ import annotations
@@ -13,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import casefolders
 import pytest
 
 from guard.dialects import lazy
@@ -20,36 +17,12 @@ from guard.locate import ALL_TIERS, apply_splices, locate_changes
 from guard.model import Snippet
 from guard.textfile import split
 
-CASES = Path(__file__).resolve().parent / "cases_lazy"
+CASES = Path(__file__).resolve().parents[1] / "cases_lazy"
 
 
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
+@pytest.mark.parametrize("name", casefolders.names(CASES))
 def test_case(name: str, repo, cli) -> None:  # type: ignore[no-untyped-def]
-    case = CASES / name
-    repo.commit(_tree(case / "before"))
-    if (case / "uncommitted").is_dir():
-        repo.write(_tree(case / "uncommitted"))
-    before = repo.snapshot()
-    result = cli("apply", "--format", "lazy", "--json", input=(case / "input").read_bytes())
-    if (case / "error").exists():
-        code, *texts = (case / "error").read_text().splitlines()
-        assert result.code == 1, result
-        findings = result.json()["findings"]
-        errors = [f for f in findings if f["severity"] == "error"]  # type: ignore[index]
-        assert [f["code"] for f in errors][:1] == [code], result  # type: ignore[index]
-        said = " ".join(f"{f['message']} {f['hint']}" for f in errors)  # type: ignore[index]
-        for text in texts:
-            assert text in said, (text, said)
-        assert repo.snapshot() == before
-    else:
-        assert result.code == 0, result
-        assert result.json()["status"] == "applied"
-        files = {p: b for p, b in _tree(repo.root).items() if not p.startswith(".git/")}
-        assert files == _tree(case / "after")
+    casefolders.run(CASES / name, repo, cli, ("--format", "lazy"))
 
 
 def test_enough_cases() -> None:
