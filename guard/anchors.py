@@ -229,7 +229,7 @@ def _out_of_bounds(a: int, b: int, n: int) -> str | None:
 
 def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int,
              path: str, tag: str, who: _Reader, level: str) -> Finding | None:
-    for c, a, b in spans:
+    for _change, a, b in spans:
         if b >= a:
             gaps = shown.missing(a, b)
             if not gaps:

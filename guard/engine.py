@@ -12,7 +12,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience

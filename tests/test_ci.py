@@ -26,7 +26,7 @@ def test_ci_runs_exactly_the_readmes_test_command() -> None:
     script = (ROOT / ".ci" / "run").read_text()
     runs = [ln for ln in script.splitlines() if ln.strip().endswith(command_line)]
     assert runs == ['PATH="$tests_path" .venv/bin/python -m pytest'], runs
-    assert "pip install -q '.[test]'" in script
+    assert "pip install -q '.[test,lint]'" in script  # the README's extra, and what CI lints with
 
 
 def _clean_path(tmp_path: Path, path: str) -> tuple[str, str]:

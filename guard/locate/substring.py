@@ -11,7 +11,7 @@ conflicts by git's rule.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
