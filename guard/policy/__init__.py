@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from ..mappings import lookup
 from .schema import (  # the schema's public names are the policy's
     ADDITIVE, BUDGET_KEYS, BUDGET_SCOPES, CHECK_NAMES, LEVELS, SETTINGS, TIERS, WHITESPACE_LEVELS, WHITESPACE_RULES,
     PolicyError, file_problems, scalar, whitespace_rule_problem,
@@ -255,15 +256,6 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
-def _at(data: Mapping[str, object], path: tuple[str, ...]) -> object:
-    node: object = data
-    for key in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
-
-
 @dataclass(frozen=True, eq=False)
 class Policy:
     name: str
@@ -404,7 +396,7 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
     dotted = _dotted(path)
     additive = dotted in ADDITIVE or (len(path) > 2 and path[0] == "agents" and _dotted(path[2:]) in ADDITIVE)
     if additive and isinstance(value, list):
-        had = _at(data, path)
+        had = lookup(data, path)
         if isinstance(had, list) and had:
             value = had + [v for v in value if v not in had]
             if dotted in sources and label not in sources[dotted].split(" + "):
