@@ -173,7 +173,7 @@ def make_ops(lines: list[str], rng: random.Random, suffix: str) -> tuple[str, li
                 k = rng.randint(1, 3)
                 if not all(x.strip() for x in lines[at : at + k]):
                     continue
-                op = Op(at, at + k, ())
+                op = Op(at, min(len(lines), at + k), ())
             else:
                 k = rng.randint(1, 4)
                 op = Op(at, min(len(lines), at + k), _fresh(rng, lines, at, suffix, rng.randint(1, 4)))

@@ -752,7 +752,17 @@ def build_whole(src: Source, e: Edit, dialect: str, mistake: str, rng: random.Ra
     room = len(new) - tail - e.start - len(e.new) - 3  # the edit itself stays in
     if room < 20:
         return None
-    cut = rng.randint(20, min(300, room))
+    # A model cuts a file where code stops, not inside a docstring or a block comment (where
+    # its marker would be text of that comment): the lines on both sides of every seam are
+    # outside comments and strings.  (`new` has the file's line count: the edit is a `modify`.)
+    prose = _prose(src)
+    for _try in range(20):
+        cut = rng.randint(20, min(300, room))
+        seams = [len(new) - tail - cut] + ([len(new) - tail] if tail else [])
+        if not any(prose[s - 1] or prose[s] for s in seams if 0 < s < len(prose)):
+            break
+    else:
+        return None
     if mistake == "truncated-marker":
         marker = MARKERS[src.lang][form % 2]
         content = new[: len(new) - cut] + [marker]
