@@ -244,7 +244,7 @@ def attr(self, path, name):
         return None
 
 repo_mod.GitRepo.attr = attr
-from guard.cli import main
+from guard.cli.commands import main
 main(["apply", *sys.argv[1:]])
 """
 
@@ -347,7 +347,7 @@ def profile(repo: Path, p: bytes, r: bytes, base: bytes, runs: int) -> None:
         g = Guard(repo)
         t_open = time.perf_counter() - t0
         checks, fulls = [], []
-        for i in range(runs):
+        for _ in range(runs):
             t0 = time.perf_counter()
             rep = g.apply(p, check=True)
             checks.append(time.perf_counter() - t0)
@@ -468,7 +468,7 @@ def main() -> int:
             print(f"scale ratio git agent-apply {sizes[1]}/{sizes[0]} ({metric}): {ratio:.2f}x (target <= 1.3x): {verdict}")
     if args.profile:
         print()
-        for n, repo in repos.items():
+        for repo in repos.values():
             profile(repo, p, r, base, 20)
     return 0
 

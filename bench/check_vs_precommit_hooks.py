@@ -76,7 +76,7 @@ def read_blob(self, oid):
     return data if kind == pygit2.enums.ObjectType.BLOB else None
 
 repo_mod.GitRepo.read_blob = read_blob
-from guard.cli import main
+from guard.cli.commands import main
 main(sys.argv[1:])
 """
 

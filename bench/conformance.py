@@ -5,7 +5,7 @@ Reads ``../shared/corpora`` (never copied into this repository) and runs:
 - ``codex-scenarios``: every scenario, with ``agent-guard-expectations.json``
   (where Codex overwrites or half-applies, agent-guard must refuse and change nothing);
 - ``git-apply``: the apply and refuse cases of ``cases.json``, and its parse-stat
-  cases through ``guard.formats.parse``;
+  cases through ``guard.dialects.parse``;
 - ``whatthepatch``: the apply cases of ``cases.json``, and the parse outcome of
   every casefile;
 - ``unidiff-samples``: parse only (``expected.json``); where the suggested outcome
@@ -14,7 +14,7 @@ Reads ``../shared/corpora`` (never copied into this repository) and runs:
 
 Each apply case runs in a fresh git repository holding the ``before`` files,
 committed; each patch goes through ``agent-guard apply --json`` in-process
-(``guard.cli.main``); the work tree (``.git`` excluded) is compared byte for byte
+(``guard.cli.commands.main``); the work tree (``.git`` excluded) is compared byte for byte
 with the expected one, and a refusal must exit 1 with tree and refs unchanged.
 
 Where agent-guard decides otherwise than a corpus (by design), the case is listed
@@ -79,7 +79,7 @@ class Expect:
     """What a case must do.
 
     kind "applied": exit 0 and the tree equals `after`; "refused": exit 1, tree and
-    refs unchanged; "parse": `guard.formats.parse` gives `files` (per-file stats), or
+    refs unchanged; "parse": `guard.dialects.parse` gives `files` (per-file stats), or
     with `files=None` a parse-error; "parse-ok": it parses (stats not compared);
     "parse-refuse": the input must not become an applicable edit (a parse-error, or
     `codes` when applied to an empty repository); "skip": not run.
@@ -379,7 +379,7 @@ def cli_apply(root: Path, patch: bytes, policy_file: Path | None) -> tuple[int, 
     """`agent-guard apply --json` in-process: (exit status, JSON or None, stderr)."""
     from click.testing import CliRunner
 
-    from guard.cli import main
+    from guard.cli.commands import main
 
     args = ["apply", "--json"]
     if policy_file is not None:
@@ -486,7 +486,7 @@ def parse_summary(data: bytes) -> tuple[str, list[dict[str, Any]], str]:
     """(status, per-file stats, message): status "ok", "parse-error", "binary" or "not-utf8".
 
     The message of an "ok" parse names the dialect and the parse-level repairs."""
-    from guard import formats
+    from guard import dialects
     from guard.model import ADDED, REMOVED, Hunk
 
     if data.startswith(b"\xef\xbb\xbf"):
@@ -497,7 +497,7 @@ def parse_summary(data: bytes) -> tuple[str, list[dict[str, Any]], str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return "not-utf8", [], str(exc)
-    edits, findings = formats.parse(text, "auto")
+    edits, findings = dialects.parse(text, "auto")
     if edits is None:
         msg = "; ".join(f"{f.code} line {f.line}: {f.message[:120]}" for f in findings)
         return "parse-error", [], msg

@@ -3,7 +3,7 @@
 Same strategies (random text and bytes, mutated case-folder inputs, token soups of
 every dialect's keywords, odd Unicode and mixed line endings) and the same
 properties: every dialect's ``detect``/``parse`` gives an int score and an
-``EditSet`` or a ``ParseError``; the front door (``formats.parse``) gives an edit
+``EditSet`` or a ``ParseError``; the front door (``dialects.parse``) gives an edit
 or ``parse-error`` findings; the engine, on a scratch repository, returns a Report
 and never writes under ``--check``; a real apply is all or nothing.  Every example
 runs under an alarm (a hang fails it).  Not derandomised: each seed explores anew.
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
-    from guard import formats
+    from guard import dialects
     from guard.engine import Guard
 
     repo = scratch_repo()
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return prop  # type: ignore[no-any-return]
 
-    for name in sorted(formats.FORMATS):
+    for name in sorted(dialects.DIALECTS):
         run(f"parse[{name}]", parse_property(name))
 
     @seed(opts.seed)
@@ -110,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     def detection(text: str) -> None:
         counts["detect"] += 1
         with tf.deadline():
-            name, scores = formats.detect(text)
-        assert name is None or name in formats.AUTO
+            name, scores = dialects.detect(text)
+        assert name is None or name in dialects.AUTO
         assert all(0 <= s <= 100 for s in scores.values())
 
     run("detect", detection)
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     @seed(opts.seed)
     @budget(15_000)
     @given(data=st.one_of(tf.mutated_bytes(), st.binary(max_size=300), tf.token_soup().map(str.encode)),
-           fmt=st.sampled_from(["auto", "auto", "auto", *sorted(formats.FORMATS)]))
+           fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]))
     def engine_check(data: bytes, fmt: str) -> None:
         counts["engine-check"] += 1
         with tf.deadline():

@@ -15,9 +15,13 @@
    and each hunk gets a not-found finding with its closest-region hint).  Target:
    under 2 s each.
 3. Rollback against the ledger's length: ``history.rollback(check=True)`` (and, for
-   comparison, ``Guard.apply(check=True)``) after 10, 100 and 1,000 recorded turns.
+   comparison, ``Guard.apply(check=True)``, and the same with a new ``--turn`` id of
+   its own, which asks the turn-id index whether an earlier turn has it) after 10,
+   100, 1,000 and 10,000 recorded turns.  Reading the ledger follows the turns asked
+   for, so the cost must not grow with its length: target, the 10,000-turn rollback
+   within 2x of the 100-turn one (median).
 
-    python bench/inprocess_apply.py [--runs 300] [--worst-runs 5] [--ledger-depths 10,100,1000]
+    python bench/inprocess_apply.py [--runs 300] [--worst-runs 5] [--ledger-depths 10,100,1000,10000]
 """
 
 from __future__ import annotations
@@ -127,7 +131,7 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
 
 
 def one_hunk(runs: int) -> None:
-    from guard import formats
+    from guard import dialects
     from guard.engine import Guard
     from guard.locate import ALL_TIERS, locate_changes
     from guard.textfile import decode
@@ -196,7 +200,7 @@ def one_hunk(runs: int) -> None:
             medians[label] = statistics.median(fulls)
             report(f"[{label}] Guard.apply  (write + record)", fulls)
             if label == "default policy":
-                from guard import pysyntax
+                from guard.syntax import python as pysyntax
 
                 def cold(g: Guard = g) -> None:
                     # The first edit of a file this process has not seen: its outline is lexed.
@@ -208,11 +212,11 @@ def one_hunk(runs: int) -> None:
         print(f"  disk probe after: {disk_probe(probe_dir) * 1e3:.3f} ms")
         probe_dir.rmdir()
         assert (repo / "src" / "big.py").read_text() == "\n".join(current) + "\n", "the file does not hold what was applied"
-        edits, findings = formats.parse(patch, "unified")
+        edits, findings = dialects.parse(patch, "unified")
         assert edits is not None, findings
         text = decode(base.encode())
         changes = edits.files[0].changes
-        report("formats.parse (unified)", timed(lambda: formats.parse(patch, "unified"), runs))
+        report("dialects.parse (unified)", timed(lambda: dialects.parse(patch, "unified"), runs))
         report("locate_changes (1 hunk)", timed(lambda: locate_changes(text, changes, ALL_TIERS, "src/big.py"), runs))
         report("ast.parse of the file (the syntax check's cost)", timed(lambda: __import__("ast").parse(base), runs))
         for label, med in medians.items():
@@ -225,7 +229,7 @@ def one_hunk(runs: int) -> None:
 
 
 def worst_case(runs: int) -> None:
-    from guard import formats
+    from guard import dialects
     from guard.locate import ALL_TIERS, locate_changes
     from guard.model import Change
     from guard.textfile import decode
@@ -258,7 +262,7 @@ def worst_case(runs: int) -> None:
             hunks.append((k - 3, ctx, new))
         # The diff's old side is what the model believed (ctx), not the file.
         patch = unified("src/huge.py", lines, hunks)
-        edits, findings = formats.parse(patch, "unified")
+        edits, findings = dialects.parse(patch, "unified")
         assert edits is not None, findings
         changes = edits.files[0].changes
         out = locate_changes(text, changes, ALL_TIERS, "src/huge.py")
@@ -297,6 +301,7 @@ def ledger_depth(depths: list[int], runs: int) -> None:
         flip = ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-y\n+x\n")
         print("rollback cost against the ledger's length (one-line file, in-process, check only):")
         done = 0
+        rollback_medians: dict[int, float] = {}
         for depth in depths:
             while done < depth:
                 rep = g.apply(flip[done % 2])
@@ -307,10 +312,21 @@ def ledger_depth(depths: list[int], runs: int) -> None:
             def check_apply(nxt: str = nxt) -> object:
                 return g.apply(nxt, check=True)
 
+            def named_apply(nxt: str = nxt, depth: int = depth) -> object:
+                return g.apply(nxt, check=True, turn=f"task-{depth}")
+
             rb = timed(lambda: history.rollback(g, None, None, None, check=True), runs)
             ap = timed(check_apply, runs)
-            print(f"  after {depth:6} turns: rollback(check=True) median {statistics.median(rb) * 1000:8.2f} ms;"
-                  f"  apply(check=True) median {statistics.median(ap) * 1000:6.2f} ms")
+            named = timed(named_apply, runs)
+            rollback_medians[depth] = statistics.median(rb)
+            report(f"after {depth:6} turns: rollback(check=True)", rb)
+            report(f"after {depth:6} turns: apply(check=True)", ap)
+            report(f"after {depth:6} turns: apply(check=True, turn=<new id>)", named)
+        if 100 in rollback_medians:
+            for depth in (d for d in rollback_medians if d > 100):
+                ratio = rollback_medians[depth] / rollback_medians[100]
+                print(f"  rollback after {depth} turns is {ratio:.2f}x the 100-turn figure: target <= 2x: "
+                      f"{'OK' if ratio <= 2 else 'MISSED'}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -319,7 +335,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--worst-runs", type=int, default=5)
-    ap.add_argument("--ledger-depths", default="10,100,1000", help="turns recorded before timing rollback ('' skips)")
+    ap.add_argument("--ledger-depths", default="10,100,1000,10000",
+                    help="turns recorded before timing rollback ('' skips)")
     args = ap.parse_args()
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     one_hunk(args.runs)

@@ -144,43 +144,6 @@ def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
     return change, len(hits)
 
 
-def precision_in_place(site_packages: bool, limit: int | None, batch: int = 40) -> dict[str, tuple[int, int, int]]:
-    """corpus -> (lines judged, files, false positives); prints every false positive."""
-    stats: dict[str, list[int]] = {}
-    pending: dict[str, list[FileChange]] = {}
-
-    def flush(corpus: str) -> None:
-        changes = tuple(pending.pop(corpus, []))
-        if changes:
-            inp = CheckInput(changes, POLICY, lambda _p: True, no_attr, None)
-            for f in placeholder.check(inp, "error"):
-                if f.line is not None:
-                    stats[corpus][2] += 1
-                    print(f"FP in-place {corpus}: {f.path}:{f.line}: {f.message}")
-
-    for corpus, path in corpus_files(site_packages):
-        if limit and corpus in stats and stats[corpus][0] >= limit:
-            continue
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if "\x00" in text or "\r" in text:
-            continue
-        got = in_place_change(str(path) if path.suffix else str(path) + ".hpp", text)
-        s = stats.setdefault(corpus, [0, 0, 0])
-        s[1] += 1
-        if got is None:
-            continue
-        s[0] += got[1]
-        pending.setdefault(corpus, []).append(got[0])
-        if len(pending[corpus]) >= batch:
-            flush(corpus)
-    for corpus in list(pending):
-        flush(corpus)
-    return {k: (v[0], v[1], v[2]) for k, v in stats.items()}
-
-
 def corpus_files(site_packages: bool) -> Iterator[tuple[str, Path]]:
     """(name for the syntax, file) of every code file in the corpora."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
@@ -204,10 +167,12 @@ def corpus_files(site_packages: bool) -> Iterator[tuple[str, Path]]:
                     yield "javascript", Path(dirpath) / f
 
 
-def precision(
-    site_packages: bool, limit: int | None, rewrite: bool, batch: int = 40
-) -> dict[str, tuple[int, int, int]]:
-    """corpus -> (lines, files, false positives); prints every false positive."""
+def precision(site_packages: bool, limit: int | None, mode: str, batch: int = 40) -> dict[str, tuple[int, int, int]]:
+    """corpus -> (lines judged, files, false positives); prints every false positive.
+
+    `mode`: "create" (every file new), "rewrite" (every file replacing a line of code),
+    "in-place" (the lines with a trigger word each written over an older version).
+    """
     stats: dict[str, list[int]] = {}
     pending: dict[str, list[FileChange]] = {}
 
@@ -217,10 +182,9 @@ def precision(
             return
         inp = CheckInput(changes, POLICY, lambda _p: True, no_attr, None)
         for f in placeholder.check(inp, "error"):
-            if f.line is None:
-                continue
-            stats[corpus][2] += 1
-            print(f"FP {'rewrite' if rewrite else 'create'} {corpus}: {f.message}")
+            if f.line is not None:
+                stats[corpus][2] += 1
+                print(f"FP {mode} {corpus}: {f.path}:{f.line}: {f.message}")
 
     for corpus, path in corpus_files(site_packages):
         if limit and corpus in stats and stats[corpus][0] >= limit:
@@ -230,18 +194,55 @@ def precision(
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if b"\x00" in data:
+        if b"\x00" in data or (mode == "in-place" and "\r" in text):
             continue
         name = str(path) if path.suffix else str(path) + ".hpp"
         s = stats.setdefault(corpus, [0, 0, 0])
-        s[0] += text.count("\n") + (0 if text.endswith("\n") else 1)
         s[1] += 1
-        pending.setdefault(corpus, []).append(change_of(name, data, text, rewrite))
+        if mode == "in-place":
+            got = in_place_change(name, text)
+            if got is None:
+                continue
+            change, judged = got
+        else:
+            change = change_of(name, data, text, mode == "rewrite")
+            judged = text.count("\n") + (0 if text.endswith("\n") else 1)
+        s[0] += judged
+        pending.setdefault(corpus, []).append(change)
         if len(pending[corpus]) >= batch:
             flush(corpus)
     for corpus in list(pending):
         flush(corpus)
     return {k: (v[0], v[1], v[2]) for k, v in stats.items()}
+
+
+# Elisions outside comments, judged by what the edit does: (file, old text, new text).
+_DOC = 'def f(x):\n    """Sum.\n\n    One.\n    Two.\n    Three.\n    """\n    return x\n'
+_BLOCK = "/**\n * Open it.\n * Returns a handle.\n * Close it after.\n */\nint open_it(void);\n"
+_HEADER = "".join(f"int api_{i}(void);\n" for i in range(80))
+RECALL_IN_PLACE: list[tuple[str, str, str, bool]] = [
+    ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    ... rest of the docstring unchanged ...\n"), False),
+    ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    (rest of the docstring omitted)\n"), False),
+    ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    rest of the function unchanged\n"), False),
+    ("a.h", _BLOCK, _BLOCK.replace(" * Returns a handle.\n * Close it after.\n", " * ... rest of the comment unchanged ...\n"), False),
+    ("a.js", _BLOCK, _BLOCK.replace(" * Returns a handle.\n * Close it after.\n", " * ... existing docs ...\n"), False),
+    ("a.py", "x = 1\nmsg = 'hello'\ny = 2\n", "x = 1\nmsg = '... existing code ...'\ny = 2\n", False),
+    ("a.h", _HEADER, "int api_0(void);\n/* ... existing code ... */\n", True),
+    ("a.h", _HEADER, "int api_0(long);\n// ...\n", True),
+    ("a.py", _HEADER, "x = 1\n# rest of the file unchanged\n", True),
+]
+
+
+def recall_in_place() -> tuple[int, int]:
+    found = 0
+    for name, old, new, whole in RECALL_IN_PLACE:
+        change = make_change(name, Op.MODIFY, old.encode(), new.encode(), old_mode=0o100644, new_mode=0o100644,
+                             whole=whole)
+        hit = bool(placeholder.check(CheckInput((change,), POLICY, lambda _p: True, no_attr, None), "error"))
+        found += hit
+        if not hit:
+            print(f"MISSED in place {name}: {new[:80]!r}")
+    return found, len(RECALL_IN_PLACE)
 
 
 def recall_cases() -> list[tuple[str, str]]:
@@ -302,32 +303,26 @@ def main() -> int:
     args = ap.parse_args()
 
     print("precision: every line of real code as an added line; any finding is a false positive")
-    for rewrite in (False, True):
+    titles = {"create": "new files", "rewrite": "rewrites (the edit also removes code)",
+              "in-place": "lines with a trigger word, each written in place of an older version (prose, licenses, code)"}
+    for mode, title in titles.items():
         t0 = time.perf_counter()
-        stats = precision(args.site_packages, args.limit, rewrite)
+        stats = precision(args.site_packages, args.limit, mode)
         elapsed = time.perf_counter() - t0
         total_lines = sum(s[0] for s in stats.values())
         total_fp = sum(s[2] for s in stats.values())
-        print(f"\n  as {'rewrites (the edit also removes code)' if rewrite else 'new files'}:")
+        print(f"\n  as {title}:")
         for corpus, (lines, files, fps) in stats.items():
             print(f"  {corpus:<11} {lines:>10,} lines {files:>7,} files {fps:>4} false positives "
                   f"= {fps * 100_000 / max(lines, 1):.2f} per 100,000 lines")
         print(f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives "
               f"= {total_fp * 100_000 / max(total_lines, 1):.2f} per 100,000 lines  ({elapsed:.1f} s)")
 
-    t0 = time.perf_counter()
-    stats = precision_in_place(args.site_packages, args.limit)
-    total_lines = sum(s[0] for s in stats.values())
-    total_fp = sum(s[2] for s in stats.values())
-    print("\n  lines with a trigger word, each written in place of an older version (prose, licenses, code):")
-    for corpus, (lines, files, fps) in stats.items():
-        print(f"  {corpus:<11} {lines:>10,} lines {files:>7,} files {fps:>4} false positives")
-    print(f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives  "
-          f"({time.perf_counter() - t0:.1f} s)")
-
     found, total, syntaxes = recall(recall_cases())
     print(f"\nrecall on the built-in set: {found}/{total} = {100 * found / total:.1f}% "
           f"over {len(syntaxes)} comment syntaxes ({', '.join(sorted(syntaxes))})")
+    found, total = recall_in_place()
+    print(f"recall outside comments (docstrings, doc comments, strings, whole-file writes): {found}/{total}")
     if args.aider:
         cases = aider_cases()
         if cases:

@@ -123,7 +123,7 @@ def main() -> int:
               f"{os.getloadavg()[0]:.2f}; {args.runs} runs each (+2 warm-ups); cwd: an empty git repository")
         cmds: list[tuple[str, list[str], dict[str, str]]] = [
             ("python -c pass  (floor)", [sys.executable, "-c", "pass"], e),
-            ("python -c 'import guard.cli'", [sys.executable, "-c", "import guard.cli"], e),
+            ("python -c 'import guard.cli.commands'", [sys.executable, "-c", "import guard.cli.commands"], e),
             ("agent-guard --version", [str(BIN / "agent-guard"), "--version"], e),
             ("agent-guard --help", [str(BIN / "agent-guard"), "--help"], e),
             ("git agent-apply -h  (git turns --help into man)", ["git", "agent-apply", "-h"], e),

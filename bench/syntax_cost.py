@@ -98,7 +98,7 @@ def big_file(language: str, template: str | None, lines: int) -> bytes:
 
 
 def cost(lines: int, repeat: int) -> None:
-    from guard import parsers
+    from guard.syntax import languages
     from guard.checks import syntax
     from guard.diffs import make_change
     from guard.model import Op
@@ -106,12 +106,12 @@ def cost(lines: int, repeat: int) -> None:
     print(f"{'language':12} {'lines':>6} {'KB':>5} {'load ms':>8} {'keeps ms':>9} {'breaks ms':>10} {'MB/s':>6}")
     for language, name, template in TEMPLATES:
         started = time.perf_counter()
-        if not parsers.available(language):  # first use: import and load the grammar
+        if not languages.available(language):  # first use: import and load the grammar
             print(f"{language:12} (grammar not installed)")
             continue
         load = (time.perf_counter() - started) * 1000
         before = big_file(language, template, lines)
-        assert parsers.problem(language, before) is None, (language, parsers.problem(language, before))
+        assert languages.problem(language, before) is None, (language, languages.problem(language, before))
         text = before.decode()
         mid = text.index("\n", len(text) // 2) + 1
         keep = (text[:mid] + text[mid:].replace("1", "2", 1)).encode()
@@ -136,12 +136,12 @@ def cost(lines: int, repeat: int) -> None:
 
 
 def startup() -> None:
-    code = ("import sys, time; t = time.perf_counter(); import guard.cli, guard.checks, guard.checks.syntax; "
+    code = ("import sys, time; t = time.perf_counter(); import guard.cli.commands, guard.checks, guard.checks.syntax; "
             "print(f'{(time.perf_counter() - t) * 1000:.0f}', "
             "sorted(m for m in sys.modules if m.startswith('tree_sitter')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     ms, loaded = out.split(" ", 1)
-    print(f"\nstart-up: importing guard.cli and the checks takes {ms} ms; grammars loaded: {loaded.strip()}")
+    print(f"\nstart-up: importing guard.cli.commands and the checks takes {ms} ms; grammars loaded: {loaded.strip()}")
 
 
 def false_refusals(files: int, edits: int, seed: int) -> None:

@@ -9,6 +9,11 @@ The Python API returns the same values the CLI renders::
 Each function keeps one ``Guard`` session per repository (and per policy), so a
 long-running harness pays for opening the repository and parsing the policy once.
 Use ``guard.Guard(repo)`` directly for explicit control.
+
+Relative paths in an edit follow the command line's rule: they start from the
+process's current folder when it is inside the repository's work tree (as for
+``git add``), else from the top of the repository; ``diff --git`` patches always
+name files from the top.  A harness that runs elsewhere names files from the top.
 """
 
 from __future__ import annotations

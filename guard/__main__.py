@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from .entry import run
+from .cli.program import run
 
 run()

@@ -5,7 +5,8 @@ every create) before locating it.
 
 **Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
 change, every one a ``LineRange`` without ``expect``: what the hashline dialect
-parses into -- name lines of the file as the agent read it with ``git agent-read``.
+parses into -- name lines of the file as the agent read it (``git agent-read``, the MCP
+``read_file``).  Hints name the reader's own way to read (guard/audience.py).
 They are resolved in four steps:
 
 1. *Base.*  The tag must be a prefix of the blob this agent last read for the
@@ -32,8 +33,10 @@ file's line numbers, which the locator splices as they are.
 (SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line) to an
 existing file must find the file as this agent last read it with ``git agent-read``,
 or as this agent itself last wrote it (its newest turn touching the path, from the
-shadow ledger: an agent knows what it wrote).  Otherwise ``stale``, at the policy's
-``stale`` level.
+shadow ledger: an agent knows what it wrote).  When the file changed since, that
+version is the edit's base: the edit must fit it, and is merged onto the file by
+git's rule (``Anchored.seen``; a conflict is ``stale``).  An agent that saw no
+version of the file is refused as ``stale``, at the policy's ``stale`` level.
 """
 
 from __future__ import annotations
@@ -42,12 +45,14 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from . import diffs, ledger, reads
-from .formats.hashline import LAST
+from .audience import CLI, Audience
+from .dialects.hashline import LAST
 from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
 from .repo import Conflict, GitRepo, merge_file
 from .textfile import NotText, Text, decode
+from .wording import plural, span
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -57,6 +62,11 @@ class Anchored:
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
     findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
     repairs: tuple[str, ...] = ()
+    # read_before_edit, the file changed since the agent saw it: the versions it saw (its last
+    # write, its last read).  The edit must fit one of them and merge by git's rule onto the
+    # file as it is; else `stale` refuses it.
+    seen: tuple[str, ...] = ()
+    stale: Finding | None = None
 
 
 def line_anchored(fe: FileEdit) -> bool:
@@ -65,30 +75,45 @@ def line_anchored(fe: FileEdit) -> bool:
     )
 
 
-def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy) -> Anchored:
-    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it."""
+def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
+                 audience: Audience = CLI) -> Anchored:
+    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools."""
     agent = pol.agent or "agent"
     if before is not None and line_anchored(fe):
-        return _anchor(repo, fe, path, before, pol, agent)
+        return _anchor(repo, fe, path, before, pol, _Reader(audience, agent))
     if before is not None and fe.base is None and pol.read_before_edit:
         level = pol.level("stale")
         if level in ("error", "warning"):
-            found = _unread(repo, path, before, pol, agent, level)
+            found = _unread(repo, path, before, pol, _Reader(audience, agent), level)
             if found is not None:
-                return Anchored(fe, (found,))
+                seen = _seen(repo, pol, agent, path) if level == "error" else ()
+                return Anchored(fe, stale=found, seen=seen) if seen else Anchored(fe, (found,))
     return Anchored(fe)
+
+
+def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
+    """The versions of `path` the agent is known to have seen: its last write, its last read."""
+    read = reads.last(repo, agent, path)
+    ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
+    return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
 
 
 # --------------------------------------------------------------------------- line-anchored edits
 
 
-def _read_cmd(path: str, agent: str, lines: tuple[int, int] | None = None) -> str:
-    who = "" if agent == "agent" else f" --agent {agent}"
-    where = f" --lines {lines[0]}:{lines[1]}" if lines else ""
-    return f"git agent-read{who} {path}{where}"
+@dataclass(frozen=True)
+class _Reader:
+    """The agent whose reads count, and how its hints tell it to read."""
+
+    audience: Audience
+    name: str
+
+    def read(self, path: str, lines: tuple[int, int] | None = None) -> str:
+        return self.audience.read(path, self.name, lines)
 
 
-def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, agent: str) -> Anchored:
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    agent = who.name
     tag = (fe.base or "").lower()
     level = pol.level("stale")
     current_id = repo.hash_blob(before)
@@ -99,11 +124,11 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         base_id, shown = read.blob, read
     else:
         if read is None:
-            msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as git agent-read showed it"
+            msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as a read showed it"
         else:
             msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
-        unread = Finding("stale", level if level in ("error", "warning") else "error", path, fe.source_line or None,
-                         msg, f"read it (again) with: {_read_cmd(path, agent)}, then redo the edit under the header it prints")
+        unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
+                         msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
         if level == "error":
             return Anchored(fe, (unread,))
         found = current_id if current_id.startswith(tag) else _stored(repo, tag)
@@ -119,7 +144,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         base = None
     if base is None:
         return Anchored(fe, (error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
-                                   f"read the file again: {_read_cmd(path, agent)}"),))
+                                   f"read the file again with {who.read(path)}"),))
     n = len(base.lines)
     spans: list[tuple[LineRange, int, int]] = []
     for c in fe.changes:
@@ -127,12 +152,12 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         a, b = (n + 1, n) if (c.end == LAST and c.start == LAST + 1) else (c.start, n if c.end == LAST else c.end)
         bad = _out_of_bounds(a, b, n)
         if bad:
-            return Anchored(fe, (error("not-found", path, c.source_line or None,
-                                       f"{bad}: {path} had {n} line(s) when read as #{tag}",
-                                       f"number lines as {_read_cmd(path, agent)} printed them"),))
+            return Anchored(fe, (error("not-found", path, None,
+                                       f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
+                                       f"number lines as {who.read(path)} prints them"),))
         spans.append((c, a, b))
     if shown is not None and level in ("error", "warning"):
-        unseen = _unshown(spans, shown, n, path, tag, agent, level)
+        unseen = _unshown(spans, shown, n, path, tag, who, level)
         if unseen is not None:
             if level == "error":
                 return Anchored(fe, (unseen,))
@@ -141,11 +166,11 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
     if base_id != current_id:
         # git's rule: the edit made on the text read, merged with the file as it is now.
         current = decode(before)
-        offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, agent)
+        offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, who)
         merged = _merged(base, current, spans)
         if isinstance(merged, Conflict):
             stale = offset_or_finding if isinstance(offset_or_finding, Finding) else _adjoining(
-                current, merged, path, tag, agent)
+                current, merged, path, tag, who)
             return Anchored(fe, (stale,))
         if isinstance(offset_or_finding, Finding):
             # Lines moved by different amounts, or changed apart from the edit: the merge
@@ -175,14 +200,14 @@ def _ranges(current: Text, merged: Text, source_line: int) -> tuple[LineRange, .
                  for _tag, a0, a1, b0, b1 in diffs.opcodes(list(current.lines), list(merged.lines)))
 
 
-def _adjoining(current: Text, c: Conflict, path: str, tag: str, agent: str) -> Finding:
+def _adjoining(current: Text, c: Conflict, path: str, tag: str, who: _Reader) -> Finding:
     """The lines the edit touches are unchanged, but one beside them changed since the read."""
     line = c.theirs_line
     return error(
         "stale", path, line,
         f"{path} changed since it was read (#{tag}) next to the lines the edit changes (around line {line}): "
         "git's merge calls this a conflict",
-        f"read it again: {_read_cmd(path, agent, _around(line, len(current.lines)))}, and redo the edit under the "
+        f"read it again with {who.read(path, _around(line, len(current.lines)))}, and redo the edit under the "
         "new header; the file now has:\n" + _excerpt(current, line),
     )
 
@@ -203,14 +228,14 @@ def _out_of_bounds(a: int, b: int, n: int) -> str | None:
 
 
 def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int,
-             path: str, tag: str, agent: str, level: str) -> Finding | None:
-    for c, a, b in spans:
+             path: str, tag: str, who: _Reader, level: str) -> Finding | None:
+    for _change, a, b in spans:
         if b >= a:
             gaps = shown.missing(a, b)
             if not gaps:
                 continue
             ga, gb = gaps[0]
-            what = f"line {ga}" if ga == gb else f"lines {ga}-{gb}"
+            what = span(ga, gb)
             want = (ga, gb)
         else:
             sides = [x for x in (a - 1, a) if 1 <= x <= n]
@@ -218,10 +243,11 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
                 continue
             what = f"the lines around the insertion point (line {sides[0]})"
             want = (sides[0], sides[-1])
-        seen = ", ".join(f"{x}-{y}" if x != y else str(x) for x, y in shown.shown) or "none"
-        return Finding("stale", level, path, c.source_line or None,
-                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed lines {seen})",
-                       f"read those lines first: {_read_cmd(path, agent, want)}, then send the edit again")
+        seen = ", ".join(span(x, y) for x, y in shown.shown) or "no line"
+        # The finding is about that line of the file as read (not the edit's own line).
+        return Finding("stale", level, path, want[0],
+                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed {seen})",
+                       f"read those lines first with {who.read(path, want)}, then send the edit again")
     return None
 
 
@@ -236,18 +262,19 @@ def _anchored(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read | N
     return sorted(lines)
 
 
-def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, agent: str) -> int | Finding:
+def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, who: _Reader) -> int | Finding:
     """The one offset every anchored line moved by, or the `stale` finding saying why there is none."""
     if not anchors:
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
-        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {len(current.lines)} line(s); the edit has no line to anchor on",
-                     f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header")
+        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; the edit has no line to anchor on",
+                     f"read it again with {who.read(path)}, and redo the edit under the new header")
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []
     moved: dict[int, list[int]] = {}
     k, delta = 0, 0
+    now, gone = 0, False
     for line in anchors:
         i = line - 1
         while k < len(ops) and ops[k][2] <= i:  # ops wholly before line i (insertions at i too)
@@ -255,17 +282,22 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
             delta += (b1 - b0) - (a1 - a0)
             k += 1
         if k < len(ops) and ops[k][1] <= i < ops[k][2]:
+            if not changed:  # where the first changed line is in the file now: the finding's line
+                kind, a0, _a1, b0, b1 = ops[k]
+                now = b0 + 1 + (min(i - a0, b1 - b0 - 1) if b1 > b0 else 0)
+                gone = kind == "delete"
             changed.append(line)
         else:
             moved.setdefault(delta, []).append(line)
     if changed:
         first = changed[0]
-        where = first + (min(moved) if moved else 0)
+        where = now
+        since = "; that line is gone" if gone else f"; it is line {now} now" if now != first else ""
         return error(
-            "stale", path, first,
+            "stale", path, now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
-            f"(line {first} was {base.lines[first - 1]!r})",
-            f"read it again: {_read_cmd(path, agent, _around(where, len(current.lines)))}, and redo the edit under the new header; "
+            f"(line {first} was {base.lines[first - 1]!r}{since})",
+            f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )
     if len(moved) > 1:
@@ -274,7 +306,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         return error(
             "stale", path, first,
             f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), so no one offset re-anchors it",
-            f"read it again: {_read_cmd(path, agent)}, and redo the edit under the new header",
+            f"read it again with {who.read(path)}, and redo the edit under the new header",
         )
     return next(iter(moved))
 
@@ -300,7 +332,8 @@ def _excerpt(text: Text, line: int) -> str:
 # --------------------------------------------------------------------------- read-before-edit
 
 
-def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, level: str) -> Finding | None:
+def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str) -> Finding | None:
+    agent = who.name
     current = repo.hash_blob(before)
     read = reads.last(repo, agent, path)
     if read is not None and read.blob == current:
@@ -312,7 +345,7 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, agent: str, le
         msg = f"{agent} has not read {path}, and this policy edits only files the agent has read ({origin})"
     else:
         msg = f"{path} changed since {agent} last read it ({origin})"
-    return Finding("stale", level, path, None, msg, f"read it first: {_read_cmd(path, agent)}, then send the edit again")
+    return Finding("stale", level, path, None, msg, f"read it first with {who.read(path)}, then send the edit again")
 
 
 def last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:

@@ -9,8 +9,12 @@ say which agent lands edits in which dialect and what it gets wrong.  An event i
      "status": "applied" | "checked" | "refused", "dry_run": false,
      "files": ["src/a.py"], "nfiles": 1, "added": 3, "removed": 1,
      "repairs": ["recount"], "errors": ["not-found"], "warnings": [],
-     "size": 1234, "duration": 0.0123}
+     "size": 1234, "duration": 0.0123, "tool": "Edit"}
 
+``tool`` is there only when the edit came through an agent's own tool rather than in a
+dialect the agent wrote: the Claude Code hook (``Edit``, ``MultiEdit``, ``Write``,
+``NotebookEdit``: a denial is logged at PreToolUse, a landed edit at PostToolUse, so a
+tool call counts once) and the MCP server (``edit_file``, ``write_file``, ``apply_patch``).
 Paths and counts only: never file contents, never the edit's text.
 
 Concurrent writers (several agents, linked worktrees sharing one common dir) are
@@ -135,10 +139,10 @@ def _unique(items: Any) -> list[str]:
 
 
 def from_report(kind: str, agent: str, turn: str | None, report: Report, size: int, duration: float,
-                *, now: float | None = None) -> dict[str, Any]:
+                *, now: float | None = None, tool: str | None = None) -> dict[str, Any]:
     """The event for one decision: what happened to which files, never their contents."""
     files = _unique([c.path for c in report.changes] + [f.path for f in report.findings])
-    return {
+    event = {
         "v": VERSION,
         "time": timestamp(now),
         "kind": kind,
@@ -157,18 +161,25 @@ def from_report(kind: str, agent: str, turn: str | None, report: Report, size: i
         "size": int(size),
         "duration": round(float(duration), 6),
     }
+    if tool is not None:
+        event["tool"] = tool
+    return event
 
 
 def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Report, size: int,
-           duration: float) -> None:
+           duration: float, *, tool: str | None = None, warnings: list[str] | None = None) -> None:
     """Log one decision, never failing: the outcome log must not turn an edit into an error.
 
     The pre-commit ``check`` command calls this with ``kind="check"`` once per run
-    (size: bytes of the diff checked; duration: seconds spent).
+    (size: bytes of the diff checked; duration: seconds spent).  `warnings` replaces the
+    report's warning codes (a hook logs, after the write, what its check warned about).
     """
     try:
-        append(commondir, from_report(kind, agent, turn, report, size, duration))
-    except OSError:
+        event = from_report(kind, agent, turn, report, size, duration, tool=tool)
+        if warnings is not None:
+            event["warnings"] = _unique(warnings)
+        append(commondir, event)
+    except (OSError, ValueError):
         pass
 
 

@@ -8,32 +8,33 @@ What it prints::
     (lines 1-2 of 40)        only when --lines showed part of the file
     (empty file)             only for an empty file
 
-``PATH`` in the header is relative to the repository root (the argument is relative
-to the current folder, as for git).  A path the policy protects (``.env*``, the
-policy's own files, git's folders) is refused as ``path-protected`` unless the policy
-says ``read_protected: true``.  ``TAG`` is the first 8 hex digits of the git
+``PATH`` in the header is written as the argument is read: relative to the current
+folder, as for git (``[app.py#...]`` in ``src/`` for ``src/app.py``), so an edit under
+the header, sent from the same folder, names the same file.  A path the policy
+protects (``.env*``, the policy's own files, git's folders) is refused as
+``path-protected`` unless the policy says ``read_protected: true``.  ``TAG`` is the
+first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
 read is recorded for the agent with the lines it showed (guard/reads.py), so a
-hashline edit under that header (guard/formats/hashline.py) applies to exactly that
+hashline edit under that header (guard/dialects/hashline.py) applies to exactly that
 content: re-anchored when the file has moved on in a way that keeps the edit's
 lines intact, refused as ``stale`` otherwise, and refused for lines never shown.
 Line text is printed without its line terminator; nothing else is changed.
+The command line is guard/cli/read.py.
 """
 
 from __future__ import annotations
 
 import os
-import sys
+import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
-from . import reads, worktree
-from .cli import CONTEXT, cli
+from . import paths, reads, worktree
+from .audience import Audience
 from .model import Finding, error
-from .report import EXIT_REFUSED, format_finding
 from .textfile import decode
+from .wording import span
 
 if TYPE_CHECKING:
     from .engine import Guard
@@ -64,32 +65,45 @@ def parse_lines(spec: str) -> tuple[int, int]:
     return a, b
 
 
-def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None) -> str:
-    """`path` (repository-relative) as `git agent-read` prints it; records the read for `agent`.
+def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
+         cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> str:
+    """`path` as `git agent-read` prints it; records the read for `agent`.
 
-    Raises ``Unreadable`` when the file cannot be shown.
+    A relative `path` starts from `cwd` (default: the current folder) when that is inside
+    the work tree, else from the root, as for ``Guard.apply``; the header names the file
+    the same way.  Hints name `audience`'s tools (default: the command line).  Raises
+    ``Unreadable`` when the file cannot be shown.
     """
     from .checks import content_finding
     from .engine import default_agent
 
     who = default_agent(agent)
     repo = guard_session.repo
+    here = guard_session.folder(cwd)
+    reader = audience or Audience("cli", here)
+    raw = paths.from_folder(here, path)
     # The engine's own resolver: a protected path (.env, the policy, git's folders) is not
-    # shown, nor stored as a blob, unless the policy says read_protected: true.
-    rel, finding = guard_session.resolve(path, guard_session.policy(who), reading=True)
+    # shown, nor stored as a blob, unless the policy says read_protected: true.  `src/`
+    # names a folder as surely as `src` does: the name is judged without its slash.
+    rel, finding = guard_session.resolve(raw.rstrip("/") or raw, guard_session.policy(who), reading=True)
     if finding is not None or rel is None:
         raise Unreadable(finding or error("path-outside", path, None, f"{path!r} is not a file in the repository"))
+    folder = _folder(guard_session.root, rel)
+    if folder is not None:
+        raise Unreadable(folder)
+    if raw.endswith("/"):
+        raise Unreadable(error("missing", rel, None, f"{path!r} names a folder, and there is no folder {rel}",
+                               f"name a file (without the trailing '/'), e.g. {rel}"))
     with worktree.locked(repo):
         try:
             data, _mode = worktree.read(guard_session.root, rel)
         except worktree.UnsafePath as exc:
-            raise Unreadable(error("path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
-                                   "read the file the link points to, by its own path inside the repository")) from None
-        except IsADirectoryError:
-            raise Unreadable(error("missing", rel, None, f"{rel} is a folder, not a file", "name a file")) from None
+            raise Unreadable(_folder(guard_session.root, rel) or error(
+                "path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
+                "read the file the link points to, by its own path inside the repository")) from None
         if data is None:
             raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
-                                   "check the path (relative to the current folder), or create the file with a "
+                                   f"check the path ({paths.start_rule(here)}), or create the file with a "
                                    "hashline 'create' section"))
         repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
@@ -101,60 +115,32 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
         b = min(b, n)
         if n and a > n:
             raise Unreadable(error("not-found", rel, a, f"line {a} is past the end of {rel} ({n} lines)",
-                                   f"read lines 1 to {n}, e.g. git agent-read {rel} --lines {max(1, n - 39)}:{n}"))
+                                   f"read lines 1 to {n}, e.g. with {reader.read(rel, who, (max(1, n - 39), n))}"))
         blob = repo.write_blob(data)
         reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
-    out = [f"[{rel}#{blob[:TAG_DIGITS]}]"]
+    out = [f"[{posixpath.relpath(rel, here) if here else rel}#{blob[:TAG_DIGITS]}]"]
     out += [f"{i}:{text.lines[i - 1]}" for i in range(a, b + 1)]
     if not n:
         out.append("(empty file)")
     elif (a, b) != (1, n):
-        out.append(f"(lines {a}-{b} of {n})")
+        out.append(f"({span(a, b)} of {n})")
     return "\n".join(out) + "\n"
 
 
-def _from_cwd(root: Path, path: str) -> str:
-    """A command-line path (relative to the current folder, as for git) made relative to the root."""
-    if os.path.isabs(path):
-        return path
-    here = Path(os.path.realpath(os.getcwd()))
+SHOWN_ENTRIES = 10  # names of a folder listed in the hint of a read that named it
+
+
+def _folder(root: Path, rel: str) -> Finding | None:
+    """The finding for a read of a plain folder (not a link to one: the resolver refused those)."""
+    full = root / rel
+    if full.is_symlink() or not full.is_dir():
+        return None
     try:
-        prefix = here.relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        return path
-    return path if prefix in ("", ".") else f"{prefix}/{path}"
-
-
-@cli.command("read", context_settings=CONTEXT)
-@click.argument("path")
-@click.option("--lines", "span", default=None, metavar="A:B",
-              help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.")
-@click.option("--agent", default=None, help="Agent the read is recorded for (default: $AGENT_GUARD_AGENT, else 'agent').")
-def read_cmd(path: str, span: str | None, agent: str | None) -> None:
-    """Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.
-
-    Edit the lines by number under the same header (git agent-apply):
-
-    \b
-        [src/app.py#1a2b3c4d]
-        replace 12..14
-        +new line 12
-        insert after 40
-        +added line
-        delete 50..51
-
-    The edit applies only to the content this read showed (TAG), and only to lines
-    it showed.  Exit status: 0 printed, 1 the file cannot be shown, 2 usage error.
-    """
-    from .engine import Guard
-
-    try:
-        lines = parse_lines(span) if span is not None else None
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--lines") from None
-    g = Guard(".")
-    try:
-        click.echo(read(g, _from_cwd(g.root, path), lines, agent), nl=False)
-    except Unreadable as exc:
-        click.echo(format_finding(exc.finding), err=True)
-        sys.exit(EXIT_REFUSED)
+        names = sorted(n + ("/" if (full / n).is_dir() else "") for n in os.listdir(full) if n != ".git")
+    except OSError:
+        names = []
+    listed = ", ".join(f"{rel}/{n}" for n in names[:SHOWN_ENTRIES])
+    more = f" and {len(names) - SHOWN_ENTRIES} more" if len(names) > SHOWN_ENTRIES else ""
+    what = f"it holds {listed}{more}" if names else "it is empty"
+    return error("missing", rel, None, f"{rel} is a folder, not a file; a read shows one file",
+                 f"name a file in it: {what}")

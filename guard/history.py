@@ -14,15 +14,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from itertools import islice
+from typing import Any, Iterator
 
-from . import diffs, ledger, worktree
+from . import diffs, ledger, stage, worktree
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
 from .repo import FILE, Entry, RefLocked, TreeChange, merge_file
-from .report import Report
+from .report import Report, TurnRef
 from .textfile import NotText, decode
+from .wording import plural
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
@@ -31,20 +33,69 @@ def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
     return sorted(name[len(prefix):] for name in g.repo.refs(prefix))
 
 
-def _rolled_state(turns_newest_first: Sequence[ledger.Turn]) -> dict[str, bool]:
-    """Turn id -> rolled back, replaying rollbacks (and rollbacks of rollbacks) oldest first."""
-    rolled: dict[str, bool] = {}
-    by_id = {t.id: t for t in turns_newest_first}
-    for t in reversed(turns_newest_first):
-        rolled.setdefault(t.id, False)
+def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
+    """Why `agent` has nothing for `command` ("log", "rollback") to show, and whose turns there are."""
+    others = [(name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_name(prefix, name), name)))
+              for name in _agents(g, prefix, None) if name != agent]
+    others = [(name, n) for name, n in others if n]
+    said = f"{agent} has no recorded turns ({ledger.ref_name(prefix, agent)} does not exist)"
+    if not others:
+        return f"{said}; no agent has any in this repository yet: an applied edit records one"
+    listed = ", ".join(f"{name} ({plural(n, 'turn')})" for name, n in others)
+    name = others[0][0]
+    if command == "log":
+        how = f"list them with git agent-log --agent {name}" if len(others) == 1 else \
+            "list every agent's turns with git agent-log"
+    elif len(others) == 1:
+        how = f"undo {name}'s last turn with git agent-{command} --agent {name}"
+    else:
+        how = f"name the agent whose last turn to undo, e.g. git agent-{command} --agent {name}"
+    return f"{said}; turns are recorded for {listed}: {how}"
+
+
+class _Rolled:
+    """Which turns are rolled back, decided newest first (`see` each turn in the ledger's order).
+
+    Replayed oldest first, each rollback marks the turns it names rolled back, and
+    the turns a rollback it names had undone live again; a turn's state is the last
+    such mark on its id.  Every mark on a turn's id comes from a rollback newer than
+    it, and so does every rollback whose undoing marks it, so a walk from the tip
+    knows a turn's state when it reaches the turn, and may stop there.
+    """
+
+    def __init__(self) -> None:
+        # id -> (rank of the rollback that marks it, 0 the newest; place in that rollback; rolled back)
+        self._marks: dict[str, tuple[int, int, bool]] = {}
+        # rollback id -> where the rollbacks that undo it name it: (rank, place)
+        self._undoers: dict[str, list[tuple[int, int]]] = {}
+        self._rank = 0
+
+    def see(self, t: ledger.Turn) -> bool:
+        """Is `t`, the next turn from the tip down, rolled back?"""
+        mark = self._marks.get(t.id)
+        rolled = mark[2] if mark is not None else False
         if t.kind == "rollback":
-            for target in t.rolls_back:
-                rolled[target] = True
-                tt = by_id.get(target)
-                if tt is not None and tt.kind == "rollback":
-                    for inner in tt.rolls_back:
-                        rolled[inner] = False
-    return rolled
+            rank, self._rank = self._rank, self._rank + 1
+            for place, target in enumerate(t.rolls_back):
+                self._mark(target, rank, 2 * place, True)
+                self._undoers.setdefault(target, []).append((rank, 2 * place + 1))
+            for undoer, place in self._undoers.get(t.id, ()):
+                for inner in t.rolls_back:
+                    self._mark(inner, undoer, place, False)
+        return rolled
+
+    def _mark(self, turn_id: str, rank: int, place: int, rolled: bool) -> None:
+        # The newest rollback's mark stands; within one, the last one it makes.
+        mark = self._marks.get(turn_id)
+        if mark is None or rank < mark[0] or (rank == mark[0] and place > mark[1]):
+            self._marks[turn_id] = (rank, place, rolled)
+
+
+def _history(g: Guard, ref: str, agent: str) -> Iterator[tuple[ledger.Turn, bool]]:
+    """The agent's turns newest first, each with whether it is rolled back, read as they are asked for."""
+    rolled = _Rolled()
+    for t in ledger.turns(g.repo, ref, agent, memo=g.ledger_memo):
+        yield t, rolled.see(t)
 
 
 def _turn_changes(g: Guard, t: ledger.Turn) -> list[TreeChange]:
@@ -68,24 +119,25 @@ def _turn_diff(g: Guard, t: ledger.Turn) -> str:
 
 def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
     prefix = g.policy(agent).ledger_prefix
-    entries: list[tuple[float, dict[str, Any]]] = []
+    rows: list[tuple[float, dict[str, Any]]] = []
     for name in _agents(g, prefix, agent):
-        ts = list(ledger.turns(g.repo, ledger.ref_name(prefix, name), name))
-        rolled = _rolled_state(ts)
-        for t in ts:
+        # An agent's turns are recorded one after the other, so its newest `limit` are
+        # the only ones of it that can be among the newest `limit` of all.
+        history = _history(g, ledger.ref_name(prefix, name), name)
+        for t, rolled in (islice(history, limit) if limit is not None and limit >= 0 else history):
             e: dict[str, Any] = {
                 "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
                 "time": int(_when(t)), "format": t.format,
                 "files": [{"op": op, "path": p, "added": a, "removed": r} for op, p, a, r in t.files],
                 "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
-                "rolled_back": rolled.get(t.id, False), "rolls_back": list(t.rolls_back),
+                "rolled_back": rolled, "rolls_back": list(t.rolls_back),
             }
             if patch:
                 e["diff"] = _turn_diff(g, t)
-            entries.append((_when(t), e))
+            rows.append((_when(t), e))
     # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
-    entries.sort(key=lambda pair: pair[0], reverse=True)
-    out = [e for _, e in entries]
+    rows.sort(key=lambda pair: pair[0], reverse=True)
+    out = [e for _, e in rows]
     return out[:limit] if limit is not None else out
 
 
@@ -96,11 +148,11 @@ def _when(t: ledger.Turn) -> float:
         return float(t.time)
 
 
-def render(entries: list[dict[str, Any]], patch: bool) -> str:
-    if not entries:
+def render(rows: list[dict[str, Any]], patch: bool) -> str:
+    if not rows:
         return "no recorded turns\n"
     out = []
-    for e in entries:
+    for e in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
         flag = "  (rolled back)" if e["rolled_back"] else ""
         what = f"rollback of {', '.join(e['rolls_back'])}" if e["kind"] == "rollback" else e["format"]
@@ -188,30 +240,8 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
     pol = g.policy(agent)
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
-        worktree.recover(g.repo)
-        ts = list(ledger.turns(g.repo, ref, agent))
-        if not ts:
-            raise UsageError(f"{agent} has no recorded turns ({ref} does not exist)")
-        rolled = _rolled_state(ts)
-        live = [t for t in ts if not rolled.get(t.id)]
-        ids = [t.id for t in ts]
-        if turn_id is not None:
-            if turn_id not in ids:
-                raise UsageError(f"{agent} has no turn {turn_id!r}; turns: {', '.join(ids[:20])}")
-            targets = [t for t in live if t.id == turn_id]
-            if not targets:
-                raise UsageError(f"turn {turn_id} of {agent} is already rolled back")
-        elif to_id is not None:
-            if to_id not in ids:
-                raise UsageError(f"{agent} has no turn {to_id!r}; turns: {', '.join(ids[:20])}")
-            cut = ids.index(to_id)
-            targets = [t for t in ts[:cut] if not rolled.get(t.id)]
-            if not targets:
-                raise UsageError(f"nothing to roll back after turn {to_id} of {agent}")
-        else:
-            if not live:
-                raise UsageError(f"every turn of {agent} is already rolled back")
-            targets = [live[0]]
+        stage.recover(g.repo)
+        targets = _targets(g, agent, pol.ledger_prefix, turn_id, to_id)
         state = _State(g, {})
         originals: dict[str, tuple[bytes | None, int | None]] = {}
         findings: list[Finding] = []
@@ -251,22 +281,67 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes = (f"{'would remove' if check else 'removed'} the folder(s) turn(s) {label} created, "
+        notes = (f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
                  f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",) if emptied else ()
         if check or not changes:
             return Report("checked" if check else "applied", "rollback", tuple(changes),
-                          notes=notes + (() if changes else (f"turn(s) {label}: nothing left to undo",)), extra=extra)
+                          notes=notes + (() if changes else (
+                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)), extra=extra)
         locked = ref_locked(g.repo, ref)
         if locked is not None:
             return Report("refused", "rollback", tuple(changes), (locked,), extra=extra)
+        new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]))
         try:
-            turn_ref = g._commit(changes, pol, agent, None, "rollback", 0, kind="rollback", rolls_back=extra["rolls_back"],
-                                 remove_dirs=created)
+            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo)
         except worktree.UnsafePath as exc:
             return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra=extra)
         except RefLocked as exc:
             return Report("refused", "rollback", tuple(changes), (lock_finding(exc.name, exc.lock),), extra=extra)
+        turn_ref = TurnRef(agent, staged.turn, staged.commit, staged.ref)
     return Report("applied", "rollback", tuple(changes), (), turn_ref, notes, extra=extra)
+
+
+def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str | None) -> list[ledger.Turn]:
+    """The turns a rollback undoes, newest first (a usage error when there are none): the
+    one `turn_id` names, every live one after `to_id`, or else the latest live one.
+
+    Read from the tip down as far as the turns asked for, no further; an id that names
+    no turn is found missing in the turn-id index, without reading the ledger.
+    """
+    ref = ledger.ref_name(prefix, agent)
+    memo = g.ledger_memo
+    if ledger.latest(g.repo, ref, agent, memo) is None:
+        raise UsageError(no_turns(g, agent, prefix, "rollback"))
+    named = turn_id if turn_id is not None else to_id
+    commits = set(ledger.commits_of(g.repo, ref, agent, named, memo)) if named is not None else set()
+    if named is not None and not commits:
+        ids = [t.id for t in ledger.turns(g.repo, ref, agent, limit=20, memo=memo)]
+        raise UsageError(f"{agent} has no turn {named!r}; turns: {', '.join(ids)}")
+    targets: list[ledger.Turn] = []
+    if turn_id is not None:
+        for t, rolled in _history(g, ref, agent):
+            if t.commit in commits:
+                if not rolled:
+                    targets.append(t)
+                commits.discard(t.commit)
+                if not commits:
+                    break
+        if not targets:
+            raise UsageError(f"turn {turn_id} of {agent} is already rolled back")
+    elif to_id is not None:
+        for t, rolled in _history(g, ref, agent):
+            if t.id == to_id:
+                break
+            if not rolled:
+                targets.append(t)
+        if not targets:
+            raise UsageError(f"nothing to roll back after turn {to_id} of {agent}")
+    else:
+        targets = next(([t] for t, rolled in _history(g, ref, agent) if not rolled), [])
+        if not targets:
+            raise UsageError(f"every turn of {agent} is already rolled back")
+    return targets
 
 
 def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[str, tuple[bytes | None, int | None]]) -> list[FileChange]:
@@ -306,7 +381,7 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
             kept_turns = 0
             cut_at = None
             for info in g.repo.walk(tip):
-                t = ledger.parse_turn(g.repo, info.oid, name)
+                t = ledger.parse_turn(g.repo, info.oid, name, g.ledger_memo)
                 if t is None or t.kind == "base":
                     break
                 if t.kind != "sync":
@@ -318,7 +393,7 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                     kept_turns += 1
                 chain.append(info)
             if cut_at is None:
-                lines.append(f"{name}: nothing to prune ({kept_turns} turn(s))")
+                lines.append(f"{name}: nothing to prune ({plural(kept_turns, 'turn')})")
                 continue
             if not chain:
                 g.repo.update_ref(ref, None, tip, "agent-guard: gc")
@@ -326,9 +401,9 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                 continue
             oldest = chain[-1]
             base_tree = g.repo.commit_tree(oldest.parents[0]) if oldest.parents else g.repo.commit_tree(oldest.oid)
-            parent = g.repo.commit(base_tree, [], f"agent-guard: history of {name} pruned\n\nAgent-Guard-Agent: {name}\nAgent-Guard-Kind: base\n")
+            parent = g.repo.write_commit(base_tree, [], ledger.base_message(name))
             for info in reversed(chain):
-                parent = g.repo.commit(info.tree, [parent], info.message)
+                parent = g.repo.write_commit(info.tree, [parent], info.message)
             g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
-            lines.append(f"{name}: kept {kept_turns} turn(s)")
+            lines.append(f"{name}: kept {plural(kept_turns, 'turn')}")
     return "\n".join(lines)

@@ -4,12 +4,15 @@ Shape of an agent's ref::
 
     HEAD-at-first-turn ── [sync] ── turn 1 ── [sync] ── turn 2 ── rollback 3 ...
 
-A *sync* commit is made only when the files a turn touches no longer match the
-ledger (the user edited or committed them since): it records the work tree's
-state of just those files, so ``git diff <turn>^ <turn>`` is exactly the turn's
-change and never the user's.  Only the touched paths are looked at, so the cost
-follows the edit.  Commit messages carry machine-readable trailers
-(``Agent-Guard-*``) that ``log``, budgets and rollbacks read back.
+A *sync* commit records the work tree's state of the files a turn touches when they
+no longer match the ledger (``stage`` makes both).  Commit messages carry
+machine-readable trailers (``Agent-Guard-*``) that ``log``, budgets and rollbacks
+read back: this module writes them (`turn_message`) and reads them (`parse_turn`).
+
+Reading follows the turns a command asks for, newest first from the tip (`turns`),
+and stops there: the latest turn's usage and id cost one commit, however long the
+ledger.  Where a turn is asked for by id, the turn-id index (`commits_of`) says which
+commits have it: a file beside the ref, brought up to date with the ref's tip when read.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
-from .model import FileChange, Op
-from .repo import Entry, GitRepo
+from .repo import GitRepo
 
-DEFAULT_PREFIX = "refs/agent-guard/"
+if TYPE_CHECKING:
+    from .model import FileChange
+
 _TRAILER = re.compile(r"^Agent-Guard-([A-Za-z-]+): ?(.*)$", re.M)
 USAGE_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
 MAX_TURN_ID = 64
@@ -37,8 +42,28 @@ def ref_name(prefix: str, agent: str) -> str:
     return (prefix if prefix.endswith("/") else prefix + "/") + agent
 
 
-def valid_agent(agent: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", agent)) and not agent.endswith(".lock") and ".." not in agent
+AGENT_RULE = ("an agent name is part of a git ref name (refs/agent-guard/NAME): a letter or digit, then letters, "
+              "digits, '.', '_' or '-', at most 64 characters, without '..' and not ending in '.' or '.lock'")
+
+
+def agent_problem(agent: str) -> str | None:
+    """What is wrong with `agent` as an agent name (git's ref-name rules, narrowed), or None."""
+    if not agent:
+        return "it is empty"
+    bad = sorted({ch for ch in agent if not (ch.isascii() and (ch.isalnum() or ch in "._-"))})
+    if bad:
+        return f"it holds {', '.join(repr(ch) for ch in bad)}"
+    if not agent[0].isalnum():
+        return f"it starts with {agent[0]!r}"
+    if len(agent) > 64:
+        return f"it is {len(agent)} characters long"
+    if ".." in agent:
+        return "it holds '..'"
+    if agent.endswith(".lock"):
+        return "it ends in '.lock', which git keeps for its lock files"
+    if agent.endswith("."):
+        return "it ends in '.'"
+    return None
 
 
 def turn_id_problem(turn_id: str) -> str | None:
@@ -55,28 +80,12 @@ def turn_id_problem(turn_id: str) -> str | None:
             "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)")
 
 
-def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str) -> str | None:
-    """What keeps `turn_id` from naming the agent's next (or current) turn, or None.
+def budget_session() -> str:
+    """The budget session the next turn counts in (``per_session`` budgets): $AGENT_GUARD_SESSION."""
+    return os.environ.get("AGENT_GUARD_SESSION", "default")
 
-    An id names one turn: the agent's latest turn may go on under it (several applies,
-    one turn), but an id that an earlier turn (or a rollback) already has would make two
-    turns answer to it, and `rollback --turn ID` undo both.
-    """
-    problem = turn_id_problem(turn_id)
-    if problem is not None:
-        return problem
-    tip = next(turns(repo, ref, agent, limit=1), None)
-    if tip is None or (tip.kind == "turn" and tip.id == turn_id):
-        return None
-    number = _number(turn_id)
-    if number is not None and number > _highest(tip):
-        return None  # above every number handed out: no turn has it (and no walk is needed)
-    for t in turns(repo, ref, agent):
-        if t.id == turn_id:
-            what = "rollback" if t.kind == "rollback" else "turn"
-            return (f"turn id {turn_id!r} is taken: an earlier {what} of {agent} (commit {t.commit[:12]}) has it, and "
-                    "--turn continues only the agent's latest turn; give a new id, or none for the next number")
-    return None
+
+# ---------------------------------------------------------------------- reading
 
 
 @dataclass(frozen=True)
@@ -85,7 +94,7 @@ class Turn:
     parent: str | None
     agent: str
     id: str
-    kind: str  # "turn" | "rollback" | "sync"
+    kind: str  # "turn" | "rollback" | "sync" | "base"
     time: int
     format: str
     files: tuple[tuple[str, str, int, int], ...]  # (op letter, path, added, removed)
@@ -112,25 +121,39 @@ class Turn:
         return sum(f[3] for f in self.files)
 
 
+class Memo:
+    """What a workspace keeps of its ledgers from one call to the next (``Workspace.ledger_memo``).
+
+    Each turn parsed once, by commit (commits never change: each apply reads the tip's
+    trailers for its usage, its next id and its sequence number), and each ref's
+    turn-id index as of the tip it was last brought up to.
+    """
+
+    KEPT = 256
+
+    def __init__(self) -> None:
+        self.parsed: dict[tuple[str, str], Turn | None] = {}
+        self.indexes: dict[str, _Index] = {}
+
+    def keep(self, key: tuple[str, str], turn: Turn | None) -> None:
+        if len(self.parsed) >= self.KEPT:
+            del self.parsed[next(iter(self.parsed))]
+        self.parsed[key] = turn
+
+
+def parse_turn(repo: GitRepo, commit: str, agent: str, memo: Memo | None = None) -> Turn | None:
+    """The turn (or sync, or base) `commit` records, or None: a commit that is none of the ledger's."""
+    key = (commit, agent)
+    if memo is not None and key in memo.parsed:
+        return memo.parsed[key]
+    t = _parse_turn(repo, commit, agent)
+    if memo is not None:
+        memo.keep(key, t)
+    return t
+
+
 def _trailers(message: str) -> dict[str, str]:
     return {m.group(1).lower(): m.group(2).strip() for m in _TRAILER.finditer(message)}
-
-
-# Commits never change: a turn parsed once is kept, by commit id (a session reads
-# the tip's trailers for its usage, its next id and its sequence number).
-_PARSED: dict[tuple[str, str], Turn | None] = {}
-_PARSED_KEPT = 256
-
-
-def parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
-    key = (commit, agent)
-    if key in _PARSED:
-        return _PARSED[key]
-    t = _parse_turn(repo, commit, agent)
-    if len(_PARSED) >= _PARSED_KEPT:
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[key] = t
-    return t
 
 
 def _parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
@@ -159,16 +182,24 @@ def _parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
     )
 
 
-def turns(repo: GitRepo, ref: str, agent: str, limit: int | None = None) -> Iterator[Turn]:
-    """The agent's turns and rollbacks, newest first (sync commits skipped)."""
+def _chain(repo: GitRepo, tip: str, agent: str, memo: Memo | None) -> Iterator[Turn]:
+    """Every commit of the ledger from `tip` down, syncs too, as parsed turns (first parents)."""
+    commit: str | None = tip
+    while commit:
+        t = parse_turn(repo, commit, agent, memo)
+        if t is None or t.kind == "base":
+            return  # reached the user's history the ledger forked from (or a gc cut)
+        yield t
+        commit = t.parent
+
+
+def turns(repo: GitRepo, ref: str, agent: str, limit: int | None = None, memo: Memo | None = None) -> Iterator[Turn]:
+    """The agent's turns and rollbacks, newest first (sync commits skipped), read as they are asked for."""
     tip = repo.ref(ref)
     if tip is None:
         return
     count = 0
-    for info in repo.walk(tip):
-        t = parse_turn(repo, info.oid, agent)
-        if t is None or t.kind == "base":
-            break  # reached the user's history the ledger forked from (or a gc cut)
+    for t in _chain(repo, tip, agent, memo):
         if t.kind == "sync":
             continue
         yield t
@@ -177,32 +208,19 @@ def turns(repo: GitRepo, ref: str, agent: str, limit: int | None = None) -> Iter
             return
 
 
-@dataclass(frozen=True)
-class Pending:
-    """A turn committed to the object database whose ref is not moved yet."""
-
-    ref: str
-    old: str | None
-    new: str
-    turn: str
-    usage_turn: Mapping[str, int]
+def latest(repo: GitRepo, ref: str, agent: str, memo: Memo | None = None) -> Turn | None:
+    """The agent's newest turn or rollback."""
+    return next(turns(repo, ref, agent, limit=1, memo=memo), None)
 
 
-def _letter(op: Op) -> str:
-    return {Op.CREATE: "A", Op.DELETE: "D", Op.RENAME: "R", Op.MODIFY: "M"}[op]
-
-
-def session_id() -> str:
-    return os.environ.get("AGENT_GUARD_SESSION", "default")
-
-
-def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None) -> tuple[dict[str, int], dict[str, int]]:
-    """What the agent used in the current turn (when `turn_id` continues the tip's turn) and session."""
+def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None,
+          memo: Memo | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """What the agent used in the current turn (when `turn_id` continues the tip's turn) and budget session."""
     tip = repo.ref(ref)
     zero = {k: 0 for k in USAGE_KEYS}
     if tip is None:
         return dict(zero), dict(zero)
-    t = parse_turn(repo, tip, agent)
+    t = parse_turn(repo, tip, agent, memo)
     if t is None or t.kind == "sync":
         return dict(zero), dict(zero)
     tr = t.trailers
@@ -210,7 +228,7 @@ def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None) -> tuple[dic
     if turn_id is not None and t.id == turn_id and t.kind == "turn":
         turn = {k: int(tr.get("turn-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
     session = dict(zero)
-    if tr.get("session") == session_id():
+    if tr.get("session") == budget_session():
         session = {k: int(tr.get("session-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
     return turn, session
 
@@ -224,115 +242,220 @@ def _highest(t: Turn | None) -> int:
     return (_number(t.trailers.get("seq", "0")) or 0) if t is not None else 0
 
 
-def _next_id(repo: GitRepo, ref: str, agent: str) -> str:
-    # One more than any number used so far, automatic or given (`--turn 3`): never an id
-    # another turn has.
-    return str(_highest(next(turns(repo, ref, agent, limit=1), None)) + 1)
+def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo | None = None) -> str | None:
+    """What keeps `turn_id` from naming the agent's next (or current) turn, or None.
 
-
-def prepare(
-    repo: GitRepo,
-    *,
-    prefix: str,
-    agent: str,
-    turn_id: str | None,
-    changes: Sequence[FileChange],
-    fmt: str,
-    policy: str,
-    edit_bytes: int,
-    kind: str = "turn",
-    rolls_back: Sequence[str] = (),
-    created_dirs: Sequence[str] = (),
-) -> Pending:
-    """Write the turn's commit(s) to the object database; the caller moves the ref.
-
-    `created_dirs`: the folders writing `changes` creates, recorded so that rolling the
-    turn back removes them again (when nothing else is in them by then).
+    An id names one turn: the agent's latest turn may go on under it (several applies,
+    one turn), but an id that an earlier turn (or a rollback) already has would make two
+    turns answer to it, and `rollback --turn ID` undo both.
     """
-    ref = ref_name(prefix, agent)
+    problem = turn_id_problem(turn_id)
+    if problem is not None:
+        return problem
+    tip = latest(repo, ref, agent, memo)
+    if tip is None or (tip.kind == "turn" and tip.id == turn_id):
+        return None
+    number = _number(turn_id)
+    if number is not None and number > _highest(tip):
+        return None  # above every number handed out: no turn has it (and no walk is needed)
+    for commit in commits_of(repo, ref, agent, turn_id, memo)[-1:]:
+        t = parse_turn(repo, commit, agent, memo)
+        what = "rollback" if t is not None and t.kind == "rollback" else "turn"
+        return (f"turn id {turn_id!r} is taken: an earlier {what} of {agent} (commit {commit[:12]}) has it, and "
+                "--turn continues only the agent's latest turn; give a new id, or none for the next number")
+    return None
+
+
+# ---------------------------------------------------------------------- the turn-id index
+
+
+@dataclass(frozen=True)
+class _Index:
+    """An agent's turns and rollbacks, oldest first, as the lines of the index file:
+    ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
+
+    text: str
+
+    @property
+    def last(self) -> str | None:
+        end = self.text.rfind("\n", 0, len(self.text) - 1) + 1
+        return self.text[end:end + 40] or None
+
+    def commits_with(self, turn_id: str) -> tuple[str, ...]:
+        # A line holds one space, before the id: " <id>\n" is found at the end of its lines alone.
+        needle, found = f" {turn_id}\n", []
+        at = self.text.find(needle)
+        while at != -1:
+            found.append(self.text[at - 40:at])
+            at = self.text.find(needle, at + 1)
+        return tuple(found)
+
+    def lines(self) -> list[tuple[str, str]]:
+        """Its (commit, turn id) lines; none when one is not a line of ours (read the ledger again)."""
+        out = []
+        for line in self.text.splitlines():
+            commit, _, tid = line.partition(" ")
+            if len(commit) != 40 or not _TURN_ID.fullmatch(tid):
+                return []
+            out.append((commit, tid))
+        return out
+
+
+def commits_of(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo | None = None) -> tuple[str, ...]:
+    """The commits of the agent's turns and rollbacks whose id is `turn_id`, oldest first."""
+    index = _index(repo, ref, agent, memo) if _TURN_ID.fullmatch(turn_id) else None
+    if index is None:
+        # An id a line of the index cannot hold (an older version's turns may have one): read the ledger.
+        return tuple(t.commit for t in reversed(list(turns(repo, ref, agent, memo=memo))) if t.id == turn_id)
+    return index.commits_with(turn_id)
+
+
+def _index_file(repo: GitRepo, ref: str) -> Path:
+    return repo.commondir / "agent-guard" / "turn-ids" / ref
+
+
+def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | None:
+    """The ref's turn-id index, brought up to date with its tip (None: an id in the ledger that
+    a line cannot hold).
+
+    Kept in a file beside the ref (and in the workspace's memo): a commit's first-parent
+    history never changes, so the index as of any commit it lists is that index cut
+    after the commit.  From the tip down, the commits it does not list yet are read
+    until one it lists (a turn or two, usually); a ledger rewritten (gc) or moved back
+    is read whole once, and the index written again.
+    """
     tip = repo.ref(ref)
-    tip_turn = parse_turn(repo, tip, agent) if tip else None
-    amend = (
-        kind == "turn" and turn_id is not None and tip_turn is not None
-        and tip_turn.kind == "turn" and tip_turn.id == turn_id
-    )
-    if amend:
-        assert tip is not None and tip_turn is not None
-        parent: str | None = tip_turn.parent
-        base_tree: str | None = repo.commit_tree(tip)
+    if tip is None:
+        return _Index("")
+    known = memo.indexes.get(ref) if memo is not None else None
+    if known is None:
+        try:
+            known = _Index(_index_file(repo, ref).read_text("ascii"))
+        except (OSError, ValueError):
+            known = _Index("")
+    if known.last == tip:
+        index = known
     else:
-        parent = tip or repo.head_commit()
-        base_tree = repo.commit_tree(parent) if parent else None
-        # Sync the touched paths with the work tree as it was before this turn.
-        before: dict[str, Entry | None] = {}
-        seen: set[str] = set()
-        for ch in changes:
-            for p, data, mode in ((ch.old_path or ch.path, ch.before, ch.old_mode), (ch.path, ch.before if not ch.old_path else None, ch.old_mode)):
-                if p in seen:
-                    continue
-                seen.add(p)
-                want = None if data is None else Entry(repo.hash_blob(data), mode or 0o100644)
-                if repo.tree_entry(base_tree, p) != want:
-                    if data is not None:
-                        repo.write_blob(data)  # only a sync commit needs the blob stored
-                    before[p] = want
-        if before:
-            sync_tree = repo.build_tree(base_tree, before)
-            if sync_tree != base_tree:
-                msg = (f"agent-guard: sync {len(before)} file(s) with the work tree before {agent}'s next turn\n\n"
-                       f"Agent-Guard-Agent: {agent}\nAgent-Guard-Kind: sync\n")
-                parent = repo.commit(sync_tree, [parent] if parent else [], msg)
-                base_tree = sync_tree
-    updates: dict[str, Entry | None] = {}
-    for ch in changes:
-        if ch.old_path and ch.old_path != ch.path:
-            updates[ch.old_path] = None
-        updates[ch.path] = None if ch.after is None else Entry(repo.write_blob(ch.after), ch.new_mode or 0o100644)
-    tree = repo.build_tree(base_tree, updates)
+        lines = known.lines()
+        at = {commit: i for i, (commit, _id) in enumerate(lines)}
+        newer: list[tuple[str, str]] = []
+        keep = 0
+        for t in _chain(repo, tip, agent, memo):
+            if t.commit in at:
+                keep = at[t.commit] + 1
+                break
+            if t.kind != "sync":
+                newer.append((t.commit, t.id))
+        if not all(_TURN_ID.fullmatch(tid) for _commit, tid in newer):
+            return None
+        index = _Index("".join(f"{commit} {tid}\n" for commit, tid in lines[:keep] + newer[::-1]))
+        _write_index(_index_file(repo, ref), index)
+    if memo is not None:
+        memo.indexes[ref] = index
+    return index
+
+
+def _write_index(path: Path, index: _Index) -> None:
+    """Replace the index file whole (a cache: one that cannot be written is read again next time)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(index.text, "ascii")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------- writing
+
+
+@dataclass(frozen=True)
+class NewTurn:
+    """A turn about to be recorded: whose, under which id, what it is."""
+
+    agent: str
+    turn_id: str | None  # None: the next number
+    fmt: str  # the dialect the edit came in ("rollback", "external" for a recorded one)
+    policy: str
+    edit_bytes: int  # the edit input's size, which the `bytes` budget counts
+    kind: str = "turn"  # "turn" | "rollback"
+    rolls_back: tuple[str, ...] = ()
+
+    def continues(self, tip: Turn | None) -> bool:
+        """Does this turn go on with the agent's latest (the same id, given again)?"""
+        return (self.kind == "turn" and self.turn_id is not None and tip is not None
+                and tip.kind == "turn" and tip.id == self.turn_id)
+
+
+_LETTER = {"create": "A", "delete": "D", "rename": "R", "modify": "M"}
+
+
+def sync_message(agent: str, count: int) -> str:
+    return (f"agent-guard: sync {count} file(s) with the work tree before {agent}'s next turn\n\n"
+            f"Agent-Guard-Agent: {agent}\nAgent-Guard-Kind: sync\n")
+
+
+def base_message(agent: str) -> str:
+    """The root a pruned ledger (``gc``) starts from."""
+    return f"agent-guard: history of {agent} pruned\n\nAgent-Guard-Agent: {agent}\nAgent-Guard-Kind: base\n"
+
+
+def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, changes: Sequence[FileChange],
+                 created_dirs: Sequence[str], memo: Memo | None = None) -> tuple[str, str]:
+    """The turn's id and its commit's message: what it changed, and the trailers read back.
+
+    `tip`: what the ledger ref points at now.  `created_dirs`: the folders writing
+    `changes` creates, recorded so that rolling the turn back removes them again (when
+    nothing else is in them by then).
+    """
+    amend = new.continues(tip)
+    last = latest(repo, ref, new.agent, memo)
     this = {
         "files": len(changes),
         "lines_added": sum(len(c.added) for c in changes),
         "lines_removed": sum(len(c.removed) for c in changes),
         "hunks": sum(c.hunks for c in changes),
-        "bytes": edit_bytes,
+        "bytes": new.edit_bytes,
     }
-    prev_turn, prev_session = usage(repo, ref, agent, turn_id if amend else None)
+    prev_turn, prev_session = usage(repo, ref, new.agent, new.turn_id if amend else None, memo)
     turn_usage = {k: this[k] + (prev_turn[k] if amend else 0) for k in USAGE_KEYS}
     session_usage = {k: this[k] + prev_session[k] for k in USAGE_KEYS}
-    tid = turn_id if turn_id is not None else _next_id(repo, ref, agent)
+    # One more than any number used so far, automatic or given (`--turn 3`): never an id
+    # another turn has.
+    tid = new.turn_id if new.turn_id is not None else str(_highest(last) + 1)
     # `Seq`: the highest number used as an id so far, so the next automatic id passes it.
-    last = next(turns(repo, ref, agent, limit=1), None)
     seq = str(max(_highest(last), _number(tid) or 0))
     files_changed: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {}
-    if amend and tip_turn is not None:
-        for letter, path, a, r in tip_turn.files:
+    if amend and tip is not None:
+        for letter, path, a, r in tip.files:
             files_changed[path] = (letter, path, a, r, ())
     for c in changes:
         label = c.path if not c.old_path or c.old_path == c.path else f"{c.path} <- {c.old_path}"
         prev = files_changed.get(c.path)
         a = len(c.added) + (prev[2] if prev else 0)
         r = len(c.removed) + (prev[3] if prev else 0)
-        files_changed[c.path] = (_letter(c.op) if not prev else prev[0], label, a, r, c.repairs)
-    repairs = sorted({r for c in changes for r in c.repairs} | (set(tip_turn.repairs) if amend and tip_turn else set()))
-    title = {"turn": f"agent-guard: {agent} turn {tid} ({fmt})", "rollback": f"agent-guard: {agent} rollback of turn(s) {', '.join(rolls_back)}"}[kind]
+        files_changed[c.path] = (_LETTER[c.op.value] if not prev else prev[0], label, a, r, c.repairs)
+    repairs = sorted({r for c in changes for r in c.repairs} | (set(tip.repairs) if amend and tip else set()))
+    title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.fmt})",
+             "rollback": f"agent-guard: {new.agent} rollback of turn(s) {', '.join(new.rolls_back)}"}[new.kind]
     body = [title, ""]
     for letter, label, a, r, reps in files_changed.values():
         body.append(f" {letter} {label} +{a} -{r}" + (f" ({', '.join(reps)})" if reps else ""))
     body.append("")
     trailers = {
-        "Agent": agent,
+        "Agent": new.agent,
         "Turn": tid,
         "Seq": seq,
-        "Kind": kind,
-        "Format": fmt,
-        "Policy": policy,
+        "Kind": new.kind,
+        "Format": new.fmt,
+        "Policy": new.policy,
         "Repairs": ",".join(repairs),
-        "Session": session_id(),
+        "Session": budget_session(),
         "Time": f"{time.time():.6f}",
     }
-    if rolls_back:
-        trailers["Rolls-Back"] = ",".join(rolls_back)
-    dirs = list(dict.fromkeys([*(tip_turn.created_dirs if amend and tip_turn else ()), *created_dirs]))
+    if new.rolls_back:
+        trailers["Rolls-Back"] = ",".join(new.rolls_back)
+    dirs = list(dict.fromkeys([*(tip.created_dirs if amend and tip else ()), *created_dirs]))
     if dirs:
         # JSON on one line: a folder name may hold a comma (never a newline: paths.resolve refuses those).
         trailers["Created-Dirs"] = json.dumps(dirs)
@@ -340,5 +463,4 @@ def prepare(
         trailers["Turn-" + k.replace("_", "-").title()] = str(turn_usage[k])
         trailers["Session-" + k.replace("_", "-").title()] = str(session_usage[k])
     body += [f"Agent-Guard-{k}: {v}" for k, v in trailers.items()]
-    commit = repo.commit(tree, [parent] if parent else [], "\n".join(body) + "\n")
-    return Pending(ref, tip, commit, tid, turn_usage)
+    return tid, "\n".join(body) + "\n"

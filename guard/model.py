@@ -44,6 +44,14 @@ class Op(str, enum.Enum):
 CONTEXT, REMOVED, ADDED = " ", "-", "+"
 
 
+class PathBase(str, enum.Enum):
+    """What a relative path in an edit is relative to (the README's "First apply" states the rule)."""
+
+    HERE = "here"  # the current folder, as for `git add`: every path an agent names itself
+    ROOT = "root"  # the repository root: `diff --git` patches, as `git apply` reads them
+    GUESS = "guess"  # other diffs: the current folder, unless the path already starts with it (git apply's guess)
+
+
 @dataclass(frozen=True)
 class HunkLine:
     tag: str  # CONTEXT, REMOVED or ADDED
@@ -102,7 +110,7 @@ Change = Union[Hunk, Replace, LineRange, Snippet]
 
 @dataclass(frozen=True)
 class FileEdit:
-    path: str  # repository-relative path as written in the input (validated later)
+    path: str  # as written in the input, relative to `path_base` (validated later)
     op: Op
     old_path: str | None = None  # for RENAME (and a modify that moves)
     changes: tuple[Change, ...] = ()
@@ -114,6 +122,20 @@ class FileEdit:
     create_missing: bool = False  # MODIFY of a missing file starts from empty and creates it
     source_line: int = 0
     repairs: tuple[str, ...] = ()  # bookkeeping the parser put right in this file's section
+    path_base: PathBase = PathBase.HERE
+
+
+def ordered_changes(fe: FileEdit) -> bool:
+    """Whether `fe`'s changes come in file order, each looked for after the one before.
+
+    Hunks that carry context or line numbers are listed in file order (diffs, Codex
+    chunks); bare SEARCH/REPLACE blocks and str_replace edits are not, so each of
+    those must be unique in the whole file.
+    """
+    return any(
+        isinstance(c, Hunk) and (c.old_start is not None or c.anchors or any(hl.tag == CONTEXT for hl in c.lines))
+        for c in fe.changes
+    )
 
 
 @dataclass(frozen=True)
@@ -123,11 +145,6 @@ class EditSet:
     repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
     # The dialect was guessed (`auto`), not named by the caller: how it was read, not what it says.
     detected: bool = field(default=False, compare=False)
-
-
-class Severity(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
 
 
 @dataclass(frozen=True)
@@ -230,31 +247,27 @@ class FileChange:
 
 
 class ParseError(Exception):
-    """A parser's refusal: becomes a `parse-error` finding at the edge of `formats`.
+    """A parser's refusal: becomes a `parse-error` finding at the edge of `dialects`.
 
     (Not a frozen dataclass: Python sets ``__traceback__`` on exceptions as they travel.)
     """
 
-    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None,
+                 read: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.hint = hint
         self.path = path
+        # A file (as the edit named it) the agent should read first: parsers know no reader, so
+        # `dialects.parse` puts the reader's own way to read it in front of the hint.
+        self.read = read
 
     def __str__(self) -> str:
         return self.message
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path) == (
-            other.message, other.line, other.hint, other.path)
+        return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path, self.read) == (
+            other.message, other.line, other.hint, other.path, other.read)
 
     __hash__ = Exception.__hash__
-
-
-@dataclass(frozen=True)
-class Located:
-    """The outcome of locating one FileEdit: a change, or findings explaining why not."""
-
-    change: FileChange | None
-    findings: tuple[Finding, ...] = field(default=())

@@ -72,10 +72,47 @@ def _protected_git(path: str) -> tuple[None, Finding]:
     )
 
 
+def folder_of(root: Path, cwd: str | os.PathLike[str]) -> str:
+    """`cwd` as a repository-relative folder ("" for the root): where relative paths start.
+
+    A folder outside the work tree, or inside the git folder, counts as the root: git
+    itself has no current folder there (`git add` refuses to run inside `.git`).
+    """
+    try:
+        rel = Path(os.path.realpath(cwd)).relative_to(os.path.realpath(root)).as_posix()
+    except ValueError:
+        return ""
+    if rel == "." or any(_is_dot_git(p) for p in rel.split("/")):
+        return ""
+    return rel
+
+
+def from_folder(folder: str, raw: str, guess: bool = False) -> str:
+    """A path named from `folder` (see ``folder_of``) as a path from the root, for ``resolve``.
+
+    Absolute paths are kept.  With `guess` (the names of a diff made outside git) a path
+    that already starts with the folder is taken from the root, as ``git apply`` guesses.
+    """
+    if not folder or not raw or raw.startswith("/"):
+        return raw
+    if guess and (raw + "/").startswith(folder + "/"):
+        return raw
+    return f"{folder}/{raw}"
+
+
+def start_rule(folder: str, git_diff: bool = False) -> str:
+    """Where the relative paths of an edit started, for a hint (see ``from_folder``)."""
+    if git_diff:
+        return "a git diff names files from the top of the repository, as `git apply` reads it"
+    if folder:
+        return f"relative paths start from the current folder, {folder}/, as for git"
+    return "relative paths start from the top of the repository"
+
+
 def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():
-        return _outside(raw, "the path is empty", "name a file relative to the repository root, e.g. src/app.py")
+        return _outside(raw, "the path is empty", "name a file of the repository, e.g. src/app.py")
     half = _SURROGATE.search(raw)
     if half:
         code = ord(half.group())
@@ -101,7 +138,7 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
                 break
         else:
             return _outside(raw, f"the absolute path is outside the repository {real_root}",
-                            "write the path relative to the repository root")
+                            f"name a file inside the repository: a relative path, or an absolute one under {real_root}")
     if rel.endswith("/"):
         return _outside(raw, "names a folder, not a file", "name the file inside that folder")
     parts: list[str] = []
@@ -111,12 +148,12 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
         if comp == "..":
             if not parts:
                 return _outside(raw, "'..' leaves the repository",
-                                "write the path from the repository root, without '..'")
+                                "name a file inside the repository; '..' cannot climb above its top folder")
             gone = parts.pop()
             # `a/..` means `.` only when `a` is a plain folder; through a symlink it does not.
             if os.path.islink(os.path.join(real_root, *parts, gone)):
                 return _outside(raw, f"'..' follows the symbolic link {'/'.join([*parts, gone])!r}",
-                                "write the path from the repository root, without '..'")
+                                "name the file by its real location inside the repository, without '..' after the link")
             continue
         if len(comp.encode("utf-8", "surrogateescape")) > 255:
             return _outside(raw, f"the name {comp[:40]!r}... is longer than 255 bytes",

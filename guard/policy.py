@@ -55,9 +55,7 @@ Node = Union[Validator, Mapping[str, "Node"]]
 
 
 def _show(value: object) -> str:
-    import yaml
-
-    return repr(value) if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True).strip()
+    return repr(value) if isinstance(value, str) else _scalar(value)
 
 
 def _one_of(choices: tuple[str, ...]) -> Validator:
@@ -144,6 +142,14 @@ def _rules(value: object) -> str | None:
     return whitespace_rule_problem(value)
 
 
+def _extension(text: str) -> str | None:
+    if text == "*":
+        return None
+    if any(ch in text.lstrip(".") for ch in "/\\:*") or not text.lstrip("."):
+        return "expected a file extension such as md (or * for every file)"
+    return None
+
+
 _REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
 
 
@@ -163,7 +169,7 @@ SETTINGS: dict[str, Node] = {
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
-    "whitespace": {"rules": _rules},
+    "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
     "read_before_edit": _bool,
     "read_protected": _bool,
 }
@@ -242,13 +248,17 @@ def _is_bare_name(spec: str) -> bool:
     return "/" not in spec and "\\" not in spec and not spec.endswith((".yaml", ".yml"))
 
 
-def _read_yaml(path: Path, label: str) -> object:
+def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
-    data = _remembered(text)
+    return _parse_yaml(text, label, cache)
+
+
+def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
+    data = _remembered(text, cache)
     if data is _NOT_REMEMBERED:
         import yaml
 
@@ -259,30 +269,47 @@ def _read_yaml(path: Path, label: str) -> object:
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
             problem = getattr(e, "problem", None) or str(e)
             raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
-        _remember(text, data)
+        _remember(text, data, cache)
     return {} if data is None else data
 
 
-# Parsed policy texts, kept as JSON in the user's cache folder: importing PyYAML costs a
-# command ~13 ms (an `agent-guard check` or a CLI apply takes ~200), and a policy seldom
-# changes.  An entry is found by the text's CRC and length and used only when the text
-# it holds is the same; data that JSON cannot hold exactly is not kept.  A cache that
-# cannot be read or written is ignored.
+@dataclass(frozen=True)
+class PolicyCache:
+    """Where parsed policy texts are kept, as JSON, from one process to the next.
+
+    Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
+    ~200), and a policy seldom changes.  An entry is found by the text's CRC and length
+    and used only when the text it holds is the same; data that JSON cannot hold
+    exactly is not kept.  A cache that cannot be read or written is ignored.  The
+    program's edge chooses one (`of_user`, the default of `load`), or one with no
+    folder: nothing kept.  ``tests/test_policy.py`` holds it to the parsed text.
+    """
+
+    folder: Path | None
+
+    @classmethod
+    def of_user(cls) -> PolicyCache:
+        """The user's cache folder: ``$XDG_CACHE_HOME/agent-guard/policies``, else under ``~/.cache``."""
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        if not os.path.isabs(base):
+            return cls(None)  # no home to speak of
+        return cls(Path(base) / "agent-guard" / "policies")
+
+    def path(self, text: str) -> Path | None:
+        import zlib
+
+        if self.folder is None:
+            return None
+        raw = text.encode("utf-8", "surrogatepass")
+        return self.folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
+
+
 _NOT_REMEMBERED = object()
 
 
-def _cache_path(text: str) -> Path | None:
-    import zlib
-
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.path.isabs(base):
-        return None  # no home to speak of
-    raw = text.encode("utf-8", "surrogatepass")
-    return Path(base) / "agent-guard" / "policies" / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
-
-
-def _remembered(text: str) -> object:
-    path = _cache_path(text)
+def _remembered(text: str, cache: PolicyCache | None = None) -> object:
+    """The data `cache` (None: the user's) holds for `text`, else `_NOT_REMEMBERED`."""
+    path = (cache or PolicyCache.of_user()).path(text)
     if path is None:
         return _NOT_REMEMBERED
     try:
@@ -294,8 +321,9 @@ def _remembered(text: str) -> object:
     return entry.get("data")
 
 
-def _remember(text: str, data: object) -> None:
-    path = _cache_path(text)
+def _remember(text: str, data: object, cache: PolicyCache | None = None) -> None:
+    """Keep `data`, parsed from `text`, in `cache` (None: the user's)."""
+    path = (cache or PolicyCache.of_user()).path(text)
     if path is None:
         return
     try:
@@ -316,19 +344,19 @@ def _remember(text: str, data: object) -> None:
             pass
 
 
-def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
+def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True) -> _Layer:
     if preset_ok and _is_bare_name(spec):
         path = PRESET_DIR / f"{spec}.yaml"
         if not path.is_file():
             close = difflib.get_close_matches(spec, presets(), n=1)
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
-        data = _read_yaml(path, f"preset {spec}")
+        data = _read_yaml(path, f"preset {spec}", cache)
         return _checked(_Layer(f"preset:{spec}", f"preset {spec}", spec, {}, None, PRESET_DIR), data, root=True)
     path = (base_dir / spec).resolve()
     if not path.is_file():
         raise PolicyError(f"policy file {base_dir / spec} does not exist")
-    data = _read_yaml(path, str(path))
+    data = _read_yaml(path, str(path), cache)
     return _checked(_Layer(str(path), str(path), path.name, {}, None, path.parent), data, root=False)
 
 
@@ -361,13 +389,13 @@ def _normalised(data: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def _chain(top: _Layer) -> list[_Layer]:
+def _chain(top: _Layer, cache: PolicyCache) -> list[_Layer]:
     """The layers from the root preset to `top`."""
     chain = [top]
     while chain[-1].parent is not None:
         layer = chain[-1]
         assert layer.parent is not None
-        parent = _layer(layer.parent, layer.base_dir)
+        parent = _layer(layer.parent, layer.base_dir, cache)
         idents = [c.ident for c in chain]
         if parent.ident in idents:
             loop = [c.label for c in chain[idents.index(parent.ident):]] + [parent.label]
@@ -515,6 +543,16 @@ class Policy:
     def placeholder_exempt(self) -> tuple[str, ...]:
         return self._strings("placeholder.exempt")
 
+    @cached_property
+    def markdown_suffixes(self) -> tuple[str, ...] | None:
+        """The lowercased suffixes (".md") of files whose two trailing spaces are a Markdown
+        line break, to keep; None: every file (``*``)."""
+        value = self.get("whitespace.markdown_linebreak_ext", ["md", "markdown"])
+        names = [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        if "*" in names:
+            return None
+        return tuple("." + v.lower().lstrip(".") for v in names)
+
     @property
     def whitespace_rules(self) -> str:
         value = self.get("whitespace.rules")
@@ -563,21 +601,26 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
 
 
 # --- public API ---------------------------------------------------------------------
-def load(root: Path | None, spec: str | None = None, agent: str | None = None) -> Policy:
-    """The effective policy: `spec` (preset name or path), else the repo's file, else `default`."""
+def load(root: Path | None, spec: str | None = None, agent: str | None = None,
+         cache: PolicyCache | None = None) -> Policy:
+    """The effective policy: `spec` (preset name or path), else the repo's file, else `default`.
+
+    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`).
+    """
+    cache = cache or PolicyCache.of_user()
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
         if own is not None and own.is_file():
-            top = _layer(str(own), Path.cwd(), preset_ok=False)
+            top = _layer(str(own), Path.cwd(), cache, preset_ok=False)
         else:
-            top = _layer("default", PRESET_DIR)
+            top = _layer("default", PRESET_DIR, cache)
     elif _is_bare_name(spec) and (PRESET_DIR / f"{spec}.yaml").is_file():
-        top = _layer(spec, PRESET_DIR)
+        top = _layer(spec, PRESET_DIR, cache)
     elif _is_bare_name(spec) and not (Path.cwd() / spec).is_file():
-        top = _layer(spec, PRESET_DIR)  # names the closest preset in its error
+        top = _layer(spec, PRESET_DIR, cache)  # names the closest preset in its error
     else:
-        top = _layer(spec, Path.cwd(), preset_ok=False)
-    chain = _chain(top)
+        top = _layer(spec, Path.cwd(), cache, preset_ok=False)
+    chain = _chain(top, cache)
     return _build(chain, agent, _own_files(root, chain))
 
 
@@ -599,20 +642,34 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(own))
 
 
-def validate_file(path: Path) -> list[str]:
+def load_committed(text: str, label: str, agent: str | None = None, cache: PolicyCache | None = None) -> Policy:
+    """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, where there is no
+    work tree to read it or the files it extends from (a bare repository): it may extend presets only."""
+    cache = cache or PolicyCache.of_user()
+    top = _checked(_Layer(label, label, DEFAULT_FILE, {}, None, PRESET_DIR), _parse_yaml(text, label, cache), root=False)
+    if top.parent is not None and not _is_bare_name(top.parent):
+        raise PolicyError(f"{label}: extends {top.parent!r}: only a preset can be extended here, with no work tree "
+                          "to read a file from; give the policy with --policy FILE")
+    return _build(_chain(top, cache), agent)
+
+
+def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
     """Every problem with one policy file (and the chain it extends); [] when it is valid."""
+    cache = cache or PolicyCache.of_user()
     label = str(path.resolve())
     try:
-        data = _read_yaml(path.resolve(), label)
+        data = _read_yaml(path.resolve(), label, cache)
     except PolicyError as e:
         return [str(e)]
     problems = [f"{label}: {key}: {what}" for key, what in _file_problems(data)]
     if problems:
         return problems
     try:
-        _chain(_layer(str(path.resolve()), Path.cwd(), preset_ok=False))
+        _chain(_layer(str(path.resolve()), Path.cwd(), cache, preset_ok=False), cache)
     except PolicyError as e:
-        return str(e).splitlines()
+        # Each problem names its file: a file's label (an absolute path, or "preset NAME")
+        # starts the problems found in it; the rest are about this file's `extends`.
+        return [ln if ln.startswith(("/", "preset ")) else f"{label}: extends: {ln}" for ln in str(e).splitlines()]
     return []
 
 

@@ -1,8 +1,8 @@
-"""The Report value every command returns, and its two renderings.
+"""The Report value every command returns (guard/render.py words it).
 
 A ``Report`` decides the exit status; the CLI only prints it.  Status
 ``applied``/``checked`` exit 0, ``refused`` exits 1.  Usage errors (2) and
-internal errors (3) are exceptions mapped at the edge (``cli.py``).
+internal errors (3) are exceptions mapped at the edge (``guard/cli/``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class TurnRef:
 
 @dataclass(frozen=True)
 class Report:
-    status: str  # "applied" | "checked" | "refused"
+    status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
     changes: tuple[FileChange, ...] = ()
     findings: tuple[Finding, ...] = ()
@@ -73,34 +73,8 @@ class Report:
         return json.dumps(self.as_dict(), ensure_ascii=False)
 
 
-def format_finding(f: Finding) -> str:
-    where = f.path or "<input>"
-    if f.line is not None:
-        where += f":{f.line}"
-    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
-    if f.hint:
-        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
-    return text
-
-
-def human(report: Report, show_diff: bool = False) -> str:
-    lines: list[str] = []
-    verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
-    what = f" ({report.format})" if report.format else ""
-    if report.status == "refused":
-        lines.append(f"agent-guard: refused{what}; nothing was changed")
-    else:
-        lines.append(f"agent-guard: {verb}{what}: {len(report.changes)} file(s)")
-    for c in report.changes:
-        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
-        rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
-        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
-    for n in report.notes:
-        lines.append(f"  note: {n}")
-    if report.turn is not None:
-        lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
-    for f in report.findings:
-        lines.append(format_finding(f))
-    if show_diff and report.diff:
-        lines.append(report.diff.rstrip("\n"))
-    return "\n".join(lines)
+def error_json(code: str, message: str, hint: str = "") -> str:
+    """The one JSON object a command asked for ``--json`` prints when it ends in a usage error
+    (`code` "usage", exit 2) or an internal error ("internal", exit 3): status "error", no
+    files, and one finding that says what went wrong."""
+    return Report("error", None, findings=(Finding(code, "error", None, None, message, hint),)).to_json()

@@ -6,6 +6,13 @@ finding counted under its failure class (CONTRACT.md, "Classification").  Per
 agent: the repairs it leans on most (what its model gets wrong) and, once a
 dialect has ``MIN_EVENTS`` edits, the dialect with the best landing rate.
 
+An edit made through an agent's own tool (the Claude Code hook: ``Edit``,
+``MultiEdit``, ``Write``...; the MCP server: ``edit_file``, ``write_file``,
+``apply_patch``) is counted under that tool, not under the dialect agent-guard read
+it as: the agent chose the tool, not a dialect, so tool rows take no part in the
+dialect recommendation.  The hook logs each tool call once: denied at PreToolUse,
+or landed when PostToolUse recorded it.
+
 An edit *lands* when it was applied (or, with ``apply --check``, would apply);
 dry runs count like real applies, since they decide the same edit the same way
 (``dry_runs`` counts the would-apply ones; a refused dry run looks like any
@@ -18,7 +25,7 @@ the dialect figures.
 Rendered three ways: a plain-text table, JSON (``--json``) and one static HTML
 page (``--html FILE``) with inline SVG charts per agent (outcomes by dialect,
 failure classes) and no script or network resource.
-Importing this module costs only ``click``: it is loaded at every CLI start.
+Its command line is guard/cli/stats.py.
 """
 
 from __future__ import annotations
@@ -27,9 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-import click
-
-from .cli import CONTEXT, cli
+from .wording import plural
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -45,6 +50,13 @@ CLASSES: dict[str, tuple[str, ...]] = {
 CLASS_OF: dict[str, str] = {name: cls for cls, names in CLASSES.items() for name in names}
 
 MIN_EVENTS = 20  # edits in one dialect before it can be recommended
+EMPTY_LOG = ".git/agent-guard/events.jsonl"
+HOW_LOGGED = (
+    "every edit decision is logged there, applied or refused: `git agent-apply` (also with --check)",
+    "and the Python API; the MCP server's edit_file, write_file and apply_patch; and the Claude Code",
+    "hook (`agent-guard hook claude-code`): a denial at PreToolUse, a landed edit at PostToolUse.",
+    "`git agent-check` logs one event per run. Edits an agent writes itself, around agent-guard, are not seen.",
+)
 LEANS_ON = 3  # repairs listed per agent
 NO_DIALECT = "unknown"  # refused before any dialect was recognised (auto-detect failed)
 COLORS = {"clean": "#2e7d32", "repaired": "#f0a030", "refused": "#c62828"}
@@ -144,6 +156,19 @@ def _dialect(ev: dict[str, Any]) -> str:
     return str(ev.get("dialect") or NO_DIALECT)
 
 
+def _row(ev: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(tool, dialect) of the row an edit counts in: its tool's when it came through one."""
+    tool = ev.get("tool")
+    if isinstance(tool, str) and tool:
+        return tool, None
+    return None, _dialect(ev)
+
+
+def name_of(row: dict[str, Any]) -> str:
+    """A row's label: the tool, else the dialect."""
+    return str(row.get("tool") or row.get("dialect") or NO_DIALECT)
+
+
 def recommend(dialects: dict[str, dict[str, Any]], min_events: int) -> tuple[dict[str, Any] | None, str]:
     """The dialect with the best landing rate among those with ``min_events`` edits.
 
@@ -155,12 +180,12 @@ def recommend(dialects: dict[str, dict[str, Any]], min_events: int) -> tuple[dic
         if not dialects:
             return None, "no edits yet"
         most = max(dialects.items(), key=lambda kv: (kv[1]["tried"], kv[0]))
-        return None, f"no dialect has {min_events} edits yet (most: {most[0]} with {most[1]['tried']})"
+        return None, f"no dialect has {plural(min_events, 'edit')} yet (most: {most[0]} with {most[1]['tried']})"
     order = sorted(able.items(), key=lambda kv: (-kv[1]["landing_rate"], -kv[1]["clean_rate"], -kv[1]["tried"], kv[0]))
     name, t = order[0]
     others = [f"{d} {_pct(o['landing_rate'])} of {o['tried']}" for d, o in order[1:]]
-    why = f"{_pct(t['landing_rate'])} of {t['tried']} edits land"
-    why += f" (vs {', '.join(others)})" if others else f" (the only dialect with {min_events} edits)"
+    why = f"{_pct(t['landing_rate'])} of {plural(t['tried'], 'edit')} land{'s' if t['tried'] == 1 else ''}"
+    why += f" (vs {', '.join(others)})" if others else f" (the only dialect with {plural(min_events, 'edit')})"
     if len(order) > 1 and order[1][1]["landing_rate"] == t["landing_rate"]:
         o = order[1][1]
         if o["clean_rate"] != t["clean_rate"]:
@@ -173,7 +198,7 @@ def recommend(dialects: dict[str, dict[str, Any]], min_events: int) -> tuple[dic
 
 def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_events: int = MIN_EVENTS) -> dict[str, Any]:
     """Every figure ``stats`` shows, as one JSON-ready value."""
-    per: dict[str, dict[str, Tally]] = {}
+    per: dict[str, dict[tuple[str | None, str | None], Tally]] = {}
     totals: dict[str, Tally] = {}
     checks: dict[str, Tally] = {}
     times: list[str] = []
@@ -186,7 +211,7 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
         times.append(str(ev.get("time", "")))
         per.setdefault(name, {})
         if ev.get("kind", "apply") == "apply":
-            per[name].setdefault(_dialect(ev), Tally()).add(ev)
+            per[name].setdefault(_row(ev), Tally()).add(ev)
             totals.setdefault(name, Tally()).add(ev)
         else:
             checks.setdefault(name, Tally()).add(ev)
@@ -194,8 +219,14 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
     for name in sorted(per):
         tallies = per[name]
         total = totals.get(name, Tally())
-        dialects = {d: t.as_dict() for d, t in sorted(tallies.items(), key=lambda kv: (-kv[1].tried, kv[0]))}
+        rows = [{"dialect": d, "tool": tool, **t.as_dict()}
+                for (tool, d), t in sorted(tallies.items(), key=lambda kv: (-kv[1].tried, kv[0][0] or kv[0][1] or ""))]
+        dialects = {str(r["dialect"]): r for r in rows if r["tool"] is None}
         pick, why = recommend(dialects, min_events)
+        tools = [str(r["tool"]) for r in rows if r["tool"] is not None]
+        if not dialects and tools:
+            why = (f"edits came through the agent's own tools ({', '.join(tools)}), not in a dialect it writes: "
+                   "there is no dialect to recommend")
         summary = total.as_dict()
         leans = [{"repair": r, "edits": c, "share": _rate(c, total.landed), "class": CLASS_OF.get(r)}
                  for r, c in list(summary["by_repair"].items())[:LEANS_ON]]
@@ -204,7 +235,7 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
             **{k: summary[k] for k in ("tried", "landed", "clean", "repaired", "refused", "dry_runs",
                                        "landing_rate", "clean_rate", "by_repair", "by_code", "classes",
                                        "median_size", "median_duration")},
-            "dialects": [{"dialect": d, **t} for d, t in dialects.items()],
+            "dialects": rows,
             "leans_on": leans,
             "recommendation": pick,
             "recommendation_note": why,
@@ -257,20 +288,22 @@ def render_text(stats: dict[str, Any]) -> str:
     if not stats["agents"]:
         if stats.get("agent") or stats.get("since"):
             return "agent-guard stats: no events match --agent/--since\n"
-        return ("agent-guard stats: no edit events recorded yet\n"
-                "  every `agent-guard apply` logs one to .git/agent-guard/events.jsonl\n")
-    out = [f"agent-guard stats: {stats['events']} events, {stats['first']} to {stats['last']}",
+        return (f"agent-guard stats: no edit events recorded yet (the log: {stats.get('log') or EMPTY_LOG})\n"
+                + "".join(f"  {line}\n" for line in HOW_LOGGED))
+    out = [f"agent-guard stats: {plural(stats['events'], 'event')}, {stats['first']} to {stats['last']}",
            "  clean: applied as sent; repaired: applied after a named repair; refused: nothing changed", ""]
     for a in stats["agents"]:
         dry = f" ({a['dry_runs']} dry run{'s' if a['dry_runs'] != 1 else ''})" if a["dry_runs"] else ""
-        out.append(f"{a['agent']}: {a['tried']} edits{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
+        out.append(f"{a['agent']}: {plural(a['tried'], 'edit')}{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
                    f"{a['refused']} refused")
         if a["dialects"]:
-            width = max(14, *(len(d["dialect"]) for d in a["dialects"]))
-            out.append(f"  {'dialect':<{width}} {'tried':>6} {'clean':>6} {'repaired':>9} {'refused':>8} "
+            width = max(14, *(len(name_of(d)) for d in a["dialects"]))
+            kinds = {"tool" if d["tool"] else "dialect" for d in a["dialects"]}
+            label = "dialect/tool" if len(kinds) > 1 else kinds.pop()
+            out.append(f"  {label:<{width}} {'tried':>6} {'clean':>6} {'repaired':>9} {'refused':>8} "
                        f"{'landed':>7} {'med.size':>9} {'med.time':>9}")
             for d in a["dialects"]:
-                out.append(f"  {d['dialect']:<{width}} {d['tried']:>6} {d['clean']:>6} {d['repaired']:>9} "
+                out.append(f"  {name_of(d):<{width}} {d['tried']:>6} {d['clean']:>6} {d['repaired']:>9} "
                            f"{d['refused']:>8} {_pct(d['landing_rate']):>7} {_bytes(d['median_size']):>9} "
                            f"{_secs(d['median_duration']):>9}")
                 if d["by_repair"]:
@@ -285,6 +318,8 @@ def render_text(stats: dict[str, Any]) -> str:
         rec = a["recommendation"]
         if rec:
             out.append(f"  recommended dialect: {rec['dialect']}: {a['recommendation_note']}")
+        elif a["dialects"] and all(d["tool"] for d in a["dialects"]):
+            out.append(f"  recommended dialect: none: {a['recommendation_note']}")
         else:
             out.append(f"  recommended dialect: none yet: {a['recommendation_note']}")
         c = a["checks"]
@@ -355,12 +390,12 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
     if a["dialects"]:
         body.append("<h3>Outcomes by dialect</h3>")
         body.append(_chart("dialects", a["agent"], [
-            (d["dialect"], d, f"{_pct(d['landing_rate'])} of {d['tried']} land") for d in a["dialects"]], _OUTCOMES))
-        body.append('<table><tr><th>dialect</th><th>tried</th><th>clean</th><th>repaired</th><th>refused</th>'
+            (name_of(d), d, f"{_pct(d['landing_rate'])} of {d['tried']} land") for d in a["dialects"]], _OUTCOMES))
+        body.append('<table><tr><th>dialect or tool</th><th>tried</th><th>clean</th><th>repaired</th><th>refused</th>'
                     '<th>landed</th><th>median size</th><th>median time</th><th class="l">repaired by</th>'
                     '<th class="l">refused by</th></tr>')
         for d in a["dialects"]:
-            cells = [d["dialect"], d["tried"], d["clean"], d["repaired"], d["refused"], _pct(d["landing_rate"]),
+            cells = [name_of(d), d["tried"], d["clean"], d["repaired"], d["refused"], _pct(d["landing_rate"]),
                      _bytes(d["median_size"]), _secs(d["median_duration"])]
             body.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells)
                         + f'<td class="l">{escape(_counts(d["by_repair"]))}</td>'
@@ -393,7 +428,8 @@ def render_html(stats: dict[str, Any]) -> str:
                     f'repair; refused: nothing changed. A dialect is recommended once it has '
                     f'{stats["min_events"]} edits.</p>')
     else:
-        body.append('<p class="meta">No edit events recorded yet.</p>')
+        body.append(f'<p class="meta">No edit events recorded yet (the log: {escape(str(stats.get("log") or EMPTY_LOG))}). '
+                    f'{escape(" ".join(HOW_LOGGED))}</p>')
     for a in stats["agents"]:
         body += _agent_html(a)
     return ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -401,7 +437,7 @@ def render_html(stats: dict[str, Any]) -> str:
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-# ---------------------------------------------------------------------- command
+# ---------------------------------------------------------------------- --since
 
 _AGE = re.compile(r"(\d+)\s*([mhdw])")
 _UNIT = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -417,49 +453,3 @@ def parse_since(text: str) -> datetime:
     if m:
         return datetime.now(timezone.utc) - timedelta(seconds=int(m.group(1)) * _UNIT[m.group(2)])
     return parse_time(text)
-
-
-@cli.command("stats", context_settings=CONTEXT)
-@click.option("--agent", default=None, metavar="NAME", help="Only this agent (default: every agent).")
-@click.option("--since", default=None, metavar="DATE", help="Only events from DATE on: 2026-01-31, an ISO time, or an age (7d, 12h).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
-@click.option("--html", "html_file", default=None, type=click.Path(dir_okay=False, writable=True),
-              help="Also write a static page (charts per agent, viewable offline) to FILE.")
-@click.option("--min-events", type=click.IntRange(min=1), default=MIN_EVENTS, show_default=True,
-              help="Edits a dialect needs before it can be recommended.")
-def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int) -> None:
-    """Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused.
-
-    Read from the log every apply and check writes (.git/agent-guard/events.jsonl).
-    The recommended dialect is the one with the best landing rate among those with
-    at least --min-events edits; ties go to the one that needs fewer repairs.
-    """
-    from . import events
-    from .cli import _guard
-
-    try:
-        cutoff = parse_since(since) if since else None
-    except ValueError:
-        raise click.BadParameter(f"{since!r} is not a date: use 2026-01-31, 2026-01-31T12:00 or an age such as 7d",
-                                 param_hint="--since") from None
-    g = _guard()
-    result = aggregate(events.read(g.repo.commondir, cutoff), agent, min_events)
-    result["agent"] = agent
-    result["since"] = cutoff.isoformat() if cutoff else None
-    if html_file:
-        from pathlib import Path
-
-        target = Path(html_file)
-        tmp = target.with_name(target.name + ".tmp")
-        try:
-            tmp.write_text(render_html(result), encoding="utf-8")
-            tmp.replace(target)
-        except OSError as exc:
-            raise click.UsageError(f"cannot write {html_file}: {exc.strerror}") from None
-        click.echo(f"agent-guard: wrote {html_file}", err=True)
-    if as_json:
-        import json
-
-        click.echo(json.dumps(result, ensure_ascii=False))
-    else:
-        click.echo(render_text(result), nl=False)

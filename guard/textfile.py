@@ -105,10 +105,3 @@ def split(text: str, bom: bool = False) -> Text:
         parts.append(last)
         eols.append("")
     return Text(tuple(parts), tuple(eols), bom)
-
-
-def from_lines(lines: list[str] | tuple[str, ...], eol: str = "\n", final_newline: bool = True, bom: bool = False) -> Text:
-    eols = [eol] * len(lines)
-    if lines and not final_newline:
-        eols[-1] = ""
-    return Text(tuple(lines), tuple(eols), bom)

@@ -8,6 +8,7 @@ check` runs in every commit's hook and must not pay for the apply machinery
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,26 +17,39 @@ from .errors import UsageError
 from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
-    from .policy import Policy
+    from .ledger import Memo
+    from .policy import Policy, PolicyCache
 
 
 class Workspace:
-    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None) -> None:
+    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None, bare_ok: bool = False,
+                 policy_cache: PolicyCache | None = None) -> None:
+        """`policy_cache`: where parsed policies are kept between processes (None: the user's cache folder)."""
         try:
-            self.repo = GitRepo(start)
+            self.repo = GitRepo(start, bare_ok)
         except NotARepository as exc:
             raise UsageError(str(exc)) from None
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
-        self._policy_cache: dict[str, tuple[float, Policy]] = {}
+        self.policy_cache = policy_cache
+        self._policies: dict[str, tuple[float, Policy]] = {}  # by agent, with the mtime of the repo's file
         self.recover()
 
     def recover(self) -> bool:
         """Roll back a write interrupted by a crash; every command starts with this."""
         if not worktree.pending(self.repo):
             return False
+        from . import stage
+
         with worktree.locked(self.repo):
-            return worktree.recover(self.repo)
+            return stage.recover(self.repo)
+
+    @cached_property
+    def ledger_memo(self) -> Memo:
+        """What this workspace keeps of the agents' ledgers between calls (``ledger.Memo``)."""
+        from .ledger import Memo
+
+        return Memo()
 
     def policy(self, agent: str | None = None) -> Policy:
         """The policy for `agent`, loaded again when the repository's .agent-guard.yaml changed."""
@@ -44,12 +58,12 @@ class Workspace:
         own = self.root / ".agent-guard.yaml"
         stamp = own.stat().st_mtime if own.exists() else 0.0
         key = agent or ""
-        hit = self._policy_cache.get(key)
+        hit = self._policies.get(key)
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            pol = policy_mod.load(self.root, self.policy_spec, agent)
+            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache)
         except policy_mod.PolicyError as exc:
             raise UsageError(f"policy: {exc}") from None
-        self._policy_cache[key] = (stamp, pol)
+        self._policies[key] = (stamp, pol)
         return pol

@@ -1,9 +1,9 @@
 """The work tree, touched last: journaled, all-or-nothing, crash-safe writes.
 
-Protocol for one apply (or rollback), all under the repository lock:
+Protocol for one write (an apply's, or a rollback's), all under the repository lock:
 
 1. Every touched file's *before* content is stored as a blob and a journal naming
-   before and after of each path (and the ledger ref's old and new value) is
+   before and after of each path (and what the caller's last step must undo) is
    written and fsynced to ``<git dir>/agent-guard/journal.json`` (per work tree;
    the lock is shared by all work trees of the repository).
 2. Each file is written to a temporary file beside its target, fsynced, given
@@ -12,15 +12,16 @@ Protocol for one apply (or rollback), all under the repository lock:
    after the checks cannot redirect a write outside the tree.
    A rollback then removes the folders it emptied that the undone turn had created
    (named in the journal first: recovery makes them again).
-3. The ledger ref is moved (compare-and-swap), then the journal is blanked out.  The
-   journal file stays between commands, so the next one writes it in place, over
-   blocks it already has, with one fdatasync (a journal torn there is unreadable:
-   nothing was touched yet).
+3. The caller's last step runs (``stage`` moves the ledger ref there), then the
+   journal is blanked out.  The journal file stays between commands, so the next
+   one writes it in place, over blocks it already has, with one fdatasync (a
+   journal torn there is unreadable: nothing was touched yet).
 
 If the process dies anywhere in between, the next agent-guard command finds the
-journal and rolls everything back to *before* (files, created folders, temp files
-and the ref), so the tree is never left half-written.  Rolling back rather than
-forward needs no decision about how far the dead process got.
+journal and rolls everything back to *before* (files, created folders, temp files,
+and the last step, through the undo its caller hands `recover`), so the tree is
+never left half-written.  Rolling back rather than forward needs no decision about
+how far the dead process got.  This module knows nothing of what the last step is.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import signal
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .repo import EXEC, FILE, GitRepo
 
@@ -55,6 +56,24 @@ class Write:
     after: bytes | None
     before_mode: int | None
     after_mode: int | None
+
+
+# Undoes a write's last step, given the note it left in the journal and whether its writer
+# died (True: a crash; False: the step failed in this process, which is still alive).
+Undo = Callable[[object, bool], None]
+
+
+@dataclass(frozen=True)
+class LastStep:
+    """What a write does once every file is in place, inside its all-or-nothing.
+
+    `run` does it; `note` (JSON) goes into the journal first, so that the write's own
+    failure, or the recovery after a crash, can hand it to `undo`.
+    """
+
+    run: Callable[[], None]
+    note: object
+    undo: Undo
 
 
 def state_dir(repo: GitRepo) -> Path:
@@ -308,20 +327,20 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.close(dfd)
 
 
-def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, str | None] | None, ref_message: str,
-           remove_dirs: Sequence[str] = ()) -> list[str]:
-    """Write every path and move the ref, all or nothing (see the module doc).
+def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] = (),
+          last: LastStep | None = None) -> list[str]:
+    """Write every path, then take the `last` step, all or nothing (see the module doc).
 
     `remove_dirs`: folders to remove once the files are written, each only if it is empty
     by then (a rollback takes away the folders the turn it undoes created).  Returns the
     folders removed.
     """
-    entries = []
+    files = []
     for w in writes:
         before_id = repo.write_blob(w.before) if w.before is not None else None
         after_id = repo.hash_blob(w.after) if w.after is not None else None
-        entries.append({"path": w.path, "before": before_id, "after": after_id,
-                        "before_mode": w.before_mode, "after_mode": w.after_mode})
+        files.append({"path": w.path, "before": before_id, "after": after_id,
+                      "before_mode": w.before_mode, "after_mode": w.after_mode})
     created: list[str] = []
     # Only folders there now: recovery makes each again, and must not make one that was not there.
     removable = [d for d in dict.fromkeys(remove_dirs) if _is_real_dir(repo.root, d)]
@@ -329,10 +348,10 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
     journal = {
         "version": 1,
         "pid": os.getpid(),
-        "files": entries,
+        "files": files,
         "created_dirs": created,
         "removed_dirs": removable,
-        "ref": list(ref) if ref else None,
+        "last_step": last.note if last else None,
     }
     jpath = _journal_path(repo)
     _start_journal(jpath, json.dumps(journal).encode())
@@ -353,18 +372,22 @@ def commit(repo: GitRepo, writes: Sequence[Write], ref: tuple[str, str | None, s
                 _crashpoint("after-dirs")
         finally:
             os.close(root_fd)
-        if ref is not None:
-            name, old, new = ref
-            repo.update_ref(name, new, old, ref_message)
+        if last is not None:
+            last.run()
     except Exception:
-        # A folder swapped for a symlink after the checks, a full disk, a ref moved by
-        # another tool: undo now, so the caller reports a failure over an untouched tree
-        # (left to the next command, the half-written tree would outlive this report).
-        recover(repo, dead_writer=False)
+        # A folder swapped for a symlink after the checks, a full disk, a last step that
+        # failed (the ledger ref moved by another tool): undo now, so the caller reports a
+        # failure over an untouched tree (left to the next command, the half-written tree
+        # would outlive this report).
+        recover(repo, last.undo if last else _nothing_to_undo, dead_writer=False)
         raise
     _crashpoint("before-journal-removal")
     _clear_journal(jpath)
     return removed
+
+
+def _nothing_to_undo(note: object, dead_writer: bool) -> None:
+    pass
 
 
 def _is_real_dir(root: Path, path: str) -> bool:
@@ -435,19 +458,19 @@ def _missing_dirs(root_fd: int, path: str) -> list[str]:
     return missing
 
 
-def _changed_since(repo: GitRepo, entry: dict[str, object]) -> bool:
+def _changed_since(repo: GitRepo, file: dict[str, object]) -> bool:
     """Does the file hold neither its journalled before nor after bytes?
 
     Then someone (the user in an editor, after the crash) wrote it since, and putting
     *before* back would throw their work away: recovery leaves such a file alone.
     """
     try:
-        current, _mode = read(repo.root, str(entry["path"]))
+        current, _mode = read(repo.root, str(file["path"]))
     except UnsafePath:
         return False  # the write below refuses it too
     if current is None:
         return False
-    return repo.hash_blob(current) not in (entry.get("before"), entry.get("after"))
+    return repo.hash_blob(current) not in (file.get("before"), file.get("after"))
 
 
 def pending(repo: GitRepo) -> bool:
@@ -456,11 +479,12 @@ def pending(repo: GitRepo) -> bool:
     return journal_pending(d / "journal.json") or (d / "journal.json.tmp").exists()
 
 
-def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
-    """Roll back an interrupted commit, if its journal is there.  True if it did.
+def recover(repo: GitRepo, undo_last: Undo, dead_writer: bool = True) -> bool:
+    """Roll back an interrupted write, if its journal is there.  True if it did.
 
-    `dead_writer`: the journal's writer is gone (a crash), so a lock file it held on
-    the ledger ref is stale; False when the writer is this process, still alive.
+    `undo_last` undoes the write's last step from the note the journal keeps of it (the
+    writer's own `LastStep.undo`).  `dead_writer`: the journal's writer is gone (a crash),
+    not this process, still alive.
     """
     jpath = _journal_path(repo)
     # A kill while the journal itself was being written leaves its temporary copy (and,
@@ -502,16 +526,10 @@ def recover(repo: GitRepo, dead_writer: bool = True) -> bool:
                 continue
     finally:
         os.close(root_fd)
-    ref = journal.get("ref")
-    if ref:
-        name, old, new = ref
-        if dead_writer and name.startswith("refs/") and ".." not in name:
-            # A kill inside the ref update leaves git's `<ref>.lock`, which would refuse
-            # every later update of this agent's ref.  The journal says the dead process
-            # was the one updating it, and we hold the repository lock: it is stale.
-            (repo.commondir / f"{name}.lock").unlink(missing_ok=True)
-        current = repo.ref(name)
-        if current == new and new != old:
-            repo.update_ref(name, old, new, "agent-guard: roll back an interrupted turn")
+    # (A journal written before the last step was its caller's, when it was always the
+    # ledger ref's move, named the same note `ref`.)
+    note = journal.get("last_step", journal.get("ref"))
+    if note is not None:
+        undo_last(note, dead_writer)
     _clear_journal(jpath)
     return True

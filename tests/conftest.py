@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Iterator
 
@@ -55,16 +56,47 @@ def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -
     return proc.stdout.decode("utf-8", errors="replace")
 
 
+# Where pip put this environment's console scripts (`agent-guard`, `git-agent-apply`...).
+# The README's test command does not activate the venv, so nothing puts it on PATH:
+# a child that starts a command by name must be given it (`command_env`), or it finds
+# some other install, or none (`.ci/run` hides every other one to catch that).
+BIN = Path(sysconfig.get_path("scripts"))
+
+
+def command_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a child that starts agent-guard's commands by name (`git agent-check`,
+    `agent-guard`, a hook): this environment's console scripts first on PATH."""
+    env = dict(os.environ)
+    env.update(extra or {})
+    env["PATH"] = str(BIN) + os.pathsep + env.get("PATH", os.defpath)
+    return env
+
+
 def checkout_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment with this checkout first on Python's import path (for child processes)."""
+    """`command_env`, with this checkout first on Python's import path too (for child processes)."""
     root = str(Path(__file__).resolve().parents[1])
-    return dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra or {}))
+    return command_env({"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra or {})})
 
 
 def python(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`python ARGS` in `cwd`, importing this checkout, with text output (bounded in time)."""
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
                           env=checkout_env(env), timeout=120, check=False)
+
+
+def guard(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    """`python -m guard ARGS` in `cwd`: agent-guard from this checkout in a child process (bounded in time)."""
+    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, input=input, capture_output=True,
+                          env=checkout_env(env), timeout=timeout, check=False)
+
+
+def command(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    """`ARGS` (`git agent-check ...`, `git commit`, `agent-guard ...`) in `cwd`, as a user's shell
+    runs it, with this checkout's commands first on PATH (bounded in time)."""
+    return subprocess.run(list(args), cwd=cwd, input=input, capture_output=True, env=checkout_env(env),
+                          timeout=timeout, check=False)
 
 
 class Repo:
@@ -147,7 +179,7 @@ def run_cli(cwd: Path, *args: str, input: bytes | str | None = None, env: dict[s
     """Run `agent-guard ARGS` in-process from `cwd`, as the console script would."""
     from click.testing import CliRunner
 
-    from guard.cli import main
+    from guard.cli.commands import main
 
     old = os.getcwd()
     os.chdir(cwd)

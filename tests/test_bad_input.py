@@ -159,13 +159,13 @@ def test_a_lock_taken_while_the_edit_is_written(project: Repo, monkeypatch: pyte
     from guard.engine import Guard
 
     before = project.snapshot()
-    real = worktree.commit
+    real = worktree.write
 
     def lock_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         _lock(project)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", lock_then_commit)
+    monkeypatch.setattr(worktree, "write", lock_then_commit)
     report = Guard(project.root).apply(EDIT)
     assert report.status == "refused" and [f.code for f in report.findings] == ["stale"], report.findings
     assert "agent.lock" in report.findings[0].message

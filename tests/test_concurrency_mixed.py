@@ -19,7 +19,6 @@ operations through the CLI.
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -28,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import Repo, journal_pending
+from conftest import checkout_env, guard as guard_child, journal_pending, Repo
 
 PROCS, OPS, FILES = 4, 10, 3
 OWNER_AGENTS = ("owner0", "owner1")
@@ -135,7 +134,7 @@ def run_workers(root: Path, procs: int, ops: int, files: int, seed: int) -> tupl
     monitor.start()
     code = "import sys; sys.path[:0] = [sys.argv[1]]; from test_concurrency_mixed import worker; worker(*sys.argv[2:3], *map(int, sys.argv[3:]))"
     children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(root), str(i), str(ops), str(files), str(seed * 100 + i)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ)) for i in range(procs)]
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for i in range(procs)]
     records: list[dict[str, Any]] = []
     finals: dict[int, dict[str, int]] = {}
     for child in children:
@@ -227,7 +226,7 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
             "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
             "except UsageError as e:\n    print('usage:', e)\n")
     children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(repo.root), report.turn.id],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(4)]
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for _ in range(4)]
     outs = [c.communicate(timeout=120)[0].decode().strip() for c in children]
     assert sorted(outs)[0] == "applied" and outs.count("applied") == 1, outs
     assert all("already rolled back" in o for o in outs if o != "applied"), outs
@@ -256,8 +255,7 @@ def _leftovers(repo: Repo) -> list[str]:
 
 
 def _guard(repo: Repo, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=repo.root, input=data.encode() if data else None,
-                          capture_output=True, env=dict(os.environ, **(env or {})), timeout=120, check=False)
+    return guard_child(repo.root, *args, input=data.encode() if data else None, env=env)
 
 
 def _ref(repo: Repo) -> str:

@@ -10,7 +10,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 from conftest import Repo
 
 from guard import events

@@ -1,4 +1,4 @@
-"""Hashline reads and edits: guard/hashline_read.py, guard/formats/hashline.py, guard/anchors.py, guard/reads.py."""
+"""Hashline reads and edits: guard/hashline_read.py, guard/dialects/hashline.py, guard/anchors.py, guard/reads.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 import guard
-from guard.formats import detect, hashline
+from guard.dialects import detect, hashline
 from guard.model import FileEdit, LineRange, Op, ParseError
 
 FILE = "".join(f"line {i}\n" for i in range(1, 11))  # line 1 .. line 10
@@ -52,7 +52,7 @@ def test_read_lines_range_and_footer(ten, cli):  # type: ignore[no-untyped-def]
     assert r.stdout.splitlines()[1:] == ["3:line 3", "4:line 4", "5:line 5", "(lines 3-5 of 10)"]
     assert cli("read", "a.txt", "--lines", "9:").stdout.splitlines()[1:] == ["9:line 9", "10:line 10", "(lines 9-10 of 10)"]
     assert cli("read", "a.txt", "--lines", ":2").stdout.splitlines()[1:] == ["1:line 1", "2:line 2", "(lines 1-2 of 10)"]
-    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(lines 7-7 of 10)"]
+    assert cli("read", "a.txt", "--lines", "7").stdout.splitlines()[1:] == ["7:line 7", "(line 7 of 10)"]
     assert cli("read", "a.txt", "--lines", "8:99").stdout.splitlines()[-1] == "(lines 8-10 of 10)"
 
 
@@ -80,10 +80,12 @@ def test_read_empty_crlf_and_unterminated_files(repo, cli):  # type: ignore[no-u
 
 def test_read_paths_are_relative_to_the_current_folder(repo, cli):  # type: ignore[no-untyped-def]
     repo.commit({"src/pkg/m.py": "m\n", "top.txt": "t\n"})
+    # The header names the file as the argument did, so an edit sent from the same folder finds it.
     r = cli("read", "m.py", cwd=repo.root / "src" / "pkg")
-    assert r.stdout.startswith("[src/pkg/m.py#"), r
+    assert r.stdout.startswith("[m.py#"), r
     r = cli("read", "../../top.txt", cwd=repo.root / "src" / "pkg")
-    assert r.stdout.startswith("[top.txt#"), r
+    assert r.stdout.startswith("[../../top.txt#"), r
+    assert cli("read", "top.txt").stdout.startswith("[top.txt#")
 
 
 @pytest.mark.parametrize(
@@ -104,6 +106,32 @@ def test_read_refusals(repo, cli, files, args, code, needle):  # type: ignore[no
     assert r.code == code, r
     assert needle in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("where, arg", [("", "src"), ("", "src/"), ("", "src//"), ("src", "."), ("src/pkg", "..")])
+def test_reading_a_folder_says_it_is_a_folder(repo, cli, where, arg):  # type: ignore[no-untyped-def]
+    repo.commit({"src/app.py": "a\n", "src/pkg/m.py": "m\n"})
+    before = repo.snapshot()
+    r = cli("read", arg, cwd=repo.root / where)
+    assert r.code == 1 and r.stdout == "", r
+    assert "src: missing: src is a folder, not a file" in r.stderr, r
+    assert "it holds src/app.py, src/pkg/" in r.stderr and "symlink" not in r.stderr, r
+    assert repo.snapshot() == before
+
+
+def test_a_trailing_slash_on_a_file_or_nothing(repo, cli):  # type: ignore[no-untyped-def]
+    repo.commit({"a.txt": "a\n"})
+    r = cli("read", "a.txt/")
+    assert r.code == 1 and "names a folder, and there is no folder a.txt" in r.stderr, r
+    r = cli("read", "nope/")
+    assert r.code == 1 and "there is no folder nope" in r.stderr, r
+
+
+def test_a_link_to_a_folder_is_still_refused_as_a_link(repo, cli, tmp_path):  # type: ignore[no-untyped-def]
+    repo.commit({"src/app.py": "a\n"})
+    (repo.root / "ln").symlink_to(repo.root / "src")
+    r = cli("read", "ln")
+    assert r.code == 1 and "path-outside" in r.stderr and "symbolic link" in r.stderr, r
 
 
 def test_python_api_read(ten):  # type: ignore[no-untyped-def]
@@ -473,12 +501,23 @@ def test_read_before_edit_in_strict(ten, cli):  # type: ignore[no-untyped-def]
     assert apply(cli, SR, "--policy", "strict").code == 0
     # The agent knows what it wrote itself: a second edit needs no new read.
     assert apply(cli, SR2, "--policy", "strict").code == 0
-    # Someone else changes the file: read again first.
+    # Someone else changes the file since: the edit, made against what the agent last saw,
+    # merges by git's rule where the change is apart from it...
     ten.write({"a.txt": ten.read("a.txt").decode() + "extra\n"})
-    before = ten.snapshot()
     r = apply(cli, SR.replace("line 3", "line 5").replace("line three", "line five"), "--policy", "strict")
-    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
+    assert r.code == 0 and r.json()["files"][0]["repairs"] == ["3way"], r
+    assert ten.read("a.txt").decode().endswith("line five\nline 6\nline 7\nline 8\nline 9\nline 10\nextra\n")
+    # ... and is refused where it touches or adjoins it: read again first.
+    ten.write({"a.txt": ten.read("a.txt").decode().replace("line 6\n", "LINE SIX\n")})
+    before = ten.snapshot()
+    r = apply(cli, SR.replace("line 3", "line 7").replace("line three", "line seven"), "--policy", "strict")
+    assert r.code == 1, r
+    (f,) = r.json()["findings"]
+    assert f["code"] == "stale" and "changed since the agent last saw it" in f["message"] and "LINE SIX" in f["hint"], f
     assert ten.snapshot() == before
+    # An edit that does not even fit what the agent saw is refused as before.
+    r = apply(cli, SR.replace("line 3", "LINE SIX").replace("line three", "line 6"), "--policy", "strict")
+    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
 
 
 def test_read_before_edit_is_per_agent_and_skips_new_files(ten, cli):  # type: ignore[no-untyped-def]

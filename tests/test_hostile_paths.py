@@ -17,11 +17,10 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 import pytest
 
-from conftest import Repo, git, journal_pending
+from conftest import git, guard as guard_child, journal_pending, Repo
 from guard import worktree
 from guard.engine import Guard
 from guard.history import rollback
@@ -266,16 +265,16 @@ def _refused_as_swap(report) -> None:  # type: ignore[no-untyped-def]
 
 def test_parent_swapped_for_a_symlink_after_planning(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     before = world.state(objects=False)
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def swap_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         _swap_sub_for_link(world)
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", swap_then_commit)
+    monkeypatch.setattr(worktree, "write", swap_then_commit)
     report = Guard(world.root).apply(TWO_FILES)
     _refused_as_swap(report)
-    monkeypatch.setattr(worktree, "commit", real_commit)
+    monkeypatch.setattr(worktree, "write", real_commit)
     assert (world.outside / "b.txt").read_text() == "b\n"
     assert (world.root / "a.txt").read_text() == "one\ntwo\nthree\n"
     _assert_clean(world)
@@ -312,13 +311,13 @@ def test_swap_between_two_files_undoes_the_first(world: World, monkeypatch: pyte
 
 def test_new_folder_planted_as_a_symlink(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     before = world.state(objects=False)
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def plant_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         (world.root / "fresh").symlink_to(world.outside)
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", plant_then_commit)
+    monkeypatch.setattr(worktree, "write", plant_then_commit)
     report = Guard(world.root).apply(json.dumps({"file_path": "fresh/new.txt", "content": "pwned\n"}))
     _refused_as_swap(report)
     monkeypatch.undo()
@@ -330,14 +329,14 @@ def test_new_folder_planted_as_a_symlink(world: World, monkeypatch: pytest.Monke
 
 def test_file_swapped_for_a_symlink_is_replaced_not_followed(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     """The last step is a rename over the name: a planted link is replaced, its target untouched."""
-    real_commit = worktree.commit
+    real_commit = worktree.write
 
     def plant_then_commit(*args, **kwargs):  # type: ignore[no-untyped-def]
         (world.root / "sub" / "b.txt").unlink()
         (world.root / "sub" / "b.txt").symlink_to(world.outside / "b.txt")
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(worktree, "commit", plant_then_commit)
+    monkeypatch.setattr(worktree, "write", plant_then_commit)
     report = Guard(world.root).apply(TWO_FILES)
     monkeypatch.undo()
     assert report.status == "applied", report.findings
@@ -364,8 +363,7 @@ def test_swap_during_a_rollback(world: World, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _child(root: Path, args: list[str], data: str | None, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=root, input=data.encode() if data else None,
-                          capture_output=True, env=dict(os.environ, **env), timeout=120, check=False)
+    return guard_child(root, *args, input=data.encode() if data else None, env=env)
 
 
 def test_recovery_never_writes_through_a_swapped_folder(world: World) -> None:
@@ -558,7 +556,7 @@ def test_the_policy_named_on_the_command_line_is_protected(plain: Repo, cli) -> 
 
 def test_the_policy_through_the_mcp_server_and_the_hook(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("mcp")
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     plain.commit({".agent-guard.yaml": "extends: ./policies/team.yaml\npaths: {protected: []}\n", "policies/team.yaml": TEAM})
     before = plain.snapshot()
@@ -596,7 +594,7 @@ def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ign
     from guard.hashline_read import Unreadable
 
     pytest.importorskip("mcp")
-    from guard import mcp_server
+    from guard.adapters import mcp_server
 
     before, stored = repo.snapshot(), _blob_stored(repo.root, content)
     r = cli("read", path)

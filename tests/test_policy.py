@@ -31,6 +31,18 @@ def test_presets_load(name: str) -> None:
     assert policy.validate_file(policy.PRESET_DIR / f"{name}.yaml") == []
 
 
+def test_presets_folder_holds_the_shipped_presets(cli) -> None:  # type: ignore[no-untyped-def]
+    # The README sends users to policies/ to read the presets; the package ships guard/policies/.
+    folder = Path(__file__).resolve().parents[1] / "policies"
+    assert folder.is_dir(), f"{folder} is missing or a broken link"
+    names = sorted(p.stem for p in folder.glob("*.yaml"))
+    assert names == sorted(policy.presets()) == ["default", "permissive", "strict"]
+    for name in names:
+        assert (folder / f"{name}.yaml").read_bytes() == (policy.PRESET_DIR / f"{name}.yaml").read_bytes()
+        result = cli("policy", "check", str(folder / f"{name}.yaml"))
+        assert result.code == 0, result
+
+
 def test_default_preset_values() -> None:
     p = policy.load(None, "default")
     assert (p.level("placeholder"), p.level("whitespace"), p.level("untracked")) == ("error", "fix", "error")

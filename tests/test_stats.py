@@ -73,7 +73,7 @@ def classes(**given: tuple[int, int]) -> dict[str, dict[str, int]]:
 
 
 CLAUDE_UNIFIED = {
-    "dialect": "unified", "tried": 20, "landed": 17, "clean": 12, "repaired": 5, "refused": 3, "dry_runs": 1,
+    "dialect": "unified", "tool": None, "tried": 20, "landed": 17, "clean": 12, "repaired": 5, "refused": 3, "dry_runs": 1,
     "landing_rate": 0.85, "clean_rate": 0.6,
     "by_repair": {"recount": 4, "indent": 1, "offset": 1},
     "by_code": {"not-found": 2, "budget": 1, "stale": 1},
@@ -81,14 +81,14 @@ CLAUDE_UNIFIED = {
     "median_size": 105, "median_duration": 0.0105,
 }
 CLAUDE_SR = {
-    "dialect": "search-replace", "tried": 25, "landed": 20, "clean": 15, "repaired": 5, "refused": 5, "dry_runs": 0,
+    "dialect": "search-replace", "tool": None, "tried": 25, "landed": 20, "clean": 15, "repaired": 5, "refused": 5, "dry_runs": 0,
     "landing_rate": 0.8, "clean_rate": 0.6,
     "by_repair": {"trailing-whitespace": 5}, "by_code": {"ambiguous": 5},
     "classes": classes(ws=(5, 0), dup=(0, 5), lazy=(0, 5)),
     "median_size": 1000, "median_duration": 0.5,
 }
 CLAUDE_UNKNOWN = {
-    "dialect": "unknown", "tried": 2, "landed": 0, "clean": 0, "repaired": 0, "refused": 2, "dry_runs": 0,
+    "dialect": "unknown", "tool": None, "tried": 2, "landed": 0, "clean": 0, "repaired": 0, "refused": 2, "dry_runs": 0,
     "landing_rate": 0.0, "clean_rate": 0.0, "by_repair": {}, "by_code": {"parse-error": 2},
     "classes": classes(), "median_size": 50, "median_duration": 0.002,
 }
@@ -305,3 +305,78 @@ def test_import_is_cheap() -> None:
     code = "import sys, guard.stats; print(sorted({'pygit2', 'guard.engine', 'guard.events', 'html'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------- hook mode and the MCP server
+
+
+def test_hook_tool_calls_count_once_under_their_tool_names(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    from adapters.test_claude_code import SRC, absolute, claude_writes, hook_command, payload
+
+    repo.commit({"stats.py": SRC})
+
+    def call(tool: str, ti: dict[str, Any], tid: str, writes: tuple[str, str] | None) -> int:
+        """One tool call as Claude Code makes it: PreToolUse, then (if allowed) the write and PostToolUse."""
+        pre = hook_command(repo.root, payload(repo, tool, ti, tool_use_id=tid))
+        if pre.returncode != 0:
+            return pre.returncode
+        if writes is not None:
+            claude_writes(repo, *writes)
+        post = hook_command(repo.root, payload(repo, tool, ti, event="PostToolUse", tool_use_id=tid, response={}))
+        assert (post.returncode, post.stderr) == (0, b""), post
+        return 0
+
+    edited = SRC.replace("s = 0", "s = 0.0")
+    assert call("Edit", {"file_path": absolute(repo, "stats.py"), "old_string": "s = 0", "new_string": "s = 0.0"},
+                "toolu_1", ("stats.py", edited)) == 0
+    assert call("Edit", {"file_path": absolute(repo, "stats.py"), "old_string": "nowhere", "new_string": "x"},
+                "toolu_2", None) == 2  # denied at PreToolUse
+    assert call("Write", {"file_path": absolute(repo, "pkg/new.py"), "content": "X = 1\n"},
+                "toolu_3", ("pkg/new.py", "X = 1\n")) == 0
+    multi = [{"old_string": "s += i", "new_string": "s += 2 * i"}]
+    assert call("MultiEdit", {"file_path": absolute(repo, "stats.py"), "edits": multi},
+                "toolu_4", ("stats.py", edited.replace("s += i", "s += 2 * i"))) == 0
+    assert call("Write", {"file_path": absolute(repo, ".env"), "content": "T=1\n"}, "toolu_5", None) == 2
+    # A PreToolUse that passed but whose tool never wrote (no PostToolUse yet) is not counted.
+    assert hook_command(repo.root, payload(repo, "Edit", {"file_path": absolute(repo, "stats.py"),
+                                                          "old_string": "return s", "new_string": "return s"},
+                                           tool_use_id="toolu_6")).returncode in (0, 2)
+
+    (claude,) = cli("stats", "--json").json()["agents"]
+    rows = {(d["tool"], d["dialect"]): (d["tried"], d["landed"], d["refused"], d["dry_runs"]) for d in claude["dialects"]}
+    assert rows == {("Edit", None): (2, 1, 1, 0), ("Write", None): (2, 1, 1, 0), ("MultiEdit", None): (1, 1, 0, 0)}
+    assert (claude["tried"], claude["landed"], claude["refused"], claude["dry_runs"]) == (5, 3, 2, 0)
+    assert claude["by_code"] == {"not-found": 1, "path-protected": 1}
+    assert claude["recommendation"] is None and "agent's own tools" in claude["recommendation_note"]
+    text = cli("stats").stdout
+    assert "claude: 5 edits, 3 landed (60%), 2 refused" in text, text
+    assert "  tool " in text and "\n  Edit " in text and "unified" not in text and "json" not in text, text
+    assert "recommended dialect: none: edits came through the agent's own tools" in text
+
+
+def test_mcp_edits_count_under_the_mcp_tool_names(repo: Repo, cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("mcp")
+    from adapters.test_mcp_server import over_stdio, tool
+
+    repo.commit({"a.py": "x = 1\n"})
+
+    async def scenario(s: Any) -> None:
+        await tool(s, "edit_file", path="a.py", edits=[{"old_string": "x = 1", "new_string": "x = 2"}])  # unread
+        await tool(s, "read_file", path="a.py")
+        await tool(s, "edit_file", path="a.py", edits=[{"old_string": "x = 1", "new_string": "x = 2"}])
+        await tool(s, "write_file", path="b.py", content="y = 1\n")
+        await tool(s, "apply_patch", patch="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 2\n+x = 3\n", dry_run=True)
+
+    over_stdio(repo.root, tmp_path / "server.log", scenario)
+    (model,) = cli("stats", "--json").json()["agents"]
+    rows = {d["tool"]: (d["tried"], d["landed"], d["refused"], d["dry_runs"]) for d in model["dialects"]}
+    assert rows == {"edit_file": (2, 1, 1, 0), "write_file": (1, 1, 0, 0), "apply_patch": (1, 1, 0, 1)}, rows
+
+
+def test_empty_state_says_how_events_get_recorded(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    repo.commit({"README": "x\n"})
+    out = cli("stats").stdout
+    assert f"no edit events recorded yet (the log: {repo.root / '.git' / 'agent-guard' / 'events.jsonl'})" in out, out
+    for way in ("git agent-apply", "Python API", "MCP server", "agent-guard hook claude-code", "PreToolUse",
+                "PostToolUse", "git agent-check"):
+        assert way in out, (way, out)

@@ -6,16 +6,23 @@ runs every check whose level is not ``off``.  A finding's severity is its check'
 level.  ``path-protected`` always runs: a path inside ``.git`` is an error whatever
 the policy says.  ``stale`` is a level in the policy, but its check needs the git
 object store and lives in the engine.
+
+``run`` serves an agent's edit (the engine) and a commit check (guard/commit_check/)
+alike: a commit comes as ``CheckInput.committed``, which the checks whose meaning
+differs for a commit (``budget``, ``binary``, ``not-utf8``) read.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
-from .base import AttrLookup, Check, CheckInput, CheckResult, Usage, no_attr
+from .base import LEVELS, AttrLookup, Blocks, Check, CheckInput, CheckResult, Committed, Usage, no_attr
 from .encoding import content_finding
 
 __all__ = [
-    "AttrLookup", "CHECKS", "Check", "CheckInput", "CheckResult", "Usage", "content_finding", "no_attr", "run",
+    "ALWAYS", "AttrLookup", "Blocks", "CHECKS", "Check", "CheckInput", "CheckResult", "Committed", "LEVELS", "Usage",
+    "content_finding", "no_attr", "run",
 ]
 
 CHECKS: dict[str, Check] = {
@@ -37,11 +44,11 @@ ALWAYS = frozenset({"path-protected"})
 def run(inp: CheckInput) -> CheckResult:
     changes = inp.changes
     if inp.policy.level("whitespace") == "fix":
-        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp)) for c in changes)
-        inp = CheckInput(changes, inp.policy, inp.tracked, inp.attr, inp.core_whitespace, inp.usage, inp.edit_bytes)
+        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
+        inp = replace(inp, changes=changes)
     findings = []
     for name, check in CHECKS.items():
         level = inp.policy.level(name)
-        if level in ("error", "warning") or name in ALWAYS:
-            findings.extend(check(inp, level if level in ("error", "warning") else "error"))
+        if level in LEVELS or name in ALWAYS:
+            findings.extend(check(inp, level if level in LEVELS else "error"))
     return CheckResult(changes, tuple(findings))

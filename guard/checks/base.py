@@ -3,23 +3,26 @@
 Checks judge only added lines.  Scanning them one Python call per line is the
 slow way; instead the added lines of a change are joined with ``\\n`` and one
 compiled regex runs over the whole block, and only the lines it hits are looked
-at in Python (``hits``).
+at in Python (``hits``).  The blocks of one run are built once and shared by its
+checks (``Blocks``, in ``CheckInput.blocks``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from ..model import FileChange, Finding
 from ..policy import Policy
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
+
+# The levels at which a check runs (and a finding's severity); "off" and "fix" are not among them.
+LEVELS = ("error", "warning")
 
 # (path, attribute name) -> True (set), False (unset), a string value, or None (unspecified).
 AttrLookup = Callable[[str, str], "str | bool | None"]
@@ -36,47 +39,6 @@ class Usage:
 def no_attr(_path: str, _name: str) -> str | bool | None:
     """An AttrLookup for callers without gitattributes: nothing is specified."""
     return None
-
-
-@dataclass(frozen=True)
-class CheckInput:
-    changes: tuple[FileChange, ...]
-    policy: Policy
-    tracked: Callable[[str], bool]  # is this path tracked by git?
-    attr: AttrLookup  # gitattributes of a path
-    core_whitespace: str | None  # git config core.whitespace
-    usage: Usage = field(default_factory=Usage)
-    edit_bytes: int = 0  # size of the agent's input
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    changes: tuple[FileChange, ...]  # after fixes
-    findings: tuple[Finding, ...]
-
-
-Check = Callable[[CheckInput, str], "list[Finding]"]
-
-# More findings than this of one kind in one file say nothing new; the rest are counted.
-PER_FILE = 20
-
-
-def capped(findings: list[Finding], limit: int = PER_FILE) -> list[Finding]:
-    """At most `limit` findings per (code, path), then one that counts the rest."""
-    out: list[Finding] = []
-    seen: dict[tuple[str, str | None], int] = {}
-    for f in findings:
-        key = (f.code, f.path)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] <= limit:
-            out.append(f)
-    for (code, path), count in seen.items():
-        if count > limit:
-            first = next(f for f in out if f.code == code and f.path == path)
-            out.append(Finding(code, first.severity, path, None,
-                               f"... and {count - limit} more lines of {path} with the same problem",
-                               first.hint))
-    return out
 
 
 class Block:
@@ -115,59 +77,102 @@ class Block:
         return bisect_right(self.starts, offset) - 1
 
 
-# Several checks scan the same changes: keep the last few blocks (`keeping` raises the
-# number for a caller that runs each check over many changes in turn).
-_BLOCKS: dict[int, Block] = {}
-_KEPT = 16
+class Blocks:
+    """The added block of each change, built once for all the checks of one run.
 
-
-@contextlib.contextmanager
-def keeping(n: int) -> Iterator[None]:
-    """Keep at least `n` blocks inside: every change of a unit that each check scans in turn."""
-    global _KEPT
-    before = _KEPT
-    _KEPT = max(before, n)
-    try:
-        yield
-    finally:
-        _KEPT = before
-        while len(_BLOCKS) > before:
-            _BLOCKS.pop(next(iter(_BLOCKS)))
-
-
-def _keep(block: Block) -> Block:
-    if len(_BLOCKS) >= _KEPT:
-        _BLOCKS.pop(next(iter(_BLOCKS)))
-    _BLOCKS[id(block.change)] = block  # the block holds the change, so its id is not reused meanwhile
-    return block
-
-
-def block_of(change: FileChange) -> Block:
-    block = _BLOCKS.get(id(change))
-    if block is not None and block.change is change:
-        return block
-    return _keep(Block(change))
-
-
-def prime(change: FileChange, text: str, texts: Sequence[str] | None = None) -> None:
-    """Tell the checks the added block of `change`: its added lines joined by newlines.
-
-    For a change that adds every line of its new text, that is the decoded text
-    without its last newline, and `texts` are its lines; the caller vouches that
-    they equal what ``Block`` would build from ``change.added``.
+    Several checks scan the same change.  A caller that already holds a change's decoded
+    text (a commit's new file: its added block) hands it over with ``prime``, so a
+    200,000-line change is not split and joined again.  One ``Blocks`` serves one run
+    (``CheckInput.blocks``); each block holds its change, so no id is reused meanwhile.
     """
-    _BLOCKS.pop(id(change), None)
-    _keep(Block(change, text, texts))
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, Block] = {}
+        self._primed: set[int] = set()
+
+    def of(self, change: FileChange) -> Block:
+        block = self._by_id.get(id(change))
+        if block is None:
+            block = self._by_id[id(change)] = Block(change)
+        return block
+
+    def prime(self, change: FileChange, text: str, texts: Sequence[str] | None = None) -> None:
+        """Tell the checks the added block of `change`, whose new bytes decoded as UTF-8 text.
+
+        For a change that adds every line of its new text, the block is the decoded text
+        without its last newline, and `texts` are its lines; the caller vouches that they
+        equal what ``Block`` would build from ``change.added``.
+        """
+        self._by_id[id(change)] = Block(change, text, texts)
+        self._primed.add(id(change))
+
+    def decoded(self, change: FileChange) -> bool:
+        """`change` was primed: the caller decoded its new bytes as UTF-8 text."""
+        return id(change) in self._primed
 
 
-def joined(change: FileChange) -> str:
-    """The added lines of `change`, joined by newlines (so `^`/`$` with re.M are line ends)."""
-    return block_of(change).text
+def block_of(change: FileChange, blocks: Blocks | None = None) -> Block:
+    """`change`'s block from the run's `blocks`, or built for this one call."""
+    return blocks.of(change) if blocks is not None else Block(change)
 
 
-def hits(change: FileChange, regex: re.Pattern[str]) -> Iterator[tuple[int, int, str]]:
+class Committed(NamedTuple):
+    """What a commit check judges in one run: the staged change, or one commit of a range.
+
+    Its changes are (about to be) committed: nothing is rewritten, a budget holds per
+    commit (``budget.per_edit``), and text is judged against what the file was before.
+    """
+
+    label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'": how messages name it
+    commit: str | None = None  # the commit's id, for a commit of a range
+
+
+@dataclass(frozen=True)
+class CheckInput:
+    changes: tuple[FileChange, ...]
+    policy: Policy
+    tracked: Callable[[str], bool]  # is this path tracked by git?
+    attr: AttrLookup  # gitattributes of a path
+    core_whitespace: str | None  # git config core.whitespace
+    usage: Usage = field(default_factory=Usage)
+    edit_bytes: int = 0  # size of the agent's input
+    committed: Committed | None = None  # None: an agent's edit, judged before it is written
+    blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    changes: tuple[FileChange, ...]  # after fixes
+    findings: tuple[Finding, ...]
+
+
+Check = Callable[[CheckInput, str], "list[Finding]"]
+
+# More findings than this of one kind in one file say nothing new; the rest are counted.
+PER_FILE = 20
+
+
+def capped(findings: list[Finding], limit: int = PER_FILE) -> list[Finding]:
+    """At most `limit` findings per (code, path), then one that counts the rest."""
+    out: list[Finding] = []
+    seen: dict[tuple[str, str | None], int] = {}
+    for f in findings:
+        key = (f.code, f.path)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= limit:
+            out.append(f)
+    for (code, path), count in seen.items():
+        if count > limit:
+            first = next(f for f in out if f.code == code and f.path == path)
+            out.append(Finding(code, first.severity, path, None,
+                               f"... and {count - limit} more lines of {path} with the same problem",
+                               first.hint))
+    return out
+
+
+def hits(change: FileChange, regex: re.Pattern[str], blocks: Blocks | None = None) -> Iterator[tuple[int, int, str]]:
     """(index into change.added, line number, text) of each added line `regex` finds something in."""
-    block = block_of(change)
+    block = block_of(change, blocks)
     last = -1
     for m in regex.finditer(block.text):
         i = block.index(m.start())
@@ -195,9 +200,9 @@ def find_lines(text: str, needles: Iterable[str]) -> list[int]:
     return found
 
 
-def lines_containing(change: FileChange, needles: Iterable[str]) -> list[int]:
+def lines_containing(change: FileChange, needles: Iterable[str], blocks: Blocks | None = None) -> list[int]:
     """Sorted indexes into change.added of the lines holding any of `needles`."""
-    block = block_of(change)
+    block = block_of(change, blocks)
     return sorted({block.index(pos) for pos in find_lines(block.text, needles)})
 
 

@@ -1,22 +1,28 @@
-"""`budget`: how much one edit, one turn and one session may change.
+"""`budget`: how much one edit, one turn, one session and one commit may change.
 
 Per edit: files touched, lines added and removed, hunks, and the size of the
 agent's input.  Per turn and per session: what the agent already used plus this
 edit.  And no file may grow beyond ``max_file_bytes``.  A message names the
 limit, the value seen and the policy layer that set it.
+
+A commit (``CheckInput.committed``) is held to ``per_edit``, its bytes being those of
+the lines it adds and removes, and to ``max_file_bytes`` only where it takes a file
+past it: it has no agent, so no turn or session.
 """
 
 from __future__ import annotations
 
 from typing import Mapping
 
-from ..model import Finding
-from .base import CheckInput
+from ..model import FileChange, Finding
+from ..wording import short_id
+from .base import CheckInput, Committed
 
 _WHAT = {
     "files": "files", "lines_added": "added lines", "lines_removed": "removed lines",
     "hunks": "hunks", "bytes": "bytes of edit input",
 }
+_COMMITTED_WHAT = {**_WHAT, "bytes": "bytes of changed lines"}
 _SCOPE = {"per_edit": "this edit", "per_turn": "this turn", "per_session": "this session"}
 _HINT = {
     "per_edit": "split the change into smaller edits",
@@ -26,44 +32,80 @@ _HINT = {
 
 
 def measure(inp: CheckInput) -> dict[str, int]:
-    """This edit's use of each budget key."""
+    """This edit's use of each budget key (a commit's, when the input is committed)."""
+    changes = inp.changes
     return {
-        "files": len({c.path for c in inp.changes}),  # a rename is one file
-        "lines_added": sum(len(c.added) for c in inp.changes),
-        "lines_removed": sum(len(c.removed) for c in inp.changes),
-        "hunks": sum(c.hunks for c in inp.changes),
-        "bytes": inp.edit_bytes,
+        "files": len({c.path for c in changes}),  # a rename is one file
+        "lines_added": sum(len(c.added) for c in changes),
+        "lines_removed": sum(len(c.removed) for c in changes),
+        "hunks": sum(c.hunks for c in changes),
+        "bytes": inp.edit_bytes if inp.committed is None else sum(_changed_bytes(c) for c in changes),
     }
 
 
-def _over(scope: str, used: Mapping[str, int], limits: Mapping[str, int], inp: CheckInput, level: str) -> list[Finding]:
+def _over(scope: str, used: Mapping[str, int], inp: CheckInput, level: str) -> list[Finding]:
+    """A finding for each limit of `scope` that `used` goes past."""
     out: list[Finding] = []
-    for key, limit in limits.items():
+    for key, limit in inp.policy.budget(scope).items():
         value = used.get(key, 0)
-        if value > limit:
-            setting = f"budget.{scope}.{key}"
-            out.append(Finding(
-                "budget", level, None, None,
-                f"{_SCOPE[scope]} would reach {value:,} {_WHAT.get(key, key)}; the limit is {limit:,} "
-                f"({setting}, from {inp.policy.source(setting)})",
-                _HINT[scope]))
+        if value <= limit:
+            continue
+        setting = f"budget.{scope}.{key}"
+        source = f"({setting}, from {inp.policy.source(setting)})"
+        if inp.committed is None:
+            message = f"{_SCOPE[scope]} would reach {value:,} {_WHAT.get(key, key)}; the limit is {limit:,} {source}"
+            hint = _HINT[scope]
+        else:
+            message = (f"{inp.committed.label} has {value:,} {_COMMITTED_WHAT.get(key, key)}; "
+                       f"one commit may have {limit:,} {source}")
+            hint = _split_hint(inp.committed, key)
+        out.append(Finding("budget", level, None, None, message, hint))
+    return out
+
+
+def _too_large(inp: CheckInput, level: str) -> list[Finding]:
+    """A file past ``max_file_bytes``; for a commit, only one the commit takes past it."""
+    limit = inp.policy.max_file_bytes
+    if limit is None:
+        return []
+    source = f"(budget.max_file_bytes, from {inp.policy.source('budget.max_file_bytes')})"
+    out: list[Finding] = []
+    for c in inp.changes:
+        if c.after is None or len(c.after) <= limit:
+            continue
+        after = f"{len(c.after):,} bytes"
+        if inp.committed is None:
+            message, hint = (f"{c.path} would be {after}; the limit is {limit:,} {source}",
+                             "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes")
+        elif c.before is None or len(c.before) <= limit:
+            message, hint = (f"{c.path} becomes {after} in {inp.committed.label}; the limit is {limit:,} {source}",
+                             "keep large files out of the repository (or split the file), or raise "
+                             "budget.max_file_bytes")
+        else:
+            continue  # it was that large before this commit
+        out.append(Finding("budget", level, c.path, None, message, hint))
     return out
 
 
 def check(inp: CheckInput, level: str) -> list[Finding]:
-    policy = inp.policy
-    edit = measure(inp)
-    findings = _over("per_edit", edit, policy.budget("per_edit"), inp, level)
-    for scope, prior in (("per_turn", inp.usage.turn), ("per_session", inp.usage.session)):
-        total = {key: prior.get(key, 0) + edit[key] for key in edit}
-        findings += _over(scope, total, policy.budget(scope), inp, level)
-    limit = policy.max_file_bytes
-    if limit is not None:
-        for change in inp.changes:
-            if change.after is not None and len(change.after) > limit:
-                findings.append(Finding(
-                    "budget", level, change.path, None,
-                    f"{change.path} would be {len(change.after):,} bytes; the limit is {limit:,} "
-                    f"(budget.max_file_bytes, from {policy.source('budget.max_file_bytes')})",
-                    "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes"))
-    return findings
+    used = measure(inp)
+    findings = _over("per_edit", used, inp, level)
+    if inp.committed is None:  # a commit has no agent: no turn, no session
+        for scope, prior in (("per_turn", inp.usage.turn), ("per_session", inp.usage.session)):
+            findings += _over(scope, {key: prior.get(key, 0) + used[key] for key in used}, inp, level)
+    return findings + _too_large(inp, level)
+
+
+def _changed_bytes(c: FileChange) -> int:
+    """Bytes of the lines a change adds and removes (all of a new or deleted file)."""
+    if c.before is None or c.after is None:
+        return len(c.after if c.after is not None else c.before or b"")
+    return sum(len(t.encode("utf-8", "surrogateescape")) + 1 for _n, t in (*c.added, *c.removed))
+
+
+def _split_hint(committed: Committed, key: str) -> str:
+    commit = committed.commit
+    how = (f"split commit {short_id(commit)} into smaller ones (`git rebase -i {short_id(commit)}^`, "
+           "mark it `edit`, then `git reset HEAD^` and commit in parts)" if commit else
+           "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first")
+    return f"{how}; or raise budget.per_edit.{key} in .agent-guard.yaml"

@@ -46,10 +46,10 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         marker = _markers(size)
         # A `=======` line counts only beside an opening or closing marker: look for it
         # only when one of those is there (a pass over the text saved for most files).
-        suspects = lines_containing(change, [c * size for c in "<>|"])
+        suspects = lines_containing(change, [c * size for c in "<>|"], inp.blocks)
         if not suspects:
             continue
-        suspects = lines_containing(change, [c * size for c in "<>|="])
+        suspects = lines_containing(change, [c * size for c in "<>|="], inp.blocks)
         found = [change.added[i] for i in suspects if marker.match(change.added[i][1])]
         if not found:
             continue
@@ -60,6 +60,6 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         for number, text in found:
             findings.append(Finding(
                 "conflict-marker", level, change.path, number,
-                f"{change.path}:{number}: the added line {quote(text)} is a merge-conflict marker",
+                f"the added line {quote(text)} is a merge-conflict marker",
                 "resolve the conflict: keep the right side's lines and drop the marker lines"))
     return findings

@@ -47,7 +47,7 @@ from typing import Iterable
 
 from ..model import FileChange, Finding
 from ..textfile import NotText, decode
-from .base import CheckInput, block_of, capped, find_lines, hits, quote
+from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
 
 HINT = "write the full code or leave that region out of the edit"
@@ -231,9 +231,9 @@ def _neighbours_are_comments(cmap: CommentMap, i: int) -> bool:
     return False
 
 
-def candidates(change: FileChange, syntax: Syntax) -> list[int]:
+def candidates(change: FileChange, syntax: Syntax, blocks: Blocks | None = None) -> list[int]:
     """Indexes into change.added of lines worth a closer look."""
-    block = block_of(change)
+    block = block_of(change, blocks)
     texts = block.texts
     found: set[int] = set()
     if syntax.marks:
@@ -353,13 +353,13 @@ def _shrinks(change: FileChange) -> bool:
     return new_n < old_n * 0.5 and old_n - new_n > 20
 
 
-def file_markers(change: FileChange, exempt: re.Pattern[str] | None) -> list[Marker]:
+def file_markers(change: FileChange, exempt: re.Pattern[str] | None, blocks: Blocks | None = None) -> list[Marker]:
     """The placeholder markers in one change's added lines (weak ones only where they can matter)."""
     syntax = syntax_for(change.path)
     picked: list[tuple[int, str]] = []
     weak_matters = bool(change.removed) or _shrinks(change)
     last = _last_nonblank(change.after) if change.after is not None and change.before is not None else -1
-    for i in candidates(change, syntax):
+    for i in candidates(change, syntax, blocks):
         number, text = change.added[i]
         kind = suspect(text, syntax)
         if kind is None or (exempt is not None and exempt.search(text)):
@@ -383,10 +383,10 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
     for change in inp.changes:
         if change.after is None or not change.added:
             continue
-        found = file_markers(change, exempt)
-        found += in_place(change, exempt, {m.line for m in found if m.strong})
+        found = file_markers(change, exempt, inp.blocks)
+        found += in_place(change, exempt, {m.line for m in found if m.strong}, inp.blocks)
         if extra is not None:
-            for _i, n, t in hits(change, extra):
+            for _i, n, t in hits(change, extra, inp.blocks):
                 m = extra.search(t)
                 if m and not (exempt is not None and exempt.search(t)):
                     found.append(Marker(n, t, m.group(), True))
@@ -465,9 +465,9 @@ def _regions(change: FileChange) -> dict[int, list[str]]:
     return out
 
 
-def _suspects(change: FileChange) -> list[int]:
+def _suspects(change: FileChange, blocks: Blocks | None = None) -> list[int]:
     """Indexes into change.added of every line holding an ellipsis or a trigger word, anywhere."""
-    block = block_of(change)
+    block = block_of(change, blocks)
     blob = block.text.lower()
     if len(blob) != len(block.text):
         return list(range(len(change.added)))  # a character lowercased to two: judge every line
@@ -484,7 +484,8 @@ def _prose_sentence(lines: tuple[str, ...], number: int, core: str) -> bool:
     return prev >= 0 and bool(_OPEN_END.search(_core(lines[prev])))
 
 
-def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]) -> list[Marker]:
+def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int],
+             blocks: Blocks | None = None) -> list[Marker]:
     """Elision judged by what the edit does: a phrase standing where the edit drops old lines.
 
     A whole-file write that shrinks the file is judged on every line it adds, and on
@@ -492,7 +493,7 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
     """
     if change.after is None or not (change.removed or change.whole):
         return []
-    picked = [i for i in _suspects(change) if change.added[i][0] not in known]
+    picked = [i for i in _suspects(change, blocks) if change.added[i][0] not in known]
     shrinks = change.whole and change.before is not None and _line_count(change.after) < _line_count(change.before)
     if not picked and not shrinks:
         return []

@@ -3,10 +3,10 @@
 An agent's edit that drops a bracket or mis-indents a block still matches and
 applies; the result only fails later, in a build or at import time.  After an edit
 is located, each touched file whose language has a parser here (see
-``guard.parsers``) is parsed as it would be written.  Only when that parse fails is
+``guard.syntax.languages``) is parsed as it would be written.  Only when that parse fails is
 the original parsed too: a file that did not parse before is not held to it (it
 may use syntax newer than our parser, or be a template), and the common case costs
-one parse per file.  Python is parsed edit by edit (``guard.pysyntax``): only the
+one parse per file.  Python is parsed edit by edit (``guard.syntax.python``): only the
 top-level statements an edit touched, when that settles it.  Deleted files, new files and files of other languages are
 not judged.
 
@@ -27,7 +27,7 @@ from ..textfile import NotText, decode
 from .base import CheckInput, quote
 
 if TYPE_CHECKING:
-    from ..parsers import Problem
+    from ..syntax.languages import Problem
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
@@ -75,38 +75,38 @@ def _show(lines: tuple[str, ...], at: int, column: int) -> str:
 
 def judge(change: FileChange, python: tuple[int, int] | None = None) -> tuple[Problem, int | None] | None:
     """(the parse problem the edit introduces, nearest edited line), or None."""
-    from .. import parsers  # on first use: commands that check nothing do not load it
+    from ..syntax import languages  # on first use: commands that check nothing do not load it
 
     if change.before is None or change.after is None or change.before == change.after:
         return None
-    langs = [lang for lang in parsers.languages_for(change.path) if parsers.available(lang)]
+    langs = [lang for lang in languages.languages_for(change.path) if languages.available(lang)]
     if not langs:
         return None
     if langs == ["python"]:
         # Parsed edit by edit: only the statements the edit touched, when that settles it.
-        found_py = parsers.new_python_problem(change.before, change.after, python)
+        found_py = languages.new_python_problem(change.before, change.after, python)
         return None if found_py is None else (found_py, _nearest(edited_lines(change), found_py.line))
     found: dict[str, Problem] = {}
     for lang in langs:
-        problem = parsers.problem(lang, change.after, python)
+        problem = languages.problem(lang, change.after, python)
         if problem is None:
             return None  # some grammar accepts the result
         found[lang] = problem
     # The result fails every grammar: it counts only against one that accepted the original.
     for lang, problem in found.items():
-        if parsers.problem(lang, change.before, python) is None:
+        if languages.problem(lang, change.before, python) is None:
             return problem, _nearest(edited_lines(change), problem.line)
     return None
 
 
 def check(inp: CheckInput, level: str) -> list[Finding]:
-    from .. import parsers
+    from ..syntax import languages
 
     findings: list[Finding] = []
     python = None
     for change in inp.changes:
-        if "python" in parsers.languages_for(change.path) and python is None:
-            python = parsers.python_target(_root(inp))
+        if "python" in languages.languages_for(change.path) and python is None:
+            python = languages.python_target(_root(inp))
         verdict = judge(change, python)
         if verdict is None:
             continue
@@ -116,7 +116,6 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         except NotText:
             continue
         path = change.path
-        where = f"{path}:{prob.line}:{prob.column}"
         if near is not None and lines:
             near = min(near, len(lines))
             edit = f"; the nearest edited line is {near}: {quote(lines[near - 1])}"
@@ -125,7 +124,8 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         target = f" (parsed as Python {python[0]}.{python[1]})" if python and prob.language == "python" else ""
         findings.append(Finding(
             "syntax", level, path, prob.line,
-            f"{where}: after this edit {path} no longer parses as {prob.language}{target}: {prob.message}{edit}",
+            f"after this edit {path} no longer parses as {prob.language}{target}: {prob.message} "
+            f"(column {prob.column}){edit}",
             "the file parsed before the edit; fix the edit so it still does (a bracket, quote or indent "
             f"lost or added near line {near or prob.line}):\n" + _show(lines, prob.line, prob.column),
         ))

@@ -18,17 +18,24 @@ git), unset = none, a value = that list applied to the base.
 
 A CRLF file's added lines carry no CR (the terminator is kept apart), so CRLF is
 never trailing whitespace; only a stray CR inside the line is.
+
+Markdown: two spaces at the end of a line that holds text are a hard line break,
+so in the files the policy's ``whitespace.markdown_linebreak_ext`` names (``md``
+and ``markdown`` by default; ``*`` for every file) they are not trailing whitespace
+and the fix keeps them, as pre-commit-hooks' trailing-whitespace does with
+``--markdown-linebreak-ext``: other blanks before them go, and exactly two remain.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..diffs import make_change
 from ..model import FileChange, Finding
 from ..textfile import NotText, Text, decode
-from .base import CheckInput, block_of, capped, lines_containing, quote
+from ..wording import span, visible
+from .base import Blocks, CheckInput, capped, lines_containing
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
@@ -42,6 +49,7 @@ _KNOWN = frozenset({
 class Rules:
     enabled: frozenset[str] = DEFAULT
     tabwidth: int = 8
+    linebreak: bool = False  # keep a Markdown hard line break (two trailing spaces after text)
 
     def __contains__(self, name: object) -> bool:
         return name in self.enabled
@@ -87,12 +95,24 @@ def rules_for(path: str, inp: CheckInput) -> Rules:
     base = _base_rules(spec if isinstance(spec, str) else None, inp.core_whitespace)
     attr = inp.attr(path, "whitespace")
     if attr is True:
-        return Rules(ALL, base.tabwidth)
-    if attr is False:
-        return Rules(frozenset(), base.tabwidth)
-    if isinstance(attr, str):
-        return parse_rules(attr, base)
-    return base
+        rules = Rules(ALL, base.tabwidth)
+    elif attr is False:
+        rules = Rules(frozenset(), base.tabwidth)
+    elif isinstance(attr, str):
+        rules = parse_rules(attr, base)
+    else:
+        rules = base
+    suffixes = inp.policy.markdown_suffixes
+    if suffixes is None or path.lower().endswith(suffixes):
+        rules = replace(rules, linebreak=True)
+    return rules
+
+
+def _trimmed(body: str, rules: Rules) -> str:
+    """`body` without its trailing blanks, a Markdown line break kept when the rules say so."""
+    if rules.linebreak and body.endswith("  ") and not body.isspace():
+        return body[:-2].rstrip(" \t\r") + "  "
+    return body.rstrip(" \t\r")
 
 
 def _indent_end(text: str, stop: int) -> int:
@@ -108,10 +128,9 @@ def line_errors(text: str, rules: Rules) -> list[str]:
     stop = len(text)
     if "blank-at-eol" in rules:
         body = text[:-1] if "cr-at-eol" in rules and text.endswith("\r") else text
-        kept = len(body.rstrip(" \t\r"))
-        if kept < len(body):
+        if _trimmed(body, rules) != body:
             errors.append("blank-at-eol")
-            stop = kept  # the trailing blanks are not also judged as indent
+            stop = len(body.rstrip(" \t\r"))  # the trailing blanks are not also judged as indent
     end = _indent_end(text, stop)
     indent = text[:end]
     last_tab = indent.rfind("\t")
@@ -130,7 +149,7 @@ def fix_line(text: str, rules: Rules) -> str:
     if "cr-at-eol" in rules and text.endswith("\r"):
         cr, text = "\r", text[:-1]
     if "blank-at-eol" in rules:
-        text = text.rstrip(" \t\r")
+        text = _trimmed(text, rules)
     end = _indent_end(text, len(text))
     indent, rest = text[:end], text[end:]
     last_tab = indent.rfind("\t")
@@ -179,11 +198,12 @@ def _trailing_blank_added(change: FileChange, lines: int) -> list[int]:
     return found[::-1]
 
 
-def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
+def _suspects(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> list[tuple[int, str]]:
     """(line number, text) of the added lines that may break a per-line rule."""
     # A needle with a tab or a CR cannot hit a block without one, and finding out
     # costs a memchr, where each needle costs a full pass.
-    text = block_of(change).text
+    blocks = blocks if blocks is not None else Blocks()  # one block for both passes below
+    text = blocks.of(change).text
     tab, cr = "\t" in text, "\r" in text
     needles: list[str] = []
     if "blank-at-eol" in rules:
@@ -194,7 +214,7 @@ def _suspects(change: FileChange, rules: Rules) -> list[tuple[int, str]]:
         needles.append(" " * rules.tabwidth)
     if "tab-in-indent" in rules and tab:
         needles.append("\t")
-    found = lines_containing(change, needles) if needles else []
+    found = lines_containing(change, needles, blocks) if needles else []
     last = len(change.added) - 1
     if "blank-at-eol" in rules and change.added and change.added[-1][1].endswith((" ", "\t", "\r")):
         found.append(last)  # the block's last line has no newline after it
@@ -215,6 +235,19 @@ _HINT = {
 }
 
 
+def _shown(text: str, broken: list[str], limit: int = 100) -> str:
+    """The line quoted with its blanks made visible (what the finding is about); a long one
+    cut where it is not about: its middle for indent rules, its start for trailing blanks."""
+    shown = visible(text, unicode=False)
+    if len(shown) > limit:
+        if "blank-at-eol" in broken:
+            shown = "..." + shown[len(shown) - limit + 3:]
+        else:
+            shown = shown[: limit - 3] + "..."
+    legend = [what for mark, what in (("·", "· a space"), ("→", "→ a tab"), ("␍", "␍ a CR")) if mark in shown]
+    return repr(shown) + (f" ({', '.join(legend)})" if legend else "")
+
+
 def _text(change: FileChange) -> Text | None:
     if change.after is None:
         return None
@@ -224,26 +257,25 @@ def _text(change: FileChange) -> Text | None:
         return None
 
 
-def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
+def problems(change: FileChange, rules: Rules, level: str, blocks: Blocks | None = None) -> list[Finding]:
     if change.after is None or not change.added or not rules.enabled:
         return []
     out: list[Finding] = []
     path = change.path
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for number, text in _suspects(change, rules):
+        for number, text in _suspects(change, rules, blocks):
             broken = line_errors(text, rules)
             if broken:
                 what = ", ".join(f"{_WHAT[r]} ({r})" for r in broken)
                 out.append(Finding("whitespace", level, path, number,
-                                   f"{path}:{number}: {what} in the added line {quote(text)}",
+                                   f"{what} in the added line {_shown(text, broken)}",
                                    "; ".join(_HINT[r] for r in broken)))
     if "blank-at-eof" in rules and not change.added[-1][1].strip(" \t\r"):
         # (Only a blank last added line can start such a run: counting lines is a pass.)
         blank = _trailing_blank_added(change, _line_count(change.after))
         if blank:
-            span = f"line {blank[0]}" if len(blank) == 1 else f"lines {blank[0]}-{blank[-1]}"
             out.append(Finding("whitespace", level, path, blank[0],
-                               f"{path}:{blank[0]}: blank lines added at the end of the file ({span}; blank-at-eof)",
+                               f"blank lines added at the end of the file ({span(blank[0], blank[-1])}; blank-at-eof)",
                                "end the file with its last line of content"))
     return out
 
@@ -251,11 +283,11 @@ def problems(change: FileChange, rules: Rules, level: str) -> list[Finding]:
 def check(inp: CheckInput, level: str) -> list[Finding]:
     findings: list[Finding] = []
     for change in inp.changes:
-        findings.extend(problems(change, rules_for(change.path, inp), level))
+        findings.extend(problems(change, rules_for(change.path, inp), level, inp.blocks))
     return capped(findings)
 
 
-def fix(change: FileChange, rules: Rules) -> FileChange:
+def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileChange:
     """`change` with its added lines repaired as `git apply --whitespace=fix` does.
 
     Only added lines change; terminators, the BOM and every kept line stay as they
@@ -265,7 +297,7 @@ def fix(change: FileChange, rules: Rules) -> FileChange:
         return change
     fixes: dict[int, str] = {}
     if rules.enabled - {"blank-at-eof", "cr-at-eol"}:
-        for number, line in _suspects(change, rules):
+        for number, line in _suspects(change, rules, blocks):
             fixed = fix_line(line, rules)
             if fixed != line:
                 fixes[number] = fixed

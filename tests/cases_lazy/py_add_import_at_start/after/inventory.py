@@ -1,6 +1,5 @@
 """Inventory helpers."""
 
-import json
 import os
 
 

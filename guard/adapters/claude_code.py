@@ -1,0 +1,516 @@
+"""Agent hooks: ``agent-guard hook claude-code`` puts Claude Code's own file tools under the guard.
+
+Claude Code runs a command hook with one JSON payload on standard input
+(``session_id``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input``,
+``tool_use_id``...).  One command serves both events; ``hook_event_name`` says which:
+
+``PreToolUse`` (Edit, MultiEdit, Write; NotebookEdit is passed through)
+    The file and its repository come from ``tool_input.file_path`` (a relative path
+    is read from ``cwd``), not from the folder Claude Code started in: the path is
+    split where its text would climb (``..``), the repository is looked for in the
+    folders before that point, and the rest of the path, as written, goes to the
+    resolver ``agent-apply`` uses (``paths.resolve``), which refuses a ``..`` that
+    follows a symbolic link.  The edit is worked out exactly as the tool will make
+    it (``old_string`` must occur once unless ``replace_all``; MultiEdit's edits
+    apply in sequence) and the diff to the resulting file is checked against the
+    policy with ``Guard.apply(check=True)``: nothing is written.  When the tool's
+    exact match would fail, the edit goes to the engine as written, whose findings
+    say why.  A refusal denies: exit 2 with the findings and hints on standard
+    error, which Claude Code shows the model.  A pass grants nothing: no permission
+    decision (warnings go back as ``additionalContext``), so Claude Code's own
+    permission rules and prompts apply (``--on-pass ask`` asks the user every
+    time).  Before answering, the file's current content is stashed (its blob in
+    the object database, the blob id in
+    ``<git common dir>/agent-guard/hooks/claude-code/<tool_use_id>.json``).
+    NotebookEdit is only checked for its path (protected, outside); its cells are
+    JSON, not lines an agent wrote.
+
+``PostToolUse``
+    Claude Code has written the file.  The turn is recorded on the agent's shadow
+    ref with the stashed content as *before* and the file on disk as *after*
+    (``Guard.record``), so ``git agent-log`` and ``git agent-rollback`` cover it.
+    Without a stash (the pre hook was not installed) the tool's ``originalFile`` is
+    the *before*, when Claude Code reports one.  The tool call is then logged for
+    ``agent-guard stats`` under its own name (a denial was logged by the pre hook),
+    so each call counts once, with its real outcome.  A PostToolUse of ``Read`` (only when
+    the settings' matcher adds it) records the lines Claude was shown, as
+    ``git agent-read`` does, so ``read_before_edit`` policies count Claude's reads.
+
+Claude Code lets a tool call go ahead when a PreToolUse hook exits with anything but
+0 or 2, or runs past its ``timeout``; so the pre hook fails closed.  Every failure
+(an unreadable payload, a missing field, a broken policy, an internal error, a write
+to standard output that fails) exits 2 with the reason on standard error, and the
+hook gives itself a deadline (``--deadline``, default ``DEADLINE`` seconds, under the
+30 s ``timeout`` of ``hooks/claude-code-settings.json``) after which an alarm ends it
+with exit 2, whatever it was doing.  After the write there is nothing left to block:
+a failing post hook exits 1 (reported, not blocking).  Files outside every
+repository, other tools and other events are not ours: exit 0, no output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..engine import Guard
+
+EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
+PASSED = ("NotebookEdit",)
+READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what Claude read
+READ_TOOL_LINES = 2000  # lines Claude Code's Read shows when the call gives no limit
+STASH_DAYS = 1  # stashes whose post hook never came (the tool failed) are dropped after this
+DEADLINE = 20.0  # seconds: the settings snippet gives the hook 30, and Python's start-up comes out of them
+BLOCK, REPORTED = 2, 1  # a pre hook's failure blocks the tool; a post hook's is only reported
+
+
+class PayloadError(Exception):
+    """A payload the hook cannot act on."""
+
+
+class Answer(NamedTuple):
+    code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+class Deadline:
+    """An alarm that ends the process with exit 2 and a reason once the pre hook runs out of time.
+
+    Claude Code lets the tool call go ahead when a hook outlives its ``timeout``, so the
+    hook must end first, denying.  The handler exits at once (``os._exit``): whatever the
+    hook was doing (waiting for the repository lock, reading a payload that never ends)
+    is abandoned; locks are flocks the kernel drops, and a pre hook writes nothing that a
+    cut leaves half done.  A post hook's write already happened: it ``cancel``s the alarm
+    and lets Claude Code's own timeout bound it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.failing = BLOCK  # the exit status of a failure from here on
+        self._old: Any = None
+        self._armed = False
+
+    def _expire(self, signum: int, frame: FrameType | None) -> None:
+        os.write(2, (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); "
+                     "the edit was blocked\n").encode())
+        os._exit(BLOCK)
+
+    def __enter__(self) -> Deadline:
+        try:
+            self._old = signal.signal(signal.SIGALRM, self._expire)
+        except ValueError:  # not the main thread (an embedding caller): Claude Code's timeout bounds it
+            return self
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def cancel(self) -> None:
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def after_write(self) -> None:
+        """The payload is a post hook's: nothing left to block."""
+        self.failing = REPORTED
+        self.cancel()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+            self._armed = False
+
+
+# ---------------------------------------------------------------------- payload
+
+
+def _payload(raw: bytes) -> dict[str, Any]:
+    from .. import jsonvalue
+
+    if not raw.strip():
+        raise PayloadError("no hook payload on standard input (Claude Code sends one JSON object)")
+    try:
+        data = jsonvalue.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"the hook payload is not UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:  # nested too deep, half a surrogate pair: decode errors too
+        raise PayloadError(f"the hook payload is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PayloadError(f"the hook payload must be a JSON object, not {type(data).__name__}")
+    event = data.get("hook_event_name")
+    if not isinstance(event, str):
+        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
+    return data
+
+
+def _tool_input(data: dict[str, Any], tool: str) -> tuple[dict[str, Any], str]:
+    """(tool input, the file it writes as written by the tool)."""
+    ti = data.get("tool_input")
+    if not isinstance(ti, dict):
+        raise PayloadError(f'the {tool} payload has no "tool_input" object')
+    key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+    target = ti.get(key)
+    if not isinstance(target, str) or not target:
+        raise PayloadError(f'the {tool} tool input has no "{key}" string (keys: {", ".join(sorted(ti)) or "none"})')
+    return ti, target
+
+
+def _locate(target: str, cwd: str, policy: str | None) -> tuple[Guard, str] | None:
+    """The repository that holds `target` and the path in it as written, or None outside every repository.
+
+    The repository is looked for in the folders the path names before its text first
+    climbs (``..``): ``link/../a.txt`` is looked up from ``link``'s parent, never from
+    where the OS would land, and the resolver then judges ``link/..`` as it judges any
+    edit's path.  A folder reached through a symbolic link (a linked home) counts as
+    the repository's when it is the repository's root or inside it.
+    """
+    from ..engine import Guard
+
+    full = target if target.startswith("/") else os.path.join(cwd, target)
+    parts = full.split("/")
+    plain = next((i for i, p in enumerate(parts) if p in (".", "..")), len(parts))
+    deepest = plain if plain < len(parts) else plain - 1  # a last plain name may be the file itself
+    tried: set[str] = set()
+    for i in range(deepest, 0, -1):
+        folder = "/".join(parts[:i]) or "/"
+        if not os.path.isdir(folder):
+            continue
+        try:
+            g = Guard(folder, policy)
+        except UsageError:
+            continue  # not a repository here; a shallower folder may be one (reached through a link)
+        root = str(g.root)
+        if root in tried:
+            continue
+        tried.add(root)
+        for j in range(i, 0, -1):
+            if os.path.realpath("/".join(parts[:j]) or "/") == root:
+                return g, "/".join(parts[j:])
+    return None
+
+
+def _turn(data: dict[str, Any], turn: str | None) -> str | None:
+    """`--turn`, $AGENT_GUARD_TURN, else one turn per user prompt when Claude Code names the prompt."""
+    if turn:
+        return turn
+    if os.environ.get("AGENT_GUARD_TURN"):
+        return os.environ["AGENT_GUARD_TURN"]
+    prompt = data.get("prompt_id")
+    if isinstance(prompt, str):
+        hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[:8].lower()
+        if hexed:
+            return "p" + hexed
+    return None
+
+
+# ---------------------------------------------------------------------- stash
+
+
+def _stash_dir(g: Guard) -> Path:
+    from .. import worktree
+
+    d = worktree.state_dir(g.repo) / "hooks" / "claude-code"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _stash_name(data: dict[str, Any], rel: str) -> str:
+    key = data.get("tool_use_id")
+    if not isinstance(key, str) or not key:
+        # Without an id, the session and path pair the two hooks of one call.
+        key = f"{data.get('session_id', '')}-{rel}"
+    return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
+
+
+def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, warnings: list[str],
+           took: float) -> None:
+    """Keep what the post hook needs: the content before the tool, and what the check said (for `stats`)."""
+    from .. import worktree
+
+    before, mode = worktree.read(g.root, rel)
+    d = _stash_dir(g)
+    cutoff = time.time() - STASH_DAYS * 86400
+    for old in d.glob("*"):  # a post hook that never came; a temporary file a deadline cut short
+        try:
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass
+    doc = {"path": rel, "before": g.repo.write_blob(before) if before is not None else None, "mode": mode,
+           "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time(),
+           "warnings": warnings, "duration": took}
+    tmp = d / f".{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    os.replace(tmp, d / _stash_name(data, rel))
+
+
+def _unstash(g: Guard, data: dict[str, Any], rel: str) -> dict[str, Any] | None:
+    path = _stash_dir(g) / _stash_name(data, rel)
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    path.unlink(missing_ok=True)
+    return doc if isinstance(doc, dict) and doc.get("path") == rel else None
+
+
+# ---------------------------------------------------------------------- PreToolUse
+
+
+def _simulate(text: str, edits: list[Any]) -> str | None:
+    """The file after `edits` as Claude Code makes them (exact, in order), or None when one fails."""
+    for e in edits:
+        if not isinstance(e, dict):
+            return None
+        old, new = e.get("old_string"), e.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old:
+            return None
+        n = text.count(old)
+        if n == 0 or (n > 1 and e.get("replace_all") is not True):
+            return None
+        text = text.replace(old, new) if e.get("replace_all") is True else text.replace(old, new, 1)
+    return text
+
+
+def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:
+    """The edit (text, dialect) whose check decides the tool call; `rel` is resolved."""
+    from .. import diffs, worktree
+    from ..model import Op
+
+    if tool == "Write":
+        return json.dumps({"file_path": rel, "content": ti.get("content")}), "json"
+    edits: list[Any] = ti.get("edits") if tool == "MultiEdit" else [  # type: ignore[assignment]
+        {k: ti[k] for k in ("old_string", "new_string", "replace_all") if k in ti}]
+    if not isinstance(edits, list):
+        raise PayloadError('the MultiEdit tool input has no "edits" list')
+    try:
+        current, _ = worktree.read(g.root, rel)
+    except (worktree.UnsafePath, OSError):
+        current = None  # the check below reports the path
+    if current is None and tool == "Edit" and ti.get("old_string") == "":
+        # Edit with no old text creates the file.
+        return json.dumps({"file_path": rel, "content": ti.get("new_string")}), "json"
+    if current is not None:
+        try:
+            result = _simulate(current.decode("utf-8"), edits)
+        except UnicodeDecodeError:
+            result = None
+        if result is not None and result.encode("utf-8") != current:
+            # Check the file exactly as the tool will leave it, as a diff: the checks see the
+            # lines it changes and a budget counts the size of the change, not of the file.
+            return diffs.make_change(rel, Op.MODIFY, current, result.encode("utf-8")).diff, "unified"
+    # The tool's exact match fails, or changes nothing: the engine's locator explains why.
+    return json.dumps({"file_path": rel, "edits": edits}), "json"
+
+
+def _output(fields: dict[str, str]) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}) + "\n"
+
+
+def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
+    """A passing edit: no permission decision (Claude Code's own rules apply), or `ask`."""
+    if on_pass == "ask":
+        return Answer(0, _output({"permissionDecision": "ask", "permissionDecisionReason": reason}))
+    if said:  # warnings and notes reach the model as context, never as a grant
+        return Answer(0, _output({"additionalContext": "\n".join([reason] + said)}))
+    return Answer(0)
+
+
+def _deny(findings: Any) -> Answer:
+    from ..render import finding_text
+
+    lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
+    lines += [finding_text(f) for f in findings]
+    return Answer(BLOCK, stderr="\n".join(lines) + "\n")
+
+
+def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int,
+            started: float) -> Answer:
+    """Deny for a finding the hook made itself (the engine logs its own refusals)."""
+    from .. import events
+    from ..report import Report
+
+    report = Report("refused", None, findings=(finding,))
+    events.record(g.repo.commondir, "apply", agent, turn, report, edit_bytes, time.monotonic() - started, tool=tool)
+    return _deny(report.findings)
+
+
+def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
+        on_pass: str) -> Answer:
+    """`rel` is the path in the repository as the tool wrote it, not yet resolved.
+
+    A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
+    once its write has landed, so each call counts once, with its real outcome.
+    """
+    from ..audience import Audience
+    from ..model import error
+    from ..render import finding_text
+
+    started = time.monotonic()
+    edit_bytes = len(json.dumps(ti))  # the tool input stands for the edit
+    pol = g.policy(agent)
+    # The engine's resolver: outside, git's own folders, protected paths, submodules.
+    resolved, finding = g.resolve(rel, pol)
+    if finding is not None or resolved is None:
+        return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
+                       agent, turn, tool, edit_bytes, started)
+    if tool in PASSED:
+        _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
+        return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
+    text, dialect = _edit_for(g, tool, ti, resolved)
+    report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,
+                     audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False)
+    if report.status == "refused":
+        return _deny(report.findings)
+    warned = [f.code for f in report.findings if f.severity != "error"]
+    _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn, warned,
+           time.monotonic() - started)
+    said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
+    return _pass(on_pass, f"agent-guard: {tool} of {resolved} checked", said)
+
+
+# ---------------------------------------------------------------------- PostToolUse
+
+
+def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:
+    from .. import diffs, events, paths, worktree
+    from ..model import Op
+    from ..report import Report
+
+    rel2, finding = paths.resolve(g.root, rel)
+    if finding is not None or rel2 is None:
+        return Answer(REPORTED, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
+    stash = _unstash(g, data, rel2)
+    checked: dict[str, Any] = stash or {}
+    if stash is not None:
+        before = g.repo.read_blob(stash["before"]) if stash.get("before") else None
+        old_mode = stash.get("mode")
+        agent, turn = stash.get("agent") or agent, stash.get("turn") or turn
+    else:
+        resp = data.get("tool_response")
+        original = resp.get("originalFile") if isinstance(resp, dict) else None
+        if isinstance(original, str):
+            before, old_mode = original.encode("utf-8"), None
+        elif isinstance(resp, dict) and resp.get("type") == "create":
+            before, old_mode = None, None
+        else:
+            return Answer(REPORTED, stderr=(
+                f"agent-guard: cannot record {tool} of {rel2}: no content from before the tool ran "
+                f"(tool_use_id {data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too\n"))
+    try:
+        after, new_mode = worktree.read(g.root, rel2)
+    except (worktree.UnsafePath, OSError) as exc:
+        return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
+    edit_bytes = len(json.dumps(data.get("tool_input")))
+    landed = Report("applied", None)
+    if before != after:
+        op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
+        change = diffs.make_change(rel2, op, before, after,
+                                   old_mode=(old_mode or new_mode) if before is not None else None,
+                                   new_mode=new_mode if after is not None else None)
+        dialect = "whole" if tool in PASSED or tool == "Write" else "json"
+        recorded = g.record([change], agent=agent, turn=turn, fmt=dialect, nbytes=edit_bytes)
+        landed = Report("applied", None, changes=(change,), turn=recorded)
+    # The tool call counts once, now that it landed, with what the pre hook's check warned about.
+    warned = checked.get("warnings")
+    took = checked.get("duration")
+    events.record(g.repo.commondir, "apply", agent, turn, landed, edit_bytes, took if isinstance(took, (int, float)) else 0.0,
+                  tool=tool, warnings=[str(w) for w in warned] if isinstance(warned, list) else [])
+    return Answer(0)
+
+
+def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
+    """Record the lines Claude's Read showed, so `read_before_edit` policies count Claude's reads.
+
+    A path agent-guard would not show (protected, unless the policy says read_protected)
+    is not recorded either: its content is never stored as a blob.
+    """
+    from .. import reads, worktree
+
+    rel2, finding = g.resolve(rel, g.policy(agent), reading=True)
+    if finding is not None or rel2 is None:
+        return Answer(0)
+    try:
+        data, _ = worktree.read(g.root, rel2)
+    except (worktree.UnsafePath, OSError):
+        return Answer(0)
+    if data is None:
+        return Answer(0)
+    offset, limit = ti.get("offset"), ti.get("limit")
+    first = offset if isinstance(offset, int) and not isinstance(offset, bool) and offset > 0 else 1
+    count = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else READ_TOOL_LINES
+    last = min(first + count - 1, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
+    with worktree.locked(g.repo):
+        reads.record(g.repo, agent, rel2, g.repo.write_blob(data), (first, last) if first <= last else None)
+    return Answer(0)
+
+
+# ---------------------------------------------------------------------- command
+
+
+def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str,
+                deadline: Deadline | None = None) -> Answer:
+    """Answer one Claude Code hook call (the payload's bytes); never raises."""
+    failing = BLOCK
+    try:
+        data = _payload(raw)
+        event = data["hook_event_name"]
+        if event not in ("PreToolUse", "PostToolUse"):
+            return Answer(0)
+        if event == "PostToolUse":
+            failing = REPORTED  # a post hook cannot undo the write: never block
+            if deadline is not None:
+                deadline.after_write()
+        tool = data.get("tool_name")
+        if not isinstance(tool, str) or not tool:
+            raise PayloadError(f'the {event} payload has no "tool_name" string')
+        if tool not in EDIT_TOOLS + PASSED and not (tool == READ_TOOL and event == "PostToolUse"):
+            return Answer(0)
+        return _answer(data, event, tool, agent, turn, policy, on_pass)
+    except Exception as exc:  # fail closed before the write, report after it
+        if isinstance(exc, (PayloadError, UsageError)):
+            why = str(exc)
+        else:
+            if os.environ.get("AGENT_GUARD_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            why = f"internal error ({type(exc).__name__}: {exc})"
+        what = "the edit was blocked" if failing == BLOCK else "the write was not recorded"
+        return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
+
+
+def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,
+            on_pass: str) -> Answer:
+    from ..engine import default_agent
+
+    ti, target = _tool_input(data, tool)
+    given = data.get("cwd")
+    cwd = given if isinstance(given, str) and given else os.getcwd()
+    found = _locate(target, cwd, policy)
+    if found is None:
+        return Answer(0)  # outside every repository: Claude Code's own permissions decide
+    g, rel = found
+    agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
+    turn = _turn(data, turn)
+    session = data.get("session_id")
+    saved = os.environ.get("AGENT_GUARD_SESSION")
+    if saved is None and isinstance(session, str) and session:
+        os.environ["AGENT_GUARD_SESSION"] = session  # per-session budgets follow Claude Code's session
+    try:
+        if event == "PreToolUse":
+            return pre(g, data, rel, tool, ti, agent, turn, on_pass)
+        if tool == READ_TOOL:
+            return note_read(g, rel, ti, agent)
+        return post(g, data, rel, tool, agent, turn)
+    finally:
+        if saved is None:
+            os.environ.pop("AGENT_GUARD_SESSION", None)

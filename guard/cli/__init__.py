@@ -1,0 +1,8 @@
+"""The command line: the only package that reads argv and prints.
+
+- ``program``: the console scripts and ``python -m guard``: one command, then a quick exit.
+- ``fast``: a plain `check` read and run without click (a commit hook runs it every time).
+- ``commands``: the click group `agent-guard` and its commands; ``check``, ``read``,
+  ``stats`` and ``adapters`` hold the others, imported only when named.
+- ``failure``: exceptions become exit statuses here, and only here.
+"""

@@ -1,0 +1,103 @@
+"""The click commands `hook claude-code` and `mcp`: the adapters (guard/adapters/) on the command line.
+
+Each reads its options here and hands the process's standard streams to its adapter:
+Claude Code's hook payload on standard input, the MCP client on standard input and
+output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..adapters.claude_code import BLOCK, DEADLINE, Answer, Deadline, claude_code
+from .commands import CONTEXT, cli
+
+
+@cli.group("hook", context_settings=CONTEXT)
+def hook_group() -> None:
+    """Adapters that put agents' own edit tools under the guard."""
+
+
+def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value == "allow":
+        raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
+                                 "(no decision: Claude Code's own permission rules apply) or give 'ask'")
+    if value not in ("defer", "ask"):
+        raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
+    return value
+
+
+def _send(answer: Answer) -> None:
+    """Write the answer, flushed here: a stream that fails must fail inside the hook's guard."""
+    if answer.stdout:
+        sys.stdout.write(answer.stdout)
+        sys.stdout.flush()
+    if answer.stderr:
+        sys.stderr.write(answer.stderr)
+        sys.stderr.flush()
+
+
+@hook_group.command("claude-code", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'claude').")
+@click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--on-pass", default="defer", show_default=True, metavar="[defer|ask]", callback=_on_pass,
+              help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) "
+                   "or ask (prompt the user every time). The hook never allows.")
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEADLINE, show_default=True,
+              metavar="SECONDS", help="Deny when the pre hook has not answered by then; keep it under the "
+                                      "hook's timeout in Claude Code's settings (30 s in our snippet).")
+def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
+    """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
+
+    PreToolUse: check Edit/MultiEdit/Write against the policy without writing;
+    a refusal exits 2 with the findings on standard error (Claude Code blocks
+    the tool and shows them to the model); a pass gives no permission decision.
+    Every failure before the write (unreadable payload, internal error, the
+    deadline) also exits 2.  PostToolUse: record what the tool wrote as a turn
+    on the shadow ref; a failure there exits 1 (reported, not blocking).
+    """
+    timer = Deadline(deadline)
+    try:
+        with timer:
+            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
+            _send(answer)
+    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
+        if isinstance(exc, SystemExit):
+            raise
+        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
+        try:
+            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
+        except OSError:
+            pass
+        sys.exit(timer.failing)
+    sys.exit(answer.code)
+
+
+@cli.command("mcp", context_settings=CONTEXT)
+@click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="The repository to serve (any folder inside it).")
+@click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--require-read/--no-require-read", default=True, show_default=True,
+              help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their "
+                   "current state.")
+def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
+    """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
+
+    The repository is the one the server starts in (or --repo); no tool reads or
+    writes outside it.  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
+    """
+    from ..adapters.mcp_server import Session, serve
+    from ..engine import Guard, default_agent
+
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
+    session = Session(Guard(repo, policy), default_agent(agent), require_read)
+    session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
+    serve(session)

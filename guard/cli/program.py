@@ -1,0 +1,92 @@
+"""The programs: the console scripts (``agent-guard``, ``git-agent-X``) and ``python -m guard``.
+
+``run`` owns the process: it reads argv, runs one command and ends the process.  A
+plain `check` runs without click (``fast``); everything else, and any argument of
+`check` the fast reader does not know, goes to the click CLI (``commands.main``).
+``git agent-X ARGS`` is ``agent-guard X ARGS``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn, Sequence
+
+
+def _check(args: Sequence[str]) -> int | None:
+    """Run `check` read by ``fast.parse_check``: its exit status, or None when click must read the arguments."""
+    from .fast import parse_check, run_check
+
+    opts = parse_check(args)
+    if opts is None:
+        return None
+    try:
+        return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
+                         policy=opts["policy"], renderer="json" if opts["as_json"] else opts["renderer"],
+                         process_ends=True)
+    except (Exception, KeyboardInterrupt) as exc:
+        from .failure import failure_status
+
+        return failure_status(exc, opts["as_json"] or opts["renderer"] == "json")
+
+
+def _main(args: Sequence[str], prog: str, command: str | None) -> int:
+    from .commands import main
+
+    try:
+        main(args, prog=prog, command=command, process_ends=True)
+    except SystemExit as exc:
+        status = exc.code
+    else:  # pragma: no cover - main always exits
+        status = 0
+    if status is None:
+        return 0
+    if isinstance(status, int):
+        return status
+    print(status, file=sys.stderr)
+    return 1
+
+
+def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
+    """Run one command and end the process: flush, then a quick exit.
+
+    After the command, the interpreter's teardown would free every object one by one
+    (a check of a large commit holds one per added line) and unload pygit2: tens of
+    milliseconds for nothing.  Nothing of agent-guard waits for the teardown: files
+    are closed and renamed, and locks released, before a command returns.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    rest = args if command == "check" else args[1:] if command is None and args[:1] == ["check"] else None
+    status = _check(rest) if rest is not None else None
+    if status is None:
+        status = _main(args, prog, command)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away, a closed stream
+            status = status or 3
+    os._exit(status)
+
+
+def _git(sub: str) -> NoReturn:
+    run(sys.argv[1:], prog=f"git agent-{sub}", command=sub)
+
+
+def git_apply() -> NoReturn:
+    _git("apply")
+
+
+def git_check() -> NoReturn:
+    _git("check")
+
+
+def git_log() -> NoReturn:
+    _git("log")
+
+
+def git_rollback() -> NoReturn:
+    _git("rollback")
+
+
+def git_read() -> NoReturn:
+    _git("read")

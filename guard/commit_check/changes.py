@@ -1,0 +1,289 @@
+"""What a commit check judges, built from git trees (``changes_from_git``), never from the work tree.
+
+So it is exactly what is (or will be) committed:
+
+- the staged change (the default): HEAD's tree against the index's tree, where the
+  index is ``$GIT_INDEX_FILE`` when git set one (``git commit -a`` and
+  ``git commit PATH`` run the hook on a temporary index);
+- a range (``--from-ref A --to-ref B``, or pre-commit's ``PRE_COMMIT_FROM_REF`` and
+  ``PRE_COMMIT_TO_REF``): each commit of ``A..B`` against its first parent, on its
+  own, so a per-commit budget holds for every commit.  Merge commits are skipped:
+  the commits they bring in are in the range themselves, or were checked before;
+- all files (``--all-files``): every tracked file as staged, judged whole as if it
+  were new, for adopting agent-guard on an existing repository.
+
+Path arguments (pre-commit passes the files it selected) limit the check to those
+paths.  In the staged mode a named *file* with no staged change is judged whole, so
+``pre-commit run --all-files`` and ``pre-commit run --files F`` check what they name.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
+from .. import diffs
+from ..errors import UsageError
+from ..model import FileChange, NumberedLines, Op
+from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
+from ..textfile import BOM, is_binary, split
+from ..wording import plural, short_id
+
+TREE = 0o040000
+_OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
+
+
+class Unit(NamedTuple):
+    """What is judged on its own: the staged change, one commit, or the files checked whole."""
+
+    label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
+    commit: str | None
+    changes: tuple[FileChange, ...]
+    whole: bool
+    # id(change) -> (added block, lines) of the changes that add every line of a text
+    # (new files, files checked whole): decoded once, handed to the checks as is.
+    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None
+
+
+# What is judged (units), what the report says was checked (its "check" object), and notes.
+Found = tuple[list[Unit], dict[str, Any], list[str]]
+
+
+# --- building changes from trees ----------------------------------------------------------
+def _matches(path: str, wanted: frozenset[str]) -> bool:
+    """`path` is one of `wanted` or inside one of them (a set: pre-commit names thousands)."""
+    if not wanted or path in wanted:
+        return True
+    cut = path.rfind("/")
+    while cut > 0:
+        if path[:cut] in wanted:
+            return True
+        cut = path.rfind("/", 0, cut)
+    return False
+
+
+def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
+    """(added block, lines) of a file's bytes, as checking it whole sees them; None when not text.
+
+    The lines are ``textfile.decode(data).lines``; the block is those lines joined by
+    newlines, which, when the text holds no CR, is the text without its last newline
+    (one copy instead of a join of every line).  Not text: binary as ``decode`` sees it,
+    or not UTF-8 (without ``decode``'s guess at the encoding, which nobody reads here).
+    """
+    if is_binary(data):
+        return None
+    bom = data.startswith(BOM)
+    try:
+        text = (data[len(BOM):] if bom else data).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text:
+        lines = split(text, bom).lines
+        return "\n".join(lines), lines
+    parts = text.split("\n")  # `split(text).lines` without the line ends nobody reads here
+    if not parts[-1]:
+        parts.pop()
+    return (text[:-1] if text.endswith("\n") else text), tuple(parts)
+
+
+def created(path: str, data: bytes, mode: int | None,
+            texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> FileChange:
+    """`diffs.make_change(path, CREATE, None, data)` without rendering the diff.
+
+    A commit's new files are most of a large change, and nobody reads their diff
+    here: every line is added, in one hunk.  With `texts`, the decoded text is kept
+    there (by the change's id) for the checks.
+    """
+    decoded = text_of(data)
+    lines = decoded[1] if decoded is not None else ()
+    change = FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
+                        new_mode=mode, added=NumberedLines(lines), hunks=1 if lines else 0)
+    if texts is not None and decoded is not None:
+        texts[id(change)] = decoded
+    return change
+
+
+def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str],
+             texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
+    out: list[FileChange] = []
+    for d in deltas:
+        if not (_matches(d.path, wanted) or (d.old_path is not None and _matches(d.old_path, wanted))):
+            continue
+        if GITLINK in (d.old.mode if d.old else 0, d.new.mode if d.new else 0):
+            continue  # a submodule's commit id: checked in the submodule's own repository
+        before = repo.read_blob(d.old.oid) if d.old else None
+        after = repo.read_blob(d.new.oid) if d.new else None
+        if before is None and after is not None and d.status == "A":
+            out.append(created(d.path, after, d.new.mode if d.new else None, texts))
+            continue
+        out.append(diffs.make_change(
+            d.path, _OPS[d.status], before, after, old_path=d.old_path,
+            old_mode=d.old.mode if d.old else None, new_mode=d.new.mode if d.new else None))
+    return tuple(out)
+
+
+def _whole(repo: GitRepo, entries: Iterable[tuple[str, Entry]],
+           texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
+    out: list[FileChange] = []
+    for path, entry in entries:
+        if entry.mode in (LINK, GITLINK, TREE):
+            continue
+        data = repo.read_blob(entry.oid)
+        if data is not None:
+            out.append(created(path, data, entry.mode, texts))
+    return tuple(out)
+
+
+def _index_tree(repo: GitRepo) -> str:
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    if index_file and not os.path.isfile(index_file):
+        raise UsageError(f"GIT_INDEX_FILE names {index_file}, which is not a file; unset it to check the index")
+    try:
+        return repo.index_tree(os.path.abspath(index_file) if index_file else None)
+    except GitError as exc:
+        raise UsageError(f"{str(exc).rstrip('.')}; resolve the merge conflict first (`git status` lists the "
+                         "files; edit them and `git add` them), then check again") from None
+
+
+def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
+    head = repo.head_commit()
+    head_tree = repo.commit_tree(head) if head else None
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    deltas = None
+    if not index_file or os.path.isfile(index_file):
+        try:
+            deltas = repo.staged_changes(head_tree, os.path.abspath(index_file) if index_file else None)
+        except GitError:
+            deltas = None  # `_index_tree` reports it
+    index: str | None = None
+    if deltas is None:  # unmerged paths, or an index that cannot be read: `_index_tree` says so
+        index = _index_tree(repo)
+        deltas = repo.diff_trees(head_tree, index)
+    texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+    changes = _changes(repo, deltas, wanted, texts)
+    units = [Unit("the staged change", None, changes, False, texts)]
+    touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+    whole: list[tuple[str, Entry]] = []
+    untracked: list[str] = []
+    for path in wanted:
+        if path in touched:
+            continue
+        if index is None:
+            index = _index_tree(repo)  # a named file the change does not touch: look it up in the index's tree
+        entry = repo.tree_entry(index, path)
+        if entry is None:
+            if not any(t.startswith(path + "/") for t in touched):
+                untracked.append(path)
+        elif entry.mode != TREE:
+            whole.append((path, entry))
+    notes: list[str] = []
+    merging = (repo.gitdir / "MERGE_HEAD").exists()
+    if whole and os.environ.get("PRE_COMMIT") and not merging:
+        # pre-commit names the staged files on a commit, and other files only under
+        # `run --all-files` or `run --files`, which check every file they name, whole (it
+        # does not say which it ran): so a named file with nothing staged means all of them.
+        staged = [(path, repo.tree_entry(index, path)) for path in sorted(wanted & touched)] if index else []
+        whole = sorted(whole + [(path, entry) for path, entry in staged if entry is not None and entry.mode != TREE])
+        whole_texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+        checked = _whole(repo, whole, whole_texts)
+        units = [Unit("the files checked whole", None, checked, True, whole_texts)]
+        extra: dict[str, Any] = {"mode": "all-files", "whole_files": len(checked)}
+        if untracked:
+            notes.append(f"not in the index, so not checked: {_some(untracked)}")
+        return units, extra, notes
+    if whole:
+        whole_texts = {}
+        units.append(Unit("the files checked whole", None, _whole(repo, whole, whole_texts), True, whole_texts))
+    if untracked:
+        notes.append(f"not in the index, so not checked: {_some(untracked)}")
+    extra = {"mode": "staged", **_totals(changes), "whole_files": len(units[1].changes) if whole else 0}
+    if merging:
+        # A merge brings in work that was committed (and checked) on the other side.
+        units[0] = units[0]._replace(label="the staged merge")
+        notes.append("a merge is being committed: the per-commit budget is not applied to it")
+        extra["merge"] = True
+    return units, extra, notes
+
+
+def _some(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+def _shallow(repo: GitRepo) -> set[str]:
+    try:
+        return set((repo.commondir / "shallow").read_text().split())
+    except OSError:
+        return set()
+
+
+def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
+    """The commit `ref` names (given as `option`), or a usage error that says how to get it."""
+    try:
+        oid = repo.resolve(ref)
+    except GitError:
+        raise UsageError(
+            f"{option} {ref!r} is not a commit in this repository; fetch it first "
+            "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)") from None
+    try:
+        repo.commit_info(oid)
+    except GitError:
+        raise UsageError(f"{option} {ref!r} names {oid[:10]}, which is not a commit; "
+                         "give a branch, a tag or a commit id") from None
+    return oid
+
+
+def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> Found:
+    base, tip = resolve_commit(repo, from_ref, "--from-ref"), resolve_commit(repo, to_ref, "--to-ref")
+    try:
+        commits = repo.commits_between(base, tip)
+    except GitError as exc:
+        raise UsageError(f"cannot list the commits of {from_ref}..{to_ref}: {exc}") from None
+    shallow = _shallow(repo)
+    units: list[Unit] = []
+    listed: list[dict[str, Any]] = []
+    merges = 0
+    for info in commits:
+        subject = info.message.strip().splitlines()[0] if info.message.strip() else ""
+        row: dict[str, Any] = {"commit": info.oid, "subject": subject}
+        if len(info.parents) > 1:
+            merges += 1
+            listed.append({**row, "skipped": "merge commit"})
+            continue
+        if not info.parents and info.oid in shallow:
+            raise UsageError(
+                f"the history is cut off (shallow) at {info.oid[:10]}, inside {from_ref}..{to_ref}: its parent is "
+                "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
+                "`actions/checkout` with `fetch-depth: 0`)")
+        parent = repo.commit_tree(info.parents[0]) if info.parents else None
+        texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+        changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
+        units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts))
+        listed.append({**row, **_totals(changes)})
+    notes = [f"{plural(merges, 'merge commit')} skipped: the commits they bring in are checked one by one"] if merges else []
+    if not commits:
+        notes.append(f"no commits in {from_ref}..{to_ref}")
+    return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
+
+
+def _all_files(repo: GitRepo, wanted: frozenset[str]) -> Found:
+    index = _index_tree(repo)
+    entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and _matches(d.path, wanted)]
+    texts: dict[int, tuple[str, tuple[str, ...]]] = {}
+    changes = _whole(repo, entries, texts)
+    return [Unit("the files checked whole", None, changes, True, texts)], {"mode": "all-files", "whole_files": len(changes)}, []
+
+
+def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
+    return {"files": len(changes), "added": sum(len(c.added) for c in changes),
+            "removed": sum(len(c.removed) for c in changes)}
+
+
+def changes_from_git(repo: GitRepo, wanted: frozenset[str], from_ref: str | None = None, to_ref: str | None = None,
+                     all_files: bool = False) -> Found:
+    """The commits of from_ref..to_ref one by one, every file whole (`all_files`), or else the
+    staged change; `wanted` (repository paths, empty for all) limits what is judged."""
+    if from_ref is not None and to_ref is not None:
+        return _range(repo, from_ref, to_ref, wanted)
+    if all_files:
+        return _all_files(repo, wanted)
+    return _staged(repo, wanted)

@@ -1,0 +1,391 @@
+"""Hashline edits: numbered-line changes to a file as ``git agent-read`` showed it.
+
+``git agent-read PATH`` prints a header ``[PATH#TAG]`` and the file's lines as
+``N:text``.  TAG is the first 8 hex digits of the git blob id of the content it
+showed (the blob is stored in the object database at read time).  An edit names
+lines by those numbers, under the same header, and applies only to that content.
+
+Grammar (one op per line; keywords in any case; a trailing ``:`` is optional)::
+
+    edit     := { prose } section { section | prose }
+    section  := header NL { op | blank }
+    header   := "[" PATH "#" TAG "]"          TAG: 4 to 40 hex digits, as the read printed it
+              | "[" PATH "]"                  only for `create`
+    op       := "replace" RANGE NL body       replace lines A..B (inclusive) with the body
+              | "insert before" N NL body     insert the body before line N
+              | "insert after" N NL body      insert it after line N (0: at the top; $: after the last line)
+              | "delete" RANGE                delete lines A..B; takes no body
+              | "delete file"                 delete PATH; takes no body; the section's only op
+              | "create" NL body              create PATH, which must not exist (header without a tag)
+    RANGE    := N [ ".." ( N | "$" ) ]        also N-M, N.=M, N:M, N,M; N alone is one line; $ the last
+                                              (a "line"/"lines" before N or RANGE is allowed)
+    body     := { "+" TEXT NL }               one row per new line: "+" alone is an empty line and
+                                              "++x" the line "+x"; rows are never "-" or " " lines
+
+Compatible spellings, so agents trained on oh-my-pi's hashline tools are understood::
+
+    PUT RANGE:   = replace        PUT <N:   = insert before N     PUT >N:   = insert after N (PUT >$: at the end)
+    CUT RANGE    = delete         REM       = delete file
+    SWAP RANGE:  = XCHG RANGE: = replace      DEL RANGE = delete
+    INS.PRE N:   = insert before  INS.POST N: = insert after      INS.HEAD: / INS.TAIL: = at the top / end
+
+and oh-my-pi's 4-hex-digit tags: any tag is a prefix of the blob id that agent
+read, matched case-insensitively against that agent's read record.  Block ops
+(``*.BLK``) need a syntax tree and are refused with a hint to name the lines.
+
+Meaning:
+
+- Every line number refers to the file as read.  Ops in one section never shift
+  each other and may come in any order; two ops touching the same lines, or
+  inserting at the same place, are an ``overlap``.
+- A blank line between two body rows is an empty line of the body (models drop
+  the lone ``+``); blank lines after a body's last row only separate ops.
+- Header, op and fence lines may carry surrounding blanks and a CR.  When every
+  line of the input ends in CRLF the CR belongs to the transport and is dropped
+  from body rows too; otherwise a body row keeps its CR (the locator makes that
+  line CRLF).
+- Tolerated around sections: prose before the first header, markdown fences (a
+  fence line ends the current op; lines after a closing fence are prose until
+  the next header), and ``*** Begin Patch`` / ``*** End Patch`` envelope lines.
+- Sections naming the same path and tag merge into one; the same path under two
+  tags is refused.
+
+Mapping into the edit model (no I/O here; the engine side is ``guard/anchors.py``):
+a section becomes ``FileEdit(path, MODIFY, base=TAG in lower case)`` whose
+changes are ``LineRange`` values in the read's line numbers, with ``expect=None``:
+``replace A..B`` -> ``LineRange(A, B, body)``, ``delete A..B`` -> ``LineRange(A,
+B, ())``, ``insert before N`` -> ``LineRange(N, N-1, body)``, ``insert after N``
+-> ``LineRange(N+1, N, body)``.  ``$`` is ``LAST`` (-1), because the parser does
+not know the line count: ``A..$`` -> ``LineRange(A, LAST)``, ``insert after $`` ->
+``LineRange(LAST+1, LAST)``.  ``delete file`` is ``FileEdit(path, DELETE,
+base=TAG)`` with the one change ``LineRange(1, LAST, ())``: every line as read
+goes, so the read must have shown them all.  ``create`` is ``FileEdit(path,
+CREATE, content=body)``.  The engine loads the blob the agent read, refuses lines
+the read never showed, and re-anchors onto the current file only when every
+anchored line is unchanged and all moved by one offset; otherwise ``stale``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..model import EditSet, FileEdit, LineRange, Op, ParseError
+
+NAME = "hashline"
+
+# `$`, the last line of the file as read, where the parser cannot know its number:
+# `LineRange(A, LAST)` runs through the last line and `LineRange(LAST + 1, LAST)`
+# inserts after it.  The engine side (guard/anchors.py) puts in the line count.
+LAST = -1
+
+OPS_HELP = (
+    "ops: replace A..B / insert before N / insert after N / delete A..B / delete file / create, "
+    "each body row starting with '+' (oh-my-pi's PUT A..B: / PUT <N: / PUT >N: / CUT A..B / REM also work)"
+)
+SHAPE = "[src/app.py#1a2b3c4d]\nreplace 12..14\n+new line 12\n+new line 13\ninsert after 40\n+added line\ndelete 50..51"
+
+_HEADER = re.compile(r"\[(?P<inner>[^\[\]]+)\]")
+_TAG = re.compile(r"[0-9a-fA-F]{4,40}")
+_RANGE = r"(?P<a>\d+)(?:\s*(?:\.\.\.?|\.=|-|\u2013|\u2026|:|,)\s*(?P<b>\d+|\$))?"
+_END = r"\s*:?"
+_LINES = r"(?:lines?\s+)?"  # "replace line 3", "delete lines 4..6"
+_OPS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern + _END, re.IGNORECASE), kind)
+    for pattern, kind in (
+        (rf"(?:replace|put|swap|xchg)\s+{_LINES}{_RANGE}", "replace"),
+        (rf"(?:delete|cut|del)\s+{_LINES}{_RANGE}", "delete"),
+        (rf"(?:insert\s+before\s+{_LINES}|put\s*<\s*|ins\.pre\s+)(?P<a>\d+)", "before"),
+        (rf"(?:insert\s+after\s+{_LINES}|put\s*>\s*|ins\.post\s+)(?P<a>\d+|\$)", "after"),
+        (r"ins\.head", "head"),
+        (r"ins\.tail", "tail"),
+        (r"delete\s+file|rem", "delete-file"),
+        (r"create", "create"),
+    )
+)
+_BODY_OPS = frozenset({"replace", "insert", "create"})
+_BLOCK_OP = re.compile(r"(?i)(?:swap|xchg|del|ins)(?:\.blk)(?:\.\w+)*\b")
+_FENCE = re.compile(r"(?:`{3,}|~{3,})[^`]*")
+_ENVELOPE = re.compile(r"\*\*\* (?:Begin|End) Patch")
+_OTHER = re.compile(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9} SEARCH|>{5,9} REPLACE)", re.MULTILINE)
+_READ_LINE = re.compile(r"\d+:")
+
+
+@dataclass
+class _Op:
+    kind: str
+    a: int
+    b: int
+    line: int  # input line of the op
+    body: list[str] = field(default_factory=list)
+    blanks: int = 0  # blank lines seen since the last body row
+
+
+@dataclass
+class _Section:
+    path: str
+    tag: str | None
+    line: int
+    ops: list[_Op] = field(default_factory=list)
+
+
+def _header(line: str) -> tuple[str, str | None] | None:
+    """(path, tag or None) when `line` is shaped like a section header."""
+    m = _HEADER.fullmatch(line)
+    if m is None:
+        return None
+    inner = m["inner"].strip()
+    path, sep, tag = inner.rpartition("#")
+    if not sep:
+        return (inner, None) if inner and " " not in inner else None
+    path, tag = path.strip(), tag.strip()
+    if not path or not tag:
+        return None
+    return path, tag
+
+
+def _kind(line: str) -> tuple[str, re.Match[str]] | None:
+    for pattern, kind in _OPS:
+        m = pattern.fullmatch(line)
+        if m is not None:
+            return kind, m
+    return None
+
+
+def _next_op(lines: list[str], i: int) -> str | None:
+    """The kind of the op on the first meaningful line after line `i` (0-based), if any."""
+    for ln in lines[i + 1:]:
+        bare = ln.strip()
+        if bare and not _FENCE.fullmatch(bare):
+            found = _kind(bare)
+            return found[0] if found else None
+    return None
+
+
+# --------------------------------------------------------------------------- detect
+
+
+def _in_labelled_fence(text: str) -> set[int]:
+    """0-based lines inside fences labelled with a file path: whole-file content, not edits."""
+    from . import fences
+
+    inside: set[int] = set()
+    total = text.count("\n") + 1
+    for f in fences.extract(text):
+        if fences.fence_path(f):
+            end = f.closer_line - 1 if f.closer_line is not None else total
+            inside.update(range(f.start_line - 1, end))
+    return inside
+
+
+def detect(text: str) -> int:
+    """90 for a header followed by an op (70 for a create alone); 100 inside a Codex
+    envelope (which the Codex dialect also claims: the tie asks for --format)."""
+    if "[" not in text or text.lstrip()[:1] == "{" or _OTHER.search(text):
+        return 0
+    lines = [ln.strip() for ln in text.split("\n")]
+    skip: set[int] | None = None
+    best = 0
+    for i, line in enumerate(lines):
+        head = _header(line)
+        if head is None:
+            continue
+        if skip is None:
+            skip = _in_labelled_fence(text) if "```" in text or "~~~" in text else set()
+        if i in skip:
+            continue
+        found = _next_op(lines, i)
+        if found is None:
+            continue
+        if head[1] is not None and _TAG.fullmatch(head[1]):
+            best = 90
+            break
+        if head[1] is None and found == "create":
+            best = 70
+    if best and any(_ENVELOPE.fullmatch(ln) for ln in lines):
+        return 100
+    return best
+
+
+# --------------------------------------------------------------------------- parse
+
+
+def parse(text: str, path: str | None = None) -> EditSet:
+    """The EditSet of a hashline edit (`path` is unused: every section names its file)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if lines and all(ln.endswith("\r") for ln in lines if ln):
+        lines = [ln[:-1] if ln else ln for ln in lines]  # a CRLF transport, not CRLF content
+    sections: list[_Section] = []
+    section: _Section | None = None
+    op: _Op | None = None
+    in_fence = False
+    for i, line in enumerate(lines):
+        no = i + 1
+        bare = line.strip()
+        if line.startswith("+") and section is not None:
+            _body_row(op, line[1:], bare, no)
+            continue
+        if not bare:
+            if op is not None and op.body:
+                op.blanks += 1
+            continue
+        head = _header(bare)
+        if head is not None:
+            follows = _next_op(lines, i)
+            tagged = head[1] is not None and _TAG.fullmatch(head[1]) is not None
+            if tagged or (follows is not None and head[1] is not None) or follows == "create":
+                section = _Section(head[0], _check_tag(head[1], no), no)
+                sections.append(section)
+                op = None
+                continue
+            if follows is not None:
+                raise ParseError(
+                    f"the header [{head[0]}] has no tag; only 'create' works without one", no,
+                    f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
+                )
+        if _FENCE.fullmatch(bare):
+            op = None
+            if in_fence:
+                section = None  # what follows a closing fence is prose until the next header
+            in_fence = not in_fence
+            continue
+        if _ENVELOPE.fullmatch(bare):
+            op = None
+            continue
+        found = _kind(bare)
+        if section is None:
+            if found is None:
+                continue  # prose around the edit
+            raise ParseError(
+                f"{_show(bare)} comes before any [PATH#TAG] header", no,
+                f"start each file's ops with the header the read printed, e.g.\n{SHAPE}",
+            )
+        if found is None:
+            raise ParseError(f"{_show(bare)} is not a hashline op", no, _hint_for(bare))
+        op = _new_op(found[0], found[1], no)
+        section.ops.append(op)
+    if not sections:
+        raise ParseError("no [PATH#TAG] section header found", 1,
+                         f"copy the header line the read prints above the ops, e.g.\n{SHAPE}", read="PATH")
+    return EditSet(files=tuple(_file_edits(sections)), format=NAME)
+
+
+def _body_row(op: _Op | None, row: str, bare: str, no: int) -> None:
+    if op is None:
+        raise ParseError(f"the body row {_show(bare)} has no op above it", no,
+                         f"put an op line above the rows; {OPS_HELP}")
+    if op.kind not in _BODY_OPS:
+        raise ParseError(f"'{_verb(op.kind)}' takes no body rows", no,
+                         f"remove the '+' rows, or write 'replace {op.a}..{op.b}' to put new lines there")
+    op.body.extend([""] * op.blanks)
+    op.blanks = 0
+    op.body.append(row)
+
+
+def _show(line: str) -> str:
+    return repr(line if len(line) <= 80 else line[:77] + "...")
+
+
+def _verb(kind: str) -> str:
+    return kind.replace("-", " ")
+
+
+def _check_tag(tag: str | None, no: int) -> str | None:
+    if tag is None or _TAG.fullmatch(tag):
+        return tag.lower() if tag else None
+    raise ParseError(
+        f"{tag!r} is not a tag: a tag is the 4 to 40 hex digits after '#' in the header the read printed",
+        no, "copy the header line exactly as the read printed it, e.g. [src/app.py#1a2b3c4d]",
+    )
+
+
+def _hint_for(line: str) -> str:
+    if _BLOCK_OP.match(line):
+        return "block ops need a syntax tree agent-guard does not have; name the block's lines, e.g. 'replace 10..24'"
+    if line.startswith("-"):
+        return ("hashline bodies hold only the new lines, each starting with '+'; the op's range names the lines "
+                "that go away (write '+-text' for a new line that starts with '-')")
+    if line.startswith("@@") or line.startswith("*** "):
+        return f"this is hashline, not a diff or a Codex patch; {OPS_HELP}"
+    if _READ_LINE.match(line):
+        return f"this looks like a read's numbered lines; an edit names the lines with ops instead:\n{SHAPE}"
+    return f"{OPS_HELP}; e.g.\n{SHAPE}"
+
+
+def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
+    groups = m.groupdict()
+    if kind in ("replace", "delete"):
+        a = int(groups["a"])
+        b = LAST if groups.get("b") == "$" else int(groups["b"]) if groups.get("b") else a
+        if a < 1:
+            raise ParseError("line numbers start at 1", no, "number lines as the read printed them")
+        if b != LAST and b < a:
+            raise ParseError(f"the range {a}..{b} ends before it starts", no, f"write it as {b}..{a}")
+        return _Op(kind, a, b, no)
+    if kind == "before":
+        n = int(groups["a"])
+        if n < 1:
+            raise ParseError("there is no line 0 to insert before", no, "write 'insert after 0' for the top of the file")
+        return _Op("insert", n, n - 1, no)
+    if kind == "after":
+        if groups["a"] == "$":
+            return _Op("insert", LAST + 1, LAST, no)
+        n = int(groups["a"])
+        return _Op("insert", n + 1, n, no)
+    if kind == "head":
+        return _Op("insert", 1, 0, no)
+    if kind == "tail":
+        return _Op("insert", LAST + 1, LAST, no)
+    return _Op(kind, 0, 0, no)
+
+
+def _file_edits(sections: list[_Section]) -> list[FileEdit]:
+    merged: dict[str, _Section] = {}
+    for sec in sections:
+        prev = merged.get(sec.path)
+        if prev is None:
+            merged[sec.path] = _Section(sec.path, sec.tag, sec.line, list(sec.ops))
+        elif prev.tag != sec.tag:
+            raise ParseError(
+                f"{sec.path} appears under two tags (#{prev.tag} on line {prev.line}, #{sec.tag} here)",
+                sec.line, "edit a file against one read: re-read it and use the latest header for every op",
+            )
+        else:
+            prev.ops.extend(sec.ops)
+    return [_file_edit(sec) for sec in merged.values()]
+
+
+def _file_edit(sec: _Section) -> FileEdit:
+    if not sec.ops:
+        raise ParseError(f"the section [{sec.path}{'#' + sec.tag if sec.tag else ''}] has no op",
+                         sec.line, f"put ops under the header; {OPS_HELP}")
+    for op in sec.ops:
+        if op.kind in _BODY_OPS and not op.body:
+            alt = f"; to delete the lines write 'delete {op.a}..{op.b}'" if op.kind == "replace" else ""
+            raise ParseError(f"'{_verb(op.kind)}' needs at least one '+' body row", op.line,
+                             f"write each new line as '+text' ('+' alone for an empty line){alt}")
+    whole = [op for op in sec.ops if op.kind in ("create", "delete-file")]
+    if whole and len(sec.ops) > 1:
+        raise ParseError(f"'{_verb(whole[0].kind)}' must be the only op for {sec.path}",
+                         whole[0].line, "send the other ops in a separate edit")
+    if sec.tag is None:
+        if not whole or whole[0].kind != "create":
+            raise ParseError(
+                f"the header [{sec.path}] has no tag; only 'create' works without one",
+                sec.line, f"copy the header with its tag from the read's output, e.g. [{sec.path}#1a2b3c4d]",
+                read=sec.path,
+            )
+        body = whole[0].body
+        return FileEdit(sec.path, Op.CREATE, content="\n".join(body) + "\n", source_line=sec.line)
+    if whole and whole[0].kind == "create":
+        raise ParseError(f"'create' makes a new file, but [{sec.path}#{sec.tag}] names a version of an existing one",
+                         whole[0].line, f"write the header as [{sec.path}] to create it, or use replace/insert ops to change it")
+    if whole:  # every line of the file as read goes: the read must have shown them all
+        gone = LineRange(1, LAST, (), None, whole[0].line)
+        return FileEdit(sec.path, Op.DELETE, changes=(gone,), base=sec.tag, source_line=sec.line)
+    changes = tuple(
+        LineRange(op.a, op.b, tuple(op.body) if op.kind != "delete" else (), None, op.line) for op in sec.ops
+    )
+    return FileEdit(sec.path, Op.MODIFY, changes=changes, base=sec.tag, source_line=sec.line)

@@ -1,0 +1,494 @@
+"""Hunks (diffs, Codex chunks, SEARCH/REPLACE blocks): context, removed and added lines.
+
+A hunk goes through the tiers as written, then (``recount``) without stray blank
+context at its edges, decoded (``escape``), with context lines whose space the model
+dropped put back; every form is tried without ``fuzz`` before any is tried with it.
+Under ``fuzz`` a context line the file lacks was either misremembered (it stands for
+the file's line there) or invented (it stands for nothing): both readings are looked
+for, and readings that change different lines are ambiguous.  A splice placed under
+``fuzz`` carries the edit's own view of the place, and git's merge rule decides
+(``locate.rebase``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
+from ..wording import visible
+from .hints import not_found_hint
+from .index import (
+    Block, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
+    norm_fn, reindent, search, unescape,
+)
+from .likeness import lookalike, near_places, resembles, resembling
+from .splice import Located, Splice
+
+
+def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]]:
+    """The hunk as written, then (with `recount`) without stray blank context at its edges.
+
+    Its line number moves with the lines dropped in front, so that it still names
+    the first line (else it would pick the wrong one of two candidates).
+    """
+    out: list[tuple[Hunk, list[str]]] = [(h, [])]
+    if "recount" in tiers:
+        lines = list(h.lines)
+        changed = False
+        while lines and lines[-1].tag == CONTEXT and not lines[-1].text.strip():
+            lines.pop()
+            changed = True
+        lead = 0
+        while lines and lines[0].tag == CONTEXT and not lines[0].text.strip():
+            lines.pop(0)
+            lead += 1
+        if (changed or lead) and any(hl.tag != CONTEXT for hl in lines):
+            start = None if h.old_start is None else h.old_start + lead
+            out.append((replace(h, lines=tuple(lines), old_start=start), ["recount"]))
+    return out
+
+
+def _without_invented(h: Hunk, fi: FileIndex) -> Hunk | None:
+    """The hunk minus context lines that occur nowhere in the file (invented by the model)."""
+    loose = fi.positions(frozenset(NORMALISERS))
+    norm = norm_fn(frozenset(NORMALISERS))
+    kept = [hl for hl in h.lines if not (hl.tag == CONTEXT and hl.text.strip() and norm(hl.text) not in loose)]
+    if len(kept) == len(h.lines) or not any(hl.tag == CONTEXT for hl in kept):
+        return None
+    # Dropped in front, the line number no longer names the first line: did the
+    # invented line stand for a line of the file, or for none?
+    start = h.old_start if kept[0] is h.lines[0] else None
+    return replace(h, lines=tuple(kept), old_start=start)
+
+
+def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
+    """Added lines that repeat, to the letter, the removed line they stand against.
+
+    SEARCH/REPLACE blocks and str_replace edits carry no context: the lines they do
+    not change appear as removed-then-added.  Those keep the file's exact bytes (a
+    trailing tab the model dropped in both halves is still the file's).  Returns
+    {index in h.lines of the added line: file line to copy}.
+    """
+    out: dict[int, int] = {}
+    n = len(h.lines)
+    i = 0
+    k = start  # file line of h.lines[i]
+    while i < n:
+        if h.lines[i].tag == CONTEXT:
+            i, k = i + 1, k + 1
+            continue
+        rem: list[tuple[int, int]] = []  # (index in h.lines, file line)
+        add: list[int] = []
+        while i < n and h.lines[i].tag != CONTEXT:
+            if h.lines[i].tag == REMOVED:
+                rem.append((i, k))
+                k += 1
+            else:
+                add.append(i)
+            i += 1
+        lo = 0
+        while lo < len(rem) and lo < len(add) and h.lines[rem[lo][0]].text == h.lines[add[lo]].text:
+            out[add[lo]] = rem[lo][1]
+            lo += 1
+        hi = 0
+        while (hi < len(rem) - lo and hi < len(add) - lo
+               and h.lines[rem[-1 - hi][0]].text == h.lines[add[-1 - hi]].text):
+            out[add[-1 - hi]] = rem[-1 - hi][1]
+            hi += 1
+    return out
+
+
+def _splice_for_hunk(
+    fi: FileIndex, h: Hunk, m: Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None,
+    written: Hunk | None = None,
+) -> Splice:
+    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
+
+    `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
+    (`h` is it less context lines the file has nowhere).  Under ``fuzz`` the splice
+    also records the edit's view of the place (see `Splice`).
+    """
+    t = fi.text
+    s = m.start
+    new: list[tuple[str, str]] = []
+    seen: list[tuple[str, str]] = []
+    meant: list[tuple[str, str]] = []
+    differs = False
+    k = s
+    default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
+    kept = _repeated_lines(h, s)
+    norm = norm_fn(m.active)
+    lines = fi.normed(m.active)
+    matched = iter(enumerate(h.lines))
+    upcoming = next(matched, None)
+    for hl in (written or h).lines:
+        if upcoming is None or upcoming[1] is not hl:
+            # A context line the file has nowhere: the edit saw it here, the file never had it.
+            differs = True
+            own = (reindent(hl.text, shift) if shift else hl.text).removesuffix("\r")
+            seen.append((own, default_eol))
+            meant.append((own, default_eol))
+            continue
+        n = upcoming[0]
+        upcoming = next(matched, None)
+        if hl.tag == CONTEXT:
+            here = (t.lines[k], t.eols[k])
+            new.append(here)
+            if m.fuzzy and lines[k] != norm(hl.text):
+                differs = True
+                here = ((reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
+            seen.append(here)
+            meant.append(here)
+            k += 1
+        elif hl.tag == REMOVED:
+            default_eol = t.eols[k] or default_eol
+            seen.append((t.lines[k], t.eols[k]))
+            k += 1
+        elif n in kept:
+            new.append((t.lines[kept[n]], t.eols[kept[n]]))
+            meant.append(new[-1])
+        else:
+            text = hl.text
+            if shift is not None:
+                text = reindent(text, shift)
+            if plain is not None:
+                text = text.translate(plain)
+            if text.endswith("\r"):
+                # A CRLF line of the edit: CRLF, unless the edit's terminators were off (eol tier).
+                new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
+            else:
+                new.append((text, default_eol if "eol" in m.active else "\n"))
+            meant.append(new[-1])
+    end = k
+    final: bool | None = None
+    if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
+        final = h.new_eof_newline
+    elif end == len(t.lines) and not h.new_eof_newline:
+        final = False
+    if not differs:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
+
+
+def _place_hunk(
+    fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int
+) -> tuple[Splice | None, list[str], Finding | None]:
+    if not h.old_lines:
+        return _locate_insertion(fi, h, window, path)
+    h = bare_context(h)
+    forms: list[tuple[Hunk, list[str]]] = [(h, [])]
+    if "escape" in tiers:
+        un = _unescaped(h)
+        if un is not None:
+            forms.append((un, ["escape"]))
+    if "recount" in tiers:
+        spaced = _reprefixed(h, fi)
+        if spaced is not None:
+            forms.append((spaced, ["context-prefix"]))
+    # Every form and recount variant is tried without fuzz before any is tried with it:
+    # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
+    for fuzzy in (False, True) if "fuzz" in tiers else (False,):
+        found: list[tuple[tuple[Match, Hunk, int], list[str]]] = []
+        written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
+        tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
+        for form, esc in forms:
+            for variant, extra in _hunk_variants(form, tiers):
+                got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
+                if isinstance(got, Finding):
+                    return None, [], got
+                if got is not None:
+                    written[id(got)] = form
+                    tried[id(got)] = variant
+                    found.append((got, esc + extra))
+                    if not fuzzy:
+                        break
+            if found and not fuzzy:
+                break
+        if not found:
+            continue
+        # Under fuzz every reading counts: the one that leaves fewest lines off wins
+        # (doubled backslashes in a context line are a miss as written, a match
+        # decoded), and readings as good as each other must agree on what changes.
+        low = min(got[2] for got, _ in found)
+        found = [f for f in found if f[0][2] == low]
+        places = {tuple((tag, k) for tag, k, _ in _effect(got[1], got[0].start)) for got, _ in found}
+        if len(places) > 1:
+            return None, [], ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
+        best = found[0]
+        form = written[id(best[0])]
+        as_tried = tried[id(best[0])]
+        (m, variant, _), repairs = best
+        if not m.fuzzy and variant.lines != form.lines:
+            # Blank context dropped from the edges: where the lines as written (all but a
+            # changed context line) stand elsewhere, the blanks were no mistake there.
+            lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
+            whole = Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
+            lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
+            loosest = frozenset(t for t in tiers if t in NORMALISERS)
+            wider = (max(0, window[0] - lead_old), window[1])
+            rivals = {p + lead_old for p in near_places(fi, whole, loosest, wider)}
+            # Or the lines as written stand, edited a little since, where the blanks are.
+            rivals |= {p + lead_old for p in resembling(fi, whole, loosest, wider)}
+            rivals |= {p + lead_old for p in lookalike(fi, whole.old, wider) if resembles(fi, whole, loosest, p)}
+            if rivals - {m.start}:
+                return None, [], ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
+        if m.fuzzy:
+            repairs.append("fuzz")
+        repairs += list(m.fixed)
+        repairs += needed(fi, m) if m.active else []
+        if variant.old_start is not None and m.start != variant.old_start - 1:
+            if "offset" not in tiers:
+                return None, [], _misplaced(fi, variant, m.start, path)
+            repairs.append("offset")
+            # Found elsewhere, while the lines at its own line number are these lines but for
+            # what the tiers forgive (a typographic space, a changed context line): two places.
+            at = variant.old_start - 1
+            loosest = frozenset(t for t in tiers if t in NORMALISERS)
+            if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
+                                            or resembles(fi, m.block, loosest, at)):
+                return None, [], ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
+        shift = None
+        if "indent" in m.active:
+            norm, lines = norm_fn(m.active), fi.normed(m.active)
+            same = [k for k in range(m.size) if lines[m.start + k] == norm(m.block.old[k])]
+            shift = indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
+            if shift == ("", ""):
+                shift = None
+            elif "indent" not in repairs:
+                repairs.append("indent")
+        if shift is not None and not m.fuzzy:
+            # Short blocks recur at other depths.  Found only at another indent, the lines
+            # may be a copy of the ones meant, which changed a little where they were:
+            # lines at the edit's own indent that differ in a context line or two are a
+            # second place.
+            rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
+            rivals -= {m.start}
+            if rivals:
+                return None, [], ambiguous(path, fi, sorted(rivals | {m.start}), "indent", h.source_line)
+        plain = typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
+        if plain is not None and "unicode" not in repairs:
+            repairs.append("unicode")
+        return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
+    want = h.old_lines
+    line, hint_text = not_found_hint(fi, want, path)
+    return None, [], error(
+        "not-found",
+        path,
+        line,
+        f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
+        hint_text,
+    )
+
+
+def _try_hunk(
+    fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
+) -> tuple[Match, Hunk, int] | Finding | None:
+    """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
+
+    The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
+    """
+    hint = None if h.old_start is None else h.old_start - 1
+    block = Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
+    m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
+    if finding is not None:
+        return finding
+    if not fuzzy:
+        return None if m is None else (m, h, 0)
+    # A context line the file lacks at that spot was either misremembered (it stands
+    # for the file's line there: `m`) or invented (it stands for nothing: dropped).
+    # Both readings are looked for; when they change different lines, the edit is
+    # ambiguous, however unique each reading is on its own.
+    found: list[tuple[Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
+    stripped = _without_invented(h, fi)
+    if stripped is not None:
+        b2 = replace(block, old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
+                     hint=None if stripped.old_start is None else stripped.old_start - 1)
+        m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
+        if finding is not None:
+            return finding
+        if m2 is not None:
+            found.append((m2, stripped, len(h.lines) - len(stripped.lines)))
+    # Context that is mostly invented or wrong describes some other file: a match on
+    # the few lines left would be a guess, however unique.  At most a third may be off.
+    found = [(m, hh, off) for m, hh, dropped in found
+             if (off := dropped + count_misses(fi, m.block, m.active, m.start)) <= max(1, _context(hh, dropped) // 3)]
+    if len(found) == 2 and _effect(found[0][1], found[0][0].start) != _effect(found[1][1], found[1][0].start):
+        if found[0][0].start != found[1][0].start:
+            return ambiguous(path, fi, sorted({f[0].start for f in found}), "fuzz", h.source_line)
+        return _two_readings(fi, found[0][0], path)
+    return found[0] if found else None
+
+
+def _two_readings(fi: FileIndex, m: Match, path: str) -> Finding:
+    """One place, but a context line that differs there says two things: refuse, naming it.
+
+    Read as a stale copy of the file's line, the new lines go on one side of that
+    line; read as invented, on the other.
+    """
+    norm = norm_fn(m.active)
+    lines = fi.normed(m.active)
+    k = next((k for k, x in enumerate(m.block.old) if lines[m.start + k] != norm(x)), 0)
+    at = m.start + k
+    return error(
+        "ambiguous", path, at + 1,
+        f"the context line {visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
+        f"line {at + 1} is {visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+    )
+
+
+def _context(h: Hunk, dropped: int) -> int:
+    return sum(1 for hl in h.lines if hl.tag == CONTEXT and hl.text.strip()) + dropped
+
+
+def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
+    """What a hunk placed at `start` does: the file lines it removes, and what it adds before which line."""
+    out: list[tuple[str, int, str]] = []
+    k = start
+    for hl in h.lines:
+        if hl.tag == ADDED:
+            out.append((ADDED, k, hl.text))
+            continue
+        if hl.tag == REMOVED:
+            out.append((REMOVED, k, ""))
+        k += 1
+    return tuple(out)
+
+
+def _search_drift(
+    fi: FileIndex, block: Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int, drift: int,
+    fuzzy: bool,
+) -> tuple[Match | None, Finding | None]:
+    m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
+    if finding is not None and block.hint is not None and drift and not fuzzy:
+        # The drift measured by the previous hunk may pick the candidate exactly.
+        m2, _, _ = search(fi, replace(block, hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        if m2 is not None:
+            return m2, None
+    return m, finding
+
+
+def _misplaced(fi: FileIndex, h: Hunk, start: int, path: str) -> Finding:
+    assert h.old_start is not None
+    return error(
+        "not-found", path, h.old_start,
+        f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
+        f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {visible(fi.keys[start])}",
+    )
+
+
+def bare_context(h: Hunk) -> Hunk:
+    """A SEARCH/REPLACE-shaped hunk (all removed, then all added) with its repeated edges as context.
+
+    Lines a block repeats unchanged at its start and end are the context it was
+    given, so they get what context gets: stray blanks at the edges may go
+    (`recount`), a misremembered one may be tolerated (`fuzz`), and the file keeps
+    its bytes for them.
+    """
+    if h.old_start is not None or h.anchors:
+        return h
+    tags = [hl.tag for hl in h.lines]
+    n_rem = tags.count(REMOVED)
+    if not n_rem or tags != [REMOVED] * n_rem + [ADDED] * (len(tags) - n_rem):
+        return h
+    rem, add = h.lines[:n_rem], h.lines[n_rem:]
+    most = min(len(rem), len(add))
+    pre = 0
+    while pre < most and rem[pre].text == add[pre].text:
+        pre += 1
+    suf = 0
+    while suf < most - pre and rem[-1 - suf].text == add[-1 - suf].text:
+        suf += 1
+    if not pre and not suf or (pre + suf == len(rem) == len(add)):
+        return h
+    def ctx(hls: Sequence[HunkLine]) -> tuple[HunkLine, ...]:
+        return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
+
+    lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
+    return replace(h, lines=lines)
+
+
+def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
+    """The hunk with context lines the model wrote without their leading space put back.
+
+    Copied as the file has it, an indented line loses one column to the context
+    prefix it lacks: ``  key: value,`` reads as context `` key: value,``.  Such a
+    line is one the file lacks as read and has once its space is back.
+    """
+    exact = fi.positions(frozenset())
+    lines = []
+    for hl in h.lines:
+        if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
+            hl = HunkLine(CONTEXT, " " + hl.text)
+        lines.append(hl)
+    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
+
+
+def _unescaped(h: Hunk) -> Hunk | None:
+    """The hunk with JSON-style escapes decoded (a literal `\\n` splits a line), or None if that changes nothing."""
+    if not any("\\" in hl.text for hl in h.lines) and not any("\\" in a for a in h.anchors):
+        return None
+    lines: list[HunkLine] = []
+    for hl in h.lines:
+        cr = "\r" if hl.text.endswith("\r") else ""
+        parts = unescape(hl.text[: len(hl.text) - len(cr)]).split("\n")
+        lines += [HunkLine(hl.tag, part + cr) for part in parts]
+    un = replace(h, lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
+    return None if un == h else un
+
+
+def typography(fi: FileIndex, start: int, size: int, old: Sequence[str]) -> dict[int, str | None] | None:
+    """The unicode tier's map for new lines, when the edit had typographic characters the file has not.
+
+    A model that turned the file's quotes and dashes typographic in the lines it
+    copied did so in the lines it wrote too; those go back to what the file uses.
+    Characters the file's matched lines do have are left alone.
+    """
+    there = set("".join(fi.keys[start : start + size]))
+    edit = set("".join(old))
+    if not any(ord(c) in UNICODE and c not in there for c in edit):
+        return None
+    return {k: v for k, v in UNICODE.items() if chr(k) not in there}
+
+
+def _locate_insertion(fi: FileIndex, h: Hunk, window: tuple[int, int], path: str) -> tuple[Splice | None, list[str], Finding | None]:
+    t = fi.text
+    n = len(t.lines)
+    if h.anchors:
+        floor = anchor_floor(fi, h.anchors, window[0], frozenset(NORMALISERS))
+        if floor is None:
+            line, hint = not_found_hint(fi, h.anchors, path)
+            return None, [], error("not-found", path, line, f"the anchor line {h.anchors[-1]!r} is not in {path}", hint)
+        at = floor
+    elif h.at_eof:
+        at = n
+    elif h.old_start is not None:
+        at = h.old_start - 1
+        if at < 0 or at > n:
+            return None, [], error(
+                "not-found", path, h.old_start,
+                f"the insertion point, line {h.old_start}, is past the end of {path} ({n} lines)",
+                "add context lines around the insertion so it can be located",
+            )
+    else:
+        return None, [], error(
+            "ambiguous", path, None,
+            "an insertion with no context lines and no line number could go anywhere",
+            "include at least one unchanged line before or after the new lines",
+        )
+    eol = t.dominant_eol()
+    if at > 0 and t.eols[at - 1]:
+        eol = t.eols[at - 1]
+    new = tuple((hl.text[:-1], "\r\n") if hl.text.endswith("\r") else (hl.text, eol) for hl in h.lines if hl.tag == ADDED)
+    final = None if h.new_eof_newline or at != n else False
+    return Splice(at, at, new, h.source_line, final), [], None
+
+
+def locate_hunk(fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int) -> Located:
+    """Where one hunk goes: at most one splice (an empty Located when it places nothing)."""
+    sp, repairs, finding = _place_hunk(fi, h, tiers, window, path, drift)
+    if finding is not None:
+        return Located.refusing(finding)
+    return Located((sp,) if sp is not None else (), tuple(repairs))

@@ -1,0 +1,372 @@
+"""Lazy snippets: the file as it should become, with unchanged stretches elided by markers.
+
+A snippet is the file as it should become, with unchanged stretches elided by
+marker lines.  Its real lines are either anchors (lines of the file, kept as the
+file has them) or new.  Anchors are found as in a patience diff: a line that
+occurs once in the file and once in the snippet is an anchor (never a line that
+only closes something: `}`, `end`, a blank); anchors must come in file order;
+each extends over the equal lines next to it; and between two anchors with a
+marker between them the search repeats, uniqueness now counted inside that
+stretch.  Then each stretch between two anchors is read:
+
+- without a marker the snippet shows it whole, and its lines replace the file's;
+  a stretch that would drop many more lines than it shows is refused (a marker
+  was probably forgotten), and so, at either end of the file, is any drop;
+- with markers, every marker keeps file lines.  New lines before the first
+  marker go right after the anchor, new lines after the last right before the
+  next anchor; context they carry on the marker's side may meet the file a few
+  lines off (the lines between are replaced).  A marker indented deeper than the
+  block around it stands for the rest of that block: the parse tree gives the
+  extent when the file parses, else the indentation does, and new lines after
+  it go where the block ends.  Lines between two markers are placed by the
+  context at both their ends, as a block, else where the first marker's block
+  ends (new code only), else refused.  Code outside a marker's block that the
+  snippet does not show would be lost, and is refused.
+Whatever two readings could explain is refused: context that also fits a few
+lines further off (unless the lines between are shallower, so no agent would
+drop them silently), blank or closing lines shown where the file has other
+lines, a new line next to a marker that looks like a changed version of the
+line the marker keeps there (a replacement, or an addition?), new lines after a
+`return` the marker keeps, and new lines at an end of the file with nothing of
+the file next to them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..model import Finding, Snippet, error
+from .index import FileIndex, indent_width, norm_fn
+from .pieces import (
+    LAZY_SLACK, Lazy, closes_outside, doubt, drops_quietly, edge_finding, least_depth, nonblank, outside,
+    place_block, reach_context, shared, unplaced, weak,
+)
+from .splice import Located, Splice
+
+
+def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
+    """Pair the snippet lines strictly between i0 and i1 with file lines strictly between p0 and p1."""
+    s_count: dict[str, int] = {}
+    for k in lz.skeys[i0 + 1 : i1]:
+        s_count[k] = s_count.get(k, 0) + 1
+    f_first: dict[str, int] = {}
+    f_count: dict[str, int] = {}
+    for p in range(p0 + 1, p1):
+        k = lz.keys[p]
+        f_count[k] = f_count.get(k, 0) + 1
+        f_first.setdefault(k, p)
+    found = [
+        (i, f_first[k]) for i in range(i0 + 1, i1)
+        if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
+    ]
+    for (ia, pa), (ib, pb) in zip(found, found[1:]):
+        if pb < pa:
+            return error(
+                "not-found", lz.path, pb + 1,
+                f"the snippet's lines are not in the order of {lz.path}: {lz.show(ib)} (snippet line {lz.src(ib)}) "
+                f"is line {pb + 1} of the file, but the snippet shows it after {lz.show(ia)} (line {pa + 1})",
+                "re-read the file and keep the snippet in file order; a new line that repeats a line found "
+                "elsewhere in the file reads as an anchor there: show more unchanged lines around it, or send a diff",
+            )
+    if not found:
+        return None
+    edges = [(i0, p0)] + found + [(i1, p1)]
+    matched: list[tuple[int, int]] = []
+    for n in range(1, len(edges) - 1):
+        i, p = edges[n]
+        lo_i, lo_p = matched[-1] if matched else edges[0]
+        hi_i, hi_p = edges[n + 1]
+        a, b = i, p
+        while a - 1 > lo_i and b - 1 > lo_p and not lz.marker[a - 1] and lz.skeys[a - 1] == lz.keys[b - 1]:
+            a, b = a - 1, b - 1
+        if a - 1 > lo_i and not lz.marker[a - 1]:
+            # New lines come before: a closing line or blank they end with is theirs, not the file's.
+            while a < i and weak(lz.skeys[a]):
+                a, b = a + 1, b + 1
+        c, d = i, p
+        while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
+            c, d = c + 1, d + 1
+        if c > i and c + 1 < len(lz.marker) and lz.marker[c + 1]:
+            f = _also_further(lz, list(range(i + 1, c + 1)), p + 1, hi_p, forward=True)
+            if f is not None:
+                return f
+        if a < i and a - 1 >= 0 and lz.marker[a - 1]:
+            f = _also_further(lz, list(range(a, i)), b, lo_p, forward=False)
+            if f is not None:
+                return f
+        matched += [(a + k, b + k) for k in range(c - a + 1)]
+    lz.pairs.update(matched)
+    edges = [(i0, p0)] + matched + [(i1, p1)]
+    for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
+        if any(lz.marker[ia + 1 : ib]):
+            f = _anchor(lz, ia, ib, pa, pb)
+            if f is not None:
+                return f
+    return None
+
+
+def _also_further(lz: Lazy, part: list[int], at: int, bound: int, forward: bool) -> Finding | None:
+    """Context shown between an anchor and a marker, matched next to the anchor (from file line
+    `at`), may belong a few lines further off instead, the lines between deleted.  Refuse when
+    it does there too, unless it is only blanks and closing lines, or the lines between are
+    shallower than it (they would not be deleted silently)."""
+    want = [lz.skeys[i] for i in part]
+    if all(weak(k) for k in want):
+        return None
+    t = len(part)
+    for shift in range(1, LAZY_SLACK + t + 1):
+        q = at + shift if forward else at - shift
+        if (q + t > bound) if forward else (q <= bound):
+            break
+        if lz.keys[q : q + t] != want:
+            continue
+        if drops_quietly(lz, part, *((at, q) if forward else (q + t, at + t))):
+            return error(
+                "ambiguous", lz.path, q + 1,
+                f"the snippet line {lz.show(part[0])} (line {lz.src(part[0])}) next to a marker matches line "
+                f"{at + 1} of {lz.path} and line {q + 1} too: are lines "
+                f"{min(at, q + t) + 1}-{max(q, at + t)} between them kept or deleted?",
+                "show one more unchanged line on the marker's side, one that occurs once in the file",
+            )
+    return None
+
+
+def _scope_end(lz: Lazy, marker: int, after: int, limit: int) -> int | None:
+    """The last file line a marker keeps when it follows file line `after`: the end of its block
+    (which may lie beyond `limit`, the next anchor).
+
+    None for a marker that no block bounds (at the margin, at the start of the file):
+    it keeps everything up to the next anchor.
+    """
+    width = indent_width(lz.snippet.lines[marker])
+    if after < 0 or width == 0:
+        return None
+    lines = lz.fi.text.lines
+    spans = lz.blocks(after)
+    if spans is not None:
+        # The innermost construct around the marker that starts at a shallower indent.
+        inner = next(((s, e) for s, e in reversed(spans) if indent_width(lines[s]) < width), None)
+        if inner is None:
+            return None
+        opener, end = indent_width(lines[inner[0]]), min(inner[1], len(lines) - 1)
+    else:
+        # No parse: the lines indented deeper than the anchor when the marker is, else at
+        # least as deep as the marker.
+        base = indent_width(lines[after])
+        least = base + 1 if width > base else width
+        opener, end = least - 1, after
+        for p in range(after + 1, len(lines)):
+            if lines[p].strip():
+                if indent_width(lines[p]) < least:
+                    break
+                end = p
+    # A closing line (`}`, `end`) or blank lines at the block's end are not the marker's.
+    while end > after and (not lines[end].strip() or indent_width(lines[end]) <= opener):
+        end -= 1
+    return end
+
+
+@dataclass(frozen=True)
+class _Op:
+    start: int  # file lines [start, end) become `new` (snippet indexes)
+    end: int
+    new: tuple[int, ...]
+
+
+def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:
+    """Read the snippet lines between two anchors against the file lines between them."""
+    items = list(range(ia + 1, ib))
+    n = len(lz.keys)
+    at_edge = pa < 0 or pb >= n
+    if not any(lz.marker[i] for i in items):
+        old_keys = [lz.keys[p] for p in range(pa + 1, pb)]
+        new_keys = [lz.skeys[i] for i in items]
+        if old_keys == new_keys:
+            return None
+        lost = sum(1 for k in old_keys if k.strip()) - nonblank(lz, items)
+        allowed = nonblank(lz, items) if at_edge else max(LAZY_SLACK, nonblank(lz, items))
+        if lost > allowed:
+            first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
+            if pa < 0 and pb >= n:
+                # No line of the snippet anchors it: both edges are the ends of the file.
+                where, fix = "(none of its lines is in the file)", "show the unchanged lines around the change, with markers for the rest"
+            elif pa < 0:
+                where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
+            elif pb >= n:
+                where, fix = f"after {lz.show(ia)}, where the snippet ends", "end the snippet with a marker"
+            else:
+                where, fix = f"between {lz.show(ia)} and {lz.show(ib)}", "put a marker where they are"
+            return error(
+                "placeholder", lz.path, first + 1,
+                f"the snippet would delete lines {pa + 2}-{pb} of {lz.path} ({lost} more than it shows) {where}, "
+                f"from {lz.file_line(first)} on, without a marker for them",
+                f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
+            )
+        # Align on the lines as written, so blank lines pair up by their exact whitespace;
+        # lines that differ only where the tiers allow keep the file's bytes.
+        raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
+        raw_new = [lz.snippet.lines[i].rstrip("\r") for i in items]
+        sm = difflib.SequenceMatcher(None, raw_old, raw_new, autojunk=False)
+        for tag, a0, a1, b0, b1 in sm.get_opcodes():
+            if tag == "equal" or (a1 - a0 == b1 - b0 and old_keys[a0:a1] == new_keys[b0:b1]):
+                continue
+            ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))
+        return None
+    # Pieces of new lines around the markers: pieces[0] before the first, pieces[-1] after the last.
+    pieces: list[list[int]] = [[]]
+    markers: list[int] = []
+    for i in items:
+        if lz.marker[i]:
+            if pieces[-1] or not markers:
+                markers.append(i)
+                pieces.append([])
+        else:
+            pieces[-1].append(i)
+    pos = pa + 1
+    if pieces[0]:
+        # New lines right after the anchor; lines it ends with that the file has next
+        # (the blank line before the elided part, say) are context.
+        reach = reach_context(lz, pieces[0], pos, pb, at_end=True)
+        if isinstance(reach, Finding):
+            return reach
+        q, tail = reach
+        new = pieces[0][: len(pieces[0]) - tail]
+        if pa < 0 and not tail and pb > 0:
+            return edge_finding(lz, pieces[0], start=True)
+        f = doubt(lz, new, range(q + tail, pb), kept_before=False)
+        if f is not None:
+            return f
+        if new or q > pos:
+            ops.append(_Op(pos, q, tuple(new)))
+        pos = q + tail
+    for k, m in enumerate(markers):
+        piece = pieces[k + 1]
+        last = k == len(markers) - 1
+        if not piece:
+            continue  # the last marker keeps everything up to the next anchor
+        if not last:
+            placed = place_block(lz, piece, pos, pb)
+            if isinstance(placed, Finding):
+                return placed
+            if placed is not None:
+                q, head, r, tail = placed
+                new = piece[head : len(piece) - tail]
+                if new or r > q + head:
+                    ops.append(_Op(q + head, r, tuple(new)))
+                pos = r + tail
+                continue
+        scope = _scope_end(lz, m, pos - 1, pb - 1)
+        if last and scope is not None and least_depth(lz, piece) < indent_width(lz.snippet.lines[m]):
+            scope = None  # the new lines are shallower: they come after all the marker keeps
+        end = pb - 1 if scope is None else min(scope, pb - 1)
+        if end >= pb - 1:
+            if not last:
+                return unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
+            # After a block that ends right here, or at the end of the file, a blank line
+            # leading the piece is its own.
+            at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
+            solid = not all(weak(lz.skeys[i]) for i in piece)
+            if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
+                # Unless a blank line of the file a few lines before the end could be the
+                # one shown, the lines after it being replaced.
+                blank = next((q for q in range(max(pos, pb - LAZY_SLACK - len(piece)), pb)
+                              if not lz.keys[q].strip() and drops_quietly(lz, piece, q + 1, pb)), None)
+                if blank is not None:
+                    return edge_finding(lz, piece, start=False)
+            reach = reach_context(lz, piece, pos, pb, at_end=False, separated=solid and (scope == pb - 1 or at_eof))
+            if isinstance(reach, Finding):
+                return reach
+            q, head = reach
+            if scope is None and not head and at_eof and pos < pb and lz.skeys[piece[0]].strip():
+                return edge_finding(lz, piece, start=False)
+            new = piece[head:]
+            if new or q + head < pb:
+                ops.append(_Op(q + head, pb, tuple(new)))
+            f = doubt(lz, new, range(pos, q + head), kept_before=True)
+            if f is not None:
+                return f
+            pos = pb
+            continue
+        else:
+            # The piece goes where the marker's block ends.  Lines it shares with the
+            # file there are context: the block's closing `}` when the piece starts with
+            # it (a blank line there is the piece's own separator), and closing lines or
+            # blank lines when it ends with them.
+            at = end + 1
+            head = shared(lz, piece, at, pb)
+            tail = shared(lz, piece[head:], at + head, pb, suffix=True)
+            new = piece[head : len(piece) - tail]
+            at += head
+            resume = at + tail
+            present = {lz.keys[p] for p in range(pos, pb)}
+            if all(weak(lz.skeys[i]) for i in piece) or closes_outside(lz.snippet.lines[i] for i in new) or any(
+                lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
+            ):
+                # Only new code goes where a block ends: blank lines alone say nothing, a
+                # closing bracket the file does not have there closes something else, and a
+                # line the file has elsewhere may be context from there.
+                return unplaced(lz, piece, m, markers[k + 1] if not last else m, pos, pb)
+            rest = [p for p in range(resume, pb) if lz.keys[p].strip()]
+            if last and rest:
+                return outside(lz, m, pos, end, rest[0], ib, pb)
+        f = doubt(lz, new, range(pos, at), kept_before=True)
+        if f is None and not last:
+            f = doubt(lz, new, range(resume, pb), kept_before=False)
+        if f is not None:
+            return f
+        if new:
+            ops.append(_Op(at, at, tuple(new)))
+        pos = resume
+    return None
+
+
+def _place_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) -> tuple[list[Splice], list[str], Finding | None]:
+    """Merge a lazy snippet into the file: the anchors it shares with the file, markers keep the rest."""
+    active = frozenset({"eol"} | ({"trailing-whitespace"} & set(tiers)))
+    norm = norm_fn(active)
+    marker = [False] * len(sn.lines)
+    for i in sn.markers:
+        marker[i] = True
+    lz = Lazy(fi, sn, path, fi.normed(active), [norm(s) for s in sn.lines], marker)
+    n = len(lz.keys)
+    f = _anchor(lz, -1, len(sn.lines), -1, n)
+    if f is not None:
+        return [], [], f
+    if sn.markers and not lz.pairs and n:
+        real = [i for i in range(len(sn.lines)) if not marker[i] and sn.lines[i].strip()]
+        if len(real) and all(lz.skeys[i] in fi.positions(active) for i in real):
+            first = real[0]
+            where = fi.positions(active)[lz.skeys[first]][:10]
+            return [], [], error(
+                "ambiguous", path, where[0] + 1,
+                f"nothing anchors the snippet in {path}: its lines only close blocks or occur several times "
+                f"({lz.show(first)} is at line{'s' if len(where) > 1 else ''} {', '.join(str(p + 1) for p in where)})",
+                "show unchanged lines around the change that occur once in the file",
+            )
+    ops: list[_Op] = []
+    edges = [(-1, -1)] + sorted(lz.pairs.items()) + [(len(sn.lines), n)]
+    for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
+        f = _gap(lz, ia, pa, ib, pb, ops)
+        if f is not None:
+            return [], [], f
+    eol = fi.text.dominant_eol()
+    splices: list[Splice] = []
+    for op in sorted(ops, key=lambda o: (o.start, o.end)):
+        new = tuple((sn.lines[i][:-1], "\r\n") if sn.lines[i].endswith("\r") else (sn.lines[i], eol) for i in op.new)
+        if splices and splices[-1].end == op.start:
+            last = splices[-1]
+            splices[-1] = Splice(last.start, op.end, last.new + new, last.source_line)
+        else:
+            splices.append(Splice(op.start, op.end, new, sn.source_line + (op.new[0] if op.new else 0)))
+    repairs = ["trailing-whitespace"] if any(sn.lines[i].rstrip("\r") != fi.text.lines[p] for i, p in lz.pairs.items()) else []
+    return splices, repairs, None
+
+
+def locate_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) -> Located:
+    """Merge a lazy snippet into the file: the anchors it shares with the file, markers keep the rest."""
+    splices, repairs, finding = _place_snippet(fi, sn, tiers, path)
+    if finding is not None:
+        return Located.refusing(finding)
+    return Located(tuple(splices), tuple(repairs))

@@ -1,0 +1,328 @@
+"""How reports are printed: every command's output goes through here.
+
+A ``Report`` (guard/report.py) decides the exit status; this module only words it.
+
+- ``finding_text``: one finding as ``path:line: code: message`` (what editors and
+  terminals link), followed by its hint.
+- ``human``: an `apply` or `rollback` report: what was (or would be) written, the
+  turn that recorded it, the findings.
+- ``check``: an `agent-guard check` report in one of ``RENDERERS`` (``--format``):
+
+  - ``human``: the findings grouped by file, each followed by its hint, then one
+    summary line that says what was checked and what to do next;
+  - ``json``: ``Report.to_json()``;
+  - ``github``: one workflow command per finding (``::error file=...,line=...::...``),
+    which GitHub shows as an annotation on the pull request's diff;
+  - ``sarif``: a SARIF 2.1.0 log for ``github/codeql-action/upload-sarif`` and other
+    code-scanning consumers; every result has a rule, a level and a location.
+
+A finding made for a commit of a range carries the commit (``finding.commit``); each
+renderer names it where it has room.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+from .model import Finding
+from .report import Report
+from .wording import plural, short_id
+
+# --- apply and rollback -------------------------------------------------------------------
+def finding_text(f: Finding) -> str:
+    where = f.path or "<input>"
+    if f.line is not None:
+        where += f":{f.line}"
+    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
+    if f.hint:
+        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
+    return text
+
+
+def human(report: Report, show_diff: bool = False) -> str:
+    """An `apply` or `rollback` report for people: the files, the turn, the findings (and the diff)."""
+    lines: list[str] = []
+    verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
+    what = f" ({report.format})" if report.format else ""
+    if report.status == "refused":
+        lines.append(f"agent-guard: refused{what}; nothing was changed")
+    else:
+        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
+    for c in report.changes:
+        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
+        rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
+        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
+    for n in report.notes:
+        lines.append(f"  note: {n}")
+    if report.turn is not None:
+        lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
+    for f in report.findings:
+        lines.append(finding_text(f))
+    if show_diff and report.diff:
+        lines.append(report.diff.rstrip("\n"))
+    return "\n".join(lines)
+
+
+# --- check ------------------------------------------------------------------------------
+# What `check --format` offers.
+RENDERERS = ("human", "json", "github", "sarif")
+
+# What each finding of `agent-guard check` means, and how to fix it: the SARIF rules,
+# and the source of the README's table.
+RULES: dict[str, tuple[str, str, str]] = {
+    "placeholder": (
+        "Added text elides code",
+        "An added comment stands in for code (`# ... rest unchanged`, `// existing code here`): "
+        "a model elided part of the file, and the commit deletes the code the comment stands for.",
+        "Restore the elided code (from the previous commit, `git show HEAD:PATH`) or rewrite the change in full.",
+    ),
+    "conflict-marker": (
+        "Added merge-conflict markers",
+        "An added line is a merge-conflict marker (`<<<<<<<`, `=======`, `>>>>>>>`).",
+        "Resolve the conflict: keep the lines you want and delete the marker lines.",
+    ),
+    "whitespace": (
+        "Whitespace errors in added lines",
+        "An added line has trailing whitespace, a space before a tab in its indent, or the file "
+        "gains blank lines at its end (the rules of `git diff --check`, `core.whitespace` and the "
+        "`whitespace` attribute).",
+        "Remove the whitespace the message names (`git diff --cached --check` lists them all).",
+    ),
+    "budget": (
+        "Commit exceeds a size budget",
+        "One commit (or the staged change) adds or removes more lines, files, hunks or bytes "
+        "than `budget.per_edit` allows, or makes a file larger than `budget.max_file_bytes`.",
+        "Split the change into smaller commits, or raise the limit in .agent-guard.yaml.",
+    ),
+    "binary": (
+        "Text file became binary",
+        "A file that was text now holds NUL bytes: usually an escape such as \\0 written out as a raw byte.",
+        "Restore the text (remove the NUL bytes), or mark the file `binary` in .gitattributes if it is meant to be.",
+    ),
+    "not-utf8": (
+        "Text that is not UTF-8",
+        "A committed text file is not UTF-8 (for instance UTF-16 with a byte-order mark, or Latin-1).",
+        "Convert it to UTF-8 (`iconv -f ENCODING -t utf-8`), or mark it `binary` in .gitattributes.",
+    ),
+    "path-protected": (
+        "Change to a protected path",
+        "The commit changes a path that `paths.protected` guards (CI workflows, secrets, the policy "
+        "itself). At commit time this is reported, not refused: people change these on purpose.",
+        "Make sure the change to this path is intended and reviewed.",
+    ),
+}
+
+
+def _ref(ref: object) -> str:
+    text = str(ref)
+    return text[:10] if len(text) == 40 and all(ch in "0123456789abcdef" for ch in text) else text
+
+
+def _commit_of(f: Finding) -> str | None:
+    value = getattr(f, "commit", None)
+    return value if isinstance(value, str) else None
+
+
+def _anchor_of(f: Finding) -> str | None:
+    value = getattr(f, "anchor", None)
+    return value if isinstance(value, str) else None
+
+
+def _subjects(report: Report) -> dict[str, str]:
+    return {c["commit"]: c.get("subject", "") for c in _extra(report).get("commits", []) if isinstance(c, dict)}
+
+
+def _extra(report: Report) -> Mapping[str, Any]:
+    value = report.extra.get("check")
+    return value if isinstance(value, dict) else {}
+
+
+def _in_commit(f: Finding, subjects: Mapping[str, str]) -> str:
+    commit = _commit_of(f)
+    if commit is None:
+        return ""
+    subject = subjects.get(commit, "")
+    return f" (in commit {short_id(commit)}{f' {subject!r}' if subject else ''})"
+
+
+def counts(findings: Iterable[Finding]) -> tuple[int, int]:
+    errors = warnings = 0
+    for f in findings:
+        if f.severity == "error":
+            errors += 1
+        else:
+            warnings += 1
+    return errors, warnings
+
+
+def check(report: Report, renderer: str) -> str:
+    """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it."""
+    if renderer == "json":
+        return report.to_json()
+    if renderer == "github":
+        return github(report)
+    if renderer == "sarif":
+        return sarif(report, version())
+    return _check_human(report)
+
+
+def _check_human(report: Report) -> str:
+    subjects = _subjects(report)
+    groups: dict[str, list[Finding]] = {}
+    for f in report.findings:
+        groups.setdefault(f.path or "", []).append(f)
+    lines: list[str] = []
+    for path in sorted(groups, key=lambda p: (p == "", p)):
+        if lines:
+            lines.append("")
+        for f in sorted(groups[path], key=lambda f: (f.line or 0)):
+            where = f.path or ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
+            if f.path and f.line is not None:
+                where += f":{f.line}"
+            warn = " (warning)" if f.severity != "error" else ""
+            in_commit = _in_commit(f, subjects) if f.path else ""
+            lines.append(f"{where}: {f.code}: {f.message}{in_commit}{warn}")
+            lines.extend("    " + h for h in f.hint.splitlines())
+    if lines:
+        lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
+    """What was checked, and what to do about an error in it."""
+    mode = extra.get("mode")
+    if mode == "range":
+        commits = [c for c in extra.get("commits", []) if isinstance(c, dict)]
+        checked = sum(1 for c in commits if "skipped" not in c)
+        base = _ref(extra.get("from_ref"))
+        what = f"{plural(checked, 'commit')} of {base}..{_ref(extra.get('to_ref'))}"
+        return what, f"rewrite the commits named above so that each one passes (`git rebase -i {base}`), then push again"
+    if mode == "all-files":
+        return (f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
+                "fix the files above and `git add` them")
+    what = (f"the staged change ({plural(int(extra.get('files', 0)), 'file')}, "
+            f"+{int(extra.get('added', 0)):,} -{int(extra.get('removed', 0)):,})")
+    if extra.get("whole_files"):
+        what += f" and {plural(int(extra['whole_files']), 'unchanged file')} checked whole"
+    return what, "fix the lines above, `git add` them, and commit again"
+
+
+def summary(report: Report) -> str:
+    errors, warnings = counts(report.findings)
+    what, fix = _checked(_extra(report))
+    line = f"agent-guard check: {what}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    if errors:
+        line += f"\n  {fix}"
+    for note in report.notes:
+        line += f"\n  note: {note}"
+    return line
+
+
+# --- GitHub workflow commands ----------------------------------------------------------
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(report: Report) -> str:
+    """One `::error`/`::warning` workflow command per finding, then the summary as plain text."""
+    subjects = _subjects(report)
+    out: list[str] = []
+    for f in report.findings:
+        kind = "error" if f.severity == "error" else "warning"
+        props: list[str] = []
+        path = f.path or _anchor_of(f)
+        if path:
+            props.append(f"file={_gh_property(path)}")
+            props.append(f"line={f.line if f.path and f.line else 1}")
+        props.append(f"title={_gh_property(f'agent-guard {f.code}')}")
+        text = f.message + _in_commit(f, subjects)
+        if f.hint:
+            text += "\n" + f.hint
+        out.append(f"::{kind} {','.join(props)}::{_gh_data(text)}")
+    out.append(summary(report))
+    return "\n".join(out)
+
+
+# --- SARIF 2.1.0 -----------------------------------------------------------------------
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _rule(code: str) -> dict[str, Any]:
+    title, meaning, fix = RULES.get(code, (code, f"agent-guard finding `{code}`.", "See the message."))
+    return {
+        "id": code,
+        "name": "".join(part.capitalize() for part in code.split("-")),
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": meaning},
+        "help": {"text": f"{meaning}\nFix: {fix}", "markdown": f"{meaning}\n\n**Fix:** {fix}"},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _fingerprint(f: Finding) -> str:
+    import hashlib  # SARIF only: not worth its start-up in every check
+
+    # Stable across runs and line moves: what was found, where, in which text.
+    key = "\x00".join((f.code, f.path or _anchor_of(f) or "", f.message.split("; ")[0]))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def sarif(report: Report, version: str = "0") -> str:
+    from urllib.parse import quote  # here: only SARIF needs it
+
+    subjects = _subjects(report)
+    codes = list(dict.fromkeys([*RULES, *(f.code for f in report.findings)]))
+    index = {code: i for i, code in enumerate(codes)}
+    results: list[dict[str, Any]] = []
+    for f in report.findings:
+        path = f.path or _anchor_of(f) or ".agent-guard.yaml"
+        text = f.message + _in_commit(f, subjects)
+        if f.hint:
+            text += "\n" + f.hint
+        result: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": "error" if f.severity == "error" else "warning",
+            "message": {"text": text},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": f.line if f.path and f.line else 1},
+                },
+            }],
+            "partialFingerprints": {"agentGuardFinding/v1": _fingerprint(f)},
+        }
+        commit = _commit_of(f)
+        if commit:
+            result["properties"] = {"commit": commit}
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "agent-guard",
+                "version": version,
+                "rules": [_rule(code) for code in codes],
+            }},
+            "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
+            "results": results,
+        }],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2)
+
+
+def version() -> str:
+    """This program's version, as SARIF logs and the MCP handshake name it ("0" when not installed)."""
+    try:
+        from importlib.metadata import version as installed  # here: slow to import, and rarely asked
+
+        return installed("agent-guard")
+    except Exception:  # noqa: BLE001 - a version is decoration; a missing one must not fail a command
+        return "0"

@@ -1,0 +1,24 @@
+"""The one package that talks to git.
+
+It imports pygit2 (and alone runs git), translates its errors, and hands the rest of
+agent-guard bytes, paths, hex object ids and the plain values of ``values``:
+
+- ``handle``: `GitRepo`, one repository opened once: trees, commits, refs, the index,
+  config and attributes;
+- ``objects``: the handle's blobs (ids, the memory of recent ones, loose objects);
+- ``merge``: git's three-way merge of one file, in memory;
+- ``errors`` and ``values``: what the others raise and return.
+"""
+
+from __future__ import annotations
+
+from .errors import GitError, NotARepository, RefLocked, RefMoved
+from .handle import GitRepo
+from .merge import Conflict, Merged, merge_file
+from .objects import read_objects_unverified
+from .values import EXEC, FILE, GITLINK, LINK, CommitInfo, Entry, TreeChange
+
+__all__ = [
+    "EXEC", "FILE", "GITLINK", "LINK", "CommitInfo", "Conflict", "Entry", "GitError", "GitRepo", "Merged",
+    "NotARepository", "RefLocked", "RefMoved", "TreeChange", "merge_file", "read_objects_unverified",
+]

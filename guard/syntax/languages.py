@@ -1,0 +1,400 @@
+"""Source languages: does a text parse, where does it first fail, what encloses a line.
+
+Python goes through ``ast`` (with the project's target version when known), JSON,
+YAML and TOML through their standard parsers, and the common languages through
+tree-sitter grammars from the per-language PyPI packages (``pip install
+agent-guard[syntax]``).  A grammar is imported the first time a file of its
+language is parsed, so start-up pays for none of them; when its package is
+missing the language is simply not parsed (``language_for`` says None).
+
+The language-pack wheel is not used: it downloads grammars at run time, which
+fails offline.  A tree-sitter parse fails when its tree holds ERROR or MISSING
+nodes; the first one in document order is reported.
+
+Lines and columns are 1-based; a column counts characters, not bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+from .. import jsonvalue
+from .python import error as python_error
+from .python import new_error as new_python_error
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Where a text first fails to parse, and the parser's own words."""
+
+    line: int
+    column: int
+    message: str
+    language: str
+
+
+# Language -> (module, function returning the grammar's language pointer).
+GRAMMARS: dict[str, tuple[str, str]] = {
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "c_sharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "bash": ("tree_sitter_bash", "language"),
+    "html": ("tree_sitter_html", "language"),
+    "css": ("tree_sitter_css", "language"),
+}
+
+# Suffix -> languages tried in turn.  A `.h` header is C or C++: the file is held to
+# whichever grammar accepted it before the edit.
+_BY_SUFFIX: dict[str, tuple[str, ...]] = {}
+for _langs, _suffixes in (
+    (("python",), "py pyi pyw"),
+    (("json",), "json"),
+    (("yaml",), "yaml yml"),
+    (("toml",), "toml"),
+    (("javascript",), "js mjs cjs jsx"),
+    (("typescript",), "ts mts cts"),
+    (("tsx",), "tsx"),
+    (("go",), "go"),
+    (("rust",), "rs"),
+    (("java",), "java"),
+    (("c",), "c"),
+    (("c", "cpp"), "h"),
+    (("cpp",), "cc cpp cxx c++ hh hpp hxx h++ ipp"),
+    (("c_sharp",), "cs"),
+    (("ruby",), "rb rake gemspec"),
+    (("php",), "php"),
+    (("bash",), "sh bash"),
+    (("html",), "html htm"),
+    (("css",), "css"),
+):
+    for _suffix in _suffixes.split():
+        _BY_SUFFIX[_suffix] = _langs
+_BY_NAME: dict[str, tuple[str, ...]] = {"rakefile": ("ruby",), "gemfile": ("ruby",)}
+
+
+def languages_for(path: str) -> tuple[str, ...]:
+    """The languages `path` may be parsed as, by name; () for Markdown, text and the unknown."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    stem, dot, suffix = name.rpartition(".")
+    return _BY_SUFFIX.get(suffix, ()) if dot and stem else ()
+
+
+def available(language: str) -> bool:
+    """Can this machine parse `language` (is its grammar package installed)?"""
+    if language in ("python", "json", "yaml", "toml"):
+        return True
+    return _parser(language) is not None
+
+
+@lru_cache(maxsize=None)
+def _parser(language: str) -> Any:
+    """A tree-sitter parser for `language`, or None when tree-sitter or the grammar is missing."""
+    spec = GRAMMARS.get(language)
+    if spec is None:
+        return None
+    try:
+        import tree_sitter
+
+        grammar = importlib.import_module(spec[0])
+        return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, spec[1])()))
+    except (ImportError, AttributeError, ValueError, TypeError):
+        # ValueError: a grammar built for an ABI this tree-sitter cannot load.
+        return None
+
+
+# --------------------------------------------------------------------------- first problem
+
+
+def problem(language: str, data: bytes, python: tuple[int, int] | None = None) -> Problem | None:
+    """The first parse error of `data` in `language`, or None when it parses (or cannot be parsed here)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if language == "python":
+        return _as_problem(python_error(text, python))
+    if language == "json":
+        return _json(text)
+    if language == "yaml":
+        return _yaml(text)
+    if language == "toml":
+        return _toml(text)
+    parser = _parser(language)
+    if parser is None:
+        return None
+    root = parser.parse(data).root_node
+    if not root.has_error:
+        return None
+    return _tree_problem(root, data, language)
+
+
+def new_python_problem(before: bytes, after: bytes, python: tuple[int, int] | None = None) -> Problem | None:
+    """The parse error an edit brings into a Python file that parsed, or None.
+
+    None also when the original did not parse (the file is not held to it) or either
+    side is not UTF-8.  Only the top-level statements the edit touched are parsed
+    when that settles it (see ``guard.syntax.python``).
+    """
+    try:
+        old = before.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+        new = after.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return _as_problem(new_python_error(old, new, python))
+
+
+def _as_problem(err: tuple[int, int, str] | None) -> Problem | None:
+    return None if err is None else Problem(err[0], err[1], err[2], "python")
+
+
+def _json(text: str) -> Problem | None:
+    if not text.strip():
+        return None  # an empty file is not a JSON document, but it is not broken by an edit either
+    try:
+        jsonvalue.loads(text)
+    except json.JSONDecodeError as exc:
+        return Problem(exc.lineno, exc.colno, exc.msg, "json")
+    except RecursionError:
+        return Problem(1, 1, "nested too deeply", "json")
+    return None
+
+
+def _yaml_loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml(text: str) -> Problem | None:
+    import yaml  # here: most edits are to other files, and PyYAML takes ~13 ms to import
+
+    # Composing checks the syntax without constructing values, so application tags
+    # (`!Ref`, `!!python/name`) are not errors.
+    try:
+        for _node in yaml.compose_all(text, Loader=_yaml_loader()):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        return Problem(line, column, " ".join(p for p in (exc.context, exc.problem) if p) or str(exc), "yaml")
+    except yaml.YAMLError as exc:
+        return Problem(1, 1, str(exc), "yaml")
+    return None
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _toml(text: str) -> Problem | None:
+    import tomllib  # only when a TOML file is parsed: start-up does not pay for it
+
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_AT.search(message)
+        if m:
+            return Problem(int(m.group(1)), int(m.group(2)), message[: m.start()], "toml")
+        return Problem(1, 1, message, "toml")
+    return None
+
+
+def _first_error(node: Any) -> Any:
+    """The leftmost ERROR or MISSING node under `node` (which has an error)."""
+    while not (node.is_error or node.is_missing):
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:
+            return node
+    return node
+
+
+def _tree_problem(root: Any, data: bytes, language: str) -> Problem:
+    node = _first_error(root)
+    row, col_bytes = node.start_point
+    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+    column = len(data[line_start : line_start + col_bytes].decode("utf-8", errors="replace")) + 1
+    if node.is_missing:
+        message = f"missing {node.type!r}"
+    else:
+        shown = data[node.start_byte : node.end_byte].decode("utf-8", errors="replace").strip().split("\n")[0]
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        message = f"unexpected {shown!r}" if shown else "unexpected end of input"
+    return Problem(row + 1, column, message, language)
+
+
+# --------------------------------------------------------------------------- enclosing blocks
+
+
+@dataclass(frozen=True)
+class Span:
+    """A construct spanning several lines: rows [start, end], 0-based and inclusive."""
+
+    start: int
+    end: int
+
+
+def enclosing(language: str, data: bytes, row: int) -> list[Span] | None:
+    """The constructs that contain both line `row` and the line after it, outermost first.
+
+    None when the file cannot be parsed as `language` here (no grammar, or the file
+    has errors): callers then fall back on indentation.
+    """
+    if language == "python":
+        tree = _python_tree(data)
+        return None if tree is None else _python_enclosing(tree, row)
+    root = _tree(language, data)
+    if root is None:
+        return None
+    out: list[Span] = []
+    node = root
+    while True:
+        for child in node.children:
+            (r0, _c0), (r1, _c1) = child.start_point, child.end_point
+            if r0 <= row < r1:
+                out.append(Span(r0, r1))
+                node = child
+                break
+        else:
+            return out
+
+
+@lru_cache(maxsize=4)
+def _tree(language: str, data: bytes) -> Any:
+    """The root of `data`'s tree-sitter parse, or None (no grammar, or parse errors)."""
+    parser = _parser(language)
+    if parser is None:
+        return None
+    root = parser.parse(data).root_node
+    return None if root.has_error else root
+
+
+@lru_cache(maxsize=4)
+def _python_tree(data: bytes) -> ast.Module | None:
+    try:
+        text = data.decode("utf-8-sig")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _python_enclosing(tree: ast.Module, row: int) -> list[Span]:
+    line = row + 1
+    out: list[Span] = []
+    node: ast.AST = tree
+    while True:
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            last = getattr(child, "end_lineno", None)
+            if first is None or last is None:
+                continue
+            # A decorated definition starts at its first decorator.
+            decorators = getattr(child, "decorator_list", None) or []
+            first = min([first] + [d.lineno for d in decorators])
+            if first <= line < last:
+                out.append(Span(first - 1, last - 1))
+                node = child
+                break
+        else:
+            return out
+
+
+# --------------------------------------------------------------------------- the project's Python
+
+
+_SPEC = re.compile(r"(>=|~=|==|>)\s*(\d+)\.(\d+)")
+
+
+def _lowest(spec: str) -> tuple[int, int] | None:
+    """The oldest Python a `requires-python` specifier allows, e.g. '>=3.8,<4' -> (3, 8)."""
+    found = [(int(m.group(2)), int(m.group(3))) for m in _SPEC.finditer(spec)]
+    return max(found) if found else None
+
+
+def _short(tag: str) -> tuple[int, int] | None:
+    """'py38' or '3.8' -> (3, 8)."""
+    m = re.fullmatch(r"py(\d)(\d+)|(\d+)\.(\d+)", tag.strip())
+    if not m:
+        return None
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return int(major), int(minor)
+
+
+def _get(data: dict[str, Any], *keys: str) -> Any:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def _targets(data: dict[str, Any]) -> Iterator[tuple[int, int] | None]:
+    requires = _get(data, "project", "requires-python")
+    yield _lowest(requires) if isinstance(requires, str) else None
+    ruff = _get(data, "tool", "ruff", "target-version")
+    yield _short(ruff) if isinstance(ruff, str) else None
+    black = _get(data, "tool", "black", "target-version")
+    if isinstance(black, list):
+        versions = [v for v in (_short(t) for t in black if isinstance(t, str)) if v]
+        yield min(versions) if versions else None
+    mypy = _get(data, "tool", "mypy", "python_version")
+    yield _short(str(mypy)) if isinstance(mypy, (str, float)) else None
+
+
+def python_target(root: Path | None) -> tuple[int, int] | None:
+    """The oldest Python the project at `root` supports (pyproject.toml), if it says.
+
+    Only a target older than the running interpreter narrows the parse: ``ast``
+    cannot parse syntax newer than itself.
+    """
+    if root is None:
+        return None
+    path = root / "pyproject.toml"
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _target_cached(str(path), stamp)
+
+
+@lru_cache(maxsize=16)
+def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
+    import tomllib
+
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    for target in _targets(data):
+        if target is not None and target[0] == 3:
+            if target >= sys.version_info[:2]:
+                return None
+            return max(target, (3, 7))
+    return None
+

@@ -1,0 +1,293 @@
+"""The file an edit targets: resolved, read and vetted, then its change worked out.
+
+For each file section of an edit: the agent's path becomes a repository-relative
+one (or a refusal: outside the tree, git's own folders, protected, a submodule), the
+file is read without following a link, the operation is checked against what is
+there (create over a file, modify a missing one, a folder, sparse checkout, a
+symlink or submodule mode, binary or not UTF-8 content), the agent's reads are
+consulted (``anchors``), the texts the edit may have been made against are
+gathered from git (the blob an ``index`` line names; read_before_edit's versions;
+a lazy snippet's earlier versions), and ``locate.rebase.new_text`` works out the
+new text.  The result is a ``FileChange``: no file is written here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from . import diffs, ledger, paths, worktree
+from .audience import CLI, Audience
+from .eol import as_checked_out
+from .locate import apply_splices, locate_changes
+from .locate.rebase import Bases, Rewritten, new_text
+from .model import FileChange, FileEdit, Finding, Op, PathBase, Snippet, error
+from .repo import EXEC, FILE
+from .textfile import Text, decode, decode_or_none
+from .wording import plural
+
+if TYPE_CHECKING:
+    from .policy import Policy
+    from .workspace import Workspace
+
+def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
+    """An agent's path as a repository-relative one, or the finding that refuses it: outside
+    the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
+    rel, finding = paths.resolve(ws.root, raw)
+    if finding is not None or rel is None:
+        return None, finding
+    own = paths.git_folder_finding(rel, ws.repo.git_folders())
+    if own is not None:
+        return None, own
+    prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
+    if prot is not None and prot.severity == "error":
+        return None, prot
+    sub = ws.repo.submodule_of(rel)
+    if sub is not None:
+        # paths.resolve sees a checked-out submodule's .git; this is one not checked out,
+        # whose empty folder a later `git submodule update` must find empty.
+        return None, error("path-protected", rel, None,
+                           f"{rel!r}: {sub!r} is a submodule (git records it as a commit, not files)",
+                           "edit the submodule in its own repository, not through this one")
+    return rel, None
+
+
+def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]:
+    """Tracked by git, or created by this agent in an earlier turn (on its shadow ref)."""
+    tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+    tip_tree = ws.repo.commit_tree(tip) if tip else None
+
+    def tracked(path: str) -> bool:
+        return ws.repo.tracked(path) or ws.repo.tree_entry(tip_tree, path) is not None
+
+    return tracked
+
+
+def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
+               audience: Audience = CLI, guessed_whole: bool = False
+               ) -> tuple[FileChange | None, list[Finding], list[str]]:
+    """The change `fe` makes to its file (None when refused), with the findings and notes that go with it."""
+    from . import anchors  # hashline's module too: only an apply that reaches a file pays for it
+    from .checks import content_finding
+
+    if fe.binary:
+        return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
+                            "change binary files outside the agent, or send a text edit")], []
+    start = "" if fe.path_base is PathBase.ROOT else here
+    guess = fe.path_base is PathBase.GUESS
+    fe = _prefix_dropped(ws.root, fe, start, guess)
+    path, f = resolve(ws, paths.from_folder(start, fe.path, guess), pol)
+    if f is not None or path is None:
+        return None, [f] if f else [], []
+    src: str = path
+    if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
+        old, f = resolve(ws, paths.from_folder(start, fe.old_path, guess), pol)
+        if f is not None or old is None:
+            return None, [f] if f else [], []
+        src = old
+    try:
+        before, old_mode = worktree.read(ws.root, src)
+        dest = worktree.read(ws.root, path)[0] if src != path else before
+    except worktree.UnsafePath as exc:
+        return None, [_not_a_file(ws.root, fe, src, path, exc)], []
+    op = fe.op
+    refused = _vet(ws, fe, op, src, path, before, dest, start)
+    if refused is not None:
+        return None, [refused], []
+    if before is None and op is not Op.CREATE:
+        op = Op.CREATE  # a whole-file write (create_missing) of a file not there
+    if before is not None:
+        bad = content_finding(src, before, ws.repo.attr)
+        if bad is not None:
+            return None, [bad], []
+    got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience)
+    fe, read_findings = got_read.edit, list(got_read.findings)
+    if any(x.severity == "error" for x in read_findings):
+        return None, read_findings, []
+    if op is Op.DELETE:
+        if got_read.stale is not None:
+            return None, [got_read.stale], []  # deleting a file changed since it was seen loses that change
+        ch, fs = _delete(fe, path, before, old_mode, tiers)
+        return ch, read_findings + fs, []
+    text = decode(before) if before is not None else Text((), (), False)
+    notes: list[str] = []
+    flt = ws.repo.attr(path, "filter")
+    if isinstance(flt, str):
+        # What the agent read and what an editor would write: the work-tree bytes.
+        notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
+                     "(smudged) bytes, and git runs the filter's clean step when the file is staged")
+    if fe.content is not None and guessed_whole and before is not None and got_read.stale is None:
+        doubt = _snippet_not_file(path, text, fe.content, audience)
+        if doubt is not None:
+            return None, [doubt], []
+    bases = _bases(ws, fe, path, before, tiers, pol, got_read.seen if got_read.stale is not None else ())
+    got = new_text(fe, text, tiers, path, bases)
+    if got is None:
+        assert got_read.stale is not None
+        return None, [got_read.stale], []
+    if not isinstance(got, Rewritten):
+        return None, list(got), []
+    repairs = list(got_read.repairs) + list(got.repairs) + list(fe.repairs)
+    new = got.text
+    if not any(text.eols):
+        # A new file (or one without a line end of its own): the endings git's checkout
+        # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+        new, converted = as_checked_out(new, path, ws.repo.attr, ws.repo.config)
+        if converted:
+            repairs.append("eol")
+    change = diffs.make_change(
+        path, op, before, new.encode(), old_path=src if src != path else None, old_mode=old_mode,
+        new_mode=fe.new_mode or old_mode or FILE, repairs=repairs, regions=got.regions,
+        before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
+    )
+    return change, read_findings, notes + list(got.notes)
+
+
+def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None,
+         start: str) -> Finding | None:
+    """The refusal of an operation that does not fit what is there, or None."""
+    if before is None and ws.repo.skip_worktree(src):
+        return _outside_sparse(src, op is Op.CREATE or fe.create_missing)
+    if op is Op.CREATE and before is not None:
+        return error("exists", path, None, f"{path} already exists; a create would overwrite it",
+                     "send a modify edit (a diff or SEARCH/REPLACE against its current content), or delete it first")
+    if op is not Op.CREATE and before is None and not (fe.create_missing and op is Op.MODIFY):
+        verb = "delete" if op is Op.DELETE else "modify"
+        return error("missing", path, None, f"cannot {verb} {src}: it does not exist",
+                     f"create it with a new-file edit, or check the path "
+                     f"({paths.start_rule(start, fe.path_base is PathBase.ROOT)})")
+    if (fe.new_mode or FILE) not in (FILE, EXEC):
+        kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
+        return error("path-outside", path, None,
+                     f"{path} would become {kind}: agent-guard writes regular files only (a link may point outside the repository)",
+                     "create links and submodules yourself, outside the agent")
+    if op is Op.RENAME and src != path and dest is not None:
+        return error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",
+                     "delete the destination first, or move to another name")
+    return None
+
+
+def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.UnsafePath) -> Finding:
+    """worktree.read refuses any non-regular file; a plain folder is no symlink escape."""
+    folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(root / p)), None)
+    if folder is None:
+        return error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
+                     "edit the file the link points to, by its own path inside the repository")
+    if fe.op is Op.CREATE or folder != src:
+        return error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
+                     "name a file inside that folder, or another path")
+    return error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")
+
+
+def _bases(ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: tuple[str, ...], pol: Policy,
+           seen: tuple[str, ...]) -> Bases:
+    """The texts, other than the file now, that the edit may have been made against (from git)."""
+    if seen:
+        return Bases(seen=tuple(t for oid in seen if (t := decode_or_none(ws.repo.read_blob(oid))) is not None))
+    named = None
+    if "3way" in tiers and fe.base and before is not None and len(fe.base) >= 7 \
+            and not ws.repo.hash_blob(before).startswith(fe.base.lower()):
+        named = decode_or_none(ws.repo.read_blob(fe.base))  # the edit's own base, when git still has it
+    earlier = _earlier(ws, path, before, pol) if before is not None and any(isinstance(c, Snippet) for c in fe.changes) else ()
+    return Bases(named=named, earlier=earlier)
+
+
+def _earlier(ws: Workspace, path: str, before: bytes, pol: Policy) -> tuple[tuple[str, Text], ...]:
+    """Earlier versions of `path` an agent may have written against: its last read, its last
+    write, HEAD's (each once, and only those that differ from the file now)."""
+    from . import anchors, reads
+
+    agent = pol.agent or "agent"
+    read = reads.last(ws.repo, agent, path)
+    head = ws.repo.head_commit()
+    entry = ws.repo.tree_entry(ws.repo.commit_tree(head), path) if head else None
+    ids = ((f"{agent}'s last read", read.blob if read else None),
+           (f"{agent}'s last write", anchors.last_written(ws.repo, pol, agent, path)),
+           ("HEAD's version", entry.oid if entry else None))
+    out: list[tuple[str, Text]] = []
+    seen = {ws.repo.hash_blob(before)}
+    for label, oid in ids:
+        if oid is None or oid in seen:
+            continue
+        seen.add(oid)
+        text = decode_or_none(ws.repo.read_blob(oid))
+        if text is not None:
+            out.append((label, text))
+    return tuple(out)
+
+
+def _prefix_dropped(root: Path, fe: FileEdit, start: str = "", guess: bool = False) -> FileEdit:
+    """`a/src/x.py` read as `src/x.py`: a diff's `a/` or `b/` copied into the path of a file to change.
+
+    Only where the path as written names nothing and the path without the prefix
+    names a regular file (a real folder `a/` keeps its meaning).  Paths are as
+    written, read from the folder `start` (``paths.from_folder``).
+    """
+    if fe.op is Op.CREATE or fe.create_missing:
+        return fe
+    source = fe.old_path if fe.op is Op.RENAME and fe.old_path else fe.path
+
+    def exists(rel: str) -> bool:
+        return os.path.lexists(root / paths.from_folder(start, rel, guess))
+
+    if not source.startswith(("a/", "b/")) or exists(source) or not exists(source[2:]):
+        return fe
+    plain = root / paths.from_folder(start, source[2:], guess)
+    if plain.is_symlink() or not plain.is_file():
+        return fe
+    repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
+    if fe.op is Op.RENAME and fe.old_path:
+        dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
+        return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+    old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
+    return replace(fe, path=source[2:], old_path=old, repairs=repairs)
+
+
+def _delete(fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]
+            ) -> tuple[FileChange | None, list[Finding]]:
+    assert before is not None
+    if fe.changes:
+        text = decode(before)
+        out = locate_changes(text, fe.changes, tiers, path, True)
+        if out.findings:
+            return None, list(out.findings)
+        left, _ = apply_splices(text, out.splices)
+        if left.lines:
+            return None, [error("stale", path, 1,
+                                f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
+                                "re-read the file: it changed since the patch was made")]
+    return diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode), []
+
+
+def _outside_sparse(path: str, creates: bool) -> Finding:
+    """`path` is tracked, but a sparse checkout leaves it out of the work tree."""
+    folder = path.rpartition("/")[0] or "."
+    hint = f"ask the user to `git sparse-checkout add {folder}` first, or leave {path} out of the edit"
+    if creates:
+        return error("exists", path, None,
+                     f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
+    return error("missing", path, None,
+                 f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
+
+
+def _is_folder(p: Path) -> bool:
+    return p.is_dir() and not p.is_symlink()
+
+
+def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = CLI) -> Finding | None:
+    """A fenced block taken for all of `path` (auto-detected) that is far shorter than the file:
+    most likely a snippet of it, which written whole would delete the rest."""
+    old_n = len(text.lines)
+    new_n = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    if new_n * 2 >= old_n or old_n - new_n <= 5:
+        return None
+    return error(
+        "parse-error", path, None,
+        f"the input was read as the whole new text of {path} (a fenced block under its name), but it holds "
+        f"{plural(new_n, 'line')} where {path} has {old_n}: it reads as a snippet of the file, "
+        "and written whole it would delete the rest",
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
+        + audience.whole_file(),
+    )

@@ -1,0 +1,66 @@
+""".ci/run: the README's test command, under a PATH where only this venv's agent-guard is found."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import BIN, command, command_env
+from readme import blocks
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ("agent-guard", "git-agent-apply", "git-agent-check", "git-agent-log", "git-agent-rollback",
+            "git-agent-read")
+
+
+def _test_command() -> str:
+    [found] = [b.text.strip() for b in blocks() if b.lang == "sh" and b.text.strip().endswith("-m pytest")]
+    return found
+
+
+def test_ci_runs_exactly_the_readmes_test_command() -> None:
+    command_line = _test_command()
+    assert command_line == ".venv/bin/python -m pytest"
+    script = (ROOT / ".ci" / "run").read_text()
+    runs = [ln for ln in script.splitlines() if ln.strip().endswith(command_line)]
+    assert runs == ['PATH="$tests_path" .venv/bin/python -m pytest'], runs
+    assert "pip install -q '.[test,lint]'" in script  # the README's extra, and what CI lints with
+
+
+def _clean_path(tmp_path: Path, path: str) -> tuple[str, str]:
+    proc = subprocess.run([sys.executable, str(ROOT / ".ci" / "clean_path.py"), str(tmp_path / "shadow")],
+                          env=dict(os.environ, PATH=path), capture_output=True, text=True, timeout=60, check=True)
+    return proc.stdout.strip(), proc.stderr
+
+
+def test_ci_path_hides_every_other_agent_guard(tmp_path: Path) -> None:
+    # An earlier install next to other programs (as `pip install` as root leaves /usr/local/bin).
+    earlier = tmp_path / "earlier-install"
+    earlier.mkdir()
+    for name in (*COMMANDS, "some-tool"):
+        (earlier / name).write_text("#!/bin/sh\nexit 0\n")
+        (earlier / name).chmod(0o755)
+    git_dir = str(Path(subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True,
+                                      timeout=60, check=True).stdout.strip()).parent)
+    path, said = _clean_path(tmp_path, os.pathsep.join([str(earlier), str(BIN), git_dir]))
+    for name in COMMANDS:
+        found = subprocess.run(["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path),
+                               capture_output=True, timeout=60)
+        assert found.returncode != 0, (name, found.stdout)
+    for name in ("some-tool", "git"):
+        assert subprocess.run(["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path),
+                              capture_output=True, timeout=60).returncode == 0, name
+    assert f"hiding {', '.join(sorted(COMMANDS))} in {earlier} from the tests" in said
+    assert str(BIN) not in path.split(os.pathsep)
+
+
+def test_commands_run_from_this_environment(repo) -> None:  # type: ignore[no-untyped-def]
+    # Without the venv's bin on PATH, `git agent-check` is "not a git command" on a fresh machine.
+    for name in COMMANDS:
+        assert (BIN / name).is_file(), f"{name} is not installed in {BIN}: pip install -e '.[test]'"
+    path = command_env()["PATH"].split(os.pathsep)
+    assert path[0] == str(BIN)
+    proc = command(repo.root, "git", "agent-check", "--json")
+    assert proc.returncode == 0 and b'"status": "checked"' in proc.stdout, proc
