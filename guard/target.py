@@ -22,8 +22,8 @@ from . import diffs, ledger, paths, worktree
 from .audience import CLI, Audience
 from .eol import as_checked_out
 from .locate import apply_splices, locate_changes
-from .locate.rebase import Bases, Rewritten, new_text
-from .model import FileChange, FileEdit, Finding, Op, PathBase, Snippet, error
+from .locate.rebase import Bases, Rewritten, from_earlier, new_text
+from .model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error
 from .repo import EXEC, FILE
 from .textfile import Text, decode, decode_or_none
 from .wording import plural
@@ -127,6 +127,12 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     if got is None:
         assert got_read.stale is not None
         return None, [got_read.stale], []
+    if not isinstance(got, Rewritten) and "3way" in tiers and _may_be_older(fe, before, bases, got):
+        # Not in the file as it is: made, perhaps, against a version the agent saw before.
+        earlier = bases.earlier or _earlier(ws, path, before or b"", pol)
+        older = from_earlier(fe, text, tiers, path, earlier)
+        if older is not None:
+            got = older if isinstance(older, Rewritten) else (older,)
     if not isinstance(got, Rewritten):
         return None, list(got), []
     repairs = list(got_read.repairs) + list(got.repairs) + list(fe.repairs)
@@ -181,6 +187,13 @@ def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.Uns
     return error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")
 
 
+def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tuple[Finding, ...]) -> bool:
+    """Whether a refused edit of changes (no base of its own) should be tried against earlier versions."""
+    return (before is not None and bool(fe.changes) and fe.content is None and bases.named is None
+            and not bases.seen and not any(isinstance(c, LineRange) for c in fe.changes)
+            and all(f.code in ("not-found", "ambiguous") for f in refused))
+
+
 def _bases(ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: tuple[str, ...], pol: Policy,
            seen: tuple[str, ...]) -> Bases:
     """The texts, other than the file now, that the edit may have been made against (from git)."""
@@ -201,13 +214,17 @@ def _earlier(ws: Workspace, path: str, before: bytes, pol: Policy) -> tuple[tupl
 
     agent = pol.agent or "agent"
     read = reads.last(ws.repo, agent, path)
+    written = anchors.last_written(ws.repo, pol, agent, path)
+    now = ws.repo.hash_blob(before)
+    if now in (read.blob if read else None, written):
+        return ()  # the agent has seen the file as it is: its snippet was written against it
     head = ws.repo.head_commit()
     entry = ws.repo.tree_entry(ws.repo.commit_tree(head), path) if head else None
     ids = ((f"{agent}'s last read", read.blob if read else None),
-           (f"{agent}'s last write", anchors.last_written(ws.repo, pol, agent, path)),
+           (f"{agent}'s last write", written),
            ("HEAD's version", entry.oid if entry else None))
     out: list[tuple[str, Text]] = []
-    seen = {ws.repo.hash_blob(before)}
+    seen = {now}
     for label, oid in ids:
         if oid is None or oid in seen:
             continue

@@ -117,7 +117,7 @@ _SHORT = (
 _PHRASE = "|".join((
     rf"{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}{_SUFFIX}",
     _KEEP,
-    rf"{_OWNER}(?:existing|previous|original|prior|old|other|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
+    rf"{_OWNER}(?:existing|previous|original|prior|old|other|remaining|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
     rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
     rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
     _SHORT,
@@ -474,14 +474,18 @@ def _suspects(change: FileChange, blocks: Blocks | None = None) -> list[int]:
     return sorted({block.index(pos) for pos in find_lines(blob, _ASCII_VOCAB if blob.isascii() else VOCAB)})
 
 
-def _prose_sentence(lines: tuple[str, ...], number: int, core: str) -> bool:
-    """A bare phrase that reads as documentation: it ends a sentence, or continues one."""
+def _prose_sentence(lines: tuple[str, ...], number: int, core: str, added: set[int]) -> bool:
+    """A bare phrase that reads as documentation: it ends a sentence, or continues one the edit writes.
+
+    (A sentence the line above leaves open, and the edit did not write, is not the
+    phrase's: the phrase stands where the lines that went on with it were.)
+    """
     if core.rstrip().endswith((".", "!", "?")):
         return True
     prev = number - 2
     while prev >= 0 and not lines[prev].strip():
         prev -= 1
-    return prev >= 0 and bool(_OPEN_END.search(_core(lines[prev])))
+    return prev >= 0 and prev + 1 in added and bool(_OPEN_END.search(_core(lines[prev])))
 
 
 def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int],
@@ -503,6 +507,7 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
         return []
     regions = _regions(change) if change.removed else {}
     kept = {_norm(t) for _n, t in change.added}
+    numbers = {n for n, _t in change.added}
     found: list[Marker] = []
     for i in picked:
         number, text = change.added[i]
@@ -512,7 +517,7 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
         if got is None:
             continue
         kind, phrase = got
-        if kind == SENTENCE and number - 1 < len(lines) and _prose_sentence(lines, number, _core(text)):
+        if kind == SENTENCE and number - 1 < len(lines) and _prose_sentence(lines, number, _core(text), numbers):
             continue
         lost = [t for t in regions.get(number, ()) if t.strip() and _norm(t) not in kept]
         if lost:
@@ -550,7 +555,13 @@ def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
         return found
     old_lines = {_norm(t) for _n, t in change.removed}
     old_text = "\n".join(old_lines)
-    return [m for m in found if _norm(m.text) not in old_lines and _norm(m.phrase) not in old_text]
+
+    def held(m: Marker) -> bool:
+        # A bare `...` is in any code that spreads or takes varargs: only the same line counts as moved.
+        words = _WORDS_RE.search(m.phrase) is not None
+        return _norm(m.text) in old_lines or (words and _norm(m.phrase) in old_text)
+
+    return [m for m in found if not held(m)]
 
 
 def _findings(change: FileChange, found: list[Marker], level: str) -> list[Finding]:

@@ -61,7 +61,23 @@ def _same_head(new: str, old: str) -> bool:
             break
     # Otherwise a near copy (a name renamed, `operator_v2=` for `operator=`, or a value
     # changed) reads as a replacement as much as an addition: the doubt stands.
-    return difflib.SequenceMatcher(None, new.strip(), old.strip(), autojunk=False).ratio() >= 0.8
+    mine, theirs = new.strip(), old.strip()
+    return difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.8 or _one_word_renamed(mine, theirs)
+
+
+_TOKEN = re.compile(r"\w+|\S")
+
+
+def _one_word_renamed(a: str, b: str) -> bool:
+    """The same tokens but one word, which one of them extends (`node_v2,` for `node,`): a short line renamed."""
+    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    if len(ta) != len(tb):
+        return False
+    differ = [(x, y) for x, y in zip(ta, tb) if x != y]
+    if len(differ) != 1:
+        return False
+    x, y = differ[0]
+    return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
 
 
 @dataclass
@@ -112,7 +128,12 @@ def _first_nonblank(texts: Sequence[str], reverse: bool = False) -> str | None:
 
 
 def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Finding | None:
-    """New lines beside a kept stretch: refuse when the line that meets it looks like a changed kept line."""
+    """New lines beside a kept stretch: refuse when a line that meets it looks like a changed kept line.
+
+    The lines that meet are the first real lines on each side: a closing line or a
+    blank between them (`}` shown as context, or the block's end) hides nothing, so
+    they are looked past.
+    """
     if not piece or not len(kept):
         return None
     lines = lz.fi.text.lines
@@ -129,15 +150,29 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
             "which the marker before it keeps and which ends the block: it could never run",
             f"show line {at + 1} in the snippet, after the new lines if they go before it",
         )
-    if not _same_head(new, old):
-        return None
-    return error(
-        "ambiguous", lz.path, at + 1,
-        f"the new line {lz.show(i)} (snippet line {lz.src(i)}) meets a marker and looks like a changed "
-        f"version of line {at + 1} {lz.file_line(at)}, which the marker keeps: does it replace that line or join it?",
-        f"show line {at + 1} in the snippet if it stays; if it goes, show the unchanged lines on both sides of it "
-        "and leave it out",
-    )
+    for i, at in _meeting(lz, piece, kept, kept_before):
+        if _same_head(lz.snippet.lines[i], lines[at]):
+            return error(
+                "ambiguous", lz.path, at + 1,
+                f"the new line {lz.show(i)} (snippet line {lz.src(i)}) meets a marker and looks like a changed "
+                f"version of line {at + 1} {lz.file_line(at)}, which the marker keeps: does it replace that line or "
+                "join it?",
+                f"show line {at + 1} in the snippet if it stays; if it goes, show the unchanged lines on both sides "
+                "of it and leave it out",
+            )
+    return None
+
+
+_MEETING = 1  # real lines on each side of where new lines meet kept ones, past closing lines and blanks
+
+
+def _meeting(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> list[tuple[int, int]]:
+    """(snippet line, file line) pairs that meet where the new lines join the kept stretch."""
+    lines = lz.fi.text.lines
+    side = list(piece) if kept_before else list(reversed(piece))
+    mine = [i for i in side if not weak(lz.snippet.lines[i])][:_MEETING]
+    theirs = [p for p in (reversed(kept) if kept_before else kept) if not weak(lines[p])][:_MEETING]
+    return [(i, p) for i in mine for p in theirs]
 
 
 def least_depth(lz: Lazy, items: Sequence[int]) -> int:

@@ -33,6 +33,7 @@ from ..repo import Conflict, merge_file
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes
+from .pieces import weak
 from .splice import Splice, apply_splices, whole_text
 
 _SHOW = 6  # differing lines shown in a finding
@@ -91,7 +92,7 @@ def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: B
     if out.findings:
         return out.findings
     if bases.earlier and any(isinstance(c, Snippet) for c in fe.changes):
-        earlier = snippet_onto_file(text, bases.earlier, fe.changes, tiers, path)
+        earlier = snippet_onto_file(text, bases.earlier, fe.changes, tiers, path, out.splices)
         if isinstance(earlier, Finding):
             return (earlier,)
         if earlier is not None:
@@ -101,6 +102,29 @@ def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: B
         return (conflict,) if conflict is not None else Rewritten(merged, None, out.repairs, out.notes)
     new, regions = apply_splices(text, out.splices)
     return Rewritten(new, regions, out.repairs, out.notes)
+
+
+def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
+                 earlier: Sequence[tuple[str, Text]]) -> Rewritten | Finding | None:
+    """An edit that does not locate in the file as it is, made against an earlier version of it.
+
+    When the edit fits one of those versions exactly (the agent's last read, its last
+    write, HEAD's: the texts it may have been written against), it is made there and
+    merged onto the file by git's rule, as `git apply --3way` merges onto a named base:
+    the merge (repair ``3way``) or its conflict.  None when it fits none of them.
+    """
+    exact = tuple(t for t in tiers if t != "fuzz")
+    for label, old in earlier:
+        out = locate_changes(old, fe.changes, exact, path, ordered_changes(fe))
+        if out.findings:
+            continue
+        edited, _ = apply_splices(old, out.splices)
+        merged, conflict = onto_base(old, text, edited, path)
+        if conflict is not None:
+            return replace(conflict, message=f"the edit fits {label} of {path}, not the file as it is now; "
+                                             + conflict.message)
+        return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
+    return None
 
 
 def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[str], path: str, ordered: bool
@@ -211,44 +235,62 @@ def _marked(a: str, b: str) -> tuple[str, str]:
 
 
 def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], changes: Sequence[Change],
-                      tiers: Sequence[str], path: str) -> tuple[Text, list[str]] | Finding | None:
+                      tiers: Sequence[str], path: str, splices: Sequence[Splice]
+                      ) -> tuple[Text, list[str]] | Finding | None:
     """A lazy snippet written against an earlier version of the file, merged by git's rule.
 
     A snippet carries no base, and a line it shows that differs from the file is
-    either its change or a stale copy.  The evidence: a line it shows that the file
-    has nowhere, but that an earlier version had where the file changed since.  The
-    snippet was then written against that version: it is merged into it, and that
-    result merged with the file (`onto_base`).  None when no version gives such
-    evidence (the snippet reads as written against the file as it is).
+    either its change or a stale copy.  `splices` are the snippet merged into the file
+    as it is; each region the file changed since an earlier version (the agent's last
+    read or write, HEAD's) that a splice touches or adjoins is judged by what the
+    snippet shows of it: the file's new lines (it was written against the file: no
+    doubt), or the version's old lines, or none of either where it deletes or
+    overwrites them.  The last two say the snippet was written against that version:
+    it is merged into it, and the result merged with the file (`onto_base`); a
+    conflict is `stale`.  None when no region is in doubt.
     """
     shown: set[str] = set()
     for c in changes:
         if isinstance(c, Snippet):
             marks = set(c.markers)
             shown.update(ln.rstrip("\r") for i, ln in enumerate(c.lines) if i not in marks and ln.strip())
-    present = set(current.lines)
-    best: tuple[int, str, Text, list[str]] | None = None
     for label, old in earlier:
-        gone = {ln for _t, a0, a1, _b0, _b1 in diffs.opcodes(list(old.lines), list(current.lines))
-                for ln in old.lines[a0:a1]} - present
-        stale = sorted(shown & gone)
-        # The version the snippet agrees with most (the first listed, of equals).
-        if stale and (best is None or len(stale) > best[0]):
-            best = (len(stale), label, old, stale)
-    if best is not None:
-        _n, label, old, stale = best
+        doubt = _stale_region(old, current, shown, splices)
+        if doubt is None:
+            continue
+        line, now = doubt
+        said = f"the snippet changes line {line + 1} of {path}, which changed since {label} ({visible(now)!r})"
         out = locate_changes(old, changes, tiers, path, True)
         if out.findings:
             return error(
-                "stale", path, None,
-                f"the snippet shows {visible(stale[0])!r} as {label} of {path} had it, but {path} has changed since "
-                "and the snippet does not fit that version either",
-                f"re-read {path} and send the snippet against its current lines",
+                "stale", path, line + 1, said + ", and it does not fit that version either",
+                f"re-read {path} and send the snippet against its current lines (show line {line + 1} as it is now)",
             )
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, current, edited, path)
         if conflict is not None:
-            return replace(conflict, message=f"the snippet shows {visible(stale[0])!r} as {label} of {path} had it; "
-                                             + conflict.message)
+            return replace(conflict, message=said + "; " + conflict.message)
         return merged, list(out.repairs) + ["3way"]
+    return None
+
+
+def _stale_region(old: Text, current: Text, shown: set[str], splices: Sequence[Splice]) -> tuple[int, str] | None:
+    """The first region `current` changed since `old` that a splice touches, or whose `old` lines the
+    snippet shows or writes again, while it does not show the region's new lines: (the region's first
+    line in `current`, that line), or None."""
+    written = {ln for sp in splices for ln, _eol in sp.new if not weak(ln)}
+    for _tag, a0, a1, b0, b1 in diffs.opcodes(list(old.lines), list(current.lines)):
+        touched = any(sp.start <= b1 and b0 <= sp.end for sp in splices)
+        # It writes the version's lines again, or shows them (its anchor may then stand at another copy).
+        echoed = any((ln in written or ln in shown) and not weak(ln) and ln not in current.lines[b0:b1]
+                     for ln in old.lines[a0:a1])
+        if not touched and not echoed:
+            continue
+        new_lines = [ln for ln in current.lines[b0:b1] if ln.strip()]
+        if new_lines and any(ln in shown for ln in new_lines):
+            continue  # it shows the lines as they are now: written against the file as it is
+        if not new_lines and not any(ln.strip() for ln in old.lines[a0:a1]):
+            continue  # blank lines came or went: nothing to read a version from
+        at = min(b0, len(current.lines) - 1)
+        return at, current.lines[at] if current.lines else ""
     return None

@@ -181,6 +181,8 @@ def _lines_match_partial(fi: FileIndex, active: frozenset[str], old_lines: list[
         # with it).  Otherwise it starts mid-line: the shortest.
         copied = old_lines[0][:1] in (" ", "\t")
         for cut in range(len(first) + 1) if copied else range(len(first), -1, -1):
+            if copied and first[:cut].strip(" \t"):
+                break  # copied from the line's start, it may differ there in blanks only, never start mid-line
             if norm(first[cut:]) == n_old[0] and (cut == 0 or n_old[0]):
                 head = cut
                 break

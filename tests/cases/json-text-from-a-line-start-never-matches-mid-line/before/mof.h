@@ -1,0 +1,5 @@
+/**
+   * Wraps a callable.
+   */
+  template<typename _Res>
+    class move_only_function;

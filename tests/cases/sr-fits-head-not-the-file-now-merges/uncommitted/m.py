@@ -1,0 +1,9 @@
+def a():
+    x = 1
+    return x
+
+
+def b():
+    x = 1  # one
+    y = 2
+    return x + y

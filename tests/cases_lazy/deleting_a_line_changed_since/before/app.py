@@ -1,0 +1,5 @@
+def setup(config):
+    load(config)
+    check(config)
+    start(config)
+    return config

@@ -1,0 +1,13 @@
+function a () {
+  if (x) {
+    foo()
+  }
+  done()
+}
+
+function b () {
+  if (y) {
+    bar()
+  }  // changed since
+  baz()
+}
