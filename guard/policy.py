@@ -25,6 +25,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Union
 
+from .regex import lazy
+
 PRESET_DIR = Path(__file__).resolve().parent / "policies"
 DEFAULT_FILE = ".agent-guard.yaml"
 
@@ -150,11 +152,11 @@ def _extension(text: str) -> str | None:
     return None
 
 
-_REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
+_REF_BAD = lazy(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
 
 
 def _ref_prefix(value: object) -> str | None:
-    if not isinstance(value, str) or not value.startswith("refs/") or _REF_BAD.search(value):
+    if not isinstance(value, str) or not value.startswith("refs/") or _REF_BAD().search(value):
         return f"expected a ref prefix such as 'refs/agent-guard/', got {_show(value)}"
     return None
 
@@ -178,7 +180,7 @@ SETTINGS: dict[str, Node] = {
 ADDITIVE = ("paths.protected_extra",)
 # `agents` and `extends` only at the top of a file (an agent's overrides hold SETTINGS).
 TOP_KEYS = ("extends", *SETTINGS, "agents")
-_AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+_AGENT_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
 
 
 def _words(key: str) -> frozenset[str]:
@@ -219,7 +221,7 @@ def _file_problems(data: object) -> list[tuple[str, str]]:
         found.append(("agents", f"expected a mapping of agent name -> settings, got {_show(agents)}"))
     elif isinstance(agents, dict):
         for name, over in agents.items():
-            if not isinstance(name, str) or not _AGENT_NAME.fullmatch(name):
+            if not isinstance(name, str) or not _AGENT_NAME().fullmatch(name):
                 found.append((f"agents.{name}", "an agent name is letters, digits and _.@+-"))
                 continue
             if isinstance(over, dict) and "extends" in over:
