@@ -23,7 +23,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, Sequence
 
 from .regex import lazy
 from .repo import GitRepo
@@ -270,8 +270,7 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
 # ---------------------------------------------------------------------- the turn-id index
 
 
-@dataclass(frozen=True)
-class _Index:
+class _Index(NamedTuple):
     """An agent's turns and rollbacks, oldest first, as the lines of the index file:
     ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
@@ -370,8 +369,7 @@ def _write_index(path: Path, index: _Index) -> None:
 # ---------------------------------------------------------------------- writing
 
 
-@dataclass(frozen=True)
-class NewTurn:
+class NewTurn(NamedTuple):
     """A turn about to be recorded: whose, under which id, what it is."""
 
     agent: str

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Union
+from typing import Callable, Iterator, Mapping, NamedTuple, Union
 
 from .regex import lazy
 
@@ -232,8 +232,7 @@ def _file_problems(data: object) -> list[tuple[str, str]]:
 
 
 # --- layers -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Layer:
+class _Layer(NamedTuple):
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name
@@ -275,8 +274,7 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
     return {} if data is None else data
 
 
-@dataclass(frozen=True)
-class PolicyCache:
+class PolicyCache(NamedTuple):
     """Where parsed policy texts are kept, as JSON, from one process to the next.
 
     Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes

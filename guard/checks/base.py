@@ -140,8 +140,7 @@ class CheckInput:
     blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     changes: tuple[FileChange, ...]  # after fixes
     findings: tuple[Finding, ...]
 

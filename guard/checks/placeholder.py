@@ -39,11 +39,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ..model import FileChange, Finding
 from ..regex import lazy
@@ -164,8 +163,7 @@ STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY = "strong", "sentence", "loose", "dots"
 _DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     line: int  # 1-based, in the new file
     text: str  # the whole added line
     phrase: str  # the comment body that elides

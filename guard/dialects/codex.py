@@ -32,8 +32,7 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
@@ -69,8 +68,7 @@ _MAX_NESTING = 4  # wrappers inside wrappers (JSON -> bash -lc -> heredoc) befor
 _QUOTE_LIMIT = 80
 
 
-@dataclass(frozen=True)
-class _Envelope:
+class _Envelope(NamedTuple):
     """The lines from `*** Begin Patch` to the end of the (unwrapped) input."""
 
     lines: tuple[str, ...]

@@ -31,7 +31,7 @@ No I/O; every function is linear in its input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..regex import lazy
 
@@ -58,8 +58,7 @@ _PATCH_LINE = lazy(
 )
 
 
-@dataclass(frozen=True)
-class Fence:
+class Fence(NamedTuple):
     info: str  # the info string, stripped: "", "python", "py title=\"x.py\""
     body: str  # the lines between opener and closer, terminators kept
     start_line: int  # 1-based line of the body's first line

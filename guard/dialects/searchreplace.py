@@ -34,7 +34,8 @@ count as openers too.  A block with no label reuses the previous block's file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+
 
 from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 from ..regex import lazy
@@ -59,8 +60,7 @@ SHAPE = (
 )
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     path: str
     search: tuple[str, ...]
     replace: tuple[str, ...]

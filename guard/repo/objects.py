@@ -20,8 +20,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import pygit2
 
@@ -44,8 +43,7 @@ def blob_id(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
-@dataclass(frozen=True)
-class Loose:
+class Loose(NamedTuple):
     """How a repository's blobs are stored as loose objects: where, at which zlib level, fsynced or not."""
 
     folder: str

@@ -22,10 +22,9 @@ import json
 import re
 import sys
 import warnings
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import jsonvalue
 from ..regex import lazy
@@ -33,8 +32,7 @@ from .python import error as python_error
 from .python import new_error as new_python_error
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Where a text first fails to parse, and the parser's own words."""
 
     line: int
@@ -250,8 +248,7 @@ def _tree_problem(root: Any, data: bytes, language: str) -> Problem:
 # --------------------------------------------------------------------------- enclosing blocks
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A construct spanning several lines: rows [start, end], 0-based and inclusive."""
 
     start: int

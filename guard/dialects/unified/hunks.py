@@ -5,7 +5,8 @@ See the module doc of ``guard.dialects.unified`` (Counts, ``old_start``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+
 
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError
 from ...regex import lazy
@@ -17,8 +18,7 @@ HINT_HUNK = (
 )
 
 
-@dataclass(frozen=True)
-class Range:
+class Range(NamedTuple):
     """A hunk header as written; None where it gave no number."""
 
     old_start: int | None
@@ -81,8 +81,7 @@ def _is_separator(lines: list[str], j: int) -> bool:
     return j + 1 >= len(lines) or lines[j + 1][:1] not in (" ", "+", "-", "\\")
 
 
-@dataclass(frozen=True)
-class _Read:
+class _Read(NamedTuple):
     hunk: Hunk
     end: int  # index of the first line after the hunk
     recounted: bool
