@@ -21,8 +21,8 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, Sequence
 
 from .regex import lazy
@@ -89,8 +89,7 @@ def budget_session() -> str:
 # ---------------------------------------------------------------------- reading
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     commit: str
     parent: str | None
     agent: str
@@ -102,7 +101,7 @@ class Turn:
     repairs: tuple[str, ...]
     policy: str
     rolls_back: tuple[str, ...]
-    trailers: Mapping[str, str] = field(default_factory=dict)
+    trailers: Mapping[str, str] = MappingProxyType({})
 
     @property
     def added(self) -> int:

@@ -31,7 +31,6 @@ import errno
 import fcntl
 import json
 import os
-import signal
 import stat
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple, Sequence
@@ -95,6 +94,8 @@ def _crashpoint(label: str) -> None:
     """Test hook: AGENT_GUARD_CRASH_AT=<label> kills the process right here, like kill -9."""
     want = os.environ.get("AGENT_GUARD_CRASH_AT")
     if want and want == label:
+        import signal
+
         os.kill(os.getpid(), signal.SIGKILL)
 
 

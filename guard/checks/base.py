@@ -28,12 +28,11 @@ LEVELS = ("error", "warning")
 AttrLookup = Callable[[str, str], "str | bool | None"]
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(NamedTuple):
     """What this agent already used: keys files, lines_added, lines_removed, hunks, bytes."""
 
-    turn: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    session: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    turn: Mapping[str, int] = _EMPTY
+    session: Mapping[str, int] = _EMPTY
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import re
 import threading
 import warnings
@@ -52,6 +51,8 @@ def _digest(text: str) -> str | bytes:
     """The key a text is remembered by: itself (a dict hashes a str once, fast), or a digest if large."""
     if len(text) <= _KEY_SIZE:
         return text
+    import hashlib  # here: most texts are their own keys, and hashlib costs a command ~1 ms to import
+
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
