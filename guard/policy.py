@@ -440,6 +440,8 @@ def _at(data: Mapping[str, object], path: tuple[str, ...]) -> object:
 
 @dataclass(frozen=True, eq=False)
 class Policy:
+    """The effective policy of one agent: its settings, and where each came from."""
+
     name: str
     data: dict[str, object]
     sources: dict[str, str] = field(default_factory=dict)

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard.repo import GitRepo
+from guard.repo.objects import SHA1_FROM
 from guard.textfile import BOM, Text, split
 
 
@@ -38,3 +39,11 @@ def test_encode_of_built_texts(lines: list[str], last: str) -> None:
 def test_blob_ids_match_libgit2(data: bytes) -> None:
     assert GitRepo.hash_blob(data) == str(pygit2.hash(data))
     assert GitRepo.hash_blob(bytes(data)) == str(pygit2.hash(data))  # and again, from the cache
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.binary(min_size=1, max_size=64) | st.text(min_size=1, max_size=64).map(str.encode), st.integers(-1, 1))
+def test_blob_ids_of_large_contents_match_libgit2(unit: bytes, off: int) -> None:
+    # From SHA1_FROM bytes up, ASCII contents take plain SHA-1: the same ids as libgit2's.
+    data = (unit * (SHA1_FROM // len(unit) + 1))[: SHA1_FROM + off]
+    assert GitRepo.hash_blob(data) == str(pygit2.hash(data))

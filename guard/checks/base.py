@@ -128,6 +128,8 @@ class Committed(NamedTuple):
 
 @dataclass(frozen=True)
 class CheckInput:
+    """What every check is given: the changes, the policy, git's view of the paths, the agent's usage so far."""
+
     changes: tuple[FileChange, ...]
     policy: Policy
     tracked: Callable[[str], bool]  # is this path tracked by git?

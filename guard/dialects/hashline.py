@@ -115,6 +115,8 @@ _READ_LINE = lazy(r"\d+:")
 
 @dataclass
 class _Op:
+    """One op of a section as it is read: its kind, its lines, its body rows."""
+
     kind: str
     a: int
     b: int
@@ -125,6 +127,8 @@ class _Op:
 
 @dataclass
 class _Section:
+    """One `[PATH#TAG]` section as it is read: its ops."""
+
     path: str
     tag: str | None
     line: int

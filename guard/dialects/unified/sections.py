@@ -128,6 +128,8 @@ _EXTENDED: dict[str, _Handler] = {
 
 @dataclass
 class State:
+    """The reader's state: the input's lines, the sections read so far, the one being read."""
+
     lines: list[str]
     path: str | None
     sections: list[Section] = field(default_factory=list)
