@@ -96,7 +96,7 @@ def detect(text: str) -> int:
             return 30 if diff_before else 100
         if line.startswith(("diff --git ", "--- ", "+++ ")):
             diff_before = True
-    if not _ESCAPED_BEGIN().search(text):
+    if BEGIN not in text or not _ESCAPED_BEGIN().search(text):
         return 0
     try:
         _unwrap(text, None, 0)

@@ -107,6 +107,8 @@ def _dedent(line: str, width: int) -> str:
 
 def extract(text: str) -> list[Fence]:
     """Every fenced block of `text`, in order (see the module doc for the grammar)."""
+    if "```" not in text and "~~~" not in text:
+        return []  # no opener: a fence marker is three backticks or tildes
     lines = split_lines(text)
     fences: list[Fence] = []
     preceding = ""

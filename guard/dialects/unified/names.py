@@ -57,8 +57,10 @@ def file_name(field_text: str) -> str:
             return quoted[0]
     # A known timestamp at the end is cut first, so a name holding a TAB survives
     # (`post\timage.txt\t2010-08-18 ...`); else everything from the first TAB goes
-    # (CVS writes `name\tDATE\tREVISION`).
-    found = _ANNOTATION_RE().search(field_text)
+    # (CVS writes `name\tDATE\tREVISION`).  Every annotation starts with a blank or a
+    # parenthesis: a plain name needs no pattern.
+    annotated = " " in field_text or "\t" in field_text or "(" in field_text
+    found = _ANNOTATION_RE().search(field_text) if annotated else None
     if found:
         field_text = field_text[: found.start()]
     if not found:
