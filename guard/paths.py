@@ -20,13 +20,12 @@ from typing import Mapping
 
 from .model import Finding, error
 from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE, Policy
-from .regex import lazy
 
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
-_IGNORABLE = lazy("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
-_CONTROL = lazy("[\x00-\x1f\x7f]")
+_IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 # Half of a UTF-16 pair: JSON can spell it (`"\\ud800"`), UTF-8 cannot, and no file name holds it.
-_SURROGATE = lazy("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Longer paths than PATH_MAX are invisible to git's own commands (a file written there
 # is lost to `git status`), and trees nest one recursion level per folder.
 MAX_PATH_BYTES = 4095
@@ -37,7 +36,7 @@ def _fold(component: str) -> str:
     """A name as a filesystem that ignores, composes or trims characters may store it."""
     if component.isascii():  # nothing to ignore, and NFKC leaves ASCII as it is
         return component.rstrip(". ")
-    return unicodedata.normalize("NFKC", _IGNORABLE().sub("", component)).rstrip(". ")
+    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
 
 
 def _pieces(component: str) -> list[str]:
@@ -114,7 +113,7 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():
         return _outside(raw, "the path is empty", "name a file of the repository, e.g. src/app.py")
-    half = _SURROGATE().search(raw)
+    half = _SURROGATE.search(raw)
     if half:
         code = ord(half.group())
         # 0xDC80-0xDCFF: a byte that is not UTF-8, as Python decodes a file name or argument.
@@ -124,7 +123,7 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
             "not-utf8", raw.encode("utf-8", "backslashreplace").decode("utf-8"), None,
             f"the path holds {what} (at position {half.start()})",
             "write the file name as UTF-8 text (a JSON escape must give both halves of a pair, e.g. \\ud83d\\ude00)")
-    bad = _CONTROL().search(raw)
+    bad = _CONTROL.search(raw)
     if bad:
         return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
                         "write the file name without NUL, newline or other control characters")

@@ -16,14 +16,13 @@ setting they enforce.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, NamedTuple, Union
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Union
 
 from .regex import lazy
 
@@ -60,11 +59,18 @@ def _show(value: object) -> str:
     return repr(value) if isinstance(value, str) else _scalar(value)
 
 
+def _closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choice spelled most like `word`, if any is close (for a hint after a mistake)."""
+    import difflib  # here: only a mistake in a policy asks for it
+
+    return difflib.get_close_matches(word, choices, n=1)
+
+
 def _one_of(choices: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
         if (isinstance(value, str) and value in choices) or (value is False and "off" in choices):
             return None  # YAML 1.1 reads a bare `off` as false
-        close = difflib.get_close_matches(str(value), choices, n=1)
+        close = _closest(str(value), choices)
         tip = f"; did you mean '{close[0]}'?" if close else ""
         return f"expected one of {', '.join(choices)}, got {_show(value)}{tip}"
     return check
@@ -132,7 +138,7 @@ def whitespace_rule_problem(rules: str) -> str | None:
             continue
         bare = name[1:] if name.startswith("-") else name
         if bare not in WHITESPACE_RULES:
-            close = difflib.get_close_matches(bare, WHITESPACE_RULES, n=1)
+            close = _closest(bare, WHITESPACE_RULES)
             tip = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(WHITESPACE_RULES)}, tabwidth=N)"
             return f"unknown whitespace rule {bare!r}{tip}"
     return None
@@ -200,7 +206,7 @@ def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -
             full = [".".join((*path, k)) for k in schema]
             # The same words in another order (`extra_protected`) first, then the closest spelling.
             close = [k for k in full if _words(k.rpartition(".")[2]) == _words(str(key))][:1] or \
-                difflib.get_close_matches(dotted, full, n=1, cutoff=0.6)
+                _closest(dotted, full)
             tip = f"did you mean '{close[0]}'?" if close else f"valid keys here: {', '.join(schema)}"
             yield dotted, f"unknown key; {tip}"
         elif isinstance(node, Mapping):
@@ -348,7 +354,7 @@ def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True
     if preset_ok and _is_bare_name(spec):
         path = PRESET_DIR / f"{spec}.yaml"
         if not path.is_file():
-            close = difflib.get_close_matches(spec, presets(), n=1)
+            close = _closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
         data = _read_yaml(path, f"preset {spec}", cache)

@@ -23,7 +23,6 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import replace
 from typing import NamedTuple, Sequence
 
@@ -163,6 +162,8 @@ def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: 
     edit_lines = [ln for ln, _e in sp.seen]
     rows: list[str] = []
     first_line: int | None = None
+    import difflib  # here (and in `_marked`): only a stale edit's message compares lines
+
     ops = difflib.SequenceMatcher(None, file_lines, edit_lines, autojunk=False).get_opcodes()
     for tag, a0, a1, b0, b1 in ops:
         if tag == "equal":
@@ -200,6 +201,8 @@ def _marked(a: str, b: str) -> tuple[str, str]:
     """Both texts with the characters where they differ in [brackets] (invisible ones made visible)."""
     out_a: list[str] = []
     out_b: list[str] = []
+    import difflib
+
     for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         pa, pb = visible(a[a0:a1]), visible(b[b0:b1])
         if tag == "equal":
