@@ -46,7 +46,6 @@ from typing import NamedTuple, Sequence
 
 from . import diffs, ledger, reads
 from .audience import CLI, Audience
-from .dialects.hashline import LAST
 from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
@@ -111,6 +110,8 @@ class _Reader(NamedTuple):
 
 
 def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    from .dialects.hashline import LAST  # here: the hashline parser loads with a hashline edit
+
     agent = who.name
     tag = (fe.base or "").lower()
     level = pol.level("stale")
