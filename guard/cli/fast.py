@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import UsageError
+from ..regex import lazy
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 # reading the arguments does not import the parsers.
 DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy")
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
+_ANSI_STYLE = lazy(r"\033\[[0-?]*[ -/]*[@-~]")  # what click.echo removes from output that is not a terminal
 
 
 class Options:
@@ -148,6 +150,8 @@ def emit(report: Report, as_json: bool, show_diff: bool = False) -> int:
         from ..render import human
 
         text, stream = human(report, show_diff), sys.stderr if report.status == "refused" else sys.stdout
+    if "\033" in text and not stream.isatty():
+        text = _ANSI_STYLE().sub("", text)  # as click.echo, which printed these reports before, does
     stream.write(text + "\n")
     stream.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return report.exit_code

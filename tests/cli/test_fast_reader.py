@@ -143,3 +143,22 @@ def test_the_reader_takes_only_what_click_offers() -> None:
         offered = {o for p in command.params for o in p.opts}
         assert set(spec.valued) | set(spec.flags) <= offered, command.name
     assert set(fast.DIALECT_CHOICES) == {"auto", *DIALECTS}
+
+
+def test_reports_are_printed_as_click_printed_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`emit` writes what click.echo wrote before it (styles dropped off a terminal)."""
+    import io
+
+    from guard.model import error
+    from guard.render import human
+    from guard.report import Report
+
+    report = Report("refused", "unified", findings=(error("not-found", "a.py", 3, "no \x1b[31mred\x1b[0m line", "x"),))
+    for as_json in (False, True):
+        out, err = io.StringIO(), io.StringIO()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        assert fast.emit(report, as_json) == 1
+        theirs = io.StringIO()
+        click.echo(report.to_json() if as_json else human(report), file=theirs)
+        assert (out.getvalue() if as_json else err.getvalue()) == theirs.getvalue()
