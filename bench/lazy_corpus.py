@@ -1,4 +1,4 @@
-"""How often a lazy snippet merges to exactly the intended file (run by hand).
+"""How often a lazy snippet gives exactly the intended file, through the engine (run by hand).
 
 A corpus of edits is made from real source files installed on this machine: the
 Python standard library (.py) and npm's JavaScript under /usr/lib/node_modules
@@ -10,11 +10,31 @@ around it, widened (by up to 8 lines) until the lines shown on each side occur
 once in the file, as such agents are told to ("enough context to resolve
 ambiguity"; --raw takes exactly 1-3 lines), and a marker comment
 (``# ... existing code ...`` / ``// ... existing code ...``, indented like the code
-it stands for) for each unchanged stretch.  The snippet is merged back into the
-original in-process (``dialects.lazy`` + ``locate.locate_changes``), and the result
-is compared with the intended file:
+it stands for) for each unchanged stretch.
 
-    merged exactly / refused (by finding code) / wrongly merged
+Each snippet goes through the engine as an agent's would:
+``Guard(root).apply(snippet, format="lazy", path=P, check=True)`` in a scratch
+repository per source file, the file committed as it was (HEAD, the version the
+snippet was written against) and the work tree file written per case, so the
+engine's whole rule applies (it takes HEAD, and the agent's reads and writes, as
+earlier versions the snippet may have been written against).  The classes:
+
+    modify, insert, delete, replace, multi
+                     the edit above; the work tree is HEAD's file; expected: the edited file
+    stale-adjoining  a context line the snippet shows, right next to a change, was changed
+                     in the work tree since (an identifier renamed, or a comment added)
+    stale-1, stale-2 likewise with one or two unchanged lines between it and the change
+    stale-deleted    a line the snippet deletes (or replaces) was changed in the work tree since
+        expected: ``git merge-file -p OURS BASE THEIRS`` (OURS = the edited file, BASE =
+        HEAD's, THEIRS = the work tree's): exit 0, its merged output byte for byte; a
+        conflict, a refusal
+    replace-or-insert-first, replace-or-insert-last
+                     a one-line change shown as the first (last) real line next to a marker:
+                     an identifier in it renamed (``operator=`` -> ``operator_v2=``).  Nothing
+                     tells a replaced line from a new one there: expected a refusal
+                     (``ambiguous``, the hint asking for one more unchanged line)
+
+    exact / refused (by finding code) / wrongly merged, per class and language
 
 With --context 0 the snippets carry no context at all (a stress test: a changed
 line between two markers cannot be placed, so most are refused).
@@ -27,23 +47,35 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from guard.dialects import lazy  # noqa: E402
+from scratch import GIT_ENV, GitMerge  # noqa: E402  (bench/, this script's folder)
+
+from guard.checks.whitespace import Rules, fix_line  # noqa: E402
 from guard.locate import weak  # noqa: E402
-from guard.locate import ALL_TIERS, apply_splices, locate_changes  # noqa: E402
-from guard.model import ParseError  # noqa: E402
 from guard.textfile import NotText, decode  # noqa: E402
 
 MARKER = {".py": "# ... existing code ...", ".js": "// ... existing code ..."}
+COMMENT = {".py": "# changed since", ".js": "// changed since"}
+KINDS = ("modify", "insert", "delete", "replace", "multi")
+STALE_AT = {"stale-adjoining": 0, "stale-1": 1, "stale-2": 2}
+ROI = ("replace-or-insert-first", "replace-or-insert-last")
+CLASSES = (*KINDS, *STALE_AT, "stale-deleted", *ROI)
+KEYWORDS = frozenset("if else elif for while return def class import from in is not and or None True False pass "
+                     "break continue try except finally with as lambda yield raise global self const let var "
+                     "function new this null undefined async await typeof instanceof case switch default do "
+                     "delete void throw catch".split())
 
 
 def python_files() -> Iterator[Path]:
@@ -78,6 +110,9 @@ def usable(path: Path) -> list[str] | None:
     return lines
 
 
+# --------------------------------------------------------------------------- edits
+
+
 @dataclass(frozen=True)
 class Op:
     a0: int  # old lines [a0, a1) become `new`
@@ -100,18 +135,26 @@ def _fresh(rng: random.Random, lines: list[str], at: int, suffix: str, k: int) -
     return tuple(f"{ind}audit{token}({j}, 'step');" for j in range(k))
 
 
-def _mutate(line: str, rng: random.Random) -> str:
+def _mutate(line: str, rng: random.Random, suffix: str) -> str:
     body = line.rstrip()
     words = [w for w in body.replace("(", " ").replace(")", " ").replace(".", " ").split() if w.isidentifier()]
     if words:
         w = rng.choice(words)
         return body.replace(w, w + "_v2", 1)
-    return body + ("  # changed" if not body.endswith(";") else " // changed")
+    return body + ("  # changed" if suffix == ".py" else "  // changed")
 
 
-def make_ops(lines: list[str], rng: random.Random, suffix: str) -> list[Op]:
-    kinds = ["modify", "modify", "insert", "insert", "delete", "replace", "multi"]
-    kind = rng.choice(kinds)
+def _renamed(line: str, rng: random.Random, tag: str) -> str | None:
+    """The line with one identifier renamed (`operator=` -> `operator_v2=`), as locate_corpus does."""
+    words = [m for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]{2,}", line) if m.group() not in KEYWORDS]
+    if not words:
+        return None
+    m = rng.choice(words)
+    return line[: m.end()] + tag + line[m.end() :]
+
+
+def make_ops(lines: list[str], rng: random.Random, suffix: str) -> tuple[str, list[Op]]:
+    kind = rng.choice(["modify", "modify", "insert", "insert", "delete", "replace", "multi"])
     count = rng.randint(2, 3) if kind == "multi" else 1
     ops: list[Op] = []
     for _ in range(count):
@@ -123,14 +166,14 @@ def make_ops(lines: list[str], rng: random.Random, suffix: str) -> list[Op]:
             if sub == "modify":
                 if not lines[at].strip():
                     continue
-                op = Op(at, at + 1, (_mutate(lines[at], rng),))
+                op = Op(at, at + 1, (_mutate(lines[at], rng, suffix),))
             elif sub == "insert":
                 op = Op(at, at, _fresh(rng, lines, at, suffix, rng.randint(1, 3)))
             elif sub == "delete":
                 k = rng.randint(1, 3)
                 if not all(x.strip() for x in lines[at : at + k]):
                     continue
-                op = Op(at, at + k, ())
+                op = Op(at, min(len(lines), at + k), ())
             else:
                 k = rng.randint(1, 4)
                 op = Op(at, min(len(lines), at + k), _fresh(rng, lines, at, suffix, rng.randint(1, 4)))
@@ -138,22 +181,29 @@ def make_ops(lines: list[str], rng: random.Random, suffix: str) -> list[Op]:
                 continue
             ops.append(op)
             break
-    return sorted(ops, key=lambda o: o.a0)
+    return kind, sorted(ops, key=lambda o: o.a0)
 
 
-def apply_ops(lines: list[str], ops: list[Op]) -> tuple[list[str], list[tuple[int, int]]]:
-    """The new lines, and each op's range [b0, b1) in them."""
+def apply_ops(lines: list[str], ops: list[Op]) -> tuple[list[str], list[tuple[int, int]], list[int | None]]:
+    """The new lines, each op's range [b0, b1) in them, and each new line's old line (None: new)."""
     out: list[str] = []
+    origin: list[int | None] = []
     spans = []
     pos = 0
     for op in ops:
         out += lines[pos : op.a0]
+        origin += range(pos, op.a0)
         b0 = len(out)
         out += op.new
+        origin += [None] * len(op.new)
         spans.append((b0, len(out)))
         pos = op.a1
     out += lines[pos:]
-    return out, spans
+    origin += range(pos, len(lines))
+    return out, spans, origin
+
+
+# --------------------------------------------------------------------------- the snippet
 
 
 def _substantial(line: str) -> bool:
@@ -168,9 +218,10 @@ def _once(block: list[str], old: list[str]) -> bool:
     return sum(1 for p in range(len(old) - n + 1) if old[p] == block[0] and old[p : p + n] == block) == 1
 
 
-def render(new: list[str], spans: list[tuple[int, int]], rng: random.Random, suffix: str, context: int | None,
-           raw: bool = False, old: list[str] | None = None) -> str:
-    windows: list[list[int]] = []
+def windows(new: list[str], spans: list[tuple[int, int]], rng: random.Random, context: int | None,
+            raw: bool = False, old: list[str] | None = None) -> list[list[int]]:
+    """The stretches [lo, hi) of the new file the snippet shows: each change and its context."""
+    out: list[list[int]] = []
     for b0, b1 in spans:
         c = rng.choice((1, 1, 2, 2, 3)) if context is None else context
         lo, hi = max(0, b0 - c), min(len(new), b1 + c)
@@ -181,13 +232,18 @@ def render(new: list[str], spans: list[tuple[int, int]], rng: random.Random, suf
                 lo -= 1
             while hi < len(new) and hi < b1 + c + 8 and not _once(new[b1:hi], old):
                 hi += 1
-        if windows and lo <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], hi)
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
         else:
-            windows.append([lo, hi])
+            out.append([lo, hi])
+    return out
+
+
+def snippet(new: list[str], wins: list[list[int]], suffix: str) -> str:
+    """The shown stretches, and a marker (indented like the code it stands for) for each gap."""
     out: list[str] = []
     pos = 0
-    for lo, hi in windows + [[len(new), len(new)]]:
+    for lo, hi in wins + [[len(new), len(new)]]:
         if lo > pos:
             elided = [x for x in new[pos:lo] if x.strip()]
             if elided:
@@ -200,17 +256,125 @@ def render(new: list[str], spans: list[tuple[int, int]], rng: random.Random, suf
     return "\n".join(out) + "\n"
 
 
-def merge(path: str, old: list[str], snippet: str) -> tuple[list[str] | None, str]:
-    try:
-        fe = lazy.parse(snippet, path=path).files[0]
-    except ParseError:
-        return None, "parse-error"  # a deletion shown with no context is a snippet of markers only
-    text = decode(("\n".join(old) + "\n").encode())
-    out = locate_changes(text, fe.changes, ALL_TIERS, path)
-    if out.findings:
-        return None, out.findings[0].code
-    merged, _ = apply_splices(text, out.splices)
-    return list(merged.lines), ""
+def render(new: list[str], spans: list[tuple[int, int]], rng: random.Random, suffix: str, context: int | None,
+           raw: bool = False, old: list[str] | None = None) -> str:
+    return snippet(new, windows(new, spans, rng, context, raw, old), suffix)
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True)
+class Case:
+    cls: str
+    work: list[str]  # the work tree file the snippet meets
+    text: str  # the snippet
+    intended: bytes | None  # None: the right answer is a refusal
+    expect: str = "file"  # "file", "refuse", "git: clean", "git: conflict"
+
+
+def _join(lines: list[str]) -> bytes:
+    return "".join(x + "\n" for x in lines).encode()
+
+
+def _written(lines: list[str], ops: list[Op]) -> list[str]:
+    """The edited file as the default policy writes it (`whitespace: fix` on the new lines)."""
+    fixed = [Op(o.a0, o.a1, tuple(fix_line(x, Rules()) for x in o.new)) for o in ops]
+    return apply_ops(lines, fixed)[0]
+
+
+def stale_case(lines: list[str], rng: random.Random, suffix: str, cls: str, context: int | None, raw: bool,
+               merge: GitMerge) -> Case | None:
+    """An edit whose snippet shows (or deletes) a line the work tree has changed since HEAD."""
+    for _try in range(10):
+        _kind, ops = make_ops(lines, rng, suffix)
+        if cls == "stale-deleted":
+            ops = [o for o in ops if o.a1 > o.a0] or []
+        if not ops:
+            continue
+        new, spans, origin = apply_ops(lines, ops)
+        wins = windows(new, spans, rng, context, raw, lines)
+        shown = {j for lo, hi in wins for j in range(lo, hi)}
+        if cls == "stale-deleted":
+            cands = [a for o in ops for a in range(o.a0, o.a1) if lines[a].strip()]
+        else:
+            d = STALE_AT[cls]
+            cands = []
+            for b0, b1 in spans:
+                for j, between in ((b0 - 1 - d, range(b0 - d, b0)), (b1 + d, range(b1, b1 + d))):
+                    at = origin[j] if 0 <= j < len(new) else None
+                    if (at is not None and j in shown and new[j].strip()
+                            and all(x in shown and origin[x] is not None for x in between)):
+                        cands.append(at)
+        if not cands:
+            continue
+        a = rng.choice(cands)
+        work = list(lines)
+        renamed = _renamed(lines[a], rng, "_now")
+        work[a] = renamed if renamed is not None and rng.random() < 0.5 else lines[a].rstrip() + "  " + COMMENT[suffix]
+        got, merged = merge(_join(_written(lines, ops)), _join(lines), _join(work))
+        return Case(cls, work, snippet(new, wins, suffix), merged if got == "clean" else None, f"git: {got}")
+    return None
+
+
+def roi_case(lines: list[str], rng: random.Random, suffix: str, cls: str, context: int | None) -> Case | None:
+    """A one-line change shown right after (or before) a marker: replace or insert?"""
+    first = cls.endswith("first")
+    fit = [i for i in range(1, len(lines) - 1) if lines[i - 1].strip() and lines[i].strip() and lines[i + 1].strip()]
+    for i in rng.sample(fit, min(20, len(fit))):
+        changed = _renamed(lines[i], rng, "_v2")
+        if changed is None or changed in lines:
+            continue
+        new = lines[:i] + [changed] + lines[i + 1 :]
+        c = rng.choice((1, 2, 3)) if context is None else max(1, context)
+        if first:
+            lo, hi = i, min(len(new), i + 1 + c)
+            while hi < len(new) and hi < i + 1 + c + 8 and not _once(new[i + 1 : hi], lines):
+                hi += 1
+        else:
+            lo, hi = max(0, i - c), i + 1
+            while lo > 0 and lo > i - c - 8 and not _once(new[lo:i], lines):
+                lo -= 1
+        return Case(cls, list(lines), snippet(new, [[lo, hi]], suffix), None, "refuse")
+    return None
+
+
+# --------------------------------------------------------------------------- running
+
+
+class Scratch:
+    """One repository per source file: the file committed as HEAD, the work tree rewritten per case."""
+
+    def __init__(self, root: Path, rel: str, lines: list[str]) -> None:
+        from guard.engine import Guard
+
+        env = {**os.environ, **GIT_ENV}
+        root.mkdir(parents=True)
+        self.path = root / rel
+        self.rel = rel
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_bytes(_join(lines))
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+            subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, timeout=60, check=True)
+        self.guard = Guard(root)
+
+    def run(self, case: Case) -> tuple[str, bytes | None, str]:
+        work = _join(case.work)
+        self.path.write_bytes(work)
+        report = self.guard.apply(case.text, format="lazy", path=self.rel, check=True)
+        if report.status != "checked":
+            codes = ",".join(sorted({f.code for f in report.findings if f.severity == "error"}))
+            return "refused", None, codes or report.status
+        after = report.changes[0].after if report.changes else work
+        return "applied", after, ",".join(report.changes[0].repairs) if report.changes else ""
+
+
+def judge(case: Case, status: str, after: bytes | None) -> str:
+    if case.intended is None:
+        return "exact" if status == "refused" else "wrong"
+    if status == "refused":
+        return "refused"
+    return "exact" if after == case.intended else "wrong"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,58 +389,93 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dump", type=Path, default=None, help="write each wrong merge's files into this folder")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
-    totals: Counter[str] = Counter()
-    refusals: Counter[str] = Counter()
+    tally: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)  # (class, expect, language)
+    refusals: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (class, expect) -> code
     shown = {"wrong": 0, "refused": 0}
     started = time.monotonic()
-    for suffix, source in ((".py", python_files), (".js", js_files)):
-        candidates = [p for p in source()]
-        rng.shuffle(candidates)
-        taken = 0
-        for path in candidates:
-            if taken >= args.files:
-                break
-            lines = usable(path)
-            if lines is None:
-                continue
-            taken += 1
-            for _ in range(args.edits):
-                ops = make_ops(lines, rng, suffix)
-                if not ops:
+    with tempfile.TemporaryDirectory(prefix="lazy-corpus-") as tmp:
+        merge = GitMerge(Path(tmp) / "merge")
+        n = 0
+        for suffix, source in ((".py", python_files), (".js", js_files)):
+            candidates = [p for p in source()]
+            rng.shuffle(candidates)
+            taken = 0
+            for path in candidates:
+                if taken >= args.files:
+                    break
+                lines = usable(path)
+                if lines is None:
                     continue
-                new, spans = apply_ops(lines, ops)
-                snippet = render(new, spans, rng, suffix, args.context, args.raw, lines)
-                merged, code = merge(path.name, lines, snippet)
-                totals[suffix + " edits"] += 1
-                if merged is None:
-                    outcome = "refused"
-                    refusals[code] += 1
-                elif merged == new:
-                    outcome = "exact"
-                else:
-                    outcome = "wrong"
-                totals[outcome] += 1
-                totals[f"{suffix} {outcome}"] += 1
-                if outcome == "wrong" and args.dump is not None:
-                    case = args.dump / f"{totals['wrong']:03d}{suffix}"
-                    case.mkdir(parents=True, exist_ok=True)
-                    (case / "source").write_text(f"{path}\n{ops}\n{spans}\n")
-                    (case / "before").write_text("\n".join(lines) + "\n")
-                    (case / "snippet").write_text(snippet)
-                    (case / "expected").write_text("\n".join(new) + "\n")
-                    (case / "merged").write_text("\n".join(merged or []) + "\n")
-                if outcome != "exact" and shown[outcome] < args.show:
-                    shown[outcome] += 1
-                    print(f"--- {outcome} ({code or 'merged'}): {path}\n{snippet[:1500]}")
-    n = totals[".py edits"] + totals[".js edits"]
-    secs = time.monotonic() - started
-    print(f"\n{n} edits ({totals['.py edits']} Python, {totals['.js edits']} JavaScript) in {secs:.1f}s")
-    for outcome in ("exact", "refused", "wrong"):
-        print(f"  {outcome:8} {totals[outcome]:6}  {100 * totals[outcome] / max(1, n):6.2f}%"
-              f"   (py {totals['.py ' + outcome]}, js {totals['.js ' + outcome]})")
-    if refusals:
-        print("  refusals by code: " + ", ".join(f"{c} {k}" for c, k in refusals.most_common()))
-    return 1 if totals["wrong"] else 0
+                taken += 1
+                n += 1
+                scratch = Scratch(Path(tmp) / f"r{n}", f"src/{path.name}", lines)
+                cases: list[Case] = []
+                for _ in range(args.edits):
+                    kind, ops = make_ops(lines, rng, suffix)
+                    if not ops:
+                        continue
+                    new, spans, _origin = apply_ops(lines, ops)
+                    text = render(new, spans, rng, suffix, args.context, args.raw, lines)
+                    cases.append(Case(kind, list(lines), text, _join(_written(lines, ops))))
+                for cls in (*STALE_AT, "stale-deleted", *ROI):
+                    crng = random.Random(f"{args.seed}/{path}/{cls}")
+                    made = (roi_case(lines, crng, suffix, cls, args.context) if cls in ROI
+                            else stale_case(lines, crng, suffix, cls, args.context, args.raw, merge))
+                    if made is not None:
+                        cases.append(made)
+                for case in cases:
+                    status, after, info = scratch.run(case)
+                    outcome = judge(case, status, after)
+                    tally[(case.cls, case.expect, suffix)][outcome] += 1
+                    if status == "refused":
+                        refusals[(case.cls, case.expect)][info] += 1
+                    if outcome == "wrong" and args.dump is not None:
+                        _dump(args.dump / f"{sum(t['wrong'] for t in tally.values()):03d}{suffix}", path, case, after)
+                    if outcome in shown and shown[outcome] < args.show:
+                        shown[outcome] += 1
+                        print(f"--- {outcome} {case.cls} ({info or 'merged'}): {path}\n{case.text[:1500]}")
+        calls = merge.calls
+    _print(tally, refusals, time.monotonic() - started, calls, args)
+    return 1 if any(t["wrong"] for t in tally.values()) else 0
+
+
+def _dump(folder: Path, path: Path, case: Case, after: bytes | None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "source").write_text(f"{path}\n{case.cls} ({case.expect})\n")
+    (folder / "work-tree").write_bytes(_join(case.work))
+    (folder / "snippet").write_text(case.text)
+    (folder / "expected").write_bytes(case.intended or b"(a refusal)\n")
+    (folder / "merged").write_bytes(after or b"")
+
+
+def _print(tally: dict[tuple[str, str, str], Counter[str]], refusals: dict[tuple[str, str], Counter[str]], secs: float,
+           merges: int, args: argparse.Namespace) -> None:
+    total: Counter[str] = Counter()
+    for (_c, _e, suffix), t in tally.items():
+        total.update(t)
+        total[suffix] += sum(t.values())
+    n = total[".py"] + total[".js"]
+    print(f"\nlazy corpus, seed {args.seed}: {n} cases ({total['.py']} Python, {total['.js']} JavaScript) in {secs:.1f}s, "
+          f"{merges} git merge-file runs")
+    print("cells: exact/refused/wrong (for an expected refusal, exact = refused)\n")
+    print("| class | expected | Python | JavaScript | refusals by code |")
+    print("|---|---|---|---|---|")
+    for cls in CLASSES:
+        for expect in ("file", "git: clean", "git: conflict", "refuse"):
+            cells = [tally.get((cls, expect, s)) for s in (".py", ".js")]
+            if not any(cells):
+                continue
+            shown = ["/".join(str(c[o]) for o in ("exact", "refused", "wrong")) if c else "n/a" for c in cells]
+            codes = ", ".join(f"{k} {v}" for k, v in refusals[(cls, expect)].most_common())
+            print(f"| {cls} | {expect} | {shown[0]} | {shown[1]} | {codes} |")
+    for label, expects in (("intent carried out", ("file", "git: clean")), ("must refuse", ("refuse", "git: conflict"))):
+        group: Counter[str] = Counter()
+        for (_c, e, _s), c in tally.items():
+            if e in expects:
+                group.update(c)
+        cases = sum(group.values())
+        print(f"\n{label}: {cases} cases, exact {group['exact']} ({100 * group['exact'] / max(1, cases):.2f}%), "
+              f"refused {group['refused']}, wrong {group['wrong']}")
 
 
 if __name__ == "__main__":

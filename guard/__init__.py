@@ -50,9 +50,9 @@ def apply(edit: str | bytes, repo: str | os.PathLike[str] = ".", *, format: str 
     return session(repo, policy).apply(edit, format=format, agent=agent, turn=turn, check=check, path=path)
 
 
-def check(repo: str | os.PathLike[str] = ".", *, staged: bool = True, from_ref: str | None = None,
-          to_ref: str | None = None, all_files: bool = False, paths: tuple[str, ...] = (), policy: str | None = None) -> "Report":
-    """Check staged changes, a commit range, or all files against the policy."""
+def check(repo: str | os.PathLike[str] = ".", *, from_ref: str | None = None, to_ref: str | None = None,
+          all_files: bool = False, paths: tuple[str, ...] = (), policy: str | None = None) -> "Report":
+    """Check the staged change (the default), a commit range (`from_ref`..`to_ref`), or all files against the policy."""
     from . import commit_check
 
     return commit_check.check(session(repo, policy), from_ref=from_ref, to_ref=to_ref, all_files=all_files, paths=paths)

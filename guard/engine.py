@@ -101,11 +101,11 @@ class Guard(Workspace):
 
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
-    def _apply(self, raw: bytes, fmt: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
+    def _apply(self, raw: bytes, dialect: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
                here: str = "", audience: Audience = CLI) -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
-            return Report("refused", None if fmt == "auto" else fmt, findings=(too_big,))
+            return Report("refused", None if dialect == "auto" else dialect, findings=(too_big,))
         if raw.startswith(BOM):
             raw = raw[len(BOM):]
         if b"\x00" in raw:
@@ -122,9 +122,9 @@ class Guard(Workspace):
             return Report("refused", None, findings=(error(
                 "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})",
                 "send the edit as UTF-8"),))
-        edits, findings = dialects.parse(text, fmt, path, audience)
+        edits, findings = dialects.parse(text, dialect, path, audience)
         if edits is None:
-            return Report("refused", None if fmt == "auto" else fmt, findings=tuple(findings))
+            return Report("refused", None if dialect == "auto" else dialect, findings=tuple(findings))
         with worktree.locked(self.repo):
             stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
@@ -156,17 +156,17 @@ class Guard(Workspace):
             if problem is not None:
                 raise UsageError(problem)
 
-    def _write_turn(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, fmt: str,
-                    nbytes: int, kind: str = "turn", rolls_back: Sequence[str] = (),
+    def _write_turn(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, dialect: str,
+                    edit_bytes: int, kind: str = "turn", rolls_back: Sequence[str] = (),
                     remove_dirs: Sequence[str] = ()) -> TurnRef:
         """Write `changes` to the work tree and record them as the agent's turn (``stage.write_turn``)."""
-        new = ledger.NewTurn(agent, turn, fmt, pol.name, nbytes, kind, tuple(rolls_back))
+        new = ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes, kind, tuple(rolls_back))
         staged = stage.write_turn(self.repo, pol.ledger_prefix, new, changes, remove_dirs=remove_dirs,
                                   memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
-               fmt: str = "external", nbytes: int = 0) -> TurnRef:
+               dialect: str = "external", edit_bytes: int = 0) -> TurnRef:
         """Record changes another tool already wrote to the work tree as a turn.
 
         Nothing is written but the ledger: each change's ``before`` must be the file
@@ -179,13 +179,13 @@ class Guard(Workspace):
         with worktree.locked(self.repo):
             stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
-            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, fmt, pol.name, nbytes),
+            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes),
                                        changes, memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, nbytes: int, here: str = "",
+    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, edit_bytes: int, here: str = "",
              audience: Audience = CLI) -> Planned:
         """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``)."""
         from . import checks
@@ -223,7 +223,7 @@ class Guard(Workspace):
             attr=self.repo.attr,
             core_whitespace=self.repo.config("core.whitespace"),
             usage=checks.Usage(turn_used, session_used),
-            edit_bytes=nbytes,
+            edit_bytes=edit_bytes,
         )
         result = checks.run(inp)
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
@@ -234,25 +234,25 @@ class Guard(Workspace):
 
     # ------------------------------------------------------------------ events
 
-    def _event(self, kind: str, agent: str, turn: str | None, report: Report, size: int, started: float,
+    def _event(self, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, started: float,
                tool: str | None = None) -> None:
         try:
             from . import events
         except ImportError:
             return
         # The outcome log must never turn an apply into a failure: `record` swallows its errors.
-        events.record(self.repo.commondir, kind, agent, turn, report, size, time.monotonic() - started, tool=tool)
+        events.record(self.repo.commondir, kind, agent, turn, report, edit_bytes, time.monotonic() - started, tool=tool)
 
 
-def _over_byte_budget(size: int, pol: Policy) -> Finding | None:
+def _over_byte_budget(edit_bytes: int, pol: Policy) -> Finding | None:
     """The per-edit input budget, judged before parsing: a 50 MB patch is refused in
     constant time and memory instead of being parsed, located and diffed first."""
     limit = pol.budget("per_edit").get("bytes")
-    if limit is None or size <= limit or pol.level("budget") != "error":
+    if limit is None or edit_bytes <= limit or pol.level("budget") != "error":
         return None
     setting = "budget.per_edit.bytes"
     return error("budget", None, None,
-                 f"this edit would reach {size:,} bytes of edit input; the limit is {limit:,} "
+                 f"this edit would reach {edit_bytes:,} bytes of edit input; the limit is {limit:,} "
                  f"({setting}, from {pol.source(setting)})",
                  "split the change into smaller edits")
 

@@ -152,7 +152,7 @@ def _unique(items: Any) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
-def from_report(kind: str, agent: str, turn: str | None, report: Report, size: int, duration: float,
+def from_report(kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, duration: float,
                 *, now: float | None = None, tool: str | None = None) -> dict[str, Any]:
     """The event for one decision: what happened to which files, never their contents."""
     files = _unique([c.path for c in report.changes] + [f.path for f in report.findings])
@@ -172,7 +172,7 @@ def from_report(kind: str, agent: str, turn: str | None, report: Report, size: i
         "repairs": _unique(r for c in report.changes for r in c.repairs),
         "errors": _unique(f.code for f in report.findings if f.severity == "error"),
         "warnings": _unique(f.code for f in report.findings if f.severity != "error"),
-        "size": int(size),
+        "size": int(edit_bytes),  # (the log's key since its first version)
         "duration": round(float(duration), 6),
     }
     if tool is not None:
@@ -180,16 +180,16 @@ def from_report(kind: str, agent: str, turn: str | None, report: Report, size: i
     return event
 
 
-def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Report, size: int,
+def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int,
            duration: float, *, tool: str | None = None, warnings: list[str] | None = None) -> None:
     """Log one decision, never failing: the outcome log must not turn an edit into an error.
 
     The pre-commit ``check`` command calls this with ``kind="check"`` once per run
-    (size: bytes of the diff checked; duration: seconds spent).  `warnings` replaces the
+    (edit_bytes: bytes of the edit as the agent sent it; duration: seconds spent).  `warnings` replaces the
     report's warning codes (a hook logs, after the write, what its check warned about).
     """
     try:
-        event = from_report(kind, agent, turn, report, size, duration, tool=tool)
+        event = from_report(kind, agent, turn, report, edit_bytes, duration, tool=tool)
         if warnings is not None:
             event["warnings"] = _unique(warnings)
         append(commondir, event)

@@ -373,7 +373,7 @@ class NewTurn(NamedTuple):
 
     agent: str
     turn_id: str | None  # None: the next number
-    fmt: str  # the dialect the edit came in ("rollback", "external" for a recorded one)
+    dialect: str  # the dialect the edit came in ("rollback", "external" for a recorded one)
     policy: str
     edit_bytes: int  # the edit input's size, which the `bytes` budget counts
     kind: str = "turn"  # "turn" | "rollback"
@@ -434,7 +434,7 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         r = len(c.removed) + (prev[3] if prev else 0)
         files_changed[c.path] = (_LETTER[c.op.value] if not prev else prev[0], label, a, r, c.repairs)
     repairs = sorted({r for c in changes for r in c.repairs} | (set(tip.repairs) if amend and tip else set()))
-    title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.fmt})",
+    title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
              "rollback": f"agent-guard: {new.agent} rollback of turn(s) {', '.join(new.rolls_back)}"}[new.kind]
     body = [title, ""]
     for letter, label, a, r, reps in files_changed.values():
@@ -445,7 +445,7 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         "Turn": tid,
         "Seq": seq,
         "Kind": new.kind,
-        "Format": new.fmt,
+        "Format": new.dialect,
         "Policy": new.policy,
         "Repairs": ",".join(repairs),
         "Session": budget_session(),

@@ -54,7 +54,7 @@ def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequenc
             writes.append(worktree.Write(c.path, None, c.after, None, c.new_mode))
         else:
             writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
-    message = f"agent-guard: {new.kind} {staged.turn} ({new.fmt})"
+    message = f"agent-guard: {new.kind} {staged.turn} ({new.dialect})"
     worktree.write(repo, writes, remove_dirs=remove_dirs, last=worktree.LastStep(
         run=lambda: repo.update_ref(staged.ref, staged.commit, staged.old, message),
         note=[staged.ref, staged.old, staged.commit],
@@ -70,7 +70,7 @@ def record_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequen
     syncs to it first, so the turn's diff is exactly ``before`` -> ``after``).
     """
     staged = _stage(repo, prefix, new, changes, (), memo)
-    repo.update_ref(staged.ref, staged.commit, staged.old, f"agent-guard: record turn {staged.turn} ({new.fmt})")
+    repo.update_ref(staged.ref, staged.commit, staged.old, f"agent-guard: record turn {staged.turn} ({new.dialect})")
     return staged
 
 

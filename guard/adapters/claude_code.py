@@ -417,7 +417,7 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
                                    old_mode=(old_mode or new_mode) if before is not None else None,
                                    new_mode=new_mode if after is not None else None)
         dialect = "whole" if tool in PASSED or tool == "Write" else "json"
-        recorded = g.record([change], agent=agent, turn=turn, fmt=dialect, nbytes=edit_bytes)
+        recorded = g.record([change], agent=agent, turn=turn, dialect=dialect, edit_bytes=edit_bytes)
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
     warned = checked.get("warnings")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from .. import jsonvalue
+from ..mappings import lookup
 from ..regex import lazy
 from .python import error as python_error
 from .python import new_error as new_python_error
@@ -343,25 +344,16 @@ def _short(tag: str) -> tuple[int, int] | None:
     return int(major), int(minor)
 
 
-def _get(data: dict[str, Any], *keys: str) -> Any:
-    node: Any = data
-    for key in keys:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
-
-
 def _targets(data: dict[str, Any]) -> Iterator[tuple[int, int] | None]:
-    requires = _get(data, "project", "requires-python")
+    requires = lookup(data, ("project", "requires-python"))
     yield _lowest(requires) if isinstance(requires, str) else None
-    ruff = _get(data, "tool", "ruff", "target-version")
+    ruff = lookup(data, ("tool", "ruff", "target-version"))
     yield _short(ruff) if isinstance(ruff, str) else None
-    black = _get(data, "tool", "black", "target-version")
+    black = lookup(data, ("tool", "black", "target-version"))
     if isinstance(black, list):
         versions = [v for v in (_short(t) for t in black if isinstance(t, str)) if v]
         yield min(versions) if versions else None
-    mypy = _get(data, "tool", "mypy", "python_version")
+    mypy = lookup(data, ("tool", "mypy", "python_version"))
     yield _short(str(mypy)) if isinstance(mypy, (str, float)) else None
 
 

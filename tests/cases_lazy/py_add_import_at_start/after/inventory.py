@@ -1,5 +1,6 @@
 """Inventory helpers."""
 
+import json
 import os
 
 

@@ -1,0 +1,226 @@
+"""What a policy file may say: its keys, and what each value must be (``SETTINGS``).
+
+A schema node is a mapping of key -> node, or a validator returning what is wrong
+with a value (None when it is fine).  ``file_problems`` checks one file's layer on its
+own, so a message names the file the mistake is in; an unknown key gets a "did you
+mean" (the same words in another order first, then the closest spelling).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Iterator, Mapping, Union
+
+from ..regex import lazy
+
+CHECK_NAMES = (
+    "placeholder", "whitespace", "untracked", "not-utf8", "binary", "budget",
+    "path-protected", "conflict-marker", "no-op", "syntax", "stale",
+)
+LEVELS = ("error", "warning", "off")
+WHITESPACE_LEVELS = ("error", "warning", "fix", "off")
+TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz", "3way")
+BUDGET_SCOPES = ("per_edit", "per_turn", "per_session")
+BUDGET_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
+WHITESPACE_RULES = (
+    "blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent",
+    "blank-at-eof", "trailing-space", "cr-at-eol",
+)
+
+
+class PolicyError(Exception):
+    """A policy that cannot be used: unreadable, not YAML, or not the schema (exit 2)."""
+
+
+Validator = Callable[[object], Union[str, None]]
+Node = Union[Validator, Mapping[str, "Node"]]
+
+
+def _show(value: object) -> str:
+    return repr(value) if isinstance(value, str) else scalar(value)
+
+
+def closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choice spelled most like `word`, if any is close (for a hint after a mistake)."""
+    import difflib  # here: only a mistake in a policy asks for it
+
+    return difflib.get_close_matches(word, choices, n=1)
+
+
+def _one_of(choices: tuple[str, ...]) -> Validator:
+    def check(value: object) -> str | None:
+        if (isinstance(value, str) and value in choices) or (value is False and "off" in choices):
+            return None  # YAML 1.1 reads a bare `off` as false
+        close = closest(str(value), choices)
+        tip = f"; did you mean '{close[0]}'?" if close else ""
+        return f"expected one of {', '.join(choices)}, got {_show(value)}{tip}"
+    return check
+
+
+def _limit(value: object) -> str | None:
+    # null is allowed so a layer can lift a limit it inherited (mappings merge).
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    return f"expected a whole number >= 0 (or null for no limit), got {_show(value)}"
+
+
+def _bool(value: object) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {_show(value)}"
+
+
+def _extends(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and value.strip()):
+        return None
+    return f"expected a preset name or a path, got {_show(value)}"
+
+
+def _str_list(item: Callable[[str], str | None]) -> Validator:
+    def check(value: object) -> str | None:
+        if not isinstance(value, list):
+            return f"expected a list, got {_show(value)}"
+        for i, v in enumerate(value):
+            if not isinstance(v, str) or not v:
+                return f"item {i}: expected a non-empty string, got {_show(v)}"
+            problem = item(v)
+            if problem:
+                return f"item {i} ({v!r}): {problem}"
+        return None
+    return check
+
+
+def _regex(text: str) -> str | None:
+    try:
+        re.compile(text)
+    except re.error as e:
+        return f"not a valid regular expression: {e}"
+    return None
+
+
+def _glob(text: str) -> str | None:
+    if "\x00" in text or "\n" in text:
+        return "a glob cannot hold NUL or newline"
+    return None
+
+
+def _tier(text: str) -> str | None:
+    return _one_of(TIERS)(text)
+
+
+def whitespace_rule_problem(rules: str) -> str | None:
+    """What is wrong with a git-style whitespace rule list (None if nothing)."""
+    for raw in rules.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        if name.startswith("tabwidth="):
+            width = name[len("tabwidth="):]
+            if not width.isdigit() or not 1 <= int(width) <= 63:
+                return f"tabwidth must be a number from 1 to 63, got {width!r}"
+            continue
+        bare = name[1:] if name.startswith("-") else name
+        if bare not in WHITESPACE_RULES:
+            close = closest(bare, WHITESPACE_RULES)
+            tip = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(WHITESPACE_RULES)}, tabwidth=N)"
+            return f"unknown whitespace rule {bare!r}{tip}"
+    return None
+
+
+def _rules(value: object) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a comma-separated string such as 'blank-at-eol,space-before-tab', got {_show(value)}"
+    return whitespace_rule_problem(value)
+
+
+def _extension(text: str) -> str | None:
+    if text == "*":
+        return None
+    if any(ch in text.lstrip(".") for ch in "/\\:*") or not text.lstrip("."):
+        return "expected a file extension such as md (or * for every file)"
+    return None
+
+
+_REF_BAD = lazy(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
+
+
+def _ref_prefix(value: object) -> str | None:
+    if not isinstance(value, str) or not value.startswith("refs/") or _REF_BAD().search(value):
+        return f"expected a ref prefix such as 'refs/agent-guard/', got {_show(value)}"
+    return None
+
+
+_BUDGET: dict[str, Node] = {key: _limit for key in BUDGET_KEYS}
+
+SETTINGS: dict[str, Node] = {
+    "checks": {name: _one_of(WHITESPACE_LEVELS if name == "whitespace" else LEVELS) for name in CHECK_NAMES},
+    "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit},
+    "paths": {"protected": _str_list(_glob), "protected_extra": _str_list(_glob), "allow": _str_list(_glob),
+              "create": _bool},
+    "locate": {"tiers": _str_list(_tier)},
+    "ledger": {"ref_prefix": _ref_prefix},
+    "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
+    "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
+    "read_before_edit": _bool,
+    "read_protected": _bool,
+}
+# Lists that add up across layers instead of replacing: what a team's policy adds to
+# the protected paths, a later layer (a user's file, an agent's overrides) cannot drop.
+ADDITIVE = ("paths.protected_extra",)
+# `agents` and `extends` only at the top of a file (an agent's overrides hold SETTINGS).
+TOP_KEYS = ("extends", *SETTINGS, "agents")
+_AGENT_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+
+
+def _words(key: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"[_\-\s]+", key.lower()) if w)
+
+
+def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(dotted key, what is wrong) for every mistake in `data` against `schema`."""
+    where = ".".join(path)
+    if not isinstance(data, dict):
+        yield where or "(top level)", f"expected a mapping, got {_show(data)}"
+        return
+    for key, value in data.items():
+        dotted = ".".join((*path, str(key)))
+        node = schema.get(key) if isinstance(key, str) else None
+        if node is None:
+            full = [".".join((*path, k)) for k in schema]
+            # The same words in another order (`extra_protected`) first, then the closest spelling.
+            close = [k for k in full if _words(k.rpartition(".")[2]) == _words(str(key))][:1] or \
+                closest(dotted, full)
+            tip = f"did you mean '{close[0]}'?" if close else f"valid keys here: {', '.join(schema)}"
+            yield dotted, f"unknown key; {tip}"
+        elif isinstance(node, Mapping):
+            yield from _problems(value, node, (*path, key))
+        else:
+            problem = node(value)
+            if problem:
+                yield dotted, problem
+
+
+def file_problems(data: object) -> list[tuple[str, str]]:
+    if not isinstance(data, dict):
+        return [("(top level)", f"a policy is a mapping of settings, got {_show(data)}")]
+    top: dict[str, Node] = {"extends": _extends, **SETTINGS, "agents": lambda _v: None}
+    found = list(_problems(data, top, ()))
+    agents = data.get("agents")
+    if agents is not None and not isinstance(agents, dict):
+        found.append(("agents", f"expected a mapping of agent name -> settings, got {_show(agents)}"))
+    elif isinstance(agents, dict):
+        for name, over in agents.items():
+            if not isinstance(name, str) or not _AGENT_NAME().fullmatch(name):
+                found.append((f"agents.{name}", "an agent name is letters, digits and _.@+-"))
+                continue
+            if isinstance(over, dict) and "extends" in over:
+                found.append((f"agents.{name}.extends", "extends belongs at the top of the file, not under an agent"))
+                over = {k: v for k, v in over.items() if k != "extends"}
+            found.extend(_problems(over, SETTINGS, ("agents", name)))
+    return found
+
+
+def scalar(value: object) -> str:
+    import yaml
+
+    # Dump inside a one-item flow list so a plain scalar gets no document-end marker.
+    text = yaml.safe_dump([value], default_flow_style=True, width=1 << 30, allow_unicode=True).strip()
+    return text[1:-1]
