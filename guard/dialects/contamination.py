@@ -69,7 +69,6 @@ from ..model import (
     Replace,
 )
 from ..regex import lazy
-from . import fences
 
 LINE_NUMBERS = "line-numbers"
 ESCAPE = "escape"
@@ -369,6 +368,8 @@ _MAX_DEPTH = 8
 
 
 def _is_edit(text: str) -> bool:
+    from . import fences  # here and below: only input no dialect could read is looked at this way
+
     return fences.looks_like_patch(text) or _SEARCH_LINE().search(text) is not None
 
 
@@ -394,6 +395,8 @@ def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
 
 def unwrapped(text: str) -> str | None:
     """The one patch held in JSON (the input, or a fence of it), or in a line of escapes."""
+    from . import fences
+
     stripped = text.strip()
     candidates = [stripped] + [f.body.strip() for f in fences.extract(text)]
     for candidate in candidates:
@@ -426,6 +429,8 @@ def _denumbered(lines: list[str]) -> list[str] | None:
 def numbered_paste(text: str) -> str | None:
     """`text` without its line numbers, when every line of it, or of one of its fences,
     is numbered consecutively; else None."""
+    from . import fences
+
     lines = text.split("\n")
     whole = _denumbered(lines)
     if whole is not None:
