@@ -46,9 +46,10 @@ def test_apply_arguments_read_as_click_reads_them(argv: list[str], tmp_path: Pat
 HOOK_ARGVS = [
     [], ["--agent", "claude"], ["--turn=p1", "--policy", "strict"], ["--on-pass", "ask"], ["--on-pass=defer"],
     ["--deadline", "5"], ["--deadline=0.5"], ["--deadline", "12.25", "--agent", ""], ["--deadline", "1."],
+    ["--deadline", ".5"],
     # Left to click (help, mistakes, repeats, spellings of numbers the reader does not take):
     ["-h"], ["--help"], ["--on-pass", "allow"], ["--on-pass", "nope"], ["--deadline", "0"], ["--deadline", "-1"],
-    ["--deadline", "1e3"], ["--deadline", "inf"], ["--deadline", " 5"], ["--deadline", "x"], ["--deadline", ".5"],
+    ["--deadline", "1e3"], ["--deadline", "inf"], ["--deadline", " 5"], ["--deadline", "x"],
     ["--deadline", "1.2.3"], ["--deadline", "٣"], ["--agent"], ["--agent", "a", "--agent", "b"], ["word"],
     ["--", "word"], ["--unknown"], ["--json"],
 ]
