@@ -41,12 +41,11 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Sequence
+from dataclasses import replace
+from typing import NamedTuple, Sequence
 
 from . import diffs, ledger, reads
 from .audience import CLI, Audience
-from .dialects.hashline import LAST
 from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
@@ -57,8 +56,7 @@ from .wording import plural, span
 _SHOW = 3  # lines of context either side in a hint
 
 
-@dataclass(frozen=True)
-class Anchored:
+class Anchored(NamedTuple):
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
     findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
     repairs: tuple[str, ...] = ()
@@ -101,8 +99,7 @@ def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- line-anchored edits
 
 
-@dataclass(frozen=True)
-class _Reader:
+class _Reader(NamedTuple):
     """The agent whose reads count, and how its hints tell it to read."""
 
     audience: Audience
@@ -113,6 +110,8 @@ class _Reader:
 
 
 def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    from .dialects.hashline import LAST  # here: the hashline parser loads with a hashline edit
+
     agent = who.name
     tag = (fe.base or "").lower()
     level = pol.level("stale")

@@ -12,13 +12,12 @@ finished text.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Lines = tuple[int, int]  # 1-based, inclusive
 
 
-@dataclass(frozen=True)
-class Audience:
+class Audience(NamedTuple):
     tool: str  # "cli" | "mcp" | "claude-code"
     folder: str = ""  # cli: the current folder, repository-relative ("" for the top)
     root: str = ""  # claude-code: the repository's top folder (its tools take absolute paths)

@@ -8,7 +8,6 @@ follows the edit rather than the file.
 
 from __future__ import annotations
 
-import difflib
 import operator
 from itertools import chain
 from typing import Any, Iterable, Sequence
@@ -52,9 +51,13 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
             b1 -= 1
         if a0 == a1 and b0 == b1:
             continue
-        if a0 == a1 or b0 == b1 or (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
+        # One side empty, or one line for one (lines that differ: the trim took equal ones):
+        # the one opcode difflib would give.  Too large a region to match: one replace.
+        if a0 == a1 or b0 == b1 or a1 - a0 == 1 == b1 - b0 or (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
             ops.append(("replace" if a0 < a1 and b0 < b1 else ("delete" if a0 < a1 else "insert"), a0, a1, b0, b1))
             continue
+        import difflib  # here: a check of commits, and most one-line edits, never get this far
+
         sm = difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False)
         for tag, i0, i1, j0, j1 in sm.get_opcodes():
             if tag != "equal":

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from .policy import Policy
 
 
-@dataclass(frozen=True)
-class Planned:
+class Planned(NamedTuple):
     changes: tuple[FileChange, ...]
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]

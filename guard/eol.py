@@ -17,9 +17,9 @@ file, or one with no line end of its own yet, gets what git would check out.
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
+from .regex import lazy
 from .textfile import Text
 
 Attr = Callable[[str, str], "str | bool | None"]
@@ -29,7 +29,7 @@ LF, CRLF = "\n", "\r\n"
 _TRUE = ("true", "yes", "on", "1")
 # What git's gather_stats counts as non-printable: control characters but BS, TAB, ESC, FF
 # (and the line ends, counted apart), and DEL.
-_NONPRINTABLE = re.compile("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f\x0b]")
+_NONPRINTABLE = lazy("[\x00-\x07\x0e-\x1a\x1c-\x1f\x7f\x0b]")
 
 
 def _action(path: str, attr: Attr, config: Config) -> tuple[str | None, bool]:
@@ -61,10 +61,11 @@ def _action(path: str, attr: Attr, config: Config) -> tuple[str | None, bool]:
 def _looks_binary(text: Text) -> bool:
     """git's test for `text=auto`: a lone CR, a NUL, or one control character per 128 printable ones."""
     printable = nonprintable = 0
+    findall = _NONPRINTABLE().findall
     for line in text.lines:
         if "\r" in line or "\x00" in line:
             return True
-        bad = len(_NONPRINTABLE.findall(line))
+        bad = len(findall(line))
         nonprintable += bad
         printable += len(line) - bad
     if text.lines and text.lines[-1].endswith("\x1a") and not text.eols[-1]:

@@ -17,13 +17,14 @@ is refused for being out of range.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Any
 
+from .regex import lazy
+
 _MAX_INT_DIGITS = 4000  # under Python's limit (sys.get_int_max_str_digits(), 4,300 by default)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = lazy("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = lazy(r"\\u[dD][89a-fA-F]")
 
 
 class LongNumber(float):
@@ -53,7 +54,7 @@ def _lone_surrogate(value: Any) -> str | None:
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item):
+            if _SURROGATE().search(item):
                 return item
         elif isinstance(item, dict):
             stack.extend(item.keys())
@@ -70,10 +71,10 @@ def raw_decode(text: str, pos: int = 0) -> tuple[Any, int]:
     except RecursionError:
         raise json.JSONDecodeError(
             f"nested more than about {sys.getrecursionlimit():,} levels deep", text, pos) from None
-    if _ESCAPED_SURROGATE.search(text, pos, end):
+    if _ESCAPED_SURROGATE().search(text, pos, end):
         bad = _lone_surrogate(value)
         if bad is not None:
-            half = _SURROGATE.search(bad)
+            half = _SURROGATE().search(bad)
             assert half is not None
             at = text.lower().find(f"\\u{ord(half.group()):04x}", pos, end)
             raise json.JSONDecodeError(

@@ -21,21 +21,22 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, Sequence
 
+from .regex import lazy
 from .repo import GitRepo
 
 if TYPE_CHECKING:
     from .model import FileChange
 
-_TRAILER = re.compile(r"^Agent-Guard-([A-Za-z-]+): ?(.*)$", re.M)
+_TRAILER = lazy(r"^Agent-Guard-([A-Za-z-]+): ?(.*)$", re.M)
 USAGE_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
 MAX_TURN_ID = 64
 # A turn id is written into the commit message as a trailer: anything but these could
 # forge trailer lines (a newline), or be mistaken for a list (a comma in Rolls-Back).
-_TURN_ID = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_TURN_ID}}}")
+_TURN_ID = lazy(rf"[A-Za-z0-9._-]{{1,{MAX_TURN_ID}}}")
 
 
 def ref_name(prefix: str, agent: str) -> str:
@@ -68,13 +69,13 @@ def agent_problem(agent: str) -> str | None:
 
 def turn_id_problem(turn_id: str) -> str | None:
     """What is wrong with `turn_id` as a turn id (None: nothing)."""
-    if _TURN_ID.fullmatch(turn_id):
+    if _TURN_ID().fullmatch(turn_id):
         return None
     shown = turn_id if len(turn_id) <= 80 else turn_id[:80] + "..."
-    if len(turn_id) > MAX_TURN_ID and _TURN_ID.fullmatch(turn_id[:MAX_TURN_ID]):
+    if len(turn_id) > MAX_TURN_ID and _TURN_ID().fullmatch(turn_id[:MAX_TURN_ID]):
         what = f"is {len(turn_id):,} characters long; the limit is {MAX_TURN_ID}"
     else:
-        bad = next((c for c in turn_id if not _TURN_ID.fullmatch(c)), "")
+        bad = next((c for c in turn_id if not _TURN_ID().fullmatch(c)), "")
         what = "is empty" if not turn_id else f"holds {bad!r}"
     return (f"invalid turn id {shown!r}: it {what}; a turn id is 1 to {MAX_TURN_ID} letters, digits, "
             "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)")
@@ -88,8 +89,7 @@ def budget_session() -> str:
 # ---------------------------------------------------------------------- reading
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     commit: str
     parent: str | None
     agent: str
@@ -101,7 +101,7 @@ class Turn:
     repairs: tuple[str, ...]
     policy: str
     rolls_back: tuple[str, ...]
-    trailers: Mapping[str, str] = field(default_factory=dict)
+    trailers: Mapping[str, str] = MappingProxyType({})
 
     @property
     def added(self) -> int:
@@ -153,7 +153,7 @@ def parse_turn(repo: GitRepo, commit: str, agent: str, memo: Memo | None = None)
 
 
 def _trailers(message: str) -> dict[str, str]:
-    return {m.group(1).lower(): m.group(2).strip() for m in _TRAILER.finditer(message)}
+    return {m.group(1).lower(): m.group(2).strip() for m in _TRAILER().finditer(message)}
 
 
 def _parse_turn(repo: GitRepo, commit: str, agent: str) -> Turn | None:
@@ -269,8 +269,7 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
 # ---------------------------------------------------------------------- the turn-id index
 
 
-@dataclass(frozen=True)
-class _Index:
+class _Index(NamedTuple):
     """An agent's turns and rollbacks, oldest first, as the lines of the index file:
     ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
@@ -295,7 +294,7 @@ class _Index:
         out = []
         for line in self.text.splitlines():
             commit, _, tid = line.partition(" ")
-            if len(commit) != 40 or not _TURN_ID.fullmatch(tid):
+            if len(commit) != 40 or not _TURN_ID().fullmatch(tid):
                 return []
             out.append((commit, tid))
         return out
@@ -303,7 +302,7 @@ class _Index:
 
 def commits_of(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo | None = None) -> tuple[str, ...]:
     """The commits of the agent's turns and rollbacks whose id is `turn_id`, oldest first."""
-    index = _index(repo, ref, agent, memo) if _TURN_ID.fullmatch(turn_id) else None
+    index = _index(repo, ref, agent, memo) if _TURN_ID().fullmatch(turn_id) else None
     if index is None:
         # An id a line of the index cannot hold (an older version's turns may have one): read the ledger.
         return tuple(t.commit for t in reversed(list(turns(repo, ref, agent, memo=memo))) if t.id == turn_id)
@@ -346,7 +345,7 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | N
                 break
             if t.kind != "sync":
                 newer.append((t.commit, t.id))
-        if not all(_TURN_ID.fullmatch(tid) for _commit, tid in newer):
+        if not all(_TURN_ID().fullmatch(tid) for _commit, tid in newer):
             return None
         index = _Index("".join(f"{commit} {tid}\n" for commit, tid in lines[:keep] + newer[::-1]))
         _write_index(_index_file(repo, ref), index)
@@ -369,8 +368,7 @@ def _write_index(path: Path, index: _Index) -> None:
 # ---------------------------------------------------------------------- writing
 
 
-@dataclass(frozen=True)
-class NewTurn:
+class NewTurn(NamedTuple):
     """A turn about to be recorded: whose, under which id, what it is."""
 
     agent: str

@@ -54,12 +54,16 @@ class PathBase(str, enum.Enum):
 
 @dataclass(frozen=True)
 class HunkLine:
+    """One line of a hunk: its tag and its text."""
+
     tag: str  # CONTEXT, REMOVED or ADDED
     text: str  # without its line terminator (a CR of a CRLF patch may remain)
 
 
 @dataclass(frozen=True)
 class Hunk:
+    """A block of tagged lines: context, removed and added (the unified-diff shape)."""
+
     lines: tuple[HunkLine, ...]
     # 1-based line of the first old line (for a hunk with no old lines: the line the
     # new lines go before, so unified `-5,0` gives 6); None when the input had none.
@@ -83,6 +87,8 @@ class Hunk:
 
 @dataclass(frozen=True)
 class Replace:
+    """A substring replacement (str_replace-style tools)."""
+
     old: str
     new: str
     replace_all: bool = False
@@ -91,6 +97,8 @@ class Replace:
 
 @dataclass(frozen=True)
 class LineRange:
+    """Replace lines `start..end` of the file as it was read (hash-anchored edits)."""
+
     start: int  # 1-based first line replaced
     end: int  # inclusive; start - 1 for a pure insertion before `start`
     new: tuple[str, ...]  # replacement lines, without terminators
@@ -100,6 +108,8 @@ class LineRange:
 
 @dataclass(frozen=True)
 class Snippet:
+    """The file as it should become, unchanged stretches elided by marker lines (the lazy dialect)."""
+
     lines: tuple[str, ...]  # every line of the snippet, markers included, without terminators
     markers: tuple[int, ...]  # indexes into `lines` of the marker lines, ascending
     source_line: int = 0  # line of the input where lines[0] is
@@ -110,6 +120,8 @@ Change = Union[Hunk, Replace, LineRange, Snippet]
 
 @dataclass(frozen=True)
 class FileEdit:
+    """The changes to make to one file, or its whole new content."""
+
     path: str  # as written in the input, relative to `path_base` (validated later)
     op: Op
     old_path: str | None = None  # for RENAME (and a modify that moves)
@@ -140,6 +152,8 @@ def ordered_changes(fe: FileEdit) -> bool:
 
 @dataclass(frozen=True)
 class EditSet:
+    """One parsed edit: a FileEdit per file, and the dialect it came in."""
+
     files: tuple[FileEdit, ...]
     format: str
     repairs: tuple[str, ...] = ()  # repairs made while parsing (e.g. "recount")
@@ -149,6 +163,8 @@ class EditSet:
 
 @dataclass(frozen=True)
 class Finding:
+    """Why an edit is refused or warned about: code, severity, where, what, and what to do next."""
+
     code: str
     severity: str  # "error" | "warning"
     path: str | None

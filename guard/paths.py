@@ -199,7 +199,13 @@ def _check_filesystem(real_root: str, raw: str, path: str, parts: list[str]) -> 
 # --- protected globs --------------------------------------------------------------------
 @lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-style glob as a regex over repository-relative paths.
+    """A gitignore-style glob as a compiled regex over repository-relative paths (``glob_source``)."""
+    return re.compile(glob_source(pattern), re.IGNORECASE | re.DOTALL)
+
+
+@lru_cache(maxsize=512)
+def glob_source(pattern: str) -> str:
+    """A gitignore-style glob as the text of a regex over repository-relative paths.
 
     `**/` is any number of folders, `/**` everything inside, a pattern without a slash
     matches a name at any depth, a trailing `/` matches only a folder, and a pattern
@@ -247,7 +253,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(c))
             i += 1
     tail = "/.*" if folder_only else "(?:/.*)?"
-    return re.compile("".join(out) + tail, re.IGNORECASE | re.DOTALL)
+    return "".join(out) + tail
 
 
 def matches(path: str, pattern: str) -> bool:
@@ -265,7 +271,7 @@ def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     match per path instead of one per pattern.
     """
     try:
-        return re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in patterns), re.IGNORECASE | re.DOTALL)
+        return re.compile("|".join(f"(?:{glob_source(p)})" for p in patterns), re.IGNORECASE | re.DOTALL)
     except re.error:  # a bad character class somewhere: `matches` compares it literally
         return None
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .repo import GitRepo
 
@@ -31,8 +31,7 @@ MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this
 Span = tuple[int, int]  # 1-based, inclusive
 
 
-@dataclass(frozen=True)
-class Read:
+class Read(NamedTuple):
     blob: str  # full id of the blob the agent was shown
     shown: tuple[Span, ...]  # disjoint, sorted line ranges of that blob
 

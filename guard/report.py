@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .model import FileChange, Finding
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-@dataclass(frozen=True)
-class TurnRef:
+class TurnRef(NamedTuple):
+    """The turn that recorded an applied edit: whose, which, its commit and ref."""
+
     agent: str
     id: str
     commit: str
@@ -26,6 +27,8 @@ class TurnRef:
 
 @dataclass(frozen=True)
 class Report:
+    """What a command did or decided: its status, the files, the findings and the turn."""
+
     status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
     changes: tuple[FileChange, ...] = ()

@@ -19,9 +19,8 @@ and the ref with them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from . import ledger, worktree
 from .repo import FILE, Entry, GitRepo
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
     from .model import FileChange
 
 
-@dataclass(frozen=True)
-class Staged:
+class Staged(NamedTuple):
     """A turn's commit in the object database, and the ref move that records it."""
 
     ref: str

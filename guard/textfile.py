@@ -8,7 +8,7 @@ endings survive an edit line by line and ``encode()`` gives back the same bytes.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
 
@@ -22,8 +22,7 @@ class NotText(Exception):
         self.guess = guess  # likely encoding, when one can be named
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     lines: tuple[str, ...]  # without terminators
     eols: tuple[str, ...]  # one per line; the last may be ""
     bom: bool = False

@@ -31,11 +31,9 @@ import errno
 import fcntl
 import json
 import os
-import signal
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 from .repo import EXEC, FILE, GitRepo
 
@@ -47,8 +45,7 @@ class UnsafePath(Exception):
     """A path component is a symlink or not a folder at write time."""
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     """The state one path must reach: content (None = absent) and mode."""
 
     path: str
@@ -63,8 +60,7 @@ class Write:
 Undo = Callable[[object, bool], None]
 
 
-@dataclass(frozen=True)
-class LastStep:
+class LastStep(NamedTuple):
     """What a write does once every file is in place, inside its all-or-nothing.
 
     `run` does it; `note` (JSON) goes into the journal first, so that the write's own
@@ -98,6 +94,8 @@ def _crashpoint(label: str) -> None:
     """Test hook: AGENT_GUARD_CRASH_AT=<label> kills the process right here, like kill -9."""
     want = os.environ.get("AGENT_GUARD_CRASH_AT")
     if want and want == label:
+        import signal
+
         os.kill(os.getpid(), signal.SIGKILL)
 
 

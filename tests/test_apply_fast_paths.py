@@ -6,13 +6,16 @@ with plain SHA-1 (OpenSSL) instead of libgit2's collision-detecting SHA-1.
 
 from __future__ import annotations
 
+import difflib
 import operator
 
 import pygit2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from guard.diffs import opcodes, whole_region
 from guard.repo import GitRepo
+from guard.repo.objects import SHA1_FROM
 from guard.textfile import BOM, Text, split
 
 
@@ -38,3 +41,24 @@ def test_encode_of_built_texts(lines: list[str], last: str) -> None:
 def test_blob_ids_match_libgit2(data: bytes) -> None:
     assert GitRepo.hash_blob(data) == str(pygit2.hash(data))
     assert GitRepo.hash_blob(bytes(data)) == str(pygit2.hash(data))  # and again, from the cache
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "", "c c"]), max_size=5), st.lists(st.sampled_from(["a", "b", ""]), max_size=5),
+       st.sampled_from(["x", "a", ""]), st.sampled_from(["y", "b", "a"]))
+def test_one_line_for_one_is_difflibs_opcode(before: list[str], after: list[str], old: str, new: str) -> None:
+    # diffs.opcodes answers a region of one line for one without difflib: as difflib does.
+    a, b = before + [old] + after, before + [new] + after
+    region = whole_region(a, b)
+    a0, a1, b0, b1 = region
+    expected = [(tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1) for tag, i0, i1, j0, j1 in
+                difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False).get_opcodes() if tag != "equal"]
+    assert opcodes(a, b, [region]) == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.binary(min_size=1, max_size=64) | st.text(min_size=1, max_size=64).map(str.encode), st.integers(-1, 1))
+def test_blob_ids_of_large_contents_match_libgit2(unit: bytes, off: int) -> None:
+    # From SHA1_FROM bytes up, ASCII contents take plain SHA-1: the same ids as libgit2's.
+    data = (unit * (SHA1_FROM // len(unit) + 1))[: SHA1_FROM + off]
+    assert GitRepo.hash_blob(data) == str(pygit2.hash(data))

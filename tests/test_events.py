@@ -10,6 +10,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conftest import Repo
 
 from guard import events
@@ -17,6 +20,14 @@ from guard.model import FileChange, Op, error, warning
 from guard.report import Report, TurnRef
 
 SECRET = "s3cret-token-value"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(-2e9, 4e9) | st.integers(-2 * 10**9, 4 * 10**9).flatmap(
+    lambda s: st.sampled_from([0.0, 5e-7, -5e-7, 0.9999995, 0.0005, 0.9995]).map(lambda f: s + f)))
+def test_timestamp_is_datetimes(when: float) -> None:
+    dt = datetime.fromtimestamp(when, timezone.utc)
+    assert events.timestamp(when) == dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 def _change(path: str, repairs: tuple[str, ...] = ()) -> FileChange:

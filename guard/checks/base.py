@@ -28,12 +28,11 @@ LEVELS = ("error", "warning")
 AttrLookup = Callable[[str, str], "str | bool | None"]
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(NamedTuple):
     """What this agent already used: keys files, lines_added, lines_removed, hunks, bytes."""
 
-    turn: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    session: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    turn: Mapping[str, int] = _EMPTY
+    session: Mapping[str, int] = _EMPTY
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:
@@ -129,6 +128,8 @@ class Committed(NamedTuple):
 
 @dataclass(frozen=True)
 class CheckInput:
+    """What every check is given: the changes, the policy, git's view of the paths, the agent's usage so far."""
+
     changes: tuple[FileChange, ...]
     policy: Policy
     tracked: Callable[[str], bool]  # is this path tracked by git?
@@ -140,8 +141,7 @@ class CheckInput:
     blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     changes: tuple[FileChange, ...]  # after fixes
     findings: tuple[Finding, ...]
 

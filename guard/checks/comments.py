@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 
-@dataclass(frozen=True)
-class Syntax:
+class Syntax(NamedTuple):
     name: str
     line: tuple[str, ...] = ()  # line-comment openers, as regexes
     block: tuple[tuple[str, str], ...] = ()  # (open, close) literals

@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ..model import FileChange, Finding
+from ..regex import lazy
 from ..textfile import NotText, decode
 from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
@@ -73,15 +73,15 @@ _ASCII_VOCAB = tuple(w for w in VOCAB if w.isascii())  # all an ASCII text can h
 _ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 # A comment body holding only an ellipsis, perhaps bracketed: `...`, `[...]`, `(…)`, `<...>`.
 # (Longer runs of dots, `# ......`, are separators.)
-DOTS = re.compile(r"[\[(<{]?\s*(?:\.{3,4}|…|\. \. \.)\s*[\])>}]?[;,]?")
+DOTS = lazy(r"[\[(<{]?\s*(?:\.{3,4}|…|\. \. \.)\s*[\])>}]?[;,]?")
 # Ellipsis on both sides: `... existing JSX ...`, `... (rest of the method) ...`.
-BOTH = re.compile(rf"{_ELLIPSIS}\s*(?P<inner>.*?\S)\s*{_ELLIPSIS}\s*[.;,:]*")
+BOTH = lazy(rf"{_ELLIPSIS}\s*(?P<inner>.*?\S)\s*{_ELLIPSIS}\s*[.;,:]*")
 # Only before: `... rest of the method`, `... your app logic`.
-LEADING = re.compile(rf"{_ELLIPSIS}\s*(?P<inner>.*?\S)\s*[.;,:]*")
+LEADING = lazy(rf"{_ELLIPSIS}\s*(?P<inner>.*?\S)\s*[.;,:]*")
 # Only after: `other methods ...`, `your code here...`.
-TRAILING = re.compile(rf"(?P<inner>.*?\S)\s*{_ELLIPSIS}\s*[.;,:]*")
+TRAILING = lazy(rf"(?P<inner>.*?\S)\s*{_ELLIPSIS}\s*[.;,:]*")
 # In brackets: `(keep existing code)`, `[rest of file unchanged]`.
-BRACKETED = re.compile(r"[\[(<{]\s*(?P<inner>[^\])>}]*?)\s*[\])>}]\s*[.;,:]*")
+BRACKETED = lazy(r"[\[(<{]\s*(?P<inner>[^\])>}]*?)\s*[\])>}]\s*[.;,:]*")
 
 _CODE = (
     r"(?:code|codes|function|functions|file|files|implementation|implementations|class|classes|method|methods"
@@ -153,18 +153,17 @@ def __getattr__(name: str) -> re.Pattern[str]:
 
 
 # An opening marker or a closing one, stripped from a comment before judging its body.
-_OPEN = re.compile(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
-_CLOSE = re.compile(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
+_OPEN = lazy(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
+_CLOSE = lazy(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
 
 _DOC = ("///", "//!", "/**", "/*!")
 
 STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY = "strong", "sentence", "loose", "dots"
 # `... end original code`, `... begin generated part`: region delimiters, not stand-ins.
-_DELIMITER = re.compile(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
+_DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     line: int  # 1-based, in the new file
     text: str  # the whole added line
     phrase: str  # the comment body that elides
@@ -174,7 +173,7 @@ class Marker:
 
 
 def body(comment: str) -> str:
-    text = _CLOSE.sub("", _OPEN.sub("", comment, count=1), count=1)
+    text = _CLOSE().sub("", _OPEN().sub("", comment, count=1), count=1)
     return text.strip().strip("*").strip()
 
 
@@ -186,17 +185,17 @@ def judge(text: str, comment_only: bool) -> str | None:
     """How a comment body elides code: STRONG, SENTENCE (a bare phrase), LOOSE_MATCH, DOTS_ONLY, or None."""
     if not text or len(text) > MAX_BODY:
         return None
-    if DOTS.fullmatch(text):
+    if DOTS().fullmatch(text):
         return DOTS_ONLY
-    inner = _inner(BOTH.fullmatch(text)) or _inner(BRACKETED.fullmatch(text)) or _inner(TRAILING.fullmatch(text))
+    inner = _inner(BOTH().fullmatch(text)) or _inner(BRACKETED().fullmatch(text)) or _inner(TRAILING().fullmatch(text))
     tight = _big("TIGHT")
     if inner is not None and tight.fullmatch(inner):
         return STRONG
-    inner = _inner(LEADING.fullmatch(text))
+    inner = _inner(LEADING().fullmatch(text))
     if inner is not None:
         if tight.fullmatch(inner):
             return STRONG
-        if _big("LOOSE").fullmatch(inner) and not _DELIMITER.match(inner):
+        if _big("LOOSE").fullmatch(inner) and not _DELIMITER().match(inner):
             return LOOSE_MATCH
     if comment_only and _big("PHRASE").fullmatch(text.rstrip(".:;,!")):
         return SENTENCE
@@ -204,7 +203,7 @@ def judge(text: str, comment_only: bool) -> str | None:
 
 
 # A line of prose that cannot end a sentence: a trailing comma, article, preposition...
-_OPEN_END = re.compile(
+_OPEN_END = lazy(
     r"(?:,|\b(?:the|a|an|of|to|and|or|nor|with|for|in|on|at|by|from|as|that|which|who|is|are|was|were|be|been"
     r"|so|but|if|when|then|into|onto|than|all|its|their|our|your|this|these|those|any|each|every|not|will"
     r"|would|should|can|could|may|might|must|we|they|it|you|return|returns|keep|keeps|leave|leaves))$",
@@ -217,7 +216,7 @@ def _continues_sentence(cmap: CommentMap, i: int) -> bool:
     if i == 0 or not cmap.comment_only(i - 1):
         return False
     texts = [body(c) for c, _opens in cmap.comments(i - 1)]
-    return bool(texts and _OPEN_END.search(texts[-1]))
+    return bool(texts and _OPEN_END().search(texts[-1]))
 
 
 def _neighbours_are_comments(cmap: CommentMap, i: int) -> bool:
@@ -400,13 +399,13 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
 # Around a line of prose: comment markers (``body``), then string quotes and docstring delimiters.
 _QUOTES = "\"'`"
 # An elision phrase inside a line, wrapped in an ellipsis or in brackets (bounded: linear).
-_WRAPPED = re.compile(r"(?:\.{3}|…)[ \t]*([^.…\n]{1,80}?)[ \t]*(?:\.{3}|…)|[\[(<{][ \t]*([^\[\]()<>{}\n]{1,80}?)[ \t]*[\])>}]")
+_WRAPPED = lazy(r"(?:\.{3}|…)[ \t]*([^.…\n]{1,80}?)[ \t]*(?:\.{3}|…)|[\[(<{][ \t]*([^\[\]()<>{}\n]{1,80}?)[ \t]*[\])>}]")
 
 
-_ELIDES = re.compile(
+_ELIDES = lazy(
     r"\b(?:existing|rest|remaining|remainder|unchanged|omitted|elided|previous|prior|original|same|snip(?:ped)?"
     r"|keep|kept|as\s+(?:before|is|it\s+was)|untouched|intact|truncated|here)\b", re.IGNORECASE)
-_WORDS_RE = re.compile(r"[^\W\d_]{2,}\s+\S*[^\W\d_]")  # two words: letters, blanks, letters
+_WORDS_RE = lazy(r"[^\W\d_]{2,}\s+\S*[^\W\d_]")  # two words: letters, blanks, letters
 
 
 def _core(text: str) -> str:
@@ -424,12 +423,12 @@ def elision(text: str) -> tuple[str, str] | None:
     # Outside a comment a lone word is code (`f(rest)`, `{...existing}`, JS spread), and
     # prose lists trail off (`... other option types...`): a phrase is two words at least,
     # one of which says the text is left out or kept as it was.
-    if kind in (STRONG, SENTENCE) and _WORDS_RE.search(core) and _ELIDES.search(core):
+    if kind in (STRONG, SENTENCE) and _WORDS_RE().search(core) and _ELIDES().search(core):
         return kind, core
     tight = _big("TIGHT")
-    for m in _WRAPPED.finditer(text):
+    for m in _WRAPPED().finditer(text):
         inner = (m.group(1) or m.group(2) or "").strip(" ()[]<>{}.:;,")
-        if inner and _WORDS_RE.search(inner) and _ELIDES.search(inner) and tight.fullmatch(inner):
+        if inner and _WORDS_RE().search(inner) and _ELIDES().search(inner) and tight.fullmatch(inner):
             return STRONG, m.group(0)
     return None
 
@@ -485,7 +484,7 @@ def _prose_sentence(lines: tuple[str, ...], number: int, core: str, added: set[i
     prev = number - 2
     while prev >= 0 and not lines[prev].strip():
         prev -= 1
-    return prev >= 0 and prev + 1 in added and bool(_OPEN_END.search(_core(lines[prev])))
+    return prev >= 0 and prev + 1 in added and bool(_OPEN_END().search(_core(lines[prev])))
 
 
 def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int],
@@ -539,7 +538,7 @@ def _trails_off(text: str, path: str) -> bool:
     if len(text) > MAX_LINE:
         return False
     core = _core(text)
-    return bool(DOTS.fullmatch(core)) or suspect(text, syntax_for(path)) is not None
+    return bool(DOTS().fullmatch(core)) or suspect(text, syntax_for(path)) is not None
 
 
 def _shrunk(change: FileChange, what: str) -> str:
@@ -558,7 +557,7 @@ def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
 
     def held(m: Marker) -> bool:
         # A bare `...` is in any code that spreads or takes varargs: only the same line counts as moved.
-        words = _WORDS_RE.search(m.phrase) is not None
+        words = _WORDS_RE().search(m.phrase) is not None
         return _norm(m.text) in old_lines or (words and _norm(m.phrase) in old_text)
 
     return [m for m in found if not held(m)]

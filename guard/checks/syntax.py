@@ -18,18 +18,18 @@ pyproject.toml says (``requires-python``, ruff, black or mypy targets).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model import FileChange, Finding
+from ..regex import lazy
 from ..textfile import NotText, decode
 from .base import CheckInput, quote
 
 if TYPE_CHECKING:
     from ..syntax.languages import Problem
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HUNK = lazy(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 def _root(inp: CheckInput) -> Path | None:
@@ -51,7 +51,7 @@ def edited_lines(change: FileChange) -> list[int]:
     if change.removed:
         nxt = 0  # the number the next line of the new side will have; 0 before the first hunk
         for raw in change.diff.split("\n"):
-            m = _HUNK.match(raw)
+            m = _HUNK().match(raw)
             if m:
                 nxt = int(m.group(1)) + (1 if m.group(2) == "0" else 0)
             elif nxt and raw.startswith(("+", " ")):

@@ -47,6 +47,8 @@ _KNOWN = frozenset({
 
 @dataclass(frozen=True)
 class Rules:
+    """The whitespace rules in force for one file (git's `core.whitespace` and `whitespace` attribute)."""
+
     enabled: frozenset[str] = DEFAULT
     tabwidth: int = 8
     linebreak: bool = False  # keep a Markdown hard line break (two trailing spaces after text)

@@ -7,13 +7,13 @@ output.
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
-from ..adapters.claude_code import BLOCK, DEADLINE, Answer, Deadline, claude_code
+from ..adapters.claude_code import DEADLINE
 from .commands import CONTEXT, cli
+from .fast import ON_PASS, run_claude_code
 
 
 @cli.group("hook", context_settings=CONTEXT)
@@ -25,19 +25,9 @@ def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if value == "allow":
         raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
                                  "(no decision: Claude Code's own permission rules apply) or give 'ask'")
-    if value not in ("defer", "ask"):
+    if value not in ON_PASS:
         raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
     return value
-
-
-def _send(answer: Answer) -> None:
-    """Write the answer, flushed here: a stream that fails must fail inside the hook's guard."""
-    if answer.stdout:
-        sys.stdout.write(answer.stdout)
-        sys.stdout.flush()
-    if answer.stderr:
-        sys.stderr.write(answer.stderr)
-        sys.stderr.flush()
 
 
 @hook_group.command("claude-code", context_settings=CONTEXT)
@@ -60,21 +50,7 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
     deadline) also exits 2.  PostToolUse: record what the tool wrote as a turn
     on the shadow ref; a failure there exits 1 (reported, not blocking).
     """
-    timer = Deadline(deadline)
-    try:
-        with timer:
-            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
-            _send(answer)
-    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
-        if isinstance(exc, SystemExit):
-            raise
-        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
-        try:
-            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
-        except OSError:
-            pass
-        sys.exit(timer.failing)
-    sys.exit(answer.code)
+    sys.exit(run_claude_code(agent, turn, policy, on_pass, deadline))
 
 
 @cli.command("mcp", context_settings=CONTEXT)

@@ -4,7 +4,8 @@ Every command builds a value (usually a ``Report``) and renders it (guard/render
 exceptions become exit statuses in ``main`` alone (``failure.failure_status``): 2 for
 usage errors (click's and ours), 3 for anything unexpected.  The programs enter
 through ``program.run`` (``git-agent-X`` is ``agent-guard X``), which reads a plain
-`check` without click.
+`apply`, `check` or `hook claude-code` without click (``fast``: the commands here
+run the same functions).
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from typing import NamedTuple, NoReturn, Sequence
 import click
 
 from ..report import EXIT_USAGE
+from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-# `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
-# start-up does not import the parsers.
-DIALECT_CHOICES = ["auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy"]
 
 
 class Invocation(NamedTuple):
@@ -43,13 +42,7 @@ def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
 
 
 def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: ignore[no-untyped-def]
-    from ..render import human
-
-    if as_json:
-        click.echo(report.to_json())
-    else:
-        click.echo(human(report, show_diff), err=report.status == "refused")
-    sys.exit(report.exit_code)
+    sys.exit(emit(report, as_json, show_diff))
 
 
 # Commands that live in their own modules, imported only when named (or listed):
@@ -125,21 +118,14 @@ def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | Non
     Exit status: 0 applied (with --check: would apply), 1 refused and nothing
     changed, 2 usage error, 3 internal error.
     """
-    if dialect == "whole" and target is None and file is None and sys.stdin.isatty():
+    if whole_without_input(dialect, target, file):
         raise click.UsageError("--format whole reads the new content from standard input; give --path")
-    data = _read_input(file)
-    report = _guard(policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
-    _emit(report, as_json, show_diff)
-
-
-def _read_input(file: str | None) -> bytes:
-    if file is None or file == "-":
-        return sys.stdin.buffer.read()
     try:
-        with open(file, "rb") as fh:
-            return fh.read()
+        data = read_input(file)
     except OSError as exc:
         raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
+    sys.exit(run_apply(data, dialect=dialect, agent=agent, turn=turn, policy=policy, target=target, check=check,
+                       as_json=as_json, show_diff=show_diff))
 
 
 @cli.command("log", context_settings=CONTEXT)

@@ -1,24 +1,170 @@
-"""`agent-guard check` without click: its arguments when they are plain, and its run.
+"""The commands a process runs most, without click: `apply`, `check` and `hook claude-code`.
 
-A pre-commit hook runs `check` on every commit, so ``program`` reads a plain `check`
-here and skips importing click (~20 ms of a ~350 ms check of a large commit).  Any
-argument this reader does not know (help, an unknown option, an option given twice, a
-value that looks like an option) goes to click (``check.py``), which owns the help and
-every message about a mistake in the arguments; both then call ``run_check``.
+An agent's harness runs `apply` for every edit, Claude Code runs `hook claude-code`
+twice per edit, and a pre-commit hook runs `check` on every commit: importing click
+and every command would cost each of them more than the work (~20 ms of ~100).  So
+``program`` reads their arguments here when they are plain, and runs them.  Any
+argument this reader does not know (help, an unknown option, an option given twice,
+a value that looks like an option or that click would refuse, a FILE that cannot be
+read) goes to click (``commands.py``, ``check.py``, ``adapters.py``), which owns the
+help and every message about a mistake in the arguments; both ways run the same
+``run_*`` function below.  ``tests/cli/test_fast_reader.py`` holds each reader to
+click's parse.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import stat
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import UsageError
+from ..regex import lazy
 
-_VALUED = {"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer"}
-_FLAGS = {"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True)}
+if TYPE_CHECKING:
+    from ..report import Report
+
+# `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
+# reading the arguments does not import the parsers.
+DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy")
+ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
+_ANSI_STYLE = lazy(r"\033\[[0-?]*[ -/]*[@-~]")  # what click.echo removes from output that is not a terminal
+
+
+class Options:
+    """What one command takes: options with a value (name -> key), flags (name -> (key, value)),
+    positional arguments (their key, and whether more than one), and the defaults click gives."""
+
+    def __init__(self, valued: dict[str, str], flags: dict[str, tuple[str, object]], positional: str | None,
+                 many: bool, defaults: dict[str, Any]) -> None:
+        self.valued, self.flags, self.positional, self.many, self.defaults = valued, flags, positional, many, defaults
+
+
+def read(args: Sequence[str], spec: Options) -> dict[str, Any] | None:
+    """`args` as click reads them for a command taking `spec`, or None when click must read them.
+
+    Plain words only: ``--name VALUE``, ``--name=VALUE``, flags, positional words, ``--``.
+    """
+    out: dict[str, Any] = dict(spec.defaults)
+    words: list[str] = []
+    seen: set[str] = set()
+    only_words = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if only_words or arg == "-" or not arg.startswith("-"):
+            words.append(arg)
+            continue
+        if arg == "--":
+            only_words = True
+            continue
+        name, eq, value = arg.partition("=")
+        key: str
+        given: object
+        if name in spec.valued:
+            if not eq:
+                if i >= len(args) or args[i].startswith("-"):
+                    return None  # a missing value, or one that looks like an option
+                value = args[i]
+                i += 1
+            key, given = spec.valued[name], value
+        elif name in spec.flags and not eq:
+            key, given = spec.flags[name]
+        else:
+            return None
+        if key in seen:
+            return None
+        seen.add(key)
+        out[key] = given
+    if spec.positional is None:
+        return out if not words else None
+    if spec.many:
+        out[spec.positional] = tuple(words)
+    elif len(words) > 1:
+        return None
+    else:
+        out[spec.positional] = words[0] if words else None
+    return out
+
+
+# ---------------------------------------------------------------------- apply
+
+APPLY = Options(
+    valued={"--format": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy", "--path": "target"},
+    flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True)},
+    positional="file", many=False,
+    defaults={"dialect": "auto", "agent": None, "turn": None, "policy": None, "target": None, "check": False,
+              "as_json": False, "show_diff": False},
+)
+
+
+def parse_apply(args: Sequence[str]) -> dict[str, Any] | None:
+    """`apply`'s arguments as click reads them (``commands.apply_cmd``), or None when click must read them."""
+    opts = read(args, APPLY)
+    if opts is None or opts["dialect"] not in DIALECT_CHOICES:
+        return None
+    file = opts["file"]
+    if file is not None and file != "-":
+        try:
+            st = os.stat(file)
+        except OSError:
+            return opts  # not there: reading it fails, and that is click's to say (``program``)
+        if stat.S_ISDIR(st.st_mode) or not os.access(file, os.R_OK):
+            return None  # click's FILE type refuses these itself
+    return opts
+
+
+def whole_without_input(dialect: str, target: str | None, file: str | None) -> bool:
+    """`--format whole` with neither --path, FILE nor piped input: a usage error (click's to say)."""
+    return dialect == "whole" and target is None and file is None and sys.stdin.isatty()
+
+
+def read_input(file: str | None) -> bytes:
+    """The edit `apply` reads: FILE, or standard input (None or "-"); OSError when FILE cannot be read."""
+    if file is None or file == "-":
+        return sys.stdin.buffer.read()
+    with open(file, "rb") as fh:
+        return fh.read()
+
+
+def run_apply(data: bytes, *, dialect: str = "auto", agent: str | None = None, turn: str | None = None,
+              policy: str | None = None, target: str | None = None, check: bool = False, as_json: bool = False,
+              show_diff: bool = False) -> int:
+    """`agent-guard apply` once its options are read and its input is in hand: print the report, return the status."""
+    from ..engine import Guard
+
+    report = Guard(".", policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
+    return emit(report, as_json, show_diff)
+
+
+def emit(report: Report, as_json: bool, show_diff: bool = False) -> int:
+    """Print an `apply` or `rollback` report (JSON on stdout; people's words on stdout, or
+    stderr for a refusal) and return its exit status."""
+    if as_json:
+        text, stream = report.to_json(), sys.stdout
+    else:
+        from ..render import human
+
+        text, stream = human(report, show_diff), sys.stderr if report.status == "refused" else sys.stdout
+    if "\033" in text and not stream.isatty():
+        text = _ANSI_STYLE().sub("", text)  # as click.echo, which printed these reports before, does
+    stream.write(text + "\n")
+    stream.flush()  # as click.echo does: a caller that swapped the stream reads it next
+    return report.exit_code
+
+
+# ---------------------------------------------------------------------- check
+
+CHECK = Options(
+    valued={"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer"},
+    flags={"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True)},
+    positional="paths", many=True,
+    defaults={"mode": None, "from_ref": None, "to_ref": None, "policy": None, "renderer": None, "as_json": False},
+)
 
 
 def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, renderer: str | None,
@@ -32,41 +178,12 @@ def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, r
 
 
 def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
-    """`check`'s arguments as click would read them, or None when click must read them."""
+    """`check`'s arguments as click reads them (``check.check_cmd``), or None when click must read them."""
     from ..render import RENDERERS
 
-    out: dict[str, Any] = {"paths": [], "mode": None, "from_ref": None, "to_ref": None, "policy": None,
-                           "renderer": None, "as_json": False}
-    seen: set[str] = set()
-    only_paths = False
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if only_paths or arg == "-" or not arg.startswith("-"):
-            out["paths"].append(arg)
-            continue
-        if arg == "--":
-            only_paths = True
-            continue
-        name, eq, value = arg.partition("=")
-        key: str
-        given: object
-        if name in _VALUED:
-            if not eq:
-                if i >= len(args) or args[i].startswith("-"):
-                    return None  # a missing value, or one that looks like an option
-                value = args[i]
-                i += 1
-            key, given = _VALUED[name], value
-        elif name in _FLAGS and not eq:
-            key, given = _FLAGS[name]
-        else:
-            return None
-        if key in seen:
-            return None
-        seen.add(key)
-        out[key] = given
+    out = read(args, CHECK)
+    if out is None:
+        return None
     if out["renderer"] is not None and out["renderer"] not in RENDERERS:
         return None
     if check_conflict(out["mode"], out["from_ref"], out["to_ref"], out["renderer"], out["as_json"]) is not None:
@@ -146,3 +263,63 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
     sys.stdout.write(render.check(report, renderer or "human") + "\n")
     sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return report.exit_code
+
+
+# ---------------------------------------------------------------------- hook claude-code
+
+CLAUDE_CODE = Options(
+    valued={"--agent": "agent", "--turn": "turn", "--policy": "policy", "--on-pass": "on_pass",
+            "--deadline": "deadline"},
+    flags={}, positional=None, many=False,
+    defaults={"agent": None, "turn": None, "policy": None, "on_pass": "defer", "deadline": None},
+)
+
+
+def parse_claude_code(args: Sequence[str]) -> dict[str, Any] | None:
+    """`hook claude-code`'s arguments as click reads them (``adapters.claude_code_cmd``), or None
+    when click must read them."""
+    opts = read(args, CLAUDE_CODE)
+    if opts is None or opts["on_pass"] not in ON_PASS:
+        return None
+    seconds = opts["deadline"]
+    if seconds is None:
+        from ..adapters.claude_code import DEADLINE
+
+        opts["deadline"] = DEADLINE
+        return opts
+    # Plain decimals only ("20", "1.5"): click's float type takes more spellings, and says
+    # what is wrong with the rest.
+    digits = seconds.replace(".", "", 1)
+    if not (digits.isascii() and digits.isdigit()) or float(seconds) <= 0:
+        return None
+    opts["deadline"] = float(seconds)
+    return opts
+
+
+def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> int:
+    """`agent-guard hook claude-code`: answer the payload on standard input; the exit status Claude Code reads.
+
+    Every failure, even one writing the answer, still exits with a status Claude Code obeys
+    (a pre hook's blocks the edit).
+    """
+    from ..adapters.claude_code import BLOCK, Deadline, claude_code
+
+    timer = Deadline(deadline)
+    try:
+        with timer:
+            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
+            # Written and flushed here: a stream that fails must fail inside the hook's guard.
+            for text, stream in ((answer.stdout, sys.stdout), (answer.stderr, sys.stderr)):
+                if text:
+                    stream.write(text)
+                    stream.flush()
+    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
+        if isinstance(exc, SystemExit):
+            raise
+        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
+        try:
+            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
+        except OSError:
+            pass
+        return timer.failing
+    return answer.code

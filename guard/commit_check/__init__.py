@@ -42,6 +42,8 @@ _OF_A_CHANGE = ("budget", "binary", "not-utf8")
 
 @dataclass(frozen=True)
 class CommitFinding(Finding):
+    """A finding of a commit check: the commit it is about, and where to point when it has no path."""
+
     commit: str | None = None  # the commit of a range the finding is about (None: staged change, whole files)
     anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
 

@@ -32,11 +32,11 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
+from ..regex import lazy
 
 NAME = "codex"
 
@@ -56,20 +56,19 @@ HEADER_HINT = (
 )
 
 _MARKER_WS = " \t\r\ufeff"
-_OP = re.compile(r"\*\*\* (Add File|Delete File|Update File|Move to):[ \t]*(.*)")
-_NUMBERED = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*")
+_OP = lazy(r"\*\*\* (Add File|Delete File|Update File|Move to):[ \t]*(.*)")
+_NUMBERED = lazy(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*")
 # `apply_patch <<'EOF'`, `<<-"END"`, `<<\"EOF\"` (inside a double-quoted shell string).
-_HEREDOC = re.compile(r"<<-?[ \t]*\\?[\"']?([A-Za-z_][\w.-]*)")
-_ESCAPED_BEGIN = re.compile(r"(?:\\n|[\"'\[])[ \t]*\*\*\* Begin Patch")
-_BACKSLASH = re.compile(r"\\(.)", re.S)
-_SHELL_DQ = re.compile(r"\\([\\\"$`])")
+_HEREDOC = lazy(r"<<-?[ \t]*\\?[\"']?([A-Za-z_][\w.-]*)")
+_ESCAPED_BEGIN = lazy(r"(?:\\n|[\"'\[])[ \t]*\*\*\* Begin Patch")
+_BACKSLASH = lazy(r"\\(.)", re.S)
+_SHELL_DQ = lazy(r"\\([\\\"$`])")
 _C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "/": "/"}
 _MAX_NESTING = 4  # wrappers inside wrappers (JSON -> bash -lc -> heredoc) before giving up
 _QUOTE_LIMIT = 80
 
 
-@dataclass(frozen=True)
-class _Envelope:
+class _Envelope(NamedTuple):
     """The lines from `*** Begin Patch` to the end of the (unwrapped) input."""
 
     lines: tuple[str, ...]
@@ -97,7 +96,7 @@ def detect(text: str) -> int:
             return 30 if diff_before else 100
         if line.startswith(("diff --git ", "--- ", "+++ ")):
             diff_before = True
-    if not _ESCAPED_BEGIN.search(text):
+    if BEGIN not in text or not _ESCAPED_BEGIN().search(text):
         return 0
     try:
         _unwrap(text, None, 0)
@@ -133,7 +132,7 @@ def _parse_ops(env: _Envelope) -> list[FileEdit]:
         if not marker:
             i += 1
             continue
-        op = _OP.fullmatch(marker)
+        op = _OP().fullmatch(marker)
         if op is None or op.group(1) == MOVE:
             raise _unexpected(env, i, OPS_HINT)
         target = _path(env, i, op)
@@ -181,7 +180,7 @@ def _parse_update(env: _Envelope, i: int, path: str) -> tuple[FileEdit, int]:
     lines = env.lines
     j = i + 1
     new_path: str | None = None
-    move = _OP.fullmatch(_strip(lines[j])) if j < len(lines) else None
+    move = _OP().fullmatch(_strip(lines[j])) if j < len(lines) else None
     if move is not None and move.group(1) == MOVE:
         new_path = _path(env, j, move)
         j += 1
@@ -241,7 +240,7 @@ def _parse_chunk(env: _Envelope, j: int, path: str, headed: bool) -> tuple[Hunk 
         old_start = _read_header(env, j, path, anchors)
         j += 1
         while j < len(lines) and _strip(lines[j]).startswith("@@") and not lines[j].startswith(CONTEXT):
-            if _strip(lines[j]) == "@@" or _NUMBERED.fullmatch(_strip(lines[j])):
+            if _strip(lines[j]) == "@@" or _NUMBERED().fullmatch(_strip(lines[j])):
                 return None, j, []  # this header heads nothing: the next one starts a chunk
             _read_header(env, j, path, anchors)
             j += 1
@@ -288,7 +287,7 @@ def _read_header(env: _Envelope, j: int, path: str, anchors: list[str]) -> int |
     marker = _strip(env.lines[j])
     if marker == "@@":
         return None
-    numbered = _NUMBERED.fullmatch(marker)
+    numbered = _NUMBERED().fullmatch(marker)
     if numbered is not None:
         start, count = int(numbered.group(1)), numbered.group(2)
         # `-5,0` inserts after line 5: the model's old_start names the line it goes before.
@@ -360,7 +359,7 @@ def _strip(line: str) -> str:
 
 def _is_op_marker(marker: str) -> bool:
     """A line that ends a chunk or an Add body: the next operation, or the envelope's end."""
-    return marker == END or _OP.fullmatch(marker) is not None
+    return marker == END or _OP().fullmatch(marker) is not None
 
 
 def _ends_section(line: str, env: _Envelope) -> bool:
@@ -397,7 +396,7 @@ def _unexpected(env: _Envelope, i: int, hint: str, path: str | None = None) -> P
     if _is_stop(line, env):
         return _missing_end(env, i)
     marker = _strip(line)
-    if marker.startswith("*** ") and _OP.fullmatch(marker) is not None:  # `*** Move to:` astray
+    if marker.startswith("*** ") and _OP().fullmatch(marker) is not None:  # `*** Move to:` astray
         hint = "'*** Move to: ' must directly follow its '*** Update File: ' line; " + OPS_HINT
     elif marker == END_OF_FILE:
         hint = "'*** End of File' must directly follow a chunk's last line; " + OPS_HINT
@@ -449,7 +448,7 @@ def _unwrap(text: str, origin: int | None, depth: int) -> _Envelope:
 
 def _line_envelope(lines: list[str], begin: int, origin: int | None) -> _Envelope:
     opener = next((lines[k] for k in range(begin - 1, -1, -1) if _strip(lines[k])), "")
-    openers = list(_HEREDOC.finditer(opener))
+    openers = list(_HEREDOC().finditer(opener))
     heredoc = openers[-1] if openers else None  # the last `<<` on the line opens the patch
     delimiter = heredoc.group(1) if heredoc is not None else None
     unquote: Callable[[str], str] = _identity
@@ -491,7 +490,7 @@ def _identity(line: str) -> str:
 
 
 def _unquote_double(line: str) -> str:
-    return _SHELL_DQ.sub(r"\1", line)
+    return _SHELL_DQ().sub(r"\1", line)
 
 
 def _unquote_single(line: str) -> str:
@@ -507,7 +506,7 @@ def _decoded(text: str) -> Iterator[str]:
     if found is not None:
         yield found
     if "\\n" in text:
-        yield _BACKSLASH.sub(lambda m: _C_ESCAPES.get(m.group(1), m.group(0)), text)
+        yield _BACKSLASH().sub(lambda m: _C_ESCAPES.get(m.group(1), m.group(0)), text)
 
 
 def _json_patch(text: str) -> str | None:

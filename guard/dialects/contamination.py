@@ -68,15 +68,15 @@ from ..model import (
     ParseError,
     Replace,
 )
-from . import fences
+from ..regex import lazy
 
 LINE_NUMBERS = "line-numbers"
 ESCAPE = "escape"
 
 # ---------------------------------------------------------------- reasoning
 
-_REASONING = re.compile(r"^[ \t]*<(think|thinking|reasoning)>", re.MULTILINE)
-_EDIT_START = re.compile(
+_REASONING = lazy(r"^[ \t]*<(think|thinking|reasoning)>", re.MULTILINE)
+_EDIT_START = lazy(
     r"^(?:[ \t]*(?:`{3,}|~{3,}|<{5,9} SEARCH|\*\*\* Begin Patch)|diff --git |--- |@@ )", re.MULTILINE
 )
 
@@ -86,8 +86,8 @@ def answer(text: str) -> str:
     if "<think" not in text and "<reasoning>" not in text:
         return text  # a substring search: far cheaper than the line-start pattern on a big diff
     while True:
-        found = _REASONING.search(text)
-        if found is None or _EDIT_START.search(text, 0, found.start()):
+        found = _REASONING().search(text)
+        if found is None or _EDIT_START().search(text, 0, found.start()):
             return text
         close = text.find(f"</{found.group(1)}>", found.end())
         if close < 0:
@@ -100,16 +100,16 @@ def answer(text: str) -> str:
 # ---------------------------------------------------------------- mixed dialects
 
 _QUICK = {
-    "unified": re.compile(r"\n(?:diff --git |--- [^\n]*\n\+\+\+ |@@ -\d)"),
-    "codex": re.compile(r"\n[ \t]*\*\*\* Begin Patch"),
-    "search-replace": re.compile(r"\n[ \t]*<{5,9} SEARCH"),
-    "hashline": re.compile(r"\n[ \t]*\[[^\[\]\n]+#[0-9a-fA-F]{4,40}\][ \t\r]*\n"),
+    "unified": lazy(r"\n(?:diff --git |--- [^\n]*\n\+\+\+ |@@ -\d)"),
+    "codex": lazy(r"\n[ \t]*\*\*\* Begin Patch"),
+    "search-replace": lazy(r"\n[ \t]*<{5,9} SEARCH"),
+    "hashline": lazy(r"\n[ \t]*\[[^\[\]\n]+#[0-9a-fA-F]{4,40}\][ \t\r]*\n"),
 }
-_SEARCH = re.compile(r"<{5,9} SEARCH>?")
-_DIVIDER = re.compile(r"={5,9}")
-_REPLACE = re.compile(r">{5,9} REPLACE")
-_HASHLINE_HEADER = re.compile(r"\[[^\[\]]+#[0-9a-fA-F]{4,40}\]")
-_NUMBERED_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_SEARCH = lazy(r"<{5,9} SEARCH>?")
+_DIVIDER = lazy(r"={5,9}")
+_REPLACE = lazy(r">{5,9} REPLACE")
+_HASHLINE_HEADER = lazy(r"\[[^\[\]]+#[0-9a-fA-F]{4,40}\]")
+_NUMBERED_HUNK = lazy(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _BEGIN, _END = "*** Begin Patch", "*** End Patch"
 _WS = " \t\r\ufeff"
 
@@ -121,7 +121,7 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
     a Codex envelope or a SEARCH/REPLACE block are content, not markers.
     """
     padded = "\n" + text
-    if sum(1 for quick in _QUICK.values() if quick.search(padded)) < 2:
+    if sum(1 for quick in _QUICK.values() if quick().search(padded)) < 2:
         return []  # one dialect's markers at most: the common case, decided without a scan
     lines = text.split("\n")
     found: dict[str, tuple[str, int, str]] = {}
@@ -137,10 +137,10 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
             state = "" if bare == _END else state
             continue
         if state == "search":
-            state = "replace" if _DIVIDER.fullmatch(bare) else state
+            state = "replace" if _DIVIDER().fullmatch(bare) else state
             continue
         if state == "replace":
-            state = "" if _REPLACE.fullmatch(bare) or _DIVIDER.fullmatch(bare) else state
+            state = "" if _REPLACE().fullmatch(bare) or _DIVIDER().fullmatch(bare) else state
             continue
         if state == "hunk":
             if line[:1] in (" ", "+", "-", "\\") or bare == "":
@@ -149,7 +149,7 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
         if bare == _BEGIN:
             mark("codex", i)
             state = "codex"
-        elif _SEARCH.fullmatch(bare):
+        elif _SEARCH().fullmatch(bare):
             mark("search-replace", i)
             state = "search"
         elif line.startswith("diff --git "):
@@ -160,10 +160,10 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
                 k += 1
             if k < len(lines) and lines[k].startswith("@@"):
                 mark("unified", i)
-        elif line.startswith("@@") and ("unified" in found or _NUMBERED_HUNK.match(line)):
+        elif line.startswith("@@") and ("unified" in found or _NUMBERED_HUNK().match(line)):
             mark("unified", i)
             state = "hunk"
-        elif _HASHLINE_HEADER.fullmatch(bare):
+        elif _HASHLINE_HEADER().fullmatch(bare):
             mark("hashline", i)
     return sorted(found.values(), key=lambda entry: entry[1])
 
@@ -172,18 +172,18 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
 
 ARROW, TAB, COLON = "arrow", "tab", "colon"
 _PREFIX = {
-    ARROW: re.compile(r"( *)(\d{1,9})\u2192"),
-    TAB: re.compile(r"( *)(\d{1,9})(?:\t|(?=\r?$))"),  # an editor may have trimmed the TAB of an empty line
-    COLON: re.compile(r"()(\d{1,9}):"),
+    ARROW: lazy(r"( *)(\d{1,9})\u2192"),
+    TAB: lazy(r"( *)(\d{1,9})(?:\t|(?=\r?$))"),  # an editor may have trimmed the TAB of an empty line
+    COLON: lazy(r"()(\d{1,9}):"),
 }
-_MAYBE = re.compile(r" *\d")  # how every prefix starts
+_MAYBE = lazy(r" *\d")  # how every prefix starts
 _ARROW_SIGN = "\u2192"
-_YAML_VALUE = re.compile(r"(?: \S.*)?")  # what follows `N:` in a YAML mapping line: nothing, or one space
+_YAML_VALUE = lazy(r"(?: \S.*)?")  # what follows `N:` in a YAML mapping line: nothing, or one space
 
 
 def _prefix(line: str, style: str) -> tuple[int, int, str] | None:
     """(number, width of the padded number, rest of the line) when `line` carries `style`'s prefix."""
-    m = _PREFIX[style].match(line)
+    m = _PREFIX[style]().match(line)
     if m is None:
         return None
     return int(m.group(2)), len(m.group(1)) + len(m.group(2)), line[m.end() :]
@@ -229,7 +229,7 @@ def _rest(line: str, style: str) -> str:
 
 
 def _yaml_like(rests: Sequence[str]) -> bool:
-    return all(_YAML_VALUE.fullmatch(rest.rstrip("\r")) for rest in rests)
+    return all(_YAML_VALUE().fullmatch(rest.rstrip("\r")) for rest in rests)
 
 
 def _partial(lines: Sequence[str], line: int, path: str, where: str) -> ParseError:
@@ -278,7 +278,7 @@ def _evidence(style: str, old_rests: Sequence[str], new_lines: Sequence[str]) ->
 
 def _hunk(h: Hunk, path: str) -> Hunk:
     old = [hl.text for hl in h.lines if hl.tag != ADDED]
-    if old and not _MAYBE.match(old[0]):  # the common case, decided on one line
+    if old and not _MAYBE().match(old[0]):  # the common case, decided on one line
         if any(_ARROW_SIGN in text for text in old) and any(_carries(text, ARROW) for text in old):
             raise _partial(old, h.source_line, path, "the text to find")
         return h
@@ -363,12 +363,14 @@ def line_numbers(edits: EditSet) -> EditSet:
 
 # ---------------------------------------------------------------- failure path
 
-_SEARCH_LINE = re.compile(r"^[ \t]*<{5,9} SEARCH", re.MULTILINE)
+_SEARCH_LINE = lazy(r"^[ \t]*<{5,9} SEARCH", re.MULTILINE)
 _MAX_DEPTH = 8
 
 
 def _is_edit(text: str) -> bool:
-    return fences.looks_like_patch(text) or _SEARCH_LINE.search(text) is not None
+    from . import fences  # here and below: only input no dialect could read is looked at this way
+
+    return fences.looks_like_patch(text) or _SEARCH_LINE().search(text) is not None
 
 
 def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
@@ -393,6 +395,8 @@ def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
 
 def unwrapped(text: str) -> str | None:
     """The one patch held in JSON (the input, or a fence of it), or in a line of escapes."""
+    from . import fences
+
     stripped = text.strip()
     candidates = [stripped] + [f.body.strip() for f in fences.extract(text)]
     for candidate in candidates:
@@ -425,6 +429,8 @@ def _denumbered(lines: list[str]) -> list[str] | None:
 def numbered_paste(text: str) -> str | None:
     """`text` without its line numbers, when every line of it, or of one of its fences,
     is numbered consecutively; else None."""
+    from . import fences
+
     lines = text.split("\n")
     whole = _denumbered(lines)
     if whole is not None:

@@ -31,10 +31,12 @@ No I/O; every function is linear in its input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-_OPENER = re.compile(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)")
-_CLOSER = re.compile(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})[ \t\r]*")
+from ..regex import lazy
+
+_OPENER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)")
+_CLOSER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})[ \t\r]*")
 
 # Extension-less names a reply may label a fence with.
 _BARE_NAMES = frozenset(
@@ -44,20 +46,19 @@ _BARE_NAMES = frozenset(
 )
 # Characters that do not occur in the paths agents name but do occur in prose.
 _NOT_IN_PATH = frozenset("<>\"|?*`',;!")
-_LABEL_PREFIX = re.compile(r"(?i)^(?:[*_]{1,2})?(?:file ?path|file ?name|file|path)\s*:\s*(?:[*_]{1,2}(?=\S))?\s*")
-_NOTE = re.compile(r"\s+\([^()]*\)$")
-_LIST_BULLET = re.compile(r"^(?:[-+*]|\d{1,3}[.)])\s+")
-_INFO_KEY = re.compile(r"""^(?:title|file|filename|path|name)=["']?(?P<value>[^"']+)["']?$""")
-_INFO_COLON = re.compile(r"^(?:[\w+#.-]*:)+(?P<path>[^:]+)$")
+_LABEL_PREFIX = lazy(r"(?i)^(?:[*_]{1,2})?(?:file ?path|file ?name|file|path)\s*:\s*(?:[*_]{1,2}(?=\S))?\s*")
+_NOTE = lazy(r"\s+\([^()]*\)$")
+_LIST_BULLET = lazy(r"^(?:[-+*]|\d{1,3}[.)])\s+")
+_INFO_KEY = lazy(r"""^(?:title|file|filename|path|name)=["']?(?P<value>[^"']+)["']?$""")
+_INFO_COLON = lazy(r"^(?:[\w+#.-]*:)+(?P<path>[^:]+)$")
 
-_PATCH_LINE = re.compile(
+_PATCH_LINE = lazy(
     r"^(?:diff --git |\*\*\* Begin Patch|\*\*\* (?:Update|Add|Delete) File: |@@ -\d|--- \S.*\n\+\+\+ \S)",
     re.MULTILINE,
 )
 
 
-@dataclass(frozen=True)
-class Fence:
+class Fence(NamedTuple):
     info: str  # the info string, stripped: "", "python", "py title=\"x.py\""
     body: str  # the lines between opener and closer, terminators kept
     start_line: int  # 1-based line of the body's first line
@@ -78,7 +79,7 @@ def split_lines(text: str) -> list[str]:
 
 def opener(line: str) -> tuple[str, str, str] | None:
     """(indent, marker, info) when `line` opens a fence, else None."""
-    m = _OPENER.fullmatch(line.rstrip("\n"))
+    m = _OPENER().fullmatch(line.rstrip("\n"))
     if m is None:
         return None
     info = m["info"].strip()
@@ -88,7 +89,7 @@ def opener(line: str) -> tuple[str, str, str] | None:
 
 
 def _closes(line: str, marker: str, indent: int) -> bool:
-    m = _CLOSER.fullmatch(line.rstrip("\n"))
+    m = _CLOSER().fullmatch(line.rstrip("\n"))
     return (
         m is not None
         and m["marker"][0] == marker[0]
@@ -106,6 +107,8 @@ def _dedent(line: str, width: int) -> str:
 
 def extract(text: str) -> list[Fence]:
     """Every fenced block of `text`, in order (see the module doc for the grammar)."""
+    if "```" not in text and "~~~" not in text:
+        return []  # no opener: a fence marker is three backticks or tildes
     lines = split_lines(text)
     fences: list[Fence] = []
     preceding = ""
@@ -149,15 +152,15 @@ def looks_like_path(text: str, spaces: bool = False) -> bool:
 def _unwrap(text: str) -> tuple[str, bool]:
     """Strip one layer of label decoration; the flag says backticks were removed."""
     s = text.strip()
-    s = _LIST_BULLET.sub("", s, count=1)
+    s = _LIST_BULLET().sub("", s, count=1)
     if s.startswith("#"):
         return s.lstrip("#").strip(), False
-    m = _LABEL_PREFIX.match(s)
+    m = _LABEL_PREFIX().match(s)
     if m and m.end() < len(s):
         return s[m.end() :].strip(), False
     if s.endswith(":"):
         return s[:-1].rstrip(), False
-    note = _NOTE.search(s)
+    note = _NOTE().search(s)
     if note:  # "src/new.py (new file)"
         return s[: note.start()], False
     for wrap in ("**", "__", "*", "_", '"', "'"):
@@ -186,13 +189,13 @@ def path_in_info(info: str) -> str | None:
     "python:src/x.py"; None for a bare language tag such as "python" or "c++"."""
     tokens = info.split()
     for token in tokens:
-        m = _INFO_KEY.match(token)
+        m = _INFO_KEY().match(token)
         if m and looks_like_path(m["value"]):
             return m["value"]
     if not tokens or len(tokens) > 2:
         return None
     candidate = tokens[-1]
-    m = _INFO_COLON.match(candidate)
+    m = _INFO_COLON().match(candidate)
     if m and not re.match(r"^[A-Za-z]:[\\/]", candidate):
         candidate = m["path"]
     has_sep = "/" in candidate or "\\" in candidate or "." in candidate.strip(".")
@@ -207,4 +210,4 @@ def fence_path(fence: Fence) -> str | None:
 
 def looks_like_patch(text: str) -> bool:
     """Whether `text` holds a unified diff or a Codex patch (line-start markers)."""
-    return _PATCH_LINE.search(text) is not None
+    return _PATCH_LINE().search(text) is not None

@@ -69,8 +69,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..model import EditSet, FileEdit, LineRange, Op, ParseError
+from ..regex import lazy
 
 NAME = "hashline"
 
@@ -85,13 +87,13 @@ OPS_HELP = (
 )
 SHAPE = "[src/app.py#1a2b3c4d]\nreplace 12..14\n+new line 12\n+new line 13\ninsert after 40\n+added line\ndelete 50..51"
 
-_HEADER = re.compile(r"\[(?P<inner>[^\[\]]+)\]")
-_TAG = re.compile(r"[0-9a-fA-F]{4,40}")
+_HEADER = lazy(r"\[(?P<inner>[^\[\]]+)\]")
+_TAG = lazy(r"[0-9a-fA-F]{4,40}")
 _RANGE = r"(?P<a>\d+)(?:\s*(?:\.\.\.?|\.=|-|\u2013|\u2026|:|,)\s*(?P<b>\d+|\$))?"
 _END = r"\s*:?"
 _LINES = r"(?:lines?\s+)?"  # "replace line 3", "delete lines 4..6"
-_OPS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern + _END, re.IGNORECASE), kind)
+_OPS: tuple[tuple[Callable[[], re.Pattern[str]], str], ...] = tuple(
+    (lazy(pattern + _END, re.IGNORECASE), kind)
     for pattern, kind in (
         (rf"(?:replace|put|swap|xchg)\s+{_LINES}{_RANGE}", "replace"),
         (rf"(?:delete|cut|del)\s+{_LINES}{_RANGE}", "delete"),
@@ -104,15 +106,17 @@ _OPS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 _BODY_OPS = frozenset({"replace", "insert", "create"})
-_BLOCK_OP = re.compile(r"(?i)(?:swap|xchg|del|ins)(?:\.blk)(?:\.\w+)*\b")
-_FENCE = re.compile(r"(?:`{3,}|~{3,})[^`]*")
-_ENVELOPE = re.compile(r"\*\*\* (?:Begin|End) Patch")
-_OTHER = re.compile(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9} SEARCH|>{5,9} REPLACE)", re.MULTILINE)
-_READ_LINE = re.compile(r"\d+:")
+_BLOCK_OP = lazy(r"(?i)(?:swap|xchg|del|ins)(?:\.blk)(?:\.\w+)*\b")
+_FENCE = lazy(r"(?:`{3,}|~{3,})[^`]*")
+_ENVELOPE = lazy(r"\*\*\* (?:Begin|End) Patch")
+_OTHER = lazy(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9} SEARCH|>{5,9} REPLACE)", re.MULTILINE)
+_READ_LINE = lazy(r"\d+:")
 
 
 @dataclass
 class _Op:
+    """One op of a section as it is read: its kind, its lines, its body rows."""
+
     kind: str
     a: int
     b: int
@@ -123,6 +127,8 @@ class _Op:
 
 @dataclass
 class _Section:
+    """One `[PATH#TAG]` section as it is read: its ops."""
+
     path: str
     tag: str | None
     line: int
@@ -131,7 +137,7 @@ class _Section:
 
 def _header(line: str) -> tuple[str, str | None] | None:
     """(path, tag or None) when `line` is shaped like a section header."""
-    m = _HEADER.fullmatch(line)
+    m = _HEADER().fullmatch(line)
     if m is None:
         return None
     inner = m["inner"].strip()
@@ -146,7 +152,7 @@ def _header(line: str) -> tuple[str, str | None] | None:
 
 def _kind(line: str) -> tuple[str, re.Match[str]] | None:
     for pattern, kind in _OPS:
-        m = pattern.fullmatch(line)
+        m = pattern().fullmatch(line)
         if m is not None:
             return kind, m
     return None
@@ -156,7 +162,7 @@ def _next_op(lines: list[str], i: int) -> str | None:
     """The kind of the op on the first meaningful line after line `i` (0-based), if any."""
     for ln in lines[i + 1:]:
         bare = ln.strip()
-        if bare and not _FENCE.fullmatch(bare):
+        if bare and not _FENCE().fullmatch(bare):
             found = _kind(bare)
             return found[0] if found else None
     return None
@@ -181,7 +187,7 @@ def _in_labelled_fence(text: str) -> set[int]:
 def detect(text: str) -> int:
     """90 for a header followed by an op (70 for a create alone); 100 inside a Codex
     envelope (which the Codex dialect also claims: the tie asks for --format)."""
-    if "[" not in text or text.lstrip()[:1] == "{" or _OTHER.search(text):
+    if "[" not in text or text.lstrip()[:1] == "{" or _OTHER().search(text):
         return 0
     lines = [ln.strip() for ln in text.split("\n")]
     skip: set[int] | None = None
@@ -197,12 +203,12 @@ def detect(text: str) -> int:
         found = _next_op(lines, i)
         if found is None:
             continue
-        if head[1] is not None and _TAG.fullmatch(head[1]):
+        if head[1] is not None and _TAG().fullmatch(head[1]):
             best = 90
             break
         if head[1] is None and found == "create":
             best = 70
-    if best and any(_ENVELOPE.fullmatch(ln) for ln in lines):
+    if best and any(_ENVELOPE().fullmatch(ln) for ln in lines):
         return 100
     return best
 
@@ -234,7 +240,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
         head = _header(bare)
         if head is not None:
             follows = _next_op(lines, i)
-            tagged = head[1] is not None and _TAG.fullmatch(head[1]) is not None
+            tagged = head[1] is not None and _TAG().fullmatch(head[1]) is not None
             if tagged or (follows is not None and head[1] is not None) or follows == "create":
                 section = _Section(head[0], _check_tag(head[1], no), no)
                 sections.append(section)
@@ -245,13 +251,13 @@ def parse(text: str, path: str | None = None) -> EditSet:
                     f"the header [{head[0]}] has no tag; only 'create' works without one", no,
                     f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
                 )
-        if _FENCE.fullmatch(bare):
+        if _FENCE().fullmatch(bare):
             op = None
             if in_fence:
                 section = None  # what follows a closing fence is prose until the next header
             in_fence = not in_fence
             continue
-        if _ENVELOPE.fullmatch(bare):
+        if _ENVELOPE().fullmatch(bare):
             op = None
             continue
         found = _kind(bare)
@@ -293,7 +299,7 @@ def _verb(kind: str) -> str:
 
 
 def _check_tag(tag: str | None, no: int) -> str | None:
-    if tag is None or _TAG.fullmatch(tag):
+    if tag is None or _TAG().fullmatch(tag):
         return tag.lower() if tag else None
     raise ParseError(
         f"{tag!r} is not a tag: a tag is the 4 to 40 hex digits after '#' in the header the read printed",
@@ -302,14 +308,14 @@ def _check_tag(tag: str | None, no: int) -> str | None:
 
 
 def _hint_for(line: str) -> str:
-    if _BLOCK_OP.match(line):
+    if _BLOCK_OP().match(line):
         return "block ops need a syntax tree agent-guard does not have; name the block's lines, e.g. 'replace 10..24'"
     if line.startswith("-"):
         return ("hashline bodies hold only the new lines, each starting with '+'; the op's range names the lines "
                 "that go away (write '+-text' for a new line that starts with '-')")
     if line.startswith("@@") or line.startswith("*** "):
         return f"this is hashline, not a diff or a Codex patch; {OPS_HELP}"
-    if _READ_LINE.match(line):
+    if _READ_LINE().match(line):
         return f"this looks like a read's numbered lines; an edit names the lines with ops instead:\n{SHAPE}"
     return f"{OPS_HELP}; e.g.\n{SHAPE}"
 

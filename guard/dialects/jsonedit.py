@@ -36,8 +36,7 @@ Wrappers unwrapped first: ``{"name", "arguments": "<json>" | {...}}``,
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import jsonvalue
 from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace
@@ -71,8 +70,7 @@ class InvalidJSON(ParseError):
     """A JSON syntax error."""
 
 
-@dataclass(frozen=True)
-class _Edit:
+class _Edit(NamedTuple):
     path: str
     line: int
     change: Change | None = None

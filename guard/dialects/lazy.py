@@ -34,11 +34,11 @@ a snippet of markers only, a fence never closed, the same file twice.
 from __future__ import annotations
 
 import json
-import re
 
 from .. import jsonvalue
 from ..checks.placeholder import judge
 from ..model import EditSet, FileEdit, Op, ParseError, Snippet
+from ..regex import lazy
 from . import fences
 
 NAME = "lazy"
@@ -46,7 +46,7 @@ NAME = "lazy"
 SHAPE = "path/to/file.py\n```python\ndef changed():\n    ...new code...\n\n# ... existing code ...\n```"
 
 # A whole-line comment: opener, body, optional closer.
-_COMMENT = re.compile(
+_COMMENT = lazy(
     r"^\s*(?:\{\s*/\*(?P<jsx>.*?)\*/\s*\}|/\*(?P<block>.*?)\*/|<!--(?P<html>.*?)-->"
     r"|(?://+|#+|--+|;+|%+)(?P<line>.*))\s*$"
 )
@@ -56,7 +56,7 @@ _CODE_KEYS = ("code_edit", "edit", "snippet", "update", "code")
 
 def is_marker(line: str) -> bool:
     """`line` is a whole-line comment that stands for elided code."""
-    m = _COMMENT.match(line)
+    m = _COMMENT().match(line)
     if m is None:
         return False
     body = next(g for g in m.groups() if g is not None).strip().strip("*").strip()

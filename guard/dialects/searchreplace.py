@@ -34,18 +34,19 @@ count as openers too.  A block with no label reuses the previous block's file.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from typing import NamedTuple
+
 
 from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
+from ..regex import lazy
 from . import fences
 
 NAME = "search-replace"
 
-_SEARCH = re.compile(r"<{5,9} SEARCH>?")
-_DIVIDER = re.compile(r"={5,9}")
-_REPLACE = re.compile(r">{5,9} REPLACE")
-_TAG_FENCE = re.compile(r"<(?:source|code|pre|codeblock|sourcecode)>(?P<info>.*)")
+_SEARCH = lazy(r"<{5,9} SEARCH>?")
+_DIVIDER = lazy(r"={5,9}")
+_REPLACE = lazy(r">{5,9} REPLACE")
+_TAG_FENCE = lazy(r"<(?:source|code|pre|codeblock|sourcecode)>(?P<info>.*)")
 
 SHAPE = (
     "path/to/file.py\n"
@@ -59,8 +60,7 @@ SHAPE = (
 )
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     path: str
     search: tuple[str, ...]
     replace: tuple[str, ...]
@@ -68,15 +68,15 @@ class Block:
 
 
 def is_search(line: str) -> bool:
-    return _SEARCH.fullmatch(line.strip()) is not None
+    return _SEARCH().fullmatch(line.strip()) is not None
 
 
 def _is_divider(line: str) -> bool:
-    return _DIVIDER.fullmatch(line.strip()) is not None
+    return _DIVIDER().fullmatch(line.strip()) is not None
 
 
 def _is_replace(line: str) -> bool:
-    return _REPLACE.fullmatch(line.strip()) is not None
+    return _REPLACE().fullmatch(line.strip()) is not None
 
 
 def _opener_info(line: str) -> str | None:
@@ -84,7 +84,7 @@ def _opener_info(line: str) -> str | None:
     found = fences.opener(line)
     if found is not None:
         return found[2]
-    m = _TAG_FENCE.fullmatch(line.strip())
+    m = _TAG_FENCE().fullmatch(line.strip())
     return m["info"].strip() if m else None
 
 

@@ -33,20 +33,15 @@ text than the file holds now).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from ..model import Change, Finding, Hunk, Replace, Snippet
 from ..textfile import Text
 from .hunk import locate_hunk
 from .index import ALL_TIERS, UNICODE, file_index, unescape
-from .pieces import weak
-from .line_range import locate_range
-from .substring import locate_replace
-from .snippet import locate_snippet
 from .splice import Located, Splice, apply_splices, miscount_finding, overlaps
 
-__all__ = ["ALL_TIERS", "UNICODE", "Located", "Splice", "apply_splices", "locate_changes", "unescape", "weak"]
+__all__ = ["ALL_TIERS", "UNICODE", "Located", "Splice", "apply_splices", "locate_changes", "unescape"]
 
 
 def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], path: str, ordered: bool = True) -> Located:
@@ -73,16 +68,24 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
                 continue
             got = locate_hunk(fi, ch, tiers, window, path, drift)
             if got.splices and miscounted:
-                got = replace(got, repairs=got.repairs + ("recount",))
+                got = got._replace(repairs=got.repairs + ("recount",))
             if got.splices and ch.old_start is not None and ch.old_lines:
                 drift = got.splices[0].start - (ch.old_start - 1)
             if got.splices:
                 lo = got.splices[0].end
+        # The other kinds' locators load with the first change of their kind: a diff's
+        # apply does not pay for them.
         elif isinstance(ch, Replace):
+            from .substring import locate_replace
+
             got = locate_replace(fi, ch, tiers, path)  # unordered: looked for in the whole file
         elif isinstance(ch, Snippet):
+            from .snippet import locate_snippet
+
             got = locate_snippet(fi, ch, tiers, path)
         else:
+            from .line_range import locate_range
+
             got = locate_range(fi, ch, path)
         splices += got.splices
         repairs += got.repairs

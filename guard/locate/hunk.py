@@ -302,8 +302,8 @@ def _try_hunk(
     found: list[tuple[Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
     stripped = _without_invented(h, fi)
     if stripped is not None:
-        b2 = replace(block, old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
-                     hint=None if stripped.old_start is None else stripped.old_start - 1)
+        b2 = block._replace(old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
+                            hint=None if stripped.old_start is None else stripped.old_start - 1)
         m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
         if finding is not None:
             return finding
@@ -363,7 +363,7 @@ def _search_drift(
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
     if finding is not None and block.hint is not None and drift and not fuzzy:
         # The drift measured by the previous hunk may pick the candidate exactly.
-        m2, _, _ = search(fi, replace(block, hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        m2, _, _ = search(fi, block._replace(hint=block.hint + drift), tiers, window, path, src, fuzzy)
         if m2 is not None:
             return m2, None
     return m, finding

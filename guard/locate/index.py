@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 from ..model import CONTEXT, REMOVED, Finding, error
 from ..textfile import Text
@@ -128,8 +128,7 @@ def unescape(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """What one change looks for: old lines (with tags), new lines, constraints."""
 
     old: tuple[str, ...]
@@ -287,8 +286,7 @@ def anchor_floor(fi: FileIndex, anchors: Sequence[str], lo: int, active: frozens
     return floor
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     start: int
     size: int
     active: frozenset[str]
@@ -332,7 +330,7 @@ def needed(fi: FileIndex, m: Match) -> list[str]:
 
 
 def _match_at(fi: FileIndex, block: Block, active: frozenset[str], s: int, fuzzy: bool) -> bool:
-    return s in match_block(fi, replace(block, hint=None, anchors=()), active, (s, s + len(block.old)), fuzzy)
+    return s in match_block(fi, block._replace(hint=None, anchors=()), active, (s, s + len(block.old)), fuzzy)
 
 
 def search(
@@ -345,7 +343,7 @@ def search(
         # The anchor is the hunk's own first line: search for the hunk itself, everywhere
         # the anchors before it allow (the rule's "after the anchor" would skip it).
         m, finding, name = search(fi, own, tiers, window, path, src, fuzz)
-        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
+        return (m._replace(block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
     if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
@@ -378,7 +376,7 @@ def search(
     loose = _anchors_put_right(fi, block, tiers)
     if loose is not None:
         m, finding, name = search(fi, loose, tiers, window, path, src, fuzz)
-        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
+        return (m._replace(block=block, fixed=("anchor",)) if m is not None else None), finding, name
     return None, None, ""
 
 
@@ -389,7 +387,7 @@ def _own_line_anchor(block: Block) -> Block | None:
     norm = norm_fn(frozenset(NORMALISERS))
     if norm(block.anchors[-1]) != norm(block.old[0]) or not norm(block.old[0]).strip():
         return None
-    return replace(block, anchors=block.anchors[:-1])
+    return block._replace(anchors=block.anchors[:-1])
 
 
 def _anchors_put_right(fi: FileIndex, block: Block, tiers: Sequence[str]) -> Block | None:
@@ -404,7 +402,7 @@ def _anchors_put_right(fi: FileIndex, block: Block, tiers: Sequence[str]) -> Blo
     norm = norm_fn(frozenset(NORMALISERS))
     present = fi.positions(frozenset(NORMALISERS))
     kept = tuple(a for a in block.anchors if norm(a) in present)
-    return None if len(kept) == len(block.anchors) else replace(block, anchors=kept)
+    return None if len(kept) == len(block.anchors) else block._replace(anchors=kept)
 
 
 def _in_scope_only(fi: FileIndex, anchor: int, starts: Sequence[int]) -> bool:

@@ -7,7 +7,6 @@ places, changed since the edit was written, are looked for here.
 
 from __future__ import annotations
 
-import difflib
 from typing import Sequence
 
 from ..model import CONTEXT, REMOVED
@@ -100,6 +99,8 @@ def _similar(a: str, b: str) -> bool:
     """Is the file's `a` much like the edit's `b`: three quarters the same, or `b` with more after it?"""
     if a == b or (len(b) >= 8 and a.startswith(b)):
         return True  # (a comment added at the end since the edit was written, say)
+    import difflib  # here: only a loose match that must rule out a second place compares lines
+
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75
 

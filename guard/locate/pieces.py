@@ -10,11 +10,11 @@ of the file next to them.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..model import Finding, Snippet, error
+from ..regex import lazy
 from ..wording import visible
 from .index import FileIndex, indent_width
 
@@ -22,7 +22,7 @@ from .index import FileIndex, indent_width
 LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
 # A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
 _CLOSERS = frozenset(("end", "fi", "done", "esac", "endif", "endfor", "endwhile", "wend", "loop", "next"))
-_WORD = re.compile(r"[^\W_]+")
+_WORD = lazy(r"[^\W_]+")
 
 
 def weak(line: str) -> bool:
@@ -31,21 +31,21 @@ def weak(line: str) -> bool:
     (Counted word by word, not by a pattern with two stars around an optional word,
     which backtracks quadratically on a long line of punctuation.)
     """
-    words = _WORD.finditer(line)
+    words = _WORD().finditer(line)
     first = next(words, None)
     return first is None or (first.group() in _CLOSERS and next(words, None) is None)
 
 
-_DEFINES = re.compile(
+_DEFINES = lazy(
     r"\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w ]+\))?\s+)?(?:async\s+)?"
     r"(?:def|class|function\*?|fn|func|sub|interface|struct|enum|trait|module)\s+(\w+)"
 )
 
 
-_ASSIGNS = re.compile(r"\s*(?:(?:let|const|var|my|local|auto)\s+)?([\w.$\[\]'\"]+)\s*(?::[^=]*)?(?<![=!<>])=(?![=>~])")
+_ASSIGNS = lazy(r"\s*(?:(?:let|const|var|my|local|auto)\s+)?([\w.$\[\]'\"]+)\s*(?::[^=]*)?(?<![=!<>])=(?![=>~])")
 
 
-_EXITS = re.compile(r"\s*(return|raise|throw|yield)\b")
+_EXITS = lazy(r"\s*(return|raise|throw|yield)\b")
 
 
 def _same_head(new: str, old: str) -> bool:
@@ -53,7 +53,7 @@ def _same_head(new: str, old: str) -> bool:
     (same definition, same assignment target, both returns, or a near copy)."""
     if not new.strip() or not old.strip() or indent_width(new) != indent_width(old):
         return False
-    for rx in (_DEFINES, _EXITS, _ASSIGNS):
+    for rx in (_DEFINES(), _EXITS(), _ASSIGNS()):
         a, b = rx.match(new), rx.match(old)
         if a and b and a.group(1) == b.group(1):
             return True
@@ -65,12 +65,12 @@ def _same_head(new: str, old: str) -> bool:
     return difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.8 or _one_word_renamed(mine, theirs)
 
 
-_TOKEN = re.compile(r"\w+|\S")
+_TOKEN = lazy(r"\w+|\S")
 
 
 def _one_word_renamed(a: str, b: str) -> bool:
     """The same tokens but one word, which one of them extends (`node_v2,` for `node,`): a short line renamed."""
-    ta, tb = _TOKEN.findall(a), _TOKEN.findall(b)
+    ta, tb = _TOKEN().findall(a), _TOKEN().findall(b)
     if len(ta) != len(tb):
         return False
     differ = [(x, y) for x, y in zip(ta, tb) if x != y]
@@ -143,7 +143,7 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
         return None
     at = next(p for p in (reversed(kept) if kept_before else kept) if lines[p] == old)
     i = next(i for i in piece if lz.snippet.lines[i] == new)
-    if kept_before and _EXITS.match(old) and indent_width(new) == indent_width(old) and not _same_head(new, old):
+    if kept_before and _EXITS().match(old) and indent_width(new) == indent_width(old) and not _same_head(new, old):
         return error(
             "ambiguous", lz.path, at + 1,
             f"the new line {lz.show(i)} (snippet line {lz.src(i)}) would follow line {at + 1} {lz.file_line(at)}, "

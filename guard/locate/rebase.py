@@ -23,9 +23,8 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, replace
-from typing import Sequence
+from dataclasses import replace
+from typing import NamedTuple, Sequence
 
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
@@ -40,8 +39,7 @@ _SHOW = 6  # differing lines shown in a finding
 Region = tuple[int, int, int, int]
 
 
-@dataclass(frozen=True)
-class Bases:
+class Bases(NamedTuple):
     """The texts an edit may have been made against, other than the file as it is now."""
 
     named: Text | None = None  # the blob a diff's `index` line names, when it is not the file
@@ -49,8 +47,10 @@ class Bases:
     earlier: tuple[tuple[str, Text], ...] = ()  # a lazy snippet's candidates: (which version, its text)
 
 
-@dataclass(frozen=True)
-class Rewritten:
+NO_BASES = Bases()  # the file as it is now is the only text there is
+
+
+class Rewritten(NamedTuple):
     """A file's new text, the regions that changed (None: diff it whole), repairs and notes."""
 
     text: Text
@@ -59,7 +59,7 @@ class Rewritten:
     notes: tuple[str, ...] = ()
 
 
-def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = Bases()
+def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = NO_BASES
              ) -> Rewritten | tuple[Finding, ...] | None:
     """`fe`'s changes (or whole content) made to `text`, by git's rule where the edit saw other text.
 
@@ -151,8 +151,8 @@ def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[
 
 def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, Finding | None]:
     """Apply `splices` to `text`, merging those that carry the edit's own view (`Splice.seen`)."""
-    base, _ = apply_splices(text, [replace(sp, new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
-    ours, _ = apply_splices(text, [replace(sp, new=sp.meant) if sp.meant is not None else sp for sp in splices])
+    base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
+    ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in splices])
     merged = merge_file(base.encode(), ours.encode(), text.encode())
     if merged.clean:
         return decode(merged.data), None
@@ -186,6 +186,8 @@ def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: 
     edit_lines = [ln for ln, _e in sp.seen]
     rows: list[str] = []
     first_line: int | None = None
+    import difflib  # here (and in `_marked`): only a stale edit's message compares lines
+
     ops = difflib.SequenceMatcher(None, file_lines, edit_lines, autojunk=False).get_opcodes()
     for tag, a0, a1, b0, b1 in ops:
         if tag == "equal":
@@ -223,6 +225,8 @@ def _marked(a: str, b: str) -> tuple[str, str]:
     """Both texts with the characters where they differ in [brackets] (invisible ones made visible)."""
     out_a: list[str] = []
     out_b: list[str] = []
+    import difflib
+
     for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         pa, pb = visible(a[a0:a1]), visible(b[b0:b1])
         if tag == "equal":

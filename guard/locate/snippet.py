@@ -34,8 +34,7 @@ the file next to them.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..model import Finding, Snippet, error
 from .index import FileIndex, indent_width, norm_fn
@@ -168,8 +167,7 @@ def _scope_end(lz: Lazy, marker: int, after: int, limit: int) -> int | None:
     return end
 
 
-@dataclass(frozen=True)
-class _Op:
+class _Op(NamedTuple):
     start: int  # file lines [start, end) become `new` (snippet indexes)
     end: int
     new: tuple[int, ...]

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from ..model import Finding, Hunk, error
 from ..textfile import Text, split
 from ..wording import span
 
 
-@dataclass(frozen=True)
-class Splice:
+class Splice(NamedTuple):
     """Replace file lines [start, end) with `new` ((text, terminator) pairs).
 
     A splice placed although some of the lines it keeps differ from the file (the
@@ -30,8 +28,7 @@ class Splice:
     meant: tuple[tuple[str, str], ...] | None = None
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """What locating gives, one value out of every locator: the splices to make, the
     repairs they needed, notes; or the findings that refuse the change (then no splices).
 

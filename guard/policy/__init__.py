@@ -16,18 +16,17 @@ setting they enforce.  What a file may say is ``schema``'s.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, NamedTuple
 
 from ..mappings import lookup
 from .schema import (  # the schema's public names are the policy's
     ADDITIVE, BUDGET_KEYS, BUDGET_SCOPES, CHECK_NAMES, LEVELS, SETTINGS, TIERS, WHITESPACE_LEVELS, WHITESPACE_RULES,
-    PolicyError, file_problems, scalar, whitespace_rule_problem,
+    PolicyError, closest, file_problems, scalar, whitespace_rule_problem,
 )
 
 PRESET_DIR = Path(__file__).resolve().parents[1] / "policies"
@@ -57,8 +56,7 @@ __all__ = [
 ]
 
 # --- layers -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Layer:
+class _Layer(NamedTuple):
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name
@@ -100,8 +98,7 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
     return {} if data is None else data
 
 
-@dataclass(frozen=True)
-class PolicyCache:
+class PolicyCache(NamedTuple):
     """Where parsed policy texts are kept, as JSON, from one process to the next.
 
     Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
@@ -175,7 +172,7 @@ def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True
     if preset_ok and _is_bare_name(spec):
         path = PRESET_DIR / f"{spec}.yaml"
         if not path.is_file():
-            close = difflib.get_close_matches(spec, presets(), n=1)
+            close = closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
         data = _read_yaml(path, f"preset {spec}", cache)
@@ -258,6 +255,8 @@ def _dotted(path: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Policy:
+    """The effective policy of one agent: its settings, and where each came from."""
+
     name: str
     data: dict[str, object]
     sources: dict[str, str] = field(default_factory=dict)

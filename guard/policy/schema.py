@@ -8,9 +8,10 @@ mean" (the same words in another order first, then the closest spelling).
 
 from __future__ import annotations
 
-import difflib
 import re
-from typing import Callable, Iterator, Mapping, Union
+from typing import Callable, Iterable, Iterator, Mapping, Union
+
+from ..regex import lazy
 
 CHECK_NAMES = (
     "placeholder", "whitespace", "untracked", "not-utf8", "binary", "budget",
@@ -39,11 +40,18 @@ def _show(value: object) -> str:
     return repr(value) if isinstance(value, str) else scalar(value)
 
 
+def closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choice spelled most like `word`, if any is close (for a hint after a mistake)."""
+    import difflib  # here: only a mistake in a policy asks for it
+
+    return difflib.get_close_matches(word, choices, n=1)
+
+
 def _one_of(choices: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
         if (isinstance(value, str) and value in choices) or (value is False and "off" in choices):
             return None  # YAML 1.1 reads a bare `off` as false
-        close = difflib.get_close_matches(str(value), choices, n=1)
+        close = closest(str(value), choices)
         tip = f"; did you mean '{close[0]}'?" if close else ""
         return f"expected one of {', '.join(choices)}, got {_show(value)}{tip}"
     return check
@@ -111,7 +119,7 @@ def whitespace_rule_problem(rules: str) -> str | None:
             continue
         bare = name[1:] if name.startswith("-") else name
         if bare not in WHITESPACE_RULES:
-            close = difflib.get_close_matches(bare, WHITESPACE_RULES, n=1)
+            close = closest(bare, WHITESPACE_RULES)
             tip = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(WHITESPACE_RULES)}, tabwidth=N)"
             return f"unknown whitespace rule {bare!r}{tip}"
     return None
@@ -131,11 +139,11 @@ def _extension(text: str) -> str | None:
     return None
 
 
-_REF_BAD = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
+_REF_BAD = lazy(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock/")
 
 
 def _ref_prefix(value: object) -> str | None:
-    if not isinstance(value, str) or not value.startswith("refs/") or _REF_BAD.search(value):
+    if not isinstance(value, str) or not value.startswith("refs/") or _REF_BAD().search(value):
         return f"expected a ref prefix such as 'refs/agent-guard/', got {_show(value)}"
     return None
 
@@ -159,7 +167,7 @@ SETTINGS: dict[str, Node] = {
 ADDITIVE = ("paths.protected_extra",)
 # `agents` and `extends` only at the top of a file (an agent's overrides hold SETTINGS).
 TOP_KEYS = ("extends", *SETTINGS, "agents")
-_AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
+_AGENT_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_.@+-]*")
 
 
 def _words(key: str) -> frozenset[str]:
@@ -179,7 +187,7 @@ def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -
             full = [".".join((*path, k)) for k in schema]
             # The same words in another order (`extra_protected`) first, then the closest spelling.
             close = [k for k in full if _words(k.rpartition(".")[2]) == _words(str(key))][:1] or \
-                difflib.get_close_matches(dotted, full, n=1, cutoff=0.6)
+                closest(dotted, full)
             tip = f"did you mean '{close[0]}'?" if close else f"valid keys here: {', '.join(schema)}"
             yield dotted, f"unknown key; {tip}"
         elif isinstance(node, Mapping):
@@ -200,7 +208,7 @@ def file_problems(data: object) -> list[tuple[str, str]]:
         found.append(("agents", f"expected a mapping of agent name -> settings, got {_show(agents)}"))
     elif isinstance(agents, dict):
         for name, over in agents.items():
-            if not isinstance(name, str) or not _AGENT_NAME.fullmatch(name):
+            if not isinstance(name, str) or not _AGENT_NAME().fullmatch(name):
                 found.append((f"agents.{name}", "an agent name is letters, digits and _.@+-"))
                 continue
             if isinstance(over, dict) and "extends" in over:

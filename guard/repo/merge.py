@@ -6,15 +6,14 @@ dict: nothing reaches the repository's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pygit2
+from typing import NamedTuple
 
 from .errors import GitError
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """One region both sides of a three-way merge changed differently: its lines on each side."""
 
     ours: tuple[bytes, ...]  # with their line terminators
@@ -23,8 +22,7 @@ class Conflict:
     theirs_line: int
 
 
-@dataclass(frozen=True)
-class Merged:
+class Merged(NamedTuple):
     """git's three-way merge of one file (what ``git merge-file`` computes)."""
 
     clean: bool

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A file in a tree: its blob (a commit, for a submodule) and its mode."""
 
     oid: str
     mode: int
 
 
-@dataclass(frozen=True)
-class CommitInfo:
+class CommitInfo(NamedTuple):
     oid: str
     parents: tuple[str, ...]
     tree: str
@@ -24,8 +22,7 @@ class CommitInfo:
     time: int
 
 
-@dataclass(frozen=True)
-class TreeChange:
+class TreeChange(NamedTuple):
     """One file's difference between two trees."""
 
     path: str

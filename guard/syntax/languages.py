@@ -22,19 +22,18 @@ import json
 import re
 import sys
 import warnings
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import jsonvalue
 from ..mappings import lookup
+from ..regex import lazy
 from .python import error as python_error
 from .python import new_error as new_python_error
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Where a text first fails to parse, and the parser's own words."""
 
     line: int
@@ -204,7 +203,7 @@ def _yaml(text: str) -> Problem | None:
     return None
 
 
-_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_AT = lazy(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
 def _toml(text: str) -> Problem | None:
@@ -214,7 +213,7 @@ def _toml(text: str) -> Problem | None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
-        m = _TOML_AT.search(message)
+        m = _TOML_AT().search(message)
         if m:
             return Problem(int(m.group(1)), int(m.group(2)), message[: m.start()], "toml")
         return Problem(1, 1, message, "toml")
@@ -250,8 +249,7 @@ def _tree_problem(root: Any, data: bytes, language: str) -> Problem:
 # --------------------------------------------------------------------------- enclosing blocks
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A construct spanning several lines: rows [start, end], 0-based and inclusive."""
 
     start: int
@@ -328,12 +326,12 @@ def _python_enclosing(tree: ast.Module, row: int) -> list[Span]:
 # --------------------------------------------------------------------------- the project's Python
 
 
-_SPEC = re.compile(r"(>=|~=|==|>)\s*(\d+)\.(\d+)")
+_SPEC = lazy(r"(>=|~=|==|>)\s*(\d+)\.(\d+)")
 
 
 def _lowest(spec: str) -> tuple[int, int] | None:
     """The oldest Python a `requires-python` specifier allows, e.g. '>=3.8,<4' -> (3, 8)."""
-    found = [(int(m.group(2)), int(m.group(3))) for m in _SPEC.finditer(spec)]
+    found = [(int(m.group(2)), int(m.group(3))) for m in _SPEC().finditer(spec)]
     return max(found) if found else None
 
 

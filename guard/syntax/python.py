@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import ast
 import bisect
-import hashlib
 import re
 import threading
 import warnings
 from collections import OrderedDict
 from typing import Any
+
+from ..regex import lazy
 
 Error = tuple[int, int, str]
 Target = tuple[int, int] | None
@@ -50,6 +51,8 @@ def _digest(text: str) -> str | bytes:
     """The key a text is remembered by: itself (a dict hashes a str once, fast), or a digest if large."""
     if len(text) <= _KEY_SIZE:
         return text
+    import hashlib  # here: most texts are their own keys, and hashlib costs a command ~1 ms to import
+
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -116,7 +119,7 @@ def error(text: str, target: Target = None, key: str | bytes | None = None) -> E
 # A comment or a complete string literal: triple-quoted (across lines or not), or in
 # single quotes (across lines only after a backslash).  Triple quotes are tried first:
 # a single-quote pattern would take `""` for an empty string.
-_LITERAL = re.compile(
+_LITERAL = lazy(
     r"#[^\n]*"
     r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
     r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
@@ -127,7 +130,7 @@ _LITERAL = re.compile(
 # How a triple-quoted f-string opens (prefix f, rf or fr in any case): its fields may
 # hold strings in its own quotes (Python 3.12), which the lexer does not follow.
 _F_TRIPLES = tuple(p + q for q in ('"""', "'''") for p in ("f", "F", "fr", "fR", "Fr", "FR"))
-_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+_CLAUSE = lazy(r"(?:else|elif|except|finally)\b")
 _HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_@")
 _NOT_BRACKET = bytes(c for c in range(256) if chr(c) not in "()[]{}\n")
 
@@ -142,9 +145,9 @@ def _lexed(text: str) -> list[int] | None:
     """0-based lines where a top-level statement starts, found by lexing; None when unsure."""
     if any(f in text for f in _F_TRIPLES):  # `in` is much faster than a regex search here
         return None
-    skeleton = _LITERAL.sub("\x00", text)  # no Python call per literal: the common case
+    skeleton = _LITERAL().sub("\x00", text)  # no Python call per literal: the common case
     if skeleton.count("\n") != text.count("\n"):
-        skeleton = _LITERAL.sub(_blank, text)  # some literal spans lines: keep its lines
+        skeleton = _LITERAL().sub(_blank, text)  # some literal spans lines: keep its lines
     if "'" in skeleton or '"' in skeleton:
         return None  # a quote that opens no complete literal
     lines = skeleton.split("\n")
@@ -170,7 +173,7 @@ def _lexed(text: str) -> list[int] | None:
     decorated = False
     for i in [i for i, ln in enumerate(lines) if ln[:1] in _HEAD]:
         ln = lines[i]
-        if i in inside or _CLAUSE.match(ln):
+        if i in inside or _CLAUSE().match(ln):
             continue
         if i and lines[i - 1].rstrip("\r").endswith("\\"):
             continue  # a continued line

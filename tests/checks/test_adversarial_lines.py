@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from guard.checks import CheckInput, conflict, no_attr, placeholder, whitespace
 from guard.diffs import make_change
-from guard.locate import weak
+from guard.locate.pieces import weak
 from guard.model import FileChange, Op
 from guard.policy import load
 

@@ -79,11 +79,11 @@ a delete with new lines, and two sections that disagree on a path.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from ... import jsonvalue
 from ...model import ADDED, EditSet, FileEdit, Op, ParseError, PathBase
+from ...regex import lazy
 from .names import DEV_NULL, git_strips, pick, plain_names, strip1
 from .sections import HEADS, HINT_HEADER, Section, State, step
 
@@ -98,12 +98,12 @@ _HINT_NAMES = (
 
 # Each pattern starts with a literal "\n" (matched against "\n" + text) rather than
 # `^` with re.M: a literal prefix lets `re` skip ahead fast on a 50 MB input.
-_CODEX_RE = re.compile(r"\n[ \t]*\*\*\* Begin Patch[ \t]*\r?(?:\n|$)")
-_SEARCH_RE = re.compile(r"\n<{5,9} SEARCH")
-_GIT_RE = re.compile(r"\ndiff --git \S")
-_PAIR_HUNK_RE = re.compile(r"\n--- [^\n]*\n\+\+\+ [^\n]*\n(?:\r?\n)*@@")
-_PAIR_RE = re.compile(r"\n--- [^\n]*\n\+\+\+ ")
-_NUMBERED_HUNK_RE = re.compile(r"\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_CODEX_RE = lazy(r"\n[ \t]*\*\*\* Begin Patch[ \t]*\r?(?:\n|$)")
+_SEARCH_RE = lazy(r"\n<{5,9} SEARCH")
+_GIT_RE = lazy(r"\ndiff --git \S")
+_PAIR_HUNK_RE = lazy(r"\n--- [^\n]*\n\+\+\+ [^\n]*\n(?:\r?\n)*@@")
+_PAIR_RE = lazy(r"\n--- [^\n]*\n\+\+\+ ")
+_NUMBERED_HUNK_RE = lazy(r"\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 def _is_json(text: str) -> bool:
@@ -121,21 +121,21 @@ def detect(text: str) -> int:
     if not text or text.isspace() or _is_json(text):
         return 0
     padded = "\n" + text
-    if "SEARCH" in text and _SEARCH_RE.search(padded):
+    if "SEARCH" in text and _SEARCH_RE().search(padded):
         return 0
-    pair_hunk = _PAIR_HUNK_RE.search(padded)
-    codex = _CODEX_RE.search(padded) if "*** Begin Patch" in text else None
+    pair_hunk = _PAIR_HUNK_RE().search(padded)
+    codex = _CODEX_RE().search(padded) if "*** Begin Patch" in text else None
     # A Codex envelope may quote diff-like lines; a diff may quote a Codex marker
     # as a context line.  Whichever comes first is what the input is.
     if codex and (pair_hunk is None or codex.start() < pair_hunk.start()):
         return 0
     if pair_hunk:
-        return 100 if _GIT_RE.search(padded) else 95
-    if _GIT_RE.search(padded):
+        return 100 if _GIT_RE().search(padded) else 95
+    if _GIT_RE().search(padded):
         return 90
-    if _PAIR_RE.search(padded):
+    if _PAIR_RE().search(padded):
         return 60
-    if _NUMBERED_HUNK_RE.search(padded):
+    if _NUMBERED_HUNK_RE().search(padded):
         return 40
     return 0
 

@@ -5,10 +5,11 @@ See the module doc of ``guard.dialects.unified`` (Counts, ``old_start``).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from typing import NamedTuple
+
 
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError
+from ...regex import lazy
 
 _MAX_NUMBER = 2**31
 HINT_HUNK = (
@@ -17,8 +18,7 @@ HINT_HUNK = (
 )
 
 
-@dataclass(frozen=True)
-class Range:
+class Range(NamedTuple):
     """A hunk header as written; None where it gave no number."""
 
     old_start: int | None
@@ -27,8 +27,8 @@ class Range:
     new_count: int | None
 
 
-_HUNK_RE = re.compile(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*(?:@@.*)?$")
-_BARE_HUNK_RE = re.compile(r"@@[ \t]*(?:\.\.\.|\u2026|-\?[ \t]*\+\?)?[ \t]*(?:@@.*)?$")
+_HUNK_RE = lazy(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*(?:@@.*)?$")
+_BARE_HUNK_RE = lazy(r"@@[ \t]*(?:\.\.\.|\u2026|-\?[ \t]*\+\?)?[ \t]*(?:@@.*)?$")
 
 
 def _number(digits: str | None, lineno: int, header: str) -> int:
@@ -44,11 +44,11 @@ def _number(digits: str | None, lineno: int, header: str) -> int:
 
 
 def hunk_header(header: str, lineno: int) -> Range:
-    found = _HUNK_RE.match(header)
+    found = _HUNK_RE().match(header)
     if found:
         a, b, c, d = (_number(g, lineno, header) for g in found.group(1, 2, 3, 4))
         return Range(a, b, c, d)
-    if _BARE_HUNK_RE.match(header):
+    if _BARE_HUNK_RE().match(header):
         return Range(None, None, None, None)
     raise ParseError(f"line {lineno}: unreadable hunk header {header[:80]!r}", lineno, HINT_HUNK)
 
@@ -81,8 +81,7 @@ def _is_separator(lines: list[str], j: int) -> bool:
     return j + 1 >= len(lines) or lines[j + 1][:1] not in (" ", "+", "-", "\\")
 
 
-@dataclass(frozen=True)
-class _Read:
+class _Read(NamedTuple):
     hunk: Hunk
     end: int  # index of the first line after the hunk
     recounted: bool

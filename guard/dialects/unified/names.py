@@ -5,7 +5,7 @@ See the module doc of ``guard.dialects.unified`` (Paths) for what is stripped wh
 
 from __future__ import annotations
 
-import re
+from ...regex import lazy
 
 DEV_NULL = "/dev/null"
 _MAX_HEADER = 4096  # a `diff --git` line longer than this is not split into names
@@ -19,7 +19,7 @@ _CTIME = (
     r"[ \t]+\d\d?[ \t]+\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[ \t]+[A-Z]{2,5})?[ \t]+\d{4}(?:[ \t]+[+-]\d{4})?"
 )
 _SVN = r"\((?:revision \d+|working copy|nonexistent|revision HEAD)\)"
-_ANNOTATION_RE = re.compile(rf"(?:[ \t]+(?:{_DATE}|{_CTIME})|[ \t]*{_SVN})[ \t]*$")
+_ANNOTATION_RE = lazy(rf"(?:[ \t]+(?:{_DATE}|{_CTIME})|[ \t]*{_SVN})[ \t]*$")
 
 
 def _take_quoted(text: str) -> tuple[str, str] | None:
@@ -57,8 +57,10 @@ def file_name(field_text: str) -> str:
             return quoted[0]
     # A known timestamp at the end is cut first, so a name holding a TAB survives
     # (`post\timage.txt\t2010-08-18 ...`); else everything from the first TAB goes
-    # (CVS writes `name\tDATE\tREVISION`).
-    found = _ANNOTATION_RE.search(field_text)
+    # (CVS writes `name\tDATE\tREVISION`).  Every annotation starts with a blank or a
+    # parenthesis: a plain name needs no pattern.
+    annotated = " " in field_text or "\t" in field_text or "(" in field_text
+    found = _ANNOTATION_RE().search(field_text) if annotated else None
     if found:
         field_text = field_text[: found.start()]
     if not found:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...model import Hunk, HunkLine, ParseError
+from ...regex import lazy
 from .hunks import HINT_HUNK, Range, head, hunk_header, is_blank, read_hunk
 from .names import DEV_NULL, OCTAL, file_name, git_header_names, name_token
 
@@ -127,6 +128,8 @@ _EXTENDED: dict[str, _Handler] = {
 
 @dataclass
 class State:
+    """The reader's state: the input's lines, the sections read so far, the one being read."""
+
     lines: list[str]
     path: str | None
     sections: list[Section] = field(default_factory=list)
@@ -178,7 +181,7 @@ def _names(state: State, i: int) -> int:
         j += 1
     if j < len(lines):
         follow = head(lines[j])
-        if follow.startswith(("@@", "GIT binary patch")) or _BINARY_RE.match(follow):
+        if follow.startswith(("@@", "GIT binary patch")) or _BINARY_RE().match(follow):
             return j
         where, found = j + 1, f"line {j + 1} is {follow[:80]!r}"
     else:
@@ -191,7 +194,7 @@ def _names(state: State, i: int) -> int:
     )
 
 
-_BINARY_RE = re.compile(r"Binary files (.+) and (.+) differ$")
+_BINARY_RE = lazy(r"Binary files (.+) and (.+) differ$")
 
 
 def _binary(state: State, i: int, found: re.Match[str]) -> None:
@@ -250,7 +253,7 @@ def step(state: State, i: int) -> int:
                 file_name(line[4:]),
             )
         return i + 1
-    binary = _BINARY_RE.match(line) if line.startswith("Binary files ") else None
+    binary = _BINARY_RE().match(line) if line.startswith("Binary files ") else None
     if binary:
         _binary(state, i, binary)
     elif line.startswith("GIT binary patch") and state.current is not None and state.current.git:
