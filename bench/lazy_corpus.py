@@ -60,10 +60,8 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scratch import GIT_ENV, GitMerge  # noqa: E402  (bench/, this script's folder)
+from scratch import GIT_ENV, GitMerge, whitespace_fixed  # noqa: E402  (bench/, this script's folder)
 
-from guard.checks.whitespace import Rules, fix_line  # noqa: E402
-from guard.locate import weak  # noqa: E402
 from guard.textfile import NotText, decode  # noqa: E402
 
 MARKER = {".py": "# ... existing code ...", ".js": "// ... existing code ..."}
@@ -206,8 +204,13 @@ def apply_ops(lines: list[str], ops: list[Op]) -> tuple[list[str], list[tuple[in
 # --------------------------------------------------------------------------- the snippet
 
 
+_CLOSING_WORDS = frozenset(("end", "fi", "done", "esac", "endif", "endfor", "endwhile", "wend", "loop", "next"))
+
+
 def _substantial(line: str) -> bool:
-    return not weak(line.strip())
+    """More than punctuation and at most one closing keyword (`}`, `});`, `end`): a line worth anchoring on."""
+    words = re.findall(r"[^\W_]+", line)
+    return len(words) > 1 or (len(words) == 1 and words[0] not in _CLOSING_WORDS)
 
 
 def _once(block: list[str], old: list[str]) -> bool:
@@ -279,7 +282,7 @@ def _join(lines: list[str]) -> bytes:
 
 def _written(lines: list[str], ops: list[Op]) -> list[str]:
     """The edited file as the default policy writes it (`whitespace: fix` on the new lines)."""
-    fixed = [Op(o.a0, o.a1, tuple(fix_line(x, Rules()) for x in o.new)) for o in ops]
+    fixed = [Op(o.a0, o.a1, tuple(whitespace_fixed(list(o.new)))) for o in ops]
     return apply_ops(lines, fixed)[0]
 
 

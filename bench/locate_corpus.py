@@ -111,7 +111,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scratch import GIT_ENV, GitMerge  # bench/, this script's folder, is on the import path
+from scratch import GIT_ENV, GitMerge, whitespace_fixed  # bench/, this script's folder, is on the import path
 
 DIALECTS = ("unified", "unified+index", "codex", "search-replace", "json", "json-write", "whole")
 PATCHES = DIALECTS[:5]  # the dialects that change part of a file
@@ -998,10 +998,8 @@ def _elsewhere(m: Model, file: list[str], at: int) -> bool:
 
 def _kept(e: Edit, file: list[str]) -> Edit:
     """The edit as the default policy writes it: lines it repeats unchanged (at its start and
-    end) as the file has them, its changed lines as `whitespace: fix` leaves them."""
-    from guard.checks.whitespace import Rules, fix_line
-
-    new = [fix_line(x, Rules()) for x in e.new]
+    end) as the file has them, its changed lines as `whitespace: fix` leaves them (as `git apply --whitespace=fix` writes them)."""
+    new = whitespace_fixed(list(e.new))
     most = min(len(e.old), len(e.new))
     pre = 0
     while pre < most and e.old[pre] == e.new[pre]:

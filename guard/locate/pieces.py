@@ -170,9 +170,23 @@ def _meeting(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> 
     """(snippet line, file line) pairs that meet where the new lines join the kept stretch."""
     lines = lz.fi.text.lines
     side = list(piece) if kept_before else list(reversed(piece))
-    mine = [i for i in side if not weak(lz.snippet.lines[i])][:_MEETING]
-    theirs = [p for p in (reversed(kept) if kept_before else kept) if not weak(lines[p])][:_MEETING]
+    mine = _real(side, lz.snippet.lines)
+    theirs = _real(reversed(kept) if kept_before else kept, lines)
     return [(i, p) for i in mine for p in theirs]
+
+
+def _real(order: Iterable[int], lines: Sequence[str]) -> list[int]:
+    """The first `_MEETING` lines in `order` that are more than closing lines, and before them a line
+    that is only a closing keyword, a word that may be a name too (`done,`, `end,`)."""
+    out: list[int] = []
+    for n in order:
+        if not weak(lines[n]):
+            out.append(n)
+            if len(out) - (len(out) > 1 and weak(lines[out[0]])) >= _MEETING:
+                break
+        elif not out and _WORD().search(lines[n]):
+            out.append(n)
+    return out
 
 
 def least_depth(lz: Lazy, items: Sequence[int]) -> int:

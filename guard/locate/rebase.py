@@ -251,16 +251,23 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
     doubt), or the version's old lines, or none of either where it deletes or
     overwrites them.  The last two say the snippet was written against that version:
     it is merged into it, and the result merged with the file (`onto_base`); a
-    conflict is `stale`.  None when no region is in doubt.
+    conflict is `stale`.  A snippet that fits one place now but several places in
+    every such version is `ambiguous`: the file's changes since, not the snippet,
+    would pick the place.  None when nothing is in doubt.
     """
     shown: set[str] = set()
     for c in changes:
         if isinstance(c, Snippet):
             marks = set(c.markers)
             shown.update(ln.rstrip("\r") for i, ln in enumerate(c.lines) if i not in marks and ln.strip())
+    unsure: list[tuple[str, Finding]] = []  # versions where the snippet fits more than one place
     for label, old in earlier:
         doubt = _stale_region(old, current, shown, splices)
         if doubt is None:
+            twice = next((f for f in locate_changes(old, changes, tiers, path, True).findings
+                          if f.code == "ambiguous"), None)
+            if twice is not None:
+                unsure.append((label, twice))
             continue
         line, now = doubt
         said = f"the snippet changes line {line + 1} of {path}, which changed since {label} ({visible(now)!r})"
@@ -275,6 +282,17 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         if conflict is not None:
             return replace(conflict, message=said + "; " + conflict.message)
         return merged, list(out.repairs) + ["3way"]
+    if earlier and len(unsure) == len(earlier):
+        # Unique in the file now only through lines changed since every version the agent
+        # may have written it against: which of the places it meant, the snippet does not say.
+        label, twice = unsure[0]
+        return error(
+            "ambiguous", path, None,
+            f"the snippet fits one place in {path} as it is now but more than one in {label}, which it may "
+            f"have been written against: only the file's changes since then tell them apart ({twice.message})",
+            f"show a line or two more around each change, enough to pick one place in {label} too, "
+            f"or re-read {path} and send the snippet against its current lines",
+        )
     return None
 
 

@@ -81,9 +81,17 @@ def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
         while a - 1 > lo_i and b - 1 > lo_p and not lz.marker[a - 1] and lz.skeys[a - 1] == lz.keys[b - 1]:
             a, b = a - 1, b - 1
         if a - 1 > lo_i and not lz.marker[a - 1]:
-            # New lines come before: a closing line or blank they end with is theirs, not the file's.
-            while a < i and weak(lz.skeys[a]):
-                a, b = a + 1, b + 1
+            # New lines come before: a closing line or blank they end with is theirs, not the file's,
+            # unless they would then close brackets they never opened (`x,` `}` `}` before the
+            # file's own `}` `}`: the closing lines are the file's).
+            start = a - 1
+            while start - 1 > lo_i and not lz.marker[start - 1]:
+                start -= 1
+            back = a
+            while back < i and weak(lz.skeys[back]):
+                back += 1
+            if back == a or not closes_outside(lz.snippet.lines[start:back]):
+                a, b = back, b + (back - a)
         c, d = i, p
         while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
             c, d = c + 1, d + 1
@@ -320,6 +328,29 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
     return None
 
 
+def _marker_in_file(lz: Lazy) -> Finding | None:
+    """A marker written as the file writes one of its own lines where the marker stands
+    (`# ...` in a comment that elides an example): elided code, or that line, kept while
+    the lines around it go?  Refused: the two readings give different files."""
+    pairs = sorted(lz.pairs.items())
+    lines = lz.fi.text.lines
+    for m in lz.snippet.markers:
+        text = lz.snippet.lines[m].strip()
+        lo = max((p for i, p in pairs if i < m), default=-1)
+        hi = min((p for i, p in pairs if i > m), default=len(lines))
+        at = next((p for p in range(lo + 1, hi) if lines[p].strip() == text), None)
+        if at is not None:
+            return error(
+                "ambiguous", lz.path, at + 1,
+                f"the snippet line {lz.show(m)} (line {lz.src(m)}) reads as a marker for elided lines, but "
+                f"{lz.path} has that very line at line {at + 1}, where the marker stands: does it elide the lines "
+                "there, or show that line, the lines around it left out?",
+                "mark elided code with a marker the file does not hold (`... existing code ...` in a comment), "
+                "or send a diff",
+            )
+    return None
+
+
 def _place_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) -> tuple[list[Splice], list[str], Finding | None]:
     """Merge a lazy snippet into the file: the anchors it shares with the file, markers keep the rest."""
     active = frozenset({"eol"} | ({"trailing-whitespace"} & set(tiers)))
@@ -343,6 +374,9 @@ def _place_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) 
                 f"({lz.show(first)} is at line{'s' if len(where) > 1 else ''} {', '.join(str(p + 1) for p in where)})",
                 "show unchanged lines around the change that occur once in the file",
             )
+    f = _marker_in_file(lz)
+    if f is not None:
+        return [], [], f
     ops: list[_Op] = []
     edges = [(-1, -1)] + sorted(lz.pairs.items()) + [(len(sn.lines), n)]
     for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
