@@ -41,7 +41,6 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple, Sequence
 
 from . import diffs, ledger, reads
@@ -175,10 +174,10 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
             # Lines moved by different amounts, or changed apart from the edit: the merge
             # places it, as the edit of the whole file it amounts to.
             ranges = _ranges(current, merged, fe.source_line)
-            return Anchored(replace(fe, base=None, changes=ranges), tuple(notes), ("3way",))
+            return Anchored(fe._replace(base=None, changes=ranges), tuple(notes), ("3way",))
         offset = offset_or_finding
     moved = tuple(LineRange(a + offset, b + offset, c.new, None, c.source_line) for c, a, b in spans)
-    return Anchored(replace(fe, base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
+    return Anchored(fe._replace(base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
 
 
 def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int]]) -> Text | Conflict:

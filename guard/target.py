@@ -14,7 +14,6 @@ new text.  The result is a ``FileChange``: no file is written here.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -257,9 +256,9 @@ def _prefix_dropped(root: Path, fe: FileEdit, start: str = "", guess: bool = Fal
     repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
     if fe.op is Op.RENAME and fe.old_path:
         dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
-        return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+        return fe._replace(old_path=source[2:], path=dest, repairs=repairs)
     old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
-    return replace(fe, path=source[2:], old_path=old, repairs=repairs)
+    return fe._replace(path=source[2:], old_path=old, repairs=repairs)
 
 
 def _delete(fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]

@@ -8,7 +8,6 @@ Parsers do no I/O.  ``detect`` returns a confidence from 0 (not this dialect) to
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
 from types import ModuleType
 
 from ..audience import CLI, Audience
@@ -89,7 +88,7 @@ def parse(text: str, dialect: str = "auto", path: str | None = None,
         if repairs:
             again, later = _parse(cleaned, "auto" if dialect == "json" else dialect, path, audience)
             if again is not None:
-                edits = replace(again, repairs=tuple(dict.fromkeys(again.repairs + repairs)))
+                edits = again._replace(repairs=tuple(dict.fromkeys(again.repairs + repairs)))
             elif contamination.ESCAPE in repairs:
                 findings = later  # the wrapper is gone: what is left to say is about the patch
     if edits is None or raw_content:
@@ -140,4 +139,4 @@ def _parse(text: str, dialect: str, path: str | None, audience: Audience) -> tup
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
         return None, [error("parse-error", path, 1, f"the {dialect} input holds no edit", "send at least one file change")]
-    return (replace(edits, detected=True) if guessed else edits), []
+    return (edits._replace(detected=True) if guessed else edits), []

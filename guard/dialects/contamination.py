@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 from .. import jsonvalue
 from ..model import (
@@ -290,7 +289,7 @@ def _hunk(h: Hunk, path: str) -> Hunk:
             stripped = [_strip_run(run, ARROW) for run in runs]
             if all(s is not None for s in stripped):
                 texts = iter(text for s in stripped if s is not None for text in s)
-                return replace(h, lines=tuple(HunkLine(hl.tag, next(texts)) for hl in h.lines))
+                return h._replace(lines=tuple(HunkLine(hl.tag, next(texts)) for hl in h.lines))
         if any(_carries(text, ARROW) for text in old):
             raise _partial(old, h.source_line, path, "the text to find")
         return h
@@ -301,7 +300,7 @@ def _hunk(h: Hunk, path: str) -> Hunk:
     olds, news = iter(old_rests), iter(text for run in new_runs for text in run)
     lines = tuple(HunkLine(hl.tag, next(news) if hl.tag == ADDED else next(olds)) for hl in h.lines)
     anchors = tuple(_rest(a, style) for a in h.anchors)
-    return replace(h, lines=lines, anchors=anchors)
+    return h._replace(lines=lines, anchors=anchors)
 
 
 def _split(text: str) -> tuple[list[str], str]:
@@ -324,7 +323,7 @@ def _replace(r: Replace, path: str) -> Replace:
         return r
     new_runs = _new_side([new], style, r.source_line, path)
     new_text = "\n".join(new_runs[0]) + new_end if r.new else ""
-    return replace(r, old="\n".join(old_rests) + old_end, new=new_text)
+    return r._replace(old="\n".join(old_rests) + old_end, new=new_text)
 
 
 def _content(content: str) -> str:
@@ -349,7 +348,7 @@ def _file(fe: FileEdit) -> FileEdit:
     content = _content(fe.content) if fe.content else fe.content
     if changes == fe.changes and content == fe.content:
         return fe
-    return replace(fe, changes=changes, content=content)
+    return fe._replace(changes=changes, content=content)
 
 
 def line_numbers(edits: EditSet) -> EditSet:
@@ -358,7 +357,7 @@ def line_numbers(edits: EditSet) -> EditSet:
     files = tuple(_file(fe) for fe in edits.files)
     if files == edits.files:
         return edits
-    return replace(edits, files=files, repairs=tuple(dict.fromkeys(edits.repairs + (LINE_NUMBERS,))))
+    return edits._replace(files=files, repairs=tuple(dict.fromkeys(edits.repairs + (LINE_NUMBERS,))))
 
 
 # ---------------------------------------------------------------- failure path

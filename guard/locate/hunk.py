@@ -12,7 +12,6 @@ for, and readings that change different lines are ambiguous.  A splice placed un
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
@@ -45,7 +44,7 @@ def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]
             lead += 1
         if (changed or lead) and any(hl.tag != CONTEXT for hl in lines):
             start = None if h.old_start is None else h.old_start + lead
-            out.append((replace(h, lines=tuple(lines), old_start=start), ["recount"]))
+            out.append((h._replace(lines=tuple(lines), old_start=start), ["recount"]))
     return out
 
 
@@ -59,7 +58,7 @@ def _without_invented(h: Hunk, fi: FileIndex) -> Hunk | None:
     # Dropped in front, the line number no longer names the first line: did the
     # invented line stand for a line of the file, or for none?
     start = h.old_start if kept[0] is h.lines[0] else None
-    return replace(h, lines=tuple(kept), old_start=start)
+    return h._replace(lines=tuple(kept), old_start=start)
 
 
 def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
@@ -407,7 +406,7 @@ def bare_context(h: Hunk) -> Hunk:
         return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
 
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
-    return replace(h, lines=lines)
+    return h._replace(lines=lines)
 
 
 def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
@@ -423,7 +422,7 @@ def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
         if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
             hl = HunkLine(CONTEXT, " " + hl.text)
         lines.append(hl)
-    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
+    return None if all(a is b for a, b in zip(lines, h.lines)) else h._replace(lines=tuple(lines))
 
 
 def _unescaped(h: Hunk) -> Hunk | None:
@@ -435,7 +434,7 @@ def _unescaped(h: Hunk) -> Hunk | None:
         cr = "\r" if hl.text.endswith("\r") else ""
         parts = unescape(hl.text[: len(hl.text) - len(cr)]).split("\n")
         lines += [HunkLine(hl.tag, part + cr) for part in parts]
-    un = replace(h, lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
+    un = h._replace(lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
     return None if un == h else un
 
 

@@ -23,7 +23,6 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple, Sequence
 
 from .. import diffs
@@ -121,8 +120,8 @@ def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, text, edited, path)
         if conflict is not None:
-            return replace(conflict, message=f"the edit fits {label} of {path}, not the file as it is now; "
-                                             + conflict.message)
+            return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; "
+                                               + conflict.message)
         return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
     return None
 
@@ -143,8 +142,8 @@ def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[
             repairs, notes = list(out.repairs), out.notes
         merged, conflict = onto_base(base, text, edited, path)
         if conflict is not None:
-            return (replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); "
-                                              + conflict.message),)
+            return (conflict._replace(message=f"{path} changed since the agent last saw it (read_before_edit); "
+                                                + conflict.message),)
         return Rewritten(merged, None, tuple(repairs) + ("3way",), notes)
     return None
 
@@ -273,7 +272,7 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, current, edited, path)
         if conflict is not None:
-            return replace(conflict, message=said + "; " + conflict.message)
+            return conflict._replace(message=said + "; " + conflict.message)
         return merged, list(out.repairs) + ["3way"]
     return None
 

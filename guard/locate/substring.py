@@ -11,7 +11,6 @@ conflicts by git's rule.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
@@ -27,12 +26,14 @@ from .likeness import lookalike
 from .splice import Located, Splice
 
 
-@dataclass
 class _Flat:
     """The file as one string; offsets map back to (line, column) by counting line breaks."""
 
-    s: str
-    size: int  # lines in the file
+    __slots__ = ("s", "size")
+
+    def __init__(self, s: str, size: int) -> None:
+        self.s = s
+        self.size = size  # lines in the file
 
     def line_col(self, off: int) -> tuple[int, int]:
         if off >= len(self.s):

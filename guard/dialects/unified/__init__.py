@@ -79,7 +79,6 @@ a delete with new lines, and two sections that disagree on a path.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from ... import jsonvalue
 from ...model import ADDED, EditSet, FileEdit, Op, ParseError, PathBase
@@ -234,7 +233,7 @@ def _finish(sec: Section) -> FileEdit:
     # git writes a `diff --git` patch's names from the top of the repository whatever folder it
     # ran in; a name given with --path is the agent's own.
     base = PathBase.HERE if sec.fixed_path is not None else PathBase.ROOT if sec.git else PathBase.GUESS
-    return replace(edit, path_base=base)
+    return edit._replace(path_base=base)
 
 
 def _file_edit(sec: Section) -> FileEdit:
@@ -325,8 +324,7 @@ def _combine(group: list[FileEdit]) -> FileEdit:
             )
     if len(group) == 1:
         return first
-    return replace(
-        first,
+    return first._replace(
         changes=tuple(change for edit in group for change in edit.changes),
         binary=any(edit.binary for edit in group),
         base=next((e.base for e in group if e.base is not None), None),
