@@ -31,7 +31,6 @@ from ..repo import Conflict, merge_file
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes
-from .pieces import weak
 from .splice import Splice, apply_splices, whole_text
 
 _SHOW = 6  # differing lines shown in a finding
@@ -281,6 +280,8 @@ def _stale_region(old: Text, current: Text, shown: set[str], splices: Sequence[S
     """The first region `current` changed since `old` that a splice touches, or whose `old` lines the
     snippet shows or writes again, while it does not show the region's new lines: (the region's first
     line in `current`, that line), or None."""
+    from .pieces import weak  # here: only a lazy snippet merged onto a changed file asks (pieces loads difflib)
+
     written = {ln for sp in splices for ln, _eol in sp.new if not weak(ln)}
     for _tag, a0, a1, b0, b1 in diffs.opcodes(list(old.lines), list(current.lines)):
         touched = any(sp.start <= b1 and b0 <= sp.end for sp in splices)
