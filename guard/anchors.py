@@ -41,16 +41,20 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from . import diffs, ledger, reads
+from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
 from .model import FileEdit, Finding, LineRange, error
 from .policy import Policy
-from .repo import Conflict, GitRepo, merge_file
+from .repo import GitRepo
 from .textfile import NotText, Text, decode
 from .wording import plural, span
+
+if TYPE_CHECKING:
+    from . import reads
+    from .repo.merge import Conflict
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -90,6 +94,8 @@ def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, p
 
 def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
     """The versions of `path` the agent is known to have seen: its last write, its last read."""
+    from . import reads
+
     read = reads.last(repo, agent, path)
     ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
     return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
@@ -109,7 +115,10 @@ class _Reader(NamedTuple):
 
 
 def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
-    from .dialects.hashline import LAST  # here: the hashline parser loads with a hashline edit
+    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+    from . import reads
+    from .dialects.hashline import LAST
+    from .repo.merge import Conflict
 
     agent = who.name
     tag = (fe.base or "").lower()
@@ -182,6 +191,8 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
 
 def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int]]) -> Text | Conflict:
     """The edit made on `base` and merged with `current` by git's three-way merge, or its first conflict."""
+    from .repo.merge import merge_file
+
     eol = base.dominant_eol()
     splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
                for c, a, b in spans]
@@ -331,6 +342,8 @@ def _excerpt(text: Text, line: int) -> str:
 
 
 def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str) -> Finding | None:
+    from . import reads
+
     agent = who.name
     current = repo.hash_blob(before)
     read = reads.last(repo, agent, path)

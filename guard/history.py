@@ -20,7 +20,8 @@ from . import diffs, ledger, stage, worktree
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
-from .repo import FILE, Entry, RefLocked, TreeChange, merge_file
+from .repo import FILE, Entry, RefLocked, TreeChange
+from .repo.merge import merge_file
 from .report import Report, TurnRef
 from .textfile import NotText, decode
 from .wording import plural

@@ -12,7 +12,7 @@ Two situations carry an edit whose view of the file is not the file:
   (the version the agent read, wrote last, or that HEAD holds), where the file
   has changed since: the snippet was written against that version.
 
-Either way the answer is git's three-way merge (``repo.merge_file``, libgit2's
+Either way the answer is git's three-way merge (``repo.merge.merge_file``, libgit2's
 xdiff merge, the code of ``git merge-file``): base = the file as the edit saw it,
 ours = the edit's result, theirs = the file now.  A change on the file's side
 that touches or adjoins a line the edit changes is a conflict, refused as
@@ -23,15 +23,17 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
-from ..repo import Conflict, merge_file
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes
 from .splice import Splice, apply_splices, whole_text
+
+if TYPE_CHECKING:
+    from ..repo.merge import Conflict
 
 _SHOW = 6  # differing lines shown in a finding
 Region = tuple[int, int, int, int]
@@ -149,6 +151,8 @@ def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[
 
 def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, Finding | None]:
     """Apply `splices` to `text`, merging those that carry the edit's own view (`Splice.seen`)."""
+    from ..repo.merge import merge_file  # here, and in `onto_base`: only an edit that merges loads it
+
     base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
     ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in splices])
     merged = merge_file(base.encode(), ours.encode(), text.encode())
@@ -159,6 +163,8 @@ def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, F
 
 def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
     """`edited` (the edit applied to its own `base`) merged onto the file as it is now."""
+    from ..repo.merge import merge_file
+
     merged = merge_file(base.encode(), edited.encode(), current.encode())
     if merged.clean:
         return decode(merged.data), None
