@@ -25,9 +25,12 @@ DIALECTS: dict[str, str] = {
     "lazy": "guard.dialects.lazy",
 }
 
-# Dialects `auto` considers; `lazy` snippets look like placeholder elision and are
-# only ever taken when asked for by name.
-AUTO = ("unified", "codex", "search-replace", "json", "hashline", "whole")
+# Dialects `auto` considers, each with the highest score its `detect` gives (the tests
+# hold each to it); `lazy` snippets look like placeholder elision and are only ever
+# taken when asked for by name.  A dialect that could neither beat nor tie the best
+# score so far is not asked, nor its module imported: a git diff loads no JSON or
+# SEARCH/REPLACE parser.
+AUTO: dict[str, int] = {"unified": 100, "codex": 100, "search-replace": 90, "json": 90, "hashline": 100, "whole": 20}
 
 ACCEPTED = ", ".join(DIALECTS)
 
@@ -44,8 +47,11 @@ def _first_line(text: str) -> str:
 
 
 def detect(text: str) -> tuple[str | None, dict[str, int]]:
+    """The one dialect with the best score (None: none scored, or a tie), and the scores of those asked."""
     scores: dict[str, int] = {}
-    for name in AUTO:
+    for name, ceiling in AUTO.items():
+        if scores and ceiling < max(scores.values()):
+            continue
         try:
             scores[name] = module(name).detect(text)
         except ModuleNotFoundError:
