@@ -25,12 +25,20 @@ DIALECTS: dict[str, str] = {
     "lazy": "guard.dialects.lazy",
 }
 
-# Dialects `auto` considers, each with the highest score its `detect` gives (the tests
-# hold each to it); `lazy` snippets look like placeholder elision and are only ever
-# taken when asked for by name.  A dialect that could neither beat nor tie the best
-# score so far is not asked, nor its module imported: a git diff loads no JSON or
-# SEARCH/REPLACE parser.
-AUTO: dict[str, int] = {"unified": 100, "codex": 100, "search-replace": 90, "json": 90, "hashline": 100, "whole": 20}
+# Dialects `auto` considers: for each, the highest score its `detect` gives, and a string
+# that every input it gives a score above 0 holds (None: no such string); the tests hold
+# each `detect` to both.  `lazy` snippets look like placeholder elision and are only ever
+# taken when asked for by name.  A dialect that could neither beat nor tie the best score
+# so far is not asked, nor one whose string the input lacks (it scores 0), and its module
+# is not imported: a git diff loads no Codex, SEARCH/REPLACE, JSON or whole-file parser.
+AUTO: dict[str, tuple[int, str | None]] = {
+    "unified": (100, None),
+    "codex": (100, "*** Begin Patch"),
+    "search-replace": (90, None),
+    "json": (90, None),
+    "hashline": (100, "["),
+    "whole": (20, None),
+}
 
 ACCEPTED = ", ".join(DIALECTS)
 
@@ -49,8 +57,11 @@ def _first_line(text: str) -> str:
 def detect(text: str) -> tuple[str | None, dict[str, int]]:
     """The one dialect with the best score (None: none scored, or a tie), and the scores of those asked."""
     scores: dict[str, int] = {}
-    for name, ceiling in AUTO.items():
+    for name, (ceiling, marker) in AUTO.items():
         if scores and ceiling < max(scores.values()):
+            continue
+        if marker is not None and marker not in text:
+            scores[name] = 0
             continue
         try:
             scores[name] = module(name).detect(text)

@@ -132,8 +132,11 @@ def _check_parse(name: str, text: str, path: str | None = None) -> None:
     mod = dialects.module(name)
     with deadline():
         score = mod.detect(text)
-        # `auto` skips a dialect whose highest score is below the best so far: never above it.
-        assert isinstance(score, int) and 0 <= score <= dialects.AUTO.get(name, 100), (name, score)
+        # `auto` skips a dialect whose highest score is below the best so far (never above
+        # it), or whose string the input lacks (never above 0 without it).
+        ceiling, marker = dialects.AUTO.get(name, (100, None))
+        assert isinstance(score, int) and 0 <= score <= ceiling, (name, score)
+        assert score == 0 or marker is None or marker in text, (name, score)
         try:
             edits = mod.parse(text, path=path)
         except ParseError as exc:
