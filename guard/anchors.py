@@ -1,7 +1,8 @@
 """Edits checked against what the agent read: line-anchored edits and read-before-edit.
 
-The engine calls ``against_read`` for every file edit of an existing file (and
-every create) before locating it.
+The engine calls ``against_read`` before locating a file edit of an existing file
+that is line-anchored, or (``read_before_edit``) carries no base of its own; any
+other edit is located as it is, and this module is not loaded.
 
 **Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
 change, every one a ``LineRange`` without ``expect``: what the hashline dialect
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
-from .model import FileEdit, Finding, LineRange, error
+from .model import FileEdit, Finding, LineRange, error, line_anchored
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
@@ -68,12 +69,6 @@ class Anchored(NamedTuple):
     # file as it is; else `stale` refuses it.
     seen: tuple[str, ...] = ()
     stale: Finding | None = None
-
-
-def line_anchored(fe: FileEdit) -> bool:
-    return bool(fe.base) and fe.content is None and bool(fe.changes) and all(
-        isinstance(c, LineRange) and c.expect is None for c in fe.changes
-    )
 
 
 def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,

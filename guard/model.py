@@ -135,6 +135,14 @@ class FileEdit(NamedTuple):
     path_base: PathBase = PathBase.HERE
 
 
+def line_anchored(fe: FileEdit) -> bool:
+    """Whether `fe` names lines of the file as the agent read it (a hashline edit: a base, and
+    only ``LineRange`` changes without ``expect``), which ``anchors`` resolves against the read."""
+    return bool(fe.base) and fe.content is None and bool(fe.changes) and all(
+        isinstance(c, LineRange) and c.expect is None for c in fe.changes
+    )
+
+
 def ordered_changes(fe: FileEdit) -> bool:
     """Whether `fe`'s changes come in file order, each looked for after the one before.
 
