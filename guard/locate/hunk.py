@@ -16,12 +16,10 @@ from typing import Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..wording import visible
-from .hints import not_found_hint
 from .index import (
     Block, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
     norm_fn, reindent, search, unescape,
 )
-from .likeness import lookalike, near_places, resembles, resembling
 from .splice import Located, Splice
 
 
@@ -221,6 +219,9 @@ def _place_hunk(
         if not m.fuzzy and variant.lines != form.lines:
             # Blank context dropped from the edges: where the lines as written (all but a
             # changed context line) stand elsewhere, the blanks were no mistake there.
+            # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
+            from .likeness import lookalike, near_places, resembles, resembling
+
             lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
             whole = Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
             lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
@@ -244,6 +245,8 @@ def _place_hunk(
             # what the tiers forgive (a typographic space, a changed context line): two places.
             at = variant.old_start - 1
             loosest = frozenset(t for t in tiers if t in NORMALISERS)
+            from .likeness import near_places, resembles
+
             if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
                                             or resembles(fi, m.block, loosest, at)):
                 return None, [], ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
@@ -261,6 +264,8 @@ def _place_hunk(
             # may be a copy of the ones meant, which changed a little where they were:
             # lines at the edit's own indent that differ in a context line or two are a
             # second place.
+            from .likeness import lookalike, near_places
+
             rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
             rivals -= {m.start}
             if rivals:
@@ -269,6 +274,8 @@ def _place_hunk(
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
         return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
+    from .hints import not_found_hint
+
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -458,6 +465,8 @@ def _locate_insertion(fi: FileIndex, h: Hunk, window: tuple[int, int], path: str
     if h.anchors:
         floor = anchor_floor(fi, h.anchors, window[0], frozenset(NORMALISERS))
         if floor is None:
+            from .hints import not_found_hint
+
             line, hint = not_found_hint(fi, h.anchors, path)
             return None, [], error("not-found", path, line, f"the anchor line {h.anchors[-1]!r} is not in {path}", hint)
         at = floor
