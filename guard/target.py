@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Callable
 
 from . import diffs, ledger, paths, worktree
 from .audience import CLI, Audience
-from .eol import as_checked_out
 from .locate import apply_splices, locate_changes
 from .locate.rebase import Bases, Rewritten, from_earlier, new_text
 from .model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error, line_anchored
@@ -148,6 +147,8 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     if not any(text.eols):
         # A new file (or one without a line end of its own): the endings git's checkout
         # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+        from .eol import as_checked_out
+
         new, converted = as_checked_out(new, path, ws.repo.attr, ws.repo.config)
         if converted:
             repairs.append("eol")

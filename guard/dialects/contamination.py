@@ -56,7 +56,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .. import jsonvalue
 from ..model import (
     ADDED,
     Change,
@@ -374,6 +373,8 @@ def _is_edit(text: str) -> bool:
 
 def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
     """Strings inside a JSON value that hold a patch or SEARCH/REPLACE blocks."""
+    from .. import jsonvalue  # here and in `unwrapped`: only input in JSON is read as JSON
+
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
@@ -394,6 +395,7 @@ def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
 
 def unwrapped(text: str) -> str | None:
     """The one patch held in JSON (the input, or a fence of it), or in a line of escapes."""
+    from .. import jsonvalue
     from . import fences
 
     stripped = text.strip()

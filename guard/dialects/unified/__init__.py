@@ -80,7 +80,6 @@ a delete with new lines, and two sections that disagree on a path.
 from __future__ import annotations
 
 
-from ... import jsonvalue
 from ...model import ADDED, EditSet, FileEdit, Op, ParseError, PathBase
 from ...regex import lazy
 from .names import DEV_NULL, git_strips, pick, plain_names, strip1
@@ -108,6 +107,8 @@ _NUMBERED_HUNK_RE = lazy(r"\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 def _is_json(text: str) -> bool:
     if text.lstrip()[:1] not in ("{", "["):
         return False
+    from ... import jsonvalue  # here: only text that opens like JSON is read as JSON
+
     try:
         jsonvalue.loads(text)
     except ValueError:
