@@ -225,6 +225,17 @@ class Value:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r} of an immutable {type(self).__name__}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle would set the fields one by one, which __setattr__ refuses.
+        return _rebuilt, (type(self), self._values())
+
+
+def _rebuilt(cls: type[_V], values: tuple[Any, ...]) -> _V:
+    """A `cls` with these field values (how a copied or unpickled ``Value`` is made)."""
+    new = object.__new__(cls)
+    new._init(*values)
+    return new
+
 
 class Finding(Value):
     """Why an edit is refused or warned about: code, severity, where, what, and what to do next."""
