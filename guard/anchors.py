@@ -1,7 +1,8 @@
 """Edits checked against what the agent read: line-anchored edits and read-before-edit.
 
-The engine calls ``against_read`` for every file edit of an existing file (and
-every create) before locating it.
+The engine calls ``against_read`` before locating a file edit of an existing file
+that is line-anchored, or (``read_before_edit``) carries no base of its own; any
+other edit is located as it is, and this module is not loaded.
 
 **Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
 change, every one a ``LineRange`` without ``expect``: what the hashline dialect
@@ -41,17 +42,20 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from . import diffs, ledger, reads
+from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
-from .model import FileEdit, Finding, LineRange, error
+from .model import FileEdit, Finding, LineRange, error, line_anchored
 from .policy import Policy
-from .repo import Conflict, GitRepo, merge_file
+from .repo import GitRepo
 from .textfile import NotText, Text, decode
 from .wording import plural, span
+
+if TYPE_CHECKING:
+    from . import reads
+    from .repo.merge import Conflict
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -65,12 +69,6 @@ class Anchored(NamedTuple):
     # file as it is; else `stale` refuses it.
     seen: tuple[str, ...] = ()
     stale: Finding | None = None
-
-
-def line_anchored(fe: FileEdit) -> bool:
-    return bool(fe.base) and fe.content is None and bool(fe.changes) and all(
-        isinstance(c, LineRange) and c.expect is None for c in fe.changes
-    )
 
 
 def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
@@ -91,6 +89,8 @@ def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, p
 
 def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
     """The versions of `path` the agent is known to have seen: its last write, its last read."""
+    from . import reads
+
     read = reads.last(repo, agent, path)
     ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
     return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
@@ -110,7 +110,10 @@ class _Reader(NamedTuple):
 
 
 def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
-    from .dialects.hashline import LAST  # here: the hashline parser loads with a hashline edit
+    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+    from . import reads
+    from .dialects.hashline import LAST
+    from .repo.merge import Conflict
 
     agent = who.name
     tag = (fe.base or "").lower()
@@ -175,14 +178,16 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
             # Lines moved by different amounts, or changed apart from the edit: the merge
             # places it, as the edit of the whole file it amounts to.
             ranges = _ranges(current, merged, fe.source_line)
-            return Anchored(replace(fe, base=None, changes=ranges), tuple(notes), ("3way",))
+            return Anchored(fe._replace(base=None, changes=ranges), tuple(notes), ("3way",))
         offset = offset_or_finding
     moved = tuple(LineRange(a + offset, b + offset, c.new, None, c.source_line) for c, a, b in spans)
-    return Anchored(replace(fe, base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
+    return Anchored(fe._replace(base=None, changes=moved), tuple(notes), ("offset",) if offset else ())
 
 
 def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int]]) -> Text | Conflict:
     """The edit made on `base` and merged with `current` by git's three-way merge, or its first conflict."""
+    from .repo.merge import merge_file
+
     eol = base.dominant_eol()
     splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
                for c, a, b in spans]
@@ -332,6 +337,8 @@ def _excerpt(text: Text, line: int) -> str:
 
 
 def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str) -> Finding | None:
+    from . import reads
+
     agent = who.name
     current = repo.hash_blob(before)
     read = reads.last(repo, agent, path)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
@@ -213,7 +212,7 @@ class Guard(Workspace):
         # recount is already reported per hunk by the locator.
         extra = tuple(r for r in edits.repairs if r != "recount")
         if extra:
-            changes = [replace(c, repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
+            changes = [c._replace(repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
         turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
                                                memo=self.ledger_memo)
         inp = checks.CheckInput(

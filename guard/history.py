@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Iterator
 
@@ -21,7 +20,8 @@ from . import diffs, ledger, stage, worktree
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
-from .repo import FILE, Entry, RefLocked, TreeChange, merge_file
+from .repo import FILE, Entry, RefLocked, TreeChange
+from .repo.merge import merge_file
 from .report import Report, TurnRef
 from .textfile import NotText, decode
 from .wording import plural
@@ -169,12 +169,14 @@ def render(rows: list[dict[str, Any]], patch: bool) -> str:
 # ---------------------------------------------------------------------- rollback
 
 
-@dataclass
 class _State:
     """The work tree as successive undos see it: path -> (bytes or None, mode)."""
 
-    g: Guard
-    files: dict[str, tuple[bytes | None, int | None]]
+    __slots__ = ("g", "files")
+
+    def __init__(self, g: Guard, files: dict[str, tuple[bytes | None, int | None]]) -> None:
+        self.g = g
+        self.files = files
 
     def get(self, path: str) -> tuple[bytes | None, int | None]:
         if path not in self.files:

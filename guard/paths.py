@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
 from .model import Finding, error
 from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE, Policy
+from .regex import lazy
 
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
-_IGNORABLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
+_IGNORABLE = lazy("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 # Half of a UTF-16 pair: JSON can spell it (`"\\ud800"`), UTF-8 cannot, and no file name holds it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 # Longer paths than PATH_MAX are invisible to git's own commands (a file written there
 # is lost to `git status`), and trees nest one recursion level per folder.
 MAX_PATH_BYTES = 4095
@@ -36,7 +36,9 @@ def _fold(component: str) -> str:
     """A name as a filesystem that ignores, composes or trims characters may store it."""
     if component.isascii():  # nothing to ignore, and NFKC leaves ASCII as it is
         return component.rstrip(". ")
-    return unicodedata.normalize("NFKC", _IGNORABLE.sub("", component)).rstrip(". ")
+    import unicodedata  # here: only a name that is not ASCII asks for it
+
+    return unicodedata.normalize("NFKC", _IGNORABLE().sub("", component)).rstrip(". ")
 
 
 def _pieces(component: str) -> list[str]:
@@ -113,7 +115,7 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
     if not raw or not raw.strip():
         return _outside(raw, "the path is empty", "name a file of the repository, e.g. src/app.py")
-    half = _SURROGATE.search(raw)
+    half = None if raw.isascii() else _SURROGATE().search(raw)
     if half:
         code = ord(half.group())
         # 0xDC80-0xDCFF: a byte that is not UTF-8, as Python decodes a file name or argument.

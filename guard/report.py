@@ -8,10 +8,9 @@ internal errors (3) are exceptions mapped at the edge (``guard/cli/``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .model import FileChange, Finding
+from .model import FileChange, Finding, Value
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -25,17 +24,23 @@ class TurnRef(NamedTuple):
     ref: str
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Value):
     """What a command did or decided: its status, the files, the findings and the turn."""
 
+    __slots__ = ("status", "format", "changes", "findings", "turn", "notes", "extra")
+    _fields = __slots__
     status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
-    changes: tuple[FileChange, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    turn: TurnRef | None = None
-    notes: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    changes: tuple[FileChange, ...]
+    findings: tuple[Finding, ...]
+    turn: TurnRef | None
+    notes: tuple[str, ...]
+    extra: dict[str, Any]  # more keys of `as_dict` (a commit check's "check"; rollback's)
+
+    def __init__(self, status: str, format: str | None, changes: tuple[FileChange, ...] = (),
+                 findings: tuple[Finding, ...] = (), turn: TurnRef | None = None, notes: tuple[str, ...] = (),
+                 extra: dict[str, Any] | None = None) -> None:
+        self._init(status, format, changes, findings, turn, notes, {} if extra is None else extra)
 
     @property
     def exit_code(self) -> int:

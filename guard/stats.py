@@ -31,7 +31,6 @@ Its command line is guard/cli/stats.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .wording import plural
@@ -91,20 +90,23 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-@dataclass
 class Tally:
     """The outcome counts of a set of events (one dialect, or one agent's checks)."""
 
-    tried: int = 0
-    clean: int = 0
-    repaired: int = 0
-    refused: int = 0
-    dry_runs: int = 0
-    by_repair: dict[str, int] = field(default_factory=dict)
-    by_code: dict[str, int] = field(default_factory=dict)
-    classes: dict[str, dict[str, int]] = field(default_factory=lambda: {c: {"landed": 0, "refused": 0} for c in CLASSES})
-    sizes: list[float] = field(default_factory=list)
-    durations: list[float] = field(default_factory=list)
+    __slots__ = ("tried", "clean", "repaired", "refused", "dry_runs", "by_repair", "by_code", "classes", "sizes",
+                 "durations")
+
+    def __init__(self) -> None:
+        self.tried = 0
+        self.clean = 0
+        self.repaired = 0
+        self.refused = 0
+        self.dry_runs = 0
+        self.by_repair: dict[str, int] = {}
+        self.by_code: dict[str, int] = {}
+        self.classes: dict[str, dict[str, int]] = {c: {"landed": 0, "refused": 0} for c in CLASSES}
+        self.sizes: list[float] = []
+        self.durations: list[float] = []
 
     def add(self, ev: dict[str, Any]) -> None:
         self.tried += 1

@@ -14,16 +14,14 @@ new text.  The result is a ``FileChange``: no file is written here.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from . import diffs, ledger, paths, worktree
 from .audience import CLI, Audience
-from .eol import as_checked_out
 from .locate import apply_splices, locate_changes
 from .locate.rebase import Bases, Rewritten, from_earlier, new_text
-from .model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error
+from .model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error, line_anchored
 from .repo import EXEC, FILE
 from .textfile import Text, decode, decode_or_none
 from .wording import plural
@@ -69,7 +67,6 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
                audience: Audience = CLI, guessed_whole: bool = False
                ) -> tuple[FileChange | None, list[Finding], list[str]]:
     """The change `fe` makes to its file (None when refused), with the findings and notes that go with it."""
-    from . import anchors  # hashline's module too: only an apply that reaches a file pays for it
     from .checks import content_finding
 
     if fe.binary:
@@ -102,13 +99,23 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         bad = content_finding(src, before, ws.repo.attr)
         if bad is not None:
             return None, [bad], []
-    got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience)
-    fe, read_findings = got_read.edit, list(got_read.findings)
-    if any(x.severity == "error" for x in read_findings):
-        return None, read_findings, []
+    # What the agent read decides a line-anchored edit, and (read_before_edit) an edit with no
+    # base of its own; only those load `anchors` (and with it the reads record, hashline's module).
+    read_findings: list[Finding] = []
+    stale: Finding | None = None  # read_before_edit: the file changed since the agent saw it
+    seen: tuple[str, ...] = ()
+    read_repairs: tuple[str, ...] = ()
+    if before is not None and (line_anchored(fe) or (fe.base is None and pol.read_before_edit)):
+        from . import anchors
+
+        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience)
+        fe, read_findings = got_read.edit, list(got_read.findings)
+        stale, seen, read_repairs = got_read.stale, got_read.seen, got_read.repairs
+        if any(x.severity == "error" for x in read_findings):
+            return None, read_findings, []
     if op is Op.DELETE:
-        if got_read.stale is not None:
-            return None, [got_read.stale], []  # deleting a file changed since it was seen loses that change
+        if stale is not None:
+            return None, [stale], []  # deleting a file changed since it was seen loses that change
         ch, fs = _delete(fe, path, before, old_mode, tiers)
         return ch, read_findings + fs, []
     text = decode(before) if before is not None else Text((), (), False)
@@ -118,15 +125,15 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         # What the agent read and what an editor would write: the work-tree bytes.
         notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                      "(smudged) bytes, and git runs the filter's clean step when the file is staged")
-    if fe.content is not None and guessed_whole and before is not None and got_read.stale is None:
+    if fe.content is not None and guessed_whole and before is not None and stale is None:
         doubt = _snippet_not_file(path, text, fe.content, audience)
         if doubt is not None:
             return None, [doubt], []
-    bases = _bases(ws, fe, path, before, tiers, pol, got_read.seen if got_read.stale is not None else ())
+    bases = _bases(ws, fe, path, before, tiers, pol, seen if stale is not None else ())
     got = new_text(fe, text, tiers, path, bases)
     if got is None:
-        assert got_read.stale is not None
-        return None, [got_read.stale], []
+        assert stale is not None
+        return None, [stale], []
     if not isinstance(got, Rewritten) and "3way" in tiers and _may_be_older(fe, before, bases, got):
         # Not in the file as it is: made, perhaps, against a version the agent saw before.
         earlier = bases.earlier or _earlier(ws, path, before or b"", pol)
@@ -135,11 +142,13 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
             got = older if isinstance(older, Rewritten) else (older,)
     if not isinstance(got, Rewritten):
         return None, list(got), []
-    repairs = list(got_read.repairs) + list(got.repairs) + list(fe.repairs)
+    repairs = list(read_repairs) + list(got.repairs) + list(fe.repairs)
     new = got.text
     if not any(text.eols):
         # A new file (or one without a line end of its own): the endings git's checkout
         # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
+        from .eol import as_checked_out
+
         new, converted = as_checked_out(new, path, ws.repo.attr, ws.repo.config)
         if converted:
             repairs.append("eol")
@@ -257,9 +266,9 @@ def _prefix_dropped(root: Path, fe: FileEdit, start: str = "", guess: bool = Fal
     repairs = tuple(dict.fromkeys(fe.repairs + ("path-prefix",)))
     if fe.op is Op.RENAME and fe.old_path:
         dest = fe.path[2:] if fe.path.startswith(("a/", "b/")) and not exists(fe.path) else fe.path
-        return replace(fe, old_path=source[2:], path=dest, repairs=repairs)
+        return fe._replace(old_path=source[2:], path=dest, repairs=repairs)
     old = fe.old_path[2:] if fe.old_path and fe.old_path.startswith(("a/", "b/")) else fe.old_path
-    return replace(fe, path=source[2:], old_path=old, repairs=repairs)
+    return fe._replace(path=source[2:], old_path=old, repairs=repairs)
 
 
 def _delete(fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]

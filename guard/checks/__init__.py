@@ -14,7 +14,6 @@ differs for a commit (``budget``, ``binary``, ``not-utf8``) read.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
 from .base import LEVELS, AttrLookup, Blocks, Check, CheckInput, CheckResult, Committed, Usage, no_attr
@@ -45,7 +44,7 @@ def run(inp: CheckInput) -> CheckResult:
     changes = inp.changes
     if inp.policy.level("whitespace") == "fix":
         changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
-        inp = replace(inp, changes=changes)
+        inp = inp._replace(changes=changes)
     findings = []
     for name, check in CHECKS.items():
         level = inp.policy.level(name)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from itertools import accumulate
 from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
-from ..model import FileChange, Finding
+from ..model import FileChange, Finding, Value
 from ..policy import Policy
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
@@ -126,19 +125,27 @@ class Committed(NamedTuple):
     commit: str | None = None  # the commit's id, for a commit of a range
 
 
-@dataclass(frozen=True)
-class CheckInput:
+class CheckInput(Value):
     """What every check is given: the changes, the policy, git's view of the paths, the agent's usage so far."""
 
+    __slots__ = ("changes", "policy", "tracked", "attr", "core_whitespace", "usage", "edit_bytes", "committed",
+                 "blocks")
+    _fields = __slots__
     changes: tuple[FileChange, ...]
     policy: Policy
     tracked: Callable[[str], bool]  # is this path tracked by git?
     attr: AttrLookup  # gitattributes of a path
     core_whitespace: str | None  # git config core.whitespace
-    usage: Usage = field(default_factory=Usage)
-    edit_bytes: int = 0  # size of the agent's input
-    committed: Committed | None = None  # None: an agent's edit, judged before it is written
-    blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
+    usage: Usage
+    edit_bytes: int  # size of the agent's input
+    committed: Committed | None  # None: an agent's edit, judged before it is written
+    blocks: Blocks  # the changes' added blocks, shared by the checks
+
+    def __init__(self, changes: tuple[FileChange, ...], policy: Policy, tracked: Callable[[str], bool],
+                 attr: AttrLookup, core_whitespace: str | None, usage: Usage | None = None, edit_bytes: int = 0,
+                 committed: Committed | None = None, blocks: Blocks | None = None) -> None:
+        self._init(changes, policy, tracked, attr, core_whitespace, Usage() if usage is None else usage, edit_bytes,
+                   committed, Blocks() if blocks is None else blocks)
 
 
 class CheckResult(NamedTuple):

@@ -28,11 +28,10 @@ and the fix keeps them, as pre-commit-hooks' trailing-whitespace does with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..diffs import make_change
-from ..model import FileChange, Finding
+from ..model import FileChange, Finding, Value
 from ..textfile import NotText, Text, decode
 from ..wording import span, visible
 from .base import Blocks, CheckInput, capped, lines_containing
@@ -45,13 +44,20 @@ _KNOWN = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Rules:
-    """The whitespace rules in force for one file (git's `core.whitespace` and `whitespace` attribute)."""
+class Rules(Value):
+    """The whitespace rules in force for one file (git's `core.whitespace` and `whitespace` attribute).
 
-    enabled: frozenset[str] = DEFAULT
-    tabwidth: int = 8
-    linebreak: bool = False  # keep a Markdown hard line break (two trailing spaces after text)
+    (Not a tuple: ``"tab-in-indent" in rules`` asks for a rule, not a field.)
+    """
+
+    __slots__ = ("enabled", "tabwidth", "linebreak")
+    _fields = __slots__
+    enabled: frozenset[str]
+    tabwidth: int
+    linebreak: bool  # keep a Markdown hard line break (two trailing spaces after text)
+
+    def __init__(self, enabled: frozenset[str] = DEFAULT, tabwidth: int = 8, linebreak: bool = False) -> None:
+        self._init(enabled, tabwidth, linebreak)
 
     def __contains__(self, name: object) -> bool:
         return name in self.enabled
@@ -106,7 +112,7 @@ def rules_for(path: str, inp: CheckInput) -> Rules:
         rules = base
     suffixes = inp.policy.markdown_suffixes
     if suffixes is None or path.lower().endswith(suffixes):
-        rules = replace(rules, linebreak=True)
+        rules = rules._replace(linebreak=True)
     return rules
 
 

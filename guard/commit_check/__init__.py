@@ -22,7 +22,6 @@ Whole files get only the first group: a budget or a protected path is about a ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Sequence
 
 from .. import checks
@@ -40,12 +39,17 @@ _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
 _OF_A_CHANGE = ("budget", "binary", "not-utf8")
 
 
-@dataclass(frozen=True)
 class CommitFinding(Finding):
     """A finding of a commit check: the commit it is about, and where to point when it has no path."""
 
-    commit: str | None = None  # the commit of a range the finding is about (None: staged change, whole files)
-    anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
+    __slots__ = ("commit", "anchor")
+    _fields = Finding._fields + __slots__
+    commit: str | None  # the commit of a range the finding is about (None: staged change, whole files)
+    anchor: str | None  # a file to point at when the finding has no path of its own (budget)
+
+    def __init__(self, code: str, severity: str, path: str | None, line: int | None, message: str, hint: str = "",
+                 commit: str | None = None, anchor: str | None = None) -> None:
+        self._init(code, severity, path, line, message, hint, commit, anchor)
 
     def as_dict(self) -> dict[str, object]:
         out = super().as_dict()
@@ -173,6 +177,6 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     for unit in units:
         findings += judge(unit, budget=not extra.get("merge"))
     # The change list is for the report's "files"; the diffs are the user's own commits.
-    changes = tuple(replace(c, diff="") if c.diff else c for unit in units for c in unit.changes)
+    changes = tuple(c._replace(diff="") if c.diff else c for unit in units for c in unit.changes)
     status = "refused" if any(f.severity == "error" for f in findings) else "checked"
     return Report(status, None, changes, tuple(findings), notes=tuple(notes), extra={"check": extra})

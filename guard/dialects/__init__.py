@@ -8,7 +8,6 @@ Parsers do no I/O.  ``detect`` returns a confidence from 0 (not this dialect) to
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
 from types import ModuleType
 
 from ..audience import CLI, Audience
@@ -26,9 +25,20 @@ DIALECTS: dict[str, str] = {
     "lazy": "guard.dialects.lazy",
 }
 
-# Dialects `auto` considers; `lazy` snippets look like placeholder elision and are
-# only ever taken when asked for by name.
-AUTO = ("unified", "codex", "search-replace", "json", "hashline", "whole")
+# Dialects `auto` considers: for each, the highest score its `detect` gives, and a string
+# that every input it gives a score above 0 holds (None: no such string); the tests hold
+# each `detect` to both.  `lazy` snippets look like placeholder elision and are only ever
+# taken when asked for by name.  A dialect that could neither beat nor tie the best score
+# so far is not asked, nor one whose string the input lacks (it scores 0), and its module
+# is not imported: a git diff loads no Codex, SEARCH/REPLACE, JSON or whole-file parser.
+AUTO: dict[str, tuple[int, str | None]] = {
+    "unified": (100, None),
+    "codex": (100, "*** Begin Patch"),
+    "search-replace": (90, None),
+    "json": (90, None),
+    "hashline": (100, "["),
+    "whole": (20, None),
+}
 
 ACCEPTED = ", ".join(DIALECTS)
 
@@ -45,8 +55,14 @@ def _first_line(text: str) -> str:
 
 
 def detect(text: str) -> tuple[str | None, dict[str, int]]:
+    """The one dialect with the best score (None: none scored, or a tie), and the scores of those asked."""
     scores: dict[str, int] = {}
-    for name in AUTO:
+    for name, (ceiling, marker) in AUTO.items():
+        if scores and ceiling < max(scores.values()):
+            continue
+        if marker is not None and marker not in text:
+            scores[name] = 0
+            continue
         try:
             scores[name] = module(name).detect(text)
         except ModuleNotFoundError:
@@ -89,7 +105,7 @@ def parse(text: str, dialect: str = "auto", path: str | None = None,
         if repairs:
             again, later = _parse(cleaned, "auto" if dialect == "json" else dialect, path, audience)
             if again is not None:
-                edits = replace(again, repairs=tuple(dict.fromkeys(again.repairs + repairs)))
+                edits = again._replace(repairs=tuple(dict.fromkeys(again.repairs + repairs)))
             elif contamination.ESCAPE in repairs:
                 findings = later  # the wrapper is gone: what is left to say is about the patch
     if edits is None or raw_content:
@@ -140,4 +156,4 @@ def _parse(text: str, dialect: str, path: str | None, audience: Audience) -> tup
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
     if not edits.files:
         return None, [error("parse-error", path, 1, f"the {dialect} input holds no edit", "send at least one file change")]
-    return (replace(edits, detected=True) if guessed else edits), []
+    return (edits._replace(detected=True) if guessed else edits), []

@@ -55,9 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
-from .. import jsonvalue
 from ..model import (
     ADDED,
     Change,
@@ -290,7 +288,7 @@ def _hunk(h: Hunk, path: str) -> Hunk:
             stripped = [_strip_run(run, ARROW) for run in runs]
             if all(s is not None for s in stripped):
                 texts = iter(text for s in stripped if s is not None for text in s)
-                return replace(h, lines=tuple(HunkLine(hl.tag, next(texts)) for hl in h.lines))
+                return h._replace(lines=tuple(HunkLine(hl.tag, next(texts)) for hl in h.lines))
         if any(_carries(text, ARROW) for text in old):
             raise _partial(old, h.source_line, path, "the text to find")
         return h
@@ -301,7 +299,7 @@ def _hunk(h: Hunk, path: str) -> Hunk:
     olds, news = iter(old_rests), iter(text for run in new_runs for text in run)
     lines = tuple(HunkLine(hl.tag, next(news) if hl.tag == ADDED else next(olds)) for hl in h.lines)
     anchors = tuple(_rest(a, style) for a in h.anchors)
-    return replace(h, lines=lines, anchors=anchors)
+    return h._replace(lines=lines, anchors=anchors)
 
 
 def _split(text: str) -> tuple[list[str], str]:
@@ -324,7 +322,7 @@ def _replace(r: Replace, path: str) -> Replace:
         return r
     new_runs = _new_side([new], style, r.source_line, path)
     new_text = "\n".join(new_runs[0]) + new_end if r.new else ""
-    return replace(r, old="\n".join(old_rests) + old_end, new=new_text)
+    return r._replace(old="\n".join(old_rests) + old_end, new=new_text)
 
 
 def _content(content: str) -> str:
@@ -349,7 +347,7 @@ def _file(fe: FileEdit) -> FileEdit:
     content = _content(fe.content) if fe.content else fe.content
     if changes == fe.changes and content == fe.content:
         return fe
-    return replace(fe, changes=changes, content=content)
+    return fe._replace(changes=changes, content=content)
 
 
 def line_numbers(edits: EditSet) -> EditSet:
@@ -358,7 +356,7 @@ def line_numbers(edits: EditSet) -> EditSet:
     files = tuple(_file(fe) for fe in edits.files)
     if files == edits.files:
         return edits
-    return replace(edits, files=files, repairs=tuple(dict.fromkeys(edits.repairs + (LINE_NUMBERS,))))
+    return edits._replace(files=files, repairs=tuple(dict.fromkeys(edits.repairs + (LINE_NUMBERS,))))
 
 
 # ---------------------------------------------------------------- failure path
@@ -375,6 +373,8 @@ def _is_edit(text: str) -> bool:
 
 def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
     """Strings inside a JSON value that hold a patch or SEARCH/REPLACE blocks."""
+    from .. import jsonvalue  # here and in `unwrapped`: only input in JSON is read as JSON
+
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
@@ -395,6 +395,7 @@ def _edit_strings(value: object, depth: int = 0) -> Iterator[str]:
 
 def unwrapped(text: str) -> str | None:
     """The one patch held in JSON (the input, or a fence of it), or in a line of escapes."""
+    from .. import jsonvalue
     from . import fences
 
     stripped = text.strip()

@@ -68,7 +68,6 @@ anchored line is unchanged and all moved by one offset; otherwise ``stale``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ..model import EditSet, FileEdit, LineRange, Op, ParseError
@@ -113,26 +112,30 @@ _OTHER = lazy(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9}
 _READ_LINE = lazy(r"\d+:")
 
 
-@dataclass
 class _Op:
     """One op of a section as it is read: its kind, its lines, its body rows."""
 
-    kind: str
-    a: int
-    b: int
-    line: int  # input line of the op
-    body: list[str] = field(default_factory=list)
-    blanks: int = 0  # blank lines seen since the last body row
+    __slots__ = ("kind", "a", "b", "line", "body", "blanks")
+
+    def __init__(self, kind: str, a: int, b: int, line: int) -> None:
+        self.kind = kind
+        self.a = a
+        self.b = b
+        self.line = line  # input line of the op
+        self.body: list[str] = []
+        self.blanks = 0  # blank lines seen since the last body row
 
 
-@dataclass
 class _Section:
     """One `[PATH#TAG]` section as it is read: its ops."""
 
-    path: str
-    tag: str | None
-    line: int
-    ops: list[_Op] = field(default_factory=list)
+    __slots__ = ("path", "tag", "line", "ops")
+
+    def __init__(self, path: str, tag: str | None, line: int, ops: list[_Op] | None = None) -> None:
+        self.path = path
+        self.tag = tag
+        self.line = line
+        self.ops: list[_Op] = [] if ops is None else ops
 
 
 def _header(line: str) -> tuple[str, str | None] | None:

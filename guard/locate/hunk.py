@@ -12,17 +12,14 @@ for, and readings that change different lines are ambiguous.  A splice placed un
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..wording import visible
-from .hints import not_found_hint
 from .index import (
     Block, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
     norm_fn, reindent, search, unescape,
 )
-from .likeness import lookalike, near_places, resembles, resembling
 from .splice import Located, Splice
 
 
@@ -45,7 +42,7 @@ def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]
             lead += 1
         if (changed or lead) and any(hl.tag != CONTEXT for hl in lines):
             start = None if h.old_start is None else h.old_start + lead
-            out.append((replace(h, lines=tuple(lines), old_start=start), ["recount"]))
+            out.append((h._replace(lines=tuple(lines), old_start=start), ["recount"]))
     return out
 
 
@@ -59,7 +56,7 @@ def _without_invented(h: Hunk, fi: FileIndex) -> Hunk | None:
     # Dropped in front, the line number no longer names the first line: did the
     # invented line stand for a line of the file, or for none?
     start = h.old_start if kept[0] is h.lines[0] else None
-    return replace(h, lines=tuple(kept), old_start=start)
+    return h._replace(lines=tuple(kept), old_start=start)
 
 
 def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
@@ -222,6 +219,9 @@ def _place_hunk(
         if not m.fuzzy and variant.lines != form.lines:
             # Blank context dropped from the edges: where the lines as written (all but a
             # changed context line) stand elsewhere, the blanks were no mistake there.
+            # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
+            from .likeness import lookalike, near_places, resembles, resembling
+
             lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
             whole = Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
             lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
@@ -245,6 +245,8 @@ def _place_hunk(
             # what the tiers forgive (a typographic space, a changed context line): two places.
             at = variant.old_start - 1
             loosest = frozenset(t for t in tiers if t in NORMALISERS)
+            from .likeness import near_places, resembles
+
             if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
                                             or resembles(fi, m.block, loosest, at)):
                 return None, [], ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
@@ -262,6 +264,8 @@ def _place_hunk(
             # may be a copy of the ones meant, which changed a little where they were:
             # lines at the edit's own indent that differ in a context line or two are a
             # second place.
+            from .likeness import lookalike, near_places
+
             rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
             rivals -= {m.start}
             if rivals:
@@ -270,6 +274,8 @@ def _place_hunk(
         if plain is not None and "unicode" not in repairs:
             repairs.append("unicode")
         return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
+    from .hints import not_found_hint
+
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
     return None, [], error(
@@ -407,7 +413,7 @@ def bare_context(h: Hunk) -> Hunk:
         return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
 
     lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
-    return replace(h, lines=lines)
+    return h._replace(lines=lines)
 
 
 def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
@@ -423,7 +429,7 @@ def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
         if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
             hl = HunkLine(CONTEXT, " " + hl.text)
         lines.append(hl)
-    return None if all(a is b for a, b in zip(lines, h.lines)) else replace(h, lines=tuple(lines))
+    return None if all(a is b for a, b in zip(lines, h.lines)) else h._replace(lines=tuple(lines))
 
 
 def _unescaped(h: Hunk) -> Hunk | None:
@@ -435,7 +441,7 @@ def _unescaped(h: Hunk) -> Hunk | None:
         cr = "\r" if hl.text.endswith("\r") else ""
         parts = unescape(hl.text[: len(hl.text) - len(cr)]).split("\n")
         lines += [HunkLine(hl.tag, part + cr) for part in parts]
-    un = replace(h, lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
+    un = h._replace(lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
     return None if un == h else un
 
 
@@ -459,6 +465,8 @@ def _locate_insertion(fi: FileIndex, h: Hunk, window: tuple[int, int], path: str
     if h.anchors:
         floor = anchor_floor(fi, h.anchors, window[0], frozenset(NORMALISERS))
         if floor is None:
+            from .hints import not_found_hint
+
             line, hint = not_found_hint(fi, h.anchors, path)
             return None, [], error("not-found", path, line, f"the anchor line {h.anchors[-1]!r} is not in {path}", hint)
         at = floor

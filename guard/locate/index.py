@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple, Sequence
 
 from ..model import CONTEXT, REMOVED, Finding, error
@@ -71,14 +70,16 @@ def norm_fn(active: frozenset[str]) -> Callable[[str], str]:
     return norm
 
 
-@dataclass
 class FileIndex:
     """A file's lines as the edit sees them, with per-normalisation position indexes."""
 
-    text: Text
-    keys: list[str]  # each line with a CR restored for CRLF lines: what an exact edit would say
-    _index: dict[frozenset[str], dict[str, list[int]]] = field(default_factory=dict)
-    _normed: dict[frozenset[str], list[str]] = field(default_factory=dict)
+    __slots__ = ("text", "keys", "_index", "_normed")
+
+    def __init__(self, text: Text, keys: list[str]) -> None:
+        self.text = text
+        self.keys = keys  # each line with a CR restored for CRLF lines: what an exact edit would say
+        self._index: dict[frozenset[str], dict[str, list[int]]] = {}
+        self._normed: dict[frozenset[str], list[str]] = {}
 
     @classmethod
     def of(cls, text: Text) -> "FileIndex":

@@ -10,7 +10,6 @@ of the file next to them.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..model import Finding, Snippet, error
@@ -80,18 +79,21 @@ def _one_word_renamed(a: str, b: str) -> bool:
     return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
 
 
-@dataclass
 class Lazy:
     """One snippet being merged into one file."""
 
-    fi: FileIndex
-    snippet: Snippet
-    path: str
-    keys: list[str]  # the file's lines, normalised
-    skeys: list[str]  # the snippet's lines, normalised
-    marker: list[bool]
-    pairs: dict[int, int] = field(default_factory=dict)  # snippet index -> file index
-    _blocks: dict[int, list[tuple[int, int]] | None] = field(default_factory=dict)
+    __slots__ = ("fi", "snippet", "path", "keys", "skeys", "marker", "pairs", "_blocks")
+
+    def __init__(self, fi: FileIndex, snippet: Snippet, path: str, keys: list[str], skeys: list[str],
+                 marker: list[bool]) -> None:
+        self.fi = fi
+        self.snippet = snippet
+        self.path = path
+        self.keys = keys  # the file's lines, normalised
+        self.skeys = skeys  # the snippet's lines, normalised
+        self.marker = marker
+        self.pairs: dict[int, int] = {}  # snippet index -> file index
+        self._blocks: dict[int, list[tuple[int, int]] | None] = {}
 
     def src(self, i: int) -> int:
         return self.snippet.source_line + i

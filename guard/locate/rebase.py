@@ -12,7 +12,7 @@ Two situations carry an edit whose view of the file is not the file:
   (the version the agent read, wrote last, or that HEAD holds), where the file
   has changed since: the snippet was written against that version.
 
-Either way the answer is git's three-way merge (``repo.merge_file``, libgit2's
+Either way the answer is git's three-way merge (``repo.merge.merge_file``, libgit2's
 xdiff merge, the code of ``git merge-file``): base = the file as the edit saw it,
 ours = the edit's result, theirs = the file now.  A change on the file's side
 that touches or adjoins a line the edit changes is a conflict, refused as
@@ -23,17 +23,17 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
-from ..repo import Conflict, merge_file
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes
-from .pieces import weak
 from .splice import Splice, apply_splices, whole_text
+
+if TYPE_CHECKING:
+    from ..repo.merge import Conflict
 
 _SHOW = 6  # differing lines shown in a finding
 Region = tuple[int, int, int, int]
@@ -121,8 +121,8 @@ def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, text, edited, path)
         if conflict is not None:
-            return replace(conflict, message=f"the edit fits {label} of {path}, not the file as it is now; "
-                                             + conflict.message)
+            return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; "
+                                               + conflict.message)
         return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
     return None
 
@@ -143,14 +143,16 @@ def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[
             repairs, notes = list(out.repairs), out.notes
         merged, conflict = onto_base(base, text, edited, path)
         if conflict is not None:
-            return (replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); "
-                                              + conflict.message),)
+            return (conflict._replace(message=f"{path} changed since the agent last saw it (read_before_edit); "
+                                                + conflict.message),)
         return Rewritten(merged, None, tuple(repairs) + ("3way",), notes)
     return None
 
 
 def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, Finding | None]:
     """Apply `splices` to `text`, merging those that carry the edit's own view (`Splice.seen`)."""
+    from ..repo.merge import merge_file  # here, and in `onto_base`: only an edit that merges loads it
+
     base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
     ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in splices])
     merged = merge_file(base.encode(), ours.encode(), text.encode())
@@ -161,6 +163,8 @@ def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, F
 
 def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text, Finding | None]:
     """`edited` (the edit applied to its own `base`) merged onto the file as it is now."""
+    from ..repo.merge import merge_file
+
     merged = merge_file(base.encode(), edited.encode(), current.encode())
     if merged.clean:
         return decode(merged.data), None
@@ -280,7 +284,7 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, current, edited, path)
         if conflict is not None:
-            return replace(conflict, message=said + "; " + conflict.message)
+            return conflict._replace(message=said + "; " + conflict.message)
         return merged, list(out.repairs) + ["3way"]
     if earlier and len(unsure) == len(earlier):
         # Unique in the file now only through lines changed since every version the agent
@@ -300,6 +304,8 @@ def _stale_region(old: Text, current: Text, shown: set[str], splices: Sequence[S
     """The first region `current` changed since `old` that a splice touches, or whose `old` lines the
     snippet shows or writes again, while it does not show the region's new lines: (the region's first
     line in `current`, that line), or None."""
+    from .pieces import weak  # here: only a lazy snippet merged onto a changed file asks (pieces loads difflib)
+
     written = {ln for sp in splices for ln, _eol in sp.new if not weak(ln)}
     for _tag, a0, a1, b0, b1 in diffs.opcodes(list(old.lines), list(current.lines)):
         touched = any(sp.start <= b1 and b0 <= sp.end for sp in splices)

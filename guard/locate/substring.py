@@ -11,28 +11,27 @@ conflicts by git's rule.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
 from ..textfile import Text
 from ..wording import visible
-from .hints import not_found_hint
 from .hunk import bare_context, locate_hunk, typography
 from .index import (
     FileIndex, MAX_CANDIDATES, NORMALISERS, ambiguous, candidates, indent_shift, indent_width, norm_fn, reindent,
     tier_sets, unescape,
 )
-from .likeness import lookalike
 from .splice import Located, Splice
 
 
-@dataclass
 class _Flat:
     """The file as one string; offsets map back to (line, column) by counting line breaks."""
 
-    s: str
-    size: int  # lines in the file
+    __slots__ = ("s", "size")
+
+    def __init__(self, s: str, size: int) -> None:
+        self.s = s
+        self.size = size  # lines in the file
 
     def line_col(self, off: int) -> tuple[int, int]:
         if off >= len(self.s):
@@ -278,6 +277,8 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
         if shifted and not r.replace_all:
             # Found inside a deeper line's indent: as for the indent tier, a line much like
             # the text at its own indent is the place meant, changed since it was read.
+            from .likeness import lookalike  # here, as below: only an indented find asks
+
             lines = r.old.split("\n")
             rivals = set(lookalike(fi, [x for x in lines if x.strip()], (0, len(fi.keys)))) - {at}
             if rivals:
@@ -318,6 +319,8 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
         if "indent" in repairs and not r.replace_all:
             # Found only at another indent, the text may be a copy of the one meant, which
             # differs a little where it is (a typographic character, say): a second place.
+            from .likeness import lookalike
+
             rivals = {m[0] for m in matches(frozenset(t for t in tiers if t in NORMALISERS and t != "indent"))}
             rivals |= set(lookalike(fi, old_lines, (0, len(fi.keys))))
             if rivals - {found[0][0]}:
@@ -331,6 +334,8 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
             sp, rep, f, note = _place_replace(fi, un, [t for t in tiers if t != "escape"], path)
             if f is None or f.code == "ambiguous":
                 return sp, (rep + ["escape"]) if f is None else [], f, note
+    from .hints import not_found_hint  # here: only a failure needs the closest lines
+
     line, hint = not_found_hint(fi, old_lines, path)
     return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Iterator, Mapping, NamedTuple
 
 from ..mappings import lookup
+from ..model import Value
 from .schema import (  # the schema's public names are the policy's
     ADDITIVE, BUDGET_KEYS, BUDGET_SCOPES, CHECK_NAMES, LEVELS, SETTINGS, TIERS, WHITESPACE_LEVELS, WHITESPACE_RULES,
     PolicyError, closest, file_problems, scalar, whitespace_rule_problem,
@@ -253,19 +253,29 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
-@dataclass(frozen=True, eq=False)
-class Policy:
+class Policy(Value):
     """The effective policy of one agent: its settings, and where each came from."""
 
+    # No __slots__: the cached properties below keep what they work out in the instance's dict.
+    _fields = ("name", "data", "sources", "agent", "own_files")
     name: str
     data: dict[str, object]
-    sources: dict[str, str] = field(default_factory=dict)
-    agent: str | None = None
+    sources: dict[str, str]
+    agent: str | None
     # Repository-relative paths of `.agent-guard.yaml` and every work-tree file the
     # policy was read from: agents may never change them, whatever `paths.protected`
     # says (``paths.protected_finding``).  Filled by ``load`` for an agent's session;
     # a policy made for another purpose (a commit check judges people's commits) has none.
-    own_files: tuple[str, ...] = ()
+    own_files: tuple[str, ...]
+
+    def __init__(self, name: str, data: dict[str, object], sources: dict[str, str] | None = None,
+                 agent: str | None = None, own_files: tuple[str, ...] = ()) -> None:
+        self._init(name, data, {} if sources is None else sources, agent, own_files)
+
+    # A policy is equal only to itself, hashed by identity: it holds dicts, and two loads
+    # of one file are two policies.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def get(self, dotted: str, default: object = None) -> object:
         node: object = self.data

@@ -6,7 +6,8 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 - ``handle``: `GitRepo`, one repository opened once: trees, commits, refs, the index,
   config and attributes;
 - ``objects``: the handle's blobs (ids, the memory of recent ones, loose objects);
-- ``merge``: git's three-way merge of one file, in memory;
+- ``merge``: git's three-way merge of one file, in memory (imported as ``guard.repo.merge``
+  where a merge runs: most commands never merge, and need not load it);
 - ``errors`` and ``values``: what the others raise and return.
 """
 
@@ -14,11 +15,10 @@ from __future__ import annotations
 
 from .errors import GitError, NotARepository, RefLocked, RefMoved
 from .handle import GitRepo
-from .merge import Conflict, Merged, merge_file
 from .objects import read_objects_unverified
 from .values import EXEC, FILE, GITLINK, LINK, CommitInfo, Entry, TreeChange
 
 __all__ = [
-    "EXEC", "FILE", "GITLINK", "LINK", "CommitInfo", "Conflict", "Entry", "GitError", "GitRepo", "Merged",
-    "NotARepository", "RefLocked", "RefMoved", "TreeChange", "merge_file", "read_objects_unverified",
+    "EXEC", "FILE", "GITLINK", "LINK", "CommitInfo", "Entry", "GitError", "GitRepo", "NotARepository", "RefLocked",
+    "RefMoved", "TreeChange", "read_objects_unverified",
 ]

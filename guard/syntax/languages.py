@@ -26,7 +26,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
-from .. import jsonvalue
 from ..mappings import lookup
 from ..regex import lazy
 from .python import error as python_error
@@ -169,6 +168,8 @@ def _as_problem(err: tuple[int, int, str] | None) -> Problem | None:
 
 
 def _json(text: str) -> Problem | None:
+    from .. import jsonvalue  # here: only a JSON file's check reads JSON this way
+
     if not text.strip():
         return None  # an empty file is not a JSON document, but it is not broken by an edit either
     try:

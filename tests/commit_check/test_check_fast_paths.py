@@ -296,7 +296,7 @@ def _protected_before(path: str, policy: policy_mod.Policy) -> Finding | None:
     level = policy.level("path-protected")
     if level not in ("error", "warning"):
         return None
-    fold = [__import__("unicodedata").normalize("NFKC", paths._IGNORABLE.sub("", p)).rstrip(". ") for p in parts]
+    fold = [__import__("unicodedata").normalize("NFKC", paths._IGNORABLE().sub("", p)).rstrip(". ") for p in parts]
     spellings = tuple(dict.fromkeys((path, "/".join(fold))))
     for pattern in policy.protected:
         if any(paths.matches(s, pattern) for s in spellings):

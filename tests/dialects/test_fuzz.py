@@ -132,7 +132,11 @@ def _check_parse(name: str, text: str, path: str | None = None) -> None:
     mod = dialects.module(name)
     with deadline():
         score = mod.detect(text)
-        assert isinstance(score, int) and 0 <= score <= 100, (name, score)
+        # `auto` skips a dialect whose highest score is below the best so far (never above
+        # it), or whose string the input lacks (never above 0 without it).
+        ceiling, marker = dialects.AUTO.get(name, (100, None))
+        assert isinstance(score, int) and 0 <= score <= ceiling, (name, score)
+        assert score == 0 or marker is None or marker in text, (name, score)
         try:
             edits = mod.parse(text, path=path)
         except ParseError as exc:
@@ -180,6 +184,30 @@ def test_detection_is_total(text: str) -> None:
         name, scores = dialects.detect(text)
     assert name is None or name in dialects.AUTO
     assert all(0 <= s <= 100 for s in scores.values())
+
+
+def _asks_every_dialect_that_could_win(text: str) -> None:
+    """`detect` skips the dialects whose highest score is below the best so far: it must
+    still find what asking every dialect finds."""
+    name, scores = dialects.detect(text)
+    every = {n: dialects.module(n).detect(text) for n in dialects.AUTO}
+    assert {n: every[n] for n in scores} == scores
+    best = max(every.values())
+    tied = [n for n, s in every.items() if s == best]
+    assert name == (tied[0] if best > 0 and len(tied) == 1 else None), (scores, every)
+    assert set(tied) <= scores.keys() or best == 0, (scores, every)
+
+
+@pytest.mark.parametrize("text", SEEDS, ids=range(len(SEEDS)))
+def test_detection_asks_every_dialect_that_could_win_seeds(text: str) -> None:
+    _asks_every_dialect_that_could_win(text)
+
+
+@FAST
+@given(text=ANY_INPUT)
+def test_detection_asks_every_dialect_that_could_win(text: str) -> None:
+    with deadline():
+        _asks_every_dialect_that_could_win(text)
 
 
 # ---------------------------------------------------------------------- the engine

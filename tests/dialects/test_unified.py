@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -772,7 +771,7 @@ OTHER_CASES = [
 
 def _any_base(edits: EditSet) -> EditSet:
     """`edits` with every path read from the same place (test_path_base checks where)."""
-    return replace(edits, files=tuple(replace(f, path_base=PathBase.HERE) for f in edits.files))
+    return edits._replace(files=tuple(f._replace(path_base=PathBase.HERE) for f in edits.files))
 
 
 @pytest.mark.parametrize("text, expected", GIT_CASES + PLAIN_CASES + JUNK_CASES + HUNK_CASES + OTHER_CASES)

@@ -79,9 +79,7 @@ a delete with new lines, and two sections that disagree on a path.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
-from ... import jsonvalue
 from ...model import ADDED, EditSet, FileEdit, Op, ParseError, PathBase
 from ...regex import lazy
 from .names import DEV_NULL, git_strips, pick, plain_names, strip1
@@ -109,6 +107,8 @@ _NUMBERED_HUNK_RE = lazy(r"\n@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 def _is_json(text: str) -> bool:
     if text.lstrip()[:1] not in ("{", "["):
         return False
+    from ... import jsonvalue  # here: only text that opens like JSON is read as JSON
+
     try:
         jsonvalue.loads(text)
     except ValueError:
@@ -234,7 +234,7 @@ def _finish(sec: Section) -> FileEdit:
     # git writes a `diff --git` patch's names from the top of the repository whatever folder it
     # ran in; a name given with --path is the agent's own.
     base = PathBase.HERE if sec.fixed_path is not None else PathBase.ROOT if sec.git else PathBase.GUESS
-    return replace(edit, path_base=base)
+    return edit._replace(path_base=base)
 
 
 def _file_edit(sec: Section) -> FileEdit:
@@ -325,8 +325,7 @@ def _combine(group: list[FileEdit]) -> FileEdit:
             )
     if len(group) == 1:
         return first
-    return replace(
-        first,
+    return first._replace(
         changes=tuple(change for edit in group for change in edit.changes),
         binary=any(edit.binary for edit in group),
         base=next((e.base for e in group if e.base is not None), None),

@@ -7,7 +7,6 @@ A section gathers a file's `diff --git` header and its extended lines, its
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ...model import Hunk, HunkLine, ParseError
@@ -22,27 +21,31 @@ HINT_HEADER = (
 _HINT_MODE = "a mode is octal: 100644 (file), 100755 (executable) or 120000 (symlink)"
 
 
-@dataclass
 class Section:
     """One file's part of the input while it is read (mutable; becomes a FileEdit)."""
 
-    line: int  # 1-based input line where the section starts
-    git: bool = False
-    header: list[tuple[str, str]] = field(default_factory=list)  # `diff --git` name splits
-    old_raw: str | None = None  # `---` name, prefix kept
-    new_raw: str | None = None
-    names_line: int = 0
-    tree_diff: bool = False  # came after a `diff -r`-style command line
-    rename_from: str | None = None
-    rename_to: str | None = None
-    new_file: bool = False
-    deleted_file: bool = False
-    old_mode: int | None = None
-    new_mode: int | None = None
-    base: str | None = None
-    hunks: list[tuple[Hunk, Range]] = field(default_factory=list)
-    binary: bool = False
-    fixed_path: str | None = None  # parse(path=...) for hunks with no file header
+    __slots__ = ("line", "git", "header", "old_raw", "new_raw", "names_line", "tree_diff", "rename_from", "rename_to",
+                 "new_file", "deleted_file", "old_mode", "new_mode", "base", "hunks", "binary", "fixed_path")
+
+    def __init__(self, line: int, git: bool = False, tree_diff: bool = False, binary: bool = False,
+                 fixed_path: str | None = None) -> None:
+        self.line = line  # 1-based input line where the section starts
+        self.git = git
+        self.header: list[tuple[str, str]] = []  # `diff --git` name splits
+        self.old_raw: str | None = None  # `---` name, prefix kept
+        self.new_raw: str | None = None
+        self.names_line = 0
+        self.tree_diff = tree_diff  # came after a `diff -r`-style command line
+        self.rename_from: str | None = None
+        self.rename_to: str | None = None
+        self.new_file = False
+        self.deleted_file = False
+        self.old_mode: int | None = None
+        self.new_mode: int | None = None
+        self.base: str | None = None
+        self.hunks: list[tuple[Hunk, Range]] = []
+        self.binary = binary
+        self.fixed_path = fixed_path  # parse(path=...) for hunks with no file header
 
     def label(self) -> str:
         """The file's name for messages, before the names are settled."""
@@ -126,18 +129,20 @@ _EXTENDED: dict[str, _Handler] = {
 }
 
 
-@dataclass
 class State:
     """The reader's state: the input's lines, the sections read so far, the one being read."""
 
-    lines: list[str]
-    path: str | None
-    sections: list[Section] = field(default_factory=list)
-    current: Section | None = None
-    tree_diff: bool = False  # the last skipped line was a `diff -r`-style command
-    recounted: bool = False
-    shared: dict[str, HunkLine] = field(default_factory=dict)  # see _SHARE_BELOW
-    unterminated: bool = False  # the input's last line has no line break (a paste cut off?)
+    __slots__ = ("lines", "path", "sections", "current", "tree_diff", "recounted", "shared", "unterminated")
+
+    def __init__(self, lines: list[str], path: str | None, unterminated: bool = False) -> None:
+        self.lines = lines
+        self.path = path
+        self.sections: list[Section] = []
+        self.current: Section | None = None
+        self.tree_diff = False  # the last skipped line was a `diff -r`-style command
+        self.recounted = False
+        self.shared: dict[str, HunkLine] = {}  # see _SHARE_BELOW
+        self.unterminated = unterminated  # the input's last line has no line break (a paste cut off?)
 
     def close(self) -> None:
         self.current = None
