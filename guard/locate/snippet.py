@@ -34,6 +34,7 @@ the file next to them.
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple, Sequence
 
 from ..model import Finding, Snippet, error
@@ -332,14 +333,26 @@ def _marker_in_file(lz: Lazy) -> Finding | None:
     """A marker written as the file writes one of its own lines where the marker stands
     (`# ...` in a comment that elides an example): elided code, or that line, kept while
     the lines around it go?  Refused: the two readings give different files."""
-    pairs = sorted(lz.pairs.items())
     lines = lz.fi.text.lines
+    wanted = {lz.snippet.lines[m].strip() for m in lz.snippet.markers}
+    places: dict[str, list[int]] = {}
+    for p, line in enumerate(lines):
+        if (key := line.strip()) in wanted:
+            places.setdefault(key, []).append(p)
+    if not places:
+        return None
+    pairs = sorted(lz.pairs.items())
+    snippet_at = [i for i, _p in pairs]
     for m in lz.snippet.markers:
-        text = lz.snippet.lines[m].strip()
-        lo = max((p for i, p in pairs if i < m), default=-1)
-        hi = min((p for i, p in pairs if i > m), default=len(lines))
-        at = next((p for p in range(lo + 1, hi) if lines[p].strip() == text), None)
-        if at is not None:
+        found = places.get(lz.snippet.lines[m].strip())
+        if not found:
+            continue
+        k = bisect_left(snippet_at, m)  # the anchors on either side of the marker bound where it stands
+        lo = pairs[k - 1][1] if k else -1
+        hi = pairs[k][1] if k < len(pairs) else len(lines)
+        j = bisect_right(found, lo)
+        if j < len(found) and found[j] < hi:
+            at = found[j]
             return error(
                 "ambiguous", lz.path, at + 1,
                 f"the snippet line {lz.show(m)} (line {lz.src(m)}) reads as a marker for elided lines, but "
