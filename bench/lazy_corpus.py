@@ -360,13 +360,16 @@ class Scratch:
         for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
             subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, timeout=60, check=True)
         self.guard = Guard(root)
+        self.refusal = ""  # the last refusal's findings, for --dump-refused
 
     def run(self, case: Case) -> tuple[str, bytes | None, str]:
         work = _join(case.work)
         self.path.write_bytes(work)
         report = self.guard.apply(case.text, format="lazy", path=self.rel, check=True)
         if report.status != "checked":
-            codes = ",".join(sorted({f.code for f in report.findings if f.severity == "error"}))
+            errors = [f for f in report.findings if f.severity == "error"]
+            self.refusal = "\n".join(f"{f.code}: {f.message}\n    {f.hint}" for f in errors)
+            codes = ",".join(sorted({f.code for f in errors}))
             return "refused", None, codes or report.status
         after = report.changes[0].after if report.changes else work
         return "applied", after, ",".join(report.changes[0].repairs) if report.changes else ""
@@ -390,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="take exactly that many context lines, even when they are only blanks or brackets")
     ap.add_argument("--show", type=int, default=3, help="print this many wrong merges and refusals")
     ap.add_argument("--dump", type=Path, default=None, help="write each wrong merge's files into this folder")
+    ap.add_argument("--dump-refused", type=Path, default=None,
+                    help="write each refused intended edit's files, and the refusal, into this folder")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     tally: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)  # (class, expect, language)
@@ -434,6 +439,10 @@ def main(argv: list[str] | None = None) -> int:
                         refusals[(case.cls, case.expect)][info] += 1
                     if outcome == "wrong" and args.dump is not None:
                         _dump(args.dump / f"{sum(t['wrong'] for t in tally.values()):03d}{suffix}", path, case, after)
+                    if outcome == "refused" and args.dump_refused is not None:
+                        folder = args.dump_refused / f"{sum(t['refused'] for t in tally.values()):03d}{suffix}"
+                        _dump(folder, path, case, None)
+                        (folder / "refusal").write_text(scratch.refusal + "\n")
                     if outcome in shown and shown[outcome] < args.show:
                         shown[outcome] += 1
                         print(f"--- {outcome} {case.cls} ({info or 'merged'}): {path}\n{case.text[:1500]}")

@@ -9,6 +9,7 @@ follows the edit rather than the file.
 from __future__ import annotations
 
 import operator
+from bisect import bisect_left
 from itertools import chain
 from typing import Any, Iterable, Sequence
 
@@ -16,8 +17,9 @@ from .model import FileChange, Op
 from .textfile import Text, decode_or_none
 
 CONTEXT = 3
-# Above this many line pairs in one changed region, skip the LCS and report the
-# region as removed-then-added: difflib is quadratic in the worst case.
+# Above this many line pairs in one changed region, difflib's LCS (quadratic in the worst
+# case) is not run on it: it is split at lines unique on both sides first (patience), and a
+# part with none is reported as removed-then-added.
 _MATCH_LIMIT = 4_000_000
 
 Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
@@ -41,7 +43,9 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
     if regions is None:
         regions = [whole_region(a, b)]
     ops: list[Opcode] = []
-    for a0, a1, b0, b1 in regions:
+    todo = list(regions)[::-1]
+    while todo:
+        a0, a1, b0, b1 = todo.pop()
         # Trim again: a located region usually starts and ends with kept context.
         while a0 < a1 and b0 < b1 and a[a0] == b[b0]:
             a0 += 1
@@ -52,9 +56,19 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
         if a0 == a1 and b0 == b1:
             continue
         # One side empty, or one line for one (lines that differ: the trim took equal ones):
-        # the one opcode difflib would give.  Too large a region to match: one replace.
-        if a0 == a1 or b0 == b1 or a1 - a0 == 1 == b1 - b0 or (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
+        # the one opcode difflib would give.
+        if a0 == a1 or b0 == b1 or a1 - a0 == 1 == b1 - b0:
             ops.append(("replace" if a0 < a1 and b0 < b1 else ("delete" if a0 < a1 else "insert"), a0, a1, b0, b1))
+            continue
+        if (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
+            # Too large for difflib: split at the lines that occur once on each side and pair
+            # up in order (patience diff, as `git diff --patience`), and look between them.
+            anchors = _unique_pairs(a, b, a0, a1, b0, b1)
+            if not anchors:
+                ops.append(("replace", a0, a1, b0, b1))  # nothing in common to split at
+                continue
+            edges = [(a0 - 1, b0 - 1), *anchors, (a1, b1)]
+            todo += [(i + 1, k, j + 1, m) for (i, j), (k, m) in zip(edges, edges[1:])][::-1]
             continue
         import difflib  # here: a check of commits, and most one-line edits, never get this far
 
@@ -63,6 +77,41 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
             if tag != "equal":
                 ops.append((tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1))
     return ops
+
+
+def _unique_pairs(a: Sequence[str], b: Sequence[str], a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    """The longest run, in order on both sides, of (i, j) with a[i] == b[j] a line that occurs
+    once in a[a0:a1] and once in b[b0:b1]: the anchors of a patience diff."""
+    seen_a: dict[str, int] = {}
+    for i in range(a0, a1):
+        line = a[i]
+        seen_a[line] = -1 if line in seen_a else i
+    seen_b: dict[str, int] = {}
+    for j in range(b0, b1):
+        line = b[j]
+        if seen_a.get(line, -1) >= 0:
+            seen_b[line] = -1 if line in seen_b else j
+    pairs = sorted((seen_a[line], j) for line, j in seen_b.items() if j >= 0)
+    # Longest increasing run of j (patience sorting): tails[k] = index into pairs of the
+    # smallest last j of a run of length k + 1; back links rebuild the run.
+    tails: list[int] = []
+    tail_js: list[int] = []
+    back = [-1] * len(pairs)
+    for n, (_i, j) in enumerate(pairs):
+        k = bisect_left(tail_js, j)
+        back[n] = tails[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(n)
+            tail_js.append(j)
+        else:
+            tails[k] = n
+            tail_js[k] = j
+    run: list[tuple[int, int]] = []
+    n = tails[-1] if tails else -1
+    while n >= 0:
+        run.append(pairs[n])
+        n = back[n]
+    return run[::-1]
 
 
 class _Keyed(Sequence[str]):

@@ -198,9 +198,14 @@ def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.Uns
 
 def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tuple[Finding, ...]) -> bool:
     """Whether a refused edit of changes (no base of its own) should be tried against earlier versions."""
+    # A lazy snippet's `placeholder` refusal (lines it would drop without a marker) is a reading of
+    # its layout against the file, which a line changed since can break (a shown line now unique
+    # elsewhere anchors it there): the version it was written against may read it whole.
+    codes = ("not-found", "ambiguous", "placeholder") if all(isinstance(c, Snippet) for c in fe.changes) \
+        else ("not-found", "ambiguous")
     return (before is not None and bool(fe.changes) and fe.content is None and bases.named is None
             and not bases.seen and not any(isinstance(c, LineRange) for c in fe.changes)
-            and all(f.code in ("not-found", "ambiguous") for f in refused))
+            and all(f.code in codes for f in refused))
 
 
 def _bases(ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: tuple[str, ...], pol: Policy,

@@ -79,10 +79,13 @@ def _one_word_renamed(a: str, b: str) -> bool:
     return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
 
 
+BLOCK_TRIES = 200_000  # line comparisons one snippet's search for unique runs of lines may spend
+
+
 class Lazy:
     """One snippet being merged into one file."""
 
-    __slots__ = ("fi", "snippet", "path", "keys", "skeys", "marker", "pairs", "_blocks")
+    __slots__ = ("fi", "snippet", "path", "keys", "skeys", "marker", "pairs", "block_tries", "_blocks")
 
     def __init__(self, fi: FileIndex, snippet: Snippet, path: str, keys: list[str], skeys: list[str],
                  marker: list[bool]) -> None:
@@ -93,6 +96,7 @@ class Lazy:
         self.skeys = skeys  # the snippet's lines, normalised
         self.marker = marker
         self.pairs: dict[int, int] = {}  # snippet index -> file index
+        self.block_tries = BLOCK_TRIES  # what the search for unique runs of lines may still spend
         self._blocks: dict[int, list[tuple[int, int]] | None] = {}
 
     def src(self, i: int) -> int:

@@ -111,7 +111,8 @@ def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
     When the edit fits one of those versions exactly (the agent's last read, its last
     write, HEAD's: the texts it may have been written against), it is made there and
     merged onto the file by git's rule, as `git apply --3way` merges onto a named base:
-    the merge (repair ``3way``) or its conflict.  None when it fits none of them.
+    the merge (repair ``3way``) or its conflict.  None when it fits none of them, or
+    changes nothing in those it fits.
     """
     exact = tuple(t for t in tiers if t != "fuzz")
     for label, old in earlier:
@@ -119,6 +120,11 @@ def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
         if out.findings:
             continue
         edited, _ = apply_splices(old, out.splices)
+        if edited == old:
+            # Already true of that version: not an edit made against it (an agent sends a change),
+            # and merging it would answer "no-op" for a file that does not hold the text (the agent
+            # re-sends a change someone reverted since).
+            continue
         merged, conflict = onto_base(old, text, edited, path)
         if conflict is not None:
             return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; "

@@ -60,7 +60,7 @@ def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
     found = [
         (i, f_first[k]) for i in range(i0 + 1, i1)
         if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
-    ]
+    ] or _block_anchors(lz, i0, i1, p0, p1)
     for (ia, pa), (ib, pb) in zip(found, found[1:]):
         if pb < pa:
             return error(
@@ -113,6 +113,71 @@ def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
             if f is not None:
                 return f
     return None
+
+
+def _block_anchors(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[int, int]]:
+    """No single line anchors: runs of shown lines (between markers) whose first lines, or last
+    lines, occur in a row exactly once between file lines p0 and p1 (the shortest such start or
+    end of each run), each paired by its first line that is more than a closing line.  As sure
+    as a unique line: the file holds that sequence in one place only.  The search spends at most
+    `lz.block_tries` line comparisons over the whole snippet; past that, no run anchors."""
+    runs: list[list[int]] = [[]]
+    for i in range(i0 + 1, i1):
+        if lz.marker[i]:
+            runs.append([])
+        elif lz.skeys[i].strip() or runs[-1]:
+            runs[-1].append(i)
+    runs = [r for r in runs if len(r) > 1 and any(not weak(lz.skeys[i]) for i in r)]
+    if not runs:
+        return []
+    ends = {lz.skeys[r[0]] for r in runs} | {lz.skeys[r[-1]] for r in runs}
+    where: dict[str, list[int]] = {}
+    for p in range(p0 + 1, p1):
+        if lz.keys[p] in ends:
+            where.setdefault(lz.keys[p], []).append(p)
+
+    def once(want: list[str], from_end: bool) -> int | None:
+        """Where `want` would start, aligned by its shortest start (or end) that is more than
+        closing lines and occurs in the file exactly once; else None."""
+        edge = want[-1] if from_end else want[0]
+        cands = where.get(edge, [])
+        for n in range(2, len(want) + 1):
+            part = want[len(want) - n:] if from_end else want[:n]
+            if all(weak(k) for k in part):
+                continue
+            hits = []
+            for p in cands:
+                q = p - n + 1 if from_end else p
+                lz.block_tries -= n
+                if lz.block_tries < 0:
+                    return None
+                if q > p0 and q + n <= p1 and lz.keys[q : q + n] == part:
+                    hits.append(q)
+            if not hits:
+                return None
+            if len(hits) == 1:
+                return hits[0] - (len(want) - n if from_end else 0)
+        return None
+
+    found: dict[int, int] = {}
+    for run in runs:
+        want = [lz.skeys[i] for i in run]
+        for from_end in (False, True):
+            at = once(want, from_end)
+            if lz.block_tries < 0:
+                return []
+            if at is None:
+                continue
+            first = len(want) - 1 if from_end else 0
+            step = -1 if from_end else 1
+            k = first
+            while weak(want[k]):
+                k += step
+            found[run[k]] = at + k  # its first real line, or (from the end) its last
+    pairs = sorted(found.items())
+    if len({p for _i, p in pairs}) != len(pairs):
+        return []
+    return pairs
 
 
 def _also_further(lz: Lazy, part: list[int], at: int, bound: int, forward: bool) -> Finding | None:

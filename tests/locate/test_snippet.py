@@ -113,3 +113,33 @@ def test_missing_grammar_falls_back_on_indentation(monkeypatch: pytest.MonkeyPat
     after, codes = merge("x.py", before, snippet)
     assert codes == []
     assert after == "class A:\n    def f(self):\n        return 1\n\n    def h(self):\n        return 2\n\n\ndef g():\n    pass\n"
+
+
+# --------------------------------------------------------------------------- runs of repeated lines
+
+DEF_A = "def a(x):\n    y = x + 1\n    z = y * 2\n    log(z)\n    return z\n"
+DEF_C = "def c(x, y):\n    z = y * 2\n    y = x + 1\n    log(z)\n    return z\n"
+
+
+def test_a_run_of_repeated_lines_anchors_where_it_occurs_once() -> None:
+    # Every shown line occurs twice or more; `y = x + 1` then `z = y * 2` occurs in a() only.
+    before = DEF_A + "\n\n" + DEF_C
+    after, codes = merge("x.py", before, "# ...\n    y = x + 1\n    z = y * 2\n    return z\n# ...\n")
+    assert codes == []
+    assert after == DEF_A.replace("    log(z)\n", "") + "\n\n" + DEF_C
+
+
+def test_a_run_that_occurs_twice_anchors_nothing() -> None:
+    before = DEF_A + "\n\n" + DEF_A.replace("def a", "def b")
+    after, codes = merge("x.py", before, "# ...\n    y = x + 1\n    z = y * 2\n    return z\n# ...\n")
+    assert after is None and codes == ["ambiguous"]
+
+
+def test_the_search_for_runs_is_bounded() -> None:
+    # 20,000 lines of two repeated statements, and 2,000 runs of them between markers: no run is
+    # unique, and the search gives up within its budget (a refusal, never a long wait or a guess).
+    a, b = "    result = compute(alpha, beta)", "    other = transform(gamma, delta)"
+    before = "".join((a if i % 3 else b) + "\n" for i in range(20_000))
+    snippet = "# ...\n" + "".join(f"{a}\n{a}\n{b}\n{a}\n{a}\n{b}\n{a}\n# ...\n" for _ in range(2_000))
+    after, codes = merge("x.py", before, snippet)
+    assert after is None and codes == ["ambiguous"]
