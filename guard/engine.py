@@ -165,12 +165,14 @@ class Guard(Workspace):
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
-               dialect: str = "external", edit_bytes: int = 0) -> TurnRef:
+               dialect: str = "external", edit_bytes: int = 0, created_dirs: Sequence[str] = ()) -> TurnRef:
         """Record changes another tool already wrote to the work tree as a turn.
 
         Nothing is written but the ledger: each change's ``before`` must be the file
         as it was before that tool ran (the ledger syncs to it first, so the turn's
         diff is exactly ``before`` -> ``after``).  The ref moves by compare-and-swap.
+        `created_dirs`: the folders that tool made for them, which a rollback of the
+        turn removes once they are empty.
         """
         agent = default_agent(agent)
         turn = default_turn(turn)
@@ -179,7 +181,7 @@ class Guard(Workspace):
             stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
             staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes),
-                                       changes, memo=self.ledger_memo)
+                                       changes, created_dirs, memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     # ------------------------------------------------------------------ planning

@@ -63,13 +63,14 @@ def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequenc
 
 
 def record_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange],
-                memo: ledger.Memo | None = None) -> Staged:
+                created_dirs: Sequence[str] = (), memo: ledger.Memo | None = None) -> Staged:
     """Record as the agent's turn `changes` another tool already wrote: the ref moves, nothing else.
 
     Each change's ``before`` is the file as it was before that tool ran (the ledger
-    syncs to it first, so the turn's diff is exactly ``before`` -> ``after``).
+    syncs to it first, so the turn's diff is exactly ``before`` -> ``after``);
+    `created_dirs` are the folders that tool made, kept with the turn as a write's are.
     """
-    staged = _stage(repo, prefix, new, changes, (), memo)
+    staged = _stage(repo, prefix, new, changes, created_dirs, memo)
     repo.update_ref(staged.ref, staged.commit, staged.old, f"agent-guard: record turn {staged.turn} ({new.dialect})")
     return staged
 

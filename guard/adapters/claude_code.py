@@ -236,6 +236,10 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
     from .. import worktree
 
     before, mode = worktree.read(g.root, rel)
+    try:
+        missing = worktree.missing_dirs(g.root, [rel])  # folders the tool will create: the turn's, to undo
+    except worktree.UnsafePath:
+        missing = []
     d = _stash_dir(g)
     cutoff = time.time() - STASH_DAYS * 86400
     for old in d.glob("*"):  # a post hook that never came; a temporary file a deadline cut short
@@ -245,6 +249,7 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
         except OSError:
             pass
     doc = {"path": rel, "before": g.repo.write_blob(before) if before is not None else None, "mode": mode,
+           "missing_dirs": missing,
            "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time(),
            "warnings": warnings, "duration": took}
     tmp = d / f".{os.getpid()}.tmp"
@@ -390,10 +395,16 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
         return Answer(REPORTED, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
     stash = _unstash(g, data, rel2)
     checked: dict[str, Any] = stash or {}
+    created: list[str] = []
     if stash is not None:
         before = g.repo.read_blob(stash["before"]) if stash.get("before") else None
         old_mode = stash.get("mode")
         agent, turn = stash.get("agent") or agent, stash.get("turn") or turn
+        # The folders the pre hook found missing on the way to the file and the tool made: a
+        # rollback of this turn takes them away again once they are empty.
+        missing = stash.get("missing_dirs")
+        parents = {rel2.rsplit("/", n)[0] for n in range(1, rel2.count("/") + 1)}
+        created = [d for d in missing if isinstance(d, str) and d in parents] if isinstance(missing, list) else []
     else:
         resp = data.get("tool_response")
         original = resp.get("originalFile") if isinstance(resp, dict) else None
@@ -417,7 +428,8 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
                                    old_mode=(old_mode or new_mode) if before is not None else None,
                                    new_mode=new_mode if after is not None else None)
         dialect = "whole" if tool in PASSED or tool == "Write" else "json"
-        recorded = g.record([change], agent=agent, turn=turn, dialect=dialect, edit_bytes=edit_bytes)
+        recorded = g.record([change], agent=agent, turn=turn, dialect=dialect, edit_bytes=edit_bytes,
+                            created_dirs=created if after is not None else ())  # the file is there: so are they
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
     warned = checked.get("warnings")

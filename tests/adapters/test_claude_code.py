@@ -295,6 +295,36 @@ def test_write_create_recorded(project: Repo, cli) -> None:  # type: ignore[no-u
     assert not (project.root / "pkg" / "new.py").exists()
 
 
+def test_rolling_back_a_recorded_create_removes_the_folders_the_tool_made(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    # `pkg/` is there before (with a file git does not track); `pkg/deep/er/` is made by the tool.
+    project.write({"pkg/notes.txt": "mine\n"})
+    ti = {"file_path": absolute(project, "pkg/deep/er/new.py"), "content": "X = 1\n"}
+    assert passed(cli("hook", "claude-code", input=payload(project, "Write", ti)))
+    assert not (project.root / "pkg" / "deep").exists()  # the pre hook makes nothing
+    claude_writes(project, "pkg/deep/er/new.py", "X = 1\n")
+    r = cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse",
+                                                 response={"type": "create", "filePath": ti["file_path"], "content": "X = 1\n"}))
+    assert (r.code, r.stderr) == (0, ""), r
+    r = cli("rollback", "--agent", "claude", "--check", "--json")
+    assert r.code == 0, r
+    assert "pkg/deep/er/, pkg/deep/" in " ".join(json.loads(r.stdout)["notes"])
+    assert cli("rollback", "--agent", "claude").code == 0
+    assert not (project.root / "pkg" / "deep").exists()
+    assert project.read("pkg/notes.txt") == b"mine\n"  # a folder that was there stays, with what it holds
+
+
+def test_a_made_folder_that_holds_something_else_now_stays(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    ti = {"file_path": absolute(project, "gen/new.py"), "content": "X = 1\n"}
+    assert passed(cli("hook", "claude-code", input=payload(project, "Write", ti)))
+    claude_writes(project, "gen/new.py", "X = 1\n")
+    assert cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse",
+                                                    response={"type": "create"})).code == 0
+    project.write({"gen/user.txt": "kept\n"})
+    assert cli("rollback", "--agent", "claude").code == 0
+    assert not (project.root / "gen" / "new.py").exists()
+    assert project.read("gen/user.txt") == b"kept\n"
+
+
 def test_notebook_edit_recorded_whole(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     project.commit({"a.ipynb": '{"cells": [], "nbformat": 4}\n'})
     nb = {"notebook_path": absolute(project, "a.ipynb"), "new_source": "x = 1", "cell_type": "code", "edit_mode": "insert"}
