@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from .model import Finding
 from .report import Report
-from .wording import plural, short_id
+from .wording import plural, printable, short_id
 
 # --- apply and rollback -------------------------------------------------------------------
 def finding_text(f: Finding) -> str:
@@ -37,7 +37,7 @@ def finding_text(f: Finding) -> str:
     text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
     if f.hint:
         text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
-    return text
+    return printable(text)
 
 
 def human(report: Report, show_diff: bool = False) -> str:
@@ -50,11 +50,11 @@ def human(report: Report, show_diff: bool = False) -> str:
     else:
         lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
     for c in report.changes:
-        label = c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}"
+        label = printable(c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}")
         rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
         lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
     for n in report.notes:
-        lines.append(f"  note: {n}")
+        lines.append(printable(f"  note: {n}"))
     if report.turn is not None:
         lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
     for f in report.findings:
@@ -187,7 +187,7 @@ def _check_human(report: Report) -> str:
     if lines:
         lines.append("")
     lines.append(summary(report))
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # paths and commit subjects come from whoever committed
 
 
 def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:

@@ -36,3 +36,14 @@ def visible(text: str, unicode: bool = True) -> str:
     if not unicode:
         return out
     return "".join(ch if ord(ch) < 128 or ch in "→·␍" else f"<U+{ord(ch):04X}>" for ch in out)
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: every control character but newline and tab written
+    as ``\\xNN``.  A path or a commit subject (the agent's, or any committer's) could otherwise
+    move the cursor, erase the line above, retitle the window or set the clipboard."""
+    return text.translate(_CONTROL)
+

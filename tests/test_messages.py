@@ -296,3 +296,28 @@ def test_a_stale_hashline_finding_points_at_the_line_where_it_is_now(repo: Repo,
         "a.txt:17: stale: a.txt changed since it was read (#"), result.stderr
     assert "line 15 no longer holds what the read showed (line 15 was 'line 15'; it is line 17 now)" in result.stderr
     assert "    17| line FIFTEEN" in result.stderr
+
+
+# --------------------------------------------------------------------------- terminal safety
+
+OSC = "\x1b]0;owned\x07"  # sets a terminal's title; others move the cursor, erase lines, set the clipboard
+
+
+def test_a_control_character_in_a_path_is_printed_escaped(project: Repo) -> None:
+    patch = f"--- /dev/null\n+++ b/x{OSC}.py\n@@ -0,0 +1 @@\n+a = 1\n"
+    r = run_cli(project.root, "apply", input=patch)
+    assert r.code == 1
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr
+    assert "x\\x1b]0;owned\\x07.py" in r.stderr  # the path as it is, made visible
+
+
+def test_check_prints_committed_names_and_subjects_escaped(project: Repo) -> None:
+    base = project.git("rev-parse", "HEAD").strip()
+    project.write({f"ev{OSC}il.py": "x = 1\n# ... rest of the file unchanged ...\n"})
+    project.git("add", "-A")
+    project.git("commit", "-q", "-m", f"subject {OSC} here")
+    r = run_cli(project.root, "check", "--from-ref", base, "--to-ref", "HEAD")
+    assert r.code == 1, r
+    out = r.stdout + r.stderr
+    assert "\x1b" not in out and "\x07" not in out
+    assert "ev\\x1b]0;owned\\x07il.py" in out
