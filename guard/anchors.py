@@ -42,12 +42,12 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import ClassVar, Sequence, TYPE_CHECKING
 
 from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
-from .model import FileEdit, Finding, LineRange, error, line_anchored
+from .model import FileEdit, Finding, LineRange, error, line_anchored, Value
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
@@ -60,15 +60,27 @@ if TYPE_CHECKING:
 _SHOW = 3  # lines of context either side in a hint
 
 
-class Anchored(NamedTuple):
+class Anchored(Value):
+    __slots__ = ("edit", "findings", "repairs", "seen", "stale")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
-    findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
-    repairs: tuple[str, ...] = ()
+    findings: tuple[Finding, ...]  # errors refuse the edit; warnings go with it
+    repairs: tuple[str, ...]
     # read_before_edit, the file changed since the agent saw it: the versions it saw (its last
     # write, its last read).  The edit must fit one of them and merge by git's rule onto the
     # file as it is; else `stale` refuses it.
-    seen: tuple[str, ...] = ()
-    stale: Finding | None = None
+    seen: tuple[str, ...]
+    stale: Finding | None
+
+    def __init__(
+        self,
+        edit: FileEdit,
+        findings: tuple[Finding, ...] = (),
+        repairs: tuple[str, ...] = (),
+        seen: tuple[str, ...] = (),
+        stale: Finding | None = None,
+    ) -> None:
+        self._init(edit, findings, repairs, seen, stale)
 
 
 def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
@@ -99,11 +111,16 @@ def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- line-anchored edits
 
 
-class _Reader(NamedTuple):
+class _Reader(Value):
     """The agent whose reads count, and how its hints tell it to read."""
 
+    __slots__ = ("audience", "name")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     audience: Audience
     name: str
+
+    def __init__(self, audience: Audience, name: str) -> None:
+        self._init(audience, name)
 
     def read(self, path: str, lines: tuple[int, int] | None = None) -> str:
         return self.audience.read(path, self.name, lines)

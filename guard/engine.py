@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import ClassVar, Sequence, TYPE_CHECKING
 
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
 from .errors import UsageError
-from .model import EditSet, FileChange, Finding, error
+from .model import EditSet, FileChange, Finding, error, Value
 from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM
@@ -26,10 +26,15 @@ if TYPE_CHECKING:
     from .policy import Policy
 
 
-class Planned(NamedTuple):
+class Planned(Value):
+    __slots__ = ("changes", "findings", "notes")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[FileChange, ...]
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
+
+    def __init__(self, changes: tuple[FileChange, ...], findings: tuple[Finding, ...], notes: tuple[str, ...]) -> None:
+        self._init(changes, findings, notes)
 
 
 def default_agent(agent: str | None) -> str:

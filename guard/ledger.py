@@ -23,10 +23,12 @@ import re
 import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterator, Mapping, NamedTuple, Sequence
+from typing import ClassVar, Iterator, Mapping, Sequence, TYPE_CHECKING
 
 from .regex import lazy
 from .repo import GitRepo
+
+from .model import Value
 
 if TYPE_CHECKING:
     from .model import FileChange
@@ -89,7 +91,9 @@ def budget_session() -> str:
 # ---------------------------------------------------------------------- reading
 
 
-class Turn(NamedTuple):
+class Turn(Value):
+    __slots__ = ("commit", "parent", "agent", "id", "kind", "time", "format", "files", "repairs", "policy", "rolls_back", "trailers")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     commit: str
     parent: str | None
     agent: str
@@ -101,7 +105,24 @@ class Turn(NamedTuple):
     repairs: tuple[str, ...]
     policy: str
     rolls_back: tuple[str, ...]
-    trailers: Mapping[str, str] = MappingProxyType({})
+    trailers: Mapping[str, str]
+
+    def __init__(
+        self,
+        commit: str,
+        parent: str | None,
+        agent: str,
+        id: str,
+        kind: str,
+        time: int,
+        format: str,
+        files: tuple[tuple[str, str, int, int], ...],
+        repairs: tuple[str, ...],
+        policy: str,
+        rolls_back: tuple[str, ...],
+        trailers: Mapping[str, str] = MappingProxyType({}),
+    ) -> None:
+        self._init(commit, parent, agent, id, kind, time, format, files, repairs, policy, rolls_back, trailers)
 
     @property
     def added(self) -> int:
@@ -269,11 +290,16 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
 # ---------------------------------------------------------------------- the turn-id index
 
 
-class _Index(NamedTuple):
+class _Index(Value):
     """An agent's turns and rollbacks, oldest first, as the lines of the index file:
     ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
+    __slots__ = ("text",)
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: str
+
+    def __init__(self, text: str) -> None:
+        self._init(text)
 
     @property
     def last(self) -> str | None:
@@ -368,16 +394,30 @@ def _write_index(path: Path, index: _Index) -> None:
 # ---------------------------------------------------------------------- writing
 
 
-class NewTurn(NamedTuple):
+class NewTurn(Value):
     """A turn about to be recorded: whose, under which id, what it is."""
 
+    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     turn_id: str | None  # None: the next number
     dialect: str  # the dialect the edit came in ("rollback", "external" for a recorded one)
     policy: str
     edit_bytes: int  # the edit input's size, which the `bytes` budget counts
-    kind: str = "turn"  # "turn" | "rollback"
-    rolls_back: tuple[str, ...] = ()
+    kind: str  # "turn" | "rollback"
+    rolls_back: tuple[str, ...]
+
+    def __init__(
+        self,
+        agent: str,
+        turn_id: str | None,
+        dialect: str,
+        policy: str,
+        edit_bytes: int,
+        kind: str = "turn",
+        rolls_back: tuple[str, ...] = (),
+    ) -> None:
+        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back)
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""

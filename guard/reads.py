@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import ClassVar
 
 from .repo import GitRepo
+
+from .model import Value
 
 VERSION = 1
 MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this
@@ -31,9 +33,14 @@ MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this
 Span = tuple[int, int]  # 1-based, inclusive
 
 
-class Read(NamedTuple):
+class Read(Value):
+    __slots__ = ("blob", "shown")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     blob: str  # full id of the blob the agent was shown
     shown: tuple[Span, ...]  # disjoint, sorted line ranges of that blob
+
+    def __init__(self, blob: str, shown: tuple[Span, ...]) -> None:
+        self._init(blob, shown)
 
     def covers(self, first: int, last: int) -> bool:
         """Whether every line first..last was shown (an empty range is covered)."""

@@ -8,20 +8,25 @@ internal errors (3) are exceptions mapped at the edge (``guard/cli/``).
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
 from .model import FileChange, Finding, Value
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-class TurnRef(NamedTuple):
+class TurnRef(Value):
     """The turn that recorded an applied edit: whose, which, its commit and ref."""
 
+    __slots__ = ("agent", "id", "commit", "ref")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     id: str
     commit: str
     ref: str
+
+    def __init__(self, agent: str, id: str, commit: str, ref: str) -> None:
+        self._init(agent, id, commit, ref)
 
 
 class Report(Value):

@@ -8,7 +8,9 @@ endings survive an edit line by line and ``encode()`` gives back the same bytes.
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import ClassVar
+
+from .model import Value
 
 BOM = b"\xef\xbb\xbf"
 
@@ -22,10 +24,15 @@ class NotText(Exception):
         self.guess = guess  # likely encoding, when one can be named
 
 
-class Text(NamedTuple):
+class Text(Value):
+    __slots__ = ("lines", "eols", "bom")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     lines: tuple[str, ...]  # without terminators
     eols: tuple[str, ...]  # one per line; the last may be ""
-    bom: bool = False
+    bom: bool
+
+    def __init__(self, lines: tuple[str, ...], eols: tuple[str, ...], bom: bool = False) -> None:
+        self._init(lines, eols, bom)
 
     @property
     def final_newline(self) -> bool:

@@ -33,9 +33,11 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Callable, ClassVar, Iterator, Sequence
 
 from .repo import EXEC, FILE, GitRepo
+
+from .model import Value
 
 TMP_MARK = ".agent-guard-tmp-"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -45,14 +47,26 @@ class UnsafePath(Exception):
     """A path component is a symlink or not a folder at write time."""
 
 
-class Write(NamedTuple):
+class Write(Value):
     """The state one path must reach: content (None = absent) and mode."""
 
+    __slots__ = ("path", "before", "after", "before_mode", "after_mode")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     before: bytes | None
     after: bytes | None
     before_mode: int | None
     after_mode: int | None
+
+    def __init__(
+        self,
+        path: str,
+        before: bytes | None,
+        after: bytes | None,
+        before_mode: int | None,
+        after_mode: int | None,
+    ) -> None:
+        self._init(path, before, after, before_mode, after_mode)
 
 
 # Undoes a write's last step, given the note it left in the journal and whether its writer
@@ -60,16 +74,21 @@ class Write(NamedTuple):
 Undo = Callable[[object, bool], None]
 
 
-class LastStep(NamedTuple):
+class LastStep(Value):
     """What a write does once every file is in place, inside its all-or-nothing.
 
     `run` does it; `note` (JSON) goes into the journal first, so that the write's own
     failure, or the recovery after a crash, can hand it to `undo`.
     """
 
+    __slots__ = ("run", "note", "undo")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     run: Callable[[], None]
     note: object
     undo: Undo
+
+    def __init__(self, run: Callable[[], None], note: object, undo: Undo) -> None:
+        self._init(run, note, undo)
 
 
 def state_dir(repo: GitRepo) -> Path:

@@ -56,9 +56,11 @@ import signal
 import time
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, ClassVar, TYPE_CHECKING
 
 from ..errors import UsageError
+
+from ..model import Value
 
 if TYPE_CHECKING:
     from ..engine import Guard
@@ -76,10 +78,15 @@ class PayloadError(Exception):
     """A payload the hook cannot act on."""
 
 
-class Answer(NamedTuple):
+class Answer(Value):
+    __slots__ = ("code", "stdout", "stderr")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     code: int
-    stdout: str = ""
-    stderr: str = ""
+    stdout: str
+    stderr: str
+
+    def __init__(self, code: int, stdout: str = "", stderr: str = "") -> None:
+        self._init(code, stdout, stderr)
 
 
 class Deadline:

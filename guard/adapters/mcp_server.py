@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import Any, Callable, ClassVar, TYPE_CHECKING
 
 from ..audience import MCP
+
+from ..model import Value
 
 if TYPE_CHECKING:
     from ..model import Finding
@@ -55,18 +57,35 @@ FINDINGS = (
 _TO_END = 1 << 62  # an end_line past any file: read to the end
 
 
-class Result(NamedTuple):
+class Result(Value):
+    __slots__ = ("text", "data", "error")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: str
-    data: dict[str, Any] | None = None
-    error: bool = False
+    data: dict[str, Any] | None
+    error: bool
+
+    def __init__(self, text: str, data: dict[str, Any] | None = None, error: bool = False) -> None:
+        self._init(text, data, error)
 
 
-class Tool(NamedTuple):
+class Tool(Value):
+    __slots__ = ("name", "description", "schema", "run", "read_only")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
     description: str
     schema: dict[str, Any]
     run: Callable[["Session", dict[str, Any]], Result]
-    read_only: bool = False
+    read_only: bool
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        run: Callable[["Session", dict[str, Any]], Result],
+        read_only: bool = False,
+    ) -> None:
+        self._init(name, description, schema, run, read_only)
 
 
 # ---------------------------------------------------------------------- the session

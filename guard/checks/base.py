@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from ..model import FileChange, Finding, Value
 from ..policy import Policy
@@ -27,11 +27,16 @@ LEVELS = ("error", "warning")
 AttrLookup = Callable[[str, str], "str | bool | None"]
 
 
-class Usage(NamedTuple):
+class Usage(Value):
     """What this agent already used: keys files, lines_added, lines_removed, hunks, bytes."""
 
-    turn: Mapping[str, int] = _EMPTY
-    session: Mapping[str, int] = _EMPTY
+    __slots__ = ("turn", "session")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    turn: Mapping[str, int]
+    session: Mapping[str, int]
+
+    def __init__(self, turn: Mapping[str, int] = _EMPTY, session: Mapping[str, int] = _EMPTY) -> None:
+        self._init(turn, session)
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:
@@ -114,15 +119,20 @@ def block_of(change: FileChange, blocks: Blocks | None = None) -> Block:
     return blocks.of(change) if blocks is not None else Block(change)
 
 
-class Committed(NamedTuple):
+class Committed(Value):
     """What a commit check judges in one run: the staged change, or one commit of a range.
 
     Its changes are (about to be) committed: nothing is rewritten, a budget holds per
     commit (``budget.per_edit``), and text is judged against what the file was before.
     """
 
+    __slots__ = ("label", "commit")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'": how messages name it
-    commit: str | None = None  # the commit's id, for a commit of a range
+    commit: str | None  # the commit's id, for a commit of a range
+
+    def __init__(self, label: str, commit: str | None = None) -> None:
+        self._init(label, commit)
 
 
 class CheckInput(Value):
@@ -148,9 +158,14 @@ class CheckInput(Value):
                    committed, Blocks() if blocks is None else blocks)
 
 
-class CheckResult(NamedTuple):
+class CheckResult(Value):
+    __slots__ = ("changes", "findings")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[FileChange, ...]  # after fixes
     findings: tuple[Finding, ...]
+
+    def __init__(self, changes: tuple[FileChange, ...], findings: tuple[Finding, ...]) -> None:
+        self._init(changes, findings)
 
 
 Check = Callable[[CheckInput, str], "list[Finding]"]

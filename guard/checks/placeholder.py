@@ -42,9 +42,9 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
-from typing import Iterable, NamedTuple
+from typing import ClassVar, Iterable
 
-from ..model import FileChange, Finding
+from ..model import FileChange, Finding, Value
 from ..regex import lazy
 from ..textfile import NotText, decode
 from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
@@ -163,13 +163,18 @@ STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY = "strong", "sentence", "loose", "dots"
 _DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
 
-class Marker(NamedTuple):
+class Marker(Value):
+    __slots__ = ("line", "text", "phrase", "strong", "replaces", "whole")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     line: int  # 1-based, in the new file
     text: str  # the whole added line
     phrase: str  # the comment body that elides
     strong: bool  # a placeholder by itself; weak ones count only with a shrink or at the end
-    replaces: int = 0  # lines of the old text it stands where, that the edit drops
-    whole: str = ""  # set for a whole-file write judged as a whole: the finding's message
+    replaces: int  # lines of the old text it stands where, that the edit drops
+    whole: str  # set for a whole-file write judged as a whole: the finding's message
+
+    def __init__(self, line: int, text: str, phrase: str, strong: bool, replaces: int = 0, whole: str = "") -> None:
+        self._init(line, text, phrase, strong, replaces, whole)
 
 
 def body(comment: str) -> str:

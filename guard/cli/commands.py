@@ -11,21 +11,28 @@ run the same functions).
 from __future__ import annotations
 
 import sys
-from typing import NamedTuple, NoReturn, Sequence
+from typing import ClassVar, NoReturn, Sequence
 
 import click
 
 from ..report import EXIT_USAGE
 from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
 
+from ..model import Value
+
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-class Invocation(NamedTuple):
+class Invocation(Value):
     """What the program's edge tells a command (click's ``ctx.obj``)."""
 
     # ``program.run`` ends the process after the command: what the command holds may go with it.
-    process_ends: bool = False
+    __slots__ = ("process_ends",)
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    process_ends: bool
+
+    def __init__(self, process_ends: bool = False) -> None:
+        self._init(process_ends)
 
 
 def process_ends() -> bool:

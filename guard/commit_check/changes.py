@@ -20,11 +20,11 @@ paths.  In the staged mode a named *file* with no staged change is judged whole,
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
-from ..model import FileChange, NumberedLines, Op
+from ..model import FileChange, NumberedLines, Op, Value
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
 from ..textfile import BOM, is_binary, split
 from ..wording import plural, short_id
@@ -33,16 +33,28 @@ TREE = 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
 
 
-class Unit(NamedTuple):
+class Unit(Value):
     """What is judged on its own: the staged change, one commit, or the files checked whole."""
 
+    __slots__ = ("label", "commit", "changes", "whole", "texts")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
     commit: str | None
     changes: tuple[FileChange, ...]
     whole: bool
     # id(change) -> (added block, lines) of the changes that add every line of a text
     # (new files, files checked whole): decoded once, handed to the checks as is.
-    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None
+    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None
+
+    def __init__(
+        self,
+        label: str,
+        commit: str | None,
+        changes: tuple[FileChange, ...],
+        whole: bool,
+        texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None,
+    ) -> None:
+        self._init(label, commit, changes, whole, texts)
 
 
 # What is judged (units), what the report says was checked (its "check" object), and notes.

@@ -32,10 +32,10 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, ClassVar, Iterator
 
 from .. import jsonvalue
-from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
+from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
 from ..regex import lazy
 
 NAME = "codex"
@@ -68,13 +68,18 @@ _MAX_NESTING = 4  # wrappers inside wrappers (JSON -> bash -lc -> heredoc) befor
 _QUOTE_LIMIT = 80
 
 
-class _Envelope(NamedTuple):
+class _Envelope(Value):
     """The lines from `*** Begin Patch` to the end of the (unwrapped) input."""
 
+    __slots__ = ("lines", "first_line", "flat", "delimiter")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     lines: tuple[str, ...]
     first_line: int  # input line of lines[0]
     flat: bool  # the patch came out of one escaped string: every line is `first_line`
     delimiter: str | None  # the heredoc word that closes the wrapper, if any
+
+    def __init__(self, lines: tuple[str, ...], first_line: int, flat: bool, delimiter: str | None) -> None:
+        self._init(lines, first_line, flat, delimiter)
 
     def line_no(self, index: int) -> int:
         return self.first_line if self.flat else self.first_line + index

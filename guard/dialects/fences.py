@@ -31,9 +31,11 @@ No I/O; every function is linear in its input.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import ClassVar
 
 from ..regex import lazy
+
+from ..model import Value
 
 _OPENER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)")
 _CLOSER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})[ \t\r]*")
@@ -58,13 +60,26 @@ _PATCH_LINE = lazy(
 )
 
 
-class Fence(NamedTuple):
+class Fence(Value):
+    __slots__ = ("info", "body", "start_line", "opener_line", "preceding", "closer_line")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     info: str  # the info string, stripped: "", "python", "py title=\"x.py\""
     body: str  # the lines between opener and closer, terminators kept
     start_line: int  # 1-based line of the body's first line
     opener_line: int  # 1-based line of the opening fence
     preceding: str  # last non-blank line before the opener, stripped ("" if none)
-    closer_line: int | None = None  # None: the input ended inside the fence
+    closer_line: int | None  # None: the input ended inside the fence
+
+    def __init__(
+        self,
+        info: str,
+        body: str,
+        start_line: int,
+        opener_line: int,
+        preceding: str,
+        closer_line: int | None = None,
+    ) -> None:
+        self._init(info, body, start_line, opener_line, preceding, closer_line)
 
 
 def split_lines(text: str) -> list[str]:

@@ -36,10 +36,10 @@ Wrappers unwrapped first: ``{"name", "arguments": "<json>" | {...}}``,
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, NamedTuple
+from typing import Any, ClassVar, Iterator
 
 from .. import jsonvalue
-from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace
+from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace, Value
 from . import fences
 
 NAME = "json"
@@ -70,12 +70,24 @@ class InvalidJSON(ParseError):
     """A JSON syntax error."""
 
 
-class _Edit(NamedTuple):
+class _Edit(Value):
+    __slots__ = ("path", "line", "change", "content", "create_only")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     line: int
-    change: Change | None = None
-    content: str | None = None
-    create_only: bool = False  # the text editor's `create`: never over an existing file
+    change: Change | None
+    content: str | None
+    create_only: bool  # the text editor's `create`: never over an existing file
+
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        change: Change | None = None,
+        content: str | None = None,
+        create_only: bool = False,
+    ) -> None:
+        self._init(path, line, change, content, create_only)
 
 
 # -- reading JSON values ------------------------------------------------------

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Callable, ClassVar, Iterator, Sequence
 
-from ..model import CONTEXT, REMOVED, Finding, error
+from ..model import CONTEXT, REMOVED, Finding, error, Value
 from ..textfile import Text
 from ..wording import visible
 
@@ -129,14 +129,26 @@ def unescape(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
 
 
-class Block(NamedTuple):
+class Block(Value):
     """What one change looks for: old lines (with tags), new lines, constraints."""
 
+    __slots__ = ("old", "tags", "hint", "at_eof", "anchors")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     old: tuple[str, ...]
     tags: tuple[str, ...]  # CONTEXT or REMOVED per old line
     hint: int | None  # 0-based expected start
     at_eof: bool
     anchors: tuple[str, ...]
+
+    def __init__(
+        self,
+        old: tuple[str, ...],
+        tags: tuple[str, ...],
+        hint: int | None,
+        at_eof: bool,
+        anchors: tuple[str, ...],
+    ) -> None:
+        self._init(old, tags, hint, at_eof, anchors)
 
 
 def indent_of(s: str) -> str:
@@ -287,13 +299,26 @@ def anchor_floor(fi: FileIndex, anchors: Sequence[str], lo: int, active: frozens
     return floor
 
 
-class Match(NamedTuple):
+class Match(Value):
+    __slots__ = ("start", "size", "active", "fuzzy", "block", "fixed")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     size: int
     active: frozenset[str]
     fuzzy: bool
     block: Block
-    fixed: tuple[str, ...] = ()  # bookkeeping put right to find it (a misplaced `@@` anchor)
+    fixed: tuple[str, ...]  # bookkeeping put right to find it (a misplaced `@@` anchor)
+
+    def __init__(
+        self,
+        start: int,
+        size: int,
+        active: frozenset[str],
+        fuzzy: bool,
+        block: Block,
+        fixed: tuple[str, ...] = (),
+    ) -> None:
+        self._init(start, size, active, fuzzy, block, fixed)
 
 
 def tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:

@@ -23,10 +23,10 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import ClassVar, Sequence, TYPE_CHECKING
 
 from .. import diffs
-from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
+from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes, Value
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes
@@ -39,24 +39,45 @@ _SHOW = 6  # differing lines shown in a finding
 Region = tuple[int, int, int, int]
 
 
-class Bases(NamedTuple):
+class Bases(Value):
     """The texts an edit may have been made against, other than the file as it is now."""
 
-    named: Text | None = None  # the blob a diff's `index` line names, when it is not the file
-    seen: tuple[Text, ...] = ()  # read_before_edit, the file changed since: the versions the agent saw
-    earlier: tuple[tuple[str, Text], ...] = ()  # a lazy snippet's candidates: (which version, its text)
+    __slots__ = ("named", "seen", "earlier")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    named: Text | None  # the blob a diff's `index` line names, when it is not the file
+    seen: tuple[Text, ...]  # read_before_edit, the file changed since: the versions the agent saw
+    earlier: tuple[tuple[str, Text], ...]  # a lazy snippet's candidates: (which version, its text)
+
+    def __init__(
+        self,
+        named: Text | None = None,
+        seen: tuple[Text, ...] = (),
+        earlier: tuple[tuple[str, Text], ...] = (),
+    ) -> None:
+        self._init(named, seen, earlier)
 
 
 NO_BASES = Bases()  # the file as it is now is the only text there is
 
 
-class Rewritten(NamedTuple):
+class Rewritten(Value):
     """A file's new text, the regions that changed (None: diff it whole), repairs and notes."""
 
+    __slots__ = ("text", "regions", "repairs", "notes")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: Text
     regions: list[Region] | None
-    repairs: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    repairs: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def __init__(
+        self,
+        text: Text,
+        regions: list[Region] | None,
+        repairs: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self._init(text, regions, repairs, notes)
 
 
 def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = NO_BASES

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left, bisect_right
-from typing import NamedTuple, Sequence
+from typing import ClassVar, Sequence
 
-from ..model import Finding, Snippet, error
+from ..model import Finding, Snippet, error, Value
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
     LAZY_SLACK, Lazy, closes_outside, doubt, drops_quietly, edge_finding, least_depth, nonblank, outside,
@@ -241,10 +241,15 @@ def _scope_end(lz: Lazy, marker: int, after: int, limit: int) -> int | None:
     return end
 
 
-class _Op(NamedTuple):
+class _Op(Value):
+    __slots__ = ("start", "end", "new")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int  # file lines [start, end) become `new` (snippet indexes)
     end: int
     new: tuple[int, ...]
+
+    def __init__(self, start: int, end: int, new: tuple[int, ...]) -> None:
+        self._init(start, end, new)
 
 
 def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import ClassVar, Iterable
 
-from ..model import Finding, Hunk, error
+from ..model import Finding, Hunk, error, Value
 from ..textfile import Text, split
 from ..wording import span
 
 
-class Splice(NamedTuple):
+class Splice(Value):
     """Replace file lines [start, end) with `new` ((text, terminator) pairs).
 
     A splice placed although some of the lines it keeps differ from the file (the
@@ -19,26 +19,51 @@ class Splice(NamedTuple):
     the two views with the file decides (``rebase.onto_file``).
     """
 
+    __slots__ = ("start", "end", "new", "source_line", "final_newline", "seen", "meant")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     end: int
     new: tuple[tuple[str, str], ...]
-    source_line: int = 0
-    final_newline: bool | None = None  # set when the edit says how the file must end
-    seen: tuple[tuple[str, str], ...] | None = None
-    meant: tuple[tuple[str, str], ...] | None = None
+    source_line: int
+    final_newline: bool | None  # set when the edit says how the file must end
+    seen: tuple[tuple[str, str], ...] | None
+    meant: tuple[tuple[str, str], ...] | None
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        new: tuple[tuple[str, str], ...],
+        source_line: int = 0,
+        final_newline: bool | None = None,
+        seen: tuple[tuple[str, str], ...] | None = None,
+        meant: tuple[tuple[str, str], ...] | None = None,
+    ) -> None:
+        self._init(start, end, new, source_line, final_newline, seen, meant)
 
 
-class Located(NamedTuple):
+class Located(Value):
     """What locating gives, one value out of every locator: the splices to make, the
     repairs they needed, notes; or the findings that refuse the change (then no splices).
 
     ``locate_changes`` gives one for a whole file, gathered from each change's.
     """
 
-    splices: tuple[Splice, ...] = ()
-    repairs: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
+    __slots__ = ("splices", "repairs", "notes", "findings")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    splices: tuple[Splice, ...]
+    repairs: tuple[str, ...]
+    notes: tuple[str, ...]
+    findings: tuple[Finding, ...]
+
+    def __init__(
+        self,
+        splices: tuple[Splice, ...] = (),
+        repairs: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+        findings: tuple[Finding, ...] = (),
+    ) -> None:
+        self._init(splices, repairs, notes, findings)
 
     @classmethod
     def refusing(cls, finding: Finding) -> Located:

@@ -20,7 +20,7 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator, Mapping, NamedTuple
+from typing import ClassVar, Iterator, Mapping
 
 from ..mappings import lookup
 from ..model import Value
@@ -56,13 +56,26 @@ __all__ = [
 ]
 
 # --- layers -------------------------------------------------------------------------
-class _Layer(NamedTuple):
+class _Layer(Value):
+    __slots__ = ("ident", "label", "short", "data", "parent", "base_dir")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name
     data: dict[str, object]
     parent: str | None  # the `extends` value, None for a root
     base_dir: Path  # where a relative `extends` path is resolved
+
+    def __init__(
+        self,
+        ident: str,
+        label: str,
+        short: str,
+        data: dict[str, object],
+        parent: str | None,
+        base_dir: Path,
+    ) -> None:
+        self._init(ident, label, short, data, parent, base_dir)
 
 
 def presets() -> tuple[str, ...]:
@@ -98,7 +111,7 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
     return {} if data is None else data
 
 
-class PolicyCache(NamedTuple):
+class PolicyCache(Value):
     """Where parsed policy texts are kept, as JSON, from one process to the next.
 
     Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
@@ -109,7 +122,12 @@ class PolicyCache(NamedTuple):
     folder: nothing kept.  ``tests/test_policy.py`` holds it to the parsed text.
     """
 
+    __slots__ = ("folder",)
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     folder: Path | None
+
+    def __init__(self, folder: Path | None) -> None:
+        self._init(folder)
 
     @classmethod
     def of_user(cls) -> PolicyCache:

@@ -20,9 +20,11 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from typing import Callable, NamedTuple
+from typing import Callable, ClassVar
 
 import pygit2
+
+from ..model import Value
 
 # Small contents only, and few: the memory of ids holds the bytes.
 _IDS_KEPT = 16
@@ -48,12 +50,17 @@ def blob_id(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
-class Loose(NamedTuple):
+class Loose(Value):
     """How a repository's blobs are stored as loose objects: where, at which zlib level, fsynced or not."""
 
+    __slots__ = ("folder", "level", "fsync")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
     folder: str
     level: int
     fsync: bool
+
+    def __init__(self, folder: str, level: int, fsync: bool) -> None:
+        self._init(folder, level, fsync)
 
 
 def loose_settings(folder: str, config: Callable[[str], str | None]) -> Loose | None:
