@@ -42,12 +42,12 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from typing import ClassVar, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
-from .model import FileEdit, Finding, LineRange, error, line_anchored, Value
+from .model import FileEdit, Finding, LineRange, Value, error, line_anchored
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode

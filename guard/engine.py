@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import ClassVar, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
 from .errors import UsageError
-from .model import EditSet, FileChange, Finding, error, Value
+from .model import EditSet, FileChange, Finding, Value, error
 from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM

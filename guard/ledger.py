@@ -23,12 +23,11 @@ import re
 import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import ClassVar, Iterator, Mapping, Sequence, TYPE_CHECKING
-
-from .regex import lazy
-from .repo import GitRepo
+from typing import TYPE_CHECKING, ClassVar, Iterator, Mapping, Sequence
 
 from .model import Value
+from .regex import lazy
+from .repo import GitRepo
 
 if TYPE_CHECKING:
     from .model import FileChange

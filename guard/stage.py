@@ -20,12 +20,11 @@ and the ref with them.
 from __future__ import annotations
 
 from functools import partial
-from typing import ClassVar, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 from . import ledger, worktree
-from .repo import FILE, Entry, GitRepo
-
 from .model import Value
+from .repo import FILE, Entry, GitRepo
 
 if TYPE_CHECKING:
     from .model import FileChange

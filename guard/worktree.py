@@ -35,9 +35,8 @@ import stat
 from pathlib import Path
 from typing import Callable, ClassVar, Iterator, Sequence
 
-from .repo import EXEC, FILE, GitRepo
-
 from .model import Value
+from .repo import EXEC, FILE, GitRepo
 
 TMP_MARK = ".agent-guard-tmp-"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

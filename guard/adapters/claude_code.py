@@ -56,10 +56,9 @@ import signal
 import time
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, ClassVar, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import UsageError
-
 from ..model import Value
 
 if TYPE_CHECKING:

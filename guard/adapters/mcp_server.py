@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, ClassVar, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from ..audience import MCP
-
 from ..model import Value
 
 if TYPE_CHECKING:

@@ -15,10 +15,9 @@ from typing import ClassVar, NoReturn, Sequence
 
 import click
 
+from ..model import Value
 from ..report import EXIT_USAGE
 from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
-
-from ..model import Value
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-
 from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
 from ..regex import lazy
 from . import fences

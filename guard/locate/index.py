@@ -20,10 +20,9 @@ import bisect
 import re
 from typing import Callable, ClassVar, Iterator, Sequence
 
-from ..model import CONTEXT, REMOVED, Finding, error, Value
+from ..model import CONTEXT, REMOVED, Finding, Value, error
 from ..textfile import Text
 from ..wording import visible
-
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
 

@@ -23,10 +23,10 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from typing import ClassVar, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 from .. import diffs
-from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes, Value
+from ..model import Change, FileEdit, Finding, Snippet, Value, error, ordered_changes
 from ..textfile import Text, decode
 from ..wording import visible
 from . import locate_changes

@@ -37,7 +37,7 @@ import difflib
 from bisect import bisect_left, bisect_right
 from typing import ClassVar, Sequence
 
-from ..model import Finding, Snippet, error, Value
+from ..model import Finding, Snippet, Value, error
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
     LAZY_SLACK, Lazy, closes_outside, doubt, drops_quietly, edge_finding, least_depth, nonblank, outside,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Iterable
 
-from ..model import Finding, Hunk, error, Value
+from ..model import Finding, Hunk, Value, error
 from ..textfile import Text, split
 from ..wording import span
 

@@ -6,13 +6,12 @@ dict: nothing reaches the repository's own.
 
 from __future__ import annotations
 
-
-import pygit2
 from typing import ClassVar
 
-from .errors import GitError
+import pygit2
 
 from ..model import Value
+from .errors import GitError
 
 
 class Conflict(Value):

@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Iterator
 
 from ..mappings import lookup
+from ..model import Value
 from ..regex import lazy
 from .python import error as python_error
 from .python import new_error as new_python_error
-
-from ..model import Value
 
 
 class Problem(Value):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError, Value
 from ...regex import lazy
 
