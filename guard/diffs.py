@@ -4,23 +4,26 @@ The diff we report is computed from the bytes we would write, never echoed from
 the input, so it is always a valid patch whatever the agent sent.  Callers that
 know where the changes are (the locator does) pass ``regions`` so the cost
 follows the edit rather than the file.
+
+``aligned`` and ``similar`` are the one way agent-guard compares two sequences (lines,
+or the characters of a line): difflib's answers, within a bound on the work whatever
+the agent sends.
 """
 
 from __future__ import annotations
 
 import operator
-from bisect import bisect_left
 from itertools import chain
-from typing import Any, Iterable, Sequence
+from typing import Any, Hashable, Iterable, Sequence
 
 from .model import FileChange, Op
 from .textfile import Text, decode_or_none
 
 CONTEXT = 3
-# Above this many line pairs in one changed region, difflib's LCS (quadratic in the worst
-# case) is not run on it: it is split at lines unique on both sides first (patience), and a
-# part with none is reported as removed-then-added.
-_MATCH_LIMIT = 4_000_000
+# difflib's matcher runs on at most this many item pairs: on an item repeated against an
+# alternation of it (`x` lines against `x`/`y` lines, or such characters) it is cubic, 100 x 100
+# taking ~10 ms and 2,000 x 2,000 over a minute.  Larger pairs go to git's diff (``aligned``).
+_DIFFLIB_LIMIT = 10_000
 
 Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
 Opcode = tuple[str, int, int, int, int]
@@ -43,9 +46,7 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
     if regions is None:
         regions = [whole_region(a, b)]
     ops: list[Opcode] = []
-    todo = list(regions)[::-1]
-    while todo:
-        a0, a1, b0, b1 = todo.pop()
+    for a0, a1, b0, b1 in regions:
         # Trim again: a located region usually starts and ends with kept context.
         while a0 < a1 and b0 < b1 and a[a0] == b[b0]:
             a0 += 1
@@ -60,58 +61,47 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
         if a0 == a1 or b0 == b1 or a1 - a0 == 1 == b1 - b0:
             ops.append(("replace" if a0 < a1 and b0 < b1 else ("delete" if a0 < a1 else "insert"), a0, a1, b0, b1))
             continue
-        if (a1 - a0) * (b1 - b0) > _MATCH_LIMIT:
-            # Too large for difflib: split at the lines that occur once on each side and pair
-            # up in order (patience diff, as `git diff --patience`), and look between them.
-            anchors = _unique_pairs(a, b, a0, a1, b0, b1)
-            if not anchors:
-                ops.append(("replace", a0, a1, b0, b1))  # nothing in common to split at
-                continue
-            edges = [(a0 - 1, b0 - 1), *anchors, (a1, b1)]
-            todo += [(i + 1, k, j + 1, m) for (i, j), (k, m) in zip(edges, edges[1:])][::-1]
-            continue
-        import difflib  # here: a check of commits, and most one-line edits, never get this far
-
-        sm = difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False)
-        for tag, i0, i1, j0, j1 in sm.get_opcodes():
-            if tag != "equal":
-                ops.append((tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1))
+        ops += [(tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1)
+                for tag, i0, i1, j0, j1 in aligned(a[a0:a1], b[b0:b1]) if tag != "equal"]
     return ops
 
 
-def _unique_pairs(a: Sequence[str], b: Sequence[str], a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
-    """The longest run, in order on both sides, of (i, j) with a[i] == b[j] a line that occurs
-    once in a[a0:a1] and once in b[b0:b1]: the anchors of a patience diff."""
-    seen_a: dict[str, int] = {}
-    for i in range(a0, a1):
-        line = a[i]
-        seen_a[line] = -1 if line in seen_a else i
-    seen_b: dict[str, int] = {}
-    for j in range(b0, b1):
-        line = b[j]
-        if seen_a.get(line, -1) >= 0:
-            seen_b[line] = -1 if line in seen_b else j
-    pairs = sorted((seen_a[line], j) for line, j in seen_b.items() if j >= 0)
-    # Longest increasing run of j (patience sorting): tails[k] = index into pairs of the
-    # smallest last j of a run of length k + 1; back links rebuild the run.
-    tails: list[int] = []
-    tail_js: list[int] = []
-    back = [-1] * len(pairs)
-    for n, (_i, j) in enumerate(pairs):
-        k = bisect_left(tail_js, j)
-        back[n] = tails[k - 1] if k else -1
-        if k == len(tails):
-            tails.append(n)
-            tail_js.append(j)
-        else:
-            tails[k] = n
-            tail_js[k] = j
-    run: list[tuple[int, int]] = []
-    n = tails[-1] if tails else -1
-    while n >= 0:
-        run.append(pairs[n])
-        n = back[n]
-    return run[::-1]
+def aligned(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
+    """difflib's opcodes for `a` -> `b` (``equal`` runs included), from difflib where it is
+    cheap and from git's diff (``repo.linediff``) where difflib could run for minutes:
+    every comparison of texts an agent sends goes through here."""
+    if len(a) * len(b) <= _DIFFLIB_LIMIT:
+        import difflib  # here: a check of commits, and most one-line edits, never compare
+
+        return list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
+    from .repo.linediff import changed_regions
+
+    ops: list[Opcode] = []
+    i = j = 0
+    for a0, a1, b0, b1 in changed_regions(a, b):
+        if a0 > i:
+            ops.append(("equal", i, a0, j, b0))
+        ops.append(("replace" if a0 < a1 and b0 < b1 else "delete" if a0 < a1 else "insert", a0, a1, b0, b1))
+        i, j = a1, b1
+    if i < len(a):
+        ops.append(("equal", i, len(a), j, len(b)))
+    return ops
+
+
+def similar(a: Sequence[Hashable], b: Sequence[Hashable], at_least: float) -> bool:
+    """Whether difflib's ratio of `a` and `b` (twice the items they share over all items) is
+    `at_least`, found from ``aligned``: cheap bounds first, the full match only if they pass."""
+    total = len(a) + len(b)
+    if not total:
+        return True
+    if 2 * min(len(a), len(b)) < at_least * total:  # difflib's real_quick_ratio
+        return False
+    from collections import Counter
+
+    if 2 * sum((Counter(a) & Counter(b)).values()) < at_least * total:  # its quick_ratio
+        return False
+    same = sum(i1 - i0 for tag, i0, i1, _j0, _j1 in aligned(a, b) if tag == "equal")
+    return 2 * same >= at_least * total
 
 
 class _Keyed(Sequence[str]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..diffs import similar
 from ..model import CONTEXT, REMOVED
 from .index import Block, FileIndex, MAX_CANDIDATES, candidates, indent_of, norm_fn
 
@@ -99,10 +100,7 @@ def _similar(a: str, b: str) -> bool:
     """Is the file's `a` much like the edit's `b`: three quarters the same, or `b` with more after it?"""
     if a == b or (len(b) >= 8 and a.startswith(b)):
         return True  # (a comment added at the end since the edit was written, say)
-    import difflib  # here: only a loose match that must rule out a second place compares lines
-
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75
+    return similar(a, b, 0.75)
 
 
 def near_places(fi: FileIndex, block: Block, active: frozenset[str], window: tuple[int, int]) -> list[int]:

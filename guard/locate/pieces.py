@@ -9,9 +9,9 @@ of the file next to them.
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable, Sequence
 
+from ..diffs import similar
 from ..model import Finding, Snippet, error
 from ..regex import lazy
 from ..wording import visible
@@ -61,7 +61,7 @@ def _same_head(new: str, old: str) -> bool:
     # Otherwise a near copy (a name renamed, `operator_v2=` for `operator=`, or a value
     # changed) reads as a replacement as much as an addition: the doubt stands.
     mine, theirs = new.strip(), old.strip()
-    return difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio() >= 0.8 or _one_word_renamed(mine, theirs)
+    return similar(mine, theirs, 0.8) or _one_word_renamed(mine, theirs)
 
 
 _TOKEN = lazy(r"\w+|\S")

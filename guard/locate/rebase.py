@@ -217,9 +217,7 @@ def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: 
     edit_lines = [ln for ln, _e in sp.seen]
     rows: list[str] = []
     first_line: int | None = None
-    import difflib  # here (and in `_marked`): only a stale edit's message compares lines
-
-    ops = difflib.SequenceMatcher(None, file_lines, edit_lines, autojunk=False).get_opcodes()
+    ops = diffs.aligned(file_lines, edit_lines)
     for tag, a0, a1, b0, b1 in ops:
         if tag == "equal":
             continue
@@ -246,19 +244,27 @@ def _pair(line: int, now: str | None, edit: str | None) -> str:
         return f"  the edit shows a line the file does not have before line {line}: {visible(edit or '')!r}"
     if edit is None:
         return f"  line {line} of the file is not in the edit: {visible(now)!r}"
-    a, b = _marked(now, edit)
+    a, b = (_clipped(t) for t in _marked(now, edit))
     label = f"line {line} now:"
     width = max(len(label), len("the edit shows:"))
     return f"  {label:<{width}} {a}\n  {'the edit shows:':<{width}} {b}"
+
+
+_WIDTH = 160  # characters of a marked line shown: from a little before its first difference
+
+
+def _clipped(marked: str) -> str:
+    if len(marked) <= _WIDTH:
+        return marked
+    start = max(0, marked.find("[") - 40)
+    return ("..." if start else "") + marked[start:start + _WIDTH] + ("..." if start + _WIDTH < len(marked) else "")
 
 
 def _marked(a: str, b: str) -> tuple[str, str]:
     """Both texts with the characters where they differ in [brackets] (invisible ones made visible)."""
     out_a: list[str] = []
     out_b: list[str] = []
-    import difflib
-
-    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, a0, a1, b0, b1 in diffs.aligned(a, b):
         pa, pb = visible(a[a0:a1]), visible(b[b0:b1])
         if tag == "equal":
             out_a.append(pa)
@@ -331,7 +337,7 @@ def _stale_region(old: Text, current: Text, shown: set[str], splices: Sequence[S
     """The first region `current` changed since `old` that a splice touches, or whose `old` lines the
     snippet shows or writes again, while it does not show the region's new lines: (the region's first
     line in `current`, that line), or None."""
-    from .pieces import weak  # here: only a lazy snippet merged onto a changed file asks (pieces loads difflib)
+    from .pieces import weak  # here: only a lazy snippet merged onto a changed file asks
 
     written = {ln for sp in splices for ln, _eol in sp.new if not weak(ln)}
     for _tag, a0, a1, b0, b1 in diffs.opcodes(list(old.lines), list(current.lines)):

@@ -33,10 +33,10 @@ the file next to them.
 
 from __future__ import annotations
 
-import difflib
 from bisect import bisect_left, bisect_right
 from typing import ClassVar, Sequence
 
+from ..diffs import aligned
 from ..model import Finding, Snippet, Value, error
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
@@ -285,8 +285,7 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
         # lines that differ only where the tiers allow keep the file's bytes.
         raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
         raw_new = [lz.snippet.lines[i].rstrip("\r") for i in items]
-        sm = difflib.SequenceMatcher(None, raw_old, raw_new, autojunk=False)
-        for tag, a0, a1, b0, b1 in sm.get_opcodes():
+        for tag, a0, a1, b0, b1 in aligned(raw_old, raw_new):
             if tag == "equal" or (a1 - a0 == b1 - b0 and old_keys[a0:a1] == new_keys[b0:b1]):
                 continue
             ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))

@@ -8,6 +8,8 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 - ``objects``: the handle's blobs (ids, the memory of recent ones, loose objects);
 - ``merge``: git's three-way merge of one file, in memory (imported as ``guard.repo.merge``
   where a merge runs: most commands never merge, and need not load it);
+- ``linediff``: git's diff of two sequences of lines or characters (``guard.repo.linediff``,
+  where ``diffs.aligned`` meets sequences too long for difflib);
 - ``errors`` and ``values``: what the others raise and return.
 """
 
