@@ -225,3 +225,48 @@ def test_every_phrase_the_judge_accepts_passes_the_first_pass(suffix: str) -> No
                     judged += 1
                     assert any(w in text.lower() for w in VOCAB), text
     assert judged
+
+
+# --------------------------------------------------------------------------- elision inside documentation
+
+# (file, opening line, inner-line prefix, closing line): a doc comment, block comment or docstring
+# in each language whose comments the check reads.
+DOCS = [
+    ("a.py", '    """Sum the items.', "    ", '    """'),
+    ("a.pyi", "    '''Sum the items.", "    ", "    '''"),
+    ("a.js", "  /**", "   * ", "   */"),
+    ("a.ts", "  /**", "   * ", "   */"),
+    ("a.tsx", "  /*", "   * ", "   */"),
+    ("a.java", "    /**", "     * ", "     */"),
+    ("a.kt", "    /**", "     * ", "     */"),
+    ("a.c", "/*", " * ", " */"),
+    ("a.h", "/**", " * ", " */"),
+    ("a.cpp", "/*!", " * ", " */"),
+    ("a.cs", "    /// <summary>", "    /// ", "    /// </summary>"),
+    ("a.go", "// Sum adds the items.", "// ", "//"),
+    ("a.rs", "/// Sums the items.", "/// ", "///"),
+    ("b.rs", "//! The crate.", "//! ", "//!"),
+    ("a.rb", "# Sums the items.", "# ", "#"),
+    ("a.php", "    /**", "     * ", "     */"),
+    ("a.swift", "/// Sums the items.", "/// ", "///"),
+    ("a.css", "/*", "   ", "*/"),
+    ("a.scss", "// Theme.", "// ", "//"),
+    ("a.html", "<!--", "  ", "-->"),
+    ("a.sh", "# Sums the items.", "# ", "#"),
+    ("a.sql", "-- Sums the items.", "-- ", "--"),
+    ("a.lua", "--[[", "  ", "]]"),
+    ("a.hs", "{-", "  ", "-}"),
+]
+ELISIONS = ("... rest of the comment unchanged ...", "(rest of the docstring omitted)", "rest of the comment unchanged")
+
+
+@pytest.mark.parametrize("path, opener, prefix, closer", DOCS)
+@pytest.mark.parametrize("phrase", ELISIONS)
+def test_elision_inside_documentation_is_found_in_every_language(path: str, opener: str, prefix: str, closer: str,
+                                                                  phrase: str) -> None:
+    # Two of three documentation lines replaced by an elision line: the edit deletes them.
+    inner = ["The items are summed from the left.", "An empty list sums to zero.", "Floats are summed exactly."]
+    before = "\n".join([opener, *(prefix + t for t in inner), closer, "code()"]) + "\n"
+    after = "\n".join([opener, prefix + inner[0], prefix + phrase, closer, "code()"]) + "\n"
+    found = run(modify(path, before, after))
+    assert [f.line for f in found] == [3], (path, phrase, found)
