@@ -44,7 +44,7 @@ def no_attr(_path: str, _name: str) -> str | bool | None:
     return None
 
 
-class Block:
+class Added:
     """The added lines of one change as one string (joined by newlines), and where each starts.
 
     ``text`` may be given when the caller already has it (a new file's decoded text is
@@ -90,13 +90,13 @@ class Blocks:
     """
 
     def __init__(self) -> None:
-        self._by_id: dict[int, Block] = {}
+        self._by_id: dict[int, Added] = {}
         self._primed: set[int] = set()
 
-    def of(self, change: FileChange) -> Block:
+    def of(self, change: FileChange) -> Added:
         block = self._by_id.get(id(change))
         if block is None:
-            block = self._by_id[id(change)] = Block(change)
+            block = self._by_id[id(change)] = Added(change)
         return block
 
     def prime(self, change: FileChange, text: str, texts: Sequence[str] | None = None) -> None:
@@ -104,9 +104,9 @@ class Blocks:
 
         For a change that adds every line of its new text, the block is the decoded text
         without its last newline, and `texts` are its lines; the caller vouches that they
-        equal what ``Block`` would build from ``change.added``.
+        equal what ``Added`` would build from ``change.added``.
         """
-        self._by_id[id(change)] = Block(change, text, texts)
+        self._by_id[id(change)] = Added(change, text, texts)
         self._primed.add(id(change))
 
     def decoded(self, change: FileChange) -> bool:
@@ -114,9 +114,9 @@ class Blocks:
         return id(change) in self._primed
 
 
-def block_of(change: FileChange, blocks: Blocks | None = None) -> Block:
+def block_of(change: FileChange, blocks: Blocks | None = None) -> Added:
     """`change`'s block from the run's `blocks`, or built for this one call."""
-    return blocks.of(change) if blocks is not None else Block(change)
+    return blocks.of(change) if blocks is not None else Added(change)
 
 
 class Committed(Value):

@@ -17,7 +17,7 @@ from typing import Sequence
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..wording import visible
 from .index import (
-    Block, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
+    Sought, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
     norm_fn, reindent, search, unescape,
 )
 from .splice import Located, Splice
@@ -223,7 +223,7 @@ def _place_hunk(
             from .likeness import lookalike, near_places, resembles, resembling
 
             lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
-            whole = Block(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
+            whole = Sought(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
             lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
             loosest = frozenset(t for t in tiers if t in NORMALISERS)
             wider = (max(0, window[0] - lead_old), window[1])
@@ -295,7 +295,7 @@ def _try_hunk(
     The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
     """
     hint = None if h.old_start is None else h.old_start - 1
-    block = Block(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
+    block = Sought(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
     m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
     if finding is not None:
         return finding
@@ -363,7 +363,7 @@ def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
 
 
 def _search_drift(
-    fi: FileIndex, block: Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int, drift: int,
+    fi: FileIndex, block: Sought, tiers: Sequence[str], window: tuple[int, int], path: str, src: int, drift: int,
     fuzzy: bool,
 ) -> tuple[Match | None, Finding | None]:
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)

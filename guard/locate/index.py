@@ -128,7 +128,7 @@ def unescape(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
 
 
-class Block(Value):
+class Sought(Value):
     """What one change looks for: old lines (with tags), new lines, constraints."""
 
     __slots__ = ("old", "tags", "hint", "at_eof", "anchors")
@@ -214,7 +214,7 @@ def candidates(
 
 def match_block(
     fi: FileIndex,
-    block: Block,
+    block: Sought,
     active: frozenset[str],
     window: tuple[int, int],
     fuzzy: bool,
@@ -305,7 +305,7 @@ class Match(Value):
     size: int
     active: frozenset[str]
     fuzzy: bool
-    block: Block
+    block: Sought
     fixed: tuple[str, ...]  # bookkeeping put right to find it (a misplaced `@@` anchor)
 
     def __init__(
@@ -314,7 +314,7 @@ class Match(Value):
         size: int,
         active: frozenset[str],
         fuzzy: bool,
-        block: Block,
+        block: Sought,
         fixed: tuple[str, ...] = (),
     ) -> None:
         self._init(start, size, active, fuzzy, block, fixed)
@@ -354,12 +354,12 @@ def needed(fi: FileIndex, m: Match) -> list[str]:
     return need
 
 
-def _match_at(fi: FileIndex, block: Block, active: frozenset[str], s: int, fuzzy: bool) -> bool:
+def _match_at(fi: FileIndex, block: Sought, active: frozenset[str], s: int, fuzzy: bool) -> bool:
     return s in match_block(fi, block._replace(hint=None, anchors=()), active, (s, s + len(block.old)), fuzzy)
 
 
 def search(
-    fi: FileIndex, block: Block, tiers: Sequence[str], window: tuple[int, int], path: str, src: int,
+    fi: FileIndex, block: Sought, tiers: Sequence[str], window: tuple[int, int], path: str, src: int,
     fuzz: bool | None = None,
 ) -> tuple[Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
@@ -405,7 +405,7 @@ def search(
     return None, None, ""
 
 
-def _own_line_anchor(block: Block) -> Block | None:
+def _own_line_anchor(block: Sought) -> Sought | None:
     """The block without its last `@@` anchor when that anchor is the block's own first line."""
     if not block.anchors or not block.old:
         return None
@@ -415,7 +415,7 @@ def _own_line_anchor(block: Block) -> Block | None:
     return block._replace(anchors=block.anchors[:-1])
 
 
-def _anchors_put_right(fi: FileIndex, block: Block, tiers: Sequence[str]) -> Block | None:
+def _anchors_put_right(fi: FileIndex, block: Sought, tiers: Sequence[str]) -> Sought | None:
     """The block without the Codex `@@` anchors that are no line of the file at all.
 
     Models write descriptions there (``@@ parseArgs function``): invented context,
@@ -448,7 +448,7 @@ def _in_scope_only(fi: FileIndex, anchor: int, starts: Sequence[int]) -> bool:
     return starts[0] < end <= starts[1]
 
 
-def count_misses(fi: FileIndex, block: Block, active: frozenset[str], s: int) -> int:
+def count_misses(fi: FileIndex, block: Sought, active: frozenset[str], s: int) -> int:
     """Lines of the block that differ from the file at `s` under `active` (only context may, under fuzz)."""
     norm = norm_fn(active)
     lines = fi.normed(active)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..diffs import similar
 from ..model import CONTEXT, REMOVED
-from .index import Block, FileIndex, MAX_CANDIDATES, candidates, indent_of, norm_fn
+from .index import Sought, FileIndex, MAX_CANDIDATES, candidates, indent_of, norm_fn
 
 
 def lookalike(fi: FileIndex, old: Sequence[str], window: tuple[int, int]) -> list[int]:
@@ -39,7 +39,7 @@ def lookalike(fi: FileIndex, old: Sequence[str], window: tuple[int, int]) -> lis
     return out
 
 
-def resembles(fi: FileIndex, block: Block, active: frozenset[str], at: int) -> bool:
+def resembles(fi: FileIndex, block: Sought, active: frozenset[str], at: int) -> bool:
     """Do the lines at `at` read as the block, changed a little since (removed lines too)?
 
     At most a third of its non-blank lines (at least one) may differ there, each
@@ -70,7 +70,7 @@ def resembles(fi: FileIndex, block: Block, active: frozenset[str], at: int) -> b
     return 0 < off <= max(1, shown // 3) and (loose == 0 or off < shown)
 
 
-def resembling(fi: FileIndex, block: Block, active: frozenset[str], window: tuple[int, int]) -> list[int]:
+def resembling(fi: FileIndex, block: Sought, active: frozenset[str], window: tuple[int, int]) -> list[int]:
     """Starts in the window where the block `resembles` the file (found through its rarest line that stands as written)."""
     norm = norm_fn(active)
     old = [norm(x) for x in block.old]
@@ -103,7 +103,7 @@ def _similar(a: str, b: str) -> bool:
     return similar(a, b, 0.75)
 
 
-def near_places(fi: FileIndex, block: Block, active: frozenset[str], window: tuple[int, int]) -> list[int]:
+def near_places(fi: FileIndex, block: Sought, active: frozenset[str], window: tuple[int, int]) -> list[int]:
     """Starts where every removed line matches and at most a third of the context lines
     (at least one) differ, whatever they are: places the block may describe."""
     norm = norm_fn(active)

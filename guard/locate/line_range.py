@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import REMOVED, Finding, LineRange, error
 from ..wording import plural, span
-from .index import Block, FileIndex, match_block, norm_fn
+from .index import Sought, FileIndex, match_block, norm_fn
 from .splice import Located, Splice
 
 
@@ -23,7 +23,7 @@ def _place_range(fi: FileIndex, lr: LineRange, path: str) -> tuple[Splice | None
         return Splice(s, e, new, lr.source_line), [], None
     if not want:
         return None, [], error("stale", path, lr.start, f"{path} changed since it was read and the insertion point cannot be re-anchored", "read the file again")
-    block = Block(tuple(want), tuple(REMOVED for _ in want), None, False, ())
+    block = Sought(tuple(want), tuple(REMOVED for _ in want), None, False, ())
     starts = match_block(fi, block, frozenset({"eol"}), (0, n), False)
     if len(starts) == 1:
         return Splice(starts[0], starts[0] + len(want), new, lr.source_line), ["offset"], None

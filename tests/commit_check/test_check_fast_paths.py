@@ -192,8 +192,8 @@ def test_a_primed_block_gives_back_the_lines_lazily() -> None:
         change = _changes_of(data)
         decoded = changes.text_of(data)
         assert decoded is not None
-        block = base.Block(change, decoded[0])  # without the lines: split back from the text
-        plain = base.Block(change)
+        block = base.Added(change, decoded[0])  # without the lines: split back from the text
+        plain = base.Added(change)
         assert list(block.texts) == list(plain.texts) and block.text == plain.text
         assert block.starts == plain.starts
 
