@@ -23,6 +23,7 @@ from .textfile import BOM
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    from .attributes import AttrLookup
     from .policy import Policy
 
 
@@ -136,6 +137,7 @@ class Guard(Workspace):
             if locked is not None:
                 return Report("refused", edits.format, findings=(locked,))
             self.repo.forget_attributes()
+            self.forget_control_paths()
             plan = self.plan(edits, pol, agent, turn, len(raw), here, audience)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
@@ -201,9 +203,10 @@ class Guard(Workspace):
         notes: list[str] = []
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
+        attr = self.attributes_before(pol, agent, turn)
         for fe in edits.files:
             ch, fs, ns = target.change_for(self, fe, pol, tiers, here, audience,
-                                           guessed_whole=edits.detected and edits.format == "whole")
+                                           guessed_whole=edits.detected and edits.format == "whole", attr=attr)
             findings += fs
             notes += ns
             if ch is None:
@@ -215,6 +218,10 @@ class Guard(Workspace):
                                           "put every change to one file in one section"))
                 seen[p] = 1
             changes.append(ch)
+        # A folder the edit makes a git directory (whatever the names) runs what its config says.
+        from .control import nested_findings
+
+        findings += nested_findings(self.root, changes, pol)
         # Parse-level repairs (a stripped line-number prefix...) belong to every file; a
         # recount is already reported per hunk by the locator.
         extra = tuple(r for r in edits.repairs if r != "recount")
@@ -226,13 +233,24 @@ class Guard(Workspace):
             changes=tuple(changes),
             policy=pol,
             tracked=target.tracked_for(self, pol, agent),
-            attr=self.repo.attr,
+            attr=attr,
             core_whitespace=self.repo.config("core.whitespace"),
             usage=checks.Usage(turn_used, session_used),
             edit_bytes=edit_bytes,
         )
         result = checks.run(inp)
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
+
+    def attributes_before(self, pol: Policy, agent: str, turn: str | None) -> AttrLookup:
+        """The attributes the checks of `turn` read: the tree's from before the turn, never what
+        the turn wrote (a turn going on over several applies: ``attributes.before_turn``)."""
+        if turn is None:
+            return self.repo.attr  # a new turn: nothing of it is written yet
+        from . import attributes
+
+        ref = ledger.ref_name(pol.ledger_prefix, agent)
+        found = ledger.turn_originals(self.repo, ref, agent, turn, attributes.is_attributes_file, memo=self.ledger_memo)
+        return attributes.before_turn(self.repo, {attributes.key(p): data for p, data in found.items()})
 
     def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
         """An agent's path as a repository-relative one, or the finding that refuses it (``target.resolve``)."""

@@ -23,7 +23,7 @@ import re
 import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from .model import Value
 from .regex import lazy
@@ -251,6 +251,27 @@ def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None,
     if tr.get("session") == budget_session():
         session = {k: int(tr.get("session-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
     return turn, session
+
+
+def turn_originals(repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Callable[[str], bool],
+                   memo: Memo | None = None) -> dict[str, bytes | None]:
+    """The files `wanted` picks that the agent's turn `turn_id` changed so far, when it is the
+    tip's and goes on, each as it was before the turn (None: not there).
+
+    A turn that goes on replaces its one commit (``stage``), whose parent holds the touched
+    files as they were before the turn: one comparison of two trees.
+    """
+    tip = repo.ref(ref)
+    t = parse_turn(repo, tip, agent, memo) if tip else None
+    if t is None or t.kind != "turn" or t.id != turn_id or t.parent is None:
+        return {}
+    found: dict[str, bytes | None] = {}
+    for change in repo.changed_files(repo.commit_tree(t.parent), repo.commit_tree(t.commit)):
+        for path, entry in ((change.path, change.old if change.old_path is None else None),
+                            (change.old_path, change.old)):
+            if path and wanted(path):
+                found[path] = repo.read_blob(entry.oid) if entry is not None else None
+    return found
 
 
 def _number(text: str) -> int | None:

@@ -32,7 +32,7 @@ MAX_PATH_BYTES = 4095
 MAX_DEPTH = 255
 
 
-def _fold(component: str) -> str:
+def fold_name(component: str) -> str:
     """A name as a filesystem that ignores, composes or trims characters may store it."""
     if component.isascii():  # nothing to ignore, and NFKC leaves ASCII as it is
         return component.rstrip(". ")
@@ -54,12 +54,12 @@ def _pieces(component: str) -> list[str]:
 
 def _is_dot_git(component: str) -> bool:
     # `git~1` is the 8.3 short name Windows may give `.git`.
-    return any(_fold(piece).casefold() in (".git", "git~1") for piece in _pieces(component))
+    return any(fold_name(piece).casefold() in (".git", "git~1") for piece in _pieces(component))
 
 
 def _folded(path: str) -> tuple[str, ...]:
     """`path`'s names as a filesystem that folds case and spelling may see them."""
-    return tuple(_fold(p).casefold() for p in path.split("/") if p)
+    return tuple(fold_name(p).casefold() for p in path.split("/") if p)
 
 
 def _outside(raw: str, what: str, hint: str) -> tuple[None, Finding]:
@@ -320,7 +320,7 @@ def _glob_pattern(path: str, parts: list[str], policy: Policy) -> tuple[str, str
     """The protected pattern `path` matches, and the setting it comes from."""
     # `.ｅｎｖ` or `.e\u200bnv` is `.env` to a filesystem that folds or ignores those
     # characters: a protected name must not be reachable by another spelling.
-    spellings = tuple(dict.fromkeys((path, "/".join(_fold(p) for p in parts))))
+    spellings = tuple(dict.fromkeys((path, "/".join(fold_name(p) for p in parts))))
     pattern = _first_match(spellings, policy.protected)
     if pattern is None:
         return None

@@ -27,18 +27,26 @@ from .textfile import Text, decode, decode_or_none
 from .wording import plural
 
 if TYPE_CHECKING:
+    from .attributes import AttrLookup
     from .policy import Policy
     from .workspace import Workspace
 
 def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
     """An agent's path as a repository-relative one, or the finding that refuses it: outside
-    the tree, in git's own folders, protected (for `reading`: not to be read), in a submodule."""
+    the tree, in git's own folders, a control file (``control``; read freely), protected (for
+    `reading`: not to be read), in a submodule."""
     rel, finding = paths.resolve(ws.root, raw)
     if finding is not None or rel is None:
         return None, finding
     own = paths.git_folder_finding(rel, ws.repo.git_folders())
     if own is not None:
         return None, own
+    if not reading:
+        from .control import path_finding
+
+        control = path_finding(rel, ws.control_paths(), pol)
+        if control is not None:
+            return None, control
     prot = paths.read_finding(rel, pol) if reading else paths.protected_finding(rel, pol)
     if prot is not None and prot.severity == "error":
         return None, prot
@@ -64,10 +72,15 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]
 
 
 def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-               audience: Audience = CLI, guessed_whole: bool = False
+               audience: Audience = CLI, guessed_whole: bool = False, attr: AttrLookup | None = None,
                ) -> tuple[FileChange | None, list[Finding], list[str]]:
-    """The change `fe` makes to its file (None when refused), with the findings and notes that go with it."""
+    """The change `fe` makes to its file (None when refused), with the findings and notes that go with it.
+
+    `attr`: the attributes to read (default: the work tree's), as the tree was before the turn
+    (``attributes.before_turn``)."""
     from .checks import content_finding
+
+    attr = attr or ws.repo.attr
 
     if fe.binary:
         return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
@@ -96,7 +109,7 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
-        bad = content_finding(src, before, ws.repo.attr)
+        bad = content_finding(src, before, attr)
         if bad is not None:
             return None, [bad], []
     # What the agent read decides a line-anchored edit, and (read_before_edit) an edit with no
@@ -120,7 +133,7 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         return ch, read_findings + fs, []
     text = decode(before) if before is not None else Text((), (), False)
     notes: list[str] = []
-    flt = ws.repo.attr(path, "filter")
+    flt = attr(path, "filter")
     if isinstance(flt, str):
         # What the agent read and what an editor would write: the work-tree bytes.
         notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
@@ -149,7 +162,7 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
         from .eol import as_checked_out
 
-        new, converted = as_checked_out(new, path, ws.repo.attr, ws.repo.config)
+        new, converted = as_checked_out(new, path, attr, ws.repo.config)
         if converted:
             repairs.append("eol")
     change = diffs.make_change(

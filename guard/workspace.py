@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from . import worktree
 from .errors import UsageError
@@ -33,6 +33,7 @@ class Workspace:
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
         self.policy_cache = policy_cache
         self._policies: dict[str, tuple[float, Policy]] = {}  # by agent, with the mtime of the repo's file
+        self._control_paths: Mapping[str, str] | None = None
         self.recover()
 
     def recover(self) -> bool:
@@ -50,6 +51,18 @@ class Workspace:
         from .ledger import Memo
 
         return Memo()
+
+    def control_paths(self) -> Mapping[str, str]:
+        """The paths inside the tree that git's configuration names (``control.named_paths``),
+        read once per command: ``forget_control_paths`` starts the next one afresh."""
+        if self._control_paths is None:
+            from .control import named_paths
+
+            self._control_paths = named_paths(self.repo.config_entries(), self.root)
+        return self._control_paths
+
+    def forget_control_paths(self) -> None:
+        self._control_paths = None
 
     def policy(self, agent: str | None = None) -> Policy:
         """The policy for `agent`, loaded again when the repository's .agent-guard.yaml changed."""

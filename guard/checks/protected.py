@@ -1,20 +1,29 @@
-"""`path-protected`: the policy's protected globs and allow-list, on every path an edit touches.
+"""`path-protected`: the policy's protected globs and allow-list, and control files, on every path an edit touches.
 
 A rename is judged on both its names: moving a protected file away is changing it.
+Control files (``guard.control``) are judged by name here, so a commit that changes
+`.gitattributes` or `.pre-commit-config.yaml` is reported (a warning at commit time); an
+agent's edit of one never gets this far (``target.resolve`` refuses it first).
 """
 
 from __future__ import annotations
 
+from ..control import finding as control_finding, fixed_kind
 from ..model import Finding
 from ..paths import protected_finding
-from .base import CheckInput
+from .base import LEVELS, CheckInput
 
 
 def check(inp: CheckInput, level: str) -> list[Finding]:
     findings: list[Finding] = []
+    # Runs always (git's folders), but control files are reported only where the check is on.
+    controls = inp.policy.level("path-protected") in LEVELS
     for change in inp.changes:
         for path in dict.fromkeys(p for p in (change.old_path, change.path) if p):
             finding = protected_finding(path, inp.policy)
+            if finding is None and controls:
+                what = fixed_kind(path)
+                finding = control_finding(path, what, inp.policy, level) if what is not None else None
             if finding is not None:
                 findings.append(finding)
     return findings

@@ -521,6 +521,10 @@ def show(policy: Policy) -> str:
     if policy.own_files:
         lines.append("# always protected, whatever paths.protected says: git's own folders (.git, a separate "
                      f"git dir, core.hooksPath) and the policy's files ({', '.join(policy.own_files)})")
+    lines.append("# control files are protected too, unless paths.control_editable lists them: a folder an edit "
+                 "makes a git directory, files git's configuration names (includes, attributes and excludes files, "
+                 "the scripts of filters, drivers and other commands), .gitattributes, .gitmodules, and the "
+                 "configuration of pre-commit and other hook managers")
 
     def emit(node: Mapping[str, object], path: tuple[str, ...]) -> None:
         indent = "  " * len(path)

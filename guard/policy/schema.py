@@ -154,7 +154,7 @@ SETTINGS: dict[str, Node] = {
     "checks": {name: _one_of(WHITESPACE_LEVELS if name == "whitespace" else LEVELS) for name in CHECK_NAMES},
     "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit},
     "paths": {"protected": _str_list(_glob), "protected_extra": _str_list(_glob), "allow": _str_list(_glob),
-              "create": _bool},
+              "create": _bool, "control_editable": _str_list(_glob)},
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},

@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
 from .errors import GitError, NotARepository, RefLocked, RefMoved
 from .objects import Loose, Objects, blob_id, loose_settings
 from .values import GITLINK, CommitInfo, Entry, TreeChange
+
+if TYPE_CHECKING:
+    from .config import ConfigEntry
 
 _ENV_LOCK = threading.Lock()
 _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
@@ -95,6 +98,7 @@ class GitRepo:
         # Answers of `attr` since the last `forget_attributes`: one apply asks the same
         # few several times (filter, binary, diff, text, whitespace...).
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
+        self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -468,6 +472,25 @@ class GitRepo:
         if len(got) == len(todo) * len(names):  # every answer, or none: never half from git, half from libgit2
             self._attr_values.update(got)
 
+    def attr_at(self, commit: str | None, path: str, name: str) -> str | bool | None:
+        """`attr` as of `commit`'s tree: its `.gitattributes` files (None: no tree's), and the files
+        outside every tree (info/attributes, core.attributesFile, the system's); never the work
+        tree or the index.  For checks that must not read what the change they judge writes."""
+        key = (path, name, commit or "")
+        if key in self._attr_at_values:
+            return self._attr_at_values[key]
+        flags = pygit2.enums.AttrCheck.INDEX_ONLY  # the attribute handle's index is empty
+        try:
+            if commit is None:
+                value = self._attr_handle().get_attr(path, name, flags)
+            else:
+                value = self._attr_handle().get_attr(path, name, flags | pygit2.enums.AttrCheck.INCLUDE_COMMIT, commit)
+        except pygit2.GitError:
+            value = None
+        if len(self._attr_at_values) < 16384:
+            self._attr_at_values[key] = value
+        return value
+
     def forget_attributes(self) -> None:
         """Look attributes up afresh from now on (.gitattributes may have changed between two calls)."""
         self._attr_values.clear()
@@ -488,6 +511,15 @@ class GitRepo:
             except pygit2.GitError:
                 self._attrs = self._repo
         return self._attrs
+
+    def config_entries(self) -> list[ConfigEntry]:
+        """Every configuration entry git reads here, with the file each came from (``config.entries``)."""
+        from .config import entries
+
+        def fallback() -> list[tuple[str, str | None]]:
+            return [(e.name, e.value) for e in self._repo.config]
+
+        return entries(self.root, self.gitdir, self.commondir, fallback)
 
     def git_folders(self) -> dict[str, str]:
         """git's own folders that lie in the work tree, by their real locations relative to its

@@ -145,7 +145,9 @@ def test_text_becoming_binary_and_encodings(repo: Repo, cli) -> None:
     repo.git("add", "-A")
     result = cli("check", "--json")
     found = {(c, p) for c, _s, p, _l in codes(result)}
-    assert found == {("binary", "notes.txt"), ("not-utf8", "utf16.py"), ("not-utf8", "new-latin.txt")}
+    # The new .gitattributes is a control file: reported, as a warning, as every protected path is at commit time.
+    assert found == {("binary", "notes.txt"), ("not-utf8", "utf16.py"), ("not-utf8", "new-latin.txt"),
+                     ("path-protected", ".gitattributes")}
     messages = {f["path"]: f["message"] for f in result.json()["findings"]}
     assert messages["notes.txt"] == "notes.txt was text and now holds a NUL byte at line 2: this change makes it binary"
     assert "UTF-16 or UTF-32" in messages["utf16.py"]

@@ -1,0 +1,310 @@
+"""Control files: what git, pre-commit and hook managers read as instructions, not as content.
+
+An agent that writes one of these runs code on the user's machine later, or changes
+what the checks see, without any check noticing in the edit itself:
+
+- **a git directory inside the tree**: a folder that holds `HEAD`, `objects/` and
+  `refs/` is a repository to git's discovery (``git rev-parse --git-dir`` from any
+  folder below it finds it), and its `config` may name commands (`core.fsmonitor`)
+  that `git status` run there executes.  Judged by that rule on the tree as the edit
+  leaves it (``nested_findings``), whatever the folder is called, bare ones included;
+- **files the repository's git configuration names** (``named_paths``): include
+  targets, `core.attributesFile`, `core.excludesFile`, and every path inside the tree
+  named by a command git runs (filters, diff and merge drivers, textconv,
+  `core.fsmonitor`, `core.sshCommand`, editors, pagers, credential helpers, aliases);
+- **fixed names** (``fixed_kind``): `.gitattributes` at any depth (it can switch the
+  whitespace and conflict-marker checks off, mark files binary, attach filters),
+  `.gitmodules`, pre-commit's `.pre-commit-config.yaml` and `.pre-commit-hooks.yaml`,
+  and the configuration of other hook managers (lefthook, husky, overcommit).
+
+Each is refused as `path-protected` in every preset, whatever `checks.path-protected`
+says, as the policy's own files are.  A user who wants agents to edit one lists it
+(a glob) under `paths.control_editable`; the message names that entry.  Reading them
+is allowed: they are instructions, not secrets.  This module looks at the filesystem
+(``lstat``) and at configuration entries handed to it, never at git itself.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
+
+from .model import FileChange, Finding
+from .paths import fold_name, matches
+from .regex import lazy
+
+if TYPE_CHECKING:
+    from .policy import Policy
+    from .repo.config import ConfigEntry
+
+SETTING = "paths.control_editable"
+
+_ATTRIBUTES = ("git's attributes file: it sets how git and agent-guard's checks read files (whitespace rules, "
+               "conflict-marker size, binary, and the filters and drivers git runs)")
+_PRE_COMMIT = "pre-commit's configuration: pre-commit runs the commands its `entry:` lines name on every commit"
+_HOOKS_OFFERED = ("the hooks this repository offers to pre-commit: their `entry:` commands run in every repository "
+                  "that uses them")
+_LEFTHOOK = "lefthook's configuration: its git hooks run the commands it names"
+_HOOK_SCRIPTS = "a hook manager's script: git runs it on commits or pushes"
+
+# Names (folded: lowercase, ignorable characters removed) that control something wherever they are.
+_ANY_DEPTH = {
+    ".gitattributes": _ATTRIBUTES,
+    ".pre-commit-config.yaml": _PRE_COMMIT,
+    ".pre-commit-config.yml": _PRE_COMMIT,
+    ".pre-commit-hooks.yaml": _HOOKS_OFFERED,
+    ".pre-commit-hooks.yml": _HOOKS_OFFERED,
+}
+# Names that control something at the top of the tree.
+_AT_TOP = {
+    ".gitmodules": "git's submodule list: it names the repositories git fetches and the commands "
+                   "`submodule.<name>.update` runs",
+    ".overcommit.yml": "overcommit's configuration: its git hooks run the commands it names",
+    ".overcommit.yaml": "overcommit's configuration: its git hooks run the commands it names",
+}
+_LEFTHOOK_NAME = lazy(r"\.?lefthook(?:-local)?\.(?:ya?ml|json|jsonc|toml)")
+# Folders whose files a hook manager runs as hooks (husky: `.husky/pre-commit`).
+_HOOK_FOLDERS = (".husky",)
+
+# git configuration keys (section.name, or section.*.name for any subsection) whose value
+# is a file or folder git reads instructions from.
+_PATH_KEYS = {
+    "core.attributesfile": "the attributes file (core.attributesFile)",
+    "core.excludesfile": "the excludes file (core.excludesFile)",
+    "core.hookspath": "the hooks folder (core.hooksPath)",
+    "init.templatedir": "the template folder git copies hooks from (init.templateDir)",
+    "gpg.ssh.allowedsignersfile": "the allowed-signers file (gpg.ssh.allowedSignersFile)",
+}
+# Keys whose value is a command git (or a git command the user runs) executes: a path
+# inside the tree that the command names is a script git runs.
+_COMMAND_KEYS = frozenset({
+    "core.fsmonitor", "core.sshcommand", "core.editor", "core.pager", "core.askpass", "core.gitproxy",
+    "sequence.editor", "diff.external", "gpg.program", "credential.helper", "interactive.difffilter",
+    "uploadpack.packobjectshook", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel",
+    "web.browser", "diff.*.command", "diff.*.textconv", "merge.*.driver", "filter.*.clean", "filter.*.smudge",
+    "filter.*.process", "credential.*.helper", "gpg.*.program", "pager.*", "alias.*", "difftool.*.cmd",
+    "difftool.*.path", "mergetool.*.cmd", "mergetool.*.path", "man.*.cmd", "man.*.path", "browser.*.cmd",
+    "browser.*.path", "remote.*.uploadpack", "remote.*.receivepack", "submodule.*.update", "trailer.*.command",
+    "trailer.*.cmd", "sendemail.*.smtpserver",
+})
+# Characters that end a word of a shell command (`a;b`, `a|b`, `$(a)`).
+_SHELL_BREAK = lazy(r"[;&|()<>`$]+")
+
+
+def _fold(name: str) -> str:
+    return fold_name(name).casefold()
+
+
+def fixed_kind(path: str) -> str | None:
+    """What the control file at `path` is, by its name alone; None when it is none."""
+    names = [_fold(p) for p in path.split("/") if p]
+    if not names:
+        return None
+    last = names[-1]
+    if last in _ANY_DEPTH:
+        return _ANY_DEPTH[last]
+    if len(names) == 1 and last in _AT_TOP:
+        return _AT_TOP[last]
+    if (len(names) == 1 or (len(names) == 2 and names[0] == ".config")) and _LEFTHOOK_NAME().fullmatch(last):
+        return _LEFTHOOK
+    if len(names) > 1 and names[0] in _HOOK_FOLDERS:
+        return _HOOK_SCRIPTS
+    return None
+
+
+# --- paths the git configuration names ------------------------------------------------
+def _key_pattern(key: str) -> str:
+    """`filter.lfs.clean` -> `filter.*.clean`, `alias.lint` -> `alias.*`: the shapes the tables above use."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return f"{section}.*.{name}" if dot and sub else f"{section}.*"
+
+
+def _command_words(command: str) -> Iterator[tuple[int, str]]:
+    """The words of a shell command, with their place (0: the program), shell syntax split away."""
+    import shlex
+
+    text = command[1:] if command.startswith("!") else command  # an alias that runs a shell command
+    try:
+        words = shlex.split(text, comments=True, posix=True)
+    except ValueError:
+        words = text.split()
+    place = 0
+    for word in words:
+        for piece in _SHELL_BREAK().split(word):
+            if not piece:
+                place = 0  # after `;` or `|` comes another program
+                continue
+            if any(c.isspace() for c in piece):  # `sh -c 'tools/x.sh arg'`: a command inside a word
+                yield from _command_words(piece)
+                continue
+            yield place, piece
+            place += 1
+
+
+def _command_paths(command: str, root: Path) -> Iterator[str]:
+    """The words of `command` that name a path: with a `/`, from `~`, or an argument that names
+    a file of the tree's top folder or looks like one (`python clean.py`)."""
+    for place, word in _command_words(command):
+        for piece in (word, *word.split("=")[1:]):  # `--config=tools/x.cfg`
+            if not piece or piece.startswith("-") or "%" in piece and "/" not in piece:
+                continue
+            if "/" in piece or piece.startswith("~"):
+                yield piece
+            elif place > 0 and ("." in piece.strip(".") or os.path.lexists(root / piece)):
+                yield piece
+
+
+def _inside(root: Path, value: str, base: Path) -> str | None:
+    """`value` (a path as git reads it, relative to `base`) as a path relative to `root`, if inside it."""
+    full = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+    real_root = os.path.realpath(root)
+    for candidate in dict.fromkeys((full, os.path.realpath(full))):
+        for top in dict.fromkeys((str(root), real_root)):
+            if candidate.startswith(top.rstrip("/") + "/"):
+                return candidate[len(top.rstrip("/")) + 1:]
+    return None
+
+
+def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
+    """Every path inside the tree the configuration names, relative to `root`, with what names it.
+
+    A folder named covers everything in it.  Paths inside git's own folders are left to
+    ``paths.git_folder_finding``.
+    """
+    from .repo.config import include_target, is_include
+
+    found: dict[str, str] = {}
+
+    def add(rel: str | None, what: str) -> None:
+        if rel and not any(_fold(p) in (".git", "git~1") for p in rel.split("/")):
+            found.setdefault(rel.rstrip("/"), what)
+
+    for entry in entries:
+        origin = f" ({entry.origin})" if entry.origin else " (git -c)"
+        if is_include(entry.key):
+            target = include_target(entry, root)
+            if target is not None:
+                add(_inside(root, target, root), f"a git configuration file, included by {entry.key}{origin}")
+            continue
+        if entry.value is None:
+            continue
+        pattern = _key_pattern(entry.key)
+        if entry.key in _PATH_KEYS:
+            add(_inside(root, entry.value, root), f"{_PATH_KEYS[entry.key]}{origin}")
+        elif entry.key in _COMMAND_KEYS or pattern in _COMMAND_KEYS:
+            if entry.key == "core.fsmonitor" and entry.value.strip().lower() in ("true", "false", "yes", "no", "on",
+                                                                                  "off", "1", "0", ""):
+                continue  # the built-in monitor, or none
+            if pattern == "alias.*" and not entry.value.startswith("!"):
+                continue  # a git command, not a program
+            for word in _command_paths(entry.value, root):
+                add(_inside(root, word, root), f"a program git runs: {entry.key} = {entry.value!r}{origin}")
+    return found
+
+
+def named_kind(path: str, named: Mapping[str, str]) -> str | None:
+    """What names `path` (or a folder above it) in the configuration, from ``named_paths``."""
+    if not named:
+        return None
+    folded = "/".join(_fold(p) for p in path.split("/") if p)
+    for place, what in named.items():
+        key = "/".join(_fold(p) for p in place.split("/") if p)
+        if folded == key or folded.startswith(key + "/"):
+            return f"{place!r} is {what}" if folded != key else what
+    return None
+
+
+# --- the finding ----------------------------------------------------------------------
+def editable(path: str, pol: Policy) -> bool:
+    """Whether the user lets agents change the control file `path` (``paths.control_editable``)."""
+    value = pol.get(SETTING)
+    globs = [g for g in value if isinstance(g, str)] if isinstance(value, list) else []
+    return any(matches(path, g) for g in globs)
+
+
+def finding(path: str, what: str, pol: Policy, severity: str = "error", entry: str | None = None) -> Finding | None:
+    """`path-protected` for the control file `path` (`what` it is), unless the policy lets agents
+    edit it; `entry`: the glob the message offers for that (default: the path itself)."""
+    if editable(path, pol):
+        return None
+    return Finding(
+        "path-protected", severity, path, None,
+        f"{path!r} is {what}; agents may not change it (a control file: what it says runs later, or changes "
+        "what the checks see)",
+        f"leave it out of the edit. If the user wants agents to change it, they list it in .agent-guard.yaml "
+        f"under {SETTING}: `paths: {{control_editable: [{(entry or path)!r}]}}`",
+    )
+
+
+def path_finding(path: str, named: Mapping[str, str], pol: Policy) -> Finding | None:
+    """The refusal of an agent's write to `path` when it is a control file (fixed, or named by git's config)."""
+    what = fixed_kind(path) or named_kind(path, named)
+    return finding(path, what, pol) if what is not None else None
+
+
+# --- git directories inside the tree --------------------------------------------------
+class _After:
+    """The tree as an edit leaves it, for the names git's discovery looks at in one folder."""
+
+    def __init__(self, root: Path, changes: Sequence[FileChange]) -> None:
+        self.root = root
+        self.written: dict[str, bool] = {}  # folded path -> there after the edit
+        self.folders: set[str] = set()  # folded folders the edit puts files in
+        for c in changes:
+            if c.old_path and c.old_path != c.path:
+                self.written[self._key(c.old_path)] = False
+            self.written[self._key(c.path)] = c.after is not None
+            if c.after is not None:
+                parts = self._key(c.path).split("/")
+                self.folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
+
+    @staticmethod
+    def _key(path: str) -> str:
+        return "/".join(_fold(p) for p in path.split("/") if p)
+
+    def file(self, folder: str, name: str) -> bool:
+        key = self._key(f"{folder}/{name}")
+        if key in self.written:
+            return self.written[key]
+        return os.path.lexists(self.root / folder / name)
+
+    def folder(self, folder: str, name: str) -> bool:
+        return self._key(f"{folder}/{name}") in self.folders or os.path.isdir(self.root / folder / name)
+
+
+def git_dir_after(after: _After, folder: str) -> bool:
+    """Whether git's discovery takes `folder` for a git directory once the edit is written.
+
+    git's rule (`is_git_directory`): a `HEAD`, and `objects/` and `refs/` (or a `commondir`
+    file that points at them).  HEAD's content is not judged: git would read a valid one,
+    and an edit can make it valid later.
+    """
+    if not after.file(folder, "HEAD"):
+        return False
+    return (after.folder(folder, "objects") and after.folder(folder, "refs")) or after.file(folder, "commondir")
+
+
+def nested_findings(root: Path, changes: Sequence[FileChange], pol: Policy) -> list[Finding]:
+    """`path-protected` for each change that writes into a folder git would take for a git
+    directory once the edit is written (see ``git_dir_after``), unless the policy allows it."""
+    after = _After(root, changes)
+    out: list[Finding] = []
+    verdict: dict[str, bool] = {}
+    for c in changes:
+        if c.after is None:
+            continue
+        parts = [p for p in c.path.split("/") if p]
+        for i in range(len(parts) - 1, 0, -1):
+            folder = "/".join(parts[:i])
+            if folder not in verdict:
+                verdict[folder] = git_dir_after(after, folder)
+            if verdict[folder]:
+                what = (f"inside {folder + '/'!r}, a git directory once this edit is written (HEAD, objects/ and "
+                        f"refs/): git takes that folder for a repository and runs the commands its config names")
+                found = finding(c.path, what, pol, entry=f"{folder}/**")
+                if found is not None:
+                    out.append(found)
+                break
+    return out

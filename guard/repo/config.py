@@ -1,0 +1,161 @@
+"""The repository's git configuration as git itself reads it: every scope, includes resolved.
+
+libgit2 reads configuration files too, but git is what later runs the commands a
+configuration names (hooks, filters, drivers), so git is asked: ``git config --list
+--show-origin --show-scope -z``, which follows ``include.path`` and every
+``includeIf`` condition git knows, and sees ``git -c`` settings through the
+environment.  Each entry comes with the file it was read from, so a relative
+include target resolves against that file's folder, as git resolves it.
+
+Starting git costs a few milliseconds, and the answer seldom changes: it is kept in
+the git dir (``agent-guard/config.json``, where agents cannot write through
+agent-guard) with the state of every file it depends on (each file git read, each
+include target whether it exists or not, the standard locations, HEAD for
+``includeIf "onbranch:"``) and the environment variables git reads configuration
+from; any difference and git is asked again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Callable, ClassVar, Sequence
+
+from ..model import Value
+
+# Environment variables that change what `git config --list` says.
+_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG", "HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "PREFIX")
+_CACHE_VERSION = 1
+_TIMEOUT = 20  # seconds: git reading a few small files
+
+
+class ConfigEntry(Value):
+    """One setting: its key as git prints it (section and name lowercased), its value (None:
+    a bare key, which means true), and the file it came from (None: the command line)."""
+
+    __slots__ = ("key", "value", "origin", "scope")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    key: str
+    value: str | None
+    origin: str | None  # an absolute path
+    scope: str
+
+    def __init__(self, key: str, value: str | None, origin: str | None, scope: str) -> None:
+        self._init(key, value, origin, scope)
+
+
+def is_include(key: str) -> bool:
+    section, _, rest = key.partition(".")
+    return (section == "include" and rest == "path") or (section == "includeif" and rest.endswith(".path"))
+
+
+def include_target(entry: ConfigEntry, root: Path) -> str | None:
+    """The absolute file an `include.path` / `includeIf.*.path` entry names, as git resolves it:
+    `~/` from the home folder, a relative path from the folder of the file that holds it."""
+    if entry.value is None or not entry.value.strip():
+        return None
+    value = os.path.expanduser(entry.value)
+    if os.path.isabs(value):
+        return os.path.normpath(value)
+    base = os.path.dirname(entry.origin) if entry.origin else str(root)
+    return os.path.normpath(os.path.join(base, value))
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+
+def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = ["/etc/gitconfig", os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"),
+             str(commondir / "config"), str(gitdir / "config.worktree"), str(gitdir / "HEAD")]
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        if os.environ.get(var):
+            files.append(os.path.abspath(os.environ[var]))
+    return files
+
+
+def _signature(files: Sequence[str]) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k in _ENV or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
+    return {"version": _CACHE_VERSION, "env": env, "files": {f: _stat(f) for f in sorted(set(files))}}
+
+
+def _racy(signature: dict[str, object]) -> bool:
+    """Whether a file of `signature` changed in the last two seconds."""
+    import time
+
+    files = signature["files"]
+    assert isinstance(files, dict)
+    now = time.time_ns()
+    return any(st is not None and now - st[0] < 2_000_000_000 for st in files.values())
+
+
+def _parse(out: bytes, root: Path) -> list[ConfigEntry]:
+    fields = out.split(b"\0")
+    entries: list[ConfigEntry] = []
+    for i in range(0, len(fields) - 2, 3):
+        scope, origin, item = (os.fsdecode(f) for f in fields[i:i + 3])
+        key, newline, value = item.partition("\n")
+        path = None
+        if origin.startswith("file:"):
+            path = os.path.normpath(os.path.join(root, origin[len("file:"):]))
+        entries.append(ConfigEntry(key, value if newline else None, path, scope))
+    return entries
+
+
+def _from_git(root: Path) -> list[ConfigEntry] | None:
+    try:
+        proc = subprocess.run(["git", "config", "--list", "--show-origin", "--show-scope", "-z"], cwd=root,
+                              capture_output=True, timeout=_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    return _parse(proc.stdout, root)
+
+
+def entries(root: Path, gitdir: Path, commondir: Path,
+            fallback: Callable[[], Sequence[tuple[str, str | None]]]) -> list[ConfigEntry]:
+    """Every configuration entry git would read in this repository (see the module doc).
+
+    `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
+    relative include targets then resolve from the common git dir (the local file's folder).
+    """
+    cache = gitdir / "agent-guard" / "config.json"
+    try:
+        kept = json.loads(cache.read_bytes())
+        if isinstance(kept, dict) and kept.get("signature") == _signature(kept.get("depends", [])):
+            return [ConfigEntry(*e) for e in kept["entries"]]
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    got = _from_git(root)
+    if got is None:
+        local = str(commondir / "config")
+        return [ConfigEntry(k, v, local, "local") for k, v in fallback()]
+    depends = _standard_files(gitdir, commondir)
+    depends += [e.origin for e in got if e.origin]
+    depends += [t for e in got if is_include(e.key) and (t := include_target(e, root))]
+    signature = _signature(depends)
+    if _racy(signature):
+        return got  # a file changed this very moment may change again unseen in the same tick (git's racy rule)
+    doc = {"signature": signature, "depends": sorted(set(depends)),
+           "entries": [[e.key, e.value, e.origin, e.scope] for e in got]}
+    tmp = cache.with_name(f"config.json.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+    return got
