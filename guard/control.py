@@ -156,14 +156,14 @@ def _command_paths(command: str, root: Path) -> Iterator[str]:
                 yield piece
 
 
-def _inside(root: Path, value: str, base: Path) -> str | None:
-    """`value` (a path as git reads it, relative to `base`) as a path relative to `root`, if inside it."""
+def _inside(tops: Sequence[str], value: str, base: str) -> str | None:
+    """`value` (a path as git reads it, relative to `base`) as a path relative to the root, if
+    inside it; `tops`: the root's spellings (as given, and with links resolved)."""
     full = os.path.normpath(os.path.join(base, os.path.expanduser(value)))
-    real_root = os.path.realpath(root)
     for candidate in dict.fromkeys((full, os.path.realpath(full))):
-        for top in dict.fromkeys((str(root), real_root)):
-            if candidate.startswith(top.rstrip("/") + "/"):
-                return candidate[len(top.rstrip("/")) + 1:]
+        for top in tops:
+            if candidate.startswith(top + "/"):
+                return candidate[len(top) + 1:]
     return None
 
 
@@ -176,6 +176,8 @@ def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
     from .repo.config import include_target, is_include
 
     found: dict[str, str] = {}
+    base = str(root)
+    tops = tuple(dict.fromkeys(t.rstrip("/") for t in (base, os.path.realpath(root))))
 
     def add(rel: str | None, what: str) -> None:
         if rel and not any(_fold(p) in (".git", "git~1") for p in rel.split("/")):
@@ -186,13 +188,13 @@ def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
         if is_include(entry.key):
             target = include_target(entry, root)
             if target is not None:
-                add(_inside(root, target, root), f"a git configuration file, included by {entry.key}{origin}")
+                add(_inside(tops, target, base), f"a git configuration file, included by {entry.key}{origin}")
             continue
         if entry.value is None:
             continue
         pattern = _key_pattern(entry.key)
         if entry.key in _PATH_KEYS:
-            add(_inside(root, entry.value, root), f"{_PATH_KEYS[entry.key]}{origin}")
+            add(_inside(tops, entry.value, base), f"{_PATH_KEYS[entry.key]}{origin}")
         elif entry.key in _COMMAND_KEYS or pattern in _COMMAND_KEYS:
             if entry.key == "core.fsmonitor" and entry.value.strip().lower() in ("true", "false", "yes", "no", "on",
                                                                                   "off", "1", "0", ""):
@@ -200,7 +202,7 @@ def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
             if pattern == "alias.*" and not entry.value.startswith("!"):
                 continue  # a git command, not a program
             for word in _command_paths(entry.value, root):
-                add(_inside(root, word, root), f"a program git runs: {entry.key} = {entry.value!r}{origin}")
+                add(_inside(tops, word, base), f"a program git runs: {entry.key} = {entry.value!r}{origin}")
     return found
 
 

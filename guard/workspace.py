@@ -18,6 +18,7 @@ from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
     from .ledger import Memo
+    from .repo.config import ConfigEntry
     from .policy import Policy, PolicyCache
 
 
@@ -34,6 +35,7 @@ class Workspace:
         self.policy_cache = policy_cache
         self._policies: dict[str, tuple[float, Policy]] = {}  # by agent, with the mtime of the repo's file
         self._control_paths: Mapping[str, str] | None = None
+        self._control_source: tuple[list[ConfigEntry], Mapping[str, str]] | None = None  # entries -> their paths
         self.recover()
 
     def recover(self) -> bool:
@@ -58,7 +60,10 @@ class Workspace:
         if self._control_paths is None:
             from .control import named_paths
 
-            self._control_paths = named_paths(self.repo.config_entries(), self.root)
+            entries = self.repo.config_entries()
+            if self._control_source is None or self._control_source[0] is not entries:
+                self._control_source = (entries, named_paths(entries, self.root))
+            self._control_paths = self._control_source[1]
         return self._control_paths
 
     def forget_control_paths(self) -> None:

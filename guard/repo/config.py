@@ -84,7 +84,11 @@ def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
 
 
 def _signature(files: Sequence[str]) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if k in _ENV or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
+    env = {k: os.environ[k] for k in _ENV if k in os.environ}
+    count = env.get("GIT_CONFIG_COUNT", "")
+    for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):  # git reads KEY_n/VALUE_n for n < COUNT
+        for k in (f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"):
+            env[k] = os.environ.get(k, "")
     return {"version": _CACHE_VERSION, "env": env, "files": {f: _stat(f) for f in sorted(set(files))}}
 
 
@@ -122,18 +126,25 @@ def _from_git(root: Path) -> list[ConfigEntry] | None:
     return _parse(proc.stdout, root)
 
 
-def entries(root: Path, gitdir: Path, commondir: Path,
-            fallback: Callable[[], Sequence[tuple[str, str | None]]]) -> list[ConfigEntry]:
+def entries(root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Sequence[tuple[str, str | None]]],
+            memo: dict[str, object] | None = None) -> list[ConfigEntry]:
     """Every configuration entry git would read in this repository (see the module doc).
 
     `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
     relative include targets then resolve from the common git dir (the local file's folder).
+    `memo`: the caller's, kept between calls: the same entries come back as the same list.
     """
     cache = gitdir / "agent-guard" / "config.json"
     try:
         kept = json.loads(cache.read_bytes())
         if isinstance(kept, dict) and kept.get("signature") == _signature(kept.get("depends", [])):
-            return [ConfigEntry(*e) for e in kept["entries"]]
+            raw = kept["entries"]
+            if memo is not None and memo.get("raw") == raw:
+                return memo["entries"]  # type: ignore[return-value]
+            made = [ConfigEntry(*e) for e in raw]
+            if memo is not None:
+                memo.update(raw=raw, entries=made)
+            return made
     except (OSError, ValueError, TypeError, KeyError):
         pass
     got = _from_git(root)

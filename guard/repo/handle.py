@@ -99,6 +99,7 @@ class GitRepo:
         # few several times (filter, binary, diff, text, whitespace...).
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
         self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
+        self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -519,7 +520,7 @@ class GitRepo:
         def fallback() -> list[tuple[str, str | None]]:
             return [(e.name, e.value) for e in self._repo.config]
 
-        return entries(self.root, self.gitdir, self.commondir, fallback)
+        return entries(self.root, self.gitdir, self.commondir, fallback, self._config_memo)
 
     def git_folders(self) -> dict[str, str]:
         """git's own folders that lie in the work tree, by their real locations relative to its
