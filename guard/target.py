@@ -53,12 +53,27 @@ def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tupl
 
 
 def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]:
-    """Tracked by git, or created by this agent in an earlier turn (on its shadow ref)."""
+    """Tracked by git (HEAD or the index), or created by this agent's own turn and not ignored.
+
+    The ledger keeps every file a turn touched, so it can restore them; that makes a file the
+    agent created its own to edit, though git does not track it.  Nothing else on the shadow ref
+    counts: a file the user untracked (`git rm --cached`) stops being editable at once unless the
+    agent created it, and one the agent created stops once git ignores it (the user's way to take
+    a file away from the agent).
+    """
     tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
     tip_tree = ws.repo.commit_tree(tip) if tip else None
+    known: dict[str, bool] = {}
 
     def tracked(path: str) -> bool:
-        return ws.repo.tracked(path) or ws.repo.tree_entry(tip_tree, path) is not None
+        if ws.repo.tracked(path):
+            return True
+        if tip is None or ws.repo.tree_entry(tip_tree, path) is None:
+            return False
+        if path not in known:
+            known[path] = not ws.repo.ignored(path) and ledger.created_by_agent(ws.repo, tip, agent, path,
+                                                                                 ws.ledger_memo)
+        return known[path]
 
     return tracked
 

@@ -275,7 +275,7 @@ class Policy(Value):
     """The effective policy of one agent: its settings, and where each came from."""
 
     # No __slots__: the cached properties below keep what they work out in the instance's dict.
-    _fields = ("name", "data", "sources", "agent", "own_files")
+    _fields = ("name", "data", "sources", "agent", "own_files", "ignorecase")
     name: str
     data: dict[str, object]
     sources: dict[str, str]
@@ -285,10 +285,14 @@ class Policy(Value):
     # says (``paths.protected_finding``).  Filled by ``load`` for an agent's session;
     # a policy made for another purpose (a commit check judges people's commits) has none.
     own_files: tuple[str, ...]
+    # git's `core.ignorecase` for the repository: the allow-list (``paths.allow``) names paths as
+    # the file system compares them, case-sensitively unless git says it ignores case.  (Protected
+    # globs always ignore case: a protected name must not be reached by another spelling.)
+    ignorecase: bool
 
     def __init__(self, name: str, data: dict[str, object], sources: dict[str, str] | None = None,
-                 agent: str | None = None, own_files: tuple[str, ...] = ()) -> None:
-        self._init(name, data, {} if sources is None else sources, agent, own_files)
+                 agent: str | None = None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> None:
+        self._init(name, data, {} if sources is None else sources, agent, own_files, ignorecase)
 
     # A policy is equal only to itself, hashed by identity: it holds dicts, and two loads
     # of one file are two policies.
@@ -399,7 +403,7 @@ class Policy(Value):
         return tuple("." + v.lower().lstrip(".") for v in names)
 
 
-def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = ()) -> Policy:
+def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> Policy:
     data: dict[str, object] = {}
     sources: dict[str, str] = {}
     for layer in chain:
@@ -416,7 +420,7 @@ def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = 
     name = chain[0].short
     for layer in chain[1:]:
         name = f"{layer.short}(extends {name})"
-    return Policy(name=name, data=data, sources=sources, agent=agent, own_files=own_files)
+    return Policy(name=name, data=data, sources=sources, agent=agent, own_files=own_files, ignorecase=ignorecase)
 
 
 def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...], value: object, label: str) -> None:
@@ -442,12 +446,14 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
 
 # --- public API ---------------------------------------------------------------------
 def load(root: Path | None, spec: str | None = None, agent: str | None = None,
-         cache: PolicyCache | None = None) -> Policy:
+         cache: PolicyCache | None = None, ignorecase: bool = False) -> Policy:
     """The effective policy: `spec` (preset name or path), else the repo's file, else `default`.
 
-    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`).
+    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`, unless it lies in
+    the work tree at `root` or another).  `ignorecase`: git's `core.ignorecase` for the
+    repository at `root` (``Policy.ignorecase``).
     """
-    cache = cache or PolicyCache.of_user()
+    cache = cache or PolicyCache.of_user(root)
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
         if own is not None and own.is_file():
@@ -461,7 +467,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
     else:
         top = _layer(spec, Path.cwd(), cache, preset_ok=False)
     chain = _chain(top, cache)
-    return _build(chain, agent, _own_files(root, chain))
+    return _build(chain, agent, _own_files(root, chain), ignorecase)
 
 
 def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
