@@ -120,10 +120,18 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     stale: Finding | None = None  # read_before_edit: the file changed since the agent saw it
     seen: tuple[str, ...] = ()
     read_repairs: tuple[str, ...] = ()
+    claimed: str | None = None
+    if before is not None and fe.base and pol.read_before_edit and not line_anchored(fe):
+        from . import anchors
+
+        if not anchors.seen_base(ws.repo, pol, src, fe.base):
+            # A made-up `index` line (or a blob the agent never saw) is no base: the edit is one
+            # with none, which read_before_edit holds to the agent's reads and writes.
+            claimed, fe = fe.base, fe._replace(base=None)
     if before is not None and (line_anchored(fe) or (fe.base is None and pol.read_before_edit)):
         from . import anchors
 
-        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience)
+        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience, claimed)
         fe, read_findings = got_read.edit, list(got_read.findings)
         stale, seen, read_repairs = got_read.stale, got_read.seen, got_read.repairs
         if any(x.severity == "error" for x in read_findings):
