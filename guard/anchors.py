@@ -51,7 +51,7 @@ from .model import FileEdit, Finding, LineRange, Value, error, line_anchored
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
-from .wording import plural, span
+from .wording import clip, plural, span
 
 if TYPE_CHECKING:
     from . import reads
@@ -340,7 +340,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         return error(
             "stale", path, now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
-            f"(line {first} was {base.lines[first - 1]!r}{since})",
+            f"(line {first} was {clip(base.lines[first - 1])!r}{since})",
             f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )
@@ -370,7 +370,7 @@ def _around(line: int, n: int) -> tuple[int, int]:
 
 def _excerpt(text: Text, line: int) -> str:
     lo, hi = max(1, line - _SHOW), min(len(text.lines), line + _SHOW)
-    return "\n".join(f"{i:>6}| {text.lines[i - 1]}" for i in range(lo, hi + 1)) or "(the file is empty)"
+    return "\n".join(f"{i:>6}| {clip(text.lines[i - 1])}" for i in range(lo, hi + 1)) or "(the file is empty)"
 
 
 # --------------------------------------------------------------------------- read-before-edit
