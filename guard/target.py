@@ -79,9 +79,15 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]
 
 
 def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-               audience: Audience = CLI, guessed_whole: bool = False
+               audience: Audience = CLI, guessed_whole: bool = False, require_read: bool = False
                ) -> tuple[FileChange | None, list[Finding], list[str]]:
-    """The change `fe` makes to its file (None when refused), with the findings and notes that go with it."""
+    """The change `fe` makes to its file (None when refused), with the findings and notes that go with it.
+
+    `require_read`: an existing file the edit changes, moves or deletes must be one the agent
+    read as it is now (``unread``).  Every gate here -- that one, read_before_edit, the protected
+    paths and allow-list (``resolve``), and ``checks`` after (create, tracked) -- sees the path
+    this function writes: the agent's path after every repair (``_prefix_dropped``), resolved.
+    """
     from .checks import content_finding
 
     if fe.binary:
@@ -108,6 +114,10 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     refused = _vet(ws, fe, op, src, path, before, dest, start)
     if refused is not None:
         return None, [refused], []
+    if require_read and before is not None:
+        unseen = unread(ws, src, before, pol.agent or "agent", audience)
+        if unseen is not None:
+            return None, [unseen], []
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
@@ -181,6 +191,19 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
     )
     return change, read_findings, notes + list(got.notes)
+
+
+def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
+    """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
+    this content.  An applied edit counts as read (the MCP server records what it wrote)."""
+    from . import reads
+
+    seen = reads.last(ws.repo, agent, path)
+    if seen is not None and seen.blob == ws.repo.hash_blob(current):
+        return None
+    why = "you have not read it" if seen is None else "it changed since you last read it"
+    return error("stale", path, None, f"{path} cannot be edited: {why}",
+                 f"read it first with {audience.read(path, agent)}, then edit the text as it reads now")
 
 
 def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None,
