@@ -276,11 +276,15 @@ def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Findin
                     continue
                 seen.add(p)
                 f = paths.git_folder_finding(p, folders) or paths.protected_finding(p, pol)
-                if f is not None:
-                    out.append(f._replace(hint=(
-                        f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the user "
-                        f"can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what it did), or "
-                        "roll back under a policy that allows it")))
+                if f is None:
+                    continue
+                if f.severity == "error":
+                    hint = (f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the "
+                            f"user can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what "
+                            "it did), or roll back under a policy that allows it")
+                else:
+                    hint = f"a rollback changes files as an edit does; this policy only warns about {p}, as for an edit"
+                out.append(f._replace(hint=hint))
     return out
 
 
