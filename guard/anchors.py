@@ -31,8 +31,8 @@ The result is the same edit with ``base`` cleared and its ranges in the current
 file's line numbers, which the locator splices as they are.
 
 **Read-before-edit** (policy ``read_before_edit``): an edit that carries no base
-(SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line) to an
-existing file must find the file as this agent last read it with ``git agent-read``,
+(SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line, or with one
+that names no blob the agent was shown: ``seen_base``) to an existing file must find the file as this agent last read it with ``git agent-read``,
 or as this agent itself last wrote it (its newest turn touching the path, from the
 shadow ledger: an agent knows what it wrote).  When the file changed since, that
 version is the edit's base: the edit must fit it, and is merged onto the file by
@@ -51,7 +51,7 @@ from .model import FileEdit, Finding, LineRange, Value, error, line_anchored
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
-from .wording import plural, span
+from .wording import clip, plural, span
 
 if TYPE_CHECKING:
     from . import reads
@@ -84,19 +84,42 @@ class Anchored(Value):
 
 
 def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
-                 audience: Audience = CLI) -> Anchored:
-    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools."""
+                 audience: Audience = CLI, claimed: str | None = None) -> Anchored:
+    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools.
+
+    `claimed`: the base the edit named (an ``index`` line) that ``seen_base`` did not accept,
+    for the message.
+    """
     agent = pol.agent or "agent"
     if before is not None and line_anchored(fe):
         return _anchor(repo, fe, path, before, pol, _Reader(audience, agent))
     if before is not None and fe.base is None and pol.read_before_edit:
         level = pol.level("stale")
         if level in ("error", "warning"):
-            found = _unread(repo, path, before, pol, _Reader(audience, agent), level)
+            found = _unread(repo, path, before, pol, _Reader(audience, agent), level, claimed)
             if found is not None:
                 seen = _seen(repo, pol, agent, path) if level == "error" else ()
                 return Anchored(fe, stale=found, seen=seen) if seen else Anchored(fe, (found,))
     return Anchored(fe)
+
+
+def seen_base(repo: GitRepo, pol: Policy, path: str, base: str) -> bool:
+    """Whether `base` (an edit's ``index`` line: 7 to 40 hex digits) names a version of `path` the
+    agent was shown: its last read, or what its own newest turn wrote there.
+
+    An index line is the agent's word, and costs nothing to make up or to copy from
+    ``git ls-files -s``: under ``read_before_edit`` it counts as the edit's base only when the
+    agent saw that blob; otherwise the edit is one with no base, and must find a read.
+    """
+    from . import reads
+
+    tag = base.lower()
+    if len(tag) < 7 or any(c not in "0123456789abcdef" for c in tag):
+        return False
+    agent = pol.agent or "agent"
+    read = reads.last(repo, agent, path)
+    shown = (read.blob if read is not None else None, last_written(repo, pol, agent, path))
+    return any(oid is not None and oid.startswith(tag) for oid in shown)
 
 
 def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
@@ -317,7 +340,7 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         return error(
             "stale", path, now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
-            f"(line {first} was {base.lines[first - 1]!r}{since})",
+            f"(line {first} was {clip(base.lines[first - 1])!r}{since})",
             f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
         )
@@ -347,13 +370,14 @@ def _around(line: int, n: int) -> tuple[int, int]:
 
 def _excerpt(text: Text, line: int) -> str:
     lo, hi = max(1, line - _SHOW), min(len(text.lines), line + _SHOW)
-    return "\n".join(f"{i:>6}| {text.lines[i - 1]}" for i in range(lo, hi + 1)) or "(the file is empty)"
+    return "\n".join(f"{i:>6}| {clip(text.lines[i - 1])}" for i in range(lo, hi + 1)) or "(the file is empty)"
 
 
 # --------------------------------------------------------------------------- read-before-edit
 
 
-def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str) -> Finding | None:
+def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str,
+            claimed: str | None = None) -> Finding | None:
     from . import reads
 
     agent = who.name
@@ -368,6 +392,9 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, 
         msg = f"{agent} has not read {path}, and this policy edits only files the agent has read ({origin})"
     else:
         msg = f"{path} changed since {agent} last read it ({origin})"
+    if claimed:
+        msg += (f"; the edit's index line names {claimed[:12]!r}, which is no version of {path} {agent} read "
+                "or wrote, so it is not the edit's base")
     return Finding("stale", level, path, None, msg, f"read it first with {who.read(path)}, then send the edit again")
 
 

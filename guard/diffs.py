@@ -133,7 +133,8 @@ def _keyed(t: Text | None, lazy: bool = False) -> Sequence[str]:
     return keyed
 
 
-def _header(path: str, op: Op, old_path: str | None, old_mode: int | None, new_mode: int | None) -> list[str]:
+def header(path: str, op: Op, old_path: str | None, old_mode: int | None, new_mode: int | None) -> list[str]:
+    """A file's `diff --git` line and the mode and rename lines after it (no `index` line)."""
     src = old_path or path
     out = [f"diff --git a/{src} b/{path}"]
     if op is Op.CREATE:
@@ -168,7 +169,7 @@ def render(
     new_mode: int | None = None,
     binary: bool = False,
 ) -> str:
-    lines = _header(path, op, old_path, old_mode, new_mode)
+    lines = header(path, op, old_path, old_mode, new_mode)
     if binary:
         lines.append(f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + (old_path or path)} and "
                      f"{'/dev/null' if op is Op.DELETE else 'b/' + path} differ")

@@ -77,6 +77,7 @@ class Guard(Workspace):
         audience: Audience | None = None,
         tool: str | None = None,
         log_pass: bool = True,
+        require_read: bool = False,
     ) -> Report:
         """Apply one edit, or refuse it whole.
 
@@ -86,6 +87,10 @@ class Guard(Workspace):
         `audience` (default: the command line, from that folder).  The outcome is logged
         (guard/events.py) with the agent's `tool` when an adapter names one; with
         `log_pass=False` only a refusal is, and the caller logs the edit once it lands.
+        With `require_read` (the MCP server's rule) every existing file the edit changes,
+        moves or deletes must be one the agent read as it is now (``target.change_for``:
+        judged on the path the engine writes, after every repair of the agent's path).
+        Protected contents in the report are redacted (guard/redaction.py).
         """
         started = time.monotonic()
         agent = default_agent(agent)
@@ -95,7 +100,12 @@ class Guard(Workspace):
         # are not UTF-8, it is refused below as `not-utf8` like any other such input.
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         here = self.folder(cwd)
-        report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here))
+        report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here),
+                             require_read)
+        if report.changes or report.findings:
+            from . import redaction
+
+            report = redaction.report(report, pol)
         if log_pass or report.status == "refused":
             self._event("apply", agent, turn, report, len(raw), started, tool)
         return report
@@ -107,7 +117,7 @@ class Guard(Workspace):
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
     def _apply(self, raw: bytes, dialect: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
-               here: str = "", audience: Audience = CLI) -> Report:
+               here: str = "", audience: Audience = CLI, require_read: bool = False) -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
             return Report("refused", None if dialect == "auto" else dialect, findings=(too_big,))
@@ -138,7 +148,7 @@ class Guard(Workspace):
                 return Report("refused", edits.format, findings=(locked,))
             self.repo.forget_attributes()
             self.forget_control_paths()
-            plan = self.plan(edits, pol, agent, turn, len(raw), here, audience)
+            plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
@@ -194,8 +204,9 @@ class Guard(Workspace):
     # ------------------------------------------------------------------ planning
 
     def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, edit_bytes: int, here: str = "",
-             audience: Audience = CLI) -> Planned:
-        """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``)."""
+             audience: Audience = CLI, require_read: bool = False) -> Planned:
+        """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``);
+        `require_read`: see ``apply``."""
         from . import checks
 
         changes: list[FileChange] = []
@@ -206,7 +217,8 @@ class Guard(Workspace):
         attr = self.attributes_before(pol, agent, turn)
         for fe in edits.files:
             ch, fs, ns = target.change_for(self, fe, pol, tiers, here, audience,
-                                           guessed_whole=edits.detected and edits.format == "whole", attr=attr)
+                                           guessed_whole=edits.detected and edits.format == "whole",
+                                           require_read=require_read, attr=attr)
             findings += fs
             notes += ns
             if ch is None:

@@ -16,15 +16,16 @@ import time
 from itertools import islice
 from typing import Any, Iterator
 
-from . import diffs, ledger, stage, worktree
+from . import control, diffs, ledger, paths, redaction, stage, worktree
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
+from .policy import Policy
 from .repo import FILE, Entry, RefLocked, TreeChange
 from .repo.merge import merge_file
 from .report import Report, TurnRef
 from .textfile import NotText, decode
-from .wording import plural
+from .wording import clip, plural, printable, printable_diff
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
@@ -107,18 +108,26 @@ def _blob(g: Guard, e: Entry | None) -> bytes | None:
     return None if e is None else g.repo.read_blob(e.oid)
 
 
-def _turn_diff(g: Guard, t: ledger.Turn) -> str:
+def _turn_diff(g: Guard, t: ledger.Turn, viewer: Policy) -> str:
+    """The turn's diff, with protected files' contents left out (``redaction``)."""
     out = []
     for tc in _turn_changes(g, t):
         op = {"A": Op.CREATE, "D": Op.DELETE, "R": Op.RENAME}.get(tc.status, Op.MODIFY)
         out.append(diffs.make_change(tc.path, op, _blob(g, tc.old), _blob(g, tc.new), old_path=tc.old_path,
                                      old_mode=tc.old.mode if tc.old else None,
-                                     new_mode=tc.new.mode if tc.new else None).diff)
-    return "".join(out)
+                                     new_mode=tc.new.mode if tc.new else None))
+    return redaction.turn_diff(out, viewer, t.commit)
 
 
-def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
+def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str | None = None) -> list[dict[str, Any]]:
+    """The turns of `agent` (None: every agent), newest first, as dictionaries (the `--json` shape).
+
+    With `patch`, each turn's diff, as the policy of `viewer` (the agent who asks; default:
+    `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
+    contents are left out unless that policy says ``read_protected: true``.
+    """
     prefix = g.policy(agent).ledger_prefix
+    shown_to = g.policy(default_agent(viewer or agent)) if patch else None
     rows: list[tuple[float, dict[str, Any]]] = []
     for name in _agents(g, prefix, agent):
         # An agent's turns are recorded one after the other, so its newest `limit` are
@@ -132,8 +141,8 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dic
                 "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
                 "rolled_back": rolled, "rolls_back": list(t.rolls_back),
             }
-            if patch:
-                e["diff"] = _turn_diff(g, t)
+            if shown_to is not None:
+                e["diff"] = _turn_diff(g, t, shown_to)
             rows.append((_when(t), e))
     # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
     rows.sort(key=lambda pair: pair[0], reverse=True)
@@ -149,6 +158,7 @@ def _when(t: ledger.Turn) -> float:
 
 
 def render(rows: list[dict[str, Any]], patch: bool) -> str:
+    """`log`'s rows for people: control characters in paths and added lines are escaped (``printable``)."""
     if not rows:
         return "no recorded turns\n"
     out = []
@@ -156,13 +166,14 @@ def render(rows: list[dict[str, Any]], patch: bool) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
         flag = "  (rolled back)" if e["rolled_back"] else ""
         what = f"rollback of {', '.join(e['rolls_back'])}" if e["kind"] == "rollback" else e["format"]
-        out.append(f"{e['agent']} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  +{e['added']} -{e['removed']}{flag}")
+        out.append(printable(f"{e['agent']} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
+                             f"+{e['added']} -{e['removed']}{flag}"))
         for f in e["files"]:
-            out.append(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}")
+            out.append(printable(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}"))
         if e["repairs"]:
             out.append(f"    repairs: {', '.join(e['repairs'])}")
         if patch and e.get("diff"):
-            out.append(e["diff"].rstrip("\n"))
+            out.append(printable_diff(e["diff"].rstrip("\n")))
     return "\n".join(out) + "\n"
 
 
@@ -222,7 +233,7 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
     c = merged.conflicts[0]
     first, count = c.ours_line, len(c.ours)
     where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}" if count else f"the place before line {first}"
-    lost = "\n".join(f"{first + i:>6}| {_shown(x)}" for i, x in enumerate(c.ours[:8]))
+    lost = "\n".join(f"{first + i:>6}| {clip(_shown(x))}" for i, x in enumerate(c.ours[:8]))
     more = f"\n       ... and {count - 8} more" if count > 8 else ""
     others = f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})" if len(merged.conflicts) > 1 else ""
     return current, error(
@@ -238,19 +249,66 @@ def _shown(line: bytes) -> str:
 
 
 def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False, force: bool = False) -> Report:
+    """Undo the agent's last turn, one turn (`turn_id`) or every turn after `to_id` (see the module doc).
+
+    A rollback writes files as an edit does, so it obeys the policy's path protection as an edit
+    does (``protection``), however it is asked for: the command line, the Python API, the MCP
+    tool (whose `force` the agent sets).  The report shows no protected file's contents.
+    """
     agent = default_agent(agent)
     pol = g.policy(agent)
+    rep, targets = _rollback(g, agent, pol, turn_id, to_id, check, force)
+    shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
+    return redaction.report(rep, pol, shown)
+
+
+def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Finding]:
+    """`path-protected` for each path the undone turns touched that the policy keeps agents off:
+    git's own folders (wherever they are now), control files, the policy's files, protected globs, the allow-list;
+    at the level an edit of the path would get (errors refuse the rollback, warnings go with it)."""
+    out: list[Finding] = []
+    seen: set[str] = set()
+    folders = g.repo.git_folders()
+    for t in targets:
+        for tc in _turn_changes(g, t):
+            for p in (tc.path, tc.old_path):
+                if not p or p in seen:
+                    continue
+                seen.add(p)
+                controls = control.path_finding(p, g.control_paths(), pol)
+                f = paths.git_folder_finding(p, folders) or controls or paths.protected_finding(p, pol)
+                if f is None:
+                    continue
+                if f is controls:
+                    hint = f"a rollback changes files as an edit does; {f.hint}"
+                elif f.severity == "error":
+                    hint = (f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the "
+                            f"user can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what "
+                            "it did), or roll back under a policy that allows it")
+                else:
+                    hint = f"a rollback changes files as an edit does; this policy only warns about {p}, as for an edit"
+                out.append(f._replace(hint=hint))
+    return out
+
+
+def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str | None, check: bool, force: bool
+              ) -> tuple[Report, list[ledger.Turn]]:
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
         targets = _targets(g, agent, pol.ledger_prefix, turn_id, to_id)
+        extra = {"rolls_back": [t.id for t in targets]}
+        guarded = protection(g, pol, targets)
+        if any(f.severity == "error" for f in guarded):
+            return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
+        warned = tuple(guarded)
         state = _State(g, {})
         originals: dict[str, tuple[bytes | None, int | None]] = {}
         findings: list[Finding] = []
         for t in targets:  # newest first
             for tc in _turn_changes(g, t):
-                paths = [tc.path] + ([tc.old_path] if tc.old_path else [])
-                for p in paths:
+                touched = [tc.path] + ([tc.old_path] if tc.old_path else [])
+                for p in touched:
                     if p not in originals:
                         originals[p] = state.get(p)
                 after, before = _blob(g, tc.new), _blob(g, tc.old)
@@ -277,9 +335,8 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
                 state.files[tc.path] = (restored, mode if restored is not None else None)
         changes = _changes(originals, state.files)
         label = ",".join(t.id for t in targets)
-        extra = {"rolls_back": [t.id for t in targets]}
         if findings:
-            return Report("refused", "rollback", tuple(changes), tuple(findings), extra=extra)
+            return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
@@ -287,21 +344,23 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
                  f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
                  f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",) if emptied else ()
         if check or not changes:
-            return Report("checked" if check else "applied", "rollback", tuple(changes),
+            return Report("checked" if check else "applied", "rollback", tuple(changes), warned,
                           notes=notes + (() if changes else (
-                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)), extra=extra)
+                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)),
+                          extra=extra), targets
         locked = ref_locked(g.repo, ref)
         if locked is not None:
-            return Report("refused", "rollback", tuple(changes), (locked,), extra=extra)
+            return Report("refused", "rollback", tuple(changes), warned + (locked,), extra=extra), targets
         new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]))
         try:
             staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo)
         except worktree.UnsafePath as exc:
-            return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra=extra)
+            return Report("refused", "rollback", tuple(changes), warned + (swapped_path(exc),), extra=extra), targets
         except RefLocked as exc:
-            return Report("refused", "rollback", tuple(changes), (lock_finding(exc.name, exc.lock),), extra=extra)
+            return Report("refused", "rollback", tuple(changes), warned + (lock_finding(exc.name, exc.lock),),
+                          extra=extra), targets
         turn_ref = TurnRef(agent, staged.turn, staged.commit, staged.ref)
-    return Report("applied", "rollback", tuple(changes), (), turn_ref, notes, extra=extra)
+    return Report("applied", "rollback", tuple(changes), warned, turn_ref, notes, extra=extra), targets
 
 
 def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str | None) -> list[ledger.Turn]:

@@ -228,6 +228,25 @@ def turns(repo: GitRepo, ref: str, agent: str, limit: int | None = None, memo: M
             return
 
 
+def created_by_agent(repo: GitRepo, tip: str, agent: str, path: str, memo: Memo | None = None) -> bool:
+    """Whether one of the agent's own turns (or rollbacks) brought `path` into its ledger at `tip`.
+
+    Down from the tip while the ledger holds the path: the oldest commit that holds it must
+    be a turn of the agent, and the commit before it must not hold it.  A path that came
+    from the user's history the ledger forked from, or from a sync commit (the user's file,
+    recorded before a turn that touched it), is the user's, not the agent's.
+    """
+    oldest: Turn | None = None
+    for t in _chain(repo, tip, agent, memo):
+        if repo.tree_entry(repo.commit_tree(t.commit), path) is None:
+            break
+        oldest = t
+    if oldest is None or oldest.kind not in ("turn", "rollback"):
+        return False
+    parent = oldest.parent
+    return parent is None or repo.tree_entry(repo.commit_tree(parent), path) is None
+
+
 def latest(repo: GitRepo, ref: str, agent: str, memo: Memo | None = None) -> Turn | None:
     """The agent's newest turn or rollback."""
     return next(turns(repo, ref, agent, limit=1, memo=memo), None)

@@ -40,6 +40,8 @@ from collections.abc import Iterator, Sequence
 from itertools import count
 from typing import Any, ClassVar, NamedTuple, TypeVar, Union, overload
 
+from .wording import clip_lines
+
 
 class Op(str, enum.Enum):
     MODIFY = "modify"
@@ -254,7 +256,10 @@ class Finding(Value):
 
     def __init__(self, code: str, severity: str, path: str | None, line: int | None, message: str,
                  hint: str = "") -> None:
-        self._init(code, severity, path, line, message, hint)
+        # Every line a finding says is bounded (``wording.clip_lines``), whatever it quotes: a
+        # file's 60 KB line, a path of 4,000 bytes.  Quotes of file lines are cut closer where
+        # they are made, around what matters (``wording.clip``).
+        self._init(code, severity, path, line, clip_lines(message), clip_lines(hint))
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -200,9 +200,9 @@ def _check_filesystem(real_root: str, raw: str, path: str, parts: list[str]) -> 
 
 # --- protected globs --------------------------------------------------------------------
 @lru_cache(maxsize=512)
-def glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_regex(pattern: str, ignorecase: bool = True) -> re.Pattern[str]:
     """A gitignore-style glob as a compiled regex over repository-relative paths (``glob_source``)."""
-    return re.compile(glob_source(pattern), re.IGNORECASE | re.DOTALL)
+    return re.compile(glob_source(pattern), (re.IGNORECASE if ignorecase else 0) | re.DOTALL)
 
 
 @lru_cache(maxsize=512)
@@ -211,8 +211,9 @@ def glob_source(pattern: str) -> str:
 
     `**/` is any number of folders, `/**` everything inside, a pattern without a slash
     matches a name at any depth, a trailing `/` matches only a folder, and a pattern
-    that matches a folder matches everything in it.  Matching ignores case: on a
-    case-insensitive filesystem `.ENV` is `.env`, and protection must not be evaded.
+    that matches a folder matches everything in it.  Protected globs match ignoring case:
+    on a case-insensitive filesystem `.ENV` is `.env`, and protection must not be evaded;
+    the allow-list, which lets paths through, follows git's `core.ignorecase`.
     """
     pat = pattern
     anchored = pat.startswith("/")
@@ -258,33 +259,34 @@ def glob_source(pattern: str) -> str:
     return "".join(out) + tail
 
 
-def matches(path: str, pattern: str) -> bool:
+def matches(path: str, pattern: str, ignorecase: bool = True) -> bool:
     try:
-        return glob_regex(pattern).fullmatch(path) is not None
+        return glob_regex(pattern, ignorecase).fullmatch(path) is not None
     except re.error:  # a bad character class: compare literally
-        return path == pattern
+        return path == pattern if not ignorecase else path.casefold() == pattern.casefold()
 
 
 @lru_cache(maxsize=64)
-def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def _any_glob(patterns: tuple[str, ...], ignorecase: bool = True) -> re.Pattern[str] | None:
     """One regex that fully matches a path when one of `patterns` does (None: compare one by one).
 
     A commit names a thousand paths, and most match none of the policy's globs: one
     match per path instead of one per pattern.
     """
     try:
-        return re.compile("|".join(f"(?:{glob_source(p)})" for p in patterns), re.IGNORECASE | re.DOTALL)
+        return re.compile("|".join(f"(?:{glob_source(p)})" for p in patterns),
+                          (re.IGNORECASE if ignorecase else 0) | re.DOTALL)
     except re.error:  # a bad character class somewhere: `matches` compares it literally
         return None
 
 
-def _first_match(paths: tuple[str, ...], patterns: tuple[str, ...]) -> str | None:
+def _first_match(paths: tuple[str, ...], patterns: tuple[str, ...], ignorecase: bool = True) -> str | None:
     """The first of `patterns` that one of `paths` matches."""
-    combined = _any_glob(patterns) if patterns else None
+    combined = _any_glob(patterns, ignorecase) if patterns else None
     if combined is not None and not any(combined.fullmatch(p) for p in paths):
         return None
     for pattern in patterns:
-        if any(matches(p, pattern) for p in paths):
+        if any(matches(p, pattern, ignorecase) for p in paths):
             return pattern
     return None
 
@@ -352,7 +354,9 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
             "agents may not change this path; leave it out of the edit, or ask the user to change it",
         )
     allow = policy.allow
-    if allow and _first_match((path,), allow) is None:
+    # A path the allow-list lets through must be the one it names: `SRC/evil.py` is not under
+    # `src/**` where the file system tells case apart (git's core.ignorecase; Policy.ignorecase).
+    if allow and _first_match((path,), allow, policy.ignorecase) is None:
         return Finding(
             "path-protected", level, path, None,
             f"{path!r} is outside the allow-list "

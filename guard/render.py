@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from .model import Finding
 from .report import Report
-from .wording import plural, printable, short_id
+from .wording import plural, printable, printable_diff, short_id
 
 # --- apply and rollback -------------------------------------------------------------------
 def finding_text(f: Finding) -> str:
@@ -60,7 +60,8 @@ def human(report: Report, show_diff: bool = False) -> str:
     for f in report.findings:
         lines.append(finding_text(f))
     if show_diff and report.diff:
-        lines.append(report.diff.rstrip("\n"))
+        # Added lines are the agent's: escapes in them would drive the reviewer's terminal.
+        lines.append(printable_diff(report.diff.rstrip("\n")))
     return "\n".join(lines)
 
 

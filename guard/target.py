@@ -61,23 +61,43 @@ def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tupl
 
 
 def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]:
-    """Tracked by git, or created by this agent in an earlier turn (on its shadow ref)."""
+    """Tracked by git (HEAD or the index), or created by this agent's own turn and not ignored.
+
+    The ledger keeps every file a turn touched, so it can restore them; that makes a file the
+    agent created its own to edit, though git does not track it.  Nothing else on the shadow ref
+    counts: a file the user untracked (`git rm --cached`) stops being editable at once unless the
+    agent created it, and one the agent created stops once git ignores it (the user's way to take
+    a file away from the agent).
+    """
     tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
     tip_tree = ws.repo.commit_tree(tip) if tip else None
+    known: dict[str, bool] = {}
 
     def tracked(path: str) -> bool:
-        return ws.repo.tracked(path) or ws.repo.tree_entry(tip_tree, path) is not None
+        if ws.repo.tracked(path):
+            return True
+        if tip is None or ws.repo.tree_entry(tip_tree, path) is None:
+            return False
+        if path not in known:
+            known[path] = not ws.repo.ignored(path) and ledger.created_by_agent(ws.repo, tip, agent, path,
+                                                                                 ws.ledger_memo)
+        return known[path]
 
     return tracked
 
 
 def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-               audience: Audience = CLI, guessed_whole: bool = False, attr: AttrLookup | None = None,
-               ) -> tuple[FileChange | None, list[Finding], list[str]]:
+               audience: Audience = CLI, guessed_whole: bool = False, require_read: bool = False,
+               attr: AttrLookup | None = None) -> tuple[FileChange | None, list[Finding], list[str]]:
     """The change `fe` makes to its file (None when refused), with the findings and notes that go with it.
 
+    `require_read`: an existing file the edit changes, moves or deletes must be one the agent
+    read as it is now (``unread``).  Every gate here -- that one, read_before_edit, the protected
+    paths and allow-list (``resolve``), and ``checks`` after (create, tracked) -- sees the path
+    this function writes: the agent's path after every repair (``_prefix_dropped``), resolved.
     `attr`: the attributes to read (default: the work tree's), as the tree was before the turn
-    (``attributes.before_turn``)."""
+    (``attributes.before_turn``).
+    """
     from .checks import content_finding
 
     attr = attr or ws.repo.attr
@@ -106,6 +126,10 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     refused = _vet(ws, fe, op, src, path, before, dest, start)
     if refused is not None:
         return None, [refused], []
+    if require_read and before is not None:
+        unseen = unread(ws, src, before, pol.agent or "agent", audience)
+        if unseen is not None:
+            return None, [unseen], []
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
@@ -118,10 +142,18 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     stale: Finding | None = None  # read_before_edit: the file changed since the agent saw it
     seen: tuple[str, ...] = ()
     read_repairs: tuple[str, ...] = ()
+    claimed: str | None = None
+    if before is not None and fe.base and pol.read_before_edit and not line_anchored(fe):
+        from . import anchors
+
+        if not anchors.seen_base(ws.repo, pol, src, fe.base):
+            # A made-up `index` line (or a blob the agent never saw) is no base: the edit is one
+            # with none, which read_before_edit holds to the agent's reads and writes.
+            claimed, fe = fe.base, fe._replace(base=None)
     if before is not None and (line_anchored(fe) or (fe.base is None and pol.read_before_edit)):
         from . import anchors
 
-        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience)
+        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience, claimed)
         fe, read_findings = got_read.edit, list(got_read.findings)
         stale, seen, read_repairs = got_read.stale, got_read.seen, got_read.repairs
         if any(x.severity == "error" for x in read_findings):
@@ -171,6 +203,19 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
     )
     return change, read_findings, notes + list(got.notes)
+
+
+def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
+    """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
+    this content.  An applied edit counts as read (the MCP server records what it wrote)."""
+    from . import reads
+
+    seen = reads.last(ws.repo, agent, path)
+    if seen is not None and seen.blob == ws.repo.hash_blob(current):
+        return None
+    why = "you have not read it" if seen is None else "it changed since you last read it"
+    return error("stale", path, None, f"{path} cannot be edited: {why}",
+                 f"read it first with {audience.read(path, agent)}, then edit the text as it reads now")
 
 
 def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None,

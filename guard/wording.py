@@ -39,11 +39,54 @@ def visible(text: str, unicode: bool = True) -> str:
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+# Bidirectional embeddings, overrides and isolates: a terminal or an editor shows the text
+# between them reordered, so a line reads as other code than it is ("Trojan Source").
+_CONTROL.update({c: f"\\u{c:04x}" for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]})
+_DIFF_CONTROL = {k: v for k, v in _CONTROL.items() if k != 0x0D}
 
 
 def printable(text: str) -> str:
     """`text` safe to print on a terminal: every control character but newline and tab written
-    as ``\\xNN``.  A path or a commit subject (the agent's, or any committer's) could otherwise
-    move the cursor, erase the line above, retitle the window or set the clipboard."""
+    as ``\\xNN``, and bidirectional overrides as ``\\uNNNN``.  A path or a commit subject (the
+    agent's, or any committer's) could otherwise move the cursor, erase the line above, retitle
+    the window, set the clipboard, or show a line as other text than it holds."""
     return text.translate(_CONTROL)
+
+
+def printable_diff(text: str) -> str:
+    """A diff (lines an agent wrote, or a file's) for a terminal: ``printable``, but the CR of a
+    CRLF line end stays as it is (a CR anywhere else returns the cursor over what came before)."""
+    out = text.translate(_DIFF_CONTROL)
+    if "\r" not in out:
+        return out
+    return "\n".join(line[:-1].replace("\r", "\\x0d") + "\r" if line.endswith("\r") else line.replace("\r", "\\x0d")
+                     for line in out.split("\n"))
+
+
+CLIP = 160  # characters of a quoted line a message shows (the rest is counted, not printed)
+
+
+def clip(line: str, width: int = CLIP, at: int = 0) -> str:
+    """`line` cut to about `width` characters for a message, from a little before index `at`
+    (where it goes wrong: a column, a first difference), with ``...`` where text was left out
+    and the length said, so a 60 KB line never reaches a report whole."""
+    if len(line) <= width:
+        return line
+    start = max(0, min(at - width // 4, len(line) - width))
+    head = "..." if start else ""
+    tail = f"... ({len(line):,} characters)" if start + width < len(line) else f" ({len(line):,} characters)"
+    return head + line[start:start + width] + tail
+
+
+def quoted(line: str, at: int = 0) -> str:
+    """A file's line as a message quotes it: made ``visible``, then ``clip``ped."""
+    return clip(visible(line), at=at)
+
+
+def clip_lines(text: str, width: int = 3 * CLIP) -> str:
+    """Every line of `text` at most about `width` characters (``clip``): the bound every finding's
+    message and hint keep, whatever they quote."""
+    if len(text) <= width:
+        return text
+    return "\n".join(clip(line, width) for line in text.split("\n"))
 

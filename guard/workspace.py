@@ -80,7 +80,7 @@ class Workspace:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache)
+            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache, self.repo.ignores_case())
         except policy_mod.PolicyError as exc:
             raise UsageError(f"policy: {exc}") from None
         self._policies[key] = (stamp, pol)

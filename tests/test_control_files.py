@@ -334,3 +334,15 @@ def test_the_kept_configuration_is_read_again_when_a_file_changes(project: Repo)
     assert kept.exists() and "diff.conv.textconv" not in kept.read_text()
     project.git("config", "diff.conv.textconv", "tools/conv")
     refused_unchanged(project, [whole("tools/conv", "two\n")])
+
+
+def test_a_rollback_obeys_control_files_as_an_edit_does(controlled: Repo) -> None:
+    """A turn that changed .gitattributes while the user allowed it is not undone once they no longer do."""
+    controlled.commit({".agent-guard.yaml": "paths:\n  control_editable: ['/.gitattributes']\n"})
+    assert apply(controlled, [whole(".gitattributes", "*.txt text\n*.md text\n")]).code == 0
+    controlled.write({".agent-guard.yaml": "paths: {}\n"})
+    before = controlled.snapshot()
+    result = run_cli(controlled.root, "rollback", "--json")
+    assert result.code == 1 and result.json()["findings"][0]["code"] == "path-protected", result  # type: ignore[index]
+    assert "control_editable" in result.json()["findings"][0]["message"] + result.json()["findings"][0]["hint"]  # type: ignore[index]
+    assert controlled.snapshot() == before

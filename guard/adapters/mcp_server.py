@@ -17,22 +17,23 @@ The agent has no current folder here: every relative path, in every tool and
 dialect, starts from the top of the repository (``cwd=root``), and is resolved
 inside it (``paths.resolve``): the server never reads or writes outside it.  ``edit_file``, ``write_file`` and
 ``apply_patch`` change (move, delete) an existing file only if the agent read it
-(``read_file`` or ``git agent-read``) and it has not changed since; the read record is the shared one in
+(``read_file`` or ``git agent-read``) and it has not changed since; the engine judges that on
+the path it writes, after every repair of the agent's (``Guard.apply(require_read=True)``), so
+``a/src/x.py`` is held to a read of ``src/x.py``.  The read record is the shared one in
 ``guard/reads.py``, and an applied edit updates it, so a model can make several
-edits in a row after one read.  ``--no-require-read`` turns the rule off.
+edits in a row after one read.  ``--no-require-read`` turns the rule off.  No result shows the
+contents of a file the policy protects (``guard/redaction.py``), and human text escapes terminal
+control characters; the structured report keeps other content exact.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 from ..audience import MCP
 from ..model import Value
-
-if TYPE_CHECKING:
-    from ..model import Finding
 
 INSTRUCTIONS = (
     "agent-guard checks every edit against the repository's policy and applies it all or nothing; "
@@ -115,49 +116,6 @@ class Session:
             print(f"agent-guard mcp: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             return Result(f"{name}: internal error ({type(exc).__name__}: {exc}); nothing was changed", error=True)
 
-    # -- the read rule
-
-    def unread(self, paths_: list[str], tool: str, args: dict[str, Any]) -> Result | None:
-        """A `stale` refusal naming every existing file of `paths_` the agent has not read as it is now.
-
-        Logged like the engine's refusals (guard/events.py), so `stats` counts the call.
-        """
-        import time
-
-        from .. import events
-        from ..report import Report
-
-        if not self.require_read:
-            return None
-        started = time.monotonic()
-        findings = [f for f in map(self._unread, dict.fromkeys(paths_)) if f is not None]
-        if not findings:
-            return None
-        report = Report("refused", None, findings=tuple(findings))
-        events.record(self.g.repo.commondir, "apply", self.agent, None, report, len(json.dumps(args)),
-                      time.monotonic() - started, tool=tool)
-        return _report(report)
-
-    def _unread(self, path: str) -> Finding | None:
-        from .. import paths, reads, worktree
-        from ..model import error
-
-        rel, finding = paths.resolve(self.g.root, path)
-        if finding is not None or rel is None:
-            return None  # the engine reports the path
-        try:
-            current, _ = worktree.read(self.g.root, rel)
-        except (worktree.UnsafePath, OSError):
-            return None
-        if current is None:
-            return None  # a new file: nothing to have read
-        seen = reads.last(self.g.repo, self.agent, rel)
-        if seen is not None and seen.blob == self.g.repo.hash_blob(current):
-            return None
-        why = "you have not read it" if seen is None else "it changed since you last read it"
-        return error("stale", rel, None, f"{rel} cannot be edited: {why}",
-                     f"call read_file with path {rel!r} first, then edit the text as it reads now")
-
     def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
         """After an applied edit the agent knows the new content (it wrote it)."""
         from .. import reads, worktree
@@ -175,13 +133,14 @@ class Session:
 
 def _report(report) -> Result:  # type: ignore[no-untyped-def]
     from ..render import human
+    from ..wording import printable_diff
 
     text = human(report)
     if report.turn is not None:
         text += f"\n  undo with: rollback turn={report.turn.id!r}"
     if report.diff:
         label = "Diff of what was written" if report.status == "applied" else "Diff of what would be written"
-        text += f"\n\n{label}:\n{report.diff}"
+        text += f"\n\n{label}:\n{printable_diff(report.diff)}"
     return Result(text.rstrip("\n"), report.as_dict(), report.status == "refused")
 
 
@@ -277,28 +236,18 @@ def write_file(s: Session, args: dict[str, Any]) -> Result:
 
 def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: str) -> Result:
     """An edit of one file the agent must have read, as the JSON dialect says it."""
-    refused = s.unread([args["path"]], tool, args)
-    if refused is not None:
-        return refused
     report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")),
-                       cwd=s.g.root, audience=MCP, tool=tool)
+                       cwd=s.g.root, audience=MCP, tool=tool, require_read=s.require_read)
     s.note_written(report)
     return _report(report)
 
 
 def apply_patch(s: Session, args: dict[str, Any]) -> Result:
-    from .. import dialects
-
     dialect = args.get("format") or "auto"
     # The read rule of edit_file and write_file, for every file the patch changes, moves or
-    # deletes; a patch that does not parse is left to the engine, which says why.
-    edits, _ = dialects.parse(args["patch"], dialect)
-    if edits is not None:
-        refused = s.unread([p for fe in edits.files for p in (fe.old_path, fe.path) if p], "apply_patch", args)
-        if refused is not None:
-            return refused
+    # deletes: the engine judges it on the paths it will write (``target.change_for``).
     report = s.g.apply(args["patch"], format=dialect, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
-                       audience=MCP, tool="apply_patch")
+                       audience=MCP, tool="apply_patch", require_read=s.require_read)
     s.note_written(report)
     return _report(report)
 
@@ -307,7 +256,8 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
     from .. import history
 
     agent = None if args.get("all_agents") else s.agent
-    turns = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")))
+    # The diffs are shown as this server's agent may see them: no protected file's contents.
+    turns = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")), viewer=s.agent)
     return Result(history.render(turns, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": turns})
 
 
@@ -388,7 +338,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          apply_patch),
     Tool("list_turns",
          "List the recorded turns (each applied edit or rollback), newest first: turn id, files, lines "
-         "added/removed, and whether it was rolled back. Use a turn id with rollback.",
+         "added/removed, and whether it was rolled back. Use a turn id with rollback. With diff, each turn's "
+         "diff; a protected file (.env, keys...) shows as its name and counts, never its contents.",
          {"type": "object", "properties": {
              "limit": {"type": "integer", "minimum": 1, "default": 10, "description": "At most this many turns."},
              "diff": {"type": "boolean", "default": False, "description": "Include each turn's diff."},

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ..model import FileChange, Finding
 from ..regex import lazy
 from ..textfile import NotText, decode
+from ..wording import CLIP
 from .base import CheckInput, quote
 
 if TYPE_CHECKING:
@@ -66,10 +67,21 @@ def _nearest(lines: list[int], target: int) -> int | None:
 
 
 def _show(lines: tuple[str, ...], at: int, column: int) -> str:
+    """The lines around `at`, the error's column marked; a long line shows ``CLIP`` characters
+    from a little before the column (the same stretch of each line, so the mark stays under it)."""
     lo, hi = max(1, at - 2), min(len(lines), at + 2)
-    out = [f"{n:>6}| {lines[n - 1]}" for n in range(lo, hi + 1)]
+    long = any(len(lines[n - 1]) > CLIP for n in range(lo, hi + 1))
+    start = max(0, column - 1 - CLIP // 4) if long else 0
+
+    def shown(text: str) -> str:
+        if not long:
+            return text
+        cut = text[start:start + CLIP]
+        return ("..." if start else "") + cut + ("..." if len(text) > start + CLIP else "")
+
+    out = [f"{n:>6}| {shown(lines[n - 1])}" for n in range(lo, hi + 1)]
     if 1 <= at <= len(lines):
-        out.insert(at - lo + 1, "      | " + " " * max(0, column - 1) + "^")
+        out.insert(at - lo + 1, "      | " + " " * max(0, column - 1 - start + (3 if start else 0)) + "^")
     return "\n".join(out)
 
 

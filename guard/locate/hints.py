@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .index import FileIndex, MAX_CANDIDATES, NORMALISERS, norm_fn
-from ..wording import visible
+from ..wording import quoted
 
 
 def _closest(fi: FileIndex, want: Sequence[str]) -> tuple[int, int] | None:
@@ -30,7 +30,7 @@ def not_found_hint(fi: FileIndex, want: Sequence[str], path: str) -> tuple[int |
     if found is None:
         first = want[0] if want else ""
         return None, (
-            f"none of the lines to change occur in {path} (first: {visible(first)!r}); "
+            f"none of the lines to change occur in {path} (first: {quoted(first)!r}); "
             "re-read the file and copy the lines exactly"
         )
     start, _score = found
@@ -46,12 +46,12 @@ def not_found_hint(fi: FileIndex, want: Sequence[str], path: str) -> tuple[int |
             actual = keys[p] if 0 <= p < len(keys) else None
             if first_diff is None and (actual is None or not same(actual, line)):
                 if actual is None:
-                    first_diff = f"line {p + 1}: the file ends before {visible(line)!r}"
+                    first_diff = f"line {p + 1}: the file ends before {quoted(line)!r}"
                 else:
-                    first_diff = f"line {p + 1}: expected {visible(line)!r}, file has {visible(actual)!r}"
+                    first_diff = f"line {p + 1}: expected {quoted(line)!r}, file has {quoted(actual)!r}"
     lo, hi = max(0, start - 2), min(len(keys), start + len(want) + 2)
     for p in range(lo, hi):
-        lines.append(f"{p + 1:>6}| {visible(keys[p])}")
+        lines.append(f"{p + 1:>6}| {quoted(keys[p])}")
     hint = "closest region in the file:\n" + "\n".join(lines)
     if first_diff:
         hint = f"first difference at {first_diff}\n" + hint

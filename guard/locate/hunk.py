@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
-from ..wording import visible
+from ..wording import quoted
 from .index import (
     Sought, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
     norm_fn, reindent, search, unescape,
@@ -338,9 +338,9 @@ def _two_readings(fi: FileIndex, m: Match, path: str) -> Finding:
     at = m.start + k
     return error(
         "ambiguous", path, at + 1,
-        f"the context line {visible(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
+        f"the context line {quoted(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
         "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
-        f"line {at + 1} is {visible(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
+        f"line {at + 1} is {quoted(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
     )
 
 
@@ -381,7 +381,7 @@ def _misplaced(fi: FileIndex, h: Hunk, start: int, path: str) -> Finding:
         "not-found", path, h.old_start,
         f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
         f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
-        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {visible(fi.keys[start])}",
+        f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {quoted(fi.keys[start])}",
     )
 
 

@@ -22,7 +22,7 @@ from typing import Callable, ClassVar, Iterator, Sequence
 
 from ..model import CONTEXT, REMOVED, Finding, Value, error
 from ..textfile import Text
-from ..wording import visible
+from ..wording import quoted
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
 
@@ -112,7 +112,7 @@ def ambiguous(path: str, fi: FileIndex, starts: Sequence[int], tier: str, src: i
         # A candidate that starts with blank lines is shown by its first line of text.
         return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
 
-    lines = "\n".join(f"{p + 1:>6}| {visible(fi.keys[p]) if p < len(fi.keys) else ''}"
+    lines = "\n".join(f"{p + 1:>6}| {quoted(fi.keys[p]) if p < len(fi.keys) else ''}"
                       for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(

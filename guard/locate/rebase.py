@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, ClassVar, Sequence
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, Value, error, ordered_changes
 from ..textfile import Text, decode
-from ..wording import visible
+from ..wording import quoted, visible
 from . import locate_changes
 from .splice import Splice, apply_splices, whole_text
 
@@ -198,7 +198,7 @@ def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text,
     c = merged.conflicts[0]
     first = c.theirs_line
     now = [ln.decode("utf-8", "replace").rstrip("\r\n") for ln in c.theirs]
-    lines = "\n".join(f"{first + i:>6}| {visible(x)}" for i, x in enumerate(now[:8])) or "(those lines are gone)"
+    lines = "\n".join(f"{first + i:>6}| {quoted(x)}" for i, x in enumerate(now[:8])) or "(those lines are gone)"
     return current, error(
         "stale", path, first,
         f"{path} changed since the edit's base, and the change touches or adjoins lines the edit changes "
@@ -241,9 +241,9 @@ def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: 
 def _pair(line: int, now: str | None, edit: str | None) -> str:
     """One differing line: the file's, then the edit's, differing characters in [brackets]."""
     if now is None:
-        return f"  the edit shows a line the file does not have before line {line}: {visible(edit or '')!r}"
+        return f"  the edit shows a line the file does not have before line {line}: {quoted(edit or '')!r}"
     if edit is None:
-        return f"  line {line} of the file is not in the edit: {visible(now)!r}"
+        return f"  line {line} of the file is not in the edit: {quoted(now)!r}"
     a, b = (_clipped(t) for t in _marked(now, edit))
     label = f"line {line} now:"
     width = max(len(label), len("the edit shows:"))
@@ -307,7 +307,7 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
                 unsure.append((label, twice))
             continue
         line, now = doubt
-        said = f"the snippet changes line {line + 1} of {path}, which changed since {label} ({visible(now)!r})"
+        said = f"the snippet changes line {line + 1} of {path}, which changed since {label} ({quoted(now)!r})"
         out = locate_changes(old, changes, tiers, path, True)
         if out.findings:
             return error(

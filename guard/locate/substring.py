@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
 from ..textfile import Text
-from ..wording import visible
+from ..wording import quoted
 from .hunk import bare_context, locate_hunk, typography
 from .index import (
     FileIndex, MAX_CANDIDATES, NORMALISERS, ambiguous, candidates, indent_shift, indent_width, norm_fn, reindent,
@@ -239,9 +239,9 @@ def _splits_line(
             continue
         return error(
             "ambiguous", path, line + 1,
-            f"the text to replace {where} line {line + 1}, which also has {visible(part.strip())!r}: "
+            f"the text to replace {where} line {line + 1}, which also has {quoted(part.strip())!r}: "
             "the new lines could go on either side of it",
-            f"line {line + 1} is {visible(fi.text.lines[line])!r}; {what}, or give whole lines",
+            f"line {line + 1} is {quoted(fi.text.lines[line])!r}; {what}, or give whole lines",
         )
     return None
 

@@ -115,11 +115,16 @@ class PolicyCache(Value):
     """Where parsed policy texts are kept, as JSON, from one process to the next.
 
     Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
-    ~200), and a policy seldom changes.  An entry is found by the text's CRC and length
-    and used only when the text it holds is the same; data that JSON cannot hold
-    exactly is not kept.  A cache that cannot be read or written is ignored.  The
-    program's edge chooses one (`of_user`, the default of `load`), or one with no
-    folder: nothing kept.  ``tests/test_policy.py`` holds it to the parsed text.
+    ~200), and a policy seldom changes.  What a cache says decides what the guard checks, so
+    it is trusted only where no agent can write: an entry is named by a BLAKE2b hash of the
+    loader's version and the text, holds both, and is used only when they are exactly this
+    loader's and this text (``_remembered``); the folder is used only when it lies in no git
+    work tree (the guarded repository's included, through any symbolic link) and it, its
+    parent and the entry belong to this user and no one else may write them (``_private``).
+    Data that JSON cannot hold exactly is not kept.  A cache that cannot be read or written,
+    or is not trusted, is ignored: the text is parsed.  The program's edge chooses one
+    (`of_user`, the default of `load`), or one with no folder: nothing kept.
+    ``tests/test_policy.py`` holds it to the parsed text.
     """
 
     __slots__ = ("folder",)
@@ -130,20 +135,52 @@ class PolicyCache(Value):
         self._init(folder)
 
     @classmethod
-    def of_user(cls) -> PolicyCache:
-        """The user's cache folder: ``$XDG_CACHE_HOME/agent-guard/policies``, else under ``~/.cache``."""
+    def of_user(cls, root: Path | None = None) -> PolicyCache:
+        """The user's cache folder: ``$XDG_CACHE_HOME/agent-guard/policies``, else under ``~/.cache``;
+        none when that is inside the work tree at `root` or any other (``_in_a_work_tree``)."""
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         if not os.path.isabs(base):
             return cls(None)  # no home to speak of
-        return cls(Path(base) / "agent-guard" / "policies")
+        folder = Path(base) / "agent-guard" / "policies"
+        return cls(None if _in_a_work_tree(folder, root) else folder)
 
     def path(self, text: str) -> Path | None:
-        import zlib
-
         if self.folder is None:
             return None
-        raw = text.encode("utf-8", "surrogatepass")
-        return self.folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
+        return self.folder / f"{_key(text)}.json"
+
+
+# What the loader makes of a text: bump it when that changes (normalisation, the YAML it reads),
+# so entries another version of agent-guard kept are not taken for this one's.
+LOADER = "2"
+
+
+def _key(text: str) -> str:
+    """The hash that names `text`'s entry: of the loader's version and the text, exactly."""
+    try:
+        from _blake2 import blake2b  # hashlib's own builtin: ~0.5 ms, where hashlib loads OpenSSL (~6 ms)
+    except ImportError:  # pragma: no cover - an interpreter without it
+        from hashlib import blake2b
+
+    h = blake2b(LOADER.encode() + b"\0" + text.encode("utf-8", "surrogatepass"), digest_size=32)
+    return h.hexdigest()
+
+
+def _in_a_work_tree(folder: Path, root: Path | None) -> bool:
+    """Whether `folder` (as the file system resolves it, links and all) lies inside the work tree at
+    `root`, or in any folder that holds a `.git`: a file there is one an agent working in that
+    repository may write, and a planted entry would switch checks off."""
+    real = Path(os.path.realpath(folder))
+    if root is not None:
+        tree = Path(os.path.realpath(root))
+        if real == tree or tree in real.parents:
+            return True
+    return any(os.path.lexists(d / ".git") for d in (real, *real.parents))
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user, and no one else may write it."""
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
 _NOT_REMEMBERED = object()
@@ -151,14 +188,29 @@ _NOT_REMEMBERED = object()
 
 def _remembered(text: str, cache: PolicyCache | None = None) -> object:
     """The data `cache` (None: the user's) holds for `text`, else `_NOT_REMEMBERED`."""
+    import stat
+
     path = (cache or PolicyCache.of_user()).path(text)
     if path is None:
         return _NOT_REMEMBERED
     try:
-        entry = json.loads(path.read_bytes())
+        if not all(_private(os.stat(d)) for d in (path.parent, path.parent.parent)):
+            return _NOT_REMEMBERED
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or not _private(st):
+                return _NOT_REMEMBERED
+            with os.fdopen(fd, "rb") as f:
+                fd = -1
+                entry = json.loads(f.read())
+        finally:
+            if fd >= 0:
+                os.close(fd)
     except (OSError, ValueError):
         return _NOT_REMEMBERED
-    if not isinstance(entry, dict) or entry.get("version") != 1 or entry.get("text") != text:
+    if not isinstance(entry, dict) or entry.get("version") != 2 or entry.get("loader") != LOADER \
+            or entry.get("text") != text:
         return _NOT_REMEMBERED
     return entry.get("data")
 
@@ -169,15 +221,20 @@ def _remember(text: str, data: object, cache: PolicyCache | None = None) -> None
     if path is None:
         return
     try:
-        doc = json.dumps({"version": 1, "text": text, "data": data})
+        doc = json.dumps({"version": 2, "loader": LOADER, "text": text, "data": data})
         if json.loads(doc)["data"] != data:
             return  # keys that are not strings, NaN...: not what YAML said, once through JSON
     except (TypeError, ValueError):
         return  # dates and the like
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(doc, encoding="utf-8")
+        for d in (path.parent.parent, path.parent):
+            d.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _private(os.stat(d)):
+                return  # someone else's, or open to all: not a place to keep what decides the checks
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(doc)
         os.replace(tmp, path)
     except OSError:
         try:
@@ -275,7 +332,7 @@ class Policy(Value):
     """The effective policy of one agent: its settings, and where each came from."""
 
     # No __slots__: the cached properties below keep what they work out in the instance's dict.
-    _fields = ("name", "data", "sources", "agent", "own_files")
+    _fields = ("name", "data", "sources", "agent", "own_files", "ignorecase")
     name: str
     data: dict[str, object]
     sources: dict[str, str]
@@ -285,10 +342,14 @@ class Policy(Value):
     # says (``paths.protected_finding``).  Filled by ``load`` for an agent's session;
     # a policy made for another purpose (a commit check judges people's commits) has none.
     own_files: tuple[str, ...]
+    # git's `core.ignorecase` for the repository: the allow-list (``paths.allow``) names paths as
+    # the file system compares them, case-sensitively unless git says it ignores case.  (Protected
+    # globs always ignore case: a protected name must not be reached by another spelling.)
+    ignorecase: bool
 
     def __init__(self, name: str, data: dict[str, object], sources: dict[str, str] | None = None,
-                 agent: str | None = None, own_files: tuple[str, ...] = ()) -> None:
-        self._init(name, data, {} if sources is None else sources, agent, own_files)
+                 agent: str | None = None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> None:
+        self._init(name, data, {} if sources is None else sources, agent, own_files, ignorecase)
 
     # A policy is equal only to itself, hashed by identity: it holds dicts, and two loads
     # of one file are two policies.
@@ -399,7 +460,7 @@ class Policy(Value):
         return tuple("." + v.lower().lstrip(".") for v in names)
 
 
-def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = ()) -> Policy:
+def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> Policy:
     data: dict[str, object] = {}
     sources: dict[str, str] = {}
     for layer in chain:
@@ -416,7 +477,7 @@ def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = 
     name = chain[0].short
     for layer in chain[1:]:
         name = f"{layer.short}(extends {name})"
-    return Policy(name=name, data=data, sources=sources, agent=agent, own_files=own_files)
+    return Policy(name=name, data=data, sources=sources, agent=agent, own_files=own_files, ignorecase=ignorecase)
 
 
 def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...], value: object, label: str) -> None:
@@ -442,12 +503,14 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
 
 # --- public API ---------------------------------------------------------------------
 def load(root: Path | None, spec: str | None = None, agent: str | None = None,
-         cache: PolicyCache | None = None) -> Policy:
+         cache: PolicyCache | None = None, ignorecase: bool = False) -> Policy:
     """The effective policy: `spec` (preset name or path), else the repo's file, else `default`.
 
-    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`).
+    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`, unless it lies in
+    the work tree at `root` or another).  `ignorecase`: git's `core.ignorecase` for the
+    repository at `root` (``Policy.ignorecase``).
     """
-    cache = cache or PolicyCache.of_user()
+    cache = cache or PolicyCache.of_user(root)
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
         if own is not None and own.is_file():
@@ -461,7 +524,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
     else:
         top = _layer(spec, Path.cwd(), cache, preset_ok=False)
     chain = _chain(top, cache)
-    return _build(chain, agent, _own_files(root, chain))
+    return _build(chain, agent, _own_files(root, chain), ignorecase)
 
 
 def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:

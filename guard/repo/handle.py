@@ -557,6 +557,20 @@ class GitRepo:
         except (KeyError, pygit2.GitError):
             return None
 
+    def ignores_case(self) -> bool:
+        """git's `core.ignorecase`: does the work tree's file system fold case (false when unset)?"""
+        try:
+            return bool(self._repo.config.get_bool("core.ignorecase"))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+
+    def ignored(self, path: str) -> bool:
+        """Would git ignore `path` (`.gitignore`, `info/exclude`, `core.excludesFile`)?"""
+        try:
+            return bool(self._repo.path_is_ignored(path))
+        except pygit2.GitError:
+            return False
+
     # ------------------------------------------------------------------ refs
 
     def ref(self, name: str) -> str | None:
