@@ -64,7 +64,8 @@ def for_range(g: Workspace, from_ref: str) -> RangePolicy:
     try:
         at_base = committed(g.repo, base, from_ref)
     except policy_mod.PolicyError as exc:
-        raise UsageError(f"policy: {exc}") from None
+        raise UsageError(f"policy: {exc}\n(the policy committed at the range's base judges the range; to judge it "
+                         "by another, give --policy NAME|FILE)") from None
     if at_base is None:
         return RangePolicy(_loaded(None), f"the preset default ({from_ref} holds no {POLICY_FILE})",
                            frozenset({POLICY_FILE}))
