@@ -249,7 +249,8 @@ def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
         checked = sum(1 for c in commits if "skipped" not in c)
         base = _ref(extra.get("from_ref"))
         what = f"{plural(checked, 'commit')} of {base}..{_ref(extra.get('to_ref'))}"
-        return what, f"rewrite the commits named above so that each one passes (`git rebase -i {base}`), then push again"
+        since = "--root" if not base.strip("0") else base  # the null id: from the root commits
+        return what, f"rewrite the commits named above so that each one passes (`git rebase -i {since}`), then push again"
     if mode == "all-files":
         return (f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
                 "fix the files above and `git add` them")

@@ -67,4 +67,4 @@ def test_the_null_base_checks_everything_the_tip_reaches(repo: Repo, cli) -> Non
         assert [c["commit"] for c in result.json()["check"]["commits"]] == [first, second]
     human = cli("check", "--from-ref", "0" * 40, "--to-ref", "HEAD").stdout
     assert "note: --from-ref is the null id: every commit HEAD reaches was checked" in human
-    assert "2 commits of 0000000000..HEAD" in human
+    assert "2 commits of 0000000000..HEAD" in human and "(`git rebase -i --root`)" in human
