@@ -26,6 +26,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 from .model import Finding
+from .regex import lazy
 from .report import Report
 from .wording import plural, printable, printable_diff, short_id
 
@@ -158,18 +159,67 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int]:
 
 
 def check(report: Report, renderer: str) -> str:
-    """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it."""
+    """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it.
+
+    What a commit holds (file names, lines, subjects) is anyone's to write, and CI logs
+    are read by a runner for commands: a line starting ``::`` (GitHub), ``##[`` or
+    ``##vso[`` anywhere in a line (GitHub's and Azure's older form).  So no name is
+    printed with a line break in it, no line of people's output starts a command, and
+    ``##`` before ``[`` or ``vso[`` is written ``#\\x23`` (in JSON, ``#\\u0023``: the same
+    string once parsed).
+    """
     if renderer == "json":
-        return report.to_json()
+        return _json_inert(report.to_json())
     if renderer == "github":
         return github(report)
     if renderer == "sarif":
-        return sarif(report, version())
+        return _json_inert(sarif(report, version()))
     return _check_human(report)
+
+
+# `##[` (GitHub's older workflow commands) and `##vso[` (Azure Pipelines'): read anywhere in a line.
+_HASHES = lazy(r"##(?=\[|vso\[)")
+_HASH = r"#\\x23"  # what `_HASHES` becomes: `#\x23`
+
+
+def _one_line(text: str) -> str:
+    """`text` (a name) on one line, safe to print: control characters and newlines as ``\\xNN``."""
+    return printable(text).replace("\n", "\\x0a")
+
+
+def _names(report: Report) -> list[str]:
+    """The names in `report` that cannot be printed as they are, longest first (they are replaced in
+    the messages that quote them)."""
+    names = {p for c in report.changes for p in (c.path, c.old_path) if p}
+    names.update(p for f in report.findings for p in (f.path, _anchor_of(f)) if p)
+    return sorted((n for n in names if _one_line(n) != n), key=len, reverse=True)
+
+
+def _named(text: str, names: Iterable[str]) -> str:
+    for name in names:
+        text = text.replace(name, _one_line(name))
+    return text
+
+
+def _inert(text: str) -> str:
+    """People's output with no line a CI runner reads as a command (see ``check``)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip()
+        if body.startswith("::"):
+            line = line[: len(line) - len(body)] + "\\x3a" + body[1:]
+        out.append(line)
+    return _HASHES().sub(_HASH, "\n".join(out))
+
+
+def _json_inert(text: str) -> str:
+    # In JSON text `#` only stands inside strings, where `\u0023` is the same character.
+    return text.replace("##", "#\\u0023")
 
 
 def _check_human(report: Report) -> str:
     subjects = _subjects(report)
+    names = _names(report)
     groups: dict[str, list[Finding]] = {}
     for f in report.findings:
         groups.setdefault(f.path or "", []).append(f)
@@ -178,17 +228,18 @@ def _check_human(report: Report) -> str:
         if lines:
             lines.append("")
         for f in sorted(groups[path], key=lambda f: (f.line or 0)):
-            where = f.path or ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
+            where = _one_line(f.path) if f.path else (
+                "commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
             if f.path and f.line is not None:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
             in_commit = _in_commit(f, subjects) if f.path else ""
-            lines.append(f"{where}: {f.code}: {f.message}{in_commit}{warn}")
-            lines.extend("    " + h for h in f.hint.splitlines())
+            lines.append(f"{where}: {f.code}: {_named(f.message, names)}{in_commit}{warn}")
+            lines.extend("    " + h for h in _named(f.hint, names).splitlines())
     if lines:
         lines.append("")
-    lines.append(summary(report))
-    return printable("\n".join(lines))  # paths and commit subjects come from whoever committed
+    lines.append(summary(report, names))
+    return _inert(printable("\n".join(lines)))  # paths, lines and subjects come from whoever committed
 
 
 def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
@@ -199,7 +250,8 @@ def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
         checked = sum(1 for c in commits if "skipped" not in c)
         base = _ref(extra.get("from_ref"))
         what = f"{plural(checked, 'commit')} of {base}..{_ref(extra.get('to_ref'))}"
-        return what, f"rewrite the commits named above so that each one passes (`git rebase -i {base}`), then push again"
+        since = "--root" if not base.strip("0") else base  # the null id: from the root commits
+        return what, f"rewrite the commits named above so that each one passes (`git rebase -i {since}`), then push again"
     if mode == "all-files":
         return (f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
                 "fix the files above and `git add` them")
@@ -210,14 +262,16 @@ def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
     return what, "fix the lines above, `git add` them, and commit again"
 
 
-def summary(report: Report) -> str:
+def summary(report: Report, names: Iterable[str] = ()) -> str:
+    """The last lines of a check's report: what was checked, what was found, what to do; its notes
+    (with `names`, the names that cannot be printed as they are, escaped)."""
     errors, warnings = counts(report.findings)
     what, fix = _checked(_extra(report))
-    line = f"agent-guard check: {what}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    line = f"agent-guard check: {_one_line(what)}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     if errors:
-        line += f"\n  {fix}"
+        line += f"\n  {_one_line(fix)}"
     for note in report.notes:
-        line += f"\n  note: {note}"
+        line += f"\n  note: {_one_line(_named(note, names))}"
     return line
 
 
@@ -245,8 +299,9 @@ def github(report: Report) -> str:
         text = f.message + _in_commit(f, subjects)
         if f.hint:
             text += "\n" + f.hint
-        out.append(f"::{kind} {','.join(props)}::{_gh_data(text)}")
-    out.append(summary(report))
+        # A command's data carries no raw line break (`_gh_data`); its file is the file's exact name.
+        out.append(f"::{kind} {','.join(props)}::{_gh_data(_HASHES().sub(_HASH, text))}")
+    out.append(_inert(printable(summary(report, _names(report)))))  # people's text
     return "\n".join(out)
 
 

@@ -269,7 +269,7 @@ def test_pre_receive_hook_refuses_a_bad_push(repo: Repo, tmp_path: Path) -> None
     repo.commit({"app.py": CODE})
     repo.git("remote", "add", "origin", str(server))
     first = command(repo.root, "git", "push", "-q", "origin", "main")
-    assert first.returncode == 0, first  # the first push: no base to compare with, nothing refused
+    assert first.returncode == 0, first  # the first push: checked from its root, and clean
     repo.commit({"app.py": LAZY}, message="lazy")
     refused = command(repo.root, "git", "push", "origin", "main")
     assert refused.returncode != 0, refused
@@ -283,6 +283,86 @@ def test_pre_receive_hook_refuses_a_bad_push(repo: Repo, tmp_path: Path) -> None
     fine = command(repo.root, "git", "push", "-q", "origin", "main")
     assert fine.returncode == 0, fine
     assert git(server, "rev-parse", "main") == repo.git("rev-parse", "HEAD")
+
+
+def _receiving(tmp_path: Path) -> Path:
+    """A bare repository with the README's pre-receive hook."""
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(server))
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text(_one("hooks/pre-receive").text)
+    hook.chmod(0o755)
+    return server
+
+
+def _push(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return command(repo.root, "git", "push", "origin", *args, timeout=120)
+
+
+def _orphan(repo: Repo, branch: str) -> None:
+    repo.git("checkout", "-q", "--orphan", branch)
+    repo.git("rm", "-q", "-rf", ".")
+
+
+def test_pre_receive_hook_checks_a_history_with_no_base(repo: Repo, tmp_path: Path) -> None:
+    server = _receiving(tmp_path)
+    repo.git("remote", "add", "origin", str(server))
+    # The first push to an empty server: its whole history, a bad commit inside it included.
+    repo.commit({"app.py": CODE})
+    repo.commit({"app.py": LAZY}, message="lazy")
+    repo.commit({"app.py": CODE}, message="fixed again")
+    first = _push(repo, "main")
+    assert first.returncode != 0 and b"remote: app.py:2: placeholder:" in first.stderr, first
+    assert git(server, "for-each-ref") == ""
+    repo.git("reset", "-q", "--hard", "HEAD~2")
+    assert _push(repo, "-q", "main").returncode == 0
+    # An --orphan branch: a new root, alone or with history after it.
+    _orphan(repo, "pages")
+    repo.commit({"index.py": LAZY}, message="lazy root")
+    root = _push(repo, "pages")
+    assert root.returncode != 0 and b"remote: index.py:2: placeholder:" in root.stderr, root
+    repo.git("reset", "-q", "--hard")
+    _orphan(repo, "pages2")
+    repo.commit({"index.py": CODE}, message="clean root")
+    repo.commit({"index.py": CODE + "x = 1\n"}, message="more")
+    repo.commit({"index.py": LAZY}, message="lazy later")
+    later = _push(repo, "pages2")
+    assert later.returncode != 0 and b"remote: index.py:2: placeholder:" in later.stderr, later
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    assert _push(repo, "-q", "pages2").returncode == 0
+    # main replaced by a history it has nothing in common with (a forced push).
+    lazy_main = repo.commit({"index.py": LAZY}, message="lazy")
+    forced = _push(repo, "--force", f"{lazy_main}:refs/heads/main")
+    assert forced.returncode != 0 and b"placeholder" in forced.stderr, forced
+    assert set(git(server, "for-each-ref", "--format=%(refname)").split()) == {"refs/heads/main", "refs/heads/pages2"}
+
+
+def test_pre_receive_hook_holds_its_policy_and_checks_merges(repo: Repo, tmp_path: Path) -> None:
+    server = _receiving(tmp_path)
+    repo.git("remote", "add", "origin", str(server))
+    repo.commit({"app.py": CODE})
+    assert _push(repo, "-q", "main").returncode == 0
+    # A push that relaxes the committed policy, then relies on it.
+    repo.commit({".agent-guard.yaml": "extends: permissive\n"}, message="relax")
+    repo.commit({"app.py": LAZY}, message="lazy")
+    relaxed = _push(repo, "main")
+    assert relaxed.returncode != 0 and b"remote: app.py:2: placeholder:" in relaxed.stderr, relaxed
+    assert b"path-protected: '.agent-guard.yaml' is a file the policy is read from" in relaxed.stderr
+    repo.git("reset", "-q", "--hard", "HEAD~2")
+    # An evil merge: content of its own, in neither parent.
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.commit({"topic.py": "t = 1\n"}, message="topic")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"main.py": "m = 1\n"}, message="main")
+    repo.git("merge", "-q", "--no-commit", "--no-ff", "topic")
+    repo.write({"app.py": LAZY})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "Merge topic")
+    evil = _push(repo, "main")
+    assert evil.returncode != 0 and b"remote: app.py:2: placeholder:" in evil.stderr, evil
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge topic", "topic")
+    assert _push(repo, "-q", "main").returncode == 0
 
 
 # ---------------------------------------------------------------------- pre-commit, as written

@@ -23,9 +23,12 @@ from .fast import check_conflict, run_check
 @click.option("--all-files", "mode", flag_value="all-files",
               help="Check every tracked file whole, as staged (to adopt agent-guard on an existing repository).")
 @click.option("--from-ref", default=None, metavar="REF",
-              help="With --to-ref: check each commit of FROM..TO on its own (default: $PRE_COMMIT_FROM_REF).")
+              help="With --to-ref: check each commit of FROM..TO on its own, a merge on what it adds to git's "
+                   "merge of its parents (default: $PRE_COMMIT_FROM_REF; git's null id: every commit TO reaches).")
 @click.option("--to-ref", default=None, metavar="REF", help="The end of the range (default: $PRE_COMMIT_TO_REF).")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option("--policy", default=None,
+              help="Preset name or policy file (default: .agent-guard.yaml, else 'default'; for a range, the "
+                   "one committed at FROM).")
 @click.option("--format", "renderer", type=click.Choice(render.RENDERERS), default=None,
               help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")

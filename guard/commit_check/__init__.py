@@ -12,12 +12,17 @@ Which checks apply, and how:
   warnings;
 - ``budget``: ``budget.per_edit`` per commit (files, added and removed lines, hunks,
   bytes of changed lines) and ``budget.max_file_bytes`` for a file the commit takes past it;
+  a merge commit's own change is held to ``files`` and ``lines_added`` (``merges``), a
+  root commit (no parent) and a merge being committed to no ``per_edit`` limit;
 - ``binary`` / ``not-utf8``: a text file that the commit makes binary, or text that
   is not UTF-8 (files marked binary in .gitattributes are left alone);
 - ``path-protected``: reported as a warning, never refused: people change CI files and
   the policy itself on purpose, and a commit has no agent to stop.
 Not ``untracked`` or ``no-op``: they judge an agent's edit against the work tree.
 Whole files get only the first group: a budget or a protected path is about a change.
+
+A range is judged by one policy from outside it (``range_policy``: ``--policy``, else the
+one committed at its base), and a commit of it that changes the policy is reported.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from ..policy import Policy
 from ..repo import GitRepo
 from ..report import Report
 from ..workspace import Workspace
-from .changes import Unit, changes_from_git, resolve_commit
+from . import range_policy
+from .changes import CHANGE, MERGE, ROOT, STAGED_MERGE, Unit, changes_from_git
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
@@ -57,9 +63,9 @@ class CommitFinding(Finding):
         return out
 
 
-def commit_policy(pol: Policy, whole: bool, budget: bool = True) -> Policy:
+def commit_policy(pol: Policy, whole: bool, budget: bool = True, per_edit: tuple[str, ...] | None = None) -> Policy:
     """`pol` with the levels the checks run at for a commit, for files checked whole, or (without
-    `budget`) for a merge."""
+    `budget`) for a merge being committed; `per_edit`: the only ``budget.per_edit`` limits kept."""
     raw = pol.data.get("checks")
     levels: dict[str, object] = dict(raw) if isinstance(raw, dict) else {}
     for name in _NOT_FOR_COMMITS + (_OF_A_CHANGE if whole else ()) + (() if budget else ("budget",)):
@@ -70,7 +76,13 @@ def commit_policy(pol: Policy, whole: bool, budget: bool = True) -> Policy:
         levels["path-protected"] = "off"
     elif levels.get("path-protected") == "error":
         levels["path-protected"] = "warning"
-    return Policy(pol.name, {**pol.data, "checks": levels}, pol.sources, pol.agent)
+    data = {**pol.data, "checks": levels}
+    budgets = pol.data.get("budget")
+    if per_edit is not None and isinstance(budgets, dict):
+        limits = budgets.get("per_edit")
+        kept = {k: v for k, v in limits.items() if k in per_edit} if isinstance(limits, dict) else {}
+        data["budget"] = {**budgets, "per_edit": kept}
+    return Policy(pol.name, data, pol.sources, pol.agent)
 
 
 # The attributes each check asks for every file (asked for a whole unit at once).
@@ -90,20 +102,30 @@ def _in_order(findings: Sequence[Finding], changes: Sequence[FileChange]) -> lis
     return sorted(findings, key=key)
 
 
+# The budget.per_edit limits a merge commit's own change is held to (``merges``).
+_MERGE_LIMITS = ("files", "lines_added")
+_MERGE_HINT = ("do the merge with no change of its own beyond resolving conflicts, and commit the rest on its own "
+               "before or after it; or raise budget.per_edit.{key} in .agent-guard.yaml")
+
+
 class _Judge:
     """Runs the checks on one unit after another, with the policies built once."""
 
     def __init__(self, repo: GitRepo, pol: Policy) -> None:
         self.repo = repo
-        self.for_change = commit_policy(pol, whole=False)
-        self.for_merge = commit_policy(pol, whole=False, budget=False)
+        self.policies = {
+            CHANGE: commit_policy(pol, whole=False),
+            ROOT: commit_policy(pol, whole=False, per_edit=()),
+            MERGE: commit_policy(pol, whole=False, per_edit=_MERGE_LIMITS),
+            STAGED_MERGE: commit_policy(pol, whole=False, budget=False),
+        }
         self.for_whole = commit_policy(pol, whole=True)
         self.core_whitespace = repo.config("core.whitespace")
 
-    def __call__(self, unit: Unit, budget: bool = True) -> list[Finding]:
+    def __call__(self, unit: Unit) -> list[Finding]:
         if not unit.changes:
             return []
-        policy = self.for_whole if unit.whole else self.for_change if budget else self.for_merge
+        policy = self.for_whole if unit.whole else self.policies[unit.kind]
         running = [name for name in checks.CHECKS if policy.level(name) in checks.LEVELS or name in checks.ALWAYS]
         wanted = {attr for name in running for attr in _ATTRIBUTES.get(name, ())}
         self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
@@ -124,25 +146,33 @@ class _Judge:
             blocks=blocks,
         )
         found = _in_order(checks.run(inp).findings, unit.changes)
+        if unit.kept:
+            found = _own(found, unit)
         anchor = unit.changes[0].path
-        return [CommitFinding(f.code, f.severity, f.path, f.line, f.message, f.hint, commit=unit.commit,
+        return [CommitFinding(f.code, f.severity, f.path, f.line, f.message, _hint(f, unit), commit=unit.commit,
                               anchor=None if f.path else anchor) for f in found]
 
 
-def _committed_policy(g: Workspace, to_ref: str) -> Policy:
-    """A bare repository's policy: the .agent-guard.yaml of the range's last commit, as a
-    checkout of it would read it (else the preset `default`)."""
-    from .. import policy as policy_mod
+def _own(found: Sequence[Finding], unit: Unit) -> list[Finding]:
+    """`found` without the findings on a conflicted file's lines that a version merged there holds
+    (the resolution moved them; the commit that wrote them was judged)."""
+    kept = unit.kept or {}
+    lines = {c.path: dict(c.added) for c in unit.changes if c.path in kept}
+    out: list[Finding] = []
+    for f in found:
+        text = lines.get(f.path or "", {}).get(f.line) if f.line is not None else None
+        if text is not None and text in kept[f.path or ""]:
+            continue
+        out.append(f)
+    return out
 
-    tip = resolve_commit(g.repo, to_ref, "--to-ref")
-    entry = g.repo.tree_entry(g.repo.commit_tree(tip), policy_mod.DEFAULT_FILE)
-    data = g.repo.read_blob(entry.oid) if entry is not None else None
-    try:
-        if data is None:
-            return policy_mod.load(None)
-        return policy_mod.load_committed(data.decode("utf-8", "replace"), f"{to_ref}:{policy_mod.DEFAULT_FILE}")
-    except policy_mod.PolicyError as exc:
-        raise UsageError(f"policy: {exc}") from None
+
+def _hint(f: Finding, unit: Unit) -> str:
+    """A finding's hint; a merge's budget says how to keep a merge small (not `git rebase -i` of it)."""
+    if unit.kind == MERGE and f.code == "budget" and f.path is None:
+        key = next((k for k in _MERGE_LIMITS if f"budget.per_edit.{k}," in f.message), "lines_added")
+        return _MERGE_HINT.format(key=key)
+    return f.hint
 
 
 def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
@@ -166,16 +196,18 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     if repo.bare and (from_ref is None or to_ref is None):
         raise UsageError(f"{repo.gitdir} is a bare repository: it has no index or work tree to check; "
                          "check the commits of a range: agent-guard check --from-ref A --to-ref B")
+    # A range is judged by a policy from outside it (read before its commits are: a broken
+    # policy is a usage error however long the range).
+    source = range_policy.for_range(g, from_ref) if from_ref is not None else None
     units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files)
-    if repo.bare and g.policy_spec is None:
-        assert to_ref is not None  # a bare repository checks ranges only (above)
-        pol = _committed_policy(g, to_ref)
-    else:
-        pol = g.policy()
-    judge = _Judge(repo, pol)
+    judge = _Judge(repo, source.policy if source is not None else g.policy())
+    watch = range_policy.Watch(repo, source) if source is not None else None
     findings: list[Finding] = []
     for unit in units:
-        findings += judge(unit, budget=not extra.get("merge"))
+        found = judge(unit)
+        findings += watch(unit, found) if watch is not None else found
+    if source is not None:
+        extra["policy"] = source.where
     # The change list is for the report's "files"; the diffs are the user's own commits.
     changes = tuple(c._replace(diff="") if c.diff else c for unit in units for c in unit.changes)
     status = "refused" if any(f.severity == "error" for f in findings) else "checked"

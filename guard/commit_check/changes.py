@@ -6,9 +6,13 @@ So it is exactly what is (or will be) committed:
   index is ``$GIT_INDEX_FILE`` when git set one (``git commit -a`` and
   ``git commit PATH`` run the hook on a temporary index);
 - a range (``--from-ref A --to-ref B``, or pre-commit's ``PRE_COMMIT_FROM_REF`` and
-  ``PRE_COMMIT_TO_REF``): each commit of ``A..B`` against its first parent, on its
-  own, so a per-commit budget holds for every commit.  Merge commits are skipped:
-  the commits they bring in are in the range themselves, or were checked before;
+  ``PRE_COMMIT_TO_REF``): each commit of ``A..B`` against its parent, on its own, so a
+  per-commit budget holds for every commit.  A merge commit is judged on its own
+  change, what it holds beyond git's automatic merge of its parents (``merges``): the
+  commits it brings in are in the range themselves, or were checked before.  A root
+  commit (no parent: an ``--orphan`` branch, a new history) adds every file it holds.
+  ``A`` may be git's null id (all zeros, what a receive hook is given for a new
+  branch): every commit ``B`` reaches is then checked, from its root commits;
 - all files (``--all-files``): every tracked file as staged, judged whole as if it
   were new, for adopting agent-guard on an existing repository.
 
@@ -20,7 +24,7 @@ paths.  In the staged mode a named *file* with no staged change is judged whole,
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
@@ -33,10 +37,14 @@ TREE = 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
 
 
+# What a unit is, for the budget it is held to (``commit_check.commit_policy``).
+CHANGE, ROOT, MERGE, STAGED_MERGE = "change", "root", "merge", "staged merge"
+
+
 class Unit(Value):
     """What is judged on its own: the staged change, one commit, or the files checked whole."""
 
-    __slots__ = ("label", "commit", "changes", "whole", "texts")
+    __slots__ = ("label", "commit", "changes", "whole", "texts", "kind", "kept")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
     commit: str | None
@@ -45,6 +53,10 @@ class Unit(Value):
     # id(change) -> (added block, lines) of the changes that add every line of a text
     # (new files, files checked whole): decoded once, handed to the checks as is.
     texts: Mapping[int, tuple[str, tuple[str, ...]]] | None
+    kind: str  # CHANGE, ROOT (a commit with no parent), MERGE (a merge commit's own change), STAGED_MERGE
+    # A merge's conflicted files: the lines of the versions merged there.  A line of the
+    # resolution that one of them holds is not the merge's own (``merges``).
+    kept: Mapping[str, frozenset[str]] | None
 
     def __init__(
         self,
@@ -53,8 +65,10 @@ class Unit(Value):
         changes: tuple[FileChange, ...],
         whole: bool,
         texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None,
+        kind: str = CHANGE,
+        kept: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
-        self._init(label, commit, changes, whole, texts)
+        self._init(label, commit, changes, whole, texts, kind, kept)
 
 
 # What is judged (units), what the report says was checked (its "check" object), and notes.
@@ -62,7 +76,7 @@ Found = tuple[list[Unit], dict[str, Any], list[str]]
 
 
 # --- building changes from trees ----------------------------------------------------------
-def _matches(path: str, wanted: frozenset[str]) -> bool:
+def matches(path: str, wanted: frozenset[str]) -> bool:
     """`path` is one of `wanted` or inside one of them (a set: pre-commit names thousands)."""
     if not wanted or path in wanted:
         return True
@@ -115,16 +129,19 @@ def created(path: str, data: bytes, mode: int | None,
     return change
 
 
-def _changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str],
-             texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
+def file_changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str],
+                 texts: dict[int, tuple[str, tuple[str, ...]]] | None = None,
+                 read: Callable[[str], bytes | None] | None = None) -> tuple[FileChange, ...]:
+    """The changes of `deltas` at the `wanted` paths, their blobs read with `read` (the repository's by default)."""
+    read = read or repo.read_blob
     out: list[FileChange] = []
     for d in deltas:
-        if not (_matches(d.path, wanted) or (d.old_path is not None and _matches(d.old_path, wanted))):
+        if not (matches(d.path, wanted) or (d.old_path is not None and matches(d.old_path, wanted))):
             continue
         if GITLINK in (d.old.mode if d.old else 0, d.new.mode if d.new else 0):
             continue  # a submodule's commit id: checked in the submodule's own repository
-        before = repo.read_blob(d.old.oid) if d.old else None
-        after = repo.read_blob(d.new.oid) if d.new else None
+        before = read(d.old.oid) if d.old else None
+        after = read(d.new.oid) if d.new else None
         if before is None and after is not None and d.status == "A":
             out.append(created(d.path, after, d.new.mode if d.new else None, texts))
             continue
@@ -172,7 +189,7 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
         index = _index_tree(repo)
         deltas = repo.diff_trees(head_tree, index)
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-    changes = _changes(repo, deltas, wanted, texts)
+    changes = file_changes(repo, deltas, wanted, texts)
     units = [Unit("the staged change", None, changes, False, texts)]
     touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
     whole: list[tuple[str, Entry]] = []
@@ -211,7 +228,7 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
     extra = {"mode": "staged", **_totals(changes), "whole_files": len(units[1].changes) if whole else 0}
     if merging:
         # A merge brings in work that was committed (and checked) on the other side.
-        units[0] = units[0]._replace(label="the staged merge")
+        units[0] = units[0]._replace(label="the staged merge", kind=STAGED_MERGE)
         notes.append("a merge is being committed: the per-commit budget is not applied to it")
         extra["merge"] = True
     return units, extra, notes
@@ -244,8 +261,16 @@ def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
     return oid
 
 
+# git's null id (SHA-1, SHA-256): what a receive hook or a CI event gives for "no commit
+# before" (a new branch).  As --from-ref: no base, every commit the tip reaches.
+NULL_IDS = ("0" * 40, "0" * 64)
+
+
 def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> Found:
-    base, tip = resolve_commit(repo, from_ref, "--from-ref"), resolve_commit(repo, to_ref, "--to-ref")
+    from .merges import merge_unit
+
+    base = None if from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
+    tip = resolve_commit(repo, to_ref, "--to-ref")
     try:
         commits = repo.commits_between(base, tip)
     except GitError as exc:
@@ -253,25 +278,38 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
     shallow = _shallow(repo)
     units: list[Unit] = []
     listed: list[dict[str, Any]] = []
-    merges = 0
+    merges = roots = 0
     for info in commits:
         subject = info.message.strip().splitlines()[0] if info.message.strip() else ""
         row: dict[str, Any] = {"commit": info.oid, "subject": subject}
-        if len(info.parents) > 1:
-            merges += 1
-            listed.append({**row, "skipped": "merge commit"})
-            continue
         if not info.parents and info.oid in shallow:
             raise UsageError(
                 f"the history is cut off (shallow) at {info.oid[:10]}, inside {from_ref}..{to_ref}: its parent is "
                 "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
                 "`actions/checkout` with `fetch-depth: 0`)")
+        if len(info.parents) > 1:
+            merges += 1
+            unit, conflicted = merge_unit(repo, info, f"merge commit {short_id(info.oid)} {subject!r}", wanted)
+            units.append(unit)
+            listed.append({**row, "merge": {"parents": len(info.parents), "conflicted": conflicted},
+                           **_totals(unit.changes)})
+            continue
+        roots += not info.parents
         parent = repo.commit_tree(info.parents[0]) if info.parents else None
         texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-        changes = _changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
-        units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts))
-        listed.append({**row, **_totals(changes)})
-    notes = [f"{plural(merges, 'merge commit')} skipped: the commits they bring in are checked one by one"] if merges else []
+        changes = file_changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
+        units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts,
+                          kind=CHANGE if info.parents else ROOT))
+        listed.append({**row, **({} if info.parents else {"root": True}), **_totals(changes)})
+    notes: list[str] = []
+    if base is None:
+        notes.append(f"--from-ref is the null id: every commit {to_ref} reaches was checked, from its root commits on")
+    if roots:
+        notes.append(f"{plural(roots, 'root commit')} (no parent): every file in it is added content, judged as a "
+                     "new file; the per-commit budget is not applied to it")
+    if merges:
+        notes.append(f"{plural(merges, 'merge commit')}: each judged on what it holds beyond git's automatic merge "
+                     "of its parents")
     if not commits:
         notes.append(f"no commits in {from_ref}..{to_ref}")
     return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
@@ -279,7 +317,7 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
 
 def _all_files(repo: GitRepo, wanted: frozenset[str]) -> Found:
     index = _index_tree(repo)
-    entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and _matches(d.path, wanted)]
+    entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and matches(d.path, wanted)]
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
     changes = _whole(repo, entries, texts)
     return [Unit("the files checked whole", None, changes, True, texts)], {"mode": "all-files", "whole_files": len(changes)}, []

@@ -20,7 +20,7 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import ClassVar, Iterator, Mapping
+from typing import Callable, ClassVar, Iterator, Mapping
 
 from ..mappings import lookup
 from ..model import Value
@@ -288,13 +288,14 @@ def _normalised(data: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def _chain(top: _Layer, cache: PolicyCache) -> list[_Layer]:
-    """The layers from the root preset to `top`."""
+def _chain(top: _Layer, cache: PolicyCache, parent_of: Callable[[_Layer], _Layer] | None = None) -> list[_Layer]:
+    """The layers from the root preset to `top` (`parent_of` reads the layer a layer extends;
+    by default from the file system)."""
     chain = [top]
     while chain[-1].parent is not None:
         layer = chain[-1]
         assert layer.parent is not None
-        parent = _layer(layer.parent, layer.base_dir, cache)
+        parent = parent_of(layer) if parent_of is not None else _layer(layer.parent, layer.base_dir, cache)
         idents = [c.ident for c in chain]
         if parent.ident in idents:
             loop = [c.label for c in chain[idents.index(parent.ident):]] + [parent.label]
@@ -545,15 +546,48 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(own))
 
 
-def load_committed(text: str, label: str, agent: str | None = None, cache: PolicyCache | None = None) -> Policy:
-    """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, where there is no
-    work tree to read it or the files it extends from (a bare repository): it may extend presets only."""
+def load_committed(text: str, label: str, agent: str | None = None, cache: PolicyCache | None = None,
+                   read: Callable[[str], str | None] | None = None, at: str = "") -> Policy:
+    """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, read from the commit
+    `at` (how messages name it), not from a work tree.
+
+    It may extend presets and, given `read` (a repository path -> that file's text in the same
+    commit, None when it holds no such file), files of the same commit, by a path relative to
+    the extending file, as a checkout of the commit would read them.  A path that leaves the
+    repository cannot be read from a commit: refused.  The policy's `own_files` are the
+    repository paths it was read from.
+    """
+    import posixpath
+
     cache = cache or PolicyCache.of_user()
-    top = _checked(_Layer(label, label, DEFAULT_FILE, {}, None, PRESET_DIR), _parse_yaml(text, label, cache), root=False)
-    if top.parent is not None and not _is_bare_name(top.parent):
-        raise PolicyError(f"{label}: extends {top.parent!r}: only a preset can be extended here, with no work tree "
-                          "to read a file from; give the policy with --policy FILE")
-    return _build(_chain(top, cache), agent)
+    top = _checked(_Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")),
+                   _parse_yaml(text, label, cache), root=False)
+    read_from = [DEFAULT_FILE]
+
+    def parent_of(layer: _Layer) -> _Layer:
+        spec = layer.parent
+        assert spec is not None
+        if _is_bare_name(spec) or not layer.ident.startswith("commit:"):
+            return _layer(spec, PRESET_DIR, cache)
+        if read is None:
+            raise PolicyError(f"{layer.label}: extends {spec!r}: only a preset can be extended here, with no work "
+                              "tree to read a file from; give the policy with --policy FILE")
+        path = posixpath.normpath(posixpath.join(layer.base_dir.as_posix(), spec))
+        if spec.startswith("/") or path == ".." or path.startswith("../"):
+            raise PolicyError(f"{layer.label}: extends {spec!r}, which is outside the repository: a policy read "
+                              f"from a commit{f' ({at})' if at else ''} can extend a preset or a file of that commit; "
+                              "give the policy with --policy FILE")
+        found = read(path)
+        if found is None:
+            raise PolicyError(f"{layer.label}: extends {spec!r}, but {path} is not a file in "
+                              f"{at or 'that commit'}; commit it, or extend a preset")
+        read_from.append(path)
+        where = f"{at}:{path}" if at else path
+        return _checked(_Layer(f"commit:{path}", where, posixpath.basename(path), {}, None,
+                               Path(posixpath.dirname(path) or ".")), _parse_yaml(found, where, cache), root=False)
+
+    chain = _chain(top, cache, parent_of)
+    return _build(chain, agent, tuple(dict.fromkeys(read_from)))
 
 
 def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:

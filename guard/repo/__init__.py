@@ -10,6 +10,8 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
   where a merge runs: most commands never merge, and need not load it);
 - ``linediff``: git's diff of two sequences of lines or characters (``guard.repo.linediff``,
   where ``diffs.aligned`` meets sequences too long for difflib);
+- ``remerge``: git's merge of a merge commit's parents, done again in memory to tell what
+  the merge adds of its own (``GitRepo.remerge``, for a commit range's check);
 - ``errors`` and ``values``: what the others raise and return.
 """
 

@@ -21,10 +21,12 @@ from .values import GITLINK, CommitInfo, Entry, TreeChange
 
 if TYPE_CHECKING:
     from .config import ConfigEntry
+    from .remerge import Remerged, Scratch
 
 _ENV_LOCK = threading.Lock()
 _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
 _SKIP_WORKTREE = 1 << 14  # GIT_INDEX_ENTRY_SKIP_WORKTREE, in an index entry's extended flags
+_TREE_TYPE = int(pygit2.enums.ObjectType.TREE)
 
 
 
@@ -93,6 +95,7 @@ class GitRepo:
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
+        self._merges: Scratch | None = None  # where `remerge` merges, made on first use
         self._odb: pygit2.Odb | None = None
         self._logged: set[str] = set()  # refs whose reflog is known to exist
         # Answers of `attr` since the last `forget_attributes`: one apply asks the same
@@ -323,6 +326,27 @@ class GitRepo:
         result += [c for c in out if c.path not in gone]
         return sorted(result, key=lambda c: c.path)
 
+    def files_differing(self, old: str | None, new: str | None) -> list[TreeChange]:
+        """Files whose entry differs between two trees (renames not paired), descending only into
+        folders that differ: what a merge commit holds that its first parent does not, at the cost
+        of that difference."""
+        out: list[TreeChange] = []
+        self._walk_changes(old, new, "", out)
+        return out
+
+    def remerge(self, parents: Sequence[str], merged: Mapping[str, Entry | None]) -> Remerged:
+        """git's automatic merge of `parents` against a merge commit's entries `merged` (path ->
+        entry, None where it has no file): the merge's own change at those paths (``remerge``)."""
+        from .remerge import Scratch, remerge
+
+        if self._merges is None:
+            folders = [str(self.commondir / "objects")]
+            quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+            if quarantine and os.path.isdir(quarantine):
+                folders.append(quarantine)  # a receive hook's pushed objects (see `_quarantined`)
+            self._merges = Scratch(str(self.gitdir), folders)
+        return remerge(self._merges, parents, merged, self.files_differing)
+
     def _walk_changes(self, old: str | None, new: str | None, prefix: str, out: list[TreeChange]) -> None:
         if old == new:
             return
@@ -332,7 +356,10 @@ class GitRepo:
         b_ents = {str(e.name): e for e in b} if isinstance(b, pygit2.Tree) else {}
         for name in sorted(set(a_ents) | set(b_ents)):
             ea, eb = a_ents.get(name), b_ents.get(name)
-            if ea is not None and eb is not None and ea.id == eb.id and ea.filemode == eb.filemode:
+            # (A folder's mode is the folder's; a file's is asked only when its blob is the same:
+            # `filemode` builds an enum member each time, most of the cost of a walk.)
+            if ea is not None and eb is not None and ea.id == eb.id and (
+                    ea.type == _TREE_TYPE or ea.filemode == eb.filemode):
                 continue
             path = prefix + name
             ta = ea is not None and ea.type_str == "tree"
@@ -362,11 +389,13 @@ class GitRepo:
         except pygit2.GitError as exc:
             raise GitError(f"cannot read the index{f' {index_file}' if index_file else ''}: {exc}") from None
 
-    def commits_between(self, base: str, tip: str) -> list[CommitInfo]:
-        """The commits `git rev-list --reverse --topo-order base..tip` lists, oldest first."""
+    def commits_between(self, base: str | None, tip: str) -> list[CommitInfo]:
+        """The commits `git rev-list --reverse --topo-order base..tip` lists, oldest first (with
+        no `base`, every commit `tip` reaches, as `git rev-list --reverse --topo-order tip`)."""
         walker = self._repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
         try:
-            walker.hide(pygit2.Oid(hex=base))
+            if base is not None:
+                walker.hide(pygit2.Oid(hex=base))
         except (KeyError, pygit2.GitError) as exc:
             raise GitError(f"cannot walk {base}..{tip}: {exc}") from None
         return [CommitInfo(str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.message, c.commit_time)

@@ -58,6 +58,20 @@ class _MemoryObjects(pygit2.OdbBackend):
     def exists_cb(self, oid: pygit2.Oid) -> bool:
         return str(oid) in self.objects
 
+    def _unique(self, prefix: str) -> str:
+        found = [oid for oid in self.objects if oid.startswith(prefix)]
+        if len(found) != 1:
+            raise KeyError(prefix)
+        return found[0]
+
+    def read_prefix_cb(self, prefix: str) -> tuple[int, bytes, pygit2.Oid]:
+        oid = self._unique(prefix)
+        kind, data = self.objects[oid]
+        return kind, data, pygit2.Oid(hex=oid)
+
+    def exists_prefix_cb(self, prefix: str) -> pygit2.Oid:
+        return pygit2.Oid(hex=self._unique(prefix))
+
     def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
         self.objects[str(oid)] = (kind, bytes(data))
 
@@ -65,7 +79,7 @@ class _MemoryObjects(pygit2.OdbBackend):
         pass
 
 
-_FAVOR = {"normal": 0, "ours": 1, "theirs": 2}
+_FAVOR = {"normal": 0, "ours": 1, "theirs": 2, "union": 3}
 _MARKER = 17  # conflict markers longer than any a file is likely to hold, so they parse back unmistakably
 # GIT_MERGE_FILE_SIMPLIFY_ALNUM: the level `git merge-file` uses (conflicts separated only by
 # lines without letters or digits are one conflict), so the two agree on what conflicts.
@@ -78,8 +92,9 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes, favor: str = "normal") -
     libgit2's xdiff merge, the code of ``git merge-file``: a change on one side is
     kept; changes on both sides to the same or adjoining lines (no unchanged line
     between them) conflict unless they are the same change.  ``favor`` "ours" or
-    "theirs" resolves each conflict by taking that side (``git merge-file --ours``);
-    the conflicts are reported all the same.  No object is written to any repository.
+    "theirs" resolves each conflict by taking that side (``git merge-file --ours``),
+    "union" by taking both, ours first (``git merge-file --union``); the conflicts are
+    reported all the same.  No object is written to any repository.
     """
     from pygit2._libgit2 import ffi, lib  # type: ignore[import-not-found]  # the C API: merge options are not exposed otherwise
 

@@ -480,11 +480,11 @@ def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo
     repo.git("add", "-A")
     g = Workspace(repo.root)
     units, _extra, _notes = changes._staged(g.repo, frozenset())
-    unit = units[0]
+    unit = units[0]._replace(kind=changes.STAGED_MERGE)  # no budget: it is about the unit as a whole
     judge = commit_check._Judge(g.repo, g.policy())
-    together = judge(unit, budget=False)
+    together = judge(unit)
     one_by_one = [f for c in unit.changes
-                  for f in judge(unit._replace(changes=(c,)), budget=False)
+                  for f in judge(unit._replace(changes=(c,)))
                   if f.code not in ("not-utf8", "binary")]  # encoding findings come after the checks'
     checked = [f for f in together if f.code not in ("not-utf8", "binary")]
     assert [f.as_dict() for f in checked] == [f.as_dict() for f in one_by_one]
