@@ -346,3 +346,35 @@ def test_a_rollback_obeys_control_files_as_an_edit_does(controlled: Repo) -> Non
     assert result.code == 1 and result.json()["findings"][0]["code"] == "path-protected", result  # type: ignore[index]
     assert "control_editable" in result.json()["findings"][0]["message"] + result.json()["findings"][0]["hint"]  # type: ignore[index]
     assert controlled.snapshot() == before
+
+
+STRICT_CHECKS = ".agent-guard.yaml"
+
+
+@pytest.mark.parametrize("relax", ["* -whitespace conflict-marker-size=32\n", "*.txt -whitespace\n",
+                                   "a.txt whitespace=-blank-at-eol,-trailing-space\n", "*.txt binary\n"])
+def test_a_commit_cannot_relax_its_own_check(project: Repo, relax: str) -> None:
+    """Staged, or any commit of a range: the attributes come from the tree before (HEAD, the range's base)."""
+    project.commit({STRICT_CHECKS: "checks: {whitespace: error, conflict-marker: error}\n"})
+    base = project.git("rev-parse", "HEAD").strip()
+    project.write({".gitattributes": relax, "a.txt": "one   \ntwo\nthree\n"})
+    project.git("add", "-A")
+    staged = run_cli(project.root, "check", "--json")
+    assert staged.code == 1 and ("whitespace", "a.txt") in {(f["code"], f["path"]) for f in staged.json()["findings"]}, staged  # type: ignore[union-attr]
+    project.git("commit", "-qm", "relax the attributes")
+    project.commit({"a.txt": "one   \ntwo\n<<<<<<< HEAD\nthree\n"}, message="use them")
+    ranged = run_cli(project.root, "check", "--json", "--from-ref", base, "--to-ref", "HEAD")
+    found = {(f["code"], f["path"]) for f in ranged.json()["findings"]}  # type: ignore[union-attr]
+    assert ranged.code == 1 and ("whitespace", "a.txt") in found and ("path-protected", ".gitattributes") in found, ranged
+    # A bare clone (a server's pre-receive hook) judges the same way.
+    bare = project.root.parent / "server.git"
+    git(project.root.parent, "clone", "-q", "--bare", str(project.root), str(bare))
+    served = run_cli(bare, "check", "--json", "--from-ref", base, "--to-ref", "HEAD")
+    assert served.code == 1 and ("whitespace", "a.txt") in {(f["code"], f["path"]) for f in served.json()["findings"]}, served  # type: ignore[union-attr]
+
+
+def test_attributes_committed_before_the_change_count(project: Repo) -> None:
+    project.commit({STRICT_CHECKS: "checks: {whitespace: error}\n", ".gitattributes": "*.txt -whitespace\n"})
+    project.write({"a.txt": "one   \ntwo\nthree\n"})
+    project.git("add", "-A")
+    assert run_cli(project.root, "check").code == 0

@@ -27,6 +27,7 @@ one committed at its base), and a commit of it that changes the policy is report
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Sequence
 
 from .. import checks
@@ -37,7 +38,7 @@ from ..repo import GitRepo
 from ..report import Report
 from ..workspace import Workspace
 from . import range_policy
-from .changes import CHANGE, MERGE, ROOT, STAGED_MERGE, Unit, changes_from_git
+from .changes import CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Unit, changes_from_git, resolve_commit
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
@@ -111,8 +112,10 @@ _MERGE_HINT = ("do the merge with no change of its own beyond resolving conflict
 class _Judge:
     """Runs the checks on one unit after another, with the policies built once."""
 
-    def __init__(self, repo: GitRepo, pol: Policy) -> None:
+    def __init__(self, repo: GitRepo, pol: Policy, range_base: str | None = None) -> None:
+        """`range_base`: the commit a range starts from (its policy's and its attributes' tree)."""
         self.repo = repo
+        self.range_base = range_base
         self.policies = {
             CHANGE: commit_policy(pol, whole=False),
             ROOT: commit_policy(pol, whole=False, per_edit=()),
@@ -122,13 +125,30 @@ class _Judge:
         self.for_whole = commit_policy(pol, whole=True)
         self.core_whitespace = repo.config("core.whitespace")
 
+    def _before(self, unit: Unit) -> str | None | bool:
+        """Whose `.gitattributes` the checks of `unit` read: never what the commits judged write
+        (they could switch the checks off, `* -whitespace`), but the tree before them, as for the
+        policy (``range_policy``): a range's base commit (None, no tree's, from the null id), HEAD
+        for the staged change; the work tree's (False) for files checked whole, which change
+        nothing.  Files outside every tree (info/attributes, core.attributesFile) count as always."""
+        if unit.whole:
+            return False
+        if unit.commit is None:
+            return self.repo.head_commit()
+        return self.range_base
+
     def __call__(self, unit: Unit) -> list[Finding]:
         if not unit.changes:
             return []
         policy = self.for_whole if unit.whole else self.policies[unit.kind]
         running = [name for name in checks.CHECKS if policy.level(name) in checks.LEVELS or name in checks.ALWAYS]
         wanted = {attr for name in running for attr in _ATTRIBUTES.get(name, ())}
-        self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
+        before = self._before(unit)
+        if before is False:
+            self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
+            attr = self.repo.attr
+        else:
+            attr = partial(self.repo.attr_at, before if isinstance(before, str) else None)
         # Each check once over the whole unit; the line checks share the joined text of each
         # change (its block), which a new file's decoded text already is.
         blocks = checks.Blocks()
@@ -140,7 +160,7 @@ class _Judge:
             changes=unit.changes,
             policy=policy,
             tracked=lambda _path: True,  # `untracked` does not run on commits
-            attr=self.repo.attr,
+            attr=attr,
             core_whitespace=self.core_whitespace,
             committed=checks.Committed(unit.label, unit.commit),
             blocks=blocks,
@@ -200,7 +220,8 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     # policy is a usage error however long the range).
     source = range_policy.for_range(g, from_ref) if from_ref is not None else None
     units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files)
-    judge = _Judge(repo, source.policy if source is not None else g.policy())
+    base = None if from_ref is None or from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
+    judge = _Judge(repo, source.policy if source is not None else g.policy(), base)
     watch = range_policy.Watch(repo, source) if source is not None else None
     findings: list[Finding] = []
     for unit in units:

@@ -132,15 +132,17 @@ def test_max_file_bytes_only_when_the_change_crosses_it(repo: Repo, cli) -> None
 
 
 def test_text_becoming_binary_and_encodings(repo: Repo, cli) -> None:
-    repo.commit({"notes.txt": "hello\n", "latin.txt": "caf\xe9\n".encode("latin-1")})
+    # The attributes come from the tree before the change (HEAD), never from the change itself.
+    repo.commit({"notes.txt": "hello\n", "latin.txt": "caf\xe9\n".encode("latin-1"),
+                 ".gitattributes": "data.bin binary\n"})
     repo.write({
         "notes.txt": b"hello\n\x00world\n",  # was text: the NUL is a mistake
         "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",  # a binary file arriving is fine
         "utf16.py": "x = 1\n".encode("utf-16"),  # text, but not UTF-8
         "new-latin.txt": "na\xefve\n".encode("latin-1"),
         "latin.txt": "caf\xe9s\n".encode("latin-1"),  # was not UTF-8 before either
-        "data.bin": b"\xff\xfe\x00",  # marked binary below
-        ".gitattributes": "data.bin binary\n",
+        "data.bin": b"\xff\xfe\x00",  # marked binary above
+        ".gitattributes": "data.bin binary\n*.txt text\n",
     })
     repo.git("add", "-A")
     result = cli("check", "--json")
