@@ -9,6 +9,10 @@ on wordings the rule was not written from):
 - ``elision_comments.txt``: legitimate comments that explain new code, many of them
   holding the words elisions use.
 
+Set 1 (the files above) was written before the rule and then used while shaping it
+(its misses and false alarms were looked at); set 2 (``*_2.txt``) was written after
+the rule was committed and measured once, unchanged.
+
 Each line is put in a small function of its language (``WHERE`` is the file suffix)
 in place of three real lines of its body, as a str_replace of those lines would, or,
 for ``py:doc``, as the body of a docstring written where three lines of code were.
@@ -23,7 +27,7 @@ agent's JSON str_replace (``{"command": "str_replace", ...}``, ``Guard.apply`` w
 ``check=True``) in a scratch repository holding every template file; a finding
 counts when it is a ``placeholder`` finding.
 
-    python bench/elision_wordings.py [--engine] [--show]
+    python bench/elision_wordings.py [--engine] [--show] [--set N]
 """
 
 from __future__ import annotations
@@ -199,15 +203,25 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--engine", action="store_true", help="also run through the whole engine (JSON str_replace)")
     ap.add_argument("--show", action="store_true", help="print every miss and false alarm")
+    ap.add_argument("--set", default=None, help="one pair of lists: 1 (elision_*.txt), 2 (elision_*_2.txt), ...")
     args = ap.parse_args()
-    elisions = read_list("elision_wordings.txt")
-    comments = read_list("elision_comments.txt")
-    print(f"{len(elisions)} elision wordings, {len(comments)} explanatory comments")
+    suffixes = [""] + [f"_{n}" for n in range(2, 10) if (HERE / f"elision_wordings_{n}.txt").is_file()]
+    if args.set is not None:
+        suffixes = ["" if args.set == "1" else f"_{args.set}"]
+    for suffix in suffixes:
+        run_set(suffix, args.engine, args.show)
+    return 0
+
+
+def run_set(suffix: str, engine_too: bool, show: bool) -> None:
+    elisions = read_list(f"elision_wordings{suffix}.txt")
+    comments = read_list(f"elision_comments{suffix}.txt")
+    print(f"set {suffix.lstrip('_') or 1}: {len(elisions)} elision wordings, {len(comments)} explanatory comments")
     # (title, entries, the line followed by new code, flagged is right, the main figure: print per section)
     rows = [("elisions, alone", elisions, False, True, True), ("elisions, then code", elisions, True, True, False),
             ("comments, then code", comments, True, False, True), ("comments, alone", comments, False, False, False)]
     for title, entries, then_code, want, main_row in rows:
-        right, total, sections = measure(entries, then_code, want, args.show and main_row)
+        right, total, sections = measure(entries, then_code, want, show and main_row)
         figure = f"recall {right}/{total} = {100 * right / total:.1f}%" if want else \
             f"false alarms {total - right}/{total} = {100 * (total - right) / total:.1f}%"
         print(f"{title:<22} {figure}")
@@ -215,14 +229,13 @@ def main() -> int:
             for section, (ok, n) in sections.items():
                 shown = f"{ok}/{n}" if want else f"{n - ok}/{n} false alarms"
                 print(f"    {section:<58} {shown}")
-    if args.engine:
+    if engine_too:
         with tempfile.TemporaryDirectory() as tmp:
             engine = Engine(Path(tmp))
             for title, entries, then_code, want, _main in rows[0], rows[2]:
-                right, total, _sections = measure(entries, then_code, want, args.show, engine.flagged)
+                right, total, _sections = measure(entries, then_code, want, show, engine.flagged)
                 figure = f"recall {right}/{total}" if want else f"false alarms {total - right}/{total}"
                 print(f"engine: {title:<22} {figure}")
-    return 0
 
 
 if __name__ == "__main__":
