@@ -121,7 +121,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     KEEP: (
         "keep keeps kept keeping retain retains retained preserve preserves preserved leave leaves alone stay stays "
-        "stayed remain remains remained",
+        "stayed remain remains remained continues goes follows",
         "mantiene mantener mantenido mantenida mantem mantido mantida permanece conserve conservee garder garde "
         "gardent bleibt bleiben beibehalten erhalten mantenuto mantenuta",
         "сохран* оставл* оставить",
@@ -136,13 +136,13 @@ WORDS: dict[str, tuple[str, ...]] = {
     LIST: ("etc etcetera and_so_on so_on and_so_forth", "", "", ""),
     PLACE: (
         "existing exist exists previous previously prior original originally earlier above below before elsewhere "
-        "already",
+        "already from_here_on from_here from_this_point_on after_this_point from_this_point onwards onward",
         "existente existentes anterior anteriores original originales previo previa antes arriba abajo acima abaixo "
         "existant existante existants precedent precedente originale avant dessus dessous "
         "bestehend* vorhanden* vorherig* bisherig* ursprunglich* vorher oben unten "
         "esistente precedente sopra sotto",
         "существующ* предыдущ* исходн* оригинальн* прежн* выше ниже раньше ранее",
-        "原有 原来 原來 现有 現有 已有 之前 以前 上面 下面 上文 前面 既存 元の 以前 前回 上記 기존 이전 원래",
+        "原有 原来 原來 现有 現有 已有 之前 以前 以下 上面 下面 上文 前面 既存 元の 以前 前回 上記 기존 이전 원래",
     ),
     NONE: (
         "no without nothing none",
@@ -164,7 +164,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     SMALL: (
         "the a an of to in on at for from by with as is are was were be been being it its this that these those all "
         "any each every here there and or so also just still simply please else left like will would should can "
-        "may must has have had them their our your my version versions revision",
+        "may must has have had them their our your my version versions revision for_clarity for_readability "
+        "for_simplicity for_space to_save_space",
         "el la los las lo del de que es son se en con y o como al un una o os as e em com ao "
         "le les l du des d est sont et ou un une au aux der die das den dem ist sind wird werden von und oder wie "
         "hier ein eine il i gli della dei di che e sono come",
@@ -379,8 +380,9 @@ NAMED, MODIFIES, RESTED = "named", "modifies", "rested"
 def _unknown_role(toks: list[tuple[str, str]], concepts: list[str], i: int, keeps: bool) -> str | None:
     """How the unknown word at `i` names code, or None: it follows a code noun that takes a name
     (``class Foo``: NAMED); it modifies a code noun at most two words on (``the view code``:
-    MODIFIES), unless it is the note's first word or follows a pronoun, where it is a verb
-    (``skip lines``, ``we drop lines``); or it is what REST names (``rest of the defun``,
+    MODIFIES), unless it is the note's first word or follows a pronoun, a code noun or a name,
+    where it is a verb (``skip lines``, ``we drop lines``, ``implementation leaked files``); or it
+    is what REST names (``rest of the defun``,
     ``other cases``) in a note that says it is kept (RESTED: the word may name anything)."""
     if i > 0 and concepts[i - 1] == CODE and toks[i - 1][1] in _NAMERS:
         return NAMED
@@ -391,7 +393,8 @@ def _unknown_role(toks: list[tuple[str, str]], concepts: list[str], i: int, keep
     while k >= 0 and concepts[k] == UNKNOWN:
         k -= 1
     first = all(c in (DOTS, OPEN) for c in concepts[:k + 1])
-    if j < len(concepts) and concepts[j] == CODE and not first and toks[k][1] not in _PRONOUNS:
+    if (j < len(concepts) and concepts[j] == CODE and not first and toks[k][1] not in _PRONOUNS
+            and concepts[k] not in (CODE, NAME)):
         return MODIFIES
     if not keeps:
         return None

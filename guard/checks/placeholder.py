@@ -91,7 +91,7 @@ NOTE_VOCAB = (
     "preserv", "leave", "alone", "stay", "identic", "verbatim", "ditto", "likewise", "etc", "so on", "so forth",
     "left out", "abbreviat", "abridg", "above", "below", "earlier", "elsewhere", "already", "chang", "modif",
     "alter", "edit", "differen", "touch", "repeat", "includ", "reproduc", "listed", "copied", "displayed", "written",
-    "previa", "previo",
+    "previa", "previo", "this point", "continues", "follows", "goes", "onward",
     # Spanish, Portuguese, French, German, Italian written without accents (with them, or in
     # another script, a line is folded and searched for every word ``notes`` knows).
     "otro", "otra", "outro", "outra", "autre", "andere", "altri", "altre", "demas", "demais", "riman", "ubrig",
