@@ -239,9 +239,10 @@ def judge(text: str, comment_only: bool, noted: bool = False) -> str | None:
     """
     if not text or len(text) > MAX_BODY:
         return None
-    text = fold(text)
-    if len(text) > MAX_BODY:
-        return None
+    if not text.isascii():  # (the patterns ignore case: ASCII needs no folding)
+        text = fold(text)
+        if len(text) > MAX_BODY:
+            return None
     if DOTS().fullmatch(text):
         return DOTS_ONLY
     inner = _inner(BOTH().fullmatch(text)) or _inner(BRACKETED().fullmatch(text)) or _inner(TRAILING().fullmatch(text))
@@ -304,7 +305,9 @@ def candidates(change: FileChange, syntax: Syntax, blocks: Blocks | None = None)
         if marked:
             found.update(marked[k] for k in _vocabulary_lines(list(compress(texts, mask))))
     if syntax.code:
-        for pos in find_lines(block.text, ("...",) if block.text.isascii() else _DOT_CHARS):
+        # Where `...` may be code (Python, C) only an ellipsis character stands alone for code.
+        dots = ("...",) if syntax.bare_ellipsis else ()
+        for pos in find_lines(block.text, dots if block.text.isascii() else dots + _ELLIPSIS_CHARS):
             i = block.index(pos)
             if _bare_dots(texts[i], syntax):
                 found.add(i)
@@ -313,34 +316,38 @@ def candidates(change: FileChange, syntax: Syntax, blocks: Blocks | None = None)
 
 def _vocabulary_lines(texts: Sequence[str], needles: tuple[str, ...] = _ASCII_VOCAB) -> list[int]:
     """Indexes of the lines of `texts` that hold one of `needles` (or, once folded, a word of another
-    script ``notes`` knows), as they read (``fold``).  Lines longer than a placeholder are left out."""
+    script ``notes`` knows), as they read (``fold``).  Lines longer than a placeholder are left out.
+
+    Every line is searched as written (lowercased in one call); the lines that are not ASCII,
+    a few as a rule, are searched once more folded, for disguised words and those of other scripts.
+    """
     if texts and max(map(len, texts)) > MAX_LINE:
         texts = [t if len(t) <= MAX_LINE else "" for t in texts]
     raw = "\n".join(texts)
-    if raw.isascii():
-        return _lines_holding(texts, raw.lower(), needles)
-    # Folded line by line (a folded line may be longer or shorter, never split or joined);
-    # the words of other scripts can only be in the lines that are still not ASCII.
-    folded = [fold(t) for t in texts]
-    found = set(_lines_holding(folded, "\n".join(folded), needles))
-    other = [i for i, t in enumerate(folded) if not t.isascii()]
-    if other:
-        sub = [folded[i] for i in other]
-        found.update(other[k] for k in _lines_holding(sub, "\n".join(sub), _other_vocab()))
+    starts = _starts(texts)
+    low = raw.lower()  # never adds or removes a newline, and seldom changes a length
+    low_starts = starts if len(low) == len(raw) else _starts(low.split("\n"))
+    found = {bisect_right(low_starts, pos) - 1 for pos in find_lines(low, needles)}
+    if not raw.isascii():
+        other = sorted({bisect_right(starts, m.start()) - 1 for m in _NOT_ASCII().finditer(raw)})
+        folded = [fold(texts[i]) for i in other]
+        hits_at = find_lines("\n".join(folded), needles + _other_vocab())
+        folded_starts = _starts(folded)
+        found.update(other[bisect_right(folded_starts, pos) - 1] for pos in hits_at)
     return sorted(found)
 
 
-def _lines_holding(texts: Sequence[str], blob: str, needles: Sequence[str]) -> list[int]:
-    """Indexes of the lines of `texts` (joined with newlines: `blob`) that hold one of `needles`."""
-    hits_at = find_lines(blob, needles)
-    if not hits_at:
-        return []
-    starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
-    return sorted({bisect_right(starts, pos) - 1 for pos in hits_at})
+_NOT_ASCII = lazy(r"[^\x00-\x7f][^\n]*")  # one match a line
 
 
-# Characters an ellipsis may be written with (``fold`` reads each run of them as `...`).
-_DOT_CHARS = ("...", "…", "⋯", "⋮", "︙", "‥", "．", "·", "•", "∙", "⋅", "・", "･")
+def _starts(texts: Sequence[str]) -> list[int]:
+    """Where each of `texts` starts once they are joined with newlines."""
+    return list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+
+
+# The ellipsis characters a line of code may stand alone as (each is a scan of the whole text;
+# in a comment ``fold`` reads any of them).
+_ELLIPSIS_CHARS = ("…", "⋯", "⋮")
 _PAIRS = {"[": "]", "(": ")", "{": "}", "<": ">"}
 
 
