@@ -9,8 +9,9 @@ site-packages unless --site-packages), the C/C++ headers under /usr/include, and
 JavaScript/TypeScript under /usr/lib, /usr/local/lib and /usr/share.
 
 A third pass judges the edit, not the comment: every line that holds an ellipsis
-or a trigger word ("unchanged", "omitted", "rest of", "existing", "...": real
-docstrings, doc comments, license headers, strings and code alike) is written in
+or a trigger word of a phrase or of a note ("unchanged", "omitted", "rest of",
+"existing", "keep", "same", "etc", "...": real docstrings, doc comments, license
+headers, strings and code alike) is written in
 place of an older version of itself and its neighbours (each of those three lines
 changed), as a real edit of that text would be.  The placeholder check judges
 such a line by what the edit does (it stands where old lines go), so this is the
@@ -132,7 +133,8 @@ def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
     if lines and lines[-1] == "":
         lines.pop()
     lower = [ln.lower() for ln in lines]
-    hits = [i for i, ln in enumerate(lower) if len(ln) <= 1000 and any(w in ln for w in placeholder.VOCAB)]
+    words = placeholder.VOCAB + placeholder.NOTE_VOCAB  # the phrases' trigger words, and the notes'
+    hits = [i for i, ln in enumerate(lower) if len(ln) <= 1000 and any(w in ln for w in words)]
     if not hits:
         return None
     marked = {j for i in hits for j in (i - 1, i, i + 1) if 0 <= j < len(lines)}

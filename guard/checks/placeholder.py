@@ -14,6 +14,19 @@ phrase that ends a sentence (``... are unchanged.``) or continues one is prose.
 A whole-file write (any dialect) that shrinks the file and holds such a phrase, or
 ends with a bare marker (``...``, ``// ...``), is refused the same way.
 
+A note in any wording counts there too (``notes``: read for what it says, in ten
+languages, look-alike letters and invisible characters folded): a comment-only line,
+a line of a docstring or doc comment, or a note in brackets or an ellipsis
+(``[lines 2-4 unchanged]``) that stands where the edit removes lines and says the
+code is kept, elsewhere, omitted or the same (``# rest of the code``, ``# body
+unchanged``, ``// 其余代码不变``).  A note that says so firmly (``# body unchanged``,
+``# other methods omitted``) is a placeholder whatever the edit writes around it; one
+that says less (``# same as above``, ``# existing code``, ``# etc.``) only when it is all
+the edit writes there, for among new lines it may as well head them.  In prose only
+firm notes count, standing alone and not ending a sentence.  A comment that explains
+the new code (``# sum the items with the builtin``, ``# keep the cache warm``) holds
+words that say what code does, and is never one.
+
 **Comments that look like markers**, found with ``comments.CommentMap``, so Python's
 Ellipsis, JS spread, Go/C variadics, Rust ``..``, strings, docstrings and doctests
 never count as comments:
@@ -28,11 +41,13 @@ never count as comments:
   the new text ends with it.
 
 Speed and safety: only lines with an ellipsis or a trigger word are looked at
-(``str.find`` over the added block, not a regex trying every position), each is
+(``str.find`` over the added block, not a regex trying every position; text that is
+not ASCII is folded first, and searched for the words of other scripts too; a note's
+trigger words only among lines that stand where the edit removes lines), each is
 first judged on its line alone, and the file is lexed only for those that could
 still be placeholders.  A line longer than ``MAX_LINE`` is never a marker and is not
-judged at all, and no judged text is longer than ``MAX_BODY``: the patterns cannot
-spend more than a bounded time on any line an agent sends.
+judged or searched at all, and no judged text is longer than ``MAX_BODY``: the patterns
+cannot spend more than a bounded time on any line an agent sends.
 """
 
 from __future__ import annotations
@@ -42,11 +57,13 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
-from typing import ClassVar, Iterable
+from typing import ClassVar, Iterable, Sequence
 
+from ..lookalikes import disguised, fold
 from ..model import FileChange, Finding, Value
 from ..regex import lazy
 from ..textfile import NotText, decode
+from . import notes
 from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
 
@@ -66,9 +83,36 @@ VOCAB = (
     "same", "before", "intact", "untouched", "omit", "elided", "shown", "snip", "truncat", "brevity",
     "rest", "more", "your", "as it was", "as is",
 )
+# And for a line that stands where the edit removes lines: every word a note needs to say
+# code is left out (``notes.triggers``: not a code noun or a small word) holds one of these
+# or of VOCAB (tests/checks/test_notes.py holds them together).
+NOTE_VOCAB = (
+    "unchang", "untouch", "elid", "as it is", "as they", "everything", "leftover", "keep", "kept", "retain",
+    "preserv", "leave", "alone", "stay", "identic", "verbatim", "ditto", "likewise", "etc", "so on", "so forth",
+    "left out", "abbreviat", "abridg", "above", "below", "earlier", "elsewhere", "already", "chang", "modif",
+    "alter", "edit", "differen", "touch", "repeat", "includ", "reproduc", "listed", "copied", "displayed", "written",
+    "previa", "previo", "this point", "continues", "follows", "goes", "onward",
+    # Spanish, Portuguese, French, German, Italian written without accents (with them, or in
+    # another script, a line is folded and searched for every word ``notes`` knows).
+    "otro", "otra", "outro", "outra", "autre", "andere", "altri", "altre", "demas", "demais", "riman", "ubrig",
+    "igual", "mism", "mesm", "identiq", "identis", "meme", "antes", "estaba", "avant", "tel quel", "unverand",
+    "gleich", "bisher", "vorher", "wie oben", "invariat", "ugual", "stess", "come prima", "manten", "mantem",
+    "mantid", "mantien", "permanec", "conserv", "garde", "bleib", "behalt", "erhalt", "gelass", "gekurzt", "omess",
+    "anterior", "arriba", "abajo", "acima", "abaixo", "preceden", "dessus", "dessous", "bestehend", "vorhanden",
+    "ursprung", "oben", "unten", "esistent", "sopra", "sotto", "cambi", "mudanc", "anderung", "geandert",
+    "mostrad", "mostrat", "montre", "gezeigt",
+)
 
 
 _ASCII_VOCAB = tuple(w for w in VOCAB if w.isascii())  # all an ASCII text can hold
+_NOTE_NEEDLES = _ASCII_VOCAB + NOTE_VOCAB
+
+
+@lru_cache(maxsize=1)
+def _other_vocab() -> tuple[str, ...]:
+    """The first pass's words that are not ASCII once folded: ``notes``' words in other scripts, and `…`."""
+    return tuple(sorted({w for w in (*map(fold, VOCAB), *notes.triggers()) if not w.isascii()}))
+
 
 _ELLIPSIS = r"(?:\.{3,}|…|\. \. \.)"
 # A comment body holding only an ellipsis, perhaps bracketed: `...`, `[...]`, `(…)`, `<...>`.
@@ -158,7 +202,7 @@ _CLOSE = lazy(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
 
 _DOC = ("///", "//!", "/**", "/*!")
 
-STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY = "strong", "sentence", "loose", "dots"
+STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY, NOTE = "strong", "sentence", "loose", "dots", "note"
 # `... end original code`, `... begin generated part`: region delimiters, not stand-ins.
 _DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
@@ -186,10 +230,19 @@ def _inner(m: re.Match[str] | None) -> str | None:
     return m.group("inner").strip(" ()[]<>{}.:;,") if m else None
 
 
-def judge(text: str, comment_only: bool) -> str | None:
-    """How a comment body elides code: STRONG, SENTENCE (a bare phrase), LOOSE_MATCH, DOTS_ONLY, or None."""
+def judge(text: str, comment_only: bool, noted: bool = False) -> str | None:
+    """How a comment body elides code: STRONG, SENTENCE (a bare phrase), LOOSE_MATCH, DOTS_ONLY, or None.
+
+    Judged as it reads (``fold``: look-alike letters and invisible characters folded).
+    `noted`: a comment-only body that ``notes`` reads as a firm elision is NOTE (the lazy
+    dialect's markers); elsewhere such notes are judged where they stand (``in_place``).
+    """
     if not text or len(text) > MAX_BODY:
         return None
+    if not text.isascii():  # (the patterns ignore case: ASCII needs no folding)
+        text = fold(text)
+        if len(text) > MAX_BODY:
+            return None
     if DOTS().fullmatch(text):
         return DOTS_ONLY
     inner = _inner(BOTH().fullmatch(text)) or _inner(BRACKETED().fullmatch(text)) or _inner(TRAILING().fullmatch(text))
@@ -204,6 +257,8 @@ def judge(text: str, comment_only: bool) -> str | None:
             return LOOSE_MATCH
     if comment_only and _big("PHRASE").fullmatch(text.rstrip(".:;,!")):
         return SENTENCE
+    if noted and comment_only and notes.elides(text) == notes.FIRM:
+        return NOTE
     return None
 
 
@@ -248,33 +303,76 @@ def candidates(change: FileChange, syntax: Syntax, blocks: Blocks | None = None)
         mask = list(flags)
         marked = list(compress(range(len(texts)), mask))
         if marked:
-            raw = "\n".join(compress(texts, mask))
-            blob = raw.lower()
-            ascii_only = blob.isascii()
-            if ascii_only or len(blob) == len(raw):
-                hits_at = find_lines(blob, _ASCII_VOCAB if ascii_only else VOCAB)
-                if hits_at:
-                    starts = list(accumulate(map((1).__add__, map(len, compress(texts, mask))), initial=0))
-                    found.update(marked[bisect_right(starts, pos) - 1] for pos in hits_at)
-            else:  # a character lowercased to two: offsets moved, judge every marked line
-                found.update(marked)
+            found.update(marked[k] for k in _vocabulary_lines(list(compress(texts, mask))))
     if syntax.code:
-        bare = ("…", "...") if syntax.bare_ellipsis else ("…",)
-        for pos in find_lines(block.text, bare):
+        # Where `...` may be code (Python, C) only an ellipsis character stands alone for code.
+        dots = ("...",) if syntax.bare_ellipsis else ()
+        for pos in find_lines(block.text, dots if block.text.isascii() else dots + _ELLIPSIS_CHARS):
             i = block.index(pos)
-            if texts[i].strip() in bare:
+            if _bare_dots(texts[i], syntax):
                 found.add(i)
     return sorted(found)
+
+
+def _vocabulary_lines(texts: Sequence[str], needles: tuple[str, ...] = _ASCII_VOCAB) -> list[int]:
+    """Indexes of the lines of `texts` that hold one of `needles` (or, once folded, a word of another
+    script ``notes`` knows), as they read (``fold``).  Lines longer than a placeholder are left out.
+
+    Every line is searched as written (lowercased in one call); the lines that are not ASCII,
+    a few as a rule, are searched once more folded, for disguised words and those of other scripts.
+    """
+    if texts and max(map(len, texts)) > MAX_LINE:
+        texts = [t if len(t) <= MAX_LINE else "" for t in texts]
+    raw = "\n".join(texts)
+    starts = _starts(texts)
+    low = raw.lower()  # never adds or removes a newline, and seldom changes a length
+    low_starts = starts if len(low) == len(raw) else _starts(low.split("\n"))
+    found = {bisect_right(low_starts, pos) - 1 for pos in find_lines(low, needles)}
+    if not raw.isascii():
+        other = sorted({bisect_right(starts, m.start()) - 1 for m in _NOT_ASCII().finditer(raw)})
+        folded = [fold(texts[i]) for i in other]
+        hits_at = find_lines("\n".join(folded), needles + _other_vocab())
+        folded_starts = _starts(folded)
+        found.update(other[bisect_right(folded_starts, pos) - 1] for pos in hits_at)
+    return sorted(found)
+
+
+_NOT_ASCII = lazy(r"[^\x00-\x7f][^\n]*")  # one match a line
+
+
+def _starts(texts: Sequence[str]) -> list[int]:
+    """Where each of `texts` starts once they are joined with newlines."""
+    return list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+
+
+# The ellipsis characters a line of code may stand alone as (each is a scan of the whole text;
+# in a comment ``fold`` reads any of them).
+_ELLIPSIS_CHARS = ("…", "⋯", "⋮")
+_PAIRS = {"[": "]", "(": ")", "{": "}", "<": ">"}
+
+
+def _bare_dots(text: str, syntax: Syntax) -> bool:
+    """A line of code that is only an ellipsis: `…` (any ellipsis character), which no language has as
+    a statement, or, where `...` cannot be code either (``Syntax.bare_ellipsis``), `...`, `[...]`, `(…)`.
+
+    (Python prints `[...]` for a list that holds itself, and doctests show it.)
+    """
+    bare = text.strip()
+    if not bare or len(bare) > 12:
+        return False
+    if bare[0] in _PAIRS and bare[-1] == _PAIRS[bare[0]]:
+        return syntax.bare_ellipsis and fold(bare[1:-1]).strip() in ("...", ". . .")
+    if bare == "...":
+        return syntax.bare_ellipsis
+    return not bare.isascii() and fold(bare) == "..."
 
 
 def suspect(text: str, syntax: Syntax) -> str | None:
     """What the added line `text` looks like on its own, taking every comment mark at its word."""
     if len(text) > MAX_LINE:
         return None
-    if syntax.code:
-        bare = text.strip()
-        if bare == "…" or (syntax.bare_ellipsis and bare == "..."):
-            return DOTS_ONLY
+    if syntax.code and _bare_dots(text, syntax):
+        return DOTS_ONLY
     pos = -1
     while True:
         pos = min((p for p in (text.find(m, pos + 1) for m in syntax.marks) if p != -1), default=-1)
@@ -320,10 +418,8 @@ def markers(change: FileChange, syntax: Syntax, lines: tuple[str, ...], picked: 
             kind = judge(phrase, only and not comment.lstrip().startswith(_DOC))
             if kind:
                 break
-        if kind is None and syntax.code:
-            bare = text.strip()
-            if bare == "…" or (syntax.bare_ellipsis and bare == "..."):
-                kind, phrase, only = DOTS_ONLY, bare, True
+        if kind is None and syntax.code and _bare_dots(text, syntax):
+            kind, phrase, only = DOTS_ONLY, text.strip(), True
         if kind is None:
             continue
         if kind == STRONG:
@@ -424,14 +520,15 @@ def elision(text: str) -> tuple[str, str] | None:
     if len(text) > MAX_LINE:
         return None
     core = _core(text)
-    kind = judge(core, True)
+    plain = fold(core)
+    kind = judge(plain, True)
     # Outside a comment a lone word is code (`f(rest)`, `{...existing}`, JS spread), and
     # prose lists trail off (`... other option types...`): a phrase is two words at least,
     # one of which says the text is left out or kept as it was.
-    if kind in (STRONG, SENTENCE) and _WORDS_RE().search(core) and _ELIDES().search(core):
+    if kind in (STRONG, SENTENCE) and _WORDS_RE().search(plain) and _ELIDES().search(plain):
         return kind, core
     tight = _big("TIGHT")
-    for m in _WRAPPED().finditer(text):
+    for m in _WRAPPED().finditer(fold(text)):
         inner = (m.group(1) or m.group(2) or "").strip(" ()[]<>{}.:;,")
         if inner and _WORDS_RE().search(inner) and _ELIDES().search(inner) and tight.fullmatch(inner):
             return STRONG, m.group(0)
@@ -469,23 +566,26 @@ def _regions(change: FileChange) -> dict[int, list[str]]:
     return out
 
 
-def _suspects(change: FileChange, blocks: Blocks | None = None) -> list[int]:
-    """Indexes into change.added of every line holding an ellipsis or a trigger word, anywhere."""
-    block = block_of(change, blocks)
-    blob = block.text.lower()
-    if len(blob) != len(block.text):
-        return list(range(len(change.added)))  # a character lowercased to two: judge every line
-    return sorted({block.index(pos) for pos in find_lines(blob, _ASCII_VOCAB if blob.isascii() else VOCAB)})
+def _suspects(change: FileChange, blocks: Blocks | None, scope: list[int] | None) -> list[int]:
+    """Indexes into change.added of every line holding an ellipsis or a trigger word (of a phrase or
+    of a note), among the lines `scope` (None: all)."""
+    texts = block_of(change, blocks).texts
+    if scope is None:
+        return _vocabulary_lines(texts, _NOTE_NEEDLES)
+    return [scope[k] for k in _vocabulary_lines([texts[i] for i in scope], _NOTE_NEEDLES)]
 
 
 def _prose_sentence(lines: tuple[str, ...], number: int, core: str, added: set[int]) -> bool:
-    """A bare phrase that reads as documentation: it ends a sentence, or continues one the edit writes.
+    """A bare phrase that reads as documentation: it ends a sentence, or continues one the edit writes."""
+    return core.rstrip().endswith((".", "!", "?")) or _continues_written(lines, number, added)
+
+
+def _continues_written(lines: tuple[str, ...], number: int, added: set[int]) -> bool:
+    """Line `number` goes on with a sentence the line above leaves open, a line the edit writes.
 
     (A sentence the line above leaves open, and the edit did not write, is not the
     phrase's: the phrase stands where the lines that went on with it were.)
     """
-    if core.rstrip().endswith((".", "!", "?")):
-        return True
     prev = number - 2
     while prev >= 0 and not lines[prev].strip():
         prev -= 1
@@ -501,29 +601,39 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
     """
     if change.after is None or not (change.removed or change.whole):
         return []
-    picked = [i for i in _suspects(change, blocks) if change.added[i][0] not in known]
     shrinks = change.whole and change.before is not None and _line_count(change.after) < _line_count(change.before)
+    regions = _regions(change) if change.removed else {}
+    # Only a line that stands where old lines go can stand for them (in a whole-file write
+    # that shrinks the file, any line may).
+    scope = None if shrinks else [i for i, (n, _t) in enumerate(change.added) if regions.get(n)]
+    picked = [i for i in _suspects(change, blocks, scope) if change.added[i][0] not in known]
     if not picked and not shrinks:
         return []
     try:
         lines = decode(change.after).lines
     except NotText:
         return []
-    regions = _regions(change) if change.removed else {}
     kept = {_norm(t) for _n, t in change.added}
     numbers = {n for n, _t in change.added}
+    syntax = syntax_for(change.path)
     found: list[Marker] = []
     for i in picked:
         number, text = change.added[i]
-        if exempt is not None and exempt.search(text):
+        if number - 1 >= len(lines) or (exempt is not None and exempt.search(text)):
             continue
         got = elision(text)
-        if got is None:
-            continue
-        kind, phrase = got
-        if kind == SENTENCE and number - 1 < len(lines) and _prose_sentence(lines, number, _core(text), numbers):
-            continue
+        if got is not None:
+            kind, phrase = got
+            if kind == SENTENCE and _prose_sentence(lines, number, _core(text), numbers):
+                continue
+        else:
+            got = _noted(text, syntax, lines, number, numbers)
+            if got is None:
+                continue
+            kind, phrase = got
         lost = [t for t in regions.get(number, ()) if t.strip() and _norm(t) not in kept]
+        if kind == notes.BARE and (not lost or not _alone(lines, number, numbers, regions) or _heads(lines, number)):
+            continue
         if lost:
             found.append(Marker(number, text, phrase, True, len(lost)))
         elif shrinks:
@@ -536,6 +646,125 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
                 found.append(Marker(last, text, _core(text) or text.strip(), True,
                                     whole=_shrunk(change, f"ends with {quote(text)}")))
     return found
+
+
+# Code, not words: an assignment, a call or an index, a statement's end, a path, a string (a quote
+# that is not an apostrophe), a logical operator, an operator between blanks, a scope or an arrow.
+_CODEISH = lazy(r"""[=;$@\\/"]|&&|\|\||\w\((?!\))|\w\[|[)\]][(\[]|[)\]]\.\w|::|->| [*+%<>] """
+                r"""|(?<![^\W\d_])'|'(?![^\W\d_])""")
+_DELIMITERS = ('"""', "'''", "`")
+
+
+def _note(text: str, syntax: Syntax) -> tuple[str, bool, int] | None:
+    """The note an added line is, if it is one: (its text, prose, the words it needs), or None.
+
+    A note is a comment-only line (its text without the comment marks); a line of prose
+    in a docstring, a block comment or a doc comment (prose: a sentence there is
+    documentation); or a note in brackets or an ellipsis standing among code
+    (``[lines 2-4 unchanged]``).  It holds no code (``_CODEISH``), and its brackets pair.
+    A note that is not a comment needs two words: a lone word outside a comment is code
+    (``...rest``, ``del other``).
+    """
+    line = text.strip()
+    if not line or len(line) > MAX_LINE:
+        return None
+    comment = line[1:].lstrip() if line.startswith("{") and line.endswith("}") else line  # JSX `{/* ... */}`
+    if syntax.marks and comment.startswith(syntax.marks) and not comment.startswith("*/"):
+        for open_, close in syntax.block:
+            end = comment.find(close, len(open_)) if comment.startswith(open_) else -1
+            if end != -1 and comment[end + len(close):].strip(" \t}"):
+                return None  # `/* ... */ code()`: the comment explains the code after it
+        note = body(comment)
+        if _CODEISH().search(note) or not _balanced(note):
+            return None
+        return note, comment.startswith(_DOC), 1
+    written = line
+    for q in _DELIMITERS:  # a docstring on one line, or the end of one
+        written = written.removeprefix(q).removesuffix(q)
+    written = _OPEN().sub("", written, count=1)  # a line inside a block comment, another language's comment
+    core = _core(line)
+    # In brackets, or between two ellipses (prose trails off with one: `... defined above...`).
+    wrapped = bool(core) and (core[0] in _PAIRS and core[-1] == _PAIRS[core[0]]
+                              or core.startswith(("...", "…")) and core.endswith(("...", "…")))
+    prose = syntax.code and bool(syntax.triple or syntax.spanning or syntax.block)
+    if not core or not (wrapped or prose) or _CODEISH().search(written) or not _balanced(core):
+        return None
+    return core, not wrapped, 2
+
+
+def _balanced(text: str) -> bool:
+    """Every bracket in `text` closes one it opened, in order (`(s1, other))` is the end of a call)."""
+    opened: list[str] = []
+    for c in text:
+        if c in _PAIRS:
+            opened.append(_PAIRS[c])
+        elif c in ")]}>":
+            if not opened or opened.pop() != c:
+                return False
+    return not opened
+
+
+def _noted(text: str, syntax: Syntax, lines: tuple[str, ...], number: int, added: set[int]) -> tuple[str, str] | None:
+    """(FIRM or BARE, the note) when the added line `text` is a note that says code is left out (``notes``).
+
+    In prose (a docstring, a doc comment) only a FIRM note counts, standing alone: a line
+    of a paragraph, or one that ends a sentence, is documentation.  A comment that goes
+    on with a sentence the edit writes on the line above is prose too.
+    """
+    found = _note(text, syntax)
+    if found is None:
+        return None
+    note, prose, words = found
+    kind = notes.elides(note, words)
+    if kind is None or note.rstrip().endswith((",", "-", "—")):
+        return None  # the sentence goes on on the next line
+    if prose and (kind != notes.FIRM or _in_paragraph(lines, number) or _prose_sentence(lines, number, note, added)):
+        return None
+    if not prose and _continues_written(lines, number, added):
+        return None
+    return kind, note
+
+
+def _in_paragraph(lines: tuple[str, ...], number: int) -> bool:
+    """The line of prose `number` is part of a paragraph: the line after it is prose too, or the
+    line before it leaves its sentence open.  (A note standing for code stands alone.)"""
+    after = lines[number].strip() if number < len(lines) else ""
+    before = lines[number - 2].strip() if number >= 2 else ""
+    if any(c.isalpha() for c in after):
+        return True
+    return any(c.isalpha() for c in before) and not before.rstrip("\"'` ").endswith((".", "!", "?", ":"))
+
+
+def _alone(lines: tuple[str, ...], number: int, added: set[int], regions: dict[int, list[str]]) -> bool:
+    """The added line `number` is all the edit writes where it stands: every other line it adds in that
+    changed region is blank or only closes something (``}``, ``);``).  A note that says little
+    (``notes.BARE``: ``# same as above``, ``# existing code``) stands for the old lines only so; among
+    new lines it may as well head them, or belong to a comment of several lines."""
+    region = regions.get(number)
+    for step in (-1, 1):
+        n = number + step
+        while n in added and regions.get(n) is region and 0 < n <= len(lines):
+            if any(c.isalnum() for c in lines[n - 1]):
+                return False
+            n += step
+    return True
+
+
+def _heads(lines: tuple[str, ...], number: int) -> bool:
+    """The line `number` is a heading: blank lines before and after it, and the next line with text is
+    at its indentation or deeper and does not close a block (``# other helper functions`` over the
+    helpers; at the end of a block a note stands for the rest of it)."""
+    i = number - 1
+    if i == 0 or lines[i - 1].strip() or i + 1 >= len(lines) or lines[i + 1].strip():
+        return False
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and _indent(lines[j]) >= _indent(lines[i]) and bool(lines[j].strip(" \t)]};,"))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _trails_off(text: str, path: str) -> bool:
@@ -583,8 +812,11 @@ def _findings(change: FileChange, found: list[Marker], level: str) -> list[Findi
             effect = f"applied as written it would delete the {_count(gone, 'line')} it stands in for"
         else:
             effect = "it adds no code, only a note that code belongs there"
+        said = repr(m.phrase)
+        if disguised(m.phrase):
+            said += f", which reads {fold(m.phrase).strip()!r}: look-alike or invisible characters"
         out.append(Finding("placeholder", level, path, m.line,
-                           f"the added line {quote(m.text)} stands in for code ({m.phrase!r}); {effect}", HINT))
+                           f"the added line {quote(m.text)} stands in for code ({said}); {effect}", HINT))
     weak = [m for m in found if not m.strong]
     if not weak or change.before is None or change.after is None:
         return out

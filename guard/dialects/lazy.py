@@ -11,7 +11,9 @@ change elided by marker comments::
 
 A comment is a marker when the ``placeholder`` check would call it elision (any
 strength: ``... existing code ...``, ``rest of the function unchanged``, a bare
-``...``), with any of the comment openers ``#``, ``//``, ``/*``, ``{/*``,
+``...``, and a note in any wording or language that firmly says code is kept or
+left out, ``# body unchanged``, ``// 其余代码不变``, read as it looks: ``checks.notes``),
+with any of the comment openers ``#``, ``//``, ``/*``, ``{/*``,
 ``<!--``, ``--``, ``;``, ``%``, whatever the file's language (agents write
 ``// ...`` in Python too).  A marker's indentation says which block it stands
 in.  Real lines are anchors (unchanged lines of the file) or new lines; which is
@@ -60,7 +62,7 @@ def is_marker(line: str) -> bool:
     if m is None:
         return False
     body = next(g for g in m.groups() if g is not None).strip().strip("*").strip()
-    return judge(body, True) is not None
+    return judge(body, True, noted=True) is not None
 
 
 def snippet(text: str, source_line: int = 1) -> Snippet:

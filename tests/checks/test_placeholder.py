@@ -270,3 +270,123 @@ def test_elision_inside_documentation_is_found_in_every_language(path: str, open
     after = "\n".join([opener, prefix + inner[0], prefix + phrase, closer, "code()"]) + "\n"
     found = run(modify(path, before, after))
     assert [f.line for f in found] == [3], (path, phrase, found)
+
+
+# --------------------------------------------------------------------------- notes in any wording (issue 23 §4)
+
+BODY = "def total(items):\n    count = 0\n    for item in items:\n        count += item.price\n    return count\n"
+THREE = "    count = 0\n    for item in items:\n        count += item.price\n"
+
+
+def swap(note: str, path: str = "a.py", then: str = "") -> FileChange:
+    """A str_replace of the three lines of `BODY`'s loop for `note` (and the new lines `then`)."""
+    return modify(path, BODY, BODY.replace(THREE, f"    {note}\n{then}"))
+
+
+# The wordings the issue found let through, and their disguises: each replaces three lines alone.
+ISSUE_WORDINGS = [
+    "# rest of the code", "# remaining code", "# body unchanged", "# (same as above)", "# [lines 2-4 unchanged]",
+    "# ⋯ existing code ⋯", "# rest of the c\u043ede", "# rem\u0430ining code", "# body un\u200bchanged",
+    "# rest of the co\u200dde", "# ｂｏｄｙ ｕｎｃｈａｎｇｅｄ", "# \u202eremaining code",
+]
+
+
+@pytest.mark.parametrize("note", ISSUE_WORDINGS)
+def test_a_note_in_any_wording_that_replaces_code_is_a_placeholder(note: str) -> None:
+    found = run(swap(note))
+    assert [f.line for f in found] == [2], found
+    assert "would delete the 3 lines it stands in for" in found[0].message
+
+
+# Notes that say code is left out whatever follows them (FIRM), and notes that may head the new code (BARE).
+FIRM_NOTES = ["# body unchanged", "# no changes to the rest", "# rest of the loop as before", "// [lines 2-4 unchanged]",
+              "# other statements omitted", "# keep the existing logic", "# 其余代码不变", "# остальной код без изменений"]
+BARE_NOTES = ["# rest of the code", "# same as above", "# existing code", "# ditto", "# etc."]
+
+
+@pytest.mark.parametrize("note", FIRM_NOTES)
+def test_a_firm_note_is_a_placeholder_even_above_new_code(note: str) -> None:
+    found = run(swap(note, then="    count = sum(i.price for i in items)\n"))
+    assert [f.line for f in found] == [2], found
+
+
+@pytest.mark.parametrize("note", BARE_NOTES)
+def test_a_bare_note_above_new_code_heads_it(note: str) -> None:
+    assert run(swap(note, then="    count = sum(i.price for i in items)\n")) == []
+    assert [f.line for f in run(swap(note))] == [2]
+
+
+# Comments that explain the new code: never placeholders, above new code or alone.
+EXPLANATIONS = [
+    "# sum the items with the builtin", "# keep the cache warm", "# unchanged inputs are skipped",
+    "# the rest of the list is sorted already", "# drop lines that are unchanged", "# same order as the input",
+    "# we keep the remaining lines", "# Leave the sys module alone.", "# remaining bytes are copied as they are",
+    "# считаем сумму остальных элементов", "# 复制其余字节",
+]
+
+
+@pytest.mark.parametrize("note", EXPLANATIONS)
+def test_a_comment_that_explains_new_code_is_not_a_placeholder(note: str) -> None:
+    assert run(swap(note, then="    count = sum(i.price for i in items)\n")) == []
+
+
+def test_a_note_that_replaces_nothing_is_not_judged_by_its_meaning() -> None:
+    # A new comment beside the old lines deletes nothing (only the unmistakable phrases count there).
+    assert run(modify("a.py", BODY, BODY.replace("    return count\n", "    # the rest of the code\n    return count\n"))) == []
+    assert run(create("b.py", "# remaining code\nx = 1\n")) == []
+
+
+def test_a_note_that_ends_mid_sentence_is_prose() -> None:
+    assert run(swap("# the rest of the code is the same as", then="    # in the other branch\n")) == []
+
+
+def test_a_disguised_note_is_named_as_it_reads() -> None:
+    (f,) = run(swap("# b\u043edy unch\u0430nged"))
+    assert "which reads 'body unchanged': look-alike or invisible characters" in f.message
+
+
+# --------------------------------------------------------------------------- elision inside a docstring (issue 23 §6)
+
+DOC_BODY = 'def total(items):\n    """Sum the prices."""\n' + THREE + "    return count\n"
+
+
+@pytest.mark.parametrize("line", [
+    "... rest of the implementation as before ...", "rest of the implementation as before", "(implementation unchanged)",
+    "Body unchanged from the previous version", "r\u0435st of the implementation \u0430s before", "остальной код без изменений",
+])
+def test_an_elision_in_a_docstring_that_replaces_code_is_a_placeholder(line: str) -> None:
+    after = DOC_BODY.replace('    """Sum the prices."""\n' + THREE, f'    """Sum the prices.\n\n    {line}\n    """\n')
+    found = run(modify("a.py", DOC_BODY, after))
+    assert [f.line for f in found] == [4], found
+
+
+@pytest.mark.parametrize("line", ["Other fields are left unchanged.", "Return the rest of the list unchanged.",
+                                  "the remaining logic is identical"])
+def test_documentation_in_a_docstring_is_prose(line: str) -> None:
+    # A sentence, or a line of a paragraph, documents; new code replaces the old.
+    text = f'    """Sum the prices.\n\n    {line}\n    More about it.\n    """\n' if not line.endswith(".") else \
+        f'    """Sum the prices.\n\n    {line}\n    """\n'
+    after = DOC_BODY.replace('    """Sum the prices."""\n' + THREE, text + "    count = sum(i.price for i in items)\n")
+    assert run(modify("a.py", DOC_BODY, after)) == []
+
+
+def test_a_bracketed_ellipsis_stands_for_code_where_dots_cannot_be_code() -> None:
+    js = "function f(x) {\n  const a = g(x);\n  const b = h(a);\n  return b;\n}\n"
+    found = run(modify("a.js", js, js.replace("  const a = g(x);\n  const b = h(a);\n", "  [...]\n")))
+    assert [f.line for f in found] == [2]
+    # Python prints `[...]` for a list that holds itself; a doctest shows it.
+    doc = 'def f():\n    """\n    >>> x = [1]\n    """\n'
+    assert run(modify("a.py", doc, doc.replace(">>> x = [1]", ">>> x = []; x.append(x); x\n    [...]"))) == []
+
+
+def test_a_heading_between_blank_lines_is_not_a_bare_note() -> None:
+    # `# other helper functions` over the helpers heads them; at the end of a block, standing for its
+    # last lines, the same note elides them.
+    before = "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n    def c(self):\n        return 3\n"
+    heading = before.replace("    def b(self):\n        return 2\n", "    # other helper functions\n")
+    assert run(modify("a.py", before, heading)) == []
+    tail = before.replace("        return 3\n", "        # the rest of the code\n")
+    assert [f.line for f in run(modify("a.py", before, tail))] == [9]
+    at_end = before + "\n\ndef f():\n    x = 1\n    y = 2\n    return x + y\n\n\nz = 1\n"
+    elided = at_end.replace("    y = 2\n    return x + y\n", "    # remaining code\n")
+    assert [f.line for f in run(modify("a.py", at_end, elided))] == [14]

@@ -36,6 +36,10 @@ def test_enough_cases() -> None:
     "# ... existing code ...", "    // ... existing code ...", "<!-- ... existing code ... -->",
     "  {/* ... existing JSX ... */}", "/* ... */", "# ...", "-- ... rest of the file unchanged",
     "    // rest of the method stays the same", "# ... other methods ...",
+    # In other words, languages and disguises (the placeholder check's notes, firm ones):
+    "# body unchanged", "    // everything below stays as it was", "# [lines 10-40 unchanged]", "// 其余代码不变",
+    "# остальной код без изменений", "# r\u0435st of the c\u043ede unchanged", "# rest of the co\u200bde unchanged",
+    "# ⋯ existing code ⋯",
 ])
 def test_markers(line: str) -> None:
     assert lazy.is_marker(line)
@@ -44,6 +48,8 @@ def test_markers(line: str) -> None:
 @pytest.mark.parametrize("line", [
     "x = 1  # ... existing code ...", "# Compute the totals.", "...", "print('... existing code ...')",
     "#include <stdio.h>", "// TODO: handle errors", "    # noqa",
+    # Notes that may head new code are not markers (a misread marker would keep lines the snippet replaces):
+    "# same as above", "# rest of the code", "# existing code", "    # keep the cache warm", "# sum the rest",
 ])
 def test_not_markers(line: str) -> None:
     assert not lazy.is_marker(line)
