@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from . import paths, reads, worktree
 from .audience import Audience
 from .model import Finding, error
+from .target import special_file
 from .textfile import decode
 from .wording import span
 
@@ -97,6 +98,8 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     with worktree.locked(repo):
         try:
             data, _mode = worktree.read(guard_session.root, rel)
+        except worktree.NotAFile as exc:
+            raise Unreadable(_folder(guard_session.root, rel) or special_file(exc, creates=False)) from None
         except worktree.UnsafePath as exc:
             raise Unreadable(_folder(guard_session.root, rel) or error(
                 "path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",

@@ -186,6 +186,8 @@ def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes
 
 def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.UnsafePath) -> Finding:
     """worktree.read refuses any non-regular file; a plain folder is no symlink escape."""
+    if isinstance(exc, worktree.NotAFile) and exc.what != "a folder":
+        return special_file(exc, fe.op is Op.CREATE or fe.create_missing or exc.path != src)
     folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(root / p)), None)
     if folder is None:
         return error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
@@ -194,6 +196,23 @@ def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.Uns
         return error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
                      "name a file inside that folder, or another path")
     return error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")
+
+
+def special_file(exc: worktree.NotAFile, creates: bool) -> Finding:
+    """A named pipe, a socket or a device where an edit (`creates`: a write of a new file) or a read goes.
+
+    `exists` when the edit would write a file there, `missing` when it reads or changes
+    one: no regular file is there, and agent-guard never opens anything else (a pipe
+    would hold the read until something wrote to it).
+    """
+    hint = ("pipes, sockets and devices are not for agents to read or write: name a regular file, or ask the "
+            f"user to remove {exc.path}")
+    if creates:
+        return error("exists", exc.path, None,
+                     f"{exc.path} already exists as {exc.what}, not a regular file; a file cannot be written there",
+                     hint)
+    return error("missing", exc.path, None,
+                 f"{exc.path} is {exc.what}, not a regular file: agent-guard reads and edits regular files only", hint)
 
 
 def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tuple[Finding, ...]) -> bool:

@@ -35,6 +35,7 @@ import stat
 from pathlib import Path
 from typing import Callable, ClassVar, Iterator, Sequence
 
+from .filekind import NotRegular, open_regular
 from .model import Value
 from .repo import EXEC, FILE, GitRepo
 
@@ -44,6 +45,19 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEX
 
 class UnsafePath(Exception):
     """A path component is a symlink or not a folder at write time."""
+
+
+class NotAFile(UnsafePath):
+    """Something other than a regular file is at the path: a named pipe, a socket, a device, a folder.
+
+    Never opened to find out (``filekind``): a pipe would hold the read, and the
+    repository lock with it, until some process wrote to it.
+    """
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__(f"{path} is {what}, not a regular file")
+        self.path = path
+        self.what = what
 
 
 class Write(Value):
@@ -158,7 +172,7 @@ def read(root: Path, path: str) -> tuple[bytes | None, int | None]:
             return None, None
         try:
             try:
-                fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dfd)
+                fd = open_regular(parts[-1], dir_fd=dfd, follow=False)
             except FileNotFoundError:
                 return None, None
             except OSError as exc:
@@ -167,8 +181,6 @@ def read(root: Path, path: str) -> tuple[bytes | None, int | None]:
                 raise
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode):
-                    raise UnsafePath(f"{path} is not a regular file")
                 with os.fdopen(fd, "rb", closefd=False) as fh:
                     data = fh.read()
             finally:
@@ -200,6 +212,8 @@ def _write_one(root_fd: int, w: Write, created: list[str]) -> None:
             os.close(dfd)
         return
     dfd = _open_dir(root_fd, parts[:-1], create=True, created=created)
+            except NotRegular as exc:
+                raise NotAFile(path, exc.what) from None
     try:
         tmp = f".{parts[-1][:100]}{TMP_MARK}{os.getpid()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_EXCL, 0o600, dir_fd=dfd)
@@ -545,6 +559,8 @@ def recover(repo: GitRepo, undo_last: Undo, dead_writer: bool = True) -> bool:
     # (A journal written before the last step was its caller's, when it was always the
     # ledger ref's move, named the same note `ref`.)
     note = journal.get("last_step", journal.get("ref"))
+    except NotAFile:
+        return True  # a pipe, socket or device put there since: not ours to replace
     if note is not None:
         undo_last(note, dead_writer)
     _clear_journal(jpath)

@@ -87,8 +87,15 @@ def _is_bare_name(spec: str) -> bool:
 
 
 def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
+    from ..filekind import NotRegular, open_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        # Never a plain open: a named pipe would hold it (and every command) until something wrote to it.
+        with open(open_regular(path), encoding="utf-8") as fh:
+            text = fh.read()
+    except NotRegular as e:
+        raise PolicyError(f"cannot read policy {label}: it is {e.what}, not a regular file; "
+                          "write the policy to a regular file") from None
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
@@ -196,7 +203,7 @@ def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True
         data = _read_yaml(path, f"preset {spec}", cache)
         return _checked(_Layer(f"preset:{spec}", f"preset {spec}", spec, {}, None, PRESET_DIR), data, root=True)
     path = (base_dir / spec).resolve()
-    if not path.is_file():
+    if not path.exists():
         raise PolicyError(f"policy file {base_dir / spec} does not exist")
     data = _read_yaml(path, str(path), cache)
     return _checked(_Layer(str(path), str(path), path.name, {}, None, path.parent), data, root=False)
@@ -450,7 +457,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
     cache = cache or PolicyCache.of_user()
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
-        if own is not None and own.is_file():
+        if own is not None and os.path.lexists(own):  # a pipe or a broken link there is an error, not "none"
             top = _layer(str(own), Path.cwd(), cache, preset_ok=False)
         else:
             top = _layer("default", PRESET_DIR, cache)

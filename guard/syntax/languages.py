@@ -389,9 +389,12 @@ def python_target(root: Path | None) -> tuple[int, int] | None:
 def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
     import tomllib
 
+    from ..filekind import read_regular
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # A pipe there must not hold the check (read_regular never waits), nor nesting crash it.
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
     for target in _targets(data):
         if target is not None and target[0] == 3:
