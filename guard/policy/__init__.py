@@ -114,8 +114,39 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
             problem = getattr(e, "problem", None) or str(e)
             raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
+        except RecursionError:  # PyYAML composes and constructs one recursion level per nesting level
+            raise PolicyError(f"{label}: nested too deeply to read (a policy is a few levels of mappings)") from None
+        except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
+            raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
+        if _oversized(data):
+            raise PolicyError(f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; "
+                              "a policy is a few dozen settings")
         _remember(text, data, cache)
     return {} if data is None else data
+
+
+_MAX_NODES = 100_000
+
+
+def _oversized(data: object) -> bool:
+    """Whether `data` holds more than `_MAX_NODES` values, aliases counted each time they are used.
+
+    YAML's aliases share one value among many places: a few lines of anchors that each
+    repeat the one before ten times stand for a billion values, which the cache's JSON and
+    every walk of the policy would spell out.  Counted without recursion, up to the limit.
+    """
+    stack, seen = [data], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > _MAX_NODES:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class PolicyCache(Value):
