@@ -17,6 +17,7 @@ from itertools import islice
 from typing import Any, Iterator
 
 from . import diffs, ledger, stage, worktree
+from .bounds import AGE_SECONDS, KEEP, TURNS
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
@@ -124,7 +125,7 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dic
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
         history = _history(g, ledger.ref_name(prefix, name), name)
-        for t, rolled in (islice(history, limit) if limit is not None and limit >= 0 else history):
+        for t, rolled in (islice(history, limit) if limit is not None else history):
             e: dict[str, Any] = {
                 "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
                 "time": int(_when(t)), "format": t.format,
@@ -137,6 +138,9 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dic
             rows.append((_when(t), e))
     # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
     rows.sort(key=lambda pair: pair[0], reverse=True)
+    problem = TURNS.problem(limit) if limit is not None else None
+    if problem is not None:
+        raise UsageError(f"the number of turns to list {problem}")
     out = [e for _, e in rows]
     return out[:limit] if limit is not None else out
 
@@ -359,14 +363,21 @@ def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[
 
 # ---------------------------------------------------------------------- gc
 
-_AGE = re.compile(r"^(\d+)([smhdw])$")
+_AGE = re.compile(r"^([0-9]+)([smhdw])$")
 
 
 def _age_seconds(text: str) -> int:
     m = _AGE.match(text.strip())
     if not m:
-        raise UsageError(f"--older-than takes a number and a unit (s, m, h, d, w), e.g. 30d; got {text!r}")
-    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        raise UsageError(f"--older-than takes a whole number and a unit (s, m, h, d, w), from 1s to 100 years "
+                         f"(36,600d), e.g. 30d; got {text[:40]!r}")
+    # Counted only when it can be in range: int() of a 5,000-digit count is refused by Python itself.
+    seconds = (int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+               if len(m.group(1)) <= 12 else int(AGE_SECONDS.high) + 1)
+    if AGE_SECONDS.problem(seconds) is not None:
+        raise UsageError(f"--older-than {text.strip()[:24]!r}: an age is from 1s to 100 years (36,600d, 5,228w); "
+                         "to drop every turn, give --keep 0")
+    return seconds
 
 
 def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) -> str:
@@ -395,6 +406,9 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                     kept_turns += 1
                 chain.append(info)
             if cut_at is None:
+    problem = KEEP.problem(keep) if keep is not None else None
+    if problem is not None:
+        raise UsageError(f"--keep {problem}")
                 lines.append(f"{name}: nothing to prune ({plural(kept_turns, 'turn')})")
                 continue
             if not chain:
