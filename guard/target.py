@@ -125,10 +125,14 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         # What the agent read and what an editor would write: the work-tree bytes.
         notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                      "(smudged) bytes, and git runs the filter's clean step when the file is staged")
+    dropped: Finding | None = None
     if fe.content is not None and guessed_whole and before is not None and stale is None:
         doubt = _snippet_not_file(path, text, fe.content, audience)
         if doubt is not None:
             return None, [doubt], []
+        # Refused too, but with the change built, so the checks say what else is wrong with it
+        # (an elision marker where the definitions were is the `placeholder` check's to name).
+        dropped = _drops_definitions(path, text, fe.content, audience)
     bases = _bases(ws, fe, path, before, tiers, pol, seen if stale is not None else ())
     got = new_text(fe, text, tiers, path, bases)
     if got is None:
@@ -157,7 +161,7 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         new_mode=fe.new_mode or old_mode or FILE, repairs=repairs, regions=got.regions,
         before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
     )
-    return change, read_findings, notes + list(got.notes)
+    return change, read_findings + ([dropped] if dropped is not None else []), notes + list(got.notes)
 
 
 def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None,
@@ -340,4 +344,32 @@ def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = 
         "and written whole it would delete the rest",
         "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
         + audience.whole_file(),
+    )
+
+
+SHOWN_DEFINITIONS = 8
+
+
+def _drops_definitions(path: str, text: Text, content: str, audience: Audience = CLI) -> Finding | None:
+    """A fenced block taken for all of `path` (auto-detected) that leaves out definitions the file has
+    (functions, classes, methods; ``syntax.definitions``): a snippet of the file, however long, which
+    written whole would delete them.  More left out than it defines anew (a rename leaves one and
+    adds one); an explicit whole-file write (``--format whole``, a JSON `content`) is not judged here."""
+    from .syntax import definitions
+
+    old, new = definitions.names(path, "\n".join(text.lines), content)
+    dropped, added = old - new, new - old
+    lost = sum(dropped.values())
+    if not lost or lost <= sum(added.values()):
+        return None
+    names = sorted(dropped)
+    shown = ", ".join(names[:SHOWN_DEFINITIONS]) + (
+        f" and {len(names) - SHOWN_DEFINITIONS} more" if len(names) > SHOWN_DEFINITIONS else "")
+    return error(
+        "parse-error", path, None,
+        f"the input was read as the whole new text of {path} (a fenced block under its name), but it leaves out "
+        f"{plural(lost, 'definition')} {path} has ({shown}): it reads as a snippet of the file, and written whole "
+        f"it would delete {'it' if lost == 1 else 'them'}",
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to rewrite the whole file, put every "
+        "definition it keeps in the block; to delete them on purpose, " + audience.whole_file(),
     )

@@ -126,6 +126,11 @@ def _parser(language: str) -> Any:
         return None
 
 
+def tree_parser(language: str) -> Any:
+    """A tree-sitter parser for `language`, or None when tree-sitter or its grammar is missing."""
+    return _parser(language)
+
+
 # --------------------------------------------------------------------------- first problem
 
 
