@@ -104,6 +104,25 @@ def _turn_changes(g: Guard, t: ledger.Turn) -> list[TreeChange]:
     return g.repo.changed_files(parent_tree, g.repo.commit_tree(t.commit))
 
 
+_RENAME_LINE = re.compile(r"^ R (.+) <- (.+) \+\d+ -\d+$")
+
+
+def _renamed(g: Guard, t: ledger.Turn, changed: list[TreeChange]) -> dict[str, str]:
+    """The files turn `t` moved, old path -> new, as its message lists them (` R new <- old`).
+
+    git's tree diff pairs only exact copies; a file moved and edited shows as a delete and
+    an add.  A line of the message counts only when the tree holds that delete and that add.
+    """
+    added = {tc.path for tc in changed if tc.status == "A"}
+    deleted = {tc.path for tc in changed if tc.status == "D"}
+    out: dict[str, str] = {}
+    for line in g.repo.commit_info(t.commit).message.splitlines():
+        m = _RENAME_LINE.match(line)
+        if m and m.group(1) in added and m.group(2) in deleted:
+            out[m.group(2)] = m.group(1)
+    return out
+
+
 def _blob(g: Guard, e: Entry | None) -> bytes | None:
     return None if e is None else g.repo.read_blob(e.oid)
 
@@ -119,6 +138,9 @@ def _turn_diff(g: Guard, t: ledger.Turn) -> str:
 
 
 def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dict[str, Any]]:
+    problem = TURNS.problem(limit) if limit is not None else None
+    if problem is not None:
+        raise UsageError(f"the number of turns to list {problem}")
     prefix = g.policy(agent).ledger_prefix
     rows: list[tuple[float, dict[str, Any]]] = []
     for name in _agents(g, prefix, agent):
@@ -138,9 +160,6 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool) -> list[dic
             rows.append((_when(t), e))
     # Newest first; the sort is stable, so one agent's turns keep the ledger's order.
     rows.sort(key=lambda pair: pair[0], reverse=True)
-    problem = TURNS.problem(limit) if limit is not None else None
-    if problem is not None:
-        raise UsageError(f"the number of turns to list {problem}")
     out = [e for _, e in rows]
     return out[:limit] if limit is not None else out
 
@@ -250,9 +269,13 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
         targets = _targets(g, agent, pol.ledger_prefix, turn_id, to_id)
         state = _State(g, {})
         originals: dict[str, tuple[bytes | None, int | None]] = {}
+        moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now (its bits go back with it)
         findings: list[Finding] = []
         for t in targets:  # newest first
-            for tc in _turn_changes(g, t):
+            changed = _turn_changes(g, t)
+            for was, now in _renamed(g, t, changed).items():
+                moved_back[was] = moved_back.get(now, now)
+            for tc in changed:
                 paths = [tc.path] + ([tc.old_path] if tc.old_path else [])
                 for p in paths:
                     if p not in originals:
@@ -270,6 +293,7 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
                         continue
                     state.files[tc.path] = (None, None)
                     state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
+                    moved_back[tc.old_path] = moved_back.get(tc.path, tc.path)
                     continue
                 restored, f = _undo_content(tc.path, cur, after, before, force)
                 if f is not None:
@@ -299,7 +323,8 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
             return Report("refused", "rollback", tuple(changes), (locked,), extra=extra)
         new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]))
         try:
-            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo)
+            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo,
+                                      like=moved_back)
         except worktree.UnsafePath as exc:
             return Report("refused", "rollback", tuple(changes), (swapped_path(exc),), extra=extra)
         except RefLocked as exc:
@@ -381,6 +406,9 @@ def _age_seconds(text: str) -> int:
 
 
 def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) -> str:
+    problem = KEEP.problem(keep) if keep is not None else None
+    if problem is not None:
+        raise UsageError(f"--keep {problem}")
     prefix = g.policy(agent).ledger_prefix
     cutoff = time.time() - _age_seconds(older_than) if older_than else None
     lines = []
@@ -406,9 +434,6 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
                     kept_turns += 1
                 chain.append(info)
             if cut_at is None:
-    problem = KEEP.problem(keep) if keep is not None else None
-    if problem is not None:
-        raise UsageError(f"--keep {problem}")
                 lines.append(f"{name}: nothing to prune ({plural(kept_turns, 'turn')})")
                 continue
             if not chain:
