@@ -250,3 +250,15 @@ def test_recovery_leaves_a_fifo_put_where_a_crashed_write_was(project: Repo) -> 
     status, out, err = run(project, "log")
     assert status == 0, (out, err)
     assert stat.S_ISFIFO((project.root / "shapes.py").lstat().st_mode)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
+def test_install_hook_over_a_special_file_does_not_wait(project: Repo, kind: str) -> None:
+    """A pipe where the pre-commit hook goes (core.hooksPath in the tree) is another tool's: moved aside."""
+    project.git("config", "core.hooksPath", "githooks")
+    (project.root / "githooks").mkdir()
+    KINDS[kind][0](project.root / "githooks" / "pre-commit")
+    status, out, err = run(project, "install-hook")
+    assert status == 0 and "installed the pre-commit hook" in out, (status, out, err)
+    assert stat.S_ISREG((project.root / "githooks" / "pre-commit").stat().st_mode)
+    assert not stat.S_ISREG((project.root / "githooks" / "pre-commit.agent-guard-previous").lstat().st_mode)
