@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from . import paths, reads, worktree
 from .audience import Audience
 from .model import Finding, error
+from .target import special_file
 from .textfile import decode
 from .wording import span
 
@@ -53,15 +54,22 @@ class Unreadable(Exception):
 
 def parse_lines(spec: str) -> tuple[int, int]:
     """``A:B``, ``A:`` (to the end), ``:B`` or ``A`` -> an inclusive 1-based range."""
+    from .bounds import LINE, OutOfRange
+
     text = spec.strip().replace("..", ":").replace("-", ":")
     first, sep, last = text.partition(":")
+    if not all(part.strip().isascii() and (part.strip().isdigit() or not part.strip()) for part in (first, last)) \
+            or not (first.strip() or last.strip()):
+        raise ValueError(f"{spec[:40]!r} is not a line range; write A:B, A: or :B, line numbers from 1 to "
+                         f"{int(LINE.high):,}, e.g. 10:40")
     try:
-        a = int(first) if first.strip() else 1
-        b = (int(last) if last.strip() else _TO_END) if sep else a
-    except ValueError:
-        raise ValueError(f"{spec!r} is not a line range; write A:B, A: or :B, e.g. 10:40") from None
+        a = int(LINE.read(first)) if first.strip() else 1
+        b = (int(LINE.read(last)) if last.strip() else _TO_END) if sep else a
+    except OutOfRange as exc:
+        raise ValueError(f"{spec!r}: a line number {exc}") from None
     if a < 1 or b < a:
-        raise ValueError(f"{spec!r} is not a line range: lines start at 1 and B must not be less than A")
+        raise ValueError(f"{spec[:40]!r} is not a line range: B must not be less than A (line numbers from 1 to "
+                         f"{int(LINE.high):,})")
     return a, b
 
 
@@ -97,6 +105,8 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
     with worktree.locked(repo):
         try:
             data, _mode = worktree.read(guard_session.root, rel)
+        except worktree.NotAFile as exc:
+            raise Unreadable(_folder(guard_session.root, rel) or special_file(exc, creates=False)) from None
         except worktree.UnsafePath as exc:
             raise Unreadable(_folder(guard_session.root, rel) or error(
                 "path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",

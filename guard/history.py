@@ -17,6 +17,7 @@ from itertools import islice
 from typing import Any, Iterator
 
 from . import control, diffs, ledger, paths, redaction, stage, worktree
+from .bounds import AGE_SECONDS, KEEP, TURNS
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
@@ -104,6 +105,25 @@ def _turn_changes(g: Guard, t: ledger.Turn) -> list[TreeChange]:
     return g.repo.changed_files(parent_tree, g.repo.commit_tree(t.commit))
 
 
+_RENAME_LINE = re.compile(r"^ R (.+) <- (.+) \+\d+ -\d+$")
+
+
+def _renamed(g: Guard, t: ledger.Turn, changed: list[TreeChange]) -> dict[str, str]:
+    """The files turn `t` moved, old path -> new, as its message lists them (` R new <- old`).
+
+    git's tree diff pairs only exact copies; a file moved and edited shows as a delete and
+    an add.  A line of the message counts only when the tree holds that delete and that add.
+    """
+    added = {tc.path for tc in changed if tc.status == "A"}
+    deleted = {tc.path for tc in changed if tc.status == "D"}
+    out: dict[str, str] = {}
+    for line in g.repo.commit_info(t.commit).message.splitlines():
+        m = _RENAME_LINE.match(line)
+        if m and m.group(1) in added and m.group(2) in deleted:
+            out[m.group(2)] = m.group(1)
+    return out
+
+
 def _blob(g: Guard, e: Entry | None) -> bytes | None:
     return None if e is None else g.repo.read_blob(e.oid)
 
@@ -126,6 +146,9 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
     `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
     contents are left out unless that policy says ``read_protected: true``.
     """
+    problem = TURNS.problem(limit) if limit is not None else None
+    if problem is not None:
+        raise UsageError(f"the number of turns to list {problem}")
     prefix = g.policy(agent).ledger_prefix
     shown_to = g.policy(default_agent(viewer or agent)) if patch else None
     rows: list[tuple[float, dict[str, Any]]] = []
@@ -133,7 +156,7 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
         history = _history(g, ledger.ref_name(prefix, name), name)
-        for t, rolled in (islice(history, limit) if limit is not None and limit >= 0 else history):
+        for t, rolled in (islice(history, limit) if limit is not None else history):
             e: dict[str, Any] = {
                 "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
                 "time": int(_when(t)), "format": t.format,
@@ -304,9 +327,13 @@ def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str
         warned = tuple(guarded)
         state = _State(g, {})
         originals: dict[str, tuple[bytes | None, int | None]] = {}
+        moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now (its bits go back with it)
         findings: list[Finding] = []
         for t in targets:  # newest first
-            for tc in _turn_changes(g, t):
+            changed = _turn_changes(g, t)
+            for was, now in _renamed(g, t, changed).items():
+                moved_back[was] = moved_back.get(now, now)
+            for tc in changed:
                 touched = [tc.path] + ([tc.old_path] if tc.old_path else [])
                 for p in touched:
                     if p not in originals:
@@ -324,6 +351,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str
                         continue
                     state.files[tc.path] = (None, None)
                     state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
+                    moved_back[tc.old_path] = moved_back.get(tc.path, tc.path)
                     continue
                 restored, f = _undo_content(tc.path, cur, after, before, force)
                 if f is not None:
@@ -353,7 +381,8 @@ def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str
             return Report("refused", "rollback", tuple(changes), warned + (locked,), extra=extra), targets
         new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]))
         try:
-            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo)
+            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo,
+                                      like=moved_back)
         except worktree.UnsafePath as exc:
             return Report("refused", "rollback", tuple(changes), warned + (swapped_path(exc),), extra=extra), targets
         except RefLocked as exc:
@@ -418,17 +447,27 @@ def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[
 
 # ---------------------------------------------------------------------- gc
 
-_AGE = re.compile(r"^(\d+)([smhdw])$")
+_AGE = re.compile(r"^([0-9]+)([smhdw])$")
 
 
 def _age_seconds(text: str) -> int:
     m = _AGE.match(text.strip())
     if not m:
-        raise UsageError(f"--older-than takes a number and a unit (s, m, h, d, w), e.g. 30d; got {text!r}")
-    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        raise UsageError(f"--older-than takes a whole number and a unit (s, m, h, d, w), from 1s to 100 years "
+                         f"(36,600d), e.g. 30d; got {text[:40]!r}")
+    # Counted only when it can be in range: int() of a 5,000-digit count is refused by Python itself.
+    seconds = (int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+               if len(m.group(1)) <= 12 else int(AGE_SECONDS.high) + 1)
+    if AGE_SECONDS.problem(seconds) is not None:
+        raise UsageError(f"--older-than {text.strip()[:24]!r}: an age is from 1s to 100 years (36,600d, 5,228w); "
+                         "to drop every turn, give --keep 0")
+    return seconds
 
 
 def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) -> str:
+    problem = KEEP.problem(keep) if keep is not None else None
+    if problem is not None:
+        raise UsageError(f"--keep {problem}")
     prefix = g.policy(agent).ledger_prefix
     cutoff = time.time() - _age_seconds(older_than) if older_than else None
     lines = []

@@ -20,7 +20,7 @@ and the ref with them.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 from . import ledger, worktree
 from .model import Value
@@ -45,11 +45,14 @@ class Staged(Value):
 
 
 def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange], *,
-               remove_dirs: Sequence[str] = (), memo: ledger.Memo | None = None) -> Staged:
+               remove_dirs: Sequence[str] = (), memo: ledger.Memo | None = None,
+               like: Mapping[str, str] | None = None) -> Staged:
     """Record `changes` as the agent's turn and write them to the work tree, all or nothing.
 
     `remove_dirs`: folders to remove once the files are written, each only if empty by
-    then (a rollback takes away the folders the turns it undoes created).
+    then (a rollback takes away the folders the turns it undoes created).  `like`: a new
+    file's path -> the file whose permission bits it takes (a rollback moving a file back);
+    a rename's new path always takes its old path's.
     """
     created = worktree.missing_dirs(repo.root, [c.path for c in changes if c.after is not None])
     staged = _stage(repo, prefix, new, changes, created, memo)
@@ -57,9 +60,9 @@ def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequenc
     for c in changes:
         if c.old_path and c.old_path != c.path:
             writes.append(worktree.Write(c.old_path, c.before, None, c.old_mode, None))
-            writes.append(worktree.Write(c.path, None, c.after, None, c.new_mode))
+            writes.append(worktree.Write(c.path, None, c.after, None, c.new_mode, like=c.old_path))
         else:
-            writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode))
+            writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode, like=(like or {}).get(c.path)))
     message = f"agent-guard: {new.kind} {staged.turn} ({new.dialect})"
     worktree.write(repo, writes, remove_dirs=remove_dirs, last=worktree.LastStep(
         run=lambda: repo.update_ref(staged.ref, staged.commit, staged.old, message),

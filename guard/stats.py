@@ -451,7 +451,21 @@ def parse_since(text: str) -> datetime:
 
     from .events import parse_time
 
+    from .bounds import AGE_SECONDS, OutOfRange
+
     m = _AGE.fullmatch(text.strip())
     if m:
-        return datetime.now(timezone.utc) - timedelta(seconds=int(m.group(1)) * _UNIT[m.group(2)])
-    return parse_time(text)
+        # Counted only when it can be in range: int() of a 5,000-digit count is refused by Python itself.
+        seconds = int(m.group(1)) * _UNIT[m.group(2)] if len(m.group(1)) <= 12 else int(AGE_SECONDS.high) + 1
+        if AGE_SECONDS.problem(seconds) is not None:
+            raise OutOfRange(f"{text.strip()[:24]!r} is no age --since can go back: an age is from 1m to 100 years "
+                             "(36,600d, 5,228w)")
+        return datetime.now(timezone.utc) - timedelta(seconds=seconds)
+    try:
+        return parse_time(text)
+    except (OverflowError, ValueError) as exc:
+        if "out of range" in str(exc) or isinstance(exc, OverflowError):
+            # A date at the very edge of the calendar, moved to another time zone: year 0 or 10000.
+            raise OutOfRange(f"{text!r} is a date at the edge of the calendar: --since takes the years 2 to 9998") \
+                from None
+        raise

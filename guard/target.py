@@ -170,10 +170,14 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         # What the agent read and what an editor would write: the work-tree bytes.
         notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
                      "(smudged) bytes, and git runs the filter's clean step when the file is staged")
+    dropped: Finding | None = None
     if fe.content is not None and guessed_whole and before is not None and stale is None:
         doubt = _snippet_not_file(path, text, fe.content, audience)
         if doubt is not None:
             return None, [doubt], []
+        # Refused too, but with the change built, so the checks say what else is wrong with it
+        # (an elision marker where the definitions were is the `placeholder` check's to name).
+        dropped = _drops_definitions(path, text, fe.content, audience)
     bases = _bases(ws, fe, path, before, tiers, pol, seen if stale is not None else ())
     got = new_text(fe, text, tiers, path, bases)
     if got is None:
@@ -202,7 +206,7 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         new_mode=fe.new_mode or old_mode or FILE, repairs=repairs, regions=got.regions,
         before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
     )
-    return change, read_findings, notes + list(got.notes)
+    return change, read_findings + ([dropped] if dropped is not None else []), notes + list(got.notes)
 
 
 def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
@@ -244,6 +248,8 @@ def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes
 
 def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.UnsafePath) -> Finding:
     """worktree.read refuses any non-regular file; a plain folder is no symlink escape."""
+    if isinstance(exc, worktree.NotAFile) and exc.what != "a folder":
+        return special_file(exc, fe.op is Op.CREATE or fe.create_missing or exc.path != src)
     folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(root / p)), None)
     if folder is None:
         return error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
@@ -252,6 +258,23 @@ def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.Uns
         return error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
                      "name a file inside that folder, or another path")
     return error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")
+
+
+def special_file(exc: worktree.NotAFile, creates: bool) -> Finding:
+    """A named pipe, a socket or a device where an edit (`creates`: a write of a new file) or a read goes.
+
+    `exists` when the edit would write a file there, `missing` when it reads or changes
+    one: no regular file is there, and agent-guard never opens anything else (a pipe
+    would hold the read until something wrote to it).
+    """
+    hint = ("pipes, sockets and devices are not for agents to read or write: name a regular file, or ask the "
+            f"user to remove {exc.path}")
+    if creates:
+        return error("exists", exc.path, None,
+                     f"{exc.path} already exists as {exc.what}, not a regular file; a file cannot be written there",
+                     hint)
+    return error("missing", exc.path, None,
+                 f"{exc.path} is {exc.what}, not a regular file: agent-guard reads and edits regular files only", hint)
 
 
 def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tuple[Finding, ...]) -> bool:
@@ -379,4 +402,32 @@ def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = 
         "and written whole it would delete the rest",
         "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
         + audience.whole_file(),
+    )
+
+
+SHOWN_DEFINITIONS = 8
+
+
+def _drops_definitions(path: str, text: Text, content: str, audience: Audience = CLI) -> Finding | None:
+    """A fenced block taken for all of `path` (auto-detected) that leaves out definitions the file has
+    (functions, classes, methods; ``syntax.definitions``): a snippet of the file, however long, which
+    written whole would delete them.  More left out than it defines anew (a rename leaves one and
+    adds one); an explicit whole-file write (``--format whole``, a JSON `content`) is not judged here."""
+    from .syntax import definitions
+
+    old, new = definitions.names(path, "\n".join(text.lines), content)
+    dropped, added = old - new, new - old
+    lost = sum(dropped.values())
+    if not lost or lost <= sum(added.values()):
+        return None
+    names = sorted(dropped)
+    shown = ", ".join(names[:SHOWN_DEFINITIONS]) + (
+        f" and {len(names) - SHOWN_DEFINITIONS} more" if len(names) > SHOWN_DEFINITIONS else "")
+    return error(
+        "parse-error", path, None,
+        f"the input was read as the whole new text of {path} (a fenced block under its name), but it leaves out "
+        f"{plural(lost, 'definition')} {path} has ({shown}): it reads as a snippet of the file, and written whole "
+        f"it would delete {'it' if lost == 1 else 'them'}",
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to rewrite the whole file, put every "
+        "definition it keeps in the block; to delete them on purpose, " + audience.whole_file(),
     )

@@ -35,6 +35,7 @@ import stat
 from pathlib import Path
 from typing import Callable, ClassVar, Iterator, Sequence
 
+from .filekind import NotRegular, open_regular
 from .model import Value
 from .repo import EXEC, FILE, GitRepo
 
@@ -46,16 +47,35 @@ class UnsafePath(Exception):
     """A path component is a symlink or not a folder at write time."""
 
 
-class Write(Value):
-    """The state one path must reach: content (None = absent) and mode."""
+class NotAFile(UnsafePath):
+    """Something other than a regular file is at the path: a named pipe, a socket, a device, a folder.
 
-    __slots__ = ("path", "before", "after", "before_mode", "after_mode")
+    Never opened to find out (``filekind``): a pipe would hold the read, and the
+    repository lock with it, until some process wrote to it.
+    """
+
+    def __init__(self, path: str, what: str) -> None:
+        super().__init__(f"{path} is {what}, not a regular file")
+        self.path = path
+        self.what = what
+
+
+class Write(Value):
+    """The state one path must reach: content (None = absent) and git mode.
+
+    A file written over an existing one keeps that file's permission bits; a new file
+    takes those of `like` when given (a rename's source), else git's for a new file.
+    """
+
+    __slots__ = ("path", "before", "after", "before_mode", "after_mode", "like", "bits")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     before: bytes | None
     after: bytes | None
     before_mode: int | None
     after_mode: int | None
+    like: str | None
+    bits: int | None  # the permission bits the written file gets (`write` works them out)
 
     def __init__(
         self,
@@ -64,8 +84,41 @@ class Write(Value):
         after: bytes | None,
         before_mode: int | None,
         after_mode: int | None,
+        like: str | None = None,
+        bits: int | None = None,
     ) -> None:
-        self._init(path, before, after, before_mode, after_mode)
+        self._init(path, before, after, before_mode, after_mode, like, bits)
+
+
+# Permission bits a written file may carry over: read, write and execute for each class, and
+# the sticky bit.  Set-user-ID and set-group-ID are not: the kernel clears them on a write too.
+_KEPT_BITS = 0o1777
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def permissions(kept: int | None, git_mode: int | None, umask: int) -> int:
+    """The permission bits a file written with `git_mode` gets, over a file whose bits were `kept`.
+
+    git records only whether a file is executable.  Over an existing file its own bits stay
+    (600, 640, 700, 775...); a change of git mode sets or clears only the execute bits, as git
+    does: set, for each class that may read it (600 -> 700, 644 -> 755, within the umask);
+    cleared, all of them (755 -> 644).  A new file gets git's checkout bits: 666 or 777 less
+    the umask.
+    """
+    executable = git_mode == EXEC
+    if kept is None:
+        return (0o777 if executable else 0o666) & ~umask
+    kept &= _KEPT_BITS
+    if executable and not kept & 0o111:
+        return kept | ((kept & 0o444) >> 2) & ~umask
+    if not executable and kept & 0o111:
+        return kept & ~0o111
+    return kept
 
 
 # Undoes a write's last step, given the note it left in the journal and whether its writer
@@ -158,17 +211,17 @@ def read(root: Path, path: str) -> tuple[bytes | None, int | None]:
             return None, None
         try:
             try:
-                fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dfd)
+                fd = open_regular(parts[-1], dir_fd=dfd, follow=False)
             except FileNotFoundError:
                 return None, None
+            except NotRegular as exc:
+                raise NotAFile(path, exc.what) from None
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
                     raise UnsafePath(f"{path} is a symlink") from None
                 raise
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode):
-                    raise UnsafePath(f"{path} is not a regular file")
                 with os.fdopen(fd, "rb", closefd=False) as fh:
                     data = fh.read()
             finally:
@@ -183,7 +236,24 @@ def read(root: Path, path: str) -> tuple[bytes | None, int | None]:
 # ---------------------------------------------------------------------- writing
 
 
+def _bits(root_fd: int, path: str) -> int | None:
+    """The permission bits of the regular file at `path` (no link followed on the way); None if there is none."""
+    parts = path.split("/")
+    try:
+        dfd = _open_dir(root_fd, parts[:-1], create=False)
+    except (OSError, UnsafePath):
+        return None
+    try:
+        st = os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+    except OSError:
+        return None
+    finally:
+        os.close(dfd)
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+
+
 def _write_one(root_fd: int, w: Write, created: list[str]) -> None:
+    """Write (or delete) one path, the file with the bits `w` names (else git's for a new file)."""
     parts = w.path.split("/")
     if w.after is None:
         try:
@@ -208,10 +278,7 @@ def _write_one(root_fd: int, w: Write, created: list[str]) -> None:
             while view:
                 n = os.write(fd, view)
                 view = view[n:]
-            mode = 0o755 if w.after_mode == EXEC else 0o644
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, mode & ~umask)
+            os.fchmod(fd, w.bits if w.bits is not None else permissions(None, w.after_mode, _umask()))
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -351,12 +418,22 @@ def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] 
     by then (a rollback takes away the folders the turn it undoes created).  Returns the
     folders removed.
     """
+    root_fd = os.open(repo.root, _DIR_FLAGS)
+    try:
+        now = {p: _bits(root_fd, p) for w in writes for p in dict.fromkeys((w.path, w.like)) if p is not None}
+    finally:
+        os.close(root_fd)
+    umask = _umask()
     files = []
+    placed = []
     for w in writes:
         before_id = repo.write_blob(w.before) if w.before is not None else None
         after_id = repo.hash_blob(w.after) if w.after is not None else None
+        kept = now.get(w.path) if now.get(w.path) is not None else now.get(w.like) if w.like else None
+        placed.append(w if w.bits is not None else w._replace(bits=permissions(kept, w.after_mode, umask)))
+        # The exact bits the path had (None: no file), so that recovery puts them back as they were.
         files.append({"path": w.path, "before": before_id, "after": after_id,
-                      "before_mode": w.before_mode, "after_mode": w.after_mode})
+                      "before_mode": w.before_mode, "after_mode": w.after_mode, "before_bits": now.get(w.path)})
     created: list[str] = []
     # Only folders there now: recovery makes each again, and must not make one that was not there.
     removable = [d for d in dict.fromkeys(remove_dirs) if _is_real_dir(repo.root, d)]
@@ -375,7 +452,7 @@ def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] 
     try:
         root_fd = os.open(repo.root, _DIR_FLAGS)
         try:
-            for i, w in enumerate(writes):
+            for i, w in enumerate(placed):
                 # Folders we are about to create go into the journal first, so a crash removes them.
                 missing = _missing_dirs(root_fd, w.path) if w.after is not None else []
                 if missing:
@@ -482,6 +559,8 @@ def _changed_since(repo: GitRepo, file: dict[str, object]) -> bool:
     """
     try:
         current, _mode = read(repo.root, str(file["path"]))
+    except NotAFile:
+        return True  # a pipe, socket or device put there since: not ours to replace
     except UnsafePath:
         return False  # the write below refuses it too
     if current is None:
@@ -519,14 +598,18 @@ def recover(repo: GitRepo, undo_last: Undo, dead_writer: bool = True) -> bool:
         _clear_journal(jpath)
         return True
     root_fd = os.open(repo.root, _DIR_FLAGS)
+    umask = _umask()
     try:
         files = journal.get("files", [])
         for f in files:
             if "after" in f and _changed_since(repo, f):
                 continue
             before = repo.read_blob(f["before"]) if f.get("before") else None
+            was = f.get("before_bits")
+            # The bits the file had (a journal of an older agent-guard has none: those of the file now).
+            bits = was if isinstance(was, int) else permissions(_bits(root_fd, f["path"]), f.get("before_mode"), umask)
             try:
-                _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode")), [])
+                _write_one(root_fd, Write(f["path"], None, before, None, f.get("before_mode"), bits=bits), [])
             except UnsafePath:
                 # A folder on the way is now a symlink: restoring through it would write
                 # outside the tree, and nothing of ours was written there (the write

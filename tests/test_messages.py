@@ -226,7 +226,7 @@ def test_policy_errors_name_the_file_once_and_end_cleanly(tmp_path: Path, repo: 
     bad.write_text("budget:\n  per_edit: {files: -1}\n")
     result = cli("policy", "check", str(bad))
     assert result.code == 2
-    assert result.stderr == f"{bad}: budget.per_edit.files: expected a whole number >= 0 (or null for no limit), got -1\n"
+    assert result.stderr == f"{bad}: budget.per_edit.files: expected a whole number from 0 to 9,223,372,036,854,775,807 (or null for no limit), got -1\n"
     bad.write_text("extends: strcit\n")
     assert cli("policy", "check", str(bad)).stderr.startswith(f"{bad}: extends: no policy preset named 'strcit'")
     repo.commit({"app.py": CODE, ".agent-guard.yaml": "checks: {placeholder: 3}\n"})

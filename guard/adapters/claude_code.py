@@ -374,7 +374,13 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
                        agent, turn, tool, edit_bytes, started)
     if tool in PASSED:
-        _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
+        from .. import worktree
+        from ..target import special_file
+
+        try:
+            _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
+        except worktree.NotAFile as exc:  # a pipe there would hold the tool's read, and the hook's
+            return _refuse(g, special_file(exc, creates=False), agent, turn, tool, edit_bytes, started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, dialect = _edit_for(g, tool, ti, resolved)
     report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,

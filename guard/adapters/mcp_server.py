@@ -33,6 +33,7 @@ import sys
 from typing import Any, Callable, ClassVar
 
 from ..audience import MCP
+from ..bounds import LINE, TURNS
 from ..model import Value
 
 INSTRUCTIONS = (
@@ -175,11 +176,20 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
     if kind in _TYPES:
         want, label = _TYPES[kind]
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            if want is int and isinstance(value, float) and "minimum" in spec and "maximum" in spec:
+                # 1e30, 2.5, NaN: say the range, and the number as it came.
+                return [f"{name} must be a whole number from {spec['minimum']:,} to {spec['maximum']:,}, "
+                        f"not the number {value!r}"]
             return [f"{name} must be {label}, not {_json_type(value)}"]
     if "enum" in spec and value not in spec["enum"]:
         return [f"{name} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}"]
-    if "minimum" in spec and value < spec["minimum"]:
-        return [f"{name} must be at least {spec['minimum']}, not {value}"]
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if (low is not None and value < low) or (high is not None and value > high):
+        shown = f"{value:,}" if abs(value) < 10**30 else f"a number of {len(str(abs(value))):,} digits"
+        span = f"from {low:,} to {high:,}" if low is not None and high is not None else \
+            f"at least {low:,}" if low is not None else f"at most {high:,}"
+        return [f"{name} must be {'a whole number ' if kind == 'integer' and high is not None else ''}{span}, "
+                f"not {shown}"]
     if kind == "array":
         least = spec.get("minItems", 0)
         if len(value) < least:
@@ -285,8 +295,10 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "lines by these numbers under the same [PATH#TAG] header.",
          {"type": "object", "properties": {
              "path": _PATH,
-             "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (default 1)."},
-             "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show (default: the end)."},
+             "start_line": {"type": "integer", "minimum": int(LINE.low), "maximum": int(LINE.high),
+                            "description": "First line to show (default 1)."},
+             "end_line": {"type": "integer", "minimum": int(LINE.low), "maximum": int(LINE.high),
+                          "description": "Last line to show (default: the end)."},
          }, "required": ["path"], "additionalProperties": False},
          read_file, read_only=True),
     Tool("edit_file",
@@ -341,7 +353,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "added/removed, and whether it was rolled back. Use a turn id with rollback. With diff, each turn's "
          "diff; a protected file (.env, keys...) shows as its name and counts, never its contents.",
          {"type": "object", "properties": {
-             "limit": {"type": "integer", "minimum": 1, "default": 10, "description": "At most this many turns."},
+             "limit": {"type": "integer", "minimum": int(TURNS.low), "maximum": int(TURNS.high), "default": 10,
+                       "description": "At most this many turns."},
              "diff": {"type": "boolean", "default": False, "description": "Include each turn's diff."},
              "all_agents": {"type": "boolean", "default": False,
                             "description": "Also list other agents' turns (default: only this server's agent)."},

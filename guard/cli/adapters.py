@@ -12,7 +12,8 @@ import sys
 import click
 
 from ..adapters.claude_code import DEADLINE
-from .commands import CONTEXT, cli
+from ..bounds import DEADLINE_SECONDS
+from .commands import CONTEXT, InRange, cli
 from .fast import ON_PASS, run_claude_code
 
 
@@ -37,9 +38,10 @@ def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--on-pass", default="defer", show_default=True, metavar="[defer|ask]", callback=_on_pass,
               help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) "
                    "or ask (prompt the user every time). The hook never allows.")
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEADLINE, show_default=True,
-              metavar="SECONDS", help="Deny when the pre hook has not answered by then; keep it under the "
-                                      "hook's timeout in Claude Code's settings (30 s in our snippet).")
+@click.option("--deadline", type=InRange(DEADLINE_SECONDS, "SECONDS"), default=DEADLINE, show_default=True,
+              help="Deny when the pre hook has not answered by then; keep it under the "
+                   "hook's timeout in Claude Code's settings (30 s in our snippet); "
+                   f"{DEADLINE_SECONDS.range_text()}.")
 def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
     """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
 

@@ -15,6 +15,7 @@ from typing import ClassVar, NoReturn, Sequence
 
 import click
 
+from ..bounds import KEEP, TURNS, Bound, OutOfRange
 from ..model import Value
 from ..report import EXIT_USAGE
 from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
@@ -39,6 +40,29 @@ def process_ends() -> bool:
     ctx = click.get_current_context(silent=True)
     invocation = ctx.find_object(Invocation) if ctx is not None else None
     return invocation is not None and invocation.process_ends
+
+
+class InRange(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 on; 8.1 is supported
+    """A number option held to its range (``guard.bounds``): out of it, a usage error naming the range."""
+
+    def __init__(self, bound: Bound, metavar: str = "N") -> None:
+        self.bound = bound
+        self.name = "integer" if bound.whole else "number"
+        self.metavar = metavar
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return self.metavar
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int | float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):  # a default, already a number
+            problem = self.bound.problem(value)
+            if problem is None:
+                return value
+            self.fail(problem, param, ctx)
+        try:
+            return self.bound.read(str(value))
+        except OutOfRange as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
@@ -137,7 +161,7 @@ def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | Non
 @cli.command("log", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="Only this agent's turns (default: all agents).")
 @click.option("-p", "--patch", is_flag=True, help="Show each turn's diff.")
-@click.option("-n", "--max-count", type=int, default=None, help="At most this many turns.")
+@click.option("-n", "--max-count", type=InRange(TURNS), default=None, help=f"At most this many turns ({TURNS.range_text()}).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--policy", default=None)
 def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool, policy: str | None) -> None:
@@ -150,7 +174,7 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
         import json
 
         click.echo(json.dumps({"version": 1, "turns": turns}, ensure_ascii=False))
-    elif not turns and max_count != 0:
+    elif not turns:
         from ..engine import default_agent
 
         who = default_agent(agent) if agent else ""
@@ -182,8 +206,10 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, chec
 
 @cli.command("gc", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="Only this agent (default: all).")
-@click.option("--keep", type=int, default=None, help="Keep this many newest turns per agent.")
-@click.option("--older-than", "older", default=None, help="Drop turns older than this (e.g. 30d, 12h).")
+@click.option("--keep", type=InRange(KEEP), default=None,
+              help=f"Keep this many newest turns per agent ({KEEP.range_text()}; 0 drops every turn).")
+@click.option("--older-than", "older", default=None, metavar="AGE",
+              help="Drop turns older than this: a number and a unit (s, m, h, d, w), e.g. 30d, 12h; at most 100 years.")
 @click.option("--policy", default=None)
 def gc_cmd(agent: str | None, keep: int | None, older: str | None, policy: str | None) -> None:
     """Prune old turns from the shadow refs."""

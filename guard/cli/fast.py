@@ -287,12 +287,12 @@ def parse_claude_code(args: Sequence[str]) -> dict[str, Any] | None:
 
         opts["deadline"] = DEADLINE
         return opts
-    # Plain decimals only ("20", "1.5"): click's float type takes more spellings, and says
-    # what is wrong with the rest.
-    digits = seconds.replace(".", "", 1)
-    if not (digits.isascii() and digits.isdigit()) or float(seconds) <= 0:
-        return None
-    opts["deadline"] = float(seconds)
+    from ..bounds import DEADLINE_SECONDS, OutOfRange
+
+    try:
+        opts["deadline"] = float(DEADLINE_SECONDS.read(seconds))
+    except OutOfRange:
+        return None  # click says what is wrong, with the range
     return opts
 
 

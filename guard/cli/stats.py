@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import click
 
+from ..bounds import EVENTS, OutOfRange
 from ..stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
-from .commands import CONTEXT, _guard, cli
+from .commands import CONTEXT, InRange, _guard, cli
 
 
 @cli.command("stats", context_settings=CONTEXT)
 @click.option("--agent", default=None, metavar="NAME", help="Only this agent (default: every agent).")
-@click.option("--since", default=None, metavar="DATE", help="Only events from DATE on: 2026-01-31, an ISO time, or an age (7d, 12h).")
+@click.option("--since", default=None, metavar="DATE", help="Only events from DATE on: 2026-01-31, an ISO time, or an age "
+                   "(7d, 12h; at most 100 years).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
 @click.option("--html", "html_file", default=None, type=click.Path(dir_okay=False, writable=True),
               help="Also write a static page (charts per agent, viewable offline) to FILE.")
-@click.option("--min-events", type=click.IntRange(min=1), default=MIN_EVENTS, show_default=True,
-              help="Edits a dialect needs before it can be recommended.")
+@click.option("--min-events", type=InRange(EVENTS), default=MIN_EVENTS, show_default=True,
+              help=f"Edits a dialect needs before it can be recommended ({EVENTS.range_text()}).")
 def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int) -> None:
     """Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused.
 
@@ -31,8 +33,11 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
 
     try:
         cutoff = parse_since(since) if since else None
+    except OutOfRange as exc:
+        raise click.BadParameter(str(exc), param_hint="--since") from None
     except ValueError:
-        raise click.BadParameter(f"{since!r} is not a date: use 2026-01-31, 2026-01-31T12:00 or an age such as 7d",
+        raise click.BadParameter(f"{str(since)[:40]!r} is not a date: use 2026-01-31, 2026-01-31T12:00 or an age "
+                                 "(a whole number and a unit m, h, d or w, from 1m to 100 years) such as 7d",
                                  param_hint="--since") from None
     g = _guard()
     result = aggregate(events.read(g.repo.commondir, cutoff), agent, min_events)

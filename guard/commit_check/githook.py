@@ -61,9 +61,12 @@ def hooks_dir(g: Workspace) -> tuple[Path, bool]:
 
 
 def _is_ours(path: Path) -> bool:
+    from ..filekind import read_regular
+
     try:
-        return HOOK_MARK.encode() in path.read_bytes()
-    except OSError:
+        # Not a plain read: a named pipe there would hold it until something wrote to it.
+        return HOOK_MARK.encode() in read_regular(path)
+    except OSError:  # missing, or a pipe, socket or device (filekind.NotRegular): not ours
         return False
 
 

@@ -323,25 +323,38 @@ def _hint_for(line: str) -> str:
     return f"{OPS_HELP}; e.g.\n{SHAPE}"
 
 
+def _number(digits: str, no: int) -> int:
+    """A line number as written (any count of digits; `\\d` takes other scripts' digits too), held to
+    git's range: a 5,000-digit number is not handed to int(), which Python refuses past 4,300."""
+    from ..bounds import LINE
+
+    n = int(digits) if len(digits) <= 12 else int(LINE.high) + 1
+    if n > LINE.high:
+        shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits):,} digits)"
+        raise ParseError(f"line number {shown} is out of range: line numbers run from 1 to {int(LINE.high):,}",
+                         no, "number lines as the read printed them")
+    return n
+
+
 def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
     groups = m.groupdict()
     if kind in ("replace", "delete"):
-        a = int(groups["a"])
-        b = LAST if groups.get("b") == "$" else int(groups["b"]) if groups.get("b") else a
+        a = _number(groups["a"], no)
+        b = LAST if groups.get("b") == "$" else _number(groups["b"], no) if groups.get("b") else a
         if a < 1:
             raise ParseError("line numbers start at 1", no, "number lines as the read printed them")
         if b != LAST and b < a:
             raise ParseError(f"the range {a}..{b} ends before it starts", no, f"write it as {b}..{a}")
         return _Op(kind, a, b, no)
     if kind == "before":
-        n = int(groups["a"])
+        n = _number(groups["a"], no)
         if n < 1:
             raise ParseError("there is no line 0 to insert before", no, "write 'insert after 0' for the top of the file")
         return _Op("insert", n, n - 1, no)
     if kind == "after":
         if groups["a"] == "$":
             return _Op("insert", LAST + 1, LAST, no)
-        n = int(groups["a"])
+        n = _number(groups["a"], no)
         return _Op("insert", n + 1, n, no)
     if kind == "head":
         return _Op("insert", 1, 0, no)

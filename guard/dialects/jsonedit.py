@@ -348,10 +348,13 @@ def _command(obj: dict[str, Any], path: str | None, line: int) -> list[_Edit]:
     if command == "create":
         return [_Edit(path, line, content=_string(obj, "file_text", line), create_only=True)]
     if command == "insert":
+        from ..bounds import LINE
+
         at = obj.get("insert_line")
-        if isinstance(at, bool) or not isinstance(at, int) or at < 0:
+        if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= LINE.high:
             raise ParseError(
-                f'"insert_line" of the insert at line {line} must be a line number >= 0, not {at!r}',
+                f'"insert_line" of the insert at line {line} must be a line number from 0 to {int(LINE.high):,}, '
+                f"not {at!r}",
                 line,
                 "insert_line 0 inserts at the top; N inserts after line N",
                 path,

@@ -3,8 +3,9 @@
 The refusals of a doubtful fit live here too: context that also fits a few lines
 further off, blank or closing lines shown where the file has other lines, a new line
 next to a marker that looks like a changed version of the line the marker keeps
-there (a replacement, or an addition?), new lines at an end of the file with nothing
-of the file next to them.
+there (a replacement, or an addition?  Code that is a near copy or has the same head;
+a comment with one word renamed, added or dropped), new lines at an end of the file
+with nothing of the file next to them.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def _same_head(new: str, old: str) -> bool:
     # Otherwise a near copy (a name renamed, `operator_v2=` for `operator=`, or a value
     # changed) reads as a replacement as much as an addition: the doubt stands.
     mine, theirs = new.strip(), old.strip()
-    return similar(mine, theirs, 0.8) or _one_word_renamed(mine, theirs)
+    return similar(mine, theirs, 0.8) or _one_word_renamed(mine, theirs) or _comment_reworded(mine, theirs)
 
 
 _TOKEN = lazy(r"\w+|\S")
@@ -77,6 +78,34 @@ def _one_word_renamed(a: str, b: str) -> bool:
         return False
     x, y = differ[0]
     return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
+
+
+# A line that is a comment: `#` then a blank (not `#include`, `#!`), `//`, `/*`, `*` in a block
+# comment, `--` (SQL, Lua, Haskell), `;` (Lisp, assembly), `<!--`.
+_COMMENT = lazy(r"(?:#(?![\w!\[])|//|/\*|\*(?:\s|$)|--\s|;|<!--)")
+_WORD_TOKEN = lazy(r"\w+")
+
+
+def _comment_reworded(a: str, b: str) -> bool:
+    """Two comments that differ in one word, renamed (`# read settings` for `# read config`), added
+    or dropped, with another word in common: the same note reworded, which a similarity ratio misses
+    on a short line (one word of three is a third of it)."""
+    if not (_COMMENT().match(a) and _COMMENT().match(b)):
+        return False
+    ta, tb = _TOKEN().findall(a), _TOKEN().findall(b)
+    if len(ta) == len(tb):
+        differ = [(x, y) for x, y in zip(ta, tb) if x != y]
+        if len(differ) != 1 or not all(_WORD_TOKEN().fullmatch(t) for t in differ[0]):
+            return False
+    elif abs(len(ta) - len(tb)) == 1:
+        long, short = (ta, tb) if len(ta) > len(tb) else (tb, ta)
+        cut = next((k for k in range(len(short)) if long[k] != short[k]), len(short))
+        if long[:cut] + long[cut + 1:] != short or not _WORD_TOKEN().fullmatch(long[cut]):
+            return False
+    else:
+        return False
+    shared = {t for t in ta if _WORD_TOKEN().fullmatch(t)} & {t for t in tb if _WORD_TOKEN().fullmatch(t)}
+    return bool(shared)
 
 
 BLOCK_TRIES = 200_000  # line comparisons one snippet's search for unique runs of lines may spend

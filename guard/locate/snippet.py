@@ -26,7 +26,8 @@ Whatever two readings could explain is refused: context that also fits a few
 lines further off (unless the lines between are shallower, so no agent would
 drop them silently), blank or closing lines shown where the file has other
 lines, a new line next to a marker that looks like a changed version of the
-line the marker keeps there (a replacement, or an addition?), new lines after a
+line the marker keeps there (a replacement, or an addition?  A near copy, the same
+definition, assignment or exit, or a comment reworded by one word), new lines after a
 `return` the marker keeps, and new lines at an end of the file with nothing of
 the file next to them.
 """

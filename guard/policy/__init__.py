@@ -87,8 +87,15 @@ def _is_bare_name(spec: str) -> bool:
 
 
 def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
+    from ..filekind import NotRegular, open_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        # Never a plain open: a named pipe would hold it (and every command) until something wrote to it.
+        with open(open_regular(path), encoding="utf-8") as fh:
+            text = fh.read()
+    except NotRegular as e:
+        raise PolicyError(f"cannot read policy {label}: it is {e.what}, not a regular file; "
+                          "write the policy to a regular file") from None
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
@@ -107,8 +114,39 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
             problem = getattr(e, "problem", None) or str(e)
             raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
+        except RecursionError:  # PyYAML composes and constructs one recursion level per nesting level
+            raise PolicyError(f"{label}: nested too deeply to read (a policy is a few levels of mappings)") from None
+        except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
+            raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
+        if _oversized(data):
+            raise PolicyError(f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; "
+                              "a policy is a few dozen settings")
         _remember(text, data, cache)
     return {} if data is None else data
+
+
+_MAX_NODES = 100_000
+
+
+def _oversized(data: object) -> bool:
+    """Whether `data` holds more than `_MAX_NODES` values, aliases counted each time they are used.
+
+    YAML's aliases share one value among many places: a few lines of anchors that each
+    repeat the one before ten times stand for a billion values, which the cache's JSON and
+    every walk of the policy would spell out.  Counted without recursion, up to the limit.
+    """
+    stack, seen = [data], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > _MAX_NODES:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class PolicyCache(Value):
@@ -253,7 +291,7 @@ def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True
         data = _read_yaml(path, f"preset {spec}", cache)
         return _checked(_Layer(f"preset:{spec}", f"preset {spec}", spec, {}, None, PRESET_DIR), data, root=True)
     path = (base_dir / spec).resolve()
-    if not path.is_file():
+    if not path.exists():
         raise PolicyError(f"policy file {base_dir / spec} does not exist")
     data = _read_yaml(path, str(path), cache)
     return _checked(_Layer(str(path), str(path), path.name, {}, None, path.parent), data, root=False)
@@ -514,7 +552,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
     cache = cache or PolicyCache.of_user(root)
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
-        if own is not None and own.is_file():
+        if own is not None and os.path.lexists(own):  # a pipe or a broken link there is an error, not "none"
             top = _layer(str(own), Path.cwd(), cache, preset_ok=False)
         else:
             top = _layer("default", PRESET_DIR, cache)

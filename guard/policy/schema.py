@@ -59,9 +59,12 @@ def _one_of(choices: tuple[str, ...]) -> Validator:
 
 def _limit(value: object) -> str | None:
     # null is allowed so a layer can lift a limit it inherited (mappings merge).
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+    from ..bounds import BUDGET
+
+    if value is None or BUDGET.problem(value) is None and isinstance(value, int):
         return None
-    return f"expected a whole number >= 0 (or null for no limit), got {_show(value)}"
+    shown = _show(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a number of {len(str(value)):,} digits"
+    return f"expected {BUDGET.range_text()} (or null for no limit), got {shown}"
 
 
 def _bool(value: object) -> str | None:

@@ -17,12 +17,12 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 
 from __future__ import annotations
 
-from .errors import GitError, NotARepository, RefLocked, RefMoved
+from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .handle import GitRepo
 from .objects import read_objects_unverified
 from .values import EXEC, FILE, GITLINK, LINK, CommitInfo, Entry, TreeChange
 
 __all__ = [
     "EXEC", "FILE", "GITLINK", "LINK", "CommitInfo", "Entry", "GitError", "GitRepo", "NotARepository", "RefLocked",
-    "RefMoved", "TreeChange", "read_objects_unverified",
+    "RefMoved", "TreeChange", "UnreadableAttributes", "read_objects_unverified",
 ]

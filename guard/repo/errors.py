@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UsageError
+
 
 class GitError(Exception):
     """A git operation failed (internal error unless caught)."""
@@ -23,3 +25,11 @@ class RefLocked(GitError):
     def __init__(self, name: str, lock: Path) -> None:
         super().__init__(f"{name} is locked: {lock} exists")
         self.name, self.lock = name, lock
+
+
+class UnreadableAttributes(GitError, UsageError):
+    """A file git reads attributes from is a named pipe, a socket or a device: a usage error.
+
+    git and libgit2 open such a file as they find it, and a pipe holds that open until
+    something writes to it; the user must remove it (it is no edit's to fix).
+    """

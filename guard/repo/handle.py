@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
-from .errors import GitError, NotARepository, RefLocked, RefMoved
+from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .objects import Loose, Objects, blob_id, loose_settings
 from .values import GITLINK, CommitInfo, Entry, TreeChange
 
@@ -103,6 +103,7 @@ class GitRepo:
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
         self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
         self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
+        self._attr_folders: set[str] = set()  # folders whose attribute files were found readable
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -463,6 +464,7 @@ class GitRepo:
         key = (path, name)
         if key in self._attr_values:
             return self._attr_values[key]
+        self._vet_attribute_files(path)
         try:
             value = self._attr_handle().get_attr(path, name)
         except pygit2.GitError:
@@ -481,6 +483,8 @@ class GitRepo:
         todo = list(dict.fromkeys(p for p in paths for n in names if (p, n) not in self._attr_values))
         if len(todo) < _PREFETCH_FROM or not names:
             return
+        for path in todo:
+            self._vet_attribute_files(path)
         import subprocess
 
         try:
@@ -524,6 +528,42 @@ class GitRepo:
     def forget_attributes(self) -> None:
         """Look attributes up afresh from now on (.gitattributes may have changed between two calls)."""
         self._attr_values.clear()
+        self._attr_folders.clear()
+
+    def _vet_attribute_files(self, path: str) -> None:
+        """Raise ``UnreadableAttributes`` when a file the look-up of `path` reads is not a regular file.
+
+        git and libgit2 read `.gitattributes` in every folder from the top down to the
+        path's, `info/attributes` and `core.attributesFile` (else git's XDG file), with a
+        plain open: a named pipe among them holds the look-up (and the repository lock)
+        until something writes to it.  Each folder is looked at once (``lstat``-cheap).
+        """
+        from ..filekind import kind
+
+        parts = path.split("/")[:-1]
+        folders = [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        todo = [f for f in folders if f not in self._attr_folders]
+        if not todo:
+            return
+        files: list[tuple[str, Path]] = []
+        if "" in todo:
+            configured = self.config("core.attributesFile")
+            xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+            files += [("info/attributes", self.commondir / "info" / "attributes"),
+                      ("core.attributesFile", Path(os.path.expanduser(configured)) if configured
+                       else Path(xdg) / "git" / "attributes")]
+        if not self.bare:
+            files += [(f"{f}/.gitattributes" if f else ".gitattributes", self.root / f / ".gitattributes") for f in todo]
+        for label, file in files:
+            try:
+                what = kind(os.stat(file).st_mode)
+            except (OSError, ValueError):
+                continue  # not there (or not reachable): nothing is read from it
+            if what is not None and what != "a folder":
+                raise UnreadableAttributes(
+                    f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
+                    "(git reads attributes from it, and would wait on it); remove it, or make it a regular file")
+        self._attr_folders.update(todo)
 
     def _attr_handle(self) -> pygit2.Repository:
         """A handle for attribute look-ups that never reads the index.

@@ -126,6 +126,11 @@ def _parser(language: str) -> Any:
         return None
 
 
+def tree_parser(language: str) -> Any:
+    """A tree-sitter parser for `language`, or None when tree-sitter or its grammar is missing."""
+    return _parser(language)
+
+
 # --------------------------------------------------------------------------- first problem
 
 
@@ -201,6 +206,8 @@ def _yaml(text: str) -> Problem | None:
     try:
         for _node in yaml.compose_all(text, Loader=_yaml_loader()):
             pass
+    except RecursionError:  # PyYAML's own composer (no libyaml) recurses once per level
+        return _too_deep(text, "yaml")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -218,6 +225,8 @@ def _toml(text: str) -> Problem | None:
 
     try:
         tomllib.loads(text)
+    except RecursionError:  # tomllib recurses once per nested array or table
+        return _too_deep(text, "toml")
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         m = _TOML_AT().search(message)
@@ -225,6 +234,40 @@ def _toml(text: str) -> Problem | None:
             return Problem(int(m.group(1)), int(m.group(2)), message[: m.start()], "toml")
         return Problem(1, 1, message, "toml")
     return None
+
+
+def _too_deep(text: str, language: str) -> Problem:
+    """The problem of a text nested deeper than `language`'s parser can follow: where it gets that deep."""
+    line, column = deepest(text)
+    return Problem(line, column, f"nested too deeply: more brackets open at once than the {language.upper()} "
+                                 "parser follows", language)
+
+
+NESTING = 100  # brackets open at once past which `deepest` reports a text (parsers stop at a few hundred)
+_BRACKETS = lazy(r"[\[{(]|[\]})]|\n")
+
+
+def deepest(text: str) -> tuple[int, int]:
+    """(line, column), 1-based, where `text` first has `NESTING` brackets open, else where most are.
+
+    Strings and comments are not told apart: a place to point at, for a text a parser gave
+    up on for its depth, not a parse.
+    """
+    depth = most = 0
+    line, at, best = 1, 0, (1, 1)
+    for m in _BRACKETS().finditer(text):
+        ch = m.group()
+        if ch == "\n":
+            line, at = line + 1, m.end()
+        elif ch in "[{(":
+            depth += 1
+            if depth > most:
+                most, best = depth, (line, m.start() - at + 1)
+                if depth >= NESTING:
+                    break
+        else:
+            depth = max(depth - 1, 0)
+    return best
 
 
 def _first_error(node: Any) -> Any:
@@ -389,9 +432,12 @@ def python_target(root: Path | None) -> tuple[int, int] | None:
 def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
     import tomllib
 
+    from ..filekind import read_regular
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        # A pipe there must not hold the check (read_regular never waits), nor nesting crash it.
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
     for target in _targets(data):
         if target is not None and target[0] == 3:

@@ -87,8 +87,13 @@ def parse(text: str, target: Target = None) -> tuple[ast.Module | None, Error | 
             return ast.parse(text), None
     except SyntaxError as exc:
         return None, (exc.lineno or 1, exc.offset or 1, exc.msg)
-    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+    except ValueError as exc:  # NUL bytes
         return None, (1, 1, str(exc))
+    except (RecursionError, MemoryError):  # absurd nesting: the parser's stack, or the tree's builder, ran out
+        from .languages import deepest
+
+        return None, (*deepest(text), "nested too deeply for Python's parser (brackets, operators or calls "
+                                      "nested hundreds deep)")
 
 
 def _ast_starts(tree: ast.Module) -> list[int]:

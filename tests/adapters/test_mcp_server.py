@@ -371,12 +371,13 @@ def test_hints_name_the_mcp_tools_never_the_command_line(project: Repo, tmp_path
 
 
 BAD_ARGUMENTS = [
-    ("list_turns", {"limit": -5}, "argument 'limit' must be at least 1, not -5"),
-    ("list_turns", {"limit": 2.5}, "argument 'limit' must be an integer, not a number"),
+    ("list_turns", {"limit": -5}, "argument 'limit' must be a whole number from 1 to 1,000,000,000, not -5"),
+    ("list_turns", {"limit": 2.5}, "argument 'limit' must be a whole number from 1 to 1,000,000,000, not the number 2.5"),
     ("list_turns", {"diff": "yes"}, "argument 'diff' must be true or false, not a string"),
     ("read_file", {"path": "shapes.py", "start_line": "3"}, "argument 'start_line' must be an integer, not a string"),
     ("read_file", {"path": "shapes.py", "start_line": True}, "argument 'start_line' must be an integer, not a boolean"),
-    ("read_file", {"path": "shapes.py", "end_line": 0}, "argument 'end_line' must be at least 1, not 0"),
+    ("read_file", {"path": "shapes.py", "end_line": 0},
+     "argument 'end_line' must be a whole number from 1 to 2,147,483,647, not 0"),
     ("read_file", {"path": ["shapes.py"]}, "argument 'path' must be a string, not an array"),
     ("read_file", {"path": "shapes.py", "lines": "1:3"}, "unknown argument 'lines'; arguments: path, start_line, end_line"),
     ("read_file", {}, "missing required argument 'path'"),

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...bounds import LINE
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError, Value
 from ...regex import lazy
 
-_MAX_NUMBER = 2**31
+_MAX_NUMBER = int(LINE.high) + 1  # git's own limit: numbers and counts below 2**31
 HINT_HUNK = (
     "a hunk header is `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@` (a count of 1 may be "
     "left out), or `@@ @@` when the line numbers are unknown"

@@ -1,0 +1,7 @@
+function parse(text) {
+  const rows = text.split('\n');
+  // drop empty rows
+  return rows.filter(Boolean);
+}
+
+module.exports = { parse };
