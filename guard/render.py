@@ -46,7 +46,11 @@ def human(report: Report, show_diff: bool = False) -> str:
     lines: list[str] = []
     verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
     what = f" ({report.format})" if report.format else ""
-    if report.status == "refused":
+    if report.format == "shell" and report.turn is not None:
+        # A command's changes are written before they are judged: they were recorded either way.
+        judged = "refused by the policy" if report.status == "refused" else "recorded"
+        lines.append(f"agent-guard: {judged} (shell): {plural(len(report.changes), 'file')} the command changed")
+    elif report.status == "refused":
         lines.append(f"agent-guard: refused{what}; nothing was changed")
     else:
         lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")

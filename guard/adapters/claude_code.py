@@ -237,9 +237,14 @@ def _stash_name(data: dict[str, Any], rel: str) -> str:
 
 
 def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, warnings: list[str],
-           took: float) -> None:
-    """Keep what the post hook needs: the content before the tool, and what the check said (for `stats`)."""
-    from .. import worktree
+           took: float, intended: bytes | None = None, denied: list[str] | None = None) -> None:
+    """Keep what the post hook needs: the content before the tool, what the tool will make of it
+    (`intended`, when known), whether the pre hook denied the call (`denied`: what it said), and
+    what the check said (for `stats`).
+
+    A protected file's content is kept in the stash itself, never as a blob in the object
+    database (protected contents are stored nowhere an agent's read could reach them)."""
+    from .. import paths, worktree
 
     before, mode = worktree.read(g.root, rel)
     try:
@@ -254,13 +259,35 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
                 old.unlink()
         except OSError:
             pass
-    doc = {"path": rel, "before": g.repo.write_blob(before) if before is not None else None, "mode": mode,
-           "missing_dirs": missing,
+    inline = paths.read_finding(rel, g.policy(agent)) is not None
+    doc = {"path": rel, "before": _keep(g, before, inline), "intended": _keep(g, intended, inline),
+           "mode": mode, "missing_dirs": missing, "denied": denied,
            "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time(),
            "warnings": warnings, "duration": took}
     tmp = d / f".{os.getpid()}.tmp"
     tmp.write_text(json.dumps(doc), encoding="utf-8")
     os.replace(tmp, d / _stash_name(data, rel))
+
+
+def _keep(g: Guard, content: bytes | None, inline: bool) -> str | None:
+    """`content` as the stash keeps it: a blob id, or (`inline`) "b64:" and its bytes in base64."""
+    if content is None:
+        return None
+    if inline:
+        import base64
+
+        return "b64:" + base64.b64encode(content).decode("ascii")
+    return g.repo.write_blob(content)
+
+
+def _kept(g: Guard, value: object) -> bytes | None:
+    if not isinstance(value, str):
+        return None
+    if value.startswith("b64:"):
+        import base64
+
+        return base64.b64decode(value[4:])
+    return g.repo.read_blob(value)
 
 
 def _unstash(g: Guard, data: dict[str, Any], rel: str) -> dict[str, Any] | None:
@@ -291,13 +318,16 @@ def _simulate(text: str, edits: list[Any]) -> str | None:
     return text
 
 
-def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str]:
-    """The edit (text, dialect) whose check decides the tool call; `rel` is resolved."""
+def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str, bytes | None]:
+    """The edit (text, dialect) whose check decides the tool call, and the file as the tool will
+    leave it (None when the tool's own match would fail); `rel` is resolved."""
     from .. import diffs, worktree
     from ..model import Op
 
     if tool == "Write":
-        return json.dumps({"file_path": rel, "content": ti.get("content")}), "json"
+        content = ti.get("content")
+        made = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else None
+        return json.dumps({"file_path": rel, "content": content}), "json", made
     edits: list[Any] = ti.get("edits") if tool == "MultiEdit" else [  # type: ignore[assignment]
         {k: ti[k] for k in ("old_string", "new_string", "replace_all") if k in ti}]
     if not isinstance(edits, list):
@@ -308,18 +338,21 @@ def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, s
         current = None  # the check below reports the path
     if current is None and tool == "Edit" and ti.get("old_string") == "":
         # Edit with no old text creates the file.
-        return json.dumps({"file_path": rel, "content": ti.get("new_string")}), "json"
+        new = ti.get("new_string")
+        made = new.encode("utf-8", "surrogatepass") if isinstance(new, str) else None
+        return json.dumps({"file_path": rel, "content": new}), "json", made
     if current is not None:
         try:
             result = _simulate(current.decode("utf-8"), edits)
         except UnicodeDecodeError:
             result = None
-        if result is not None and result.encode("utf-8") != current:
+        if result is not None and result.encode("utf-8", "surrogatepass") != current:
             # Check the file exactly as the tool will leave it, as a diff: the checks see the
             # lines it changes and a budget counts the size of the change, not of the file.
-            return diffs.make_change(rel, Op.MODIFY, current, result.encode("utf-8")).diff, "unified"
+            made = result.encode("utf-8", "surrogatepass")
+            return diffs.make_change(rel, Op.MODIFY, current, made).diff, "unified", made
     # The tool's exact match fails, or changes nothing: the engine's locator explains why.
-    return json.dumps({"file_path": rel, "edits": edits}), "json"
+    return json.dumps({"file_path": rel, "edits": edits}), "json", None
 
 
 def _output(fields: dict[str, str]) -> str:
@@ -336,11 +369,15 @@ def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
 
 
 def _deny(findings: Any) -> Answer:
+    """A denial in both of the forms Claude Code reads: the JSON decision on standard output and
+    exit 2 with the reason on standard error (see the module doc: builds differ in which they honour)."""
     from ..render import finding_text
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
     lines += [finding_text(f) for f in findings]
-    return Answer(BLOCK, stderr="\n".join(lines) + "\n")
+    reason = "\n".join(lines)
+    return Answer(BLOCK, stdout=_output({"permissionDecision": "deny", "permissionDecisionReason": reason}),
+                  stderr=reason + "\n")
 
 
 def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int,
@@ -354,12 +391,31 @@ def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edi
     return _deny(report.findings)
 
 
+def _stash_denial(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, findings: Any,
+                  intended: bytes | None = None) -> None:
+    """Note a denied call, so that a PostToolUse for it (a build that let it through) undoes the write.
+    `rel` as the tool named it: a path the resolver refused may still be a file of the tree."""
+    from .. import paths, worktree
+    from ..render import finding_text
+
+    plain, refused = paths.resolve(g.root, rel)
+    if plain is None or refused is not None:
+        return  # outside the tree, or in git's own folders: nothing agent-guard may write there
+    try:
+        _stash(g, data, plain, agent, turn, [], 0.0, intended=intended,
+               denied=[finding_text(f) for f in findings] or ["refused"])
+    except (worktree.UnsafePath, OSError):
+        pass  # not a regular file: the tool cannot have written it either
+
+
 def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
         on_pass: str) -> Answer:
     """`rel` is the path in the repository as the tool wrote it, not yet resolved.
 
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
-    once its write has landed, so each call counts once, with its real outcome.
+    once its write has landed, so each call counts once, with its real outcome.  Either
+    way the file's content is stashed, with what the tool will make of it: a pass's post
+    hook records the tool's own change, a denial's undoes a write that went through anyway.
     """
     from ..audience import Audience
     from ..model import error
@@ -371,8 +427,9 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     # The engine's resolver: outside, git's own folders, protected paths, submodules.
     resolved, finding = g.resolve(rel, pol)
     if finding is not None or resolved is None:
-        return _refuse(g, finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository"),
-                       agent, turn, tool, edit_bytes, started)
+        refusal = finding or error("path-outside", rel, None, f"{rel!r} is not a file of the repository")
+        _stash_denial(g, data, rel, agent, turn, [refusal])
+        return _refuse(g, refusal, agent, turn, tool, edit_bytes, started)
     if tool in PASSED:
         from .. import worktree
         from ..target import special_file
@@ -382,22 +439,46 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         except worktree.NotAFile as exc:  # a pipe there would hold the tool's read, and the hook's
             return _refuse(g, special_file(exc, creates=False), agent, turn, tool, edit_bytes, started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
-    text, dialect = _edit_for(g, tool, ti, resolved)
+    text, dialect, intended = _edit_for(g, tool, ti, resolved)
     report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,
                      audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False)
+    target = report.changes[0].path if report.changes else resolved
     if report.status == "refused":
+        _stash_denial(g, data, target, agent, turn, report.findings, intended)
         return _deny(report.findings)
     warned = [f.code for f in report.findings if f.severity != "error"]
-    _stash(g, data, report.changes[0].path if report.changes else resolved, agent, turn, warned,
-           time.monotonic() - started)
+    _stash(g, data, target, agent, turn, warned, time.monotonic() - started, intended=intended)
     said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
+    said += _unapplied_repairs(report)
     return _pass(on_pass, f"agent-guard: {tool} of {resolved} checked", said)
+
+
+def _unapplied_repairs(report: Any) -> list[str]:
+    """What agent-guard would have repaired in its own apply, but cannot in Claude's: say so, so that
+    the model mends it (a `whitespace: fix` repair of trailing blanks, say)."""
+    out: list[str] = []
+    for c in report.changes:
+        if "whitespace-fix" in c.repairs:
+            out.append(f"{c.path}: warning: whitespace: lines this edit adds end in blanks or hold a space before "
+                       "a tab; agent-guard fixes that in its own applies but cannot rewrite this tool's edit: "
+                       "remove them (the policy's whitespace check)")
+    return out
 
 
 # ---------------------------------------------------------------------- PostToolUse
 
 
 def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: str | None) -> Answer:
+    """Record the tool's own change as the agent's turn; undo a write the pre hook had denied.
+
+    The file on disk may hold more than the tool's change: while Claude Code waited on its
+    permission prompt, another agent or a person may have edited it.  The tool's change is
+    what the pre hook worked out (the stashed content, and the tool's result on it); git's
+    merge rule takes it back out of the file on disk, which leaves what everyone else did,
+    and the turn is recorded from there (the ledger's sync commit records their part as not
+    the agent's).  Where the other change touches the same lines, nobody can tell the two
+    apart: nothing is given to the agent, and the hook says so.
+    """
     from .. import diffs, events, paths, worktree
     from ..model import Op
     from ..report import Report
@@ -408,10 +489,14 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
     stash = _unstash(g, data, rel2)
     checked: dict[str, Any] = stash or {}
     created: list[str] = []
+    intended: bytes | None = None
     if stash is not None:
-        before = g.repo.read_blob(stash["before"]) if stash.get("before") else None
+        before = _kept(g, stash.get("before"))
+        intended = _kept(g, stash.get("intended"))
         old_mode = stash.get("mode")
         agent, turn = stash.get("agent") or agent, stash.get("turn") or turn
+        if isinstance(stash.get("denied"), list):
+            return _undo_denied(g, rel2, tool, stash, before, intended, agent, turn)
         # The folders the pre hook found missing on the way to the file and the tool made: a
         # rollback of this turn takes them away again once they are empty.
         missing = stash.get("missing_dirs")
@@ -434,6 +519,18 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
         return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel2} to record it: {exc}\n")
     edit_bytes = len(json.dumps(data.get("tool_input")))
     landed = Report("applied", None)
+    answer = Answer(0)
+    if before != after and intended is not None and not _same_text(after, intended):
+        others = _others_change(before, intended, after)
+        if others is None:
+            answer = Answer(BLOCK, stderr=(
+                f"agent-guard: {rel2} also changed while this {tool} waited (another agent, or a person), in "
+                f"or next to the lines the {tool} changed: the two cannot be told apart, so nothing was recorded "
+                f"as {agent}'s turn and `git agent-rollback` will not undo this {tool}. Read the file again "
+                "before the next edit.\n"))
+            before = after  # record nothing
+        else:
+            before = others  # the file as everyone else left it: the turn is the tool's change alone
     if before != after:
         op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
         change = diffs.make_change(rel2, op, before, after,
@@ -448,7 +545,61 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
     took = checked.get("duration")
     events.record(g.repo.commondir, "apply", agent, turn, landed, edit_bytes, took if isinstance(took, (int, float)) else 0.0,
                   tool=tool, warnings=[str(w) for w in warned] if isinstance(warned, list) else [])
-    return Answer(0)
+    return answer
+
+
+def _same_text(a: bytes | None, b: bytes | None) -> bool:
+    """Equal but for line ends: Claude Code writes an edit with the file's own line ends."""
+    return a == b or (a is not None and b is not None and a.replace(b"\r\n", b"\n") == b.replace(b"\r\n", b"\n"))
+
+
+def _others_change(before: bytes | None, intended: bytes, now: bytes | None) -> bytes | None:
+    """The file as others left it: `now` with the tool's change (`before` -> `intended`) taken back
+    out by git's merge rule; None where the two changes touch and cannot be told apart."""
+    from ..repo.merge import merge_file
+
+    if now is None or before is None:
+        return None  # created or deleted meanwhile as well: no line of either to tell apart
+    merged = merge_file(intended, now, before)
+    return merged.data if merged.clean else None
+
+
+def _undo_denied(g: Guard, rel: str, tool: str, stash: dict[str, Any], before: bytes | None,
+                 intended: bytes | None, agent: str, turn: str | None) -> Answer:
+    """A PostToolUse for a call the pre hook denied: Claude Code wrote it anyway.  Put the file back
+    as it was, keeping what others changed meanwhile (git's merge rule takes the tool's change
+    out; where that cannot be done, the content from before the call, with the overwritten one
+    kept as a blob whose id the message gives), record nothing as the agent's, and tell the model."""
+    from .. import events, worktree
+    from ..report import Report
+    from ..repo import FILE
+
+    try:
+        now, mode = worktree.read(g.root, rel)
+    except (worktree.UnsafePath, OSError) as exc:
+        return Answer(BLOCK, stderr=f"agent-guard: {tool} of {rel} was refused, and cannot be checked now: {exc}\n")
+    denied = "\n".join(str(x) for x in stash.get("denied") or [])
+    if now == before:
+        return Answer(0)  # the denial held: nothing was written
+    restored: bytes | None = before
+    kept_note = ""
+    if intended is not None and now is not None and before is not None:
+        from ..repo.merge import merge_file
+
+        merged = merge_file(intended, now, before)
+        if merged.clean:
+            restored = merged.data
+    if restored == before and now is not None and now != intended:
+        kept_note = (f" What the file held just now is kept as blob {g.repo.write_blob(now)} "
+                     f"(git cat-file -p <id> shows it).")
+    with worktree.locked(g.repo):
+        worktree.write(g.repo, [worktree.Write(rel, now, restored, mode, stash.get("mode") or mode or FILE)])
+    report = Report("refused", None)
+    events.record(g.repo.commondir, "apply", agent, turn, report, 0, 0.0, tool=tool)
+    return Answer(BLOCK, stderr=(
+        f"agent-guard: this {tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
+        f"put {rel} back as it was (nothing was recorded as {agent}'s).{kept_note} Why it was refused:\n"
+        f"{denied}\n"))
 
 
 def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
@@ -496,8 +647,10 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
         tool = data.get("tool_name")
         if not isinstance(tool, str) or not tool:
             raise PayloadError(f'the {event} payload has no "tool_name" string')
-        if tool not in EDIT_TOOLS + PASSED and not (tool == READ_TOOL and event == "PostToolUse"):
-            return Answer(0)
+        if tool == READ_TOOL:
+            return _answer(data, event, tool, agent, turn, policy, on_pass) if event == "PostToolUse" else Answer(0)
+        if tool not in EDIT_TOOLS + PASSED:
+            return _command(data, event, tool, agent, turn, policy)
         return _answer(data, event, tool, agent, turn, policy, on_pass)
     except Exception as exc:  # fail closed before the write, report after it
         if isinstance(exc, (PayloadError, UsageError)):
@@ -510,6 +663,74 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
             why = f"internal error ({type(exc).__name__}: {exc})"
         what = "the edit was blocked" if failing == BLOCK else "the write was not recorded"
         return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
+
+
+def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None,
+             policy: str | None) -> Answer:
+    """Bash, or any other tool the settings' matcher names: what it changes in the repository of
+    the session's folder (``cwd``) is a turn of the agent (``shell``): a snapshot before it runs,
+    the difference after, recorded and checked.  The pre hook never denies a command for what it
+    may do, but it fails closed: a snapshot that cannot be taken denies (the change could not be
+    recorded)."""
+    from ..engine import Guard, default_agent
+    from .. import shell, snapshot
+
+    given = data.get("cwd")
+    cwd = given if isinstance(given, str) and given else os.getcwd()
+    if not os.path.isdir(cwd):
+        raise PayloadError(f"the {event} payload's cwd {cwd[:200]!r} is not a folder")
+    try:
+        g = Guard(cwd, policy)
+    except UsageError:
+        return Answer(0)  # outside every repository: nothing of ours
+    agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
+    turn = _turn(data, turn)
+    name = _stash_dir(g) / ("cmd-" + _stash_name(data, ""))
+    if event == "PreToolUse":
+        snapshot.sweep(g.repo)
+        snap = shell.begin(g, agent)
+        doc = {"snapshot": snap.as_json(), "agent": agent, "turn": turn, "started": time.time(),
+               "command": str((data.get("tool_input") or {}).get("command", ""))[:10000]
+               if isinstance(data.get("tool_input"), dict) else ""}
+        tmp = name.with_name(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, name)
+        return Answer(0)
+    try:
+        doc = json.loads(name.read_bytes())
+        snap = snapshot.Snapshot.from_json(doc["snapshot"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return Answer(REPORTED, stderr=(f"agent-guard: cannot record what {tool} changed: no snapshot from before it "
+                                        f"ran (tool_use_id {data.get('tool_use_id')!r}); add {tool} to the "
+                                        "PreToolUse matcher too\n"))
+    name.unlink(missing_ok=True)
+    agent = doc.get("agent") or agent
+    turn = doc.get("turn") or turn
+    done = shell.finish(g, snap, agent=agent, turn=turn, tool=tool, command=str(doc.get("command") or ""))
+    return _command_answer(tool, done)
+
+
+def _command_answer(tool: str, done: Any) -> Answer:
+    """What the model hears of a command's turn: errors (and a revert) on standard error with exit 2,
+    which Claude Code shows the model; warnings and what was not recorded as additional context."""
+    from ..render import finding_text
+
+    report = done.report
+    errors = [f for f in report.findings if f.severity == "error"]
+    said = [finding_text(f) for f in report.findings]
+    where = f"turn {report.turn.id} of {report.turn.agent}" if report.turn is not None else "no turn"
+    if errors:
+        what = ("agent-guard reverted what it changed (the policy's shell.on_violation is revert)" if done.reverted
+                else "its changes stay, recorded as " + where + " (`git agent-rollback` undoes them)")
+        lines = [f"agent-guard: this {tool} command changed files in ways the policy refuses; {what}. "
+                 "Fix what each finding says:"] + said + [f"note: {n}" for n in report.notes]
+        return Answer(BLOCK, stderr="\n".join(lines) + "\n")
+    if said or report.notes:
+        lines = [f"agent-guard recorded this {tool} command's changes as {where}:"] + said + \
+            [f"note: {n}" for n in report.notes]
+        return Answer(0, stdout=json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+                                                                   "additionalContext": "\n".join(lines)}}) + "\n")
+    return Answer(0)
 
 
 def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,

@@ -162,6 +162,7 @@ SETTINGS: dict[str, Node] = {
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
     "whitespace": {"rules": _rules, "markdown_linebreak_ext": _str_list(_extension)},
+    "shell": {"on_violation": _one_of(("warn", "revert"))},
     "read_before_edit": _bool,
     "read_protected": _bool,
 }

@@ -66,7 +66,12 @@ def decision(result) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """The hook's answer: {"permissionDecision": "deny", "permissionDecisionReason": ...} for a refusal
     (exit 2, the reason on stderr), else its JSON output ({} for none), which must grant nothing."""
     if result.code == 2:
-        assert result.stdout == "" and result.stderr, result
+        # A denial comes in both forms Claude Code reads: exit 2 with the reason on stderr, and
+        # (where the hook could still answer) the JSON decision on stdout, saying the same.
+        assert result.stderr, result
+        if result.stdout:
+            spec = json.loads(result.stdout)["hookSpecificOutput"]
+            assert spec["permissionDecision"] == "deny" and spec["permissionDecisionReason"] == result.stderr.rstrip("\n")
         return {"permissionDecision": "deny", "permissionDecisionReason": result.stderr}
     assert result.code == 0 and result.stderr == "", result
     if not result.stdout:
@@ -164,7 +169,11 @@ def test_refusals_deny_with_findings(project: Repo, cli, tool: str, tool_input: 
     assert "nothing was written" in reason
     assert hint in reason
     assert project.snapshot() == before
-    assert not list((project.root / ".git" / "agent-guard" / "hooks" / "claude-code").glob("*.json"))
+    # A denial is noted (never as the agent's turn), so that a PostToolUse for it undoes a write
+    # that went through anyway; a path outside the tree or in .git leaves nothing to undo.
+    stashes = list((project.root / ".git" / "agent-guard" / "hooks" / "claude-code").glob("*.json"))
+    assert all(json.loads(p.read_text())["denied"] for p in stashes)
+    assert project.git("for-each-ref", "refs/agent-guard") == ""
 
 
 def test_notebook_edit_passed_through_but_path_checked(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -406,7 +415,8 @@ def test_console_command_exit_statuses(project: Repo) -> None:
     ok = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 5")))
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, b"", b""), ok
     bad = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 9", "s = 5")))
-    assert bad.returncode == 2 and b": not-found: " in bad.stderr and bad.stdout == b"", bad
+    assert bad.returncode == 2 and b": not-found: " in bad.stderr, bad
+    assert json.loads(bad.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     broken = hook_command(project.root, "{")
     assert broken.returncode == 2 and b"not JSON" in broken.stderr and broken.stdout == b""
 

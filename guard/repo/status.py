@@ -1,0 +1,84 @@
+"""The work tree against the index, as ``git status`` sees it; and an index's entries.
+
+``git status`` compares each tracked file's stat data with the index and reads only the
+files whose stat changed (its untracked cache and an fsmonitor, when configured, spare
+it even the walk), so asking it costs what the tree's metadata costs, not its bytes.  It
+is run with ``GIT_OPTIONAL_LOCKS=0`` so that it never rewrites the index while it looks:
+a snapshot taken around a command must not be what changes the index.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import ClassVar, Mapping
+
+import pygit2
+
+from ..model import Value
+from .errors import GitError
+
+_TIMEOUT = 600  # seconds: a status of a very large tree on a slow disk
+
+
+class Dirty(Value):
+    """A path the work tree holds otherwise than the index: changed, deleted, conflicted, or untracked.
+
+    `kind`: "modified" (its work-tree file differs from its index entry), "deleted" (tracked,
+    not in the work tree), "untracked" (not ignored, not in the index), "repository" (an
+    untracked folder that is a repository of its own), "conflicted" (unmerged in the index).
+    """
+
+    __slots__ = ("path", "kind")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    path: str
+    kind: str
+
+    def __init__(self, path: str, kind: str) -> None:
+        self._init(path, kind)
+
+
+def dirty(root: Path) -> list[Dirty]:
+    """Every path whose work-tree state differs from the index, and every untracked file that is
+    not ignored (each file, not its folder), as ``git status`` lists them."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--untracked-files=all",
+             "--no-renames", "--ignore-submodules=all"],
+            cwd=root, env=env, capture_output=True, timeout=_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git status did not answer within {_TIMEOUT} s") from None
+    except OSError as exc:
+        raise GitError(f"cannot run git status: {exc}") from None
+    if proc.returncode != 0:
+        raise GitError(f"git status failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+    out: list[Dirty] = []
+    for record in proc.stdout.split(b"\0"):
+        if not record:
+            continue
+        text = os.fsdecode(record)
+        tag = text[:1]
+        if tag == "?":
+            path = text[2:]
+            out.append(Dirty(path.rstrip("/"), "repository" if path.endswith("/") else "untracked"))
+        elif tag == "1":
+            fields = text.split(" ", 8)
+            worktree = fields[1][1]
+            if worktree != ".":
+                out.append(Dirty(fields[8], "deleted" if worktree == "D" else "modified"))
+        elif tag == "u":
+            out.append(Dirty(text.split(" ", 10)[10], "conflicted"))
+    return out
+
+
+def index_entries(index_file: str | os.PathLike[str] | None) -> Mapping[str, tuple[str, int]]:
+    """path -> (blob id, mode) of every stage-0 entry of the index file (an empty mapping for none)."""
+    if index_file is None or not os.path.exists(index_file):
+        return {}
+    try:
+        idx = pygit2.Index(str(index_file))
+    except pygit2.GitError as exc:
+        raise GitError(f"cannot read the index {index_file}: {exc}") from None
+    return {e.path: (str(e.id), int(e.mode)) for e in idx}
