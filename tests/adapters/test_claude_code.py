@@ -406,7 +406,7 @@ def test_settings_snippet_runs_the_hook_for_both_events() -> None:
     settings = json.loads(SETTINGS.read_text())
     for event in ("PreToolUse", "PostToolUse"):
         [entry] = settings["hooks"][event]
-        assert set(entry["matcher"].split("|")) == {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+        assert set(entry["matcher"].split("|")) == {"Edit", "MultiEdit", "Write", "NotebookEdit", "Bash"}
         [hook] = entry["hooks"]
         assert hook["type"] == "command" and hook["command"] == "agent-guard hook claude-code"
 
