@@ -56,8 +56,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "agent-guard-bench"))
     args = ap.parse_args()
+    env = bench_env()
     os.environ.clear()
-    os.environ.update(bench_env())
+    os.environ.update(env)
     base_dir = Path(args.dir)
     base_dir.mkdir(parents=True, exist_ok=True)
     repos = {int(n): ensure(base_dir, int(n), False) for n in args.sizes.split(",")}

@@ -41,7 +41,7 @@ from .model import FileChange, Op, Value
 from .repo import FILE, GitRepo
 
 if TYPE_CHECKING:
-    from .repo.status import Dirty
+    from .repo.status import Dirty, IndexFile
 
 RACY_NS = 2_000_000_000  # stat data this close to the snapshot may hide a change made in the same tick
 VERSION = 1
@@ -182,16 +182,21 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
 
 
 def _keep_index(index_file: Path, folder: Path) -> tuple[str | None, list[int] | None]:
-    try:
-        st = os.stat(index_file)
-    except OSError:
+    """A link to the index file as it is (a copy where links fail), and its stat key, taken after
+    the link: making one changes the file's ctime."""
+    if not index_file.exists():
         return None, None
     kept = folder / f"index.{os.getpid()}.{time.time_ns()}"
     try:
         os.link(index_file, kept)
+    except FileNotFoundError:
+        return None, None
     except OSError:
         shutil.copyfile(index_file, kept)
-    return str(kept), _key(st)
+    try:
+        return str(kept), _key(os.stat(index_file))
+    except OSError:
+        return str(kept), None
 
 
 def _save_cache(path: Path, paths: Mapping[str, list[object]]) -> None:
@@ -228,7 +233,7 @@ def sweep(repo: GitRepo, older_than: float = 86400.0) -> None:
 
 def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Found:
     """What changed in the work tree since `snap` (see the module doc)."""
-    from .repo.status import index_entries
+    from .repo.status import IndexFile
 
     now_listed = {d.path: d for d in _dirty_now(repo)}
     index_file = repo.gitdir / "index"
@@ -237,11 +242,11 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
     except OSError:
         index_now_key = None
     index_changed = index_now_key != snap.index_key
-    old_index = index_entries(snap.index) if snap.index else {}
-    new_index = index_entries(index_file) if index_changed else old_index
+    old_index = IndexFile(snap.index)
+    new_index = IndexFile(index_file) if index_changed else old_index
     candidates = set(snap.dirty) | set(now_listed)
     if index_changed:
-        candidates |= {p for p in set(old_index) | set(new_index) if old_index.get(p) != new_index.get(p)}
+        candidates |= repo.index_differences(old_index, new_index)
     unrecorded: list[tuple[str, str]] = []
     pairs: dict[str, tuple[bytes | None, int | None, bytes | None, int | None]] = {}
     for path in sorted(candidates):
@@ -286,8 +291,7 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
     return Found(tuple(out), tuple(unrecorded), originals)
 
 
-def _before(repo: GitRepo, snap: Snapshot, path: str, old_index: Mapping[str, tuple[str, int]]
-            ) -> tuple[bytes | None, int | None] | str:
+def _before(repo: GitRepo, snap: Snapshot, path: str, old_index: IndexFile) -> tuple[bytes | None, int | None] | str:
     """`path`'s content and mode when the snapshot was taken, or why it is not known."""
     kept = snap.dirty.get(path)
     if kept is not None:
@@ -296,7 +300,7 @@ def _before(repo: GitRepo, snap: Snapshot, path: str, old_index: Mapping[str, tu
         if kept.blob is None:
             return None, None
         return repo.read_blob(kept.blob), kept.mode
-    entry = old_index.get(path)
+    entry = old_index.entry(path)
     if entry is None:
         return None, None  # not tracked, not listed: absent (or ignored, which is not recorded)
     if entry[1] not in (FILE, 0o100755):
@@ -310,7 +314,7 @@ def _moved(repo: GitRepo, snap: Snapshot, path: str) -> bool:
     return kept is None or (None if st is None else _key(st)) != kept.key
 
 
-def _after(repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_index: Mapping[str, tuple[str, int]],
+def _after(repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_index: IndexFile,
            limit: int | None) -> tuple[bytes | None, int | None] | str | None:
     """`path`'s content and mode now; None when its stat data shows it did not move; or why it is
     not recorded."""
@@ -320,7 +324,7 @@ def _after(repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_i
             and snap.taken - st.st_mtime_ns > RACY_NS:
         return None
     if listed is None:
-        entry = new_index.get(path)
+        entry = new_index.entry(path)
         if entry is not None and st is not None:
             if entry[1] not in (FILE, 0o100755):
                 return "not a regular file in the index (a link or a submodule)"

@@ -169,3 +169,15 @@ def test_cost_follows_the_changed_files(project: Repo, tmp_path: Path) -> None:
     assert again.dirty["big.txt"].blob == kept["paths"]["big.txt"][1] == first.dirty["big.txt"].blob
     snapshot.discard(first)
     snapshot.discard(again)
+
+
+def test_a_command_that_leaves_the_index_alone_does_not_read_it_whole(project: Repo) -> None:
+    """The snapshot's own link to the index must not look like a change of the index."""
+    from guard import snapshot
+    from guard.repo import GitRepo
+
+    repo = GitRepo(project.root)
+    snap = snapshot.take(repo, "refs/agent-guard/", None)
+    index_now = snapshot._key(os.stat(project.root / ".git" / "index"))
+    assert index_now == snap.index_key
+    snapshot.discard(snap)

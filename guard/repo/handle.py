@@ -22,6 +22,7 @@ from .values import GITLINK, CommitInfo, Entry, TreeChange
 if TYPE_CHECKING:
     from .config import ConfigEntry
     from .remerge import Remerged, Scratch
+    from .status import IndexFile
 
 _ENV_LOCK = threading.Lock()
 _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
@@ -590,6 +591,13 @@ class GitRepo:
             return [(e.name, e.value) for e in self._repo.config]
 
         return entries(self.root, self.gitdir, self.commondir, fallback, self._config_memo)
+
+    def index_differences(self, old: IndexFile, new: IndexFile) -> set[str]:
+        """The paths whose index entries differ between two index files (``status.IndexFile``)."""
+        changed: set[str] = set()
+        for c in self.changed_files(old.tree(self._repo), new.tree(self._repo)):
+            changed.update(p for p in (c.path, c.old_path) if p)
+        return changed
 
     def git_folders(self) -> dict[str, str]:
         """git's own folders that lie in the work tree, by their real locations relative to its

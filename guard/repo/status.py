@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
 import pygit2
 
@@ -73,12 +73,34 @@ def dirty(root: Path) -> list[Dirty]:
     return out
 
 
-def index_entries(index_file: str | os.PathLike[str] | None) -> Mapping[str, tuple[str, int]]:
-    """path -> (blob id, mode) of every stage-0 entry of the index file (an empty mapping for none)."""
-    if index_file is None or not os.path.exists(index_file):
-        return {}
-    try:
-        idx = pygit2.Index(str(index_file))
-    except pygit2.GitError as exc:
-        raise GitError(f"cannot read the index {index_file}: {exc}") from None
-    return {e.path: (str(e.id), int(e.mode)) for e in idx}
+class IndexFile:
+    """One index file, read by libgit2 (in C), asked about a few paths: the cost of reading it,
+    not of a Python object per entry (a 100,000-file index)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = None if path is None else os.fspath(path)
+        self._idx: pygit2.Index | None = None
+        if self.path is not None and os.path.exists(self.path):
+            try:
+                self._idx = pygit2.Index(self.path)
+            except pygit2.GitError as exc:
+                raise GitError(f"cannot read the index {self.path}: {exc}") from None
+
+    def entry(self, path: str) -> tuple[str, int] | None:
+        """(blob id, mode) of `path`'s stage-0 entry, or None."""
+        if self._idx is None:
+            return None
+        try:
+            e = self._idx[path]
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return str(e.id), int(e.mode)
+
+    def tree(self, repo: pygit2.Repository) -> str | None:
+        """The tree this index records (written from its cached trees where they are valid, in C)."""
+        if self._idx is None:
+            return None
+        try:
+            return str(self._idx.write_tree(repo))
+        except pygit2.GitError as exc:  # unmerged entries: no tree
+            raise GitError(f"cannot read the index {self.path} as a tree: {exc}") from None
