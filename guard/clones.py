@@ -30,6 +30,7 @@ records the name of the clone it was recorded in (``Agent-Guard-Clone``).
 from __future__ import annotations
 
 import os
+import stat
 from typing import TYPE_CHECKING, ClassVar
 
 from . import ledger
@@ -63,8 +64,8 @@ def name(repo: GitRepo) -> str:
         problem = name_problem(configured)
         if problem is not None:
             raise UsageError(f"git config {CONFIG} is {configured[:80]!r}, which cannot name a clone: {problem}; "
-                             f"{ledger.AGENT_RULE.replace('an agent name', 'a clone name').replace('NAME', 'CLONE/AGENT')}"
-                             f"; set another with git config {CONFIG} NAME, or unset it for the made one")
+                             f"a clone name is part of a git ref name ({PUSHED}CLONE/AGENT): {ledger.NAME_RULE}; "
+                             f"set another with git config {CONFIG} NAME, or unset it for a made one")
         return configured
     return _made(repo)
 
@@ -90,13 +91,13 @@ def _made(repo: GitRepo) -> str:
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(made + "\n", "ascii")
-        if kept is None:
+        if not os.path.lexists(file):
             try:
                 os.link(tmp, file)  # the first name made stands: two processes at once agree on it
             except FileExistsError:
                 pass
         else:
-            os.replace(tmp, file)  # made on another host: this clone's own name from now on
+            os.replace(tmp, file)  # made on another host (or no name there): this clone's own from now on
     except OSError:
         return made  # a git dir that cannot be written records no turn either
     finally:
@@ -105,11 +106,19 @@ def _made(repo: GitRepo) -> str:
 
 
 def _read(file: os.PathLike[str]) -> str | None:
+    """The name kept in `file` (None: none; a pipe or another file that is no regular one is never waited on)."""
     try:
-        with open(file, encoding="ascii") as f:
-            text = f.read(200).strip()
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        text = os.read(fd, 200).decode("ascii").strip()
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
     return text or None
 
 
@@ -238,8 +247,11 @@ def fetch(repo: GitRepo, remote: str, timeout: float | None = None) -> Outcome:
     """Fetch every clone's ledgers from `remote` (``fetch_args``): what this clone now has of each."""
     from .repo.transport import run
 
-    done = run(repo.root, fetch_args(remote), timeout)
     me = name(repo)
+    # Only this clone writes its folder, and `push` records what it wrote: a copy that moved
+    # on the remote since was written by another clone that goes by the same name.
+    pushed = {c.ref: c.tip for c in copies(repo, clone=me) if c.remote == remote}
+    done = run(repo.root, fetch_args(remote), timeout)
     lines = []
     for copy in copies(repo):
         if copy.remote != remote:
@@ -247,4 +259,9 @@ def fetch(repo: GitRepo, remote: str, timeout: float | None = None) -> Outcome:
         count = sum(1 for _t in ledger.turns(repo, copy.ref, copy.agent))
         whose = "this clone's, as pushed" if copy.clone == me else f"clone {copy.clone}"
         lines.append(f"{copy.agent} ({whose}): {plural(count, 'turn')} in {copy.ref}")
+        if copy.ref in pushed and pushed[copy.ref] != copy.tip:
+            lines.append(f"warning: {PUSHED}{me}/{copy.agent} on {remote} is not what this clone last pushed there: "
+                         f"unless it was pushed from here with plain git, another clone is named {me} too, and each "
+                         "push replaces the other's turns; give every clone its own name "
+                         f"(git config {CONFIG} NAME)")
     return Outcome(done.status == 0, done, tuple(lines))

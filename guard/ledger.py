@@ -45,8 +45,10 @@ def ref_name(prefix: str, agent: str) -> str:
     return (prefix if prefix.endswith("/") else prefix + "/") + agent
 
 
-AGENT_RULE = ("an agent name is part of a git ref name (refs/agent-guard/NAME): a letter or digit, then letters, "
-              "digits, '.', '_' or '-', at most 64 characters, without '..' and not ending in '.' or '.lock'")
+# What `agent_problem` holds a name to (an agent's, a clone's): one part of a git ref name.
+NAME_RULE = ("a letter or digit, then letters, digits, '.', '_' or '-', at most 64 characters, without '..' and "
+             "not ending in '.' or '.lock'")
+AGENT_RULE = f"an agent name is part of a git ref name (refs/agent-guard/NAME): {NAME_RULE}"
 
 
 def agent_problem(agent: str) -> str | None:

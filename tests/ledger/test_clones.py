@@ -8,6 +8,7 @@ and its own `git push`/`git fetch` get `--timeout`.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,17 @@ def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path
     monkeypatch.setattr(clones, "_host", lambda: "box8")
     moved = clones.name(GitRepo(c.root))
     assert moved.startswith("box8-") and clones.name(GitRepo(c.root)) == moved
+    # A kept name that is no name, or no regular file, is made again, and never waited on.
+    kept = c.root / ".git" / "agent-guard" / "clone"
+    for planted in ("not a name\n", "", "fifo"):
+        kept.unlink()
+        if planted == "fifo":
+            os.mkfifo(kept)
+        else:
+            kept.write_text(planted)
+        again = clones.name(GitRepo(c.root))
+        assert again.startswith("box8-") and again != moved and kept.read_text() == again + "\n", planted
+        assert clones.name(GitRepo(c.root)) == again
     # Configured, it is what the user says.
     c.git("config", "agent-guard.clone", "ci-runner-3")
     assert clones.name(GitRepo(c.root)) == "ci-runner-3"
@@ -168,8 +180,6 @@ def test_clones_started_at_once_agree_on_the_made_name(team: Team, tmp_path: Pat
 
 
 def test_a_made_name_is_a_ref_name_whatever_the_host_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
     from guard import clones, ledger
 
     class Uname:
@@ -233,6 +243,19 @@ def test_a_continued_turn_pushes_again_and_replaces_its_copy(team: Team) -> None
     b.fetch()
     (turn,) = b.log()
     assert turn["commit"] == second and [f["path"] for f in turn["files"]] == ["f.txt", "g.txt"]  # type: ignore[index]
+
+
+def test_a_fetch_warns_when_another_clone_pushes_under_this_clone_s_name(team: Team, tmp_path: Path) -> None:
+    a = team.a
+    twin = team.clone(tmp_path, "twin", "alpha")  # a copied configuration: two clones named alpha
+    a.edit("f.txt", "line 2\n", "ALPHA 2\n")
+    a.push()
+    assert "warning" not in a.fetch().stdout
+    twin.edit("g.txt", "two\n", "TWIN two\n")
+    twin.push()
+    out = a.fetch().stdout
+    assert "warning: refs/agent-guard-clones/alpha/claude on origin is not what this clone last pushed" in out, out
+    assert "git config agent-guard.clone NAME" in out
 
 
 # ---------------------------------------------------------------------- log
@@ -332,6 +355,21 @@ def test_b_rolls_back_a_turn_fetched_from_a(team: Team) -> None:
     assert "ALPHA 2\n" in (b.root / "f.txt").read_text()
     rows = {(t["clone"], t["id"]): t for t in b.log()}
     assert rows[("alpha", "1")]["rolled_back"] is False
+
+
+def test_processes_racing_to_undo_one_fetched_turn_undo_it_once(team: Team) -> None:
+    b, _commit = _pulled(team)
+    args = [sys.executable, "-m", "guard", "rollback", "--agent", "claude", "--clone", "alpha", "--turn", "1"]
+    racers = [subprocess.Popen(args, cwd=b.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env())
+              for _ in range(4)]
+    results = []
+    for racer in racers:
+        err = racer.communicate(timeout=120)[1].decode()
+        results.append((racer.returncode, err))
+    assert sorted(code for code, _err in results) == [0, 2, 2, 2], results
+    assert all("already rolled back here" in err for code, err in results if code == 2), results
+    assert (b.root / "f.txt").read_text() == BASE["f.txt"].replace("line 15\n", "BETA 15\n")
+    assert [t["kind"] for t in b.log("--local")] == ["rollback", "turn"]
 
 
 def test_a_fetched_turn_rolled_back_by_commit_where_the_change_was_made_in_both(team: Team) -> None:
