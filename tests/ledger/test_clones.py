@@ -103,6 +103,8 @@ def test_two_clones_push_turns_of_one_agent_side_by_side(team: Team) -> None:
     a.edit("f.txt", "line 9\n", "ALPHA 9\n")
     a.push()
     b.edit("g.txt", "three\n", "BETA three\n")
+    branches = b.git("for-each-ref", "refs/heads", "refs/remotes") + b.tip("HEAD")
+    index = (b.root / ".git" / "index").read_bytes()
     b.push()
     # Each clone's ledger of claude is on the remote, neither replaced by the other's.
     assert team.remote_refs() == {"refs/agent-guard-clones/alpha/claude": a.tip("refs/agent-guard/claude"),
@@ -114,8 +116,10 @@ def test_two_clones_push_turns_of_one_agent_side_by_side(team: Team) -> None:
         "git fetch origin '+refs/agent-guard-clones/*:refs/agent-guard-remotes/origin/*'"
     assert "claude (clone alpha): 2 turns in refs/agent-guard-remotes/origin/alpha/claude" in got.stdout
     assert b.tip("refs/agent-guard-remotes/origin/alpha/claude") == a.tip("refs/agent-guard/claude")
-    # B's own ledger, HEAD and branches never move on a fetch.
+    # B's own ledger, HEAD, the branches and the index never move on a push or a fetch.
     assert [t["id"] for t in b.log("--local")] == ["2", "1"]
+    assert b.git("for-each-ref", "refs/heads", "refs/remotes") + b.tip("HEAD") == branches
+    assert (b.root / ".git" / "index").read_bytes() == index
 
 
 def test_the_documented_refspecs_work_with_plain_git(team: Team) -> None:
