@@ -82,11 +82,11 @@ LAZY = {
     "install-hook": "guard.cli.check",
     "uninstall-hook": "guard.cli.check",
     "read": "guard.cli.read",
+    "push": "guard.cli.remote",
+    "fetch": "guard.cli.remote",
     "hook": "guard.cli.adapters",
     "stats": "guard.cli.stats",
     "mcp": "guard.cli.adapters",
-    "push": "guard.cli.remote",
-    "fetch": "guard.cli.remote",
 }
 
 
@@ -95,11 +95,11 @@ LAZY_HELP = {
     "install-hook": "Install a plain git pre-commit hook that runs agent-guard check.",
     "uninstall-hook": "Remove agent-guard's pre-commit hook and put back the previous one.",
     "read": "Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.",
+    "push": "Push this clone's turns to a remote, beside every other clone's (git push).",
+    "fetch": "Fetch every clone's turns from a remote (git fetch), for log and rollback.",
     "hook": "Adapters that put agents' own edit tools under the guard.",
     "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
     "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
-    "push": "Push this clone's turns to a remote, beside every other clone's (git push).",
-    "fetch": "Fetch every clone's turns from a remote (git fetch), for log and rollback.",
 }
 
 
