@@ -21,10 +21,10 @@ holds); `push` records it at once, as git itself does for a remote whose fetch r
 name the folder.
 
 A clone's name is ``git config agent-guard.clone``, else made once and kept in the git
-dir (``agent-guard/clone``): the host name and six random hex digits.  A git dir found on
-another host (copied into a container image, say) makes a name of its own, so that two
-sandboxes started from one image do not push over each other's turns.  Every turn
-records the name of the clone it was recorded in (``Agent-Guard-Clone``).
+dir (``agent-guard/clone.<host>``): the host name and six random hex digits.  A git dir
+found on another host (copied into a container image, say) makes a name of its own there,
+so that two sandboxes started from one image do not push over each other's turns.  Every
+turn records the name of the clone it was recorded in (``Agent-Guard-Clone``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 PUSHED = "refs/agent-guard-clones/"  # on a remote: <clone>/<agent>
 FETCHED = "refs/agent-guard-remotes/"  # here: <remote>/<clone>/<agent>
 CONFIG = "agent-guard.clone"
-_KEPT = ("agent-guard", "clone")  # the made name's file, in the common git dir
 _HOST_CHARS = 40
 
 
@@ -81,8 +80,12 @@ def _host() -> str:
 
 
 def _made(repo: GitRepo) -> str:
+    """The name made for this clone on this host, kept in the git dir (one file per host name)."""
     host = _host()
-    file = repo.commondir.joinpath(*_KEPT)
+    file = repo.commondir / "agent-guard" / f"clone.{host}"
+    # Looked for before it is read: a file that is there holds a whole name (it appears by
+    # a link, complete), so one that holds none was spoilt, and is replaced.
+    present = os.path.lexists(file)
     kept = _read(file)
     if kept is not None and kept.startswith(host + "-") and name_problem(kept) is None:
         return kept
@@ -91,13 +94,13 @@ def _made(repo: GitRepo) -> str:
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(made + "\n", "ascii")
-        if not os.path.lexists(file):
+        if not present:
             try:
-                os.link(tmp, file)  # the first name made stands: two processes at once agree on it
+                os.link(tmp, file)  # the first name made stands: processes started at once agree on it
             except FileExistsError:
                 pass
         else:
-            os.replace(tmp, file)  # made on another host (or no name there): this clone's own from now on
+            os.replace(tmp, file)
     except OSError:
         return made  # a git dir that cannot be written records no turn either
     finally:

@@ -151,14 +151,14 @@ def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path
     first = clones.name(GitRepo(c.root))
     assert first.startswith("box7-") and len(first) == len("box7-") + 6
     assert clones.name(GitRepo(c.root)) == first  # kept in the git dir
-    assert (c.root / ".git" / "agent-guard" / "clone").read_text() == first + "\n"
+    assert (c.root / ".git" / "agent-guard" / "clone.box7").read_text() == first + "\n"
     assert clones.name(GitRepo(d.root)) != first  # another clone, on the same host
     # The git dir copied to another host (a container image, say): a name of its own there.
     monkeypatch.setattr(clones, "_host", lambda: "box8")
     moved = clones.name(GitRepo(c.root))
     assert moved.startswith("box8-") and clones.name(GitRepo(c.root)) == moved
     # A kept name that is no name, or no regular file, is made again, and never waited on.
-    kept = c.root / ".git" / "agent-guard" / "clone"
+    kept = c.root / ".git" / "agent-guard" / "clone.box8"
     for planted in ("not a name\n", "", "fifo"):
         kept.unlink()
         if planted == "fifo":
@@ -168,6 +168,9 @@ def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path
         again = clones.name(GitRepo(c.root))
         assert again.startswith("box8-") and again != moved and kept.read_text() == again + "\n", planted
         assert clones.name(GitRepo(c.root)) == again
+    # Back on the first host, the name it had there.
+    monkeypatch.setattr(clones, "_host", lambda: "box7")
+    assert clones.name(GitRepo(c.root)) == first
     # Configured, it is what the user says.
     c.git("config", "agent-guard.clone", "ci-runner-3")
     assert clones.name(GitRepo(c.root)) == "ci-runner-3"
@@ -179,8 +182,9 @@ def test_clones_started_at_once_agree_on_the_made_name(team: Team, tmp_path: Pat
     children = [subprocess.Popen([sys.executable, "-c", code], cwd=c.root, stdout=subprocess.PIPE,
                                  env=checkout_env()) for _ in range(8)]
     names = {child.communicate(timeout=60)[0].decode().strip() for child in children}
-    assert len(names) == 1 and (c.root / ".git" / "agent-guard" / "clone").read_text() == names.pop() + "\n"
-    assert [p.name for p in (c.root / ".git" / "agent-guard").iterdir()] == ["clone"]  # no temporary file left
+    assert len(names) == 1, names
+    (kept,) = (c.root / ".git" / "agent-guard").iterdir()  # no temporary file left
+    assert kept.name.startswith("clone.") and kept.read_text() == names.pop() + "\n"
 
 
 def test_a_made_name_is_a_ref_name_whatever_the_host_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
