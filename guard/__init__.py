@@ -67,19 +67,24 @@ def read(path: str, repo: str | os.PathLike[str] = ".", *, lines: tuple[int, int
 
 
 def rollback(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, turn: str | None = None,
-             to: str | None = None, check: bool = False, force: bool = False, policy: str | None = None) -> "Report":
-    """Undo the agent's last turn, one turn (`turn`), or every turn after `to`."""
+             to: str | None = None, check: bool = False, force: bool = False, policy: str | None = None,
+             clone: str | None = None, commit: str | None = None) -> "Report":
+    """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
+    clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
     from . import history
 
-    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force)
+    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone,
+                            commit=commit)
 
 
 def log(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, limit: int | None = None,
-        patch: bool = False, policy: str | None = None) -> list[dict[str, Any]]:
-    """Recorded turns, newest first, as dictionaries (the `--json` shape)."""
+        patch: bool = False, policy: str | None = None, clone: str | None = None,
+        local: bool = False) -> list[dict[str, Any]]:
+    """Recorded turns, newest first, as dictionaries (the `--json` shape): this clone's and those
+    fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
     from . import history
 
-    return history.log(session(repo, policy), agent, limit, patch)
+    return history.log(session(repo, policy), agent, limit, patch, clone=clone, local=local)
 
 
 def __getattr__(name: str) -> Any:

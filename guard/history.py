@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from . import control, diffs, ledger, paths, redaction, stage, worktree
+from . import clones, control, diffs, ledger, paths, redaction, stage, worktree
 from .bounds import AGE_SECONDS, KEEP, TURNS
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
 from .model import FileChange, Finding, Op, error
 from .policy import Policy
-from .repo import FILE, Entry, RefLocked, TreeChange
+from .repo import FILE, Entry, GitError, RefLocked, TreeChange
 from .repo.merge import merge_file
 from .report import Report, TurnRef
 from .textfile import NotText, decode
@@ -32,7 +33,8 @@ from .wording import clip, plural, printable, printable_diff
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
     if agent:
         return [default_agent(agent)]
-    return sorted(name[len(prefix):] for name in g.repo.refs(prefix))
+    # A ref deeper under the prefix (turns fetched there by hand) is no agent's ledger.
+    return sorted(n for n in (name[len(prefix):] for name in g.repo.refs(prefix)) if ledger.agent_problem(n) is None)
 
 
 def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
@@ -41,8 +43,14 @@ def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
               for name in _agents(g, prefix, None) if name != agent]
     others = [(name, n) for name, n in others if n]
     said = f"{agent} has no recorded turns ({ledger.ref_name(prefix, agent)} does not exist)"
+    me = clones.name(g.repo)
+    fetched = sorted({c.clone for c in clones.copies(g.repo, agent) if c.clone != me})
+    if fetched and command != "log":
+        said += (f"; turns of {agent} fetched from other clones ({', '.join(fetched)}) are undone one at a time: "
+                 f"git agent-{command} --agent {agent} --clone {fetched[0]} --turn ID")
     if not others:
-        return f"{said}; no agent has any in this repository yet: an applied edit records one"
+        where = "this clone" if fetched and command != "log" else "this repository"
+        return f"{said}; no agent has any in {where} yet: an applied edit records one"
     listed = ", ".join(f"{name} ({plural(n, 'turn')})" for name, n in others)
     name = others[0][0]
     if command == "log":
@@ -139,8 +147,55 @@ def _turn_diff(g: Guard, t: ledger.Turn, viewer: Policy) -> str:
     return redaction.turn_diff(out, viewer, t.commit)
 
 
-def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str | None = None) -> list[dict[str, Any]]:
+def _rolled_here(g: Guard, prefix: str, agent: str) -> dict[str, str]:
+    """The fetched turns (by commit) that a rollback of this clone's, not itself undone, undoes: -> its id."""
+    here: dict[str, str] = {}
+    for t, rolled in _history(g, ledger.ref_name(prefix, agent), agent):
+        origin = t.rolls_back_from
+        if t.kind == "rollback" and not rolled and origin is not None:
+            here.setdefault(origin[2], t.id)
+    return here
+
+
+def _sources(g: Guard, prefix: str, agent: str | None, clone: str | None, local: bool
+             ) -> list[tuple[str, str, clones.Copy | None]]:
+    """The ledgers `log` reads: (ref, agent, the fetched copy it is, or None for this clone's own)."""
+    me = clones.name(g.repo)
+    if clone is not None and clone != me and local:
+        raise UsageError(f"--local lists this clone's turns ({me}), --clone {clone} another's: give one of them")
+    out: list[tuple[str, str, clones.Copy | None]] = []
+    if clone is None or clone == me:
+        out += [(ledger.ref_name(prefix, name), name, None) for name in _agents(g, prefix, agent)]
+    if not local and clone != me:
+        # This clone's own folder, fetched back, is what it pushed: its turns are listed above.
+        found = [c for c in clones.copies(g.repo, default_agent(agent) if agent else None, clone) if c.clone != me]
+        if clone is not None and not found:
+            raise UsageError(_no_clone(g, clone, agent, me))
+        out += [(c.ref, c.agent, c) for c in found]
+    return out
+
+
+def _no_clone(g: Guard, clone: str, agent: str | None, me: str) -> str:
+    problem = clones.name_problem(clone)
+    if problem is not None:
+        return f"invalid clone name {clone!r}: {problem}"
+    held = sorted({(c.clone, c.agent) for c in clones.copies(g.repo) if c.clone != me})
+    whose = f"{default_agent(agent)}'s turns of clone {clone}" if agent else f"turns of clone {clone}"
+    if not held:
+        return (f"no {whose} are here: no other clone's turns are fetched yet (this clone is {me}); "
+                "agent-guard fetch REMOTE brings every clone's turns that were pushed there")
+    listed = ", ".join(f"{a}@{c}" for c, a in held)
+    return f"no {whose} are fetched here; fetched: {listed} (this clone is {me}); agent-guard fetch REMOTE brings more"
+
+
+def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str | None = None, *,
+        clone: str | None = None, local: bool = False) -> list[dict[str, Any]]:
     """The turns of `agent` (None: every agent), newest first, as dictionaries (the `--json` shape).
+
+    This clone's turns and those fetched from other clones (``clones``), each with the clone
+    that recorded it; `clone` lists that clone's alone, `local` this clone's alone.  A
+    fetched turn is rolled back when its own clone rolled it back, or a rollback here
+    undid it (``rolled_back_here``).
 
     With `patch`, each turn's diff, as the policy of `viewer` (the agent who asks; default:
     `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
@@ -151,18 +206,31 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
         raise UsageError(f"the number of turns to list {problem}")
     prefix = g.policy(agent).ledger_prefix
     shown_to = g.policy(default_agent(viewer or agent)) if patch else None
+    me = clones.name(g.repo)
     rows: list[tuple[float, dict[str, Any]]] = []
-    for name in _agents(g, prefix, agent):
+    seen: set[str] = set()  # a clone's turns fetched from two remotes are listed once
+    here: dict[str, dict[str, str]] = {}
+    for ref, name, copy in _sources(g, prefix, agent, clone, local):
+        undone = {} if copy is None else here.setdefault(name, _rolled_here(g, prefix, name))
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
-        history = _history(g, ledger.ref_name(prefix, name), name)
+        history = _history(g, ref, name)
         for t, rolled in (islice(history, limit) if limit is not None else history):
+            if t.commit in seen:
+                continue
+            seen.add(t.commit)
+            origin = t.rolls_back_from
             e: dict[str, Any] = {
                 "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
+                "clone": t.clone or (copy.clone if copy is not None else me), "ref": ref,
                 "time": int(_when(t)), "format": t.format,
                 "files": [{"op": op, "path": p, "added": a, "removed": r} for op, p, a, r in t.files],
                 "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
-                "rolled_back": rolled, "rolls_back": list(t.rolls_back),
+                "rolled_back": rolled or t.commit in undone,
+                "rolled_back_here": (t.commit in undone) if copy is not None else rolled,
+                "rolls_back": list(t.rolls_back),
+                "rolls_back_from": None if origin is None else
+                {"clone": origin[0], "id": origin[1], "commit": origin[2]},
             }
             if shown_to is not None:
                 e["diff"] = _turn_diff(g, t, shown_to)
@@ -187,9 +255,15 @@ def render(rows: list[dict[str, Any]], patch: bool) -> str:
     out = []
     for e in rows:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
-        flag = "  (rolled back)" if e["rolled_back"] else ""
-        what = f"rollback of {', '.join(e['rolls_back'])}" if e["kind"] == "rollback" else e["format"]
-        out.append(printable(f"{e['agent']} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
+        fetched = e["ref"].startswith(clones.FETCHED)
+        who = f"{e['agent']}@{e['clone']}" if fetched else e["agent"]
+        flag = "" if not e["rolled_back"] else "  (rolled back)" if not fetched else \
+            "  (rolled back here)" if e["rolled_back_here"] else f"  (rolled back in {e['clone']})"
+        origin = e["rolls_back_from"]
+        what = e["format"] if e["kind"] != "rollback" else \
+            f"rollback of {', '.join(e['rolls_back'])}" if origin is None else \
+            f"rollback of {e['agent']}@{origin['clone']} turn {origin['id']} ({origin['commit'][:12]})"
+        out.append(printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
                              f"+{e['added']} -{e['removed']}{flag}"))
         for f in e["files"]:
             out.append(printable(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}"))
@@ -271,18 +345,128 @@ def _shown(line: bytes) -> str:
     return line.decode("utf-8", "replace").rstrip("\r\n")
 
 
-def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False, force: bool = False) -> Report:
+def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False,
+             force: bool = False, clone: str | None = None, commit: str | None = None) -> Report:
     """Undo the agent's last turn, one turn (`turn_id`) or every turn after `to_id` (see the module doc).
+
+    `clone` with `turn_id`: that turn of another clone, fetched here (``clones``); `commit`:
+    the turn recorded at that commit, this clone's or fetched.  Another clone's turn is
+    undone as any turn is (its commit's parent -> it, merged into the work tree as it is
+    now), and recorded as a rollback on this clone's ledger of the agent that names it.
 
     A rollback writes files as an edit does, so it obeys the policy's path protection as an edit
     does (``protection``), however it is asked for: the command line, the Python API, the MCP
     tool (whose `force` the agent sets).  The report shows no protected file's contents.
     """
+    if commit is not None and (turn_id is not None or to_id is not None or clone is not None):
+        raise UsageError("give --commit alone: it names one turn, this clone's or one fetched from another clone")
+    if clone is not None and to_id is not None:
+        raise UsageError(f"--to undoes this clone's turns after one of them; name the turn of clone {clone} to undo "
+                         "with --turn ID")
+    sha = None
+    if commit is not None:
+        sha, agent = _turn_commit(g, agent, commit)
     agent = default_agent(agent)
     pol = g.policy(agent)
-    rep, targets = _rollback(g, agent, pol, turn_id, to_id, check, force)
+    if clone is not None:
+        problem = clones.name_problem(clone)
+        if problem is not None:
+            raise UsageError(f"invalid clone name {clone!r}: {problem}")
+        if clone == clones.name(g.repo):
+            clone = None  # this clone's own turns
+        elif turn_id is None:
+            raise UsageError(f"name the turn of clone {clone} to undo: --clone {clone} --turn ID "
+                             f"(git agent-log --clone {clone} lists them)")
+    prefix = pol.ledger_prefix
+    if sha is not None:
+        select: Callable[[], _Selected] = partial(_commit_targets, g, agent, prefix, sha)
+    elif clone is not None and turn_id is not None:
+        select = partial(_fetched_targets, g, agent, prefix, clone, turn_id)
+    else:
+        def select() -> _Selected:
+            return _targets(g, agent, prefix, turn_id, to_id), None
+    rep, targets = _rollback(g, agent, pol, select, check, force)
     shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
     return redaction.report(rep, pol, shown)
+
+
+# The turns a rollback undoes, newest first, and, for another clone's turn, (clone, id, commit).
+_Selected = tuple[list[ledger.Turn], tuple[str, str, str] | None]
+
+
+def _turn_commit(g: Guard, agent: str | None, rev: str) -> tuple[str, str]:
+    """The turn commit `rev` names, and its agent (a usage error when it is no turn's, or another agent's)."""
+    try:
+        sha = g.repo.resolve(rev)
+        t = ledger.parse_turn(g.repo, sha, agent or "", g.ledger_memo)
+    except GitError:
+        raise UsageError(f"--commit {rev[:80]!r} names no commit here: give a turn's commit id "
+                         "(git agent-log lists them, with the turns fetched from other clones)") from None
+    if t is None or t.kind not in ("turn", "rollback"):
+        what = "a commit agent-guard made between turns" if t is not None else "no turn's commit"
+        raise UsageError(f"--commit {rev[:80]!r} ({sha[:12]}) is {what}: give a turn's commit id "
+                         "(git agent-log lists them)")
+    if agent is not None and t.agent != default_agent(agent):
+        raise UsageError(f"commit {sha[:12]} is a turn of {t.agent}, not of {agent}: leave out --agent, "
+                         f"or give --agent {t.agent}")
+    return sha, t.agent
+
+
+def _commit_targets(g: Guard, agent: str, prefix: str, sha: str) -> _Selected:
+    """The turn recorded at `sha`: in this clone's ledger of the agent, else in a fetched one."""
+    for t, rolled in _history(g, ledger.ref_name(prefix, agent), agent):
+        if t.commit == sha:
+            if rolled:
+                raise UsageError(f"turn {t.id} of {agent} ({sha[:12]}) is already rolled back")
+            return [t], None
+    me = clones.name(g.repo)
+    for copy in clones.copies(g.repo, agent):
+        if copy.clone == me:
+            continue  # what this clone pushed: an older version of its own ledger
+        for t, _rolled in _history(g, copy.ref, agent):
+            if t.commit == sha:
+                return _fetched_one(g, agent, prefix, copy, t)
+    raise UsageError(f"{sha[:12]} is a turn of {agent}, but no ledger here holds it, this clone's or a fetched "
+                     "one (it may have been pruned): agent-guard fetch REMOTE brings other clones' turns")
+
+
+def _fetched_targets(g: Guard, agent: str, prefix: str, clone: str, turn_id: str) -> _Selected:
+    """Turn `turn_id` of `clone`'s ledger of the agent, fetched here (one commit, whichever remote it came by)."""
+    problem = ledger.turn_id_problem(turn_id)
+    if problem is not None:
+        raise UsageError(problem)
+    found = clones.copies(g.repo, agent, clone)
+    if not found:
+        raise UsageError(_no_clone(g, clone, agent, clones.name(g.repo)))
+    hits: dict[str, tuple[clones.Copy, ledger.Turn]] = {}
+    for copy in found:
+        commits = set(ledger.commits_of(g.repo, copy.ref, agent, turn_id, g.ledger_memo))
+        for t, _rolled in _history(g, copy.ref, agent):
+            if not commits:
+                break
+            if t.commit in commits:
+                hits.setdefault(t.commit, (copy, t))
+                commits.discard(t.commit)
+    if not hits:
+        ids = [t.id for t in ledger.turns(g.repo, found[0].ref, agent, limit=20, memo=g.ledger_memo)]
+        raise UsageError(f"clone {clone} has no turn {turn_id!r} of {agent} here; its turns, as last fetched: "
+                         f"{', '.join(ids)} (agent-guard fetch REMOTE brings newer ones)")
+    if len(hits) > 1:
+        listed = "; ".join(f"{c[:12]} in {copy.ref}" for c, (copy, _t) in hits.items())
+        raise UsageError(f"turn {turn_id} of {agent}@{clone} is recorded at {len(hits)} commits here ({listed}): "
+                         "name the one to undo with --commit")
+    copy, t = next(iter(hits.values()))
+    return _fetched_one(g, agent, prefix, copy, t)
+
+
+def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger.Turn) -> _Selected:
+    undone = _rolled_here(g, prefix, agent)
+    clone = t.clone or copy.clone
+    if t.commit in undone:
+        raise UsageError(f"turn {t.id} of {agent}@{clone} ({t.commit[:12]}) is already rolled back here, by "
+                         f"rollback {undone[t.commit]}; git agent-rollback --agent {agent} --turn "
+                         f"{undone[t.commit]} undoes that rollback")
+    return [t], (clone, t.id, t.commit)
 
 
 def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Finding]:
@@ -314,13 +498,16 @@ def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Findin
     return out
 
 
-def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str | None, check: bool, force: bool
+def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool
               ) -> tuple[Report, list[ledger.Turn]]:
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
-        targets = _targets(g, agent, pol.ledger_prefix, turn_id, to_id)
-        extra = {"rolls_back": [t.id for t in targets]}
+        targets, origin = select()
+        extra: dict[str, Any] = {
+            "rolls_back": [t.id for t in targets] if origin is None else [],
+            "rolls_back_from": None if origin is None else {"clone": origin[0], "id": origin[1], "commit": origin[2]},
+        }
         guarded = protection(g, pol, targets)
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
@@ -362,7 +549,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str
                     mode = tc.old.mode
                 state.files[tc.path] = (restored, mode if restored is not None else None)
         changes = _changes(originals, state.files)
-        label = ",".join(t.id for t in targets)
+        label = ",".join(t.id for t in targets) if origin is None else f"{origin[1]} of clone {origin[0]}"
         if findings:
             return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
         # The folders the undone turns created go too, once nothing is left in them.
@@ -379,7 +566,8 @@ def _rollback(g: Guard, agent: str, pol: Policy, turn_id: str | None, to_id: str
         locked = ref_locked(g.repo, ref)
         if locked is not None:
             return Report("refused", "rollback", tuple(changes), warned + (locked,), extra=extra), targets
-        new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]))
+        new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]),
+                             rolls_back_from=origin)
         try:
             staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo,
                                       like=moved_back)
@@ -464,12 +652,22 @@ def _age_seconds(text: str) -> int:
     return seconds
 
 
-def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) -> str:
+def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None, *, include_pushed: bool = False,
+       dry_run: bool = False) -> str:
+    """Prune each agent's oldest turns (beyond `keep`, older than `older_than`); say what went, per agent.
+
+    The kept turns are written again on a root of their own (``ledger.base_message``).  A
+    turn that a fetched copy of a ledger holds was pushed (``clones``): this clone's own,
+    as it pushed it, or another's that has it.  Those stay, and with them every older one,
+    unless `include_pushed` (the next push then replaces the remote's copy with the pruned
+    ledger).  `dry_run`: say what would go, change nothing.
+    """
     problem = KEEP.problem(keep) if keep is not None else None
     if problem is not None:
         raise UsageError(f"--keep {problem}")
     prefix = g.policy(agent).ledger_prefix
     cutoff = time.time() - _age_seconds(older_than) if older_than else None
+    would = "would remove" if dry_run else "removed"
     lines = []
     with worktree.locked(g.repo):
         for name in _agents(g, prefix, agent):
@@ -495,15 +693,40 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None) ->
             if cut_at is None:
                 lines.append(f"{name}: nothing to prune ({plural(kept_turns, 'turn')})")
                 continue
-            if not chain:
-                g.repo.update_ref(ref, None, tip, "agent-guard: gc")
-                lines.append(f"{name}: removed every turn")
+            dropped = [t.commit for t in ledger.turns(g.repo, ref, name, memo=g.ledger_memo)][kept_turns:]
+            refs, pushed = _pushed(g, name, dropped) if not include_pushed else ([], set())
+            if pushed:
+                them = "it" if len(dropped) == 1 else "them"
+                what = (f"the {plural(len(dropped), 'turn')} to prune {'was' if len(dropped) == 1 else 'were'} pushed"
+                        if len(pushed) == len(dropped) else
+                        f"{len(pushed):,} of the {plural(len(dropped), 'turn')} to prune were pushed")
+                lines.append(f"{name}: removed nothing, kept {plural(kept_turns + len(dropped), 'turn')}: {what} "
+                             f"({', '.join(refs)} {'holds' if len(refs) == 1 else 'hold'} {them}); agent-guard gc "
+                             f"--include-pushed removes {them} too, and the next agent-guard push replaces the "
+                             "remote's copy")
                 continue
-            oldest = chain[-1]
-            base_tree = g.repo.commit_tree(oldest.parents[0]) if oldest.parents else g.repo.commit_tree(oldest.oid)
-            parent = g.repo.write_commit(base_tree, [], ledger.base_message(name))
-            for info in reversed(chain):
-                parent = g.repo.write_commit(info.tree, [parent], info.message)
-            g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
-            lines.append(f"{name}: kept {plural(kept_turns, 'turn')}")
+            if dry_run:
+                pass
+            elif not chain:
+                g.repo.update_ref(ref, None, tip, "agent-guard: gc")
+            else:
+                oldest = chain[-1]
+                base_tree = g.repo.commit_tree(oldest.parents[0]) if oldest.parents else g.repo.commit_tree(oldest.oid)
+                parent = g.repo.write_commit(base_tree, [], ledger.base_message(name))
+                for info in reversed(chain):
+                    parent = g.repo.write_commit(info.tree, [parent], info.message)
+                g.repo.update_ref(ref, parent, tip, "agent-guard: gc")
+            gone = f"every turn ({len(dropped):,})" if not kept_turns else plural(len(dropped), "turn")
+            lines.append(f"{name}: {would} {gone}" + (f", kept {plural(kept_turns, 'turn')}" if kept_turns else ""))
     return "\n".join(lines)
+
+
+def _pushed(g: Guard, agent: str, commits: list[str]) -> tuple[list[str], set[str]]:
+    """Which of `commits` (the agent's turns) fetched copies hold: (those copies' refs, the commits)."""
+    wanted, held, refs = set(commits), set(), []
+    for copy in clones.copies(g.repo, agent):
+        has = {t.commit for t in ledger.turns(g.repo, copy.ref, agent, memo=g.ledger_memo)} & wanted
+        if has:
+            refs.append(copy.ref)
+            held |= has
+    return refs, held

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Mapping, Sequence
 
+from . import clones
 from .model import Value
 from .regex import lazy
 from .repo import GitRepo
@@ -44,8 +45,10 @@ def ref_name(prefix: str, agent: str) -> str:
     return (prefix if prefix.endswith("/") else prefix + "/") + agent
 
 
-AGENT_RULE = ("an agent name is part of a git ref name (refs/agent-guard/NAME): a letter or digit, then letters, "
-              "digits, '.', '_' or '-', at most 64 characters, without '..' and not ending in '.' or '.lock'")
+# What `agent_problem` holds a name to (an agent's, a clone's): one part of a git ref name.
+NAME_RULE = ("a letter or digit, then letters, digits, '.', '_' or '-', at most 64 characters, without '..' and "
+             "not ending in '.' or '.lock'")
+AGENT_RULE = f"an agent name is part of a git ref name (refs/agent-guard/NAME): {NAME_RULE}"
 
 
 def agent_problem(agent: str) -> str | None:
@@ -139,6 +142,18 @@ class Turn(Value):
     @property
     def removed(self) -> int:
         return sum(f[3] for f in self.files)
+
+    @property
+    def clone(self) -> str | None:
+        """The clone the turn was recorded in (``clones``), as its commit says (None: recorded before clones had names)."""
+        return self.trailers.get("clone") or None
+
+    @property
+    def rolls_back_from(self) -> tuple[str, str, str] | None:
+        """The turn of another clone this rollback undoes: (clone, turn id, commit), or None."""
+        tr = self.trailers
+        found = (tr.get("rolls-back-clone", ""), tr.get("rolls-back-turn", ""), tr.get("rolls-back-commit", ""))
+        return found if all(found) else None
 
 
 class Memo:
@@ -436,7 +451,7 @@ def _write_index(path: Path, index: _Index) -> None:
 class NewTurn(Value):
     """A turn about to be recorded: whose, under which id, what it is."""
 
-    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back")
+    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back", "rolls_back_from")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     turn_id: str | None  # None: the next number
@@ -444,7 +459,8 @@ class NewTurn(Value):
     policy: str
     edit_bytes: int  # the edit input's size, which the `bytes` budget counts
     kind: str  # "turn" | "rollback"
-    rolls_back: tuple[str, ...]
+    rolls_back: tuple[str, ...]  # ids of the agent's own turns
+    rolls_back_from: tuple[str, str, str] | None  # a fetched turn of another clone: (clone, turn id, commit)
 
     def __init__(
         self,
@@ -455,8 +471,9 @@ class NewTurn(Value):
         edit_bytes: int,
         kind: str = "turn",
         rolls_back: tuple[str, ...] = (),
+        rolls_back_from: tuple[str, str, str] | None = None,
     ) -> None:
-        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back)
+        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back, rolls_back_from)
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""
@@ -513,14 +530,17 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         r = len(c.removed) + (prev[3] if prev else 0)
         files_changed[c.path] = (_LETTER[c.op.value] if not prev else prev[0], label, a, r, c.repairs)
     repairs = sorted({r for c in changes for r in c.repairs} | (set(tip.repairs) if amend and tip else set()))
+    undone = ", ".join(new.rolls_back) if new.rolls_back_from is None else \
+        f"{new.rolls_back_from[1]} of clone {new.rolls_back_from[0]}"
     title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
-             "rollback": f"agent-guard: {new.agent} rollback of turn(s) {', '.join(new.rolls_back)}"}[new.kind]
+             "rollback": f"agent-guard: {new.agent} rollback of turn(s) {undone}"}[new.kind]
     body = [title, ""]
     for letter, label, a, r, reps in files_changed.values():
         body.append(f" {letter} {label} +{a} -{r}" + (f" ({', '.join(reps)})" if reps else ""))
     body.append("")
     trailers = {
         "Agent": new.agent,
+        "Clone": clones.name(repo),
         "Turn": tid,
         "Seq": seq,
         "Kind": new.kind,
@@ -532,6 +552,10 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
     }
     if new.rolls_back:
         trailers["Rolls-Back"] = ",".join(new.rolls_back)
+    if new.rolls_back_from is not None:
+        # Apart from Rolls-Back, which names the agent's own turns by id: another clone's turn
+        # 3 is not this ledger's, and its commit is what names it for certain.
+        trailers["Rolls-Back-Clone"], trailers["Rolls-Back-Turn"], trailers["Rolls-Back-Commit"] = new.rolls_back_from
     dirs = list(dict.fromkeys([*(tip.created_dirs if amend and tip else ()), *created_dirs]))
     if dirs:
         # JSON on one line: a folder name may hold a comma (never a newline: paths.resolve refuses those).

@@ -337,6 +337,26 @@ def test_pre_receive_hook_checks_a_history_with_no_base(repo: Repo, tmp_path: Pa
     assert set(git(server, "for-each-ref", "--format=%(refname)").split()) == {"refs/heads/main", "refs/heads/pages2"}
 
 
+def test_pre_receive_hook_lets_agents_turns_travel(repo: Repo, tmp_path: Path) -> None:
+    """Turns pushed as the README says pass the hook, a placeholder a permissive policy let through included;
+    the same commit pushed to a branch is checked, and refused."""
+    server = _receiving(tmp_path)
+    repo.git("remote", "add", "origin", str(server))
+    repo.commit({"app.py": CODE})
+    assert _push(repo, "-q", "main").returncode == 0
+    lazy = json.dumps({"file_path": "app.py", "old_string": CODE, "new_string": LAZY})
+    applied = command(repo.root, "agent-guard", "apply", "--policy", "permissive", "--agent", "claude",
+                      input=lazy.encode())
+    assert applied.returncode == 0 and b"placeholder" in applied.stdout + applied.stderr, applied
+    repo.git("config", "agent-guard.clone", "box")
+    pushed = command(repo.root, "agent-guard", "push", "--timeout", "60", timeout=120)
+    assert pushed.returncode == 0, pushed
+    turn = repo.git("rev-parse", "refs/agent-guard/claude").strip()
+    assert git(server, "rev-parse", "refs/agent-guard-clones/box/claude").strip() == turn
+    branch = _push(repo, f"{turn}:refs/heads/agent-work")
+    assert branch.returncode != 0 and b"remote: app.py:2: placeholder:" in branch.stderr, branch
+
+
 def test_pre_receive_hook_holds_its_policy_and_checks_merges(repo: Repo, tmp_path: Path) -> None:
     server = _receiving(tmp_path)
     repo.git("remote", "add", "origin", str(server))

@@ -82,6 +82,8 @@ LAZY = {
     "install-hook": "guard.cli.check",
     "uninstall-hook": "guard.cli.check",
     "read": "guard.cli.read",
+    "push": "guard.cli.remote",
+    "fetch": "guard.cli.remote",
     "hook": "guard.cli.adapters",
     "stats": "guard.cli.stats",
     "mcp": "guard.cli.adapters",
@@ -94,6 +96,8 @@ LAZY_HELP = {
     "install-hook": "Install a plain git pre-commit hook that runs agent-guard check.",
     "uninstall-hook": "Remove agent-guard's pre-commit hook and put back the previous one.",
     "read": "Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.",
+    "push": "Push this clone's turns to a remote, beside every other clone's (git push).",
+    "fetch": "Fetch every clone's turns from a remote (git fetch), for log and rollback.",
     "hook": "Adapters that put agents' own edit tools under the guard.",
     "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
     "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
@@ -162,16 +166,23 @@ def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | Non
 
 @cli.command("log", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="Only this agent's turns (default: all agents).")
+@click.option("--clone", default=None, metavar="NAME", help="Only the turns recorded in this clone (fetched from it).")
+@click.option("--local", is_flag=True, help="Only this clone's own turns, none fetched from other clones.")
 @click.option("-p", "--patch", is_flag=True, help="Show each turn's diff.")
 @click.option("-n", "--max-count", type=InRange(TURNS), default=None, help=f"At most this many turns ({TURNS.range_text()}).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--policy", default=None)
-def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool, policy: str | None) -> None:
-    """List recorded turns, newest first."""
+def log_cmd(agent: str | None, clone: str | None, local: bool, patch: bool, max_count: int | None, as_json: bool,
+            policy: str | None) -> None:
+    """List recorded turns, newest first.
+
+    This clone's turns, and those fetched from other clones (agent-guard fetch),
+    shown as AGENT@CLONE.
+    """
     from .. import history
 
     g = _guard(policy)
-    turns = history.log(g, agent, max_count, patch)
+    turns = history.log(g, agent, max_count, patch, clone=clone, local=local)
     if as_json:
         import json
 
@@ -190,19 +201,26 @@ def log_cmd(agent: str | None, patch: bool, max_count: int | None, as_json: bool
 @click.option("--agent", default=None, help="Whose turn (default: $AGENT_GUARD_AGENT, else 'agent').")
 @click.option("--turn", "turn_id", default=None, help="Undo this one turn, keeping later changes.")
 @click.option("--to", "to_id", default=None, help="Undo every turn after this one.")
+@click.option("--clone", default=None, metavar="NAME", help="With --turn: that turn of another clone, fetched here.")
+@click.option("--commit", default=None, metavar="REV", help="Undo the turn recorded at this commit (this clone's or fetched).")
 @click.option("--check", is_flag=True, help="Show what would happen; change nothing.")
 @click.option("--force", is_flag=True, help="Undo even where later changes overlap (they are lost).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--diff", "show_diff", is_flag=True)
 @click.option("--policy", default=None)
-def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, check: bool, force: bool,
-                 as_json: bool, show_diff: bool, policy: str | None) -> None:
-    """Undo the agent's last turn (or --turn ID, or every turn after --to ID)."""
+def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clone: str | None, commit: str | None,
+                 check: bool, force: bool, as_json: bool, show_diff: bool, policy: str | None) -> None:
+    """Undo the agent's last turn (or --turn ID, or every turn after --to ID).
+
+    A turn recorded in another clone and fetched here (agent-guard fetch) is undone with
+    --clone NAME --turn ID, or --commit REV; the rollback is recorded as this clone's.
+    """
     from .. import history
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force)
+    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone,
+                              commit=commit)
     _emit(report, as_json, show_diff)
 
 
@@ -212,14 +230,21 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, chec
               help=f"Keep this many newest turns per agent ({KEEP.range_text()}; 0 drops every turn).")
 @click.option("--older-than", "older", default=None, metavar="AGE",
               help="Drop turns older than this: a number and a unit (s, m, h, d, w), e.g. 30d, 12h; at most 100 years.")
+@click.option("--include-pushed", is_flag=True,
+              help="Also drop turns that were pushed (a fetched copy holds them); kept otherwise.")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @click.option("--policy", default=None)
-def gc_cmd(agent: str | None, keep: int | None, older: str | None, policy: str | None) -> None:
-    """Prune old turns from the shadow refs."""
+def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool,
+           policy: str | None) -> None:
+    """Prune old turns from the shadow refs.
+
+    Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
+    """
     from .. import history
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
-    click.echo(history.gc(_guard(policy), agent, keep, older))
+    click.echo(history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run))
 
 
 @cli.group("policy", context_settings=CONTEXT)
