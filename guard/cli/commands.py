@@ -85,6 +85,7 @@ LAZY = {
     "hook": "guard.cli.adapters",
     "stats": "guard.cli.stats",
     "mcp": "guard.cli.adapters",
+    "serve": "guard.cli.serve",
 }
 
 
@@ -96,6 +97,7 @@ LAZY_HELP = {
     "hook": "Adapters that put agents' own edit tools under the guard.",
     "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
     "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
+    "serve": "Answer Claude Code's hooks from a warm process: one server per user, for every repository.",
 }
 
 
