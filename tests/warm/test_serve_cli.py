@@ -223,3 +223,10 @@ def test_http_form_listens_on_loopback_only_and_keeps_its_token(tmp_path: Path) 
                 assert s.connect_ex((address, port)) != 0, address
     with Server(tmp_path, "--http", "0"):
         assert (runtime() / "http-token").read_text() == token  # kept: the settings' variable stays right
+
+
+def test_the_readmes_http_settings_are_what_serve_prints(tmp_path: Path) -> None:
+    from readme import blocks
+
+    [block] = [b for b in blocks() if b.lang == "json" and '"type": "http"' in b.text]
+    assert json.loads(block.text) == json.loads(serve("--settings", "--http", "8765", cwd=tmp_path).stdout)
