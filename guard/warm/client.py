@@ -295,6 +295,8 @@ def ask(argv: Sequence[bytes], environ: Mapping[bytes, bytes], read_payload: Cal
         if not reply.startswith(b"go "):
             return None  # "cold": the command line reads these arguments (help, a mistake)
         deadline = float(reply[3:])
+        if not 0 < deadline <= 86400:  # what --deadline may be (nan is not in it either)
+            raise ValueError(deadline)
     except (OSError, Broken, ValueError):
         sock.close()
         return None

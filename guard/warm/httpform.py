@@ -35,6 +35,7 @@ from .server import MAX_PAYLOAD, TOKEN_NAME
 
 PATH = "/claude-code"
 MAX_HEAD = 64 << 10
+HEAD_SECONDS = 5.0
 
 
 def token(folder: Path) -> bytes:
@@ -100,7 +101,7 @@ def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     from ..cli.fast import parse_claude_code
 
     started = time.monotonic()
-    conn.settimeout(DEADLINE)
+    conn.settimeout(HEAD_SECONDS)  # Claude Code sends its request at once; a connection that does not is no hook
     head, rest = _read_head(conn)
     lines = head.decode("latin-1").split("\r\n")
     method, target, _ = (lines[0].split(" ") + ["", "", ""])[:3]
@@ -135,6 +136,7 @@ def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     if length > MAX_PAYLOAD:
         _respond(conn, "200 OK", failed(None, f"a payload of {length} bytes"))
         return "refused: too large"
+    conn.settimeout(DEADLINE)
     raw = rest[:length] + (client.read_exact(conn, length - len(rest)) if length > len(rest) else b"")
     event = client.payload_event(raw)
     if opts is None:

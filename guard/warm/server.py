@@ -38,6 +38,7 @@ from . import client
 
 SPARES = 2  # idle workers kept ready
 MAX_IDLE = 4  # idle workers past this many are retired (after a burst of parallel calls)
+MAX_WORKERS = 16  # workers at most: past this, a call waits for one (a hook's client gives up after a second)
 CALLS = 500  # calls a worker answers before it retires (whatever a call leaves behind is bounded)
 LIFETIME = 600.0  # seconds a call may take before the parent ends it (Claude Code's longest hook timeout)
 STALE_CHECK = 5.0  # seconds between the parent's checks of the code on disk and of its socket
@@ -324,9 +325,10 @@ class Server:
 
     def run(self) -> str:
         """Serve until stopped; the reason it stopped."""
-        wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        notify_r, notify_w = os.pipe2(os.O_CLOEXEC)
-        os.set_blocking(notify_r, False)
+        wake_r, wake_w = os.pipe()  # (close-on-exec, as every descriptor Python makes)
+        notify_r, notify_w = os.pipe()
+        for fd in (wake_r, wake_w, notify_r):
+            os.set_blocking(fd, False)
         old = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
         old[signal.SIGCHLD] = signal.signal(signal.SIGCHLD, lambda signum, frame: None)
         signal.set_wakeup_fd(wake_w)
@@ -340,7 +342,7 @@ class Server:
                     self.on_ready(announce)  # once workers are warm: a call from now on finds one
                     announce = None
                 self._reap()
-                while len(self.idle) < SPARES and not self.stopping:
+                while len(self.idle) < SPARES and len(self.idle) + len(self.busy) < MAX_WORKERS and not self.stopping:
                     self._fork_worker(notify_w, (wake_r, wake_w, notify_r))
                 for pid in list(self.idle)[MAX_IDLE:]:
                     _kill(pid, signal.SIGUSR1)  # retire: it leaves at its next look, never in a call
