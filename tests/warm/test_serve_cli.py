@@ -230,3 +230,17 @@ def test_the_readmes_http_settings_are_what_serve_prints(tmp_path: Path) -> None
 
     [block] = [b for b in blocks() if b.lang == "json" and '"type": "http"' in b.text]
     assert json.loads(block.text) == json.loads(serve("--settings", "--http", "8765", cwd=tmp_path).stdout)
+
+
+def test_interrupt_stops_the_server_after_the_calls_under_way(tmp_path: Path, repo: Repo) -> None:
+    import signal
+
+    repo.commit({"stats.py": SRC})
+    with Server(tmp_path) as server:
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGINT)  # ^C in the terminal it runs in
+        assert server.proc.wait(timeout=30) == 0
+        assert "stopped: signal SIGINT" in server.log()
+    assert not sock_path().exists()
+    # No server: the hooks do the work themselves.
+    assert warm_hook(repo.root, edit(repo, "s += i", "# ... existing code ...")).returncode == 2

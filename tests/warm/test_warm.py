@@ -146,3 +146,57 @@ def test_a_post_hook_of_a_read_and_other_tools(tmp_path: Path, repo: Repo) -> No
         bash = payload(repo, "Bash", {"command": "ls"})
         assert answer(warm_hook(repo.root, bash)) == (0, "", "")
         assert len(server.calls()) == 2
+
+
+def test_parallel_calls_each_find_a_worker(tmp_path: Path, repo: Repo) -> None:
+    """Claude Code runs the hooks of parallel tool calls at once: each gets its own answer."""
+    import subprocess
+    import sys
+
+    from warmtools import HOOK
+
+    from conftest import checkout_env
+
+    files = {f"m{n}.py": SRC.replace("total", f"total{n}") for n in range(8)}
+    repo.commit(files)
+    with Server(tmp_path) as server:
+        procs = []
+        for n in range(8):
+            new = "# ... existing code ..." if n % 2 else "s = 1"  # every other one is refused
+            data = payload(repo, "Edit", {"file_path": str(repo.root / f"m{n}.py"), "old_string": "s = 0",
+                                          "new_string": new}, tool_use_id=f"p{n}")
+            proc = subprocess.Popen([sys.executable, "-SI", str(HOOK)], cwd=repo.root, env=checkout_env(),
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            procs.append((n, proc, data))
+        for n, proc, data in procs:
+            out, err = proc.communicate(data, timeout=60)
+            assert proc.returncode == (2 if n % 2 else 0), (n, out, err)
+            assert (b"placeholder" in err) == bool(n % 2), (n, err)
+        assert len(server.calls()) == 8, server.log()
+
+
+def test_the_callers_umask_makes_the_files(tmp_path: Path) -> None:
+    """The stash a pre hook keeps is made under the hook's umask, as the command makes it."""
+    import os
+    import subprocess
+    import sys
+
+    from warmtools import HOOK
+
+    from conftest import checkout_env
+
+    warm_repo, cold_repo = twins(tmp_path)
+
+    def run(repo: Repo, argv: list[str], env: dict[str, str] | None) -> int:
+        data = edit(repo, "s = 0", "s = 1", tool_use_id="umask1")
+        r = subprocess.run(argv, input=data, cwd=repo.root, env=checkout_env(env), capture_output=True, timeout=60,
+                           check=False, preexec_fn=lambda: os.umask(0o077))
+        assert r.returncode == 0, r
+        stash = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code" / "umask1.json"
+        return stash.stat().st_mode & 0o777
+
+    with Server(tmp_path) as server:  # the server itself runs under the test's umask (022)
+        warm = run(warm_repo, [sys.executable, "-SI", str(HOOK)], None)
+        assert len(server.calls()) == 1
+    cold = run(cold_repo, [sys.executable, "-m", "guard", "hook", "claude-code"], cold_env(tmp_path))
+    assert warm == cold == 0o600
