@@ -9,7 +9,8 @@ a value that looks like an option or that click would refuse, a FILE that cannot
 read) goes to click (``commands.py``, ``check.py``, ``adapters.py``), which owns the
 help and every message about a mistake in the arguments; both ways run the same
 ``run_*`` function below.  ``tests/cli/test_fast_reader.py`` holds each reader to
-click's parse.
+click's parse.  `hook claude-code` first asks the user's `agent-guard serve`, when one runs
+(``guard/warm/client.py``), and does the work itself when none answers.
 """
 
 from __future__ import annotations
