@@ -274,8 +274,9 @@ def ask(argv: Sequence[bytes], environ: Mapping[bytes, bytes], read_payload: Cal
     when the hook must do the work itself: then nothing was read or sent.
 
     `started`: when the hook started (``time.monotonic``); `arm(seconds_left, deadline)` starts the
-    pre hook's deadline once the server has said it (``--deadline``, or its default); `after_write()` is called when the payload is a post
-    hook's (which has no deadline, and whose failures are reported, not blocking).
+    pre hook's deadline once the server has said it (``--deadline``, or its default);
+    `after_write()` is called when the payload is a post hook's (which has no deadline, and whose
+    failures are reported, not blocking).
     """
     if posix is None:  # pragma: no cover
         return None
@@ -283,9 +284,18 @@ def ask(argv: Sequence[bytes], environ: Mapping[bytes, bytes], read_payload: Cal
     if got is None:
         return None
     sock, said = got
+    deadline = _handshake(sock, said, argv, environ)
+    if deadline is None:
+        sock.close()
+        return None
+    return _send(sock, deadline, read_payload, started, arm, after_write)
+
+
+def _handshake(sock: socket, said: bytes, argv: Sequence[bytes], environ: Mapping[bytes, bytes]) -> float | None:
+    """Steps 2 and 3: the deadline the server will answer in, or None when it must not be asked."""
     try:
         if said != hello(build_id(package_dir()), environment_id(environ)):
-            return None  # another build, another home, or not our protocol: the hook does it
+            return None  # another build, another home, or not our protocol
         env = b"\0".join(k + b"=" + v for k, v in environ.items())
         umask = posix.umask(0o022)
         posix.umask(umask)
@@ -295,12 +305,9 @@ def ask(argv: Sequence[bytes], environ: Mapping[bytes, bytes], read_payload: Cal
         if not reply.startswith(b"go "):
             return None  # "cold": the command line reads these arguments (help, a mistake)
         deadline = float(reply[3:])
-        if not 0 < deadline <= 86400:  # what --deadline may be (nan is not in it either)
-            raise ValueError(deadline)
-    except (OSError, Broken, ValueError):
-        sock.close()
+    except (OSError, Broken, ValueError):  # gone, timed out, or not the protocol
         return None
-    return _send(sock, deadline, read_payload, started, arm, after_write)
+    return deadline if 0 < deadline <= 86400 else None  # what --deadline may be (nan is not in it either)
 
 
 def _send(sock: socket, deadline: float, read_payload: Callable[[], bytes], started: float,
