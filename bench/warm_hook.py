@@ -18,8 +18,8 @@ Each way works in a repository of its own (same content), each edit changes the 
 and its reverse alternate) and is recorded.  The ways run interleaved, round by round, their
 order rotating; each round's times are paired with the cold one's of the same round.  Wall time
 per edit (median, quartiles, min-max), and CPU: user + system of the hook processes (a
-``RUSAGE_CHILDREN`` difference) per edit, and the server's (its reaped children: the calls and
-the warm-ups of the spares that replace them) from /proc, as a mean per edit over the whole run.
+``RUSAGE_CHILDREN`` difference) per edit, and the server's (the parent and its workers, live and
+reaped) from /proc, as a mean per edit over the whole run.
 Bytecode is cached under $TMPDIR/agent-guard-bench-pycache as a normal install caches it; the
 user's git configuration and policy cache are shut out.
 

@@ -205,7 +205,7 @@ def _frames(status: int, out: bytes, err: bytes) -> bytes:
 
 
 class Server:
-    """The parent: listeners, lock, spares (a resource: ``with Server(...) as s: s.run()``)."""
+    """The parent: listeners, lock, workers (a resource: ``with Server(...) as s: s.run()``)."""
 
     def __init__(self, folder: Path, http_port: int | None, on_ready: Callable[[str], None]) -> None:
         self.folder, self.http_port, self.on_ready = folder, http_port, on_ready
