@@ -34,6 +34,10 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # parsed policies are kept there
+    # The user's `agent-guard serve` socket lives there: a hook in a test asks no server but the test's own.
+    run = home / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     for key in ("AGENT_GUARD_AGENT", "AGENT_GUARD_TURN", "AGENT_GUARD_POLICY", "GIT_DIR", "GIT_WORK_TREE"):

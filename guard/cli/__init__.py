@@ -3,6 +3,9 @@
 - ``program``: the console scripts and ``python -m guard``: one command, then a quick exit.
 - ``fast``: a plain `check` read and run without click (a commit hook runs it every time).
 - ``commands``: the click group `agent-guard` and its commands; ``check``, ``read``,
-  ``stats`` and ``adapters`` hold the others, imported only when named.
+  ``stats``, ``adapters`` and ``serve`` hold the others, imported only when named.
+
+One other program reads its own argv: guard/warm/hook.py, the warm hook's small command, which
+must start without this package (it becomes `hook claude-code` when no server answers).
 - ``failure``: exceptions become exit statuses here, and only here.
 """

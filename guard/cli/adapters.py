@@ -51,6 +51,8 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
     Every failure before the write (unreadable payload, internal error, the
     deadline) also exits 2.  PostToolUse: record what the tool wrote as a turn
     on the shadow ref; a failure there exits 1 (reported, not blocking).
+    When your `agent-guard serve` runs, the hook asks it instead of doing the
+    work itself, and fails the same way when it cannot.
     """
     sys.exit(run_claude_code(agent, turn, policy, on_pass, deadline))
 

@@ -88,6 +88,7 @@ LAZY = {
     "stats": "guard.cli.stats",
     "mcp": "guard.cli.adapters",
     "run": "guard.cli.run",
+    "serve": "guard.cli.serve",
 }
 
 
@@ -102,6 +103,7 @@ LAZY_HELP = {
     "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
     "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
     "run": "Run COMMAND and record what it changed in the work tree as one turn of the agent.",
+    "serve": "Answer Claude Code's hooks from a warm process: one server per user, for every repository.",
 }
 
 

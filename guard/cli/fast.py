@@ -9,7 +9,8 @@ a value that looks like an option or that click would refuse, a FILE that cannot
 read) goes to click (``commands.py``, ``check.py``, ``adapters.py``), which owns the
 help and every message about a mistake in the arguments; both ways run the same
 ``run_*`` function below.  ``tests/cli/test_fast_reader.py`` holds each reader to
-click's parse.
+click's parse.  `hook claude-code` first asks the user's `agent-guard serve`, when one runs
+(``guard/warm/client.py``), and does the work itself when none answers.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import gc
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -305,8 +307,18 @@ def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_
     from ..adapters.claude_code import BLOCK, Deadline, claude_code
 
     timer = Deadline(deadline)
+    started = time.monotonic()
     try:
         with timer:
+            warm = _ask_server(agent, turn, policy, on_pass, deadline, started, timer)
+            if warm is not None:  # the user's server answered (or failed, and the answer says so)
+                status, out, err = warm
+                for data, stream in ((out, sys.stdout), (err, sys.stderr)):
+                    if data:
+                        stream.flush()
+                        stream.buffer.write(data)
+                        stream.buffer.flush()
+                return status
             answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
             # Written and flushed here: a stream that fails must fail inside the hook's guard.
             for text, stream in ((answer.stdout, sys.stdout), (answer.stderr, sys.stderr)):
@@ -323,3 +335,19 @@ def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_
             pass
         return timer.failing
     return answer.code
+
+
+def _ask_server(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float,
+                started: float, timer: Any) -> tuple[int, bytes, bytes] | None:
+    """The user's `agent-guard serve`'s answer to this call (``guard/warm/client.py``), or None when
+    this process must do the work itself (no server of the user's, of this code, answers)."""
+    if not hasattr(os, "environb"):  # pragma: no cover - no POSIX: no Unix socket
+        return None
+    from ..warm import client
+
+    words = [f"{name}={value}" for name, value in (("--agent", agent), ("--turn", turn), ("--policy", policy))
+             if value is not None]
+    words += [f"--on-pass={on_pass}", f"--deadline={deadline!r}"]
+    # The deadline is armed already (`timer`): it bounds the server's answer too.
+    return client.ask([os.fsencode(w) for w in words], os.environb, sys.stdin.buffer.read, started,
+                      lambda left, total: None, timer.after_write)

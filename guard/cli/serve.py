@@ -1,0 +1,80 @@
+"""The click command `serve`: the user's warm hook server (guard/warm/) on the command line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import click
+
+from ..bounds import PORT
+from .commands import CONTEXT, InRange, cli
+
+# The tools the hooks cover, as hooks/claude-code-settings.json names them (tests/warm/test_serve_cli.py
+# holds the two equal).
+MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+TIMEOUT = 30  # seconds Claude Code gives the hook, as in hooks/claude-code-settings.json
+
+
+@cli.command("serve", context_settings=CONTEXT)
+@click.option("--http", "http_port", type=InRange(PORT, "PORT"), default=None,
+              help="Also answer Claude Code's http hook form on 127.0.0.1:PORT (0: a free port), to requests with "
+                   "the token in the server's http-token file. An http hook that fails lets the edit through "
+                   "unless its settings say \"onFailure\": \"block\": prefer the command form.")
+@click.option("--detach", is_flag=True, help="Run in the background (its log: server.log beside the socket); "
+                                             "return once it listens.")
+@click.option("--stop", "action", flag_value="stop", help="Stop your server.")
+@click.option("--status", "action", flag_value="status",
+              help="Say whether your server runs, and whether it runs this code (exit 1 when not).")
+@click.option("--settings", "action", flag_value="settings",
+              help="Print Claude Code settings whose hooks use the server (with --http PORT: the http form).")
+def serve_cmd(http_port: int | None, detach: bool, action: str | None) -> None:
+    """Answer Claude Code's hooks from a warm process: one server per user, for every repository.
+
+    `agent-guard hook claude-code` asks it when it runs (and does the work itself
+    when it does not); the settings from --settings run a smaller command that
+    starts in a fraction of the time. The socket is in $XDG_RUNTIME_DIR/agent-guard
+    (else agent-guard-UID in $TMPDIR or /tmp), a folder only you can open; a hook
+    never asks a server that is not yours or that runs other code. Every failure
+    of a pre hook still denies the edit.
+    """
+    from ..warm import server
+
+    if action == "settings":
+        if http_port == 0:
+            raise click.UsageError("--settings --http PORT: give the port the server listens on, not 0")
+        click.echo(json.dumps(settings(http_port), indent=2))
+        return
+    if action is not None and (http_port is not None or detach):
+        raise click.UsageError(f"--{action} takes no other option")
+    if action == "status":
+        status, text = server.status_text()
+        click.echo(text)
+        sys.exit(status)
+    if action == "stop":
+        status, text = server.stop()
+        click.echo(text)
+        sys.exit(status)
+    if detach:
+        status, text = server.detach(lambda ready: server.serve(http_port, ready), server.folder_of_user())
+        click.echo(text, err=status != 0)
+        sys.exit(status)
+    server.serve(http_port, lambda text: click.echo(text))
+
+
+def settings(http_port: int | None) -> dict[str, object]:
+    """Claude Code's hook settings for the warm path: the command form, or (with a port) the http form."""
+    from pathlib import Path
+
+    from ..warm import hook
+
+    if http_port is None:
+        command = f"{shlex.quote(sys.executable)} -SI {shlex.quote(str(Path(hook.__file__).resolve()))}"
+        entry: dict[str, object] = {"type": "command", "command": command, "timeout": TIMEOUT}
+        return {"hooks": {event: [{"matcher": MATCHER, "hooks": [entry]}] for event in ("PreToolUse", "PostToolUse")}}
+    http: dict[str, object] = {"type": "http", "url": f"http://127.0.0.1:{http_port}/claude-code",
+                               "headers": {"Authorization": "Bearer $AGENT_GUARD_TOKEN"},
+                               "allowedEnvVars": ["AGENT_GUARD_TOKEN"], "timeout": TIMEOUT}
+    return {"hooks": {"PreToolUse": [{"matcher": MATCHER, "hooks": [dict(http, onFailure="block")]}],
+                      "PostToolUse": [{"matcher": MATCHER, "hooks": [http]}]}}
