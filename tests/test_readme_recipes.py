@@ -233,6 +233,23 @@ def test_python_harness_calls_exist() -> None:
             assert keyword.arg in params, f"guard.{call.func.attr}() takes no {keyword.arg}="  # type: ignore[attr-defined]
 
 
+def test_python_harness_feedback_reads_well(repo: Repo) -> None:
+    """The recipe's feedback for the model, run on real refusals: one with a line, one about no line
+    (it once printed `app.py:None: budget: ...`)."""
+    import guard
+
+    [block] = [b for b in blocks() if b.lang == "python" and "import guard" in b.text]
+    [line] = [ln.strip() for ln in block.text.splitlines() if ln.strip().startswith("feedback = ")]
+    repo.commit({"app.py": CODE, ".agent-guard.yaml": "budget: {per_edit: {lines_added: 2}}\n"})
+    lazy = json.dumps({"file_path": "app.py", "old_string": "    result = 0\n", "new_string": "    # ... rest of the code\n"})
+    big = json.dumps({"file_path": "app.py", "old_string": "    return result\n", "new_string": "    return result\n" * 4})
+    for edit, want in ((lazy, "app.py:2: placeholder: "), (big, "<input>: budget: this edit would reach 3 added lines")):
+        report = guard.apply(edit, repo=repo.root)
+        scope: dict[str, Any] = {"report": report}
+        exec(line, scope)  # noqa: S102 - the README's own line
+        assert scope["feedback"].startswith(want) and "None" not in scope["feedback"], scope["feedback"]
+
+
 # ---------------------------------------------------------------------- commits
 
 
