@@ -250,6 +250,17 @@ def test_python_harness_feedback_reads_well(repo: Repo) -> None:
         assert scope["feedback"].startswith(want) and "None" not in scope["feedback"], scope["feedback"]
 
 
+def test_every_environment_variable_read_is_documented() -> None:
+    """Each variable the package reads by name is in the README's table (a prefix `X_*` covers its family)."""
+    source = "\n".join(f.read_text(encoding="utf-8") for f in (ROOT / "guard").rglob("*.py"))
+    read = set(re.findall(r"""environ(?:\.get|\.pop)?[\[(]\s*["']([A-Z][A-Z0-9_]+)["']""", source))
+    section = README_TEXT.split("## Environment, shell completion, uninstalling", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([A-Z][A-Z0-9_]*\*?)`", section))
+    missing = sorted(n for n in read if n not in listed and not any(
+        p.endswith("*") and n.startswith(p[:-1]) for p in listed))
+    assert read and not missing, f"read by agent-guard, not in the README's table of environment variables: {missing}"
+
+
 # ---------------------------------------------------------------------- commits
 
 
