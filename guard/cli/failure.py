@@ -60,11 +60,11 @@ def json_wanted(args: Sequence[str], command: str | None) -> bool:
     """`args` ask the command for JSON output (``--json``, or check's ``--format json``), so
     even a failure must print one JSON object on stdout."""
     words = list(args[: list(args).index("--")] if "--" in args else args)
+    names = [w for w in words if not w.startswith("-")]
     if command is None:
-        names = [w for w in words if not w.startswith("-")]
-        command = names[0] if names else None
-        if command is not None and f"{command} {names[1] if len(names) > 1 else ''}" in JSON_COMMANDS:
-            command = f"{command} {names[1]}"
+        command = names.pop(0) if names else None
+    if command is not None and names and f"{command} {names[0]}" in JSON_COMMANDS:
+        command = f"{command} {names[0]}"  # a group's command: `policy show` (`git agent-policy show`)
     if command not in JSON_COMMANDS:
         return False
     if "--json" in words:

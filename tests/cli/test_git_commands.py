@@ -92,3 +92,13 @@ def test_shell_completion_as_the_readme_sets_it_up(repo: Repo) -> None:
         r = command(repo.root, "agent-guard", env={"_AGENT_GUARD_COMPLETE": "bash_complete", "COMP_WORDS": words,
                                                    "COMP_CWORD": str(cword)})
         assert want in r.stdout.decode().splitlines(), (words, r)
+
+
+def test_a_git_group_command_fails_in_json_when_asked(repo: Repo) -> None:
+    """`git agent-policy show --json` with a usage error still prints the one JSON object."""
+    r = _as_git_command(repo.root, "policy", "show", "--policy", "strct", "--json")
+    assert r.returncode == 2 and "did you mean 'strict'" in r.stderr, r
+    import json
+
+    doc = json.loads(r.stdout)
+    assert doc["status"] == "error" and doc["findings"][0]["code"] == "usage", doc
