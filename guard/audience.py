@@ -46,6 +46,15 @@ class Audience(Value):
         span = f" --lines {lines[0]}:{lines[1]}" if lines else ""
         return f"git agent-read{who} {shown}{span}"
 
+    def create(self, path: str) -> str:
+        """How this reader makes a new file at `path` (repository-relative): follows "create the file with"."""
+        if self.tool == "mcp":
+            return f"the write_file tool (path {path!r})"
+        if self.tool == "claude-code":
+            return f"the Write tool (file_path {posixpath.join(self.root, path)})"
+        shown = path if not self.folder else posixpath.relpath(path, self.folder)
+        return f"git agent-apply and a hashline 'create' section ([{shown}], then create, then one +line per line)"
+
     def option(self, name: str) -> str:
         """How this reader sets one of an edit's options (``format``)."""
         return f"the {name} argument" if self.tool == "mcp" else f"--{name}"

@@ -150,19 +150,37 @@ class Guard(Workspace):
             self.forget_control_paths()
             plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
             status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
+            emptied = self._emptied(plan.changes, here) if status != "refused" else []
+            if emptied:
+                folders = ", ".join(d + "/" for d in emptied)
+                plan = plan._replace(notes=plan.notes + (
+                    f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                    f"{folders}, empty once the files are deleted (as git rm does)",))
             if status != "applied":
                 return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
             if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
                 # Nothing to write (a no-op let through as a warning): no empty turn either.
                 return Report("applied", edits.format, plan.changes, plan.findings, notes=plan.notes)
             try:
-                turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw))
+                turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw), remove_dirs=emptied)
             except worktree.UnsafePath as exc:
                 return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
             except RefLocked as exc:
                 return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
                               notes=plan.notes)
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
+
+    def _emptied(self, changes: Sequence[FileChange], here: str) -> list[str]:
+        """The folders the files `changes` delete (or move away) leave empty, deepest first: taken away
+        with them, as `git rm` and `git apply` do; never the folder relative paths start from (the
+        current one), nor one above it."""
+        gone = [p for c in changes for p in (c.path if c.after is None else None,
+                                               c.old_path if c.old_path and c.old_path != c.path else None) if p]
+        if not gone:
+            return []
+        kept = {""} | {here.rsplit("/", i)[0] for i in range(here.count("/") + 1)} if here else {""}
+        folders = [d for p in gone for d in _parents(p) if d not in kept]
+        return worktree.emptied_dirs(self.root, folders, gone)
 
     def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
         """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
@@ -278,6 +296,15 @@ class Guard(Workspace):
             return
         # The outcome log must never turn an apply into a failure: `record` swallows its errors.
         events.record(self.repo.commondir, kind, agent, turn, report, edit_bytes, time.monotonic() - started, tool=tool)
+
+
+def _parents(path: str) -> list[str]:
+    """The folders holding `path`, deepest first: ``a/b/c.txt`` -> ``a/b``, ``a``."""
+    out = []
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        out.append(path)
+    return out
 
 
 def _over_byte_budget(edit_bytes: int, pol: Policy) -> Finding | None:

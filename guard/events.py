@@ -38,7 +38,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -197,11 +197,13 @@ def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Rep
         pass
 
 
-def read(commondir: Path, since: datetime | str | float | None = None) -> list[dict[str, Any]]:
+def read(commondir: Path, since: datetime | str | float | None = None,
+         progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     """Every event still kept, oldest file first, optionally only those at or after ``since``.
 
     Lines that are not whole JSON objects (a write cut short by a full disk or a
-    crash) are skipped rather than failing the report.
+    crash) are skipped rather than failing the report.  `progress` is told (lines read,
+    lines) now and then.
     """
     d = log_dir(commondir)
     if not d.is_dir():
@@ -218,8 +220,13 @@ def read(commondir: Path, since: datetime | str | float | None = None) -> list[d
             except FileNotFoundError:
                 pass
     out: list[dict[str, Any]] = []
-    for chunk in chunks:
-        for raw in chunk.splitlines():
+    lines = [chunk.splitlines() for chunk in chunks]
+    total, done = sum(map(len, lines)), 0
+    for chunk_lines in lines:
+        for raw in chunk_lines:
+            done += 1
+            if progress is not None and not done % 2000:
+                progress(done, total)
             try:
                 ev = json.loads(raw)
             except ValueError:
@@ -233,6 +240,8 @@ def read(commondir: Path, since: datetime | str | float | None = None) -> list[d
                 except ValueError:
                     continue
             out.append(ev)
+    if progress is not None:
+        progress(total, total)
     return out
 
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from . import paths, reads, worktree
 from .audience import Audience
-from .model import Finding, error
+from .model import Finding, Value, error
 from .target import special_file
 from .textfile import decode
 from .wording import span
@@ -73,9 +73,52 @@ def parse_lines(spec: str) -> tuple[int, int]:
     return a, b
 
 
+class Shown(Value):
+    """What a read showed: the header's path and tag, the lines shown (A to B of N), their text."""
+
+    __slots__ = ("path", "header_path", "blob", "first", "last", "total", "lines")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    path: str  # repository-relative
+    header_path: str  # as the header names it (from the current folder)
+    blob: str  # the git blob id of the content shown; the tag is its first TAG_DIGITS digits
+    first: int
+    last: int  # first > last: no line (an empty file)
+    total: int
+    lines: tuple[str, ...]  # lines first..last, without their terminators
+
+    def __init__(self, path: str, header_path: str, blob: str, first: int, last: int, total: int,
+                 lines: tuple[str, ...]) -> None:
+        self._init(path, header_path, blob, first, last, total, lines)
+
+    @property
+    def header(self) -> str:
+        return f"[{self.header_path}#{self.blob[:TAG_DIGITS]}]"
+
+    def text(self) -> str:
+        """What `git agent-read` prints (see the module doc)."""
+        out = [self.header] + [f"{self.first + i}:{line}" for i, line in enumerate(self.lines)]
+        if not self.total:
+            out.append("(empty file)")
+        elif (self.first, self.last) != (1, self.total):
+            out.append(f"({span(self.first, self.last)} of {self.total})")
+        return "\n".join(out) + "\n"
+
+    def as_dict(self) -> dict[str, object]:
+        """`git agent-read --json`: the header to edit under, and the lines by number."""
+        return {"version": 1, "path": self.path, "header": self.header, "tag": self.blob[:TAG_DIGITS],
+                "blob": self.blob, "first": self.first, "last": self.last, "total": self.total,
+                "lines": [{"line": self.first + i, "text": line} for i, line in enumerate(self.lines)]}
+
+
 def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
          cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> str:
-    """`path` as `git agent-read` prints it; records the read for `agent`.
+    """`path` as `git agent-read` prints it; records the read for `agent` (``shown``)."""
+    return shown(guard_session, path, lines, agent, cwd, audience).text()
+
+
+def shown(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
+          cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> Shown:
+    """`path` as a read shows it; records the read for `agent`.
 
     A relative `path` starts from `cwd` (default: the current folder) when that is inside
     the work tree, else from the root, as for ``Guard.apply``; the header names the file
@@ -113,8 +156,8 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
                 "read the file the link points to, by its own path inside the repository")) from None
         if data is None:
             raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
-                                   f"check the path ({paths.start_rule(here)}), or create the file with a "
-                                   "hashline 'create' section"))
+                                   f"check the path ({paths.start_rule(here)}), or create the file with "
+                                   f"{reader.create(rel)}"))
         repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
         if bad is not None:
@@ -128,13 +171,7 @@ def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None
                                    f"read lines 1 to {n}, e.g. with {reader.read(rel, who, (max(1, n - 39), n))}"))
         blob = repo.write_blob(data)
         reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
-    out = [f"[{posixpath.relpath(rel, here) if here else rel}#{blob[:TAG_DIGITS]}]"]
-    out += [f"{i}:{text.lines[i - 1]}" for i in range(a, b + 1)]
-    if not n:
-        out.append("(empty file)")
-    elif (a, b) != (1, n):
-        out.append(f"({span(a, b)} of {n})")
-    return "\n".join(out) + "\n"
+    return Shown(rel, posixpath.relpath(rel, here) if here else rel, blob, a, b, n, tuple(text.lines[a - 1:b]))
 
 
 SHOWN_ENTRIES = 10  # names of a folder listed in the hint of a read that named it

@@ -15,19 +15,19 @@ import re
 import time
 from functools import partial
 from itertools import islice
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 from . import clones, control, diffs, ledger, paths, redaction, stage, worktree
 from .bounds import AGE_SECONDS, KEEP, TURNS
 from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from .errors import UsageError
-from .model import FileChange, Finding, Op, error
+from .model import FileChange, Finding, Op, Value, error
 from .policy import Policy
 from .repo import FILE, Entry, GitError, RefLocked, TreeChange
 from .repo.merge import merge_file
 from .report import Report, TurnRef
 from .textfile import NotText, decode
-from .wording import clip, plural, printable, printable_diff
+from .wording import clip, plural, printable
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
@@ -189,7 +189,7 @@ def _no_clone(g: Guard, clone: str, agent: str | None, me: str) -> str:
 
 
 def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str | None = None, *,
-        clone: str | None = None, local: bool = False) -> list[dict[str, Any]]:
+        clone: str | None = None, local: bool = False, turn: str | None = None) -> list[dict[str, Any]]:
     """The turns of `agent` (None: every agent), newest first, as dictionaries (the `--json` shape).
 
     This clone's turns and those fetched from other clones (``clones``), each with the clone
@@ -199,11 +199,15 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
 
     With `patch`, each turn's diff, as the policy of `viewer` (the agent who asks; default:
     `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
-    contents are left out unless that policy says ``read_protected: true``.
+    contents are left out unless that policy says ``read_protected: true``.  With `turn`,
+    only the turn of that id (of each agent that has one).
     """
     problem = TURNS.problem(limit) if limit is not None else None
     if problem is not None:
         raise UsageError(f"the number of turns to list {problem}")
+    problem = ledger.turn_id_problem(turn) if turn is not None else None
+    if problem is not None:
+        raise UsageError(problem)
     prefix = g.policy(agent).ledger_prefix
     shown_to = g.policy(default_agent(viewer or agent)) if patch else None
     me = clones.name(g.repo)
@@ -214,7 +218,9 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
         undone = {} if copy is None else here.setdefault(name, _rolled_here(g, prefix, name))
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
-        history = _history(g, ref, name)
+        history: Iterator[tuple[ledger.Turn, bool]] = _history(g, ref, name)
+        if turn is not None:
+            history = _one_turn(g, ref, name, turn, history)
         for t, rolled in (islice(history, limit) if limit is not None else history):
             if t.commit in seen:
                 continue
@@ -241,6 +247,43 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
     return out[:limit] if limit is not None else out
 
 
+def _one_turn(g: Guard, ref: str, agent: str, turn: str, history: Iterator[tuple[ledger.Turn, bool]]
+              ) -> Iterator[tuple[ledger.Turn, bool]]:
+    """The turn of `agent` whose id is `turn`, from `history`: read from the tip down to it (its
+    rolled-back state needs the rollbacks after it), and not at all when the turn-id index says
+    the agent has none."""
+    commits = set(ledger.commits_of(g.repo, ref, agent, turn, g.ledger_memo))
+    if not commits:
+        return
+    for t, rolled in history:
+        if t.commit in commits:
+            yield t, rolled
+            return
+
+
+def one_turn(g: Guard, turn: str, agent: str | None, patch: bool = True) -> list[dict[str, Any]]:
+    """`turn` (of `agent`, else of the one agent that has a turn of that id), as ``log`` gives it; a
+    usage error naming the agents when none or several have it."""
+    rows = log(g, agent, None, patch, turn=turn)
+    if len(rows) == 1:
+        return rows
+    prefix = g.policy(agent).ledger_prefix
+    if len(rows) > 1:
+        owners = ", ".join(sorted(r["agent"] for r in rows))
+        raise UsageError(f"turn {turn} is a turn of {owners}: name one, e.g. --agent {rows[0]['agent']}")
+    if agent is not None:
+        ids = [t.id for t in ledger.turns(g.repo, ledger.ref_name(prefix, default_agent(agent)), default_agent(agent),
+                                          limit=20, memo=g.ledger_memo)]
+        if not ids:
+            raise UsageError(no_turns(g, default_agent(agent), prefix, "log"))
+        raise UsageError(f"{default_agent(agent)} has no turn {turn!r}; its newest turns: {', '.join(ids)}")
+    names = _agents(g, prefix, None)
+    if not names:
+        raise UsageError("no recorded turns: no agent has any in this repository yet; an applied edit records one")
+    raise UsageError(f"no agent has a turn {turn!r} (agents with turns: {', '.join(names)}); "
+                     "list them with git agent-log")
+
+
 def _when(t: ledger.Turn) -> float:
     try:
         return float(t.trailers.get("time", t.time))
@@ -248,8 +291,11 @@ def _when(t: ledger.Turn) -> float:
         return float(t.time)
 
 
-def render(rows: list[dict[str, Any]], patch: bool) -> str:
-    """`log`'s rows for people: control characters in paths and added lines are escaped (``printable``)."""
+def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False) -> str:
+    """`log`'s rows for people: control characters in paths and added lines are escaped (``printable``);
+    with `colour`, each turn's line in yellow and its diff as git colours one."""
+    from .render import YELLOW, diff_text, paint
+
     if not rows:
         return "no recorded turns\n"
     out = []
@@ -263,14 +309,14 @@ def render(rows: list[dict[str, Any]], patch: bool) -> str:
         what = e["format"] if e["kind"] != "rollback" else \
             f"rollback of {', '.join(e['rolls_back'])}" if origin is None else \
             f"rollback of {e['agent']}@{origin['clone']} turn {origin['id']} ({origin['commit'][:12]})"
-        out.append(printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
-                             f"+{e['added']} -{e['removed']}{flag}"))
+        out.append(paint(printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
+                                   f"+{e['added']} -{e['removed']}{flag}"), YELLOW, colour))
         for f in e["files"]:
             out.append(printable(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}"))
         if e["repairs"]:
             out.append(f"    repairs: {', '.join(e['repairs'])}")
         if patch and e.get("diff"):
-            out.append(printable_diff(e["diff"].rstrip("\n")))
+            out.append(diff_text(e["diff"], colour))
     return "\n".join(out) + "\n"
 
 
@@ -300,13 +346,41 @@ def _is_text(data: bytes) -> bool:
     return True
 
 
-def _undo_content(path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool) -> tuple[bytes | None, Finding | None]:
+class _Unblock(Value):
+    """What a refused rollback can be told to do instead: the command with --force, the turn's
+    commit (whose files are what the turn left), and the later turns that changed each file."""
+
+    __slots__ = ("force", "commit", "later")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    force: str  # the same rollback with --force
+    commit: str  # the undone turn's commit
+    later: Callable[[str], list[str]]  # a path -> the later turns (agent and id) that changed it, still in effect
+
+    def __init__(self, force: str, commit: str, later: Callable[[str], list[str]]) -> None:
+        self._init(force, commit, later)
+
+    def ways(self, path: str, what: str, force_does: str) -> str:
+        """The hint of a `rollback-conflict` on `path`: the files are judged as they are now, so
+        committing the later change does not help; what does: putting `what` back as the turn
+        left it, undoing the later turn that changed it, or --force (which `force_does`)."""
+        them = "them" if what.startswith("lines") else "it"
+        ways = [f"put {what} back as the turn left {them} (git show {self.commit[:12]}:{path} shows the file "
+                "as the turn left it), then roll back again"]
+        ways += [f"undo the later turn that changed it first: {how}" for how in self.later(path)[:1]]
+        ways.append(f"{self.force} (preview it with --check): it {force_does}")
+        return ("a rollback undoes the turn in the files as they are now, so committing the later change does not "
+                "unblock it; any of these does:\n" + "\n".join(f"- {w}" for w in ways))
+
+
+def _undo_content(path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool,
+                  unblock: _Unblock | None = None) -> tuple[bytes | None, Finding | None]:
     """What `path` becomes when a turn that made it `after` from `before` is undone.
 
     git's three-way merge of the current file with the file before the turn, the
     turn's result as their base: later changes merge in unless they touch or adjoin
     what the turn changed.  Those regions conflict; ``force`` takes the turn's old
-    side there and keeps every other later change.
+    side there and keeps every other later change.  `unblock` says, in a refusal's hint,
+    what would let the rollback through.
     """
     if current == after or current == before:
         return before, None
@@ -316,14 +390,16 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
         what = "was deleted" if current is None else "was changed"
         if before is None:
             what += " (the turn created it: undoing the turn deletes it)"
+        hint = (unblock.ways(path, "the file", "takes the file as it was before the turn") if unblock is not None
+                else "undo the later change first, or pass --force to take the file as it was before the turn")
         return current, error("rollback-conflict", path, None,
-                              f"{path} {what} after the turn, so undoing the turn would lose that change",
-                              "undo the later change first, or pass --force to take the file as it was before the turn")
+                              f"{path} {what} after the turn, so undoing the turn would lose that change", hint)
     if not (_is_text(current) and _is_text(after) and _is_text(before)):
         if force:
             return before, None
-        return current, error("rollback-conflict", path, None, f"{path} is not text and changed after the turn",
-                              "pass --force to take the file as it was before the turn")
+        hint = (unblock.ways(path, "the file", "takes the file as it was before the turn") if unblock is not None
+                else "pass --force to take the file as it was before the turn")
+        return current, error("rollback-conflict", path, None, f"{path} is not text and changed after the turn", hint)
     merged = merge_file(after, current, before, favor="theirs" if force else "normal")
     if merged.clean or force:
         return merged.data, None
@@ -333,11 +409,13 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
     lost = "\n".join(f"{first + i:>6}| {clip(_shown(x))}" for i, x in enumerate(c.ours[:8]))
     more = f"\n       ... and {count - 8} more" if count > 8 else ""
     others = f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})" if len(merged.conflicts) > 1 else ""
+    keeps = "keeps every other later change and " + (
+        f"replaces these lines with the turn's old side, so they are lost:\n{lost}{more}" if count
+        else "puts the turn's old lines back there")
+    hint = unblock.ways(path, where, keeps) if unblock is not None else "undo that later change first, or pass --force: it " + keeps
     return current, error(
         "rollback-conflict", path, first,
-        f"{where} of {path} changed after the turn, next to or over what the turn changed{others}",
-        "undo or commit that later change first, or pass --force: it keeps every other later change and "
-        + (f"replaces these lines with the turn's old side:\n{lost}{more}" if count else "puts the turn's old lines back there"),
+        f"{where} of {path} changed after the turn, next to or over what the turn changed{others}", hint,
     )
 
 
@@ -385,7 +463,8 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
     else:
         def select() -> _Selected:
             return _targets(g, agent, prefix, turn_id, to_id), None
-    rep, targets = _rollback(g, agent, pol, select, check, force)
+    asked = _force_command(agent, turn_id, to_id, clone, commit)
+    rep, targets = _rollback(g, agent, pol, select, check, force, asked)
     shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
     return redaction.report(rep, pol, shown)
 
@@ -498,8 +577,9 @@ def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Findin
     return out
 
 
-def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool
-              ) -> tuple[Report, list[ledger.Turn]]:
+def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool,
+              forced: str) -> tuple[Report, list[ledger.Turn]]:
+    """`forced`: the command that asks for this rollback with --force (for a refusal's hint)."""
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
@@ -517,6 +597,8 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
         moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now (its bits go back with it)
         findings: list[Finding] = []
         for t in targets:  # newest first
+            unblock = _Unblock(forced, t.commit,
+                               lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
             changed = _turn_changes(g, t)
             for was, now in _renamed(g, t, changed).items():
                 moved_back[was] = moved_back.get(now, now)
@@ -528,7 +610,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
                 after, before = _blob(g, tc.new), _blob(g, tc.old)
                 cur, cur_mode = state.get(tc.path)
                 if tc.status == "R" and tc.old_path:
-                    restored, f = _undo_content(tc.path, cur, after, before, force)
+                    restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
                     if f is None and state.get(tc.old_path)[0] is not None and not force:
                         f = error("rollback-conflict", tc.old_path, None,
                                   f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
@@ -540,7 +622,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
                     state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
                     moved_back[tc.old_path] = moved_back.get(tc.path, tc.path)
                     continue
-                restored, f = _undo_content(tc.path, cur, after, before, force)
+                restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
                 if f is not None:
                     findings.append(f)
                     continue
@@ -578,6 +660,32 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
                           extra=extra), targets
         turn_ref = TurnRef(agent, staged.turn, staged.commit, staged.ref)
     return Report("applied", "rollback", tuple(changes), warned, turn_ref, notes, extra=extra), targets
+
+
+def _force_command(agent: str, turn_id: str | None, to_id: str | None, clone: str | None = None,
+                   commit: str | None = None) -> str:
+    """The rollback asked for, with --force (agent names that need quoting are not valid names)."""
+    if commit is not None:
+        return f"git agent-rollback --commit {commit} --force"
+    who = "" if agent == default_agent(None) else f" --agent {agent}"
+    where = f" --clone {clone}" if clone is not None else ""
+    which = f" --turn {turn_id}" if turn_id is not None else f" --to {to_id}" if to_id is not None else ""
+    return f"git agent-rollback{who}{where}{which} --force"
+
+
+def _later_turns(g: Guard, prefix: str, t: ledger.Turn, path: str) -> list[str]:
+    """The turns recorded after `t` (any agent's) that changed `path` and are still in effect, newest
+    first, each as the command that undoes it."""
+    out: list[tuple[float, str]] = []
+    since = _when(t)
+    for name in _agents(g, prefix, None):
+        for later, rolled in _history(g, ledger.ref_name(prefix, name), name):
+            if later.commit == t.commit or _when(later) < since:
+                break
+            if not rolled and later.kind == "turn" and any(path in (f[1], f[1].partition(" <- ")[2]) for f in later.files):
+                who = "" if name == default_agent(None) else f" --agent {name}"
+                out.append((_when(later), f"git agent-rollback{who} --turn {later.id}"))
+    return [how for _, how in sorted(out, reverse=True)]
 
 
 def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str | None) -> list[ledger.Turn]:

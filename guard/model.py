@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from itertools import count
 from typing import Any, ClassVar, NamedTuple, TypeVar, Union, overload
 
-from .wording import clip_lines
+from .wording import clip_lines, printable
 
 
 class Op(str, enum.Enum):
@@ -270,6 +270,17 @@ class Finding(Value):
             "message": self.message,
             "hint": self.hint,
         }
+
+    def __str__(self) -> str:
+        """``path:line: code: message`` (what editors and terminals link; no line, no `:line`; a
+        finding about the input as a whole, ``<input>``), then the hint's lines indented, printable."""
+        where = self.path or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        text = f"{where}: {self.code}: {self.message}" + ("" if self.severity == "error" else " (warning)")
+        if self.hint:
+            text += "\n" + "\n".join("    " + ln for ln in self.hint.splitlines())
+        return printable(text)
 
 
 def error(code: str, path: str | None, line: int | None, message: str, hint: str = "") -> Finding:

@@ -280,7 +280,7 @@ def _any_glob(patterns: tuple[str, ...], ignorecase: bool = True) -> re.Pattern[
         return None
 
 
-def _first_match(paths: tuple[str, ...], patterns: tuple[str, ...], ignorecase: bool = True) -> str | None:
+def first_match(paths: tuple[str, ...], patterns: tuple[str, ...], ignorecase: bool = True) -> str | None:
     """The first of `patterns` that one of `paths` matches."""
     combined = _any_glob(patterns, ignorecase) if patterns else None
     if combined is not None and not any(combined.fullmatch(p) for p in paths):
@@ -323,7 +323,7 @@ def _glob_pattern(path: str, parts: list[str], policy: Policy) -> tuple[str, str
     # `.ｅｎｖ` or `.e\u200bnv` is `.env` to a filesystem that folds or ignores those
     # characters: a protected name must not be reachable by another spelling.
     spellings = tuple(dict.fromkeys((path, "/".join(fold_name(p) for p in parts))))
-    pattern = _first_match(spellings, policy.protected)
+    pattern = first_match(spellings, policy.protected)
     if pattern is None:
         return None
     return pattern, "paths.protected" if pattern in policy.protected_listed else "paths.protected_extra"
@@ -356,7 +356,7 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     allow = policy.allow
     # A path the allow-list lets through must be the one it names: `SRC/evil.py` is not under
     # `src/**` where the file system tells case apart (git's core.ignorecase; Policy.ignorecase).
-    if allow and _first_match((path,), allow, policy.ignorecase) is None:
+    if allow and first_match((path,), allow, policy.ignorecase) is None:
         return Finding(
             "path-protected", level, path, None,
             f"{path!r} is outside the allow-list "

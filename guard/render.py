@@ -30,44 +30,90 @@ from .regex import lazy
 from .report import Report
 from .wording import plural, printable, printable_diff, short_id
 
+# --- colour ------------------------------------------------------------------------------
+# SGR codes, as git colours the same things: what was added green, removed red, a diff's
+# hunk headers cyan and its file headers bold, a log's turn line yellow (git log's commit).
+GREEN, RED, YELLOW, CYAN, BOLD = "32", "31", "33", "36", "1"
+
+
+def paint(text: str, sgr: str, on: bool) -> str:
+    """`text` in colour `sgr` when `on` (text already made printable: the escapes are ours)."""
+    return f"\033[{sgr}m{text}\033[m" if on and text else text
+
+
+def diff_text(diff: str, colour: bool = False) -> str:
+    """A diff for a terminal: ``printable_diff`` (an agent's lines drive no terminal), coloured as git does."""
+    text = printable_diff(diff.rstrip("\n"))
+    if not colour:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file", "rename ",
+                            "old mode", "new mode", "similarity")):
+            out.append(paint(line, BOLD, True))
+        elif line.startswith("@@"):
+            end = line.find("@@", 2)
+            out.append(paint(line[:end + 2], CYAN, True) + line[end + 2:] if end > 0 else paint(line, CYAN, True))
+        elif line.startswith("+"):
+            out.append(paint(line, GREEN, True))
+        elif line.startswith("-"):
+            out.append(paint(line, RED, True))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 # --- apply and rollback -------------------------------------------------------------------
-def finding_text(f: Finding) -> str:
-    where = f.path or "<input>"
-    if f.line is not None:
-        where += f":{f.line}"
-    text = f"{where}: {f.code}: {f.message}" + ("" if f.severity == "error" else " (warning)")
-    if f.hint:
-        text += "\n" + "\n".join("    " + ln for ln in f.hint.splitlines())
-    return printable(text)
+def finding_text(f: Finding, colour: bool = False) -> str:
+    """`path:line: code: message`, then the hint (``Finding.__str__``), the code coloured by severity."""
+    text = str(f)
+    if not colour:
+        return text
+    where, sep, rest = text.partition(f": {f.code}: ")
+    return where + ": " + paint(f.code, RED if f.severity == "error" else YELLOW, True) + ": " + rest if sep else text
 
 
-def human(report: Report, show_diff: bool = False) -> str:
+def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
     """An `apply` or `rollback` report for people: the files, the turn, the findings (and the diff)."""
     lines: list[str] = []
     verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
     what = f" ({report.format})" if report.format else ""
     if report.format == "shell" and report.turn is not None:
         # A command's changes are written before they are judged: they were recorded either way.
-        judged = "refused by the policy" if report.status == "refused" else "recorded"
+        judged = paint("refused by the policy", RED + ";" + BOLD, colour) if report.status == "refused" else \
+            paint("recorded", GREEN + ";" + BOLD, colour)
         lines.append(f"agent-guard: {judged} (shell): {plural(len(report.changes), 'file')} the command changed")
     elif report.status == "refused":
-        lines.append(f"agent-guard: refused{what}; nothing was changed")
+        lines.append(f"agent-guard: {paint('refused', RED + ';' + BOLD, colour)}{what}; nothing was changed")
     else:
-        lines.append(f"agent-guard: {verb}{what}: {plural(len(report.changes), 'file')}")
+        lines.append(f"agent-guard: {paint(verb, GREEN + ';' + BOLD, colour)}{what}: "
+                     f"{plural(len(report.changes), 'file')}")
     for c in report.changes:
         label = printable(c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}")
         rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
-        lines.append(f"  {c.op.value:<7} {label}  +{len(c.added)} -{len(c.removed)}{rep}")
+        counts = f"{paint(f'+{len(c.added)}', GREEN, colour)} {paint(f'-{len(c.removed)}', RED, colour)}"
+        lines.append(f"  {c.op.value:<7} {label}  {counts}{rep}")
     for n in report.notes:
         lines.append(printable(f"  note: {n}"))
+    undone = report.extra.get("rolls_back") if report.format == "rollback" else None
+    if undone and report.status != "refused":
+        lines.append(printable(f"  {'undid' if report.status == 'applied' else 'would undo'} "
+                               f"{_turns_named(undone, report)}"))
     if report.turn is not None:
         lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
     for f in report.findings:
-        lines.append(finding_text(f))
+        lines.append(finding_text(f, colour))
     if show_diff and report.diff:
         # Added lines are the agent's: escapes in them would drive the reviewer's terminal.
-        lines.append(printable_diff(report.diff.rstrip("\n")))
+        lines.append(diff_text(report.diff, colour))
     return "\n".join(lines)
+
+
+def _turns_named(ids: object, report: Report) -> str:
+    """The turns a rollback undoes, as its report names them: "turn 3 of claude", "turns 5, 4 of codex"."""
+    names = [str(i) for i in ids] if isinstance(ids, (list, tuple)) else [str(ids)]
+    of = f" of {report.turn.agent}" if report.turn is not None else ""
+    return f"{'turn' if len(names) == 1 else 'turns'} {', '.join(names)}{of}"
 
 
 # --- check ------------------------------------------------------------------------------
@@ -162,7 +208,7 @@ def counts(findings: Iterable[Finding]) -> tuple[int, int]:
     return errors, warnings
 
 
-def check(report: Report, renderer: str) -> str:
+def check(report: Report, renderer: str, colour: bool = False, quiet: bool = False) -> str:
     """An `agent-guard check` report as `renderer` (one of ``RENDERERS``) prints it.
 
     What a commit holds (file names, lines, subjects) is anyone's to write, and CI logs
@@ -178,7 +224,7 @@ def check(report: Report, renderer: str) -> str:
         return github(report)
     if renderer == "sarif":
         return _json_inert(sarif(report, version()))
-    return _check_human(report)
+    return _check_human(report, colour, quiet)
 
 
 # `##[` (GitHub's older workflow commands) and `##vso[` (Azure Pipelines'): read anywhere in a line.
@@ -221,7 +267,11 @@ def _json_inert(text: str) -> str:
     return text.replace("##", "#\\u0023")
 
 
-def _check_human(report: Report) -> str:
+def _check_human(report: Report, colour: bool = False, quiet: bool = False) -> str:
+    """The findings grouped by file, each with its hint, then the summary (left out when `quiet`).
+
+    Paths, lines and subjects come from whoever committed: each piece is made printable
+    before the code's colour (our own escape) goes in."""
     subjects = _subjects(report)
     names = _names(report)
     groups: dict[str, list[Finding]] = {}
@@ -238,12 +288,14 @@ def _check_human(report: Report) -> str:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
             in_commit = _in_commit(f, subjects) if f.path else ""
-            lines.append(f"{where}: {f.code}: {_named(f.message, names)}{in_commit}{warn}")
-            lines.extend("    " + h for h in _named(f.hint, names).splitlines())
-    if lines:
-        lines.append("")
-    lines.append(summary(report, names))
-    return _inert(printable("\n".join(lines)))  # paths, lines and subjects come from whoever committed
+            code = paint(printable(f.code), RED if f.severity == "error" else YELLOW, colour)
+            lines.append(f"{printable(where)}: {code}: {printable(_named(f.message, names) + in_commit + warn)}")
+            lines.extend(printable("    " + h) for h in _named(f.hint, names).splitlines())
+    if not quiet:
+        if lines:
+            lines.append("")
+        lines.append(printable(summary(report, names)))
+    return _inert("\n".join(lines))
 
 
 def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:

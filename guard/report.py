@@ -13,6 +13,9 @@ from typing import Any, ClassVar
 from .model import FileChange, Finding, Value
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# Interrupted (Ctrl-C, SIGINT): git's status, 128 + the signal's number; the program dies of the
+# signal itself (``cli.program.run``), so a shell sees this status and stops a script's loop.
+EXIT_INTERRUPTED = 130
 
 
 class TurnRef(Value):
@@ -88,6 +91,6 @@ class Report(Value):
 
 def error_json(code: str, message: str, hint: str = "") -> str:
     """The one JSON object a command asked for ``--json`` prints when it ends in a usage error
-    (`code` "usage", exit 2) or an internal error ("internal", exit 3): status "error", no
-    files, and one finding that says what went wrong."""
+    (`code` "usage", exit 2), an internal error ("internal", exit 3) or an interrupt
+    ("interrupted", 130): status "error", no files, and one finding that says what went wrong."""
     return Report("error", None, findings=(Finding(code, "error", None, None, message, hint),)).to_json()

@@ -33,7 +33,7 @@ class Workspace:
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
         self.policy_cache = policy_cache
-        self._policies: dict[str, tuple[float, Policy]] = {}  # by agent, with the mtime of the repo's file
+        self._policies: dict[str, tuple[tuple[int, ...], Policy]] = {}  # by agent, with the mtime of the repo's file
         self._control_paths: Mapping[str, str] | None = None
         self._control_source: tuple[list[ConfigEntry], Mapping[str, str]] | None = None  # entries -> their paths
         self.recover()
@@ -70,11 +70,12 @@ class Workspace:
         self._control_paths = None
 
     def policy(self, agent: str | None = None) -> Policy:
-        """The policy for `agent`, loaded again when the repository's .agent-guard.yaml changed."""
+        """The policy for `agent`, loaded again when the repository's .agent-guard.yaml (or its
+        pyproject.toml, where a policy may be too) changed."""
         from . import policy as policy_mod
 
-        own = self.root / ".agent-guard.yaml"
-        stamp = own.stat().st_mtime if own.exists() else 0.0
+        stamp = tuple(os.stat(f).st_mtime_ns if os.path.exists(f) else 0
+                      for f in (self.root / ".agent-guard.yaml", self.root / "pyproject.toml"))
         key = agent or ""
         hit = self._policies.get(key)
         if hit is not None and hit[0] == stamp:

@@ -467,11 +467,11 @@ def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] 
             os.close(root_fd)
         if last is not None:
             last.run()
-    except Exception:
+    except BaseException:
         # A folder swapped for a symlink after the checks, a full disk, a last step that
-        # failed (the ledger ref moved by another tool): undo now, so the caller reports a
-        # failure over an untouched tree (left to the next command, the half-written tree
-        # would outlive this report).
+        # failed (the ledger ref moved by another tool), an interrupt (Ctrl-C): undo now, so
+        # the caller reports a failure over an untouched tree (left to the next command, the
+        # half-written tree would outlive this report).
         recover(repo, last.undo if last else _nothing_to_undo, dead_writer=False)
         raise
     _crashpoint("before-journal-removal")

@@ -2,9 +2,10 @@
 
 `git agent-apply --help` makes git run `man git-agent-apply`, so the pages must
 exist; pip installs them under <prefix>/share/man/man1, which man finds from PATH.
-agent-guard.1 holds every command (`stats`, `gc`, `policy`, `mcp`... have no git
-subcommand).  Run after changing a command's help; tests/test_manpages.py checks
-they are current.
+One page per `git-agent-X` script pyproject.toml installs (every command), and
+agent-guard.1 with every command.  Run after changing a command's help (with
+PYTHONPATH=. from the checkout); tests/cli/test_manpages.py checks they are current,
+and renders them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,22 @@ from pathlib import Path
 import click
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("apply", "check", "log", "rollback", "read")
+
+
+def _git_commands() -> tuple[str, ...]:
+    """The git subcommands pip installs: the `git-agent-X` scripts pyproject.toml names, in its order."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    return tuple(name.removeprefix("git-agent-") for name in scripts if name.startswith("git-agent-"))
+
+
+COMMANDS = _git_commands()
+# No hyphenation, ragged right: a word (`input/output`, an option) is never split at a line end.
+_LAYOUT = ".nh\n.ad l\n"
 
 
 def _escape(text: str) -> str:
@@ -28,19 +44,32 @@ def _escape(text: str) -> str:
     return "\n".join(out)
 
 
-def render(name: str) -> str:
+def _command(name: str) -> click.Command:
     from guard.cli.commands import _load_more, cli
 
     _load_more()
-    cmd = cli.commands[name]
+    cmd = cli.get_command(click.Context(cli), name)  # as the program finds it (--version and all)
+    assert cmd is not None, name
+    return cmd
+
+
+def summary(cmd: click.Command) -> str:
+    """The NAME line's description: the first paragraph of the command's help, whole (click's short
+    help cuts it at 45 characters with "...")."""
+    first = (cmd.help or "").strip().split("\n\n")[0]
+    return " ".join(first.split()).replace("\\", "\\\\")
+
+
+def render(name: str) -> str:
+    cmd = _command(name)
     ctx = click.Context(cmd, info_name=f"git agent-{name}", terminal_width=80, max_content_width=80)
     help_text = cmd.get_help(ctx)
-    summary = (cmd.get_short_help_str(80) or name).replace("\\", "\\\\")
     return (
-        f'.TH GIT-AGENT-{name.upper()} 1 "" "agent-guard" "agent-guard manual"\n'
-        f".SH NAME\ngit-agent-{name} \\- {summary}\n"
+        f'.TH GIT-AGENT-{name.upper()} 1 "" "agent-guard" "agent-guard manual"\n{_LAYOUT}'
+        f".SH NAME\ngit-agent-{name} \\- {summary(cmd) or name}\n"
         f".SH SYNOPSIS\n.nf\n{_escape(help_text)}\n.fi\n"
-        f".SH SEE ALSO\n.BR agent-guard (1): \\fBgit agent-{name} ARGS\\fR is \\fBagent-guard {name} ARGS\\fR.\n"
+        ".SH SEE ALSO\n.BR agent-guard (1)\n.PP\n"
+        f"\\fBgit agent-{name} ARGS\\fR is \\fBagent-guard {name} ARGS\\fR.\n"
     )
 
 
@@ -60,15 +89,17 @@ def render_main() -> str:
     from guard.cli.commands import _load_more, cli
 
     _load_more()
+    for name in list(cli.commands):
+        _command(name)  # every command as the program finds it (--version and all)
     ctx = click.Context(cli, info_name="agent-guard", terminal_width=80, max_content_width=80)
     summary = (cli.help or "agent-guard").splitlines()[0].replace("\\", "\\\\")
-    git_names = ", ".join(f"\\fBgit-agent-{name}\\fR(1)" for name in COMMANDS)
+    git_pages = ",\n".join(f".BR git-agent-{name} (1)" for name in COMMANDS)
     return (
-        '.TH AGENT-GUARD 1 "" "agent-guard" "agent-guard manual"\n'
+        '.TH AGENT-GUARD 1 "" "agent-guard" "agent-guard manual"\n' + _LAYOUT +
         f".SH NAME\nagent-guard \\- {summary}\n"
         f".SH SYNOPSIS\n.nf\n{_escape(cli.get_help(ctx))}\n.fi\n"
         ".SH COMMANDS\n" + "".join(_sections(cli, "agent-guard"))
-        + f".SH SEE ALSO\n{git_names}: \\fBgit agent-X ARGS\\fR is \\fBagent-guard X ARGS\\fR.\n"
+        + f".SH SEE ALSO\n{git_pages}\n.PP\n\\fBgit agent-X ARGS\\fR is \\fBagent-guard X ARGS\\fR.\n"
     )
 
 

@@ -370,6 +370,6 @@ def test_a_live_lock_is_not_taken(repo: Repo) -> None:
     lock = repo.root / ".git" / "refs" / "agent-guard" / "agent.lock"
     lock.write_text("")
     r = _guard(repo, ["apply"], KILL_PATCH)
-    assert r.returncode == 1 and b"agent.lock" in r.stderr, r.stderr
+    assert r.returncode == 1 and b"agent.lock" in r.stdout, r
     assert _work_tree(repo) == before and lock.exists()
     assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")

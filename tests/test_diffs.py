@@ -162,6 +162,6 @@ def test_a_stale_message_over_long_lines_comes_at_once(repo: Repo, tmp_path: Pat
     patch.write_text("--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,6 @@\n a1\n a2\n " + "xy" * 1000
                      + "\n-keep\n+KEEP\n z1\n z2\n")
     r = guard_process(repo.root, "apply", "--check", str(patch), timeout=60)  # it took 77 s before
-    err = r.stderr.decode()
+    err = r.stdout.decode()
     assert r.returncode == 1 and "stale" in err, err
     assert max(len(line) for line in err.splitlines()) < 250  # a window of each line, not 4,000 characters

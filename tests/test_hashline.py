@@ -104,8 +104,9 @@ def test_read_refusals(repo, cli, files, args, code, needle):  # type: ignore[no
     repo.commit(files)
     r = cli(*args)
     assert r.code == code, r
-    assert needle in r.stderr
-    assert r.stdout == ""
+    # A file that cannot be shown is the command's report (stdout); a usage error goes to stderr.
+    said, quiet = (r.stdout, r.stderr) if code == 1 else (r.stderr, r.stdout)
+    assert needle in said and quiet == "", r
 
 
 @pytest.mark.parametrize("where, arg", [("", "src"), ("", "src/"), ("", "src//"), ("src", "."), ("src/pkg", "..")])
@@ -113,25 +114,25 @@ def test_reading_a_folder_says_it_is_a_folder(repo, cli, where, arg):  # type: i
     repo.commit({"src/app.py": "a\n", "src/pkg/m.py": "m\n"})
     before = repo.snapshot()
     r = cli("read", arg, cwd=repo.root / where)
-    assert r.code == 1 and r.stdout == "", r
-    assert "src: missing: src is a folder, not a file" in r.stderr, r
-    assert "it holds src/app.py, src/pkg/" in r.stderr and "symlink" not in r.stderr, r
+    assert r.code == 1 and r.stderr == "", r
+    assert "src: missing: src is a folder, not a file" in r.stdout, r
+    assert "it holds src/app.py, src/pkg/" in r.stdout and "symlink" not in r.stdout, r
     assert repo.snapshot() == before
 
 
 def test_a_trailing_slash_on_a_file_or_nothing(repo, cli):  # type: ignore[no-untyped-def]
     repo.commit({"a.txt": "a\n"})
     r = cli("read", "a.txt/")
-    assert r.code == 1 and "names a folder, and there is no folder a.txt" in r.stderr, r
+    assert r.code == 1 and "names a folder, and there is no folder a.txt" in r.stdout, r
     r = cli("read", "nope/")
-    assert r.code == 1 and "there is no folder nope" in r.stderr, r
+    assert r.code == 1 and "there is no folder nope" in r.stdout, r
 
 
 def test_a_link_to_a_folder_is_still_refused_as_a_link(repo, cli, tmp_path):  # type: ignore[no-untyped-def]
     repo.commit({"src/app.py": "a\n"})
     (repo.root / "ln").symlink_to(repo.root / "src")
     r = cli("read", "ln")
-    assert r.code == 1 and "path-outside" in r.stderr and "symbolic link" in r.stderr, r
+    assert r.code == 1 and "path-outside" in r.stdout and "symbolic link" in r.stdout, r
 
 
 def test_python_api_read(ten):  # type: ignore[no-untyped-def]
@@ -622,3 +623,16 @@ def test_case(repo, cli, case: Case) -> None:  # type: ignore[no-untyped-def]
         else:
             assert repo.read(path).decode() == want, path
     assert tuple(r.json()["files"][0]["repairs"]) == case.repairs
+
+
+def test_read_json_gives_the_header_and_the_lines_by_number(repo, cli):  # type: ignore[no-untyped-def]
+    repo.commit({"src/app.py": "a\nb\nc\n"})
+    doc = cli("read", "app.py", "--lines", "2:3", "--json", cwd=repo.root / "src").json()
+    text = cli("read", "app.py", "--lines", "2:3", cwd=repo.root / "src").stdout
+    assert doc["header"] == text.splitlines()[0] == f"[app.py#{doc['tag']}]" and doc["path"] == "src/app.py"
+    assert doc["blob"].startswith(doc["tag"]) and (doc["first"], doc["last"], doc["total"]) == (2, 3, 3)
+    assert doc["lines"] == [{"line": 2, "text": "b"}, {"line": 3, "text": "c"}]
+    # An edit under that header, sent from the same folder, applies as one under the printed one.
+    assert cli("apply", input=f"{doc['header']}\nreplace 2\n+B\n", cwd=repo.root / "src").code == 0
+    missing = cli("read", "nope.py", "--json")
+    assert missing.code == 1 and missing.json()["findings"][0]["code"] == "missing", missing

@@ -598,7 +598,7 @@ def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ign
 
     before, stored = repo.snapshot(), _blob_stored(repo.root, content)
     r = cli("read", path)
-    assert r.code == 1 and "path-protected" in r.stderr and content.strip() not in r.stdout + r.stderr, r
+    assert r.code == 1 and "path-protected" in r.stdout and content.strip() not in r.stdout + r.stderr, r
     with pytest.raises(Unreadable) as raised:
         guard.read(path, repo=repo.root)
     assert raised.value.finding.code == "path-protected" and raised.value.finding.hint
@@ -644,7 +644,7 @@ def test_read_protected_true_lets_agents_read_them(plain: Repo, cli) -> None:  #
     assert _blob_stored(plain.root, SECRETS[".env"])
     for path in (".githooks/pre-commit", ".git/config"):
         r = cli("read", path)
-        assert r.code == 1 and "path-protected" in r.stderr, (path, r)
+        assert r.code == 1 and "path-protected" in r.stdout, (path, r)
     # Readable is not editable.
     before = plain.snapshot()
     for path in (".env", "notes/private.md", ".agent-guard.yaml"):

@@ -47,9 +47,9 @@ def test_apply_prints_each_location_once(project: Repo) -> None:
     assert codes == ["conflict-marker", "placeholder", "syntax", "whitespace"], report
     human = run_cli(project.root, "apply", input=_edit())
     assert human.code == 1
-    _located_once(human.stderr, report["findings"])  # type: ignore[arg-type]
+    _located_once(human.stdout, report["findings"])  # type: ignore[arg-type]
     assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    n += 1··' (· a space)" \
-        in human.stderr
+        in human.stdout
 
 
 def test_check_prints_each_location_once(project: Repo) -> None:
@@ -189,8 +189,9 @@ def test_json_commands_are_the_commands_with_a_json_option() -> None:
     from guard.cli.failure import JSON_COMMANDS
 
     _load_more()
-    with_json = {name for name, cmd in cli.commands.items()
-                 if any("--json" in getattr(p, "opts", ()) for p in cmd.params)}
+    commands = [(name, cmd) for name, cmd in cli.commands.items()]
+    commands += [(f"{name} {sub}", c) for name, cmd in cli.commands.items() for sub, c in getattr(cmd, "commands", {}).items()]
+    with_json = {name for name, cmd in commands if any("--json" in getattr(p, "opts", ()) for p in cmd.params)}
     assert with_json == JSON_COMMANDS
 
 
@@ -292,10 +293,10 @@ def test_a_stale_hashline_finding_points_at_the_line_where_it_is_now(repo: Repo,
     before = repo.snapshot()
     result = cli("apply", input=f"{header}\nreplace 15\n+x\n")
     assert result.code == 1 and repo.snapshot() == before
-    assert result.stderr.splitlines()[1].startswith(
-        "a.txt:17: stale: a.txt changed since it was read (#"), result.stderr
-    assert "line 15 no longer holds what the read showed (line 15 was 'line 15'; it is line 17 now)" in result.stderr
-    assert "    17| line FIFTEEN" in result.stderr
+    assert result.stdout.splitlines()[1].startswith(
+        "a.txt:17: stale: a.txt changed since it was read (#"), result.stdout
+    assert "line 15 no longer holds what the read showed (line 15 was 'line 15'; it is line 17 now)" in result.stdout
+    assert "    17| line FIFTEEN" in result.stdout
 
 
 # --------------------------------------------------------------------------- terminal safety
@@ -307,8 +308,8 @@ def test_a_control_character_in_a_path_is_printed_escaped(project: Repo) -> None
     patch = f"--- /dev/null\n+++ b/x{OSC}.py\n@@ -0,0 +1 @@\n+a = 1\n"
     r = run_cli(project.root, "apply", input=patch)
     assert r.code == 1
-    assert "\x1b" not in r.stderr and "\x07" not in r.stderr
-    assert "x\\x1b]0;owned\\x07.py" in r.stderr  # the path as it is, made visible
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout
+    assert "x\\x1b]0;owned\\x07.py" in r.stdout  # the path as it is, made visible
 
 
 def test_check_prints_committed_names_and_subjects_escaped(project: Repo) -> None:

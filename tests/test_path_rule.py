@@ -179,4 +179,4 @@ def test_cli_hints_name_paths_from_the_current_folder(twin: Repo, cli) -> None: 
     [f] = r.json()["findings"]
     assert f["path"] == "src/long.py" and "git agent-read --agent bot long.py --lines 6:6" in f["hint"], f
     r = cli("read", "long.py", "--lines", "20:30", cwd=src)
-    assert r.code == 1 and "git agent-read long.py --lines 1:10" in r.stderr, r
+    assert r.code == 1 and "git agent-read long.py --lines 1:10" in r.stdout, r

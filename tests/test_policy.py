@@ -161,6 +161,16 @@ BAD = [
      ["paths.extra_protected", "did you mean 'paths.protected_extra'"]),
     ("protected-extra-not-a-list", "paths: {protected_extra: 'x/**'}\n", ["paths.protected_extra", "expected a list"]),
     ("read-protected-typo", "read_protectd: true\n", ["read_protectd", "did you mean 'read_protected'"]),
+    # A key put at the wrong level (the README's own example): where it goes, not a neighbour's spelling.
+    ("extra-protected-at-the-top", "extra_protected: ['x/**']\n",
+     ["extra_protected: unknown key; did you mean 'paths.protected_extra'? (protected_extra goes under paths:)"]),
+    ("protected-extra-at-the-top", "protected_extra: ['x/**']\n", ["did you mean 'paths.protected_extra'?"]),
+    ("tiers-at-the-top", "tiers: [offset]\n", ["did you mean 'locate.tiers'? (tiers goes under locate:)"]),
+    ("agent-key-at-the-wrong-level", "agents: {claude: {extra_protected: ['x']}}\n",
+     ["did you mean 'agents.claude.paths.protected_extra'?"]),
+    ("exclude-a-protected-path", "exclude: {path-protected: ['x']}\n", ["exclude.path-protected", "cannot be excluded"]),
+    ("exclude-a-typo", "exclude: {placeholdr: ['x']}\n", ["did you mean 'exclude.placeholder'"]),
+    ("baseline-outside", "baseline: ../b.json\n", ["baseline", "inside the repository"]),
     ("read-protected-not-bool", "read_protected: sometimes\n", ["read_protected", "true or false"]),
 ]
 
@@ -399,3 +409,39 @@ def test_own_files_are_the_policy_s_files_in_the_tree(tmp_path: Path) -> None:
     (root / "linked.yaml").symlink_to("policies/team.yaml")
     write(root / ".agent-guard.yaml", "extends: ./linked.yaml\n")
     assert policy.load(root).own_files == (".agent-guard.yaml", "policies/team.yaml")
+
+
+# --- policy show --json, policy list, outside a repository ------------------------------------
+def test_policy_show_json_is_the_settings_with_their_sources(repo, cli) -> None:  # type: ignore[no-untyped-def]
+    write(repo.root / ".agent-guard.yaml", "checks: {syntax: error}\n")
+    repo.commit()
+    doc = cli("policy", "show", "--json").json()
+    assert doc["version"] == 1 and doc["name"] == ".agent-guard.yaml(extends default)"
+    assert doc["settings"]["checks"]["syntax"] == "error" and doc["sources"]["checks.syntax"].endswith(".agent-guard.yaml")
+    assert doc["sources"]["checks.placeholder"] == "preset default" and ".agent-guard.yaml" in doc["own_files"]
+    assert cli("policy", "show", "--json", "--agent", "claude").json()["agent"] == "claude"
+
+
+def test_policy_list_names_every_preset_and_what_it_is_for(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    r = cli("policy", "list", cwd=tmp_path)  # no repository needed
+    assert r.code == 0, r
+    rows = dict(line.split(None, 1) for line in r.stdout.splitlines())
+    assert set(rows) == set(policy.presets()) == {"default", "strict", "permissive"}
+    assert rows["strict"].startswith("every warning is an error") and rows["default"].startswith("what a repository gets")
+    doc = cli("policy", "list", "--json", cwd=tmp_path).json()
+    assert [p["name"] for p in doc["presets"]] == sorted(rows)
+
+
+def test_policy_show_outside_a_repository(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    outside = tmp_path / "nowhere"
+    outside.mkdir()
+    strict = cli("policy", "show", "--policy", "strict", "--json", cwd=outside)
+    assert strict.code == 0 and strict.json()["name"] == "strict(extends default)", strict
+    assert cli("policy", "show", cwd=outside).stdout.startswith("# effective policy: default\n")
+    write(outside / "team.yaml", "extends: permissive\n")
+    assert cli("policy", "show", "--policy", "team.yaml", "--json", cwd=outside).json()["name"] == \
+        "team.yaml(extends permissive(extends default))"
+    monkeypatch.setenv("AGENT_GUARD_POLICY", "strict")
+    assert cli("policy", "show", "--json", cwd=outside).json()["name"] == "strict(extends default)"
+    bad = cli("policy", "show", "--policy", "strct", "--json", cwd=outside)
+    assert bad.code == 2 and "did you mean 'strict'" in bad.stderr and bad.json()["status"] == "error", bad

@@ -233,6 +233,34 @@ def test_python_harness_calls_exist() -> None:
             assert keyword.arg in params, f"guard.{call.func.attr}() takes no {keyword.arg}="  # type: ignore[attr-defined]
 
 
+def test_python_harness_feedback_reads_well(repo: Repo) -> None:
+    """The recipe's feedback for the model, run on real refusals: one with a line, one about no line
+    (it once printed `app.py:None: budget: ...`)."""
+    import guard
+
+    [block] = [b for b in blocks() if b.lang == "python" and "import guard" in b.text]
+    [line] = [ln.strip() for ln in block.text.splitlines() if ln.strip().startswith("feedback = ")]
+    repo.commit({"app.py": CODE, ".agent-guard.yaml": "budget: {per_edit: {lines_added: 2}}\n"})
+    lazy = json.dumps({"file_path": "app.py", "old_string": "    result = 0\n", "new_string": "    # ... rest of the code\n"})
+    big = json.dumps({"file_path": "app.py", "old_string": "    return result\n", "new_string": "    return result\n" * 4})
+    for edit, want in ((lazy, "app.py:2: placeholder: "), (big, "<input>: budget: this edit would reach 3 added lines")):
+        report = guard.apply(edit, repo=repo.root)
+        scope: dict[str, Any] = {"report": report}
+        exec(line, scope)  # noqa: S102 - the README's own line
+        assert scope["feedback"].startswith(want) and "None" not in scope["feedback"], scope["feedback"]
+
+
+def test_every_environment_variable_read_is_documented() -> None:
+    """Each variable the package reads by name is in the README's table (a prefix `X_*` covers its family)."""
+    source = "\n".join(f.read_text(encoding="utf-8") for f in (ROOT / "guard").rglob("*.py"))
+    read = set(re.findall(r"""environ(?:\.get|\.pop)?[\[(]\s*["']([A-Z][A-Z0-9_]+)["']""", source))
+    section = README_TEXT.split("## Environment, shell completion, uninstalling", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([A-Z][A-Z0-9_]*\*?)`", section))
+    missing = sorted(n for n in read if n not in listed and not any(
+        p.endswith("*") and n.startswith(p[:-1]) for p in listed))
+    assert read and not missing, f"read by agent-guard, not in the README's table of environment variables: {missing}"
+
+
 # ---------------------------------------------------------------------- commits
 
 

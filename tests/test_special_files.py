@@ -150,9 +150,9 @@ def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str) -> None:
         want = "missing"
     before = state(project.root)
     status, out, err = run(project, "read", "data.txt")
-    assert status == 1 and f": {want}: " in err and out == "", (status, out, err)
+    assert status == 1 and f": {want}: " in out and err == "", (status, out, err)
     if want == "missing":
-        assert f"{KINDS[kind][1]}, not a regular file" in err
+        assert f"{KINDS[kind][1]}, not a regular file" in out
     # The Python API and the MCP tool read the same way.
     code = ("import guard, sys\n"
             "try:\n    guard.read('data.txt', repo='.')\nexcept Exception as e:\n"

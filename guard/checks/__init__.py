@@ -10,6 +10,10 @@ object store and lives in the engine.
 ``run`` serves an agent's edit (the engine) and a commit check (guard/commit_check/)
 alike: a commit comes as ``CheckInput.committed``, which the checks whose meaning
 differs for a commit (``budget``, ``binary``, ``not-utf8``) read.
+
+A policy's ``exclude: {CHECK: [globs]}`` keeps one check off the paths it names (test
+fixtures that hold elision text on purpose, vendored code): that check is run on the
+other changes only (and the whitespace fix leaves those files as they are).
 """
 
 from __future__ import annotations
@@ -42,12 +46,20 @@ ALWAYS = frozenset({"path-protected"})
 
 def run(inp: CheckInput) -> CheckResult:
     changes = inp.changes
-    if inp.policy.level("whitespace") == "fix":
-        changes = tuple(whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
+    pol = inp.policy
+    if pol.level("whitespace") == "fix":
+        changes = tuple(c if pol.excluded("whitespace", c.path) else
+                        whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
         inp = inp._replace(changes=changes)
     findings = []
     for name, check in CHECKS.items():
-        level = inp.policy.level(name)
+        level = pol.level(name)
         if level in LEVELS or name in ALWAYS:
-            findings.extend(check(inp, level if level in LEVELS else "error"))
+            findings.extend(check(_without_excluded(inp, name), level if level in LEVELS else "error"))
     return CheckResult(changes, tuple(findings))
+
+
+def _without_excluded(inp: CheckInput, name: str) -> CheckInput:
+    """`inp` without the changes the policy's ``exclude.NAME`` keeps check `name` off."""
+    kept = tuple(c for c in inp.changes if not inp.policy.excluded(name, c.path))
+    return inp if len(kept) == len(inp.changes) else inp._replace(changes=kept)

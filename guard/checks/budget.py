@@ -8,6 +8,12 @@ limit, the value seen and the policy layer that set it.
 A commit (``CheckInput.committed``) is held to ``per_edit``, its bytes being those of
 the lines it adds and removes, and to ``max_file_bytes`` only where it takes a file
 past it: it has no agent, so no turn or session.
+
+Files a tool writes are not counted (``generated``), unless the policy says
+``budget.skip_generated: false``: a package manager's lock files (``LOCK_FILES``, at any
+depth) and files the repository's attributes mark generated (``linguist-generated``) or
+not for diffing (``-diff``).  A 454-line ``package-lock.json`` is no reason to split a
+commit.
 """
 
 from __future__ import annotations
@@ -31,9 +37,39 @@ _HINT = {
 }
 
 
+# Lock files package managers write (by name, at any depth): not counted in budgets.
+LOCK_FILES = frozenset({
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
+    "deno.lock", "poetry.lock", "Pipfile.lock", "pdm.lock", "uv.lock", "pixi.lock", "conda-lock.yml",
+    "Cargo.lock", "go.sum", "go.work.sum", "composer.lock", "Gemfile.lock", "mix.lock", "pubspec.lock",
+    "Podfile.lock", "Package.resolved", "packages.lock.json", "paket.lock", "gradle.lockfile", "flake.lock",
+    "Manifest.toml", "renv.lock", "cabal.project.freeze", "stack.yaml.lock", ".terraform.lock.hcl",
+})
+# The attributes that mark a file generated (asked for every file of a commit at once).
+ATTRIBUTES = ("linguist-generated", "diff")
+
+
+def generated(path: str, inp: CheckInput) -> bool:
+    """Is `path` a lock file, or marked generated (``linguist-generated``) or not for diffing (``-diff``)?"""
+    if path.rpartition("/")[2] in LOCK_FILES:
+        return True
+    marked = inp.attr(path, "linguist-generated")
+    return marked is True or (isinstance(marked, str) and marked.lower() in ("true", "set", "1")) \
+        or inp.attr(path, "diff") is False
+
+
+def counted(inp: CheckInput) -> tuple[FileChange, ...]:
+    """The changes budgets count: all, or (``budget.skip_generated``, the default) those of files
+    no tool generates (``generated``)."""
+    if not inp.policy.skip_generated:
+        return inp.changes
+    return tuple(c for c in inp.changes if not generated(c.path, inp))
+
+
 def measure(inp: CheckInput) -> dict[str, int]:
-    """This edit's use of each budget key (a commit's, when the input is committed)."""
-    changes = inp.changes
+    """This edit's use of each budget key (a commit's, when the input is committed); generated
+    files are not counted unless the policy says so (``counted``)."""
+    changes = counted(inp)
     return {
         "files": len({c.path for c in changes}),  # a rename is one file
         "lines_added": sum(len(c.added) for c in changes),
@@ -70,7 +106,7 @@ def _too_large(inp: CheckInput, level: str) -> list[Finding]:
         return []
     source = f"(budget.max_file_bytes, from {inp.policy.source('budget.max_file_bytes')})"
     out: list[Finding] = []
-    for c in inp.changes:
+    for c in counted(inp):
         if c.after is None or len(c.after) <= limit:
             continue
         after = f"{len(c.after):,} bytes"

@@ -3,7 +3,9 @@
 A rename is judged on both its names: moving a protected file away is changing it.
 Control files (``guard.control``) are judged by name here, so a commit that changes
 `.gitattributes` or `.pre-commit-config.yaml` is reported (a warning at commit time); an
-agent's edit of one never gets this far (``target.resolve`` refuses it first).
+agent's edit of one never gets this far (``target.resolve`` refuses it first).  The
+``[tool.agent-guard]`` table of the top-level pyproject.toml is judged by what the change
+does to it (``policy.pyproject``): the rest of that file is the agents' to change.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from ..control import finding as control_finding, fixed_kind
 from ..model import Finding
 from ..paths import protected_finding
+from ..policy.pyproject import FILE, table_finding
 from .base import LEVELS, CheckInput
 
 
@@ -26,4 +29,9 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
                 finding = control_finding(path, what, inp.policy, level) if what is not None else None
             if finding is not None:
                 findings.append(finding)
+        if FILE in (change.path, change.old_path):
+            table = table_finding(change.path, change.old_path, change.before, change.after)
+            if table is not None:
+                # Like the policy's own files for an agent's edit; at commit time, the check's level.
+                findings.append(table if inp.committed is None else table._replace(severity=level))
     return findings

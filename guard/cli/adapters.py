@@ -13,7 +13,7 @@ import click
 
 from ..adapters.claude_code import DEADLINE
 from ..bounds import DEADLINE_SECONDS
-from .commands import CONTEXT, InRange, cli
+from .commands import CONTEXT, InRange, cli, in_a_repository
 from .fast import ON_PASS, run_claude_code
 
 
@@ -71,13 +71,16 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     The repository is the one the server starts in (or --repo); no tool reads or
     writes outside it.  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
     """
+    in_a_repository(repo)  # outside every repository: said before anything heavy is imported
     from ..adapters.mcp_server import Session, serve
     from ..engine import Guard, default_agent
 
+    # The repository, the agent's name and the policy first: a mistake in them is said at
+    # once, not after the SDK's imports (a second and more).
+    session = Session(Guard(repo, policy), default_agent(agent), require_read)
+    session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
     try:
         import mcp  # noqa: F401
     except ImportError:
         raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
-    session = Session(Guard(repo, policy), default_agent(agent), require_read)
-    session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
     serve(session)

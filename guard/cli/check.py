@@ -32,34 +32,44 @@ from .fast import check_conflict, run_check
 @click.option("--format", "renderer", type=click.Choice(render.RENDERERS), default=None,
               help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, nothing when there are none.")
+@click.option("--write-baseline", "baseline_out", default=None, metavar="FILE",
+              help="With --all-files: write today's findings to FILE (name it in the policy as baseline: FILE), "
+                   "so that later checks report only new ones; exits 0.")
 def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
-              policy: str | None, renderer: str | None, as_json: bool) -> None:
+              policy: str | None, renderer: str | None, as_json: bool, quiet: bool, baseline_out: str | None) -> None:
     """Check what is being committed, or each commit of a range, against the policy.
 
     PATHS limit the check (pre-commit passes the files it selected); a named file
-    with no staged change is checked whole.  Exit status: 0 no error finding, 1 an
-    error finding, 2 usage error, 3 internal error.
+    with no staged change is checked whole.  Findings the policy's baseline file
+    lists are not reported.  Exit status: 0 no error finding, 1 an error finding,
+    2 usage error, 3 internal error.
     """
     problem = check_conflict(mode, from_ref, to_ref, renderer, as_json)
     if problem is not None:
         raise click.UsageError(problem)
     sys.exit(run_check(paths, mode=mode, from_ref=from_ref, to_ref=to_ref, policy=policy,
-                       renderer="json" if as_json else renderer, process_ends=process_ends()))
+                       renderer="json" if as_json else renderer, process_ends=process_ends(), quiet=quiet,
+                       baseline_out=baseline_out))
 
 
 @cli.command("install-hook", context_settings=CONTEXT)
-def install_hook_cmd() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
+def install_hook_cmd(quiet: bool) -> None:
     """Install a plain git pre-commit hook that runs `agent-guard check`.
 
     Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
     is kept and runs first; running install-hook again updates the hook.
     """
     for line in githook.install(Workspace("."), sys.executable):
-        click.echo(line)
+        if not quiet:
+            click.echo(line)
 
 
 @cli.command("uninstall-hook", context_settings=CONTEXT)
-def uninstall_hook_cmd() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
+def uninstall_hook_cmd(quiet: bool) -> None:
     """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
     for line in githook.uninstall(Workspace(".")):
-        click.echo(line)
+        if not quiet:
+            click.echo(line)

@@ -11,7 +11,7 @@ run the same functions).
 from __future__ import annotations
 
 import sys
-from typing import ClassVar, NoReturn, Sequence
+from typing import TYPE_CHECKING, ClassVar, NoReturn, Sequence
 
 import click
 
@@ -19,6 +19,10 @@ from ..bounds import KEEP, TURNS, Bound, OutOfRange
 from ..model import Value
 from ..report import EXIT_USAGE
 from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
+from .terminal import colour
+
+if TYPE_CHECKING:
+    from ..policy import Policy
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -71,8 +75,16 @@ def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
     return Guard(".", policy)
 
 
-def _emit(report, as_json: bool, show_diff: bool = False) -> NoReturn:  # type: ignore[no-untyped-def]
-    sys.exit(emit(report, as_json, show_diff))
+def in_a_repository(start: str = ".") -> None:
+    """A usage error, before anything heavy is imported, when `start` is surely in no repository
+    (``guard.discovery``): saying so must not cost the import of pygit2, or of the MCP SDK."""
+    from ..discovery import outside
+
+    problem = outside(start)
+    if problem is not None:
+        from ..errors import UsageError
+
+        raise UsageError(problem)
 
 
 # Commands that live in their own modules, imported only when named (or listed):
@@ -126,16 +138,43 @@ class _LazyGroup(click.Group):
             import importlib
 
             importlib.import_module(LAZY[cmd_name])  # registers itself on `cli`
-        return super().get_command(ctx, cmd_name)
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            _with_version(found)
+        return found
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(LAZY))
 
 
+def _with_version(cmd: click.Command) -> None:
+    """Give `cmd` (and the commands of a group) a --version, as every `git-agent-X` program has one."""
+    if not any(getattr(p, "name", None) == "version" for p in cmd.params):
+        click.version_option(package_name="agent-guard", prog_name="agent-guard")(cmd)
+    for sub in getattr(cmd, "commands", {}).values():
+        _with_version(sub)
+
+
+def _change_folder(ctx: click.Context, param: click.Parameter, folders: tuple[str, ...]) -> None:
+    from .program import change_folder
+
+    _rest, problem = change_folder([word for folder in folders for word in ("-C", folder)])
+    if problem is not None:
+        raise click.BadParameter(problem.removeprefix("option -C requires a folder: "), param_hint="-C")
+
+
 @click.group(context_settings=CONTEXT, cls=_LazyGroup)
 @click.version_option(package_name="agent-guard", prog_name="agent-guard")
+@click.option("-C", "folders", multiple=True, metavar="DIR", expose_value=False, is_eager=True, callback=_change_folder,
+              help="Run as if started in DIR (as git -C; each one relative to the one before).")
 def cli() -> None:
-    """Validate coding agents' edits, apply them all-or-nothing, record every turn."""
+    """Validate coding agents' edits, apply them all-or-nothing, record every turn.
+
+    Every command is also a git command: `git agent-X ARGS` is `agent-guard X ARGS`.
+    The report of a command goes to standard output whatever it says (refusals and
+    findings too); standard error carries usage errors (exit 2), internal errors
+    (exit 3), progress and prompts.  An interrupt (Ctrl-C) exits 130.
+    """
 
 
 @cli.command("apply", context_settings=CONTEXT)
@@ -149,42 +188,50 @@ def cli() -> None:
 @click.option("--check", is_flag=True, help="Decide and report; change nothing (no file, no ref).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
 @click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless the edit is refused.")
 def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | None, policy: str | None,
-              target: str | None, check: bool, as_json: bool, show_diff: bool) -> None:
+              target: str | None, check: bool, as_json: bool, show_diff: bool, quiet: bool) -> None:
     """Apply one edit (FILE, or standard input) to the working tree, or refuse it whole.
 
-    Exit status: 0 applied (with --check: would apply), 1 refused and nothing
-    changed, 2 usage error, 3 internal error.
+    The report goes to standard output, refused or not.  Exit status: 0 applied
+    (with --check: would apply), 1 refused and nothing changed, 2 usage error,
+    3 internal error, 130 interrupted.
     """
     if whole_without_input(dialect, target, file):
         raise click.UsageError("--format whole reads the new content from standard input; give --path")
     try:
-        data = read_input(file)
+        data = read_input(file, quiet)
     except OSError as exc:
         raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
     sys.exit(run_apply(data, dialect=dialect, agent=agent, turn=turn, policy=policy, target=target, check=check,
-                       as_json=as_json, show_diff=show_diff))
+                       as_json=as_json, show_diff=show_diff, quiet=quiet))
 
 
 @cli.command("log", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="Only this agent's turns (default: all agents).")
 @click.option("--clone", default=None, metavar="NAME", help="Only the turns recorded in this clone (fetched from it).")
 @click.option("--local", is_flag=True, help="Only this clone's own turns, none fetched from other clones.")
+@click.option("--turn", "turn_id", default=None, metavar="ID", help="Only the turn of this id (of each agent that has one).")
 @click.option("-p", "--patch", is_flag=True, help="Show each turn's diff.")
 @click.option("-n", "--max-count", type=InRange(TURNS), default=None, help=f"At most this many turns ({TURNS.range_text()}).")
-@click.option("--json", "as_json", is_flag=True)
-@click.option("--policy", default=None)
-def log_cmd(agent: str | None, clone: str | None, local: bool, patch: bool, max_count: int | None, as_json: bool,
-            policy: str | None) -> None:
-    """List recorded turns, newest first.
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {version, turns}.")
+@click.option("-q", "--quiet", is_flag=True, help="No diffs, even with -p (as git log --quiet).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+def log_cmd(agent: str | None, clone: str | None, local: bool, turn_id: str | None, patch: bool, max_count: int | None,
+            as_json: bool, quiet: bool, policy: str | None) -> None:
+    """List recorded turns, newest first (on a terminal, through git's pager).
 
     This clone's turns, and those fetched from other clones (agent-guard fetch),
-    shown as AGENT@CLONE.
+    shown as AGENT@CLONE.  `agent-guard show ID` shows one turn with its diff.
     """
+    in_a_repository()
     from .. import history
 
     g = _guard(policy)
-    turns = history.log(g, agent, max_count, patch, clone=clone, local=local)
+    patch = patch and not quiet
+    turns = history.log(g, agent, max_count, patch, clone=clone, local=local, turn=turn_id)
+    if turn_id is not None and not turns:
+        history.one_turn(g, turn_id, agent, patch)  # says whose turns there are, as a usage error
     if as_json:
         import json
 
@@ -196,7 +243,37 @@ def log_cmd(agent: str | None, clone: str | None, local: bool, patch: bool, max_
         click.echo(history.no_turns(g, who, g.policy(agent).ledger_prefix, "log") if who else
                    "no recorded turns: no agent has any in this repository yet; an applied edit records one")
     else:
-        click.echo(history.render(turns, patch), nl=False)
+        _paged(history.render(turns, patch, colour=colour(sys.stdout)))
+
+
+@cli.command("show", context_settings=CONTEXT)
+@click.argument("turn_id", metavar="ID")
+@click.option("--agent", default=None, help="Whose turn (default: the one agent that has a turn of this id).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {version, turns} with the one turn.")
+@click.option("-q", "--quiet", "--no-patch", is_flag=True, help="Leave the diff out (as git show --no-patch).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+def show_cmd(turn_id: str, agent: str | None, as_json: bool, quiet: bool, policy: str | None) -> None:
+    """Show one recorded turn: what it changed, and its diff (on a terminal, through git's pager).
+
+    The same as `git agent-log --turn ID -p`.  A protected file's contents are left
+    out of the diff, as in log.
+    """
+    in_a_repository()
+    from .. import history
+
+    turns = history.one_turn(_guard(policy), turn_id, agent, patch=not quiet)
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"version": 1, "turns": turns}, ensure_ascii=False))
+    else:
+        _paged(history.render(turns, not quiet, colour=colour(sys.stdout)))
+
+
+def _paged(text: str) -> None:
+    from .terminal import page
+
+    page(text)
 
 
 @cli.command("rollback", context_settings=CONTEXT)
@@ -207,23 +284,26 @@ def log_cmd(agent: str | None, clone: str | None, local: bool, patch: bool, max_
 @click.option("--commit", default=None, metavar="REV", help="Undo the turn recorded at this commit (this clone's or fetched).")
 @click.option("--check", is_flag=True, help="Show what would happen; change nothing.")
 @click.option("--force", is_flag=True, help="Undo even where later changes overlap (they are lost).")
-@click.option("--json", "as_json", is_flag=True)
-@click.option("--diff", "show_diff", is_flag=True)
-@click.option("--policy", default=None)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
+@click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless the rollback is refused.")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
 def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clone: str | None, commit: str | None,
-                 check: bool, force: bool, as_json: bool, show_diff: bool, policy: str | None) -> None:
+                 check: bool, force: bool, as_json: bool, show_diff: bool, quiet: bool, policy: str | None) -> None:
     """Undo the agent's last turn (or --turn ID, or every turn after --to ID).
 
     A turn recorded in another clone and fetched here (agent-guard fetch) is undone with
     --clone NAME --turn ID, or --commit REV; the rollback is recorded as this clone's.
+    The report names the turns undone; it goes to standard output, refused or not.
     """
+    in_a_repository()
     from .. import history
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
     report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone,
                               commit=commit)
-    _emit(report, as_json, show_diff)
+    sys.exit(emit(report, as_json, show_diff, quiet))
 
 
 @cli.command("gc", context_settings=CONTEXT)
@@ -235,18 +315,22 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clon
 @click.option("--include-pushed", is_flag=True,
               help="Also drop turns that were pushed (a fetched copy holds them); kept otherwise.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
 @click.option("--policy", default=None)
-def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool,
+def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool, quiet: bool,
            policy: str | None) -> None:
     """Prune old turns from the shadow refs.
 
     Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
     """
+    in_a_repository()
     from .. import history
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
-    click.echo(history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run))
+    said = history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
+    if not quiet or dry_run:
+        click.echo(said)
 
 
 @cli.group("policy", context_settings=CONTEXT)
@@ -255,19 +339,69 @@ def policy_group() -> None:
 
 
 @policy_group.command("show", context_settings=CONTEXT)
-@click.option("--agent", default=None)
-@click.option("--policy", default=None)
-def policy_show(agent: str | None, policy: str | None) -> None:
-    """Print the effective policy, with where each value came from."""
+@click.option("--agent", default=None, help="The policy as this agent gets it (its agents: overrides).")
+@click.option("--policy", default=None,
+              help="Preset name or policy file (default: $AGENT_GUARD_POLICY, else the repository's "
+                   ".agent-guard.yaml or [tool.agent-guard] in pyproject.toml, else 'default').")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the settings and where each came from.")
+def policy_show(agent: str | None, policy: str | None, as_json: bool) -> None:
+    """Print the effective policy, with where each value came from.
+
+    Works outside a repository too: then it shows the preset or file --policy
+    names (else the preset default).
+    """
     from .. import policy as policy_mod
 
-    g = _guard(policy)
-    click.echo(policy_mod.show(g.policy(agent)), nl=False)
+    pol = _policy_here(policy, agent)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(policy_mod.as_dict(pol), ensure_ascii=False))
+    else:
+        click.echo(policy_mod.show(pol), nl=False)
+
+
+def _policy_here(spec: str | None, agent: str | None) -> Policy:
+    """The policy `policy show` shows: the repository's (as every command reads it), or, outside a
+    repository, the preset or file `spec` (else $AGENT_GUARD_POLICY) names, else the preset default."""
+    import os
+
+    from .. import policy as policy_mod
+    from ..errors import UsageError
+    from ..repo import GitRepo, NotARepository
+    from ..workspace import Workspace
+
+    try:
+        GitRepo(".", bare_ok=True)
+    except NotARepository:
+        try:
+            return policy_mod.load(None, spec if spec is not None else os.environ.get("AGENT_GUARD_POLICY"), agent)
+        except policy_mod.PolicyError as exc:
+            raise UsageError(f"policy: {exc}") from None
+    return Workspace(".", spec, bare_ok=True).policy(agent)
+
+
+@policy_group.command("list", context_settings=CONTEXT)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {version, presets: [{name, about}]}.")
+def policy_list(as_json: bool) -> None:
+    """List the presets (--policy NAME, or extends: NAME), each with what it is for."""
+    from .. import policy as policy_mod
+
+    rows = [(name, policy_mod.preset_about(name)) for name in policy_mod.presets()]
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"version": 1, "presets": [{"name": n, "about": a} for n, a in rows]}))
+        return
+    width = max(len(n) for n, _ in rows)
+    for name, about in rows:
+        click.echo(f"{name:<{width}}  {about}")
 
 
 @policy_group.command("check", context_settings=CONTEXT)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def policy_check(file: str) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing when the file is valid.")
+def policy_check(file: str, quiet: bool) -> None:
     """Validate one policy file (exit 2 when it is broken)."""
     from pathlib import Path
 
@@ -278,7 +412,39 @@ def policy_check(file: str) -> None:
         for p in problems:  # each names its file (the one given, or one it extends)
             click.echo(p, err=True)
         sys.exit(EXIT_USAGE)
-    click.echo(f"{file}: ok")
+    if not quiet:
+        click.echo(f"{file}: ok")
+
+
+@cli.command("uninstall", context_settings=CONTEXT)
+@click.option("--yes", is_flag=True, help="Remove them (without it: list what would be removed, remove nothing).")
+@click.option("--cache", is_flag=True, help="Also the user's parsed-policy cache, which every repository shares.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
+def uninstall_cmd(yes: bool, cache: bool, quiet: bool) -> None:
+    """Remove what agent-guard keeps for this repository: shadow refs, its git-dir folder, its hook.
+
+    Without --yes, lists them and removes nothing.  The recorded turns go with the
+    refs (push them first to keep them).  Your own files that name agent-guard
+    (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
+    the program itself goes with pip uninstall agent-guard.
+    """
+    in_a_repository()
+    from .. import footprint
+    from ..workspace import Workspace
+
+    g = Workspace(".")
+    found = footprint.items(g, cache)
+    said = [f"would remove {footprint.described(i)}" for i in found] if not yes else footprint.remove(g, found)
+    if not found:
+        said = ["agent-guard keeps nothing for this repository"]
+    mine = footprint.left_to_the_user(g)
+    if mine:
+        said.append(f"left as they are (yours to edit): {', '.join(mine)}")
+    if not yes and found:
+        said.append("nothing was removed: run again with --yes to remove them")
+    if not quiet:
+        for line in said:
+            click.echo(f"agent-guard: {line}")
 
 
 def _load_more() -> None:

@@ -11,19 +11,21 @@ import os
 import sys
 from typing import Sequence
 
-# The commands that take --json (tests/test_messages.py checks this against the CLI).
-JSON_COMMANDS = frozenset({"apply", "check", "log", "rollback", "stats"})
+# The commands that take --json (tests/test_messages.py checks this against the CLI); a group's
+# command by its two words.
+JSON_COMMANDS = frozenset({"apply", "check", "log", "show", "rollback", "read", "stats", "policy show", "policy list"})
 
 
 def failure_status(exc: BaseException, as_json: bool = False) -> int:
     """The exit status of a command that raised `exc`, its message written to stderr.
 
-    The one place failures become a status: 2 for a usage error (ours or click's), 3
+    The one place failures become a status: 2 for a usage error (ours or click's), 130
+    for an interrupt (Ctrl-C: git's status; ``program.run`` then dies of the signal), 3
     for anything else.  With `as_json` (the command was asked for ``--json``), stdout
     gets the error as the one JSON object a harness parses (``report.error_json``).
     """
     from ..errors import UsageError
-    from ..report import EXIT_INTERNAL, EXIT_USAGE, error_json
+    from ..report import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, error_json
 
     if isinstance(exc, BrokenPipeError):
         return EXIT_INTERNAL
@@ -36,7 +38,8 @@ def failure_status(exc: BaseException, as_json: bool = False) -> int:
         ctx = getattr(exc, "ctx", None)
         hint = f"see `{ctx.command_path} --help`" if ctx is not None else ""
     elif isinstance(exc, KeyboardInterrupt) or (click is not None and isinstance(exc, click.exceptions.Abort)):
-        status, code, text = EXIT_INTERNAL, "internal", "aborted"
+        # A write it cut short is undone before the process ends (``worktree.write``).
+        status, code, text = EXIT_INTERRUPTED, "interrupted", "agent-guard: interrupted"
     elif os.environ.get("AGENT_GUARD_DEBUG") and isinstance(exc, Exception):
         raise exc
     else:
@@ -57,9 +60,11 @@ def json_wanted(args: Sequence[str], command: str | None) -> bool:
     """`args` ask the command for JSON output (``--json``, or check's ``--format json``), so
     even a failure must print one JSON object on stdout."""
     words = list(args[: list(args).index("--")] if "--" in args else args)
+    names = [w for w in words if not w.startswith("-")]
     if command is None:
-        names = [w for w in words if not w.startswith("-")]
-        command = names[0] if names else None
+        command = names.pop(0) if names else None
+    if command is not None and names and f"{command} {names[0]}" in JSON_COMMANDS:
+        command = f"{command} {names[0]}"  # a group's command: `policy show` (`git agent-policy show`)
     if command not in JSON_COMMANDS:
         return False
     if "--json" in words:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import UsageError
-from ..regex import lazy
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
 # reading the arguments does not import the parsers.
 DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy")
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
-_ANSI_STYLE = lazy(r"\033\[[0-?]*[ -/]*[@-~]")  # what click.echo removes from output that is not a terminal
 
 
 class Options:
@@ -97,10 +95,11 @@ def read(args: Sequence[str], spec: Options) -> dict[str, Any] | None:
 
 APPLY = Options(
     valued={"--format": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy", "--path": "target"},
-    flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True)},
+    flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True),
+           "-q": ("quiet", True), "--quiet": ("quiet", True)},
     positional="file", many=False,
     defaults={"dialect": "auto", "agent": None, "turn": None, "policy": None, "target": None, "check": False,
-              "as_json": False, "show_diff": False},
+              "as_json": False, "show_diff": False, "quiet": False},
 )
 
 
@@ -125,9 +124,21 @@ def whole_without_input(dialect: str, target: str | None, file: str | None) -> b
     return dialect == "whole" and target is None and file is None and sys.stdin.isatty()
 
 
-def read_input(file: str | None) -> bytes:
-    """The edit `apply` reads: FILE, or standard input (None or "-"); OSError when FILE cannot be read."""
+# What `apply` says when it waits on a terminal for the edit (``read_input``).
+WAITING = ("agent-guard: reading the edit from standard input (a diff, a Codex patch, SEARCH/REPLACE blocks, "
+           "JSON...); end it with Ctrl-D, or give a FILE: git agent-apply FILE\n")
+
+
+def read_input(file: str | None, quiet: bool = False) -> bytes:
+    """The edit `apply` reads: FILE, or standard input (None or "-"); OSError when FILE cannot be read.
+
+    On a terminal, standard input is someone typing or pasting: say what is awaited (on
+    standard error, unless `quiet`), where `git apply` says nothing and seems to hang.
+    """
     if file is None or file == "-":
+        if not quiet and sys.stdin.isatty():
+            sys.stderr.write(WAITING)
+            sys.stderr.flush()
         return sys.stdin.buffer.read()
     with open(file, "rb") as fh:
         return fh.read()
@@ -135,37 +146,47 @@ def read_input(file: str | None) -> bytes:
 
 def run_apply(data: bytes, *, dialect: str = "auto", agent: str | None = None, turn: str | None = None,
               policy: str | None = None, target: str | None = None, check: bool = False, as_json: bool = False,
-              show_diff: bool = False) -> int:
+              show_diff: bool = False, quiet: bool = False) -> int:
     """`agent-guard apply` once its options are read and its input is in hand: print the report, return the status."""
     from ..engine import Guard
 
     report = Guard(".", policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
-    return emit(report, as_json, show_diff)
+    return emit(report, as_json, show_diff, quiet)
 
 
-def emit(report: Report, as_json: bool, show_diff: bool = False) -> int:
-    """Print an `apply` or `rollback` report (JSON on stdout; people's words on stdout, or
-    stderr for a refusal) and return its exit status."""
+def emit(report: Report, as_json: bool, show_diff: bool = False, quiet: bool = False) -> int:
+    """Print an `apply` or `rollback` report on standard output, whatever its outcome, and return
+    its exit status.
+
+    The report is what the command was asked for, refused or not (as `git diff --check` and
+    `git status` print theirs on stdout): a harness that reads stdout gets the findings, and
+    standard error is left to what is not the report (usage and internal errors, progress,
+    the note that `apply` waits for input).  `quiet`: nothing unless refused.
+    """
     if as_json:
-        text, stream = report.to_json(), sys.stdout
+        text = report.to_json()
+    elif quiet and report.status != "refused":
+        return report.exit_code
     else:
         from ..render import human
+        from .terminal import colour
 
-        text, stream = human(report, show_diff), sys.stderr if report.status == "refused" else sys.stdout
-    if "\033" in text and not stream.isatty():
-        text = _ANSI_STYLE().sub("", text)  # as click.echo, which printed these reports before, does
-    stream.write(text + "\n")
-    stream.flush()  # as click.echo does: a caller that swapped the stream reads it next
+        text = human(report, show_diff, colour=colour(sys.stdout))
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return report.exit_code
 
 
 # ---------------------------------------------------------------------- check
 
 CHECK = Options(
-    valued={"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer"},
-    flags={"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True)},
+    valued={"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer",
+            "--write-baseline": "baseline_out"},
+    flags={"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True),
+           "-q": ("quiet", True), "--quiet": ("quiet", True)},
     positional="paths", many=True,
-    defaults={"mode": None, "from_ref": None, "to_ref": None, "policy": None, "renderer": None, "as_json": False},
+    defaults={"mode": None, "from_ref": None, "to_ref": None, "policy": None, "renderer": None, "as_json": False,
+              "quiet": False, "baseline_out": None},
 )
 
 
@@ -224,19 +245,24 @@ def repo_paths(root: Path, raw: Sequence[str]) -> tuple[str, ...]:
 
 def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | None = None,
               to_ref: str | None = None, policy: str | None = None, renderer: str | None = None,
-              process_ends: bool = False) -> int:
+              process_ends: bool = False, quiet: bool = False, baseline_out: str | None = None) -> int:
     """`agent-guard check` once its options are read (by click or by ``parse_check``): print the
     report, return the status.
 
     `mode` is "staged", "all-files" or None; `renderer` one of ``render.RENDERERS`` or None
     (human).  The options are consistent (the caller refused the rest).  `process_ends`:
     the process ends after this command (``program.run``), so what the check holds may be
-    left to the exit, and objects are read as git reads them (unverified).
+    left to the exit, and objects are read as git reads them (unverified).  `quiet`: people's
+    output holds the findings only, nothing when there are none.  `baseline_out`: write the
+    findings to this baseline file (``commit_check.baseline``) instead of failing on them.
     """
     from .. import commit_check, render
     from ..repo import read_objects_unverified
     from ..workspace import Workspace
+    from .terminal import Progress, colour
 
+    if baseline_out is not None and mode != "all-files":
+        raise UsageError("--write-baseline records the findings of every file as it is: give --all-files too")
     if mode is None and from_ref is None and to_ref is None:
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
@@ -247,24 +273,57 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
     # A check allocates a tuple per added line and keeps them all: the cycle collector
     # would walk them again and again while they pile up, and find no cycle.
     gc.disable()
+    progress = Progress("agent-guard check", quiet)
     try:
         g = Workspace(".", policy, bare_ok=True)
         # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
         named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
-        report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files", paths=named)
+        report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files", paths=named,
+                                    use_baseline=baseline_out is None, progress=progress)
     finally:
+        progress.end()
         # Turned back on, the collector would first walk everything the check still holds
         # (a tuple per added line, tens of milliseconds): not worth it when the process
         # ends after this command.
         if collect and not process_ends:
             gc.enable()
-    if renderer is None and os.environ.get("PRE_COMMIT") and not report.findings and not report.notes:
+    if baseline_out is not None:
+        return _write_baseline(report, baseline_out, g.root, renderer, quiet)
+    if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings \
+            and (quiet or not report.notes):
         # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
         # show): a clean check has nothing to add to its "Passed".
         return report.exit_code
-    sys.stdout.write(render.check(report, renderer or "human") + "\n")
+    sys.stdout.write(render.check(report, renderer or "human", colour=colour(sys.stdout), quiet=quiet) + "\n")
     sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
     return report.exit_code
+
+
+def _write_baseline(report: Report, target: str, root: Path, renderer: str | None, quiet: bool) -> int:
+    """Write `report`'s findings to the baseline file `target` and say so: the repository adopts the check."""
+    from ..commit_check import baseline
+
+    content, listed = baseline.text(report.findings, report.changes)
+    baseline.write(target, content)
+    files = baseline.described(f.path for f in report.findings if f.path)
+    full = os.path.realpath(target)
+    inside = full.startswith(str(root).rstrip("/") + "/")
+    name = os.path.relpath(full, root) if inside else target
+    if renderer == "json":
+        doc = report.as_dict()
+        doc["status"] = "checked"
+        doc["baseline"] = {"written": name, "findings": listed}
+        import json
+
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    elif not quiet:
+        where = (f"name it in .agent-guard.yaml (baseline: {name}) and commit it" if inside else
+                 "move it into the repository and name it in .agent-guard.yaml (baseline: PATH)")
+        sys.stdout.write(f"agent-guard check: wrote the baseline {target}: {listed:,} finding"
+                         f"{'s' if listed != 1 else ''} in {files}; {where}: later checks then report only findings "
+                         "it does not list\n")
+    sys.stdout.flush()
+    return 0
 
 
 # ---------------------------------------------------------------------- hook claude-code

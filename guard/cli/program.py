@@ -4,7 +4,9 @@
 plain `apply`, `check` or `hook claude-code` runs without click (``fast``); everything
 else, and any argument of theirs the fast reader does not know, goes to the click CLI
 (``commands.main``).
-``git agent-X ARGS`` is ``agent-guard X ARGS``.
+``git agent-X ARGS`` is ``agent-guard X ARGS``: every command is installed as a
+``git-agent-X`` script (pyproject.toml), each running ``git``, which reads X from its
+own name.  ``agent-guard -C DIR X`` runs X in DIR, as ``git -C DIR`` does.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ def _apply(args: Sequence[str]) -> int | None:
     if opts is None or whole_without_input(opts["dialect"], opts["target"], opts["file"]):
         return None
     try:
-        data = read_input(opts.pop("file"))
+        data = read_input(opts.pop("file"), opts["quiet"])
     except OSError:
         return None  # click says it, with the usage line
+    except KeyboardInterrupt as exc:  # Ctrl-C while it waited for the edit
+        return _failed(exc, opts["as_json"])
     try:
         return run_apply(data, **opts)
     except (Exception, KeyboardInterrupt) as exc:
@@ -42,7 +46,7 @@ def _check(args: Sequence[str]) -> int | None:
     try:
         return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
                          policy=opts["policy"], renderer="json" if opts["as_json"] else opts["renderer"],
-                         process_ends=True)
+                         process_ends=True, quiet=opts["quiet"], baseline_out=opts["baseline_out"])
     except (Exception, KeyboardInterrupt) as exc:
         return _failed(exc, opts["as_json"] or opts["renderer"] == "json")
 
@@ -101,6 +105,27 @@ def _main(args: Sequence[str], prog: str, command: str | None) -> int:
     return 1
 
 
+def change_folder(args: Sequence[str]) -> tuple[list[str], str | None]:
+    """`args` without the leading ``-C DIR`` options, having moved to each DIR in turn (as
+    ``git -C``: a relative DIR starts from the one before); or the message of the one that
+    cannot be entered."""
+    rest = list(args)
+    while rest and (rest[0] == "-C" or (rest[0].startswith("-C") and rest[0] != "-C")):
+        if rest[0] == "-C":
+            if len(rest) < 2:
+                return rest, "option -C requires a folder: agent-guard -C DIR COMMAND"
+            folder, rest = rest[1], rest[2:]
+        else:
+            folder, rest = rest[0][2:], rest[1:]
+        if not folder:
+            continue  # git ignores an empty -C too
+        try:
+            os.chdir(folder)
+        except OSError as exc:
+            return rest, f"cannot change to {folder!r}: {exc.strerror}"
+    return rest, None
+
+
 def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
     """Run one command and end the process: flush, then a quick exit.
 
@@ -108,23 +133,57 @@ def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: s
     (a check of a large commit holds one per added line) and unload pygit2: tens of
     milliseconds for nothing.  Nothing of agent-guard waits for the teardown: files
     are closed and renamed, and locks released, before a command returns.
+
+    An interrupt (Ctrl-C) ends every command the same way (``failure``): a short message,
+    the JSON object when one was asked for, and the process dies of the signal, as git
+    does, so that the shell sees status 130 and a script's loop stops.
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    status = _fast(args, command)
+    status: int | None = None
+    if command is None:
+        args, problem = change_folder(args)
+        if problem is not None:
+            sys.stderr.write(f"agent-guard: {problem}\n")
+            status = 2
     if status is None:
-        status = _main(args, prog, command)
+        try:
+            status = _fast(args, command)
+            if status is None:
+                status = _main(args, prog, command)
+        except KeyboardInterrupt as exc:  # between the steps the commands guard themselves
+            status = _failed(exc, False)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a reader that went away, a closed stream
             status = status or 3
+    if status not in (0, 1, 2, 3):
+        from ..report import EXIT_INTERRUPTED
+
+        if status == EXIT_INTERRUPTED:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
     os._exit(status)
+
+
+def git() -> NoReturn:
+    """``git-agent-X``: the command X, read from the name the program was started by."""
+    name = os.path.basename(sys.argv[0]).removesuffix(".exe")
+    sub = name.removeprefix("git-agent-") if name.startswith("git-agent-") else ""
+    if not sub:
+        sys.stderr.write(f"agent-guard: started as {name!r}, which names no git-agent-X command; "
+                         "run agent-guard COMMAND\n")
+        os._exit(2)
+    _git(sub)
 
 
 def _git(sub: str) -> NoReturn:
     run(sys.argv[1:], prog=f"git agent-{sub}", command=sub)
 
 
+# The entry points older installs named, one per command (`git` serves every name now).
 def git_apply() -> NoReturn:
     _git("apply")
 

@@ -1,6 +1,6 @@
 """The click command `read` (`git agent-read`): a file as hashline-tagged numbered lines.
 
-The work is ``guard.hashline_read.read``; this reads the arguments and prints.
+The work is ``guard.hashline_read.shown``; this reads the arguments and prints.
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import sys
 
 import click
 
-from ..hashline_read import Unreadable, parse_lines, read
 from ..report import EXIT_REFUSED
-from .commands import CONTEXT, cli
+from .commands import CONTEXT, cli, in_a_repository
 
 
 @cli.command("read", context_settings=CONTEXT)
@@ -19,7 +18,9 @@ from .commands import CONTEXT, cli
 @click.option("--lines", "span", default=None, metavar="A:B",
               help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.")
 @click.option("--agent", default=None, help="Agent the read is recorded for (default: $AGENT_GUARD_AGENT, else 'agent').")
-def read_cmd(path: str, span: str | None, agent: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: {version, path, header, tag, first, last, total, lines: [{line, text}]}.")
+def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> None:
     """Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.
 
     Edit the lines by number under the same header (git agent-apply):
@@ -33,9 +34,13 @@ def read_cmd(path: str, span: str | None, agent: str | None) -> None:
         delete 50..51
 
     The edit applies only to the content this read showed (TAG), and only to lines
-    it showed.  Exit status: 0 printed, 1 the file cannot be shown, 2 usage error.
+    it showed.  A file that cannot be shown is a finding on standard output (with
+    --json, the report's JSON).  Exit status: 0 printed, 1 the file cannot be shown,
+    2 usage error.
     """
+    in_a_repository()
     from ..engine import Guard
+    from ..hashline_read import Unreadable, parse_lines, shown
 
     try:
         lines = parse_lines(span) if span is not None else None
@@ -43,9 +48,21 @@ def read_cmd(path: str, span: str | None, agent: str | None) -> None:
         raise click.BadParameter(str(exc), param_hint="--lines") from None
     g = Guard(".")
     try:
-        click.echo(read(g, path, lines, agent), nl=False)
+        seen = shown(g, path, lines, agent)
     except Unreadable as exc:
-        from ..render import finding_text
+        if as_json:
+            from ..report import Report
 
-        click.echo(finding_text(exc.finding), err=True)
+            click.echo(Report("refused", None, findings=(exc.finding,)).to_json())
+        else:
+            from ..render import finding_text
+            from .terminal import colour
+
+            click.echo(finding_text(exc.finding, colour(sys.stdout)))
         sys.exit(EXIT_REFUSED)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(seen.as_dict(), ensure_ascii=False))
+    else:
+        click.echo(seen.text(), nl=False)

@@ -10,7 +10,7 @@ import click
 
 from ..bounds import EVENTS, OutOfRange
 from ..stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
-from .commands import CONTEXT, InRange, _guard, cli
+from .commands import CONTEXT, InRange, _guard, cli, in_a_repository
 
 
 @cli.command("stats", context_settings=CONTEXT)
@@ -22,14 +22,18 @@ from .commands import CONTEXT, InRange, _guard, cli
               help="Also write a static page (charts per agent, viewable offline) to FILE.")
 @click.option("--min-events", type=InRange(EVENTS), default=MIN_EVENTS, show_default=True,
               help=f"Edits a dialect needs before it can be recommended ({EVENTS.range_text()}).")
-def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int) -> None:
+@click.option("-q", "--quiet", is_flag=True, help="No progress, and no note that the page was written.")
+def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int,
+              quiet: bool) -> None:
     """Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused.
 
     Read from the log every apply and check writes (.git/agent-guard/events.jsonl).
     The recommended dialect is the one with the best landing rate among those with
     at least --min-events edits; ties go to the one that needs fewer repairs.
     """
+    in_a_repository()
     from .. import events
+    from .terminal import Progress
 
     try:
         cutoff = parse_since(since) if since else None
@@ -40,7 +44,11 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
                                  "(a whole number and a unit m, h, d or w, from 1m to 100 years) such as 7d",
                                  param_hint="--since") from None
     g = _guard()
-    result = aggregate(events.read(g.repo.commondir, cutoff), agent, min_events)
+    progress = Progress("agent-guard stats: reading the event log", quiet)
+    try:
+        result = aggregate(events.read(g.repo.commondir, cutoff, progress), agent, min_events)
+    finally:
+        progress.end()
     result["log"] = str(events.log_dir(g.repo.commondir) / events.LOG)
     result["agent"] = agent
     result["since"] = cutoff.isoformat() if cutoff else None
@@ -54,7 +62,8 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
             tmp.replace(target)
         except OSError as exc:
             raise click.UsageError(f"cannot write {html_file}: {exc.strerror}") from None
-        click.echo(f"agent-guard: wrote {html_file}", err=True)
+        if not quiet:
+            click.echo(f"agent-guard: wrote {html_file}", err=True)
     if as_json:
         import json
 

@@ -23,6 +23,11 @@ Whole files get only the first group: a budget or a protected path is about a ch
 
 A range is judged by one policy from outside it (``range_policy``: ``--policy``, else the
 one committed at its base), and a commit of it that changes the policy is reported.
+
+A policy's ``exclude: {CHECK: [globs]}`` keeps a check off some paths (``checks.run``);
+lock files and generated files are not counted in budgets (``checks.budget``); and a
+policy's ``baseline`` file lists the findings the repository had when it adopted the
+check, which are then passed over (``baseline``).
 """
 
 from __future__ import annotations
@@ -37,8 +42,9 @@ from ..policy import Policy
 from ..repo import GitRepo
 from ..report import Report
 from ..workspace import Workspace
-from . import range_policy
-from .changes import CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Unit, changes_from_git, resolve_commit
+from . import baseline, range_policy
+from .changes import (CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Progress, Unit, changes_from_git,
+                      resolve_commit)
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
@@ -87,7 +93,8 @@ def commit_policy(pol: Policy, whole: bool, budget: bool = True, per_edit: tuple
 
 
 # The attributes each check asks for every file (asked for a whole unit at once).
-_ATTRIBUTES = {"whitespace": ("whitespace",), "conflict-marker": ("conflict-marker-size",)}
+_ATTRIBUTES = {"whitespace": ("whitespace",), "conflict-marker": ("conflict-marker-size",),
+               "budget": checks.budget.ATTRIBUTES}
 # A commit's report lists the line checks' findings change by change, then what the
 # commit does to files' encodings (by change), then its budget.
 _LATER = {"binary": 1, "not-utf8": 1, "budget": 2}
@@ -195,13 +202,26 @@ def _hint(f: Finding, unit: Unit) -> str:
     return f.hint
 
 
+def _baseline(g: Workspace, pol: Policy, base: str | None, from_ref: str | None) -> baseline.Baseline | None:
+    """The baseline the policy names, read as the policy was: a range's from its base commit (none from
+    the null id), else from the work tree."""
+    if pol.baseline is None:
+        return None
+    if from_ref is not None:
+        return baseline.from_commit(g.repo, base, pol.baseline, from_ref) if base is not None else None
+    return baseline.from_work_tree(g.root, pol.baseline)
+
+
 def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
-          paths: Sequence[str] = (), staged: bool = True) -> Report:
+          paths: Sequence[str] = (), staged: bool = True, use_baseline: bool = True,
+          progress: Progress | None = None) -> Report:
     """Check the staged change (default), every commit of from_ref..to_ref, or all files.
 
     `paths` are relative to the repository root; they limit the check (a named file
     with no staged change is checked whole).  The Report's status is "refused" (exit
-    1) when any finding is an error, else "checked".
+    1) when any finding is an error, else "checked".  Findings the policy's baseline
+    lists are passed over (``baseline``), unless `use_baseline` is false (to write a new
+    one).  `progress` is told (done, total, step) as the check goes.
     """
     if (from_ref is None) != (to_ref is None):
         raise UsageError("give both --from-ref and --to-ref (the range FROM..TO), or neither")
@@ -219,16 +239,29 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     # A range is judged by a policy from outside it (read before its commits are: a broken
     # policy is a usage error however long the range).
     source = range_policy.for_range(g, from_ref) if from_ref is not None else None
-    units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files)
+    units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files, progress)
     base = None if from_ref is None or from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
-    judge = _Judge(repo, source.policy if source is not None else g.policy(), base)
+    pol = source.policy if source is not None else g.policy()
+    judge = _Judge(repo, pol, base)
     watch = range_policy.Watch(repo, source) if source is not None else None
+    listed = _baseline(g, pol, base, from_ref) if use_baseline else None
     findings: list[Finding] = []
-    for unit in units:
+    for done, unit in enumerate(units):
         found = judge(unit)
+        if listed is not None:
+            found = listed.unlisted(found, unit.changes)
         findings += watch(unit, found) if watch is not None else found
+        if progress is not None:
+            progress(done + 1, len(units), "checking")
     if source is not None:
         extra["policy"] = source.where
+    if listed is not None:
+        extra["baseline"] = {"file": listed.where, "passed": listed.matched}
+        if listed.matched:
+            notes.append(f"{listed.matched} finding{'s' if listed.matched != 1 else ''} listed in the baseline "
+                         f"{listed.where} not reported")
+    elif use_baseline and pol.baseline is not None:
+        notes.append(f"the policy names the baseline {pol.baseline}, which does not exist: every finding is reported")
     # The change list is for the report's "files"; the diffs are the user's own commits.
     changes = tuple(c._replace(diff="") if c.diff else c for unit in units for c in unit.changes)
     status = "refused" if any(f.severity == "error" for f in findings) else "checked"

@@ -73,6 +73,8 @@ class Unit(Value):
 
 # What is judged (units), what the report says was checked (its "check" object), and notes.
 Found = tuple[list[Unit], dict[str, Any], list[str]]
+# Told (done, total, step) as long work goes on (the command line's progress line).
+Progress = Callable[[int, int, str], None]
 
 
 # --- building changes from trees ----------------------------------------------------------
@@ -151,15 +153,20 @@ def file_changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[
     return tuple(out)
 
 
-def _whole(repo: GitRepo, entries: Iterable[tuple[str, Entry]],
-           texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> tuple[FileChange, ...]:
+def _whole(repo: GitRepo, entries: Sequence[tuple[str, Entry]],
+           texts: dict[int, tuple[str, tuple[str, ...]]] | None = None, progress: Progress | None = None
+           ) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
-    for path, entry in entries:
+    for done, (path, entry) in enumerate(entries):
+        if progress is not None and not done % 64:
+            progress(done, len(entries), "reading files")
         if entry.mode in (LINK, GITLINK, TREE):
             continue
         data = repo.read_blob(entry.oid)
         if data is not None:
             out.append(created(path, data, entry.mode, texts))
+    if progress is not None:
+        progress(len(entries), len(entries), "reading files")
     return tuple(out)
 
 
@@ -266,7 +273,7 @@ def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
 NULL_IDS = ("0" * 40, "0" * 64)
 
 
-def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) -> Found:
+def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str], progress: Progress | None = None) -> Found:
     from .merges import merge_unit
 
     base = None if from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
@@ -279,7 +286,9 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
     units: list[Unit] = []
     listed: list[dict[str, Any]] = []
     merges = roots = 0
-    for info in commits:
+    for done, info in enumerate(commits):
+        if progress is not None:
+            progress(done, len(commits), "reading commits")
         subject = info.message.strip().splitlines()[0] if info.message.strip() else ""
         row: dict[str, Any] = {"commit": info.oid, "subject": subject}
         if not info.parents and info.oid in shallow:
@@ -301,6 +310,8 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
         units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts,
                           kind=CHANGE if info.parents else ROOT))
         listed.append({**row, **({} if info.parents else {"root": True}), **_totals(changes)})
+    if progress is not None:
+        progress(len(commits), len(commits), "reading commits")
     notes: list[str] = []
     if base is None:
         notes.append(f"--from-ref is the null id: every commit {to_ref} reaches was checked, from its root commits on")
@@ -315,12 +326,19 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str]) ->
     return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
 
 
-def _all_files(repo: GitRepo, wanted: frozenset[str]) -> Found:
+# Files checked whole are judged this many at a time: one unit each (the checks of a file
+# checked whole do not depend on the others), so that progress can be told as they go.
+WHOLE_UNIT = 500
+
+
+def _all_files(repo: GitRepo, wanted: frozenset[str], progress: Progress | None = None) -> Found:
     index = _index_tree(repo)
     entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and matches(d.path, wanted)]
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-    changes = _whole(repo, entries, texts)
-    return [Unit("the files checked whole", None, changes, True, texts)], {"mode": "all-files", "whole_files": len(changes)}, []
+    changes = _whole(repo, entries, texts, progress)
+    units = [Unit("the files checked whole", None, changes[i:i + WHOLE_UNIT], True, texts)
+             for i in range(0, len(changes), WHOLE_UNIT)] or [Unit("the files checked whole", None, (), True, texts)]
+    return units, {"mode": "all-files", "whole_files": len(changes)}, []
 
 
 def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
@@ -329,11 +347,12 @@ def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
 
 
 def changes_from_git(repo: GitRepo, wanted: frozenset[str], from_ref: str | None = None, to_ref: str | None = None,
-                     all_files: bool = False) -> Found:
+                     all_files: bool = False, progress: Progress | None = None) -> Found:
     """The commits of from_ref..to_ref one by one, every file whole (`all_files`), or else the
-    staged change; `wanted` (repository paths, empty for all) limits what is judged."""
+    staged change; `wanted` (repository paths, empty for all) limits what is judged.  `progress`
+    is told (done, total, step) as commits and files are read."""
     if from_ref is not None and to_ref is not None:
-        return _range(repo, from_ref, to_ref, wanted)
+        return _range(repo, from_ref, to_ref, wanted, progress)
     if all_files:
-        return _all_files(repo, wanted)
+        return _all_files(repo, wanted, progress)
     return _staged(repo, wanted)

@@ -114,6 +114,13 @@ def install(g: Workspace, python: str) -> list[str]:
     return lines
 
 
+def ours(g: Workspace) -> Path | None:
+    """agent-guard's pre-commit hook where git looks for one, if it is installed there."""
+    folder, _configured = hooks_dir(g)
+    target = folder / "pre-commit"
+    return target if os.path.lexists(target) and _is_ours(target) else None
+
+
 def uninstall(g: Workspace) -> list[str]:
     """Remove our hook and put back the one it kept: what was done, line by line."""
     folder, _configured = hooks_dir(g)

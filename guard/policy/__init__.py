@@ -49,6 +49,8 @@ __all__ = [
     "Policy",
     "PolicyCache",
     "PolicyError",
+    "as_dict",
+    "preset_about",
     "presets",
     "show",
     "validate_file",
@@ -480,6 +482,34 @@ class Policy(Value):
         """May agents read protected paths (``git agent-read``, ``guard.read``, MCP ``read_file``)?"""
         return self.get("read_protected", False) is True
 
+    def excluded(self, check: str, path: str) -> bool:
+        """Does `exclude.CHECK` keep `check` off `path` (globs as in ``paths``, case as git's core.ignorecase)?"""
+        globs = self._excludes.get(check)
+        if globs is None:
+            globs = self._excludes[check] = self._strings(f"exclude.{check}")
+        if not globs:
+            return False
+        from ..paths import first_match
+
+        return first_match((path,), globs, self.ignorecase) is not None
+
+    @cached_property
+    def _excludes(self) -> dict[str, tuple[str, ...]]:
+        return {}
+
+    @property
+    def skip_generated(self) -> bool:
+        """Are lock files and generated files (``linguist-generated``, ``-diff``) left out of budgets?"""
+        return self.get("budget.skip_generated", True) is not False
+
+    @property
+    def baseline(self) -> str | None:
+        """The baseline file `check` reads (repository-relative), if the policy names one."""
+        import posixpath
+
+        value = self.get("baseline")
+        return posixpath.normpath(value.replace("\\", "/")) if isinstance(value, str) and value.strip() else None
+
     @cached_property
     def placeholder_patterns(self) -> tuple[str, ...]:
         return self._strings("placeholder.patterns")
@@ -543,7 +573,8 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
 # --- public API ---------------------------------------------------------------------
 def load(root: Path | None, spec: str | None = None, agent: str | None = None,
          cache: PolicyCache | None = None, ignorecase: bool = False) -> Policy:
-    """The effective policy: `spec` (preset name or path), else the repo's file, else `default`.
+    """The effective policy: `spec` (preset name or path), else the repo's file (``.agent-guard.yaml``,
+    else the ``[tool.agent-guard]`` table of its pyproject.toml), else `default`.
 
     Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`, unless it lies in
     the work tree at `root` or another).  `ignorecase`: git's `core.ignorecase` for the
@@ -555,7 +586,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
         if own is not None and os.path.lexists(own):  # a pipe or a broken link there is an error, not "none"
             top = _layer(str(own), Path.cwd(), cache, preset_ok=False)
         else:
-            top = _layer("default", PRESET_DIR, cache)
+            top = (_in_pyproject(root) if root is not None else None) or _layer("default", PRESET_DIR, cache)
     elif _is_bare_name(spec) and (PRESET_DIR / f"{spec}.yaml").is_file():
         top = _layer(spec, PRESET_DIR, cache)
     elif _is_bare_name(spec) and not (Path.cwd() / spec).is_file():
@@ -563,7 +594,37 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
     else:
         top = _layer(spec, Path.cwd(), cache, preset_ok=False)
     chain = _chain(top, cache)
-    return _build(chain, agent, _own_files(root, chain), ignorecase)
+    pol = _build(chain, agent, _own_files(root, chain), ignorecase)
+    return _with_baseline(pol)
+
+
+def _in_pyproject(root: Path) -> _Layer | None:
+    """The layer the ``[tool.agent-guard]`` table of `root`'s pyproject.toml sets, if it has one (``pyproject``)."""
+    from ..filekind import NotRegular, read_regular
+    from .pyproject import FILE, TABLE, Unreadable, has_table, table
+
+    path = root / FILE
+    try:
+        data = read_regular(path)  # never waits on a pipe (a pipe there is no pyproject.toml)
+    except (OSError, NotRegular):
+        return None
+    label = f"{path} {TABLE}"
+    try:
+        found = table(data)
+    except Unreadable as exc:
+        raise PolicyError(f"{path}: {exc}; it names agent-guard, so it may hold the policy ({TABLE}): "
+                          "fix the file, or put the policy in .agent-guard.yaml") from None
+    if not has_table(found):
+        return None
+    return _checked(_Layer(f"pyproject:{path}", label, f"{FILE} {TABLE}", {}, None, root), found, root=False)
+
+
+def _with_baseline(pol: Policy) -> Policy:
+    """`pol` with its baseline file among its own files: a finding it lists passes `check`, so an
+    agent that could write it could switch the commit check off for any line."""
+    if pol.baseline is None or pol.baseline in pol.own_files:
+        return pol
+    return Policy(pol.name, pol.data, pol.sources, pol.agent, pol.own_files + (pol.baseline,), pol.ignorecase)
 
 
 def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
@@ -571,12 +632,14 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
 
     Even a policy given with `--policy` keeps `.agent-guard.yaml` out of agents' reach: the
     next command without the option reads it.  A preset is a file too, inside the tree when
-    agent-guard runs on its own checkout.
+    agent-guard runs on its own checkout.  (The baseline file is added by ``load``.)
     """
     own = [DEFAULT_FILE]
     if root is not None:
         real_root = Path(os.path.realpath(root))
         for layer in chain:
+            if layer.ident.startswith("pyproject:"):
+                continue  # its table is guarded, not the whole file (``pyproject``)
             file = PRESET_DIR / f"{layer.ident[len('preset:'):]}.yaml" if layer.ident.startswith("preset:") else Path(layer.ident)
             real = Path(os.path.realpath(file))
             if real.is_relative_to(real_root) and real != real_root:
@@ -625,7 +688,7 @@ def load_committed(text: str, label: str, agent: str | None = None, cache: Polic
                                Path(posixpath.dirname(path) or ".")), _parse_yaml(found, where, cache), root=False)
 
     chain = _chain(top, cache, parent_of)
-    return _build(chain, agent, tuple(dict.fromkeys(read_from)))
+    return _with_baseline(_build(chain, agent, tuple(dict.fromkeys(read_from))))
 
 
 def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
@@ -647,6 +710,29 @@ def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
         return [ln if ln.startswith(("/", "preset ")) else f"{label}: extends: {ln}" for ln in str(e).splitlines()]
     return []
 
+
+
+def preset_about(name: str) -> str:
+    """What preset `name` is for: the first sentence of the comment that opens its file."""
+    try:
+        text = (PRESET_DIR / f"{name}.yaml").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    said = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        said.append(line.lstrip("#").strip())
+    about = " ".join(said).split(": ", 1)[-1]
+    end = about.find(". ")
+    return about[: end + 1] if end >= 0 else about
+
+
+def as_dict(policy: Policy) -> dict[str, object]:
+    """The effective policy as `policy show --json` prints it: its settings, where each came from
+    (by dotted key), and the files it is read from, which agents may never change."""
+    return {"version": 1, "name": policy.name, "agent": policy.agent, "settings": policy.data,
+            "sources": dict(policy.sources), "own_files": list(policy.own_files)}
 
 
 def show(policy: Policy) -> str:

@@ -151,11 +151,25 @@ def _ref_prefix(value: object) -> str | None:
     return None
 
 
+def _baseline(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return f"expected the path of a baseline file inside the repository, such as .agent-guard-baseline.json, got {_show(value)}"
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith("/") or ".." in parts or "\x00" in value or "\n" in value:
+        return f"expected a path inside the repository, from its top (no leading /, no ..), got {_show(value)}"
+    return None
+
+
 _BUDGET: dict[str, Node] = {key: _limit for key in BUDGET_KEYS}
+# The checks a policy may switch off for some paths (`exclude`): not those that guard the
+# repository itself (a protected path, an edit made against an old version).
+EXCLUDABLE = tuple(name for name in CHECK_NAMES if name not in ("path-protected", "stale"))
 
 SETTINGS: dict[str, Node] = {
     "checks": {name: _one_of(WHITESPACE_LEVELS if name == "whitespace" else LEVELS) for name in CHECK_NAMES},
-    "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit},
+    "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit, "skip_generated": _bool},
+    "exclude": {name: _str_list(_glob) for name in EXCLUDABLE},
+    "baseline": _baseline,
     "paths": {"protected": _str_list(_glob), "protected_extra": _str_list(_glob), "allow": _str_list(_glob),
               "create": _bool, "control_editable": _str_list(_glob)},
     "locate": {"tiers": _str_list(_tier)},
@@ -178,6 +192,46 @@ def _words(key: str) -> frozenset[str]:
     return frozenset(w for w in re.split(r"[_\-\s]+", key.lower()) if w)
 
 
+# Keys left out of the schema on purpose, and why.
+_NOT_HERE = {
+    "exclude.path-protected": "a protected path cannot be excluded from protection; to let agents change it, take it "
+                              "out of paths.protected (or its control-file entry into paths.control_editable)",
+    "exclude.stale": "the stale check cannot be excluded: it keeps an edit made against an old version of a file "
+                     "from overwriting the newer one",
+}
+
+
+def _dotted_keys(schema: Mapping[str, Node], path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    for key, node in schema.items():
+        yield (*path, key)
+        if isinstance(node, Mapping):
+            yield from _dotted_keys(node, (*path, key))
+
+
+def _suggestion(key: str, path: tuple[str, ...], schema: Mapping[str, Node]) -> str:
+    """What an unknown `key` at `path` most likely meant: a key of the same words here (`extra_protected`),
+    then one of the same words at another level (`protected_extra` at the top is `paths.protected_extra`),
+    then the closest spelling here, then anywhere."""
+    here = [(*path, k) for k in schema]
+    # An agent's overrides hold the settings themselves: look among them, under that agent.
+    top = path[:2] if path[:1] == ("agents",) else ()
+    anywhere = [k for k in _dotted_keys(SETTINGS, top) if k not in here]
+    words = _words(key)
+    same = [k for k in here + anywhere if _words(k[-1]) == words]
+    found = same[0] if same else None
+    if found is None:
+        spelled = closest(key, [k[-1] for k in here])
+        found = next((k for k in here if spelled and k[-1] == spelled[0]), None)
+    if found is None:
+        spelled = closest(key, [k[-1] for k in anywhere])
+        found = next((k for k in anywhere if spelled and k[-1] == spelled[0]), None)
+    if found is None:
+        return f"valid keys here: {', '.join(schema)}"
+    where = "" if found[:-1] == path else (
+        f" ({found[-1]} goes under {'.'.join(found[:-1])}:)" if found[:-1] else f" ({found[-1]} goes at the top of the file)")
+    return f"did you mean '{'.'.join(found)}'?{where}"
+
+
 def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     """(dotted key, what is wrong) for every mistake in `data` against `schema`."""
     where = ".".join(path)
@@ -187,13 +241,10 @@ def _problems(data: object, schema: Mapping[str, Node], path: tuple[str, ...]) -
     for key, value in data.items():
         dotted = ".".join((*path, str(key)))
         node = schema.get(key) if isinstance(key, str) else None
-        if node is None:
-            full = [".".join((*path, k)) for k in schema]
-            # The same words in another order (`extra_protected`) first, then the closest spelling.
-            close = [k for k in full if _words(k.rpartition(".")[2]) == _words(str(key))][:1] or \
-                closest(dotted, full)
-            tip = f"did you mean '{close[0]}'?" if close else f"valid keys here: {', '.join(schema)}"
-            yield dotted, f"unknown key; {tip}"
+        if node is None and dotted in _NOT_HERE:
+            yield dotted, _NOT_HERE[dotted]
+        elif node is None:
+            yield dotted, f"unknown key; {_suggestion(str(key), path, schema)}"
         elif isinstance(node, Mapping):
             yield from _problems(value, node, (*path, key))
         else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
+from ..discovery import not_found
 from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .objects import Loose, Objects, blob_id, loose_settings
 from .values import GITLINK, CommitInfo, Entry, TreeChange
@@ -81,7 +82,7 @@ class GitRepo:
         except pygit2.GitError as exc:  # pragma: no cover - libgit2 reports "not found" as None
             raise NotARepository(str(exc)) from None
         if found is None:
-            raise NotARepository(f"not a git repository (or any parent up to /): {os.path.abspath(start)}")
+            raise NotARepository(not_found(start))
         try:
             self._repo = pygit2.Repository(found)
         except pygit2.GitError as exc:

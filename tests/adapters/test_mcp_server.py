@@ -90,6 +90,15 @@ def test_read_file_stays_in_the_repository(session: mcp_server.Session, path: st
     assert r.error and f": {code}: " in r.text, r.text
 
 
+def test_a_missing_file_is_created_with_the_servers_own_tool(project: Repo, session: mcp_server.Session) -> None:
+    """The hint names write_file, which the model has, not a hashline 'create' section of the command line."""
+    r = call(session, "read_file", path="docs/new.md")
+    assert r.error and ": missing: docs/new.md does not exist" in r.text, r.text
+    assert "the write_file tool (path 'docs/new.md')" in r.text and "hashline" not in r.text, r.text
+    hint = r.data["findings"][0]["hint"]
+    assert "write_file" in hint and "git agent-" not in hint, hint
+
+
 def test_edit_needs_a_read_of_the_current_content(project: Repo, session: mcp_server.Session) -> None:
     before = project.snapshot()
     edit = [{"old_string": "w * h", "new_string": "w * h  # area"}]

@@ -70,3 +70,51 @@ def test_git_help_flags_work(repo, flag: str) -> None:  # type: ignore[no-untype
     out = proc.stdout.decode(errors="replace")
     assert proc.returncode == 0, proc.stderr
     assert "agent-apply" in out and "--format" in out
+
+
+def _rendered(page: Path) -> str:
+    """`page` as a reader sees it: through man (else groff, else nroff), overstrikes and hyphenation undone."""
+    env = dict(command_env({"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100", "LANG": "C.UTF-8",
+                            "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""}))
+    for argv in (["man", "-l", str(page)], ["groff", "-man", "-Tutf8", "-rLL=100n", str(page)],
+                 ["nroff", "-man", str(page)]):
+        if shutil.which(argv[0]) is None:
+            continue
+        proc = subprocess.run(argv, capture_output=True, env=env, timeout=60, check=False)
+        if proc.returncode == 0 and proc.stdout.strip():
+            text = proc.stdout.decode("utf-8", "replace")
+            text = __import__("re").sub(r".\x08", "", text)  # bold and underline by overstriking
+            return text.replace("\u2010", "-").replace("\u2212", "-")
+    pytest.skip("no man, groff or nroff here to render the pages with")
+
+
+def _section(text: str, name: str) -> str:
+    """The words of section `name` of a rendered page, on one line (lines joined, words split by a
+    hyphenated line end put back together)."""
+    lines = text.splitlines()
+    start = lines.index(name) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i] and not lines[i][0].isspace()), len(lines))
+    body = "\n".join(line.strip() for line in lines[start:end])
+    body = __import__("re").sub(r"-\n(?=\S)", "-", body)
+    return " ".join(body.split())
+
+
+@pytest.mark.parametrize("name", gen_manpages.COMMANDS)
+def test_rendered_pages_read_right(name: str) -> None:
+    """Rendered, NAME says the whole first sentence of the help, and SEE ALSO reads as words
+    (it once read `agent-guard(1):gitagent-applyARGSisagent-guardapplyARGS`, its NAME cut with "...")."""
+    page = ROOT / "man" / "man1" / f"git-agent-{name}.1"
+    text = _rendered(page)
+    summary = " ".join(gen_manpages.summary(gen_manpages._command(name)).split())
+    assert _section(text, "NAME") == f"git-agent-{name} - {summary}", _section(text, "NAME")
+    assert "..." not in _section(text, "NAME")
+    assert _section(text, "SEE ALSO") == f"agent-guard(1) git agent-{name} ARGS is agent-guard {name} ARGS."
+
+
+def test_rendered_main_page_names_every_git_page() -> None:
+    text = _rendered(ROOT / "man" / "man1" / "agent-guard.1")
+    see_also = _section(text, "SEE ALSO")
+    assert see_also.endswith("git agent-X ARGS is agent-guard X ARGS."), see_also
+    for name in gen_manpages.COMMANDS:
+        assert f"git-agent-{name}(1)" in see_also, (name, see_also)
+    assert _section(text, "NAME").startswith("agent-guard - Validate coding agents' edits")
