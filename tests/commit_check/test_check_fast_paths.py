@@ -203,25 +203,23 @@ VOCAB_LOWER = placeholder.VOCAB
 
 
 def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
-    """`placeholder.candidates` as it was: a Python turn per line for the marks."""
+    """`placeholder.candidates` spelled out, a Python turn per line: a line holding a comment mark
+    whose lowercase text (or, for a line that is not ASCII, its folded text) holds a word of the
+    vocabulary; a line of code that is only an ellipsis."""
+    from guard.lookalikes import fold
+
     texts = [t for _n, t in change.added]
-    text = "\n".join(texts)
     found: set[int] = set()
-    if syntax.marks:
-        marked = sorted({i for mark in syntax.marks for i, t in enumerate(texts) if mark in t})
-        if marked:
-            blob = "\n".join([texts[i] for i in marked]).lower()
-            starts = list(accumulate(map((1).__add__, map(len, (texts[i] for i in marked))), initial=0))
-            if blob.isascii() or len(blob) == sum(len(texts[i]) + 1 for i in marked) - 1:
-                found.update(marked[bisect_right(starts, pos) - 1] for pos in find_lines(blob, VOCAB_LOWER))
-            else:
-                found.update(marked)
+    words = placeholder._ASCII_VOCAB
+    others = words + placeholder._other_vocab()
+    for i, t in enumerate(texts):
+        if not any(mark in t for mark in syntax.marks) or len(t) > placeholder.MAX_LINE:
+            continue
+        if any(w in t.lower() for w in words) or (not t.isascii() and any(w in fold(t) for w in others)):
+            found.add(i)
     if syntax.code:
-        bare = ("…", "...") if syntax.bare_ellipsis else ("…",)
-        line_starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
-        for pos in find_lines(text, bare):
-            i = bisect_right(line_starts, pos) - 1
-            if texts[i].strip() in bare:
+        for i, t in enumerate(texts):
+            if placeholder._bare_dots(t, syntax):
                 found.add(i)
     return sorted(found)
 
