@@ -14,8 +14,6 @@ import os
 import re
 import subprocess
 import sys
-from bisect import bisect_right
-from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,6 @@ from conftest import Repo, journal_pending, python
 from guard import commit_check, paths
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
-from guard.checks.base import find_lines
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
 from guard.cli.fast import repo_paths
 from guard.commit_check import changes
