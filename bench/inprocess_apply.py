@@ -177,6 +177,10 @@ def one_hunk(runs: int) -> None:
         os.environ.update(GIT_ENV)
         probe_dir = repo / ".git" / "objects" / "probe"
         probe_dir.mkdir()
+        # agent-guard caches git's configuration once no file it reads changed in the last two
+        # seconds (a racy-clean rule, guard/repo/config.py); a repository made this instant would
+        # have every run ask git again.  Steady state is what a session sees: wait it out.
+        time.sleep(max(0.0, 2.2 - (time.time() - (repo / ".git" / "config").stat().st_mtime)))
         print(f"one-hunk edit of a 2,000-line Python file ({len(base.encode())} bytes), Guard session kept open:")
         print(f"  disk probe before: 4 small files created and renamed in .git/objects: "
               f"{disk_probe(probe_dir) * 1e3:.3f} ms (median of 50)")

@@ -12,7 +12,7 @@ for, and readings that change different lines are ambiguous.  A splice placed un
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..wording import quoted
@@ -179,17 +179,24 @@ def _place_hunk(
         un = _unescaped(h)
         if un is not None:
             forms.append((un, ["escape"]))
-    if "recount" in tiers:
-        spaced = _reprefixed(h, fi)
-        if spaced is not None:
-            forms.append((spaced, ["context-prefix"]))
+    spaced: list[Hunk | None] = []  # the context-prefix form, made when first reached
+
+    def each_form() -> Iterator[tuple[Hunk, list[str]]]:
+        yield from forms
+        if "recount" in tiers:
+            # Last, and only when the forms before it placed nothing: it indexes the file.
+            if not spaced:
+                spaced.append(_reprefixed(h, fi))
+            if spaced[0] is not None:
+                yield spaced[0], ["context-prefix"]
+
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
         found: list[tuple[tuple[Match, Hunk, int], list[str]]] = []
         written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
         tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
-        for form, esc in forms:
+        for form, esc in each_form():
             for variant, extra in _hunk_variants(form, tiers):
                 got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
                 if isinstance(got, Finding):
