@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 _ENV_LOCK = threading.Lock()
 _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
-_SKIP_WORKTREE = 1 << 14  # GIT_INDEX_ENTRY_SKIP_WORKTREE, in an index entry's extended flags
 _TREE_TYPE = int(pygit2.enums.ObjectType.TREE)
 
 
@@ -449,18 +448,33 @@ class GitRepo:
         return None
 
     def skip_worktree(self, path: str) -> bool:
-        """Is `path` in the index with git's skip-worktree bit (outside a sparse checkout)?"""
-        # pygit2 does not expose index entry flags; read them through its libgit2 binding,
-        # and treat any change in that private surface as "not sparse".
-        try:
-            from pygit2._libgit2 import ffi, lib  # type: ignore[import-not-found]
+        """Is `path` in the index with git's skip-worktree bit (outside a sparse checkout)?
 
-            idx = self._repo.index
-            idx.read(False)
-            entry = lib.git_index_get_bypath(idx._index, path.encode("utf-8", "surrogateescape"), 0)
-            return bool(entry != ffi.NULL and entry.flags_extended & _SKIP_WORKTREE)
-        except Exception:  # pragma: no cover - a pygit2 without the cffi binding
+        pygit2 does not expose an index entry's flags.  The bit lives in the extended
+        flags, which only index versions 3 and 4 have (gitformat-index): the header of
+        a version 2 index (what git and libgit2 write unless an entry needs them) answers
+        no at the cost of eight bytes.  Otherwise git itself says, for a path the index
+        holds: ``git ls-files -t`` tags a skip-worktree entry ``S``.
+        """
+        index_file = Path(os.environ.get("GIT_INDEX_FILE") or self.gitdir / "index")
+        try:
+            with open(index_file if index_file.is_absolute() else self.root / index_file, "rb") as f:
+                head = f.read(8)
+        except OSError:
             return False
+        if head[:4] != b"DIRC" or int.from_bytes(head[4:8], "big") < 3:
+            return False
+        idx = self._user_index()
+        if idx is None or path not in idx:
+            return False
+        import subprocess
+
+        try:
+            proc = subprocess.run(["git", "ls-files", "-t", "-z", "--", f":(literal){path}"], cwd=self.root,
+                                  capture_output=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return proc.returncode == 0 and proc.stdout.startswith(b"S ")
 
     def attr(self, path: str, name: str) -> str | bool | None:
         key = (path, name)

@@ -2,6 +2,11 @@
 
 libgit2's xdiff merge runs over three blobs held in a scratch object database in a
 dict: nothing reaches the repository's own.
+
+pygit2's public ``merge_file_from_index`` takes no options and decodes the result as
+text, so this module alone calls libgit2 through pygit2's private binding; the version
+is pinned in pyproject.toml and ``tests/repo/test_merge_file.py`` holds the result to
+``git merge-file`` for every `favor`.
 """
 
 from __future__ import annotations

@@ -13,14 +13,18 @@ import pytest
 
 from conftest import Repo, conflicted, git
 from guard.repo import GitRepo
+from guard.repo.objects import SHA1_FROM
 
 
 def _loose_file(root: Path, oid: str) -> Path:
     return root / ".git" / "objects" / oid[:2] / oid[2:]
 
 
-@pytest.mark.parametrize("data", [b"", b"one line\n", b"\x00\xff binary\r\n" * 3, random.Random(7).randbytes(70_000)],
-                         ids=["empty", "line", "binary", "random-70k"])
+# Both ways `blob_id` hashes (libgit2 below SHA1_FROM bytes, plain SHA-1 from there for ASCII),
+# each held to `git hash-object`: the id names the file the object is stored in.
+@pytest.mark.parametrize("data", [b"", b"one line\n", b"\x00\xff binary\r\n" * 3, random.Random(7).randbytes(70_000),
+                                  b"x = 1\n" * (SHA1_FROM // 6 + 1), b"y" * (SHA1_FROM - 1), b"\xe9" * SHA1_FROM],
+                         ids=["empty", "line", "binary", "random-70k", "ascii-from", "ascii-below", "latin1-from"])
 def test_written_blob_reads_back_everywhere(tmp_path: Path, data: bytes) -> None:
     Repo(tmp_path)
     repo = GitRepo(tmp_path)

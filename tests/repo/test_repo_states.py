@@ -166,6 +166,27 @@ def test_sparse_checkout(repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
     assert repo.snapshot()["<index>"] == before["<index>"]
 
 
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_skip_worktree_bit_set_by_hand_in_each_index_version(repo: Repo, cli, version: str) -> None:  # type: ignore[no-untyped-def]
+    """The bit git's `update-index --skip-worktree` sets, read in every index format git writes
+    (version 2 cannot hold it: git moves to 3 when it sets it, unless told 4)."""
+    repo.commit({"kept.txt": "k\n", "hidden.txt": "h\n"})
+    repo.git("update-index", "--index-version", version)
+    repo.git("update-index", "--skip-worktree", "hidden.txt")
+    (repo.root / "hidden.txt").unlink()
+    assert repo.git("ls-files", "-t", "hidden.txt").startswith("S "), "git did not set the bit"
+    before = repo.snapshot()
+    r = cli("apply", "--json", input="--- /dev/null\n+++ b/hidden.txt\n@@ -0,0 +1 @@\n+shadow\n")
+    assert r.code == 1 and r.json()["findings"][0]["code"] == "exists", r  # type: ignore[index]
+    assert "sparse" in r.json()["findings"][0]["message"], r  # type: ignore[index]
+    assert repo.snapshot() == before
+    # A path without the bit, absent from the work tree: an ordinary missing file.
+    (repo.root / "kept.txt").unlink()
+    r = cli("apply", "--json", input=_edit("kept.txt", "k", "K"))
+    assert r.code == 1 and r.json()["findings"][0]["code"] == "missing", r  # type: ignore[index]
+    assert "sparse" not in r.json()["findings"][0]["message"], r  # type: ignore[index]
+
+
 def _child(cwd: Path, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     return guard_child(cwd, *args, input=data.encode() if data else None, env=env)
 
