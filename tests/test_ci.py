@@ -64,3 +64,18 @@ def test_commands_run_from_this_environment(repo) -> None:  # type: ignore[no-un
     assert path[0] == str(BIN)
     proc = command(repo.root, "git", "agent-check", "--json")
     assert proc.returncode == 0 and b'"status": "checked"' in proc.stdout, proc
+
+
+def test_every_file_the_package_ships_is_in_the_checkout() -> None:
+    """pyproject.toml's package data and data files name files that exist: a missing one
+    (the `py.typed` the package data named but nobody had written) is silently left out."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    settings = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    named = [f"guard/{p}" for p in settings["package-data"]["guard"]]
+    named += [p for files in settings["data-files"].values() for p in files]
+    for pattern in named:
+        assert list(root.glob(pattern)), f"pyproject.toml ships {pattern}, which the checkout does not have"
+    assert (root / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert "hooks/claude-code-settings.json" in settings["data-files"]["share/agent-guard"]
