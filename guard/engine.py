@@ -62,6 +62,16 @@ def _has_errors(findings: Sequence[Finding]) -> bool:
 class Guard(Workspace):
     """A workspace that applies edits: parse, locate, check, write, record (see the module doc)."""
 
+    # The budget session its caller runs in (Claude Code's session id, the MCP server's own):
+    # None, the environment's or the command line's (guard/sessions.py).
+    budget_session: str | None = None
+
+    def session(self, agent: str) -> str:
+        """The budget session `agent`'s next turn counts in (``sessions.current``)."""
+        from . import sessions
+
+        return sessions.current(self.repo.commondir, agent, self.budget_session)
+
     # ------------------------------------------------------------------ apply
 
     def apply(
@@ -194,7 +204,7 @@ class Guard(Workspace):
                     edit_bytes: int, kind: str = "turn", rolls_back: Sequence[str] = (),
                     remove_dirs: Sequence[str] = ()) -> TurnRef:
         """Write `changes` to the work tree and record them as the agent's turn (``stage.write_turn``)."""
-        new = ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes, kind, tuple(rolls_back))
+        new = ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes, kind, tuple(rolls_back), session=self.session(agent))
         staged = stage.write_turn(self.repo, pol.ledger_prefix, new, changes, remove_dirs=remove_dirs,
                                   memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
@@ -215,7 +225,8 @@ class Guard(Workspace):
         with worktree.locked(self.repo):
             stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
-            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes),
+            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes,
+                                                                                    session=self.session(agent)),
                                        changes, created_dirs, memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
@@ -258,7 +269,7 @@ class Guard(Workspace):
         if extra:
             changes = [c._replace(repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
         turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
-                                               memo=self.ledger_memo)
+                                               self.session(agent), memo=self.ledger_memo)
         inp = checks.CheckInput(
             changes=tuple(changes),
             policy=pol,

@@ -649,7 +649,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
         if locked is not None:
             return Report("refused", "rollback", tuple(changes), warned + (locked,), extra=extra), targets
         new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]),
-                             rolls_back_from=origin)
+                             rolls_back_from=origin, session=g.session(agent))
         try:
             staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo,
                                       like=moved_back)

@@ -85,11 +85,6 @@ def turn_id_problem(turn_id: str) -> str | None:
             "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)")
 
 
-def budget_session() -> str:
-    """The budget session the next turn counts in (``per_session`` budgets): $AGENT_GUARD_SESSION."""
-    return os.environ.get("AGENT_GUARD_SESSION", "default")
-
-
 # ---------------------------------------------------------------------- reading
 
 
@@ -267,9 +262,10 @@ def latest(repo: GitRepo, ref: str, agent: str, memo: Memo | None = None) -> Tur
     return next(turns(repo, ref, agent, limit=1, memo=memo), None)
 
 
-def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None,
+def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None, session: str,
           memo: Memo | None = None) -> tuple[dict[str, int], dict[str, int]]:
-    """What the agent used in the current turn (when `turn_id` continues the tip's turn) and budget session."""
+    """What the agent used in the current turn (when `turn_id` continues the tip's turn) and in the
+    budget session named `session` (guard/sessions.py), when the tip's turn counted in it."""
     tip = repo.ref(ref)
     zero = {k: 0 for k in USAGE_KEYS}
     if tip is None:
@@ -281,10 +277,10 @@ def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None,
     turn = dict(zero)
     if turn_id is not None and t.id == turn_id and t.kind == "turn":
         turn = {k: int(tr.get("turn-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
-    session = dict(zero)
-    if tr.get("session") == budget_session():
-        session = {k: int(tr.get("session-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
-    return turn, session
+    used = dict(zero)
+    if tr.get("session") == session:
+        used = {k: int(tr.get("session-" + k.replace("_", "-"), "0") or 0) for k in USAGE_KEYS}
+    return turn, used
 
 
 def turn_originals(repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Callable[[str], bool],
@@ -451,7 +447,8 @@ def _write_index(path: Path, index: _Index) -> None:
 class NewTurn(Value):
     """A turn about to be recorded: whose, under which id, what it is."""
 
-    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back", "rolls_back_from")
+    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back", "rolls_back_from",
+                 "session")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     turn_id: str | None  # None: the next number
@@ -461,6 +458,7 @@ class NewTurn(Value):
     kind: str  # "turn" | "rollback"
     rolls_back: tuple[str, ...]  # ids of the agent's own turns
     rolls_back_from: tuple[str, str, str] | None  # a fetched turn of another clone: (clone, turn id, commit)
+    session: str  # the budget session it counts in (guard/sessions.py)
 
     def __init__(
         self,
@@ -472,8 +470,9 @@ class NewTurn(Value):
         kind: str = "turn",
         rolls_back: tuple[str, ...] = (),
         rolls_back_from: tuple[str, str, str] | None = None,
+        session: str = "default",
     ) -> None:
-        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back, rolls_back_from)
+        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back, rolls_back_from, session)
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""
@@ -511,7 +510,7 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         "hunks": sum(c.hunks for c in changes),
         "bytes": new.edit_bytes,
     }
-    prev_turn, prev_session = usage(repo, ref, new.agent, new.turn_id if amend else None, memo)
+    prev_turn, prev_session = usage(repo, ref, new.agent, new.turn_id if amend else None, new.session, memo)
     turn_usage = {k: this[k] + (prev_turn[k] if amend else 0) for k in USAGE_KEYS}
     session_usage = {k: this[k] + prev_session[k] for k in USAGE_KEYS}
     # One more than any number used so far, automatic or given (`--turn 3`): never an id
@@ -547,7 +546,7 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         "Format": new.dialect,
         "Policy": new.policy,
         "Repairs": ",".join(repairs),
-        "Session": budget_session(),
+        "Session": new.session,
         "Time": f"{time.time():.6f}",
     }
     if new.rolls_back:

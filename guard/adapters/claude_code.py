@@ -747,15 +747,10 @@ def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn
     agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
     turn = _turn(data, turn)
     session = data.get("session_id")
-    saved = os.environ.get("AGENT_GUARD_SESSION")
-    if saved is None and isinstance(session, str) and session:
-        os.environ["AGENT_GUARD_SESSION"] = session  # per-session budgets follow Claude Code's session
-    try:
-        if event == "PreToolUse":
-            return pre(g, data, rel, tool, ti, agent, turn, on_pass)
-        if tool == READ_TOOL:
-            return note_read(g, rel, ti, agent)
-        return post(g, data, rel, tool, agent, turn)
-    finally:
-        if saved is None:
-            os.environ.pop("AGENT_GUARD_SESSION", None)
+    if isinstance(session, str) and session:
+        g.budget_session = session  # per-session budgets follow Claude Code's session
+    if event == "PreToolUse":
+        return pre(g, data, rel, tool, ti, agent, turn, on_pass)
+    if tool == READ_TOOL:
+        return note_read(g, rel, ti, agent)
+    return post(g, data, rel, tool, agent, turn)

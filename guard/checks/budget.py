@@ -33,7 +33,8 @@ _SCOPE = {"per_edit": "this edit", "per_turn": "this turn", "per_session": "this
 _HINT = {
     "per_edit": "split the change into smaller edits",
     "per_turn": "finish this turn and continue in the next one, or ask the user to raise the limit",
-    "per_session": "this session's budget is spent; ask the user to review and raise the limit",
+    "per_session": "this session's budget is spent; ask the user to review the session's turns "
+                   "(agent-guard log), then to end the session (agent-guard session --end) or raise the limit",
 }
 
 

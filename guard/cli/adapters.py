@@ -69,7 +69,8 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
 
     The repository is the one the server starts in (or --repo); no tool reads or
-    writes outside it.  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
+    writes outside it.  Each server is one budget session (unless $AGENT_GUARD_SESSION
+    names one).  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
     """
     in_a_repository(repo)  # outside every repository: said before anything heavy is imported
     from ..adapters.mcp_server import Session, serve
@@ -78,6 +79,9 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     # The repository, the agent's name and the policy first: a mistake in them is said at
     # once, not after the SDK's imports (a second and more).
     session = Session(Guard(repo, policy), default_agent(agent), require_read)
+    from ..sessions import new_name
+
+    session.g.budget_session = "mcp-" + new_name()  # per_session budgets count over this server's life
     session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call
     try:
         import mcp  # noqa: F401

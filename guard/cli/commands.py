@@ -10,6 +10,7 @@ run the same functions).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, ClassVar, NoReturn, Sequence
 
@@ -331,6 +332,49 @@ def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushe
     said = history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
     if not quiet or dry_run:
         click.echo(said)
+
+
+@cli.command("session", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="The agent whose session it is (default: $AGENT_GUARD_AGENT, else 'agent').")
+@click.option("--end", "end_it", is_flag=True,
+              help="End the agent's command-line session: its next turn starts a new one, its per_session budget at zero.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--policy", default=None, help="Preset name or policy file whose per_session budget is shown.")
+def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | None) -> None:
+    """Show the budget session the agent's next turn counts in, and what it has used.
+
+    budget.per_session counts over a session: the turns of $AGENT_GUARD_SESSION when
+    it is set; else, from the command line, every turn since the last `session --end`
+    (the Claude Code hook counts per Claude Code session, the MCP server per server).
+    """
+    in_a_repository()
+    from .. import ledger, sessions
+    from ..engine import default_agent
+
+    g = _guard(policy)
+    name = default_agent(agent)
+    if end_it:
+        if os.environ.get("AGENT_GUARD_SESSION"):
+            raise click.UsageError("$AGENT_GUARD_SESSION names the session: unset it, or set it to a new name")
+        sessions.end(g.repo.commondir, name)
+    current = g.session(name)
+    pol = g.policy(name)
+    _, used = ledger.usage(g.repo, ledger.ref_name(pol.ledger_prefix, name), name, None, current, memo=g.ledger_memo)
+    limits = {k: v for k, v in pol.budget("per_session").items() if v is not None}
+    source = "environment" if os.environ.get("AGENT_GUARD_SESSION") else "command line"
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"agent": name, "session": current, "source": source, "ended": end_it,
+                               "used": used, "limits": limits}))
+        return
+    if end_it:
+        click.echo(f"ended {name}'s session; the next turn starts session {current}")
+        return
+    click.echo(f"{name}: session {current} ({'$AGENT_GUARD_SESSION' if source == 'environment' else 'command line'})")
+    for key, value in used.items():
+        limit = limits.get(key)
+        click.echo(f"  {key}: {value:,}" + (f" of {limit:,}" if limit is not None else ""))
 
 
 @cli.group("policy", context_settings=CONTEXT)
