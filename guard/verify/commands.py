@@ -13,7 +13,6 @@ matching changes are deletions: there is nothing to hand it.
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
@@ -116,21 +115,27 @@ def invocation(cmd: Command, changes: Sequence[FileChange], pol: Policy, left_ou
         if not there:
             return "no changed file is left to give it (deletions only)"
         program = pre_commit_program()
-        argv = (*program, "run", "--color=never", "--files", *there) if program else ()
-        return Invocation(cmd, argv, shlex.join(["pre-commit", "run", "--files", *there]), there)
+        named = [_not_an_option(p) for p in there]
+        argv = (*program, "run", "--color=never", "--files", *named) if program else ()
+        return Invocation(cmd, argv, shlex.join(["pre-commit", "run", "--files", *named]), there)
     assert cmd.run is not None
     line = cmd.run
     if FILES in line:
         if not there:
             return "no changed file is left to give it as {files} (deletions only)"
-        line = line.replace(FILES, " ".join(shlex.quote("./" + p if p.startswith("-") else p) for p in there))
+        line = line.replace(FILES, " ".join(shlex.quote(_not_an_option(p)) for p in there))
     return Invocation(cmd, ("/bin/sh", "-c", line), line, there)
+
+
+def _not_an_option(path: str) -> str:
+    """A path as an argument no program reads as an option (``-rf.py`` -> ``./-rf.py``)."""
+    return "./" + path if path.startswith("-") else path
 
 
 def pre_commit_program() -> tuple[str, ...]:
     """How to start pre-commit: the one on the user's PATH, else the one beside agent-guard's Python
     (its module); () when there is none."""
-    found = shutil.which("pre-commit", path=os.environ.get("PATH"))
+    found = shutil.which("pre-commit")
     if found:
         return (found,)
     from importlib.util import find_spec
