@@ -153,7 +153,8 @@ def main() -> int:
             reset(repo, base)
             shutil.rmtree(repo / ".git" / "agent-guard" / "verify" / AGENT, ignore_errors=True)
             sample = timed_run(["git", "agent-apply", "--agent", AGENT, "--check", "--policy", str(policy)], repo, p)
-            files = sum(1 for _ in shadow_work(repo).rglob("*") if ".git" not in _.parts)
+            work = shadow_work(repo)
+            files = sum(1 for f in work.rglob("*") if f.is_file() and f.relative_to(work).parts[0] != ".git")
             print(f"  {n:>7,} files: {sample.wall:7.1f} s wall, {sample.cpu:7.1f} s cpu ({files:,} paths in the checkout)")
 
     rows = {"git agent-apply (no verify)": applies(None, p, r, base, after),

@@ -222,7 +222,12 @@ class Guard(Workspace):
         extra: dict[str, object] = {}
         if _verifies(pol):
             if verified is None or verified.key != _key(plan.changes):
-                return plan
+                from . import verify
+
+                skipped = verify.nothing_to_run(pol, plan.changes)
+                if skipped is None:
+                    return plan  # to be verified with the repository unlocked
+                verified = Verified(_key(plan.changes), skipped)
             plan = self._with_verdict(plan, verified.verdict, pol, agent, turn, len(raw))
             extra = {"verify": list(verified.verdict.runs)}
             if _has_errors(plan.findings):

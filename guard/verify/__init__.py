@@ -71,20 +71,11 @@ def run(repo: GitRepo, pol: Policy, agent: str, changes: Sequence[FileChange], *
     deadline, which `deadline_name` names in messages); no command runs past it.  `take_fixes`:
     whether a ``fix: true`` command's changes may become part of the edit.
     """
-    from .. import ledger, redaction
+    from .. import ledger
     from ..repo import GitError
     from ..repo.shadow import Busy, NotReady, Shadow
-    from .commands import configured, invocation
 
-    left_out = frozenset(c.path for c in changes if c.after is not None and redaction.sealed(c.path, pol))
-    runs: list[dict[str, Any]] = []
-    todo: list[Invocation] = []
-    for cmd in configured(pol):
-        inv = invocation(cmd, changes, pol, left_out)
-        if isinstance(inv, str):
-            runs.append({"name": cmd.name, "status": "skipped", "reason": inv})
-        else:
-            todo.append(inv)
+    left_out, runs, todo = _planned(pol, changes)
     if not todo:
         return Verdict((), {}, tuple(runs), ())
     try:
@@ -105,6 +96,32 @@ def run(repo: GitRepo, pol: Policy, agent: str, changes: Sequence[FileChange], *
                               "nothing was written; fix what git says (a full disk, a damaged repository), "
                               f"or remove {repo.gitdir / 'agent-guard' / 'verify' / agent} and send the edit again"),),
                        {}, tuple(runs), ())
+
+
+def nothing_to_run(pol: Policy, changes: Sequence[FileChange]) -> Verdict | None:
+    """The verdict on `changes` when none of the policy's commands concerns them (their globs match no
+    changed path), at the cost of matching globs; None when some command must run."""
+    _left_out, runs, todo = _planned(pol, changes)
+    return None if todo else Verdict((), {}, tuple(runs), ())
+
+
+def _planned(pol: Policy, changes: Sequence[FileChange]
+             ) -> tuple[frozenset[str], list[dict[str, Any]], list[Invocation]]:
+    """The changed files left out of the checkout (protected), the records of the commands that do not
+    run, and those that do."""
+    from .. import redaction
+    from .commands import configured, invocation
+
+    left_out = frozenset(c.path for c in changes if c.after is not None and redaction.sealed(c.path, pol))
+    runs: list[dict[str, Any]] = []
+    todo: list[Invocation] = []
+    for cmd in configured(pol):
+        inv = invocation(cmd, changes, pol, left_out)
+        if isinstance(inv, str):
+            runs.append({"name": cmd.name, "status": "skipped", "reason": inv})
+        else:
+            todo.append(inv)
+    return left_out, runs, todo
 
 
 def sealer(pol: Policy) -> Callable[[str], bool]:
