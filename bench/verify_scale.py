@@ -139,6 +139,7 @@ def main() -> int:
     env["PYTHONPATH"] = apply_scale.ENV["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     os.environ.clear()
     os.environ.update(env)
+    sys.path.insert(0, env["PYTHONPATH"])  # and in-process (steps): not an installed guard
     base_dir = Path(args.dir)
     base_dir.mkdir(parents=True, exist_ok=True)
     repos = {int(n): clone(base_dir, int(n)) for n in args.sizes.split(",")}
@@ -173,16 +174,6 @@ def main() -> int:
             reset(repo, base)
         results[name] = out
 
-    inproc: dict[int, dict[str, list[float]]] = {n: {s: [] for s in STEPS} for n in repos}
-    for i in range(args.runs + 1):
-        for n, repo in repos.items():
-            got = steps(repo, i, base, after)
-            if i:
-                for k, v in got.items():
-                    inproc[n][k].append(v)
-    for repo in repos.values():
-        reset(repo, base)
-
     print(f"median (p90) ms over {args.runs} runs; cpu = user+system of the command's processes")
     head = "".join(f" | {n:,} files wall | cpu" for n in sizes)
     print(f"{'':34}{head} | {sizes[-1]:,}/{sizes[0]:,} cpu")
@@ -198,6 +189,16 @@ def main() -> int:
     print("verify's share (median cpu with verify minus without), per size: " + " / ".join(
         f"{n:,}: {(stats([s.cpu for s in results[names[1]][n]])[0] - stats([s.cpu for s in results[names[0]][n]])[0]) * 1000:.0f} ms"
         for n in sizes))
+    inproc: dict[int, dict[str, list[float]]] = {n: {s: [] for s in STEPS} for n in repos}
+    for i in range(args.runs + 1):
+        for n, repo in repos.items():
+            got = steps(repo, i, base, after)
+            if i:
+                for k, v in got.items():
+                    inproc[n][k].append(v)
+    for repo in repos.values():
+        reset(repo, base)
+
     print("\nin-process steps of one verify, median (p90) ms wall:")
     print(f"{'':20}" + "".join(f" | {n:>16,} files" for n in sizes) + f" | {sizes[-1]:,}/{sizes[0]:,}")
     for step in STEPS:
