@@ -345,3 +345,30 @@ def test_the_stats_count_refusals_per_command(repo: Repo, cli) -> None:  # type:
     assert agent["by_verify"] == {"no-bad": 3} and agent["by_code"] == {"verify": 3}
     text = cli("stats").stdout
     assert "refused by the verify commands: no-bad 3" in text
+
+
+def test_an_edit_no_command_concerns_is_written_in_one_pass(repo: Repo, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # No command's globs match the changed file: the verdict is known under the lock, so the
+    # repository is not unlocked to run commands (none would run) and the edit is planned once.
+    import guard.engine
+    import guard.verify
+
+    project(repo, 'verify:\n  - {name: docs, run: "exit 1", files: ["*.md"]}\n')
+    planned = []
+    real_plan = guard.engine.Guard.plan
+
+    def plan(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        planned.append(1)
+        return real_plan(self, *args, **kwargs)
+
+    def unlocked_run(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("verify.run called for an edit no command concerns")
+
+    monkeypatch.setattr(guard.engine.Guard, "plan", plan)
+    monkeypatch.setattr(guard.verify, "run", unlocked_run)
+    result = cli("apply", "--json", input=twice_patch("    return x + x"))
+    assert result.code == 0, result
+    assert planned == [1]
+    assert verify_runs(result) == [{"name": "docs", "status": "skipped",
+                                    "reason": "no changed file matches its files (*.md)"}]
+    assert repo.read("src/calc.py").endswith(b"return x + x\n")
