@@ -89,6 +89,8 @@ EVENTS = Bound(1, 1_000_000_000)
 AGE_SECONDS = Bound(1, 100 * 366 * 86400)
 # The Claude Code hook's own deadline, in seconds: more than nothing, at most a day.
 DEADLINE_SECONDS = Bound(0.001, 86400, whole=False)
+# How long one verify command may run (a policy's `verify[].timeout`), in seconds: a tenth of a second to a day.
+VERIFY_SECONDS = Bound(0.1, 86400, whole=False)
 # The port `agent-guard serve --http` listens on, on 127.0.0.1 (0: one the system picks).
 PORT = Bound(0, 65535)
 # A budget in a policy (files, lines, hunks, bytes): a C int64's range; null means no limit.

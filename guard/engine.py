@@ -24,7 +24,12 @@ from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .attributes import AttrLookup
+    from .checks import CheckInput
     from .policy import Policy
+    from .verify import Verdict
+
+# Rounds of verify-then-plan-again before an edit whose files keep changing meanwhile is refused.
+VERIFY_ROUNDS = 3
 
 
 class Planned(Value):
@@ -59,6 +64,29 @@ def _has_errors(findings: Sequence[Finding]) -> bool:
     return any(f.severity == "error" for f in findings)
 
 
+def _verifies(pol: Policy) -> bool:
+    """Does the policy name verify commands?  (A key look-up: guard/verify/ is imported only then.)"""
+    value = pol.get("verify")
+    return isinstance(value, list) and bool(value)
+
+
+def _key(changes: Sequence[FileChange]) -> tuple[tuple[object, ...], ...]:
+    """What a verify verdict is about: each change's paths, contents and modes."""
+    return tuple((c.path, c.old_path, c.before, c.after, c.old_mode, c.new_mode) for c in changes)
+
+
+class Verified(Value):
+    """A verify verdict (guard/verify/), and the changes it judged (``_key``)."""
+
+    __slots__ = ("key", "verdict")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    key: tuple[tuple[object, ...], ...]
+    verdict: Verdict
+
+    def __init__(self, key: tuple[tuple[object, ...], ...], verdict: Verdict) -> None:
+        self._init(key, verdict)
+
+
 class Guard(Workspace):
     """A workspace that applies edits: parse, locate, check, write, record (see the module doc)."""
 
@@ -88,6 +116,8 @@ class Guard(Workspace):
         tool: str | None = None,
         log_pass: bool = True,
         require_read: bool = False,
+        verify_deadline: tuple[float, str] | None = None,
+        verify_fixes: bool = True,
     ) -> Report:
         """Apply one edit, or refuse it whole.
 
@@ -101,6 +131,12 @@ class Guard(Workspace):
         moves or deletes must be one the agent read as it is now (``target.change_for``:
         judged on the path the engine writes, after every repair of the agent's path).
         Protected contents in the report are redacted (guard/redaction.py).
+
+        The policy's ``verify`` commands run on the edit's result once it passes the checks
+        (guard/verify/), also with `check`.  `verify_deadline`: (a ``time.monotonic()`` instant,
+        what messages call it) no command may run past, the Claude Code hook's deadline;
+        `verify_fixes`: whether a ``fix: true`` command's changes may become the edit's (the hook
+        cannot rewrite the tool's edit: False).
         """
         started = time.monotonic()
         agent = default_agent(agent)
@@ -111,7 +147,7 @@ class Guard(Workspace):
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         here = self.folder(cwd)
         report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here),
-                             require_read)
+                             require_read, verify_deadline, verify_fixes)
         if report.changes or report.findings:
             from . import redaction
 
@@ -127,7 +163,8 @@ class Guard(Workspace):
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
     def _apply(self, raw: bytes, dialect: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
-               here: str = "", audience: Audience = CLI, require_read: bool = False) -> Report:
+               here: str = "", audience: Audience = CLI, require_read: bool = False,
+               verify_deadline: tuple[float, str] | None = None, verify_fixes: bool = True) -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
             return Report("refused", None if dialect == "auto" else dialect, findings=(too_big,))
@@ -150,35 +187,100 @@ class Guard(Workspace):
         edits, findings = dialects.parse(text, dialect, path, audience)
         if edits is None:
             return Report("refused", None if dialect == "auto" else dialect, findings=tuple(findings))
-        with worktree.locked(self.repo):
-            stage.recover(self.repo)
-            self._check_turn(pol, agent, turn)
-            locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
-            if locked is not None:
-                return Report("refused", edits.format, findings=(locked,))
-            self.repo.forget_attributes()
-            self.forget_control_paths()
-            plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
-            status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
-            emptied = self._emptied(plan.changes, here) if status != "refused" else []
-            if emptied:
-                folders = ", ".join(d + "/" for d in emptied)
-                plan = plan._replace(notes=plan.notes + (
-                    f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
-                    f"{folders}, empty once the files are deleted (as git rm does)",))
-            if status != "applied":
-                return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
-            if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
-                # Nothing to write (a no-op let through as a warning): no empty turn either.
-                return Report("applied", edits.format, plan.changes, plan.findings, notes=plan.notes)
-            try:
-                turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw), remove_dirs=emptied)
-            except worktree.UnsafePath as exc:
-                return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes)
-            except RefLocked as exc:
-                return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
-                              notes=plan.notes)
-        return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes)
+        # The verify commands run with the repository unlocked (they may take minutes, and every other
+        # agent's edit waits on the lock): the edit is planned again once they are done, and written
+        # only if it is still the edit they judged.
+        verified: Verified | None = None
+        for _round in range(VERIFY_ROUNDS):
+            with worktree.locked(self.repo):
+                outcome = self._decide(edits, raw, agent, turn, check, pol, here, audience, require_read, verified)
+            if isinstance(outcome, Report):
+                return outcome
+            from . import verify
+
+            until, name = verify_deadline if verify_deadline is not None else (None, "")
+            verdict = verify.run(self.repo, pol, agent, outcome.changes, until=until, take_fixes=verify_fixes,
+                                 deadline_name=name)
+            if verdict.refused:
+                return Report("refused", edits.format, outcome.changes, outcome.findings + verdict.findings,
+                              notes=outcome.notes + verdict.notes, extra={"verify": list(verdict.runs)})
+            verified = Verified(_key(outcome.changes), verdict)
+        files = ", ".join(sorted({c.path for c in outcome.changes})) if outcome.changes else "its files"
+        return Report("refused", edits.format, outcome.changes, outcome.findings + (error(
+            "stale", None, None, f"{files} changed {VERIFY_ROUNDS} times while the verify commands ran on this edit's "
+                                 "result; nothing was written",
+            "read the files again and send the edit again"),), notes=outcome.notes)
+
+    def _decide(self, edits: EditSet, raw: bytes, agent: str, turn: str | None, check: bool, pol: Policy, here: str,
+                audience: Audience, require_read: bool, verified: Verified | None) -> Report | Planned:
+        """Under the repository lock: plan the edit, and write it when it passes (unless `check`).  The plan
+        itself when the policy's verify commands have yet to judge it (`verified` is about other changes)."""
+        stage.recover(self.repo)
+        self._check_turn(pol, agent, turn)
+        locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
+        if locked is not None:
+            return Report("refused", edits.format, findings=(locked,))
+        self.repo.forget_attributes()
+        self.forget_control_paths()
+        plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
+        status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
+        if status == "refused":
+            return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+        if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
+            # Nothing to write (a no-op let through as a warning): no empty turn either, and nothing to verify.
+            return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+        extra: dict[str, object] = {}
+        if _verifies(pol):
+            if verified is None or verified.key != _key(plan.changes):
+                from . import verify
+
+                skipped = verify.nothing_to_run(pol, plan.changes)
+                if skipped is None:
+                    return plan  # to be verified with the repository unlocked
+                verified = Verified(_key(plan.changes), skipped)
+            plan = self._with_verdict(plan, verified.verdict, pol, agent, turn, len(raw))
+            extra = {"verify": list(verified.verdict.runs)}
+            if _has_errors(plan.findings):
+                return Report("refused", edits.format, plan.changes, plan.findings, notes=plan.notes, extra=extra)
+        emptied = self._emptied(plan.changes, here)
+        if emptied:
+            folders = ", ".join(d + "/" for d in emptied)
+            plan = plan._replace(notes=plan.notes + (
+                f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                f"{folders}, empty once the files are deleted (as git rm does)",))
+        if status != "applied":
+            return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes, extra=extra)
+        try:
+            turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw), remove_dirs=emptied)
+        except worktree.UnsafePath as exc:
+            return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes,
+                          extra=extra)
+        except RefLocked as exc:
+            return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
+                          notes=plan.notes, extra=extra)
+        return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes, extra=extra)
+
+    def _with_verdict(self, plan: Planned, verdict: Verdict, pol: Policy, agent: str, turn: str | None,
+                      edit_bytes: int) -> Planned:
+        """`plan` as the verify commands leave it: the files a ``fix: true`` command changed take its
+        changes (repair ``verify-fix``), and the policy's checks judge them again, reporting only (the
+        files must stay what the commands passed: a whitespace fix becomes a warning)."""
+        from . import checks, diffs
+
+        findings, notes = plan.findings + verdict.findings, plan.notes + verdict.notes
+        if not verdict.fixed:
+            return Planned(plan.changes, findings, notes)
+        changes = tuple(
+            diffs.make_change(c.path, c.op, c.before, verdict.fixed[c.path], old_path=c.old_path, old_mode=c.old_mode,
+                              new_mode=c.new_mode, repairs=(*c.repairs, "verify-fix"), whole=c.whole)
+            if c.path in verdict.fixed and c.after is not None else c
+            for c in plan.changes)
+        levels = dict(pol.data.get("checks") or {})  # type: ignore[call-overload]
+        if levels.get("whitespace") == "fix":
+            levels["whitespace"] = "warning"
+        judged = pol._replace(data={**pol.data, "checks": levels})
+        again = checks.run(self._check_input(changes, judged, agent, turn, edit_bytes, self.attributes_before(pol, agent, turn)))
+        return Planned(changes, findings + tuple(f for f in again.findings if f not in findings), notes)
 
     def _emptied(self, changes: Sequence[FileChange], here: str) -> list[str]:
         """The folders the files `changes` delete (or move away) leave empty, deepest first: taken away
@@ -268,9 +370,17 @@ class Guard(Workspace):
         extra = tuple(r for r in edits.repairs if r != "recount")
         if extra:
             changes = [c._replace(repairs=tuple(dict.fromkeys(c.repairs + extra))) for c in changes]
+        result = checks.run(self._check_input(changes, pol, agent, turn, edit_bytes, attr))
+        return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
+
+    def _check_input(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, edit_bytes: int,
+                     attr: AttrLookup) -> CheckInput:
+        """What the policy's checks judge `changes` with: git's view of the paths, the agent's usage so far."""
+        from . import checks
+
         turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
                                                self.session(agent), memo=self.ledger_memo)
-        inp = checks.CheckInput(
+        return checks.CheckInput(
             changes=tuple(changes),
             policy=pol,
             tracked=target.tracked_for(self, pol, agent),
@@ -279,8 +389,6 @@ class Guard(Workspace):
             usage=checks.Usage(turn_used, session_used),
             edit_bytes=edit_bytes,
         )
-        result = checks.run(inp)
-        return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
 
     def attributes_before(self, pol: Policy, agent: str, turn: str | None) -> AttrLookup:
         """The attributes the checks of `turn` read: the tree's from before the turn, never what

@@ -9,12 +9,14 @@ say which agent lands edits in which dialect and what it gets wrong.  An event i
      "status": "applied" | "checked" | "refused", "dry_run": false,
      "files": ["src/a.py"], "nfiles": 1, "added": 3, "removed": 1,
      "repairs": ["recount"], "errors": ["not-found"], "warnings": [],
-     "size": 1234, "duration": 0.0123, "tool": "Edit"}
+     "size": 1234, "duration": 0.0123, "tool": "Edit", "verify": ["tests"]}
 
 ``tool`` is there only when the edit came through an agent's own tool rather than in a
 dialect the agent wrote: the Claude Code hook (``Edit``, ``MultiEdit``, ``Write``,
 ``NotebookEdit``: a denial is logged at PreToolUse, a landed edit at PostToolUse, so a
 tool call counts once) and the MCP server (``edit_file``, ``write_file``, ``apply_patch``).
+``verify`` is there only when the policy's verify commands refused the edit: the names of
+those that failed or ran out of time (guard/verify/).
 Paths and counts only: never file contents, never the edit's text.
 
 Concurrent writers (several agents, linked worktrees sharing one common dir) are
@@ -177,6 +179,10 @@ def from_report(kind: str, agent: str, turn: str | None, report: Report, edit_by
     }
     if tool is not None:
         event["tool"] = tool
+    refused_by = _unique(str(r.get("name")) for r in report.extra.get("verify") or ()
+                         if isinstance(r, dict) and r.get("status") in ("failed", "timeout"))
+    if refused_by:
+        event["verify"] = refused_by
     return event
 
 

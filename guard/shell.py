@@ -62,9 +62,14 @@ class Finished(Value):
 
 
 def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, tool: str | None = None,
-           command: str = "", started: float | None = None) -> Finished:
+           command: str = "", started: float | None = None,
+           verify_deadline: tuple[float, str] | None = None) -> Finished:
     """Record what the command changed since `snap` as the agent's turn, check it, and revert it when
-    the policy's ``shell.on_violation`` is ``revert`` and the checks found an error."""
+    the policy's ``shell.on_violation`` is ``revert`` and the checks found an error.
+
+    The policy's verify commands (guard/verify/) judge the result too, once it is recorded; what
+    they would change is reported, never taken (the command's files are written).
+    `verify_deadline`: (a ``time.monotonic()`` instant, its name) they must be done by."""
     from . import events, history, stage
 
     began = started if started is not None else time.monotonic()
@@ -85,8 +90,18 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
         return Finished(report, False)
     findings += check(g, pol, found)
     turn_ref = g.record(list(found.changes), agent=agent, turn=turn, dialect=DIALECT, edit_bytes=len(command.encode()))
+    extra: dict[str, object] = {}
+    if pol.get("verify"):
+        from . import verify
+
+        until, name = verify_deadline if verify_deadline is not None else (None, "")
+        verdict = verify.run(g.repo, pol, agent, found.changes, until=until, take_fixes=False, deadline_name=name)
+        findings += verdict.findings
+        notes += verdict.notes
+        extra = {"verify": list(verdict.runs)}
     failed = any(f.severity == "error" for f in findings)
-    report = Report("refused" if failed else "applied", DIALECT, found.changes, tuple(findings), turn_ref, notes)
+    report = Report("refused" if failed else "applied", DIALECT, found.changes, tuple(findings), turn_ref, notes,
+                    extra=extra)
     reverted = False
     if failed and on_violation(pol) == "revert":
         undo = history.rollback(g, agent, turn_ref.id, None)

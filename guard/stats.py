@@ -22,6 +22,11 @@ warning, split into landed and refused.  Pre-commit ``check`` events are tallied
 per agent on their own: they are not an edit in a dialect, so they take no part in
 the dialect figures.
 
+The policy's verify commands (guard/verify/) are counted by name: ``by_verify`` says how
+many refused edits each failed (or ran out of time on).  A ``verify`` refusal and a
+``verify-fix`` repair belong to none of the five classes: they say what the repository's own
+checks make of the code, not how the edit met the file.
+
 Rendered three ways: a plain-text table, JSON (``--json``) and one static HTML
 page (``--html FILE``) with inline SVG charts per agent (outcomes by dialect,
 failure classes) and no script or network resource.
@@ -93,8 +98,8 @@ def _rate(part: int, whole: int) -> float | None:
 class Tally:
     """The outcome counts of a set of events (one dialect, or one agent's checks)."""
 
-    __slots__ = ("tried", "clean", "repaired", "refused", "dry_runs", "by_repair", "by_code", "classes", "sizes",
-                 "durations")
+    __slots__ = ("tried", "clean", "repaired", "refused", "dry_runs", "by_repair", "by_code", "by_verify", "classes",
+                 "sizes", "durations")
 
     def __init__(self) -> None:
         self.tried = 0
@@ -104,6 +109,7 @@ class Tally:
         self.dry_runs = 0
         self.by_repair: dict[str, int] = {}
         self.by_code: dict[str, int] = {}
+        self.by_verify: dict[str, int] = {}  # verify command -> refused edits it failed
         self.classes: dict[str, dict[str, int]] = {c: {"landed": 0, "refused": 0} for c in CLASSES}
         self.sizes: list[float] = []
         self.durations: list[float] = []
@@ -124,6 +130,8 @@ class Tally:
             self.refused += 1
             for c in errors:
                 self.by_code[c] = self.by_code.get(c, 0) + 1
+            for name in _names(ev, "verify"):
+                self.by_verify[name] = self.by_verify.get(name, 0) + 1
         # A class counts an edit once, whatever mix of its repairs and findings showed it.
         for cls in dict.fromkeys(CLASS_OF[n] for n in repairs + errors + warnings if n in CLASS_OF):
             self.classes[cls]["landed" if ok else "refused"] += 1
@@ -148,6 +156,7 @@ class Tally:
             "clean_rate": _rate(self.clean, self.tried),
             "by_repair": _ranked(self.by_repair),
             "by_code": _ranked(self.by_code),
+            "by_verify": _ranked(self.by_verify),
             "classes": {c: {"edits": v["landed"] + v["refused"], **v} for c, v in self.classes.items()},
             "median_size": _median(self.sizes),
             "median_duration": _round(_median(self.durations), 6),
@@ -235,7 +244,7 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
         agents.append({
             "agent": name,
             **{k: summary[k] for k in ("tried", "landed", "clean", "repaired", "refused", "dry_runs",
-                                       "landing_rate", "clean_rate", "by_repair", "by_code", "classes",
+                                       "landing_rate", "clean_rate", "by_repair", "by_code", "by_verify", "classes",
                                        "median_size", "median_duration")},
             "dialects": rows,
             "leans_on": leans,
@@ -312,7 +321,11 @@ def render_text(stats: dict[str, Any]) -> str:
                     out.append(f"    repaired by: {_counts(d['by_repair'])}")
                 if d["by_code"]:
                     out.append(f"    refused by:  {_counts(d['by_code'])}")
+                if d.get("by_verify"):
+                    out.append(f"    verify refused: {_counts(d['by_verify'])}")
         out.append(f"  failure classes: {_classes(a['classes'])}")
+        if a.get("by_verify"):
+            out.append(f"  refused by the verify commands: {_counts(a['by_verify'])}")
         if a["leans_on"]:
             out.append("  leans on: " + "; ".join(
                 f"{x['repair']} ({x['edits']} of {a['landed']} landed edits"
@@ -408,6 +421,8 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
         body.append("<h3>What goes wrong, by failure class</h3>")
         rows = [(c, v, f"{v['edits']} edit{'' if v['edits'] == 1 else 's'}") for c, v in seen]
         body.append(_chart("classes", a["agent"], rows, _CLASS_PARTS))
+    if a.get("by_verify"):
+        body.append(f'<p class="verify">Refused by the verify commands: {escape(_counts(a["by_verify"]))}.</p>')
     if a["leans_on"]:
         body.append("<p>Leans on: " + escape("; ".join(
             f"{x['repair']} ({x['edits']} of {a['landed']} landed edits)" for x in a["leans_on"])) + "</p>")

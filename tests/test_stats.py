@@ -76,20 +76,20 @@ CLAUDE_UNIFIED = {
     "dialect": "unified", "tool": None, "tried": 20, "landed": 17, "clean": 12, "repaired": 5, "refused": 3, "dry_runs": 1,
     "landing_rate": 0.85, "clean_rate": 0.6,
     "by_repair": {"recount": 4, "indent": 1, "offset": 1},
-    "by_code": {"not-found": 2, "budget": 1, "stale": 1},
+    "by_code": {"not-found": 2, "budget": 1, "stale": 1}, "by_verify": {},
     "classes": classes(line=(4, 2), ws=(1, 0), stale=(0, 1)),
     "median_size": 105, "median_duration": 0.0105,
 }
 CLAUDE_SR = {
     "dialect": "search-replace", "tool": None, "tried": 25, "landed": 20, "clean": 15, "repaired": 5, "refused": 5, "dry_runs": 0,
     "landing_rate": 0.8, "clean_rate": 0.6,
-    "by_repair": {"trailing-whitespace": 5}, "by_code": {"ambiguous": 5},
+    "by_repair": {"trailing-whitespace": 5}, "by_code": {"ambiguous": 5}, "by_verify": {},
     "classes": classes(ws=(5, 0), dup=(0, 5), lazy=(0, 5)),
     "median_size": 1000, "median_duration": 0.5,
 }
 CLAUDE_UNKNOWN = {
     "dialect": "unknown", "tool": None, "tried": 2, "landed": 0, "clean": 0, "repaired": 0, "refused": 2, "dry_runs": 0,
-    "landing_rate": 0.0, "clean_rate": 0.0, "by_repair": {}, "by_code": {"parse-error": 2},
+    "landing_rate": 0.0, "clean_rate": 0.0, "by_repair": {}, "by_code": {"parse-error": 2}, "by_verify": {},
     "classes": classes(), "median_size": 50, "median_duration": 0.002,
 }
 

@@ -102,8 +102,14 @@ class Deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.failing = BLOCK  # the exit status of a failure from here on
+        self.ends = time.monotonic() + seconds  # set again when the alarm is armed
         self._old: Any = None
         self._armed = False
+
+    def verify_by(self) -> tuple[float, str]:
+        """The instant the policy's verify commands must be done by, and how their messages name it:
+        the deadline, less a second (at most a tenth of it) to answer."""
+        return self.ends - min(1.0, self.seconds / 10), f"the hook's deadline ({self.seconds:g} s, --deadline)"
 
     def _expire(self, signum: int, frame: FrameType | None) -> None:
         os.write(2, (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); "
@@ -111,6 +117,7 @@ class Deadline:
         os._exit(BLOCK)
 
     def __enter__(self) -> Deadline:
+        self.ends = time.monotonic() + self.seconds
         try:
             self._old = signal.signal(signal.SIGALRM, self._expire)
         except ValueError:  # not the main thread (an embedding caller): Claude Code's timeout bounds it
@@ -409,13 +416,17 @@ def _stash_denial(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: st
 
 
 def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
-        on_pass: str) -> Answer:
+        on_pass: str, deadline: Deadline | None = None) -> Answer:
     """`rel` is the path in the repository as the tool wrote it, not yet resolved.
 
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
     once its write has landed, so each call counts once, with its real outcome.  Either
     way the file's content is stashed, with what the tool will make of it: a pass's post
     hook records the tool's own change, a denial's undoes a write that went through anyway.
+
+    The policy's verify commands run on the edit's result within the `deadline` (less a
+    moment to answer): one that cannot finish by then denies.  A formatter's changes cannot
+    be taken into the tool's edit: they deny, with the diff to send instead.
     """
     from ..audience import Audience
     from ..model import error
@@ -441,7 +452,8 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, dialect, intended = _edit_for(g, tool, ti, resolved)
     report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,
-                     audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False)
+                     audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False,
+                     verify_deadline=deadline.verify_by() if deadline is not None else None, verify_fixes=False)
     target = report.changes[0].path if report.changes else resolved
     if report.status == "refused":
         _stash_denial(g, data, target, agent, turn, report.findings, intended)
@@ -650,8 +662,8 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
         if tool == READ_TOOL:
             return _answer(data, event, tool, agent, turn, policy, on_pass) if event == "PostToolUse" else Answer(0)
         if tool not in EDIT_TOOLS + PASSED:
-            return _command(data, event, tool, agent, turn, policy)
-        return _answer(data, event, tool, agent, turn, policy, on_pass)
+            return _command(data, event, tool, agent, turn, policy, deadline)
+        return _answer(data, event, tool, agent, turn, policy, on_pass, deadline)
     except Exception as exc:  # fail closed before the write, report after it
         if isinstance(exc, (PayloadError, UsageError)):
             why = str(exc)
@@ -666,7 +678,7 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
 
 
 def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None,
-             policy: str | None) -> Answer:
+             policy: str | None, deadline: Deadline | None = None) -> Answer:
     """Bash, or any other tool the settings' matcher names: what it changes in the repository of
     the session's folder (``cwd``) is a turn of the agent (``shell``): a snapshot before it runs,
     the difference after, recorded and checked.  The pre hook never denies a command for what it
@@ -706,7 +718,10 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
     name.unlink(missing_ok=True)
     agent = doc.get("agent") or agent
     turn = doc.get("turn") or turn
-    done = shell.finish(g, snap, agent=agent, turn=turn, tool=tool, command=str(doc.get("command") or ""))
+    # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own timeout
+    # still ends the hook: the verify commands keep to the deadline the pre hook had.
+    done = shell.finish(g, snap, agent=agent, turn=turn, tool=tool, command=str(doc.get("command") or ""),
+                        verify_deadline=deadline.verify_by() if deadline is not None else None)
     return _command_answer(tool, done)
 
 
@@ -734,7 +749,7 @@ def _command_answer(tool: str, done: Any) -> Answer:
 
 
 def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,
-            on_pass: str) -> Answer:
+            on_pass: str, deadline: Deadline | None = None) -> Answer:
     from ..engine import default_agent
 
     ti, target = _tool_input(data, tool)
@@ -750,7 +765,7 @@ def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn
     if isinstance(session, str) and session:
         g.budget_session = session  # per-session budgets follow Claude Code's session
     if event == "PreToolUse":
-        return pre(g, data, rel, tool, ti, agent, turn, on_pass)
+        return pre(g, data, rel, tool, ti, agent, turn, on_pass, deadline)
     if tool == READ_TOOL:
         return note_read(g, rel, ti, agent)
     return post(g, data, rel, tool, agent, turn)

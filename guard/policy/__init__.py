@@ -754,6 +754,10 @@ def show(policy: Policy) -> str:
             if isinstance(value, dict) and value:
                 lines.append(f"{indent}{scalar(key)}:")
                 emit(value, sub)
+            elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+                # A list of mappings (`verify`): one item a line, as it would be written.
+                lines.append(f"{indent}{scalar(key)}:  # from: {policy.source(_dotted(sub))}")
+                lines.extend(f"{indent}  - {scalar(item)}" for item in value)
             else:
                 lines.append(f"{indent}{scalar(key)}: {scalar(value)}  # from: {policy.source(_dotted(sub))}")
 

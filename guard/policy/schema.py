@@ -160,6 +160,71 @@ def _baseline(value: object) -> str | None:
     return None
 
 
+# A `verify` entry: a command to run on an edit's result before it is written (guard/verify/), or the
+# one word `pre-commit` (the repository's own hooks).  Its keys, and what each must be.
+VERIFY_KEYS = ("name", "run", "pre-commit", "files", "timeout", "fix")
+PRE_COMMIT = "pre-commit"
+_VERIFY_EXAMPLE = "{name: lint, run: 'ruff check {files}', files: ['*.py']}"
+
+
+def _verify_entry(item: object) -> str | None:
+    if item == PRE_COMMIT:
+        return None
+    if isinstance(item, str):
+        return (f"a command is a mapping such as {_VERIFY_EXAMPLE}; the one word an entry may be is "
+                f"'{PRE_COMMIT}' (the repository's .pre-commit-config.yaml hooks), got {_show(item)}")
+    if not isinstance(item, dict):
+        return f"expected a mapping such as {_VERIFY_EXAMPLE}, or '{PRE_COMMIT}', got {_show(item)}"
+    for key in item:
+        if key not in VERIFY_KEYS:
+            close = closest(str(key), VERIFY_KEYS)
+            tip = f"did you mean '{close[0]}'?" if close else f"valid keys: {', '.join(VERIFY_KEYS)}"
+            return f"unknown key {_show(key)}; {tip}"
+    hooks = item.get(PRE_COMMIT, False)
+    if not isinstance(hooks, bool):
+        return f"{PRE_COMMIT}: expected true or false, got {_show(hooks)}"
+    run = item.get("run")
+    if hooks and run is not None:
+        return f"give either run (a command) or {PRE_COMMIT}: true (the repository's hooks), not both"
+    if not hooks:
+        if not isinstance(run, str) or not run.strip() or "\x00" in run:
+            return f"run: expected the command to run, such as 'ruff check {{files}}', got {_show(run)}"
+        name = item.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return f"name: expected a short name for the command (findings and stats name it), got {_show(name)}"
+    name = item.get("name", PRE_COMMIT)
+    if not isinstance(name, str) or not name.strip() or len(name) > 64 or not name.isprintable():
+        return f"name: expected a short name of at most 64 printable characters, got {_show(name)}"
+    if "files" in item:
+        problem = _str_list(_glob)(item["files"])
+        if problem:
+            return f"files: {problem}"
+    if "timeout" in item:
+        from ..bounds import VERIFY_SECONDS
+
+        problem = VERIFY_SECONDS.problem(item["timeout"])
+        if problem:
+            return f"timeout (seconds) {problem}"
+    if "fix" in item and not isinstance(item["fix"], bool):
+        return f"fix: expected true or false, got {_show(item['fix'])}"
+    return None
+
+
+def _verify(value: object) -> str | None:
+    if not isinstance(value, list):
+        return f"expected a list of commands such as [pre-commit, {_VERIFY_EXAMPLE}], got {_show(value)}"
+    seen: set[str] = set()
+    for i, item in enumerate(value):
+        problem = _verify_entry(item)
+        if problem:
+            return f"item {i}: {problem}"
+        name = PRE_COMMIT if item == PRE_COMMIT else str(item.get("name", PRE_COMMIT)) if isinstance(item, dict) else ""
+        if name in seen:
+            return f"item {i}: the name {name!r} is used twice; give each command its own name"
+        seen.add(name)
+    return None
+
+
 _BUDGET: dict[str, Node] = {key: _limit for key in BUDGET_KEYS}
 # The checks a policy may switch off for some paths (`exclude`): not those that guard the
 # repository itself (a protected path, an edit made against an old version).
@@ -179,6 +244,7 @@ SETTINGS: dict[str, Node] = {
     "shell": {"on_violation": _one_of(("warn", "revert"))},
     "read_before_edit": _bool,
     "read_protected": _bool,
+    "verify": _verify,
 }
 # Lists that add up across layers instead of replacing: what a team's policy adds to
 # the protected paths, a later layer (a user's file, an agent's overrides) cannot drop.
@@ -277,5 +343,6 @@ def scalar(value: object) -> str:
     import yaml
 
     # Dump inside a one-item flow list so a plain scalar gets no document-end marker.
-    text = yaml.safe_dump([value], default_flow_style=True, width=1 << 30, allow_unicode=True).strip()
+    # Keys in the order they were written (a verify entry reads name first, as its author put it).
+    text = yaml.safe_dump([value], default_flow_style=True, width=1 << 30, allow_unicode=True, sort_keys=False).strip()
     return text[1:-1]

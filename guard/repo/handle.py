@@ -180,6 +180,10 @@ class GitRepo:
     def _empty_tree(self) -> str:
         return str(self._repo.TreeBuilder().write())
 
+    def empty_tree(self) -> str:
+        """The empty tree's id (written, so a checkout of it can be made)."""
+        return self._empty_tree()
+
     def _build(self, base: str | None, nested: Mapping[str, object]) -> str | None:
         base_tree = self._repo.get(base) if base else None
         tb = self._repo.TreeBuilder(base_tree) if isinstance(base_tree, pygit2.Tree) else self._repo.TreeBuilder()

@@ -1,0 +1,497 @@
+"""A shadow checkout: a tree written out inside the git dir, for commands to run on (guard/verify/).
+
+The policy's ``verify`` commands run on an edit's result before anything is written, here and
+never in the user's work tree.  One folder per repository and agent,
+``<git dir>/agent-guard/verify/<agent>/``, holds:
+
+- ``work/``: the checkout, and ``work/.git`` a repository of its own: its objects are the user's
+  (``objects/info/alternates``), while its index, HEAD (the user's HEAD commit, detached), refs
+  and config are its own.  A command that runs git there (pre-commit, a hook script, ``git
+  diff --staged``) finds this repository, so nothing it does reaches the user's index or work
+  tree through git.
+- ``state.json``: the tree the checkout holds, and how far to trust it: ``clean`` (that tree,
+  as written here), ``used`` (commands ran since: ``settle`` finds what they changed and puts it
+  back), ``updating`` (an update was cut short: the checkout is written again from scratch).
+- ``index.pristine``: a hard link to the checkout's index as last written here.  git replaces
+  an index by renaming a new file over it, so when a command's git rewrites the index (``git
+  diff`` refreshes it) the link still holds ours, and ``settle`` puts it back.
+- ``lock``: held while one command uses the checkout (``Shadow`` is the lock's context manager).
+
+Moving the checkout from one tree to the next writes only the files that differ: the changed
+paths come from a walk of the folders that differ (``GitRepo.changed_files``), and only they go
+through ``git update-index --index-info`` and ``git checkout-index``; git reads and writes the
+index file whole, in C.  The first use writes every file (``git read-tree``, ``git
+checkout-index --all``).  Finding what a command left behind costs a ``git diff-files`` and a
+``git ls-files --others``: every file's metadata, as ``git status`` reads it.
+
+The plumbing runs with the user's global and system git configuration shut out: no filter driver,
+hook or helper of theirs runs here, and files are written as git stores them (a file git-lfs
+tracks is its pointer; line ends as the copied ``core.autocrlf``/``core.eol`` say).  Paths
+`sealed` says the agent may not read are left out (git's skip-worktree bit): no command's output
+can show them.  The user's environment is otherwise the commands' own (``command_environment``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
+
+from ..model import Value
+from .errors import GitError
+
+if TYPE_CHECKING:
+    from .handle import GitRepo
+
+VERSION = 1
+CHUNK = 10_000  # files written per step of a first checkout (each step is recorded)
+_TIMEOUT = 1800  # seconds for one plumbing step: writing out a very large tree the first time
+# Variables that tell git which repository, index or object store to use: a command run in the
+# checkout must find the checkout's own repository, never the user's (an apply started from a
+# git hook has GIT_INDEX_FILE and GIT_DIR set).
+REPOSITORY_VARIABLES = (
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH", "GIT_INDEX_VERSION",
+)
+# The user's settings that decide how files look when checked out, copied into the checkout's config.
+_COPIED = ("core.autocrlf", "core.eol", "core.symlinks", "core.ignorecase", "core.precomposeunicode",
+           "core.filemode", "core.safecrlf")
+
+
+def command_environment() -> dict[str, str]:
+    """The user's environment for a command run in a checkout, less the variables that would point
+    git at the user's repository (``REPOSITORY_VARIABLES``): nothing added."""
+    return {k: v for k, v in os.environ.items() if k not in REPOSITORY_VARIABLES}
+
+
+class Moved(Value):
+    """What ``Shadow.check_out`` did: the tree the checkout now holds, whether it was written from
+    scratch, and how many files it wrote and removed."""
+
+    __slots__ = ("tree", "populated", "written", "removed", "seconds")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    tree: str
+    populated: bool
+    written: int
+    removed: int
+    seconds: float
+
+    def __init__(self, tree: str, populated: bool, written: int, removed: int, seconds: float) -> None:
+        self._init(tree, populated, written, removed, seconds)
+
+
+class Left(Value):
+    """What commands left in the checkout, which ``settle`` put back: tracked files they changed or
+    deleted, and files git does not track (nor ignore) that they made."""
+
+    __slots__ = ("changed", "made")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    changed: tuple[str, ...]
+    made: tuple[str, ...]
+
+    def __init__(self, changed: tuple[str, ...], made: tuple[str, ...]) -> None:
+        self._init(changed, made)
+
+
+class Busy(GitError):
+    """Another process holds the checkout (an agent's verify, or a hook of the same agent)."""
+
+
+class NotReady(GitError):
+    """The checkout is still being written for the first time, and the caller's time is up (taken up next time)."""
+
+
+class Shadow:
+    """An agent's shadow checkout of one repository (a resource: ``with Shadow(repo, agent) as s``)."""
+
+    def __init__(self, repo: GitRepo, agent: str, until: float | None = None) -> None:
+        """`until`: a ``time.monotonic()`` instant after which waiting for the lock gives up (``Busy``)."""
+        self.repo = repo
+        self.folder = repo.gitdir / "agent-guard" / "verify" / agent
+        self.work = self.folder / "work"
+        self.dotgit = self.work / ".git"
+        self.until = until
+        self._lock_fd = -1
+
+    # ------------------------------------------------------------------ the lock
+
+    def __enter__(self) -> Shadow:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if self.until is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            else:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= self.until:
+                            raise Busy(f"the shadow checkout {self.folder} is in use by another verify of this "
+                                       "agent") from None
+                        time.sleep(0.05)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock_fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._lock_fd >= 0:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    # ------------------------------------------------------------------ state
+
+    def state(self) -> dict[str, object]:
+        try:
+            doc = json.loads((self.folder / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return doc if isinstance(doc, dict) and doc.get("version") == VERSION else {}
+
+    def _save(self, **fields: object) -> None:
+        doc = {**self.state(), **fields, "version": VERSION}
+        tmp = self.folder / f"state.json.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, self.folder / "state.json")
+
+    def holds(self, tree: str, head: str | None) -> bool:
+        """Does the checkout hold `tree`, with HEAD at `head`, exactly as written here?"""
+        st = self.state()
+        return st.get("state") == "clean" and st.get("tree") == tree and st.get("head") == head and self._intact()
+
+    def running(self, pgid: int | None) -> None:
+        """Say commands are about to change the checkout (and, once started, their process group)."""
+        self._save(state="used", pgid=pgid)
+
+    def stray_group(self) -> int | None:
+        """The process group a run cut short left behind, if it is still running in this checkout
+        (Linux: its leader's folder is inside it); None when there is none or it cannot be told."""
+        pgid = self.state().get("pgid")
+        if not isinstance(pgid, int) or pgid <= 1 or self.state().get("state") != "used":
+            return None
+        try:
+            cwd = os.readlink(f"/proc/{pgid}/cwd")
+        except OSError:
+            return None
+        return pgid if Path(cwd) == self.work or self.work in Path(cwd).parents else None
+
+    # ------------------------------------------------------------------ the index's tree
+
+    def index_tree(self) -> str | None:
+        """The tree of the user's index (what ``git commit`` would commit now), or None when it has
+        unmerged paths.  Remembered by the index file's identity (git replaces the file to change
+        it): asked again only when the index changed.  The user's index is read through a hard
+        link, so ``git write-tree`` can never rewrite it."""
+        index = self.repo.gitdir / "index"
+        try:
+            st = os.stat(index)
+        except FileNotFoundError:
+            return self.repo.empty_tree()  # no index yet: nothing staged
+        key = [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        known = self.state().get("index")
+        if isinstance(known, dict) and known.get("key") == key:
+            kept = known.get("tree")
+            if kept is None or isinstance(kept, str):
+                return kept
+        link = self.folder / f"index.read.{os.getpid()}"
+        link.unlink(missing_ok=True)
+        try:
+            os.link(index, link)
+        except OSError:
+            shutil.copyfile(index, link)
+        try:
+            proc = self._run(["write-tree"], env=self._user_env(link), cwd=self.repo.root, check=False)
+        finally:
+            link.unlink(missing_ok=True)
+        tree = proc.stdout.decode().strip() if proc.returncode == 0 else None
+        self._save(index={"key": key, "tree": tree})
+        return tree
+
+    # ------------------------------------------------------------------ checking a tree out
+
+    def check_out(self, tree: str, head: str | None, sealed: Callable[[str], bool], sealed_key: str) -> Moved:
+        """Make the checkout hold `tree` (HEAD at the commit `head`), leaving out the paths `sealed`
+        names: only the files that differ from what it holds are written (see the module doc).
+        `sealed_key` says what decides `sealed` (a policy's protected globs): when it changes, the
+        checkout is written again from scratch.
+
+        Writing it from scratch goes ``CHUNK`` files at a time, each step recorded: a run cut short
+        (the Claude Code hook's deadline on a large repository) is taken up where it stopped by the
+        next one.  Past the lock's `until` it stops between steps and raises ``NotReady``."""
+        started = time.monotonic()
+        st = self.state()
+        old = st.get("tree")
+        written = removed = 0
+        populated = False
+        if not (isinstance(old, str) and st.get("sealed") == sealed_key and self._intact()):
+            old = None
+        elif st.get("state") == "populating":
+            done = st.get("done")
+            written, populated = self._fill(old, sealed, done if isinstance(done, int) else 0), True
+        elif st.get("state") == "used":
+            try:
+                self.settle()
+            except (GitError, OSError):
+                old = None
+        elif st.get("state") != "clean":
+            old = None  # an update was cut short: what the files hold is not known
+        if old is not None and old != tree:
+            self._save(state="updating")
+            try:
+                written, removed = self._update(old, tree, sealed)
+            except (GitError, OSError):
+                old = None
+        if old is None:
+            self._start(tree, sealed_key)
+            written, populated = self._fill(tree, sealed, 0), True
+        self._set_head(head)
+        self._keep_index()
+        self._save(state="clean", tree=tree, head=head, sealed=sealed_key, pgid=None, done=None)
+        return Moved(tree, populated, written, removed, time.monotonic() - started)
+
+    def _intact(self) -> bool:
+        """The checkout's repository is the one made here (a folder, not a link or a file a command put there)."""
+        try:
+            return all(stat.S_ISDIR(os.lstat(p).st_mode) for p in (self.work, self.dotgit, self.dotgit / "objects"))
+        except OSError:
+            return False
+
+    def _start(self, tree: str, sealed_key: str) -> None:
+        """An empty checkout whose index holds `tree` (no file written yet)."""
+        self._save(state="populating", tree=None, sealed=sealed_key, done=0)
+        if os.path.lexists(self.work):
+            _remove_tree(self.work)
+        for sub in ("objects/info", "refs/heads", "refs/tags", "info"):
+            (self.dotgit / sub).mkdir(parents=True, exist_ok=True)
+        (self.dotgit / "objects" / "info" / "alternates").write_text(str(self.repo.commondir / "objects") + "\n")
+        self._write_config()
+        self._set_head(None)
+        self._git("read-tree", tree)
+        self._save(state="populating", tree=tree, done=0)
+
+    def _fill(self, tree: str, sealed: Callable[[str], bool], done: int) -> int:
+        """Write the files of the index (which holds `tree`) from the `done`-th on; how many were written."""
+        listed = _nul_split(self._git("ls-files", "-z"))
+        hidden = [p for p in listed if sealed(p)]
+        if hidden and done == 0:
+            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
+        todo = [p for p in listed if not sealed(p)] if hidden else listed
+        written = 0
+        while done < len(todo):
+            if self.until is not None and time.monotonic() >= self.until:
+                raise NotReady(f"the shadow checkout is being written for the first time ({done:,} of {len(todo):,} "
+                               "files so far)")
+            chunk = todo[done:done + CHUNK]
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(chunk))
+            done += len(chunk)
+            written += len(chunk)
+            self._save(state="populating", tree=tree, done=done)
+        return written
+
+    def _write_config(self) -> None:
+        fmt = self.repo.config("extensions.objectformat")
+        lines = ["[core]", f"\trepositoryformatversion = {1 if fmt else 0}", "\tbare = false", "\tlogallrefupdates = false"]
+        for key in _COPIED:
+            value = self.repo.config(key)
+            if value is not None and "\n" not in value and '"' not in value and "\\" not in value:
+                lines.append(f"\t{key.split('.', 1)[1]} = {value}")
+        lines += ["[index]", "\tversion = 4"]  # paths prefix-compressed: a smaller file to read and write
+        if fmt:
+            lines += ["[extensions]", f"\tobjectformat = {fmt}"]
+        (self.dotgit / "config").write_text("\n".join(lines) + "\n")
+
+    def _set_head(self, head: str | None) -> None:
+        # Detached at the user's HEAD commit: `git diff --staged` in the checkout shows what this result
+        # adds to it, as the user's pre-commit hook would see it staged.
+        (self.dotgit / "HEAD").write_text(f"{head}\n" if head else "ref: refs/heads/main\n")
+
+    def _update(self, old: str, new: str, sealed: Callable[[str], bool]) -> tuple[int, int]:
+        if old == new:
+            return 0, 0
+        self._write_config()  # a command may have rewritten it (a filter of its own would run below)
+        zero = "0" * len(new)
+        gone: list[str] = []
+        info: list[str] = []
+        hidden: list[str] = []
+        out: list[str] = []
+        for c in self.repo.changed_files(old, new):
+            if c.old_path and c.old_path != c.path:
+                gone.append(c.old_path)
+                info.append(f"0 {zero}\t{c.old_path}")
+            if c.new is None:
+                gone.append(c.path)
+                info.insert(0, f"0 {zero}\t{c.path}")
+                continue
+            info.append(f"{c.new.mode:o} {c.new.oid}\t{c.path}")
+            if sealed(c.path):
+                hidden.append(c.path)
+                gone.append(c.path)
+            else:
+                out.append(c.path)
+        # Removals first, so a file may become a folder of the same name (and back).
+        info.sort(key=lambda line: not line.startswith("0 "))
+        if info:
+            self._git("update-index", "-z", "--replace", "--index-info", input=_nul_join(info))
+        if hidden:
+            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
+        for path in gone:
+            _remove_path(self.work, path)
+        if out:
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(out))
+        return len(out), len(gone)
+
+    def _keep_index(self) -> None:
+        pristine = self.folder / "index.pristine"
+        pristine.unlink(missing_ok=True)
+        try:
+            os.link(self.dotgit / "index", pristine)
+        except OSError:
+            shutil.copyfile(self.dotgit / "index", pristine)
+
+    # ------------------------------------------------------------------ after commands ran
+
+    def settle(self) -> Left:
+        """Put the checkout back to the tree it held before commands ran, and say what they had
+        changed: the index as written here, tracked files as in it, files neither tracked nor ignored
+        removed (ignored ones stay: caches such as .mypy_cache or __pycache__ make the next run faster)."""
+        if not self._intact():
+            raise GitError(f"the shadow checkout {self.work} was taken apart by a command")
+        self._put_back_index()
+        self._write_config()
+        head = self.state().get("head")
+        self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
+        changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
+        made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
+        for path in made:
+            _remove_path(self.work, path.rstrip("/"), prune=False)
+        if changed:
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(changed))
+            self._keep_index()
+        self._save(state="clean", pgid=None)
+        return Left(tuple(changed), tuple(p.rstrip("/") for p in made))
+
+    def _put_back_index(self) -> None:
+        pristine = self.folder / "index.pristine"
+        index = self.dotgit / "index"
+        try:
+            same = os.stat(pristine).st_ino == os.stat(index).st_ino
+        except FileNotFoundError:
+            same = False
+        if not same:
+            if not pristine.exists():
+                raise GitError(f"the shadow checkout {self.work} has lost its index")
+            tmp = self.dotgit / f"index.{os.getpid()}.tmp"
+            tmp.unlink(missing_ok=True)
+            shutil.copyfile(pristine, tmp)
+            os.replace(tmp, index)
+            self._keep_index()
+
+    # ------------------------------------------------------------------ running git
+
+    def _plumbing_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
+        env.update(GIT_DIR=str(self.dotgit), GIT_WORK_TREE=str(self.work), GIT_CONFIG_GLOBAL=os.devnull,
+                   GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        return env
+
+    def _user_env(self, index: Path) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
+        env.update(GIT_DIR=str(self.repo.gitdir), GIT_INDEX_FILE=str(index), GIT_CONFIG_GLOBAL=os.devnull,
+                   GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
+        return env
+
+    def _git(self, *args: str, input: bytes | None = None) -> bytes:
+        return self._run(list(args), env=self._plumbing_env(), cwd=self.work, input=input).stdout
+
+    def _run(self, args: list[str], env: dict[str, str], cwd: Path, input: bytes | None = None,
+             check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        try:
+            proc = subprocess.run(["git", *args], cwd=cwd, env=env, input=input, capture_output=True,
+                                  timeout=_TIMEOUT, check=False, stdin=None if input is not None else subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {args[0]} in the shadow checkout did not finish within {_TIMEOUT} s") from None
+        except OSError as exc:
+            raise GitError(f"cannot run git {args[0]}: {exc.strerror}") from None
+        if check and proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace").strip()[-2000:]
+            raise GitError(f"git {args[0]} in the shadow checkout {self.work} failed: {said}")
+        return proc
+
+
+def _nul_split(data: bytes) -> list[str]:
+    return [os.fsdecode(p) for p in data.split(b"\0") if p]
+
+
+def _nul_join(paths: Iterable[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
+
+
+def _remove_path(work: Path, path: str, prune: bool = True) -> None:
+    """Remove `path` (a file, a link, or a folder and all in it) from the checkout at `work`, never
+    through a link: a folder on the way that is a link means the path is not there.  With `prune`,
+    folders it leaves empty go too."""
+    parts = [p for p in path.split("/") if p]
+    if not parts or any(p in (".", "..") for p in parts) or parts[0] == ".git":
+        return
+    here = work
+    for part in parts[:-1]:
+        here = here / part
+        try:
+            if not stat.S_ISDIR(os.lstat(here).st_mode):
+                return
+        except OSError:
+            return
+    target = here / parts[-1]
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        _remove_tree(target)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target)
+    if prune:
+        for depth in range(len(parts) - 1, 0, -1):
+            try:
+                os.rmdir(work.joinpath(*parts[:depth]))
+            except OSError:
+                break
+
+
+def _remove_tree(folder: Path) -> None:
+    """Remove a folder and everything in it, links as links; folders a command made unwritable too."""
+    def retry(func: Callable[..., object], path: str, _exc: object) -> None:
+        parent = os.path.dirname(path)
+        with contextlib.suppress(OSError):
+            os.chmod(parent, 0o700)
+        with contextlib.suppress(OSError):
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+        try:
+            func(path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:
+                raise
+
+    # rmtree never follows a link inside the tree.
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(folder, onexc=retry)
+    else:
+        shutil.rmtree(folder, onerror=retry)
+

@@ -1,0 +1,239 @@
+"""The shadow checkout (guard/repo/shadow.py): a tree written out inside the git dir, moved by the files that differ.
+
+Every test holds the checkout's files to what git says the tree holds (``git ls-tree`` and
+``git cat-file``), and the user's index, HEAD and work tree to what they were.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo, git
+from guard.repo import Entry, GitRepo
+from guard.repo import shadow as shadow_mod
+from guard.repo.shadow import NotReady, Shadow
+
+
+def _never(_path: str) -> bool:
+    return False
+
+
+def unstaged(work: Path) -> str:
+    """What the checkout's files hold that its index does not (changes, files git does not track)."""
+    return git(work, "diff", "--name-only") + git(work, "ls-files", "--others", "--exclude-standard")
+
+
+def tree_files(repo: Repo, tree: str) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for line in git(repo.root, "ls-tree", "-r", "-z", tree).split("\0"):
+        if not line:
+            continue
+        meta, path = line.split("\t", 1)
+        oid = meta.split()[2]
+        out[path] = subprocess.run(["git", "cat-file", "blob", oid], cwd=repo.root, capture_output=True, timeout=60,
+                                   check=True).stdout
+    return out
+
+
+def work_files(work: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(work):
+        if Path(dirpath) == work and ".git" in dirnames:
+            dirnames.remove(".git")
+        for name in filenames:
+            p = Path(dirpath) / name
+            out[p.relative_to(work).as_posix()] = p.read_bytes()
+    return out
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.commit({"a.txt": "a\n", "src/b.py": "B = 1\n", "src/deep/c.py": "C = 1\n", ".gitignore": "*.log\n"})
+    return repo
+
+
+def with_change(g: GitRepo, base: str, changes: dict[str, bytes | None]) -> str:
+    return g.build_tree(base, {p: None if d is None else Entry(g.write_blob(d), 0o100644) for p, d in changes.items()})
+
+
+def test_first_use_writes_the_tree_and_a_repository_of_its_own(project: Repo) -> None:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    before = project.snapshot()
+    with Shadow(g, "claude") as s:
+        moved = s.check_out(tree, head, _never, "k")
+        assert moved.populated and moved.written == 4
+        assert work_files(s.work) == tree_files(project, tree)
+        assert s.work == project.root / ".git" / "agent-guard" / "verify" / "claude" / "work"
+        # git run in the checkout finds the checkout's repository: never the user's index or work tree.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-dir"], cwd=s.work / "src", env=env,
+                             capture_output=True, text=True, timeout=60, check=True).stdout.split()
+        assert top == [str(s.work), str(s.work / ".git")]
+        assert git(s.work, "rev-parse", "HEAD").strip() == head
+        assert git(s.work, "status", "--porcelain") == ""  # the user's HEAD holds the tree
+    assert project.snapshot() == before
+
+
+def test_the_next_tree_writes_only_the_files_that_differ(project: Repo) -> None:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    t1 = g.commit_tree(head)
+    t2 = with_change(g, t1, {"src/b.py": b"B = 2\n"})
+    # A file becomes a folder, a folder a file, a file goes, a new one comes.
+    t3 = with_change(g, t2, {"a.txt": None, "a.txt/inner.txt": b"in\n", "src/deep": None, "src/deep/c.py": None})
+    t3 = with_change(g, t3, {"src/deep": b"now a file\n", "new/one.txt": b"1\n"})
+    with Shadow(g, "claude") as s:
+        s.check_out(t1, head, _never, "k")
+        untouched = (s.work / "src" / "deep" / "c.py").stat().st_mtime_ns, (s.work / ".gitignore").stat().st_ino
+        moved = s.check_out(t2, head, _never, "k")
+        assert (moved.populated, moved.written, moved.removed) == (False, 1, 0)
+        assert work_files(s.work) == tree_files(project, t2)
+        assert (s.work / "src" / "deep" / "c.py").stat().st_mtime_ns == untouched[0]
+        moved = s.check_out(t3, head, _never, "k")
+        assert not moved.populated
+        assert work_files(s.work) == tree_files(project, t3)
+        assert (s.work / ".gitignore").stat().st_ino == untouched[1]
+        assert unstaged(s.work) == ""
+        assert git(s.work, "diff", "--staged", "--name-only").split() == [
+            "a.txt", "a.txt/inner.txt", "new/one.txt", "src/b.py", "src/deep", "src/deep/c.py"]
+        moved = s.check_out(t1, head, _never, "k")
+        assert work_files(s.work) == tree_files(project, t1)
+        assert git(s.work, "status", "--porcelain") == ""
+
+
+def test_settle_puts_back_what_commands_changed(project: Repo) -> None:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        s.running(None)
+        (s.work / "a.txt").write_text("changed\n")
+        (s.work / "src" / "b.py").unlink()
+        (s.work / "made.txt").write_text("new\n")
+        (s.work / "build").mkdir()
+        (s.work / "build" / "x.o").write_text("obj\n")
+        (s.work / "debug.log").write_text("ignored, kept\n")
+        # A command's own git: it stages and commits in the checkout's repository.
+        git(s.work, "add", "-A")
+        git(s.work, "commit", "-q", "-m", "a command committed")
+        left = s.settle()
+        assert set(left.changed) == {"a.txt", "src/b.py"}
+        assert set(left.made) == {"made.txt", "build"}
+        files = work_files(s.work)
+        assert files.pop("debug.log") == b"ignored, kept\n"  # ignored files stay: a cache is welcome
+        assert files == tree_files(project, tree)
+        assert git(s.work, "write-tree").strip() == tree  # the index as written here, not as the command left it
+        assert git(s.work, "rev-parse", "HEAD").strip() == head  # not the command's commit
+        assert s.holds(tree, head)
+
+
+def test_a_run_cut_short_is_settled_by_the_next_use(project: Repo) -> None:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    t1 = g.commit_tree(head)
+    t2 = with_change(g, t1, {"src/b.py": b"B = 2\n"})
+    with Shadow(g, "claude") as s:
+        s.check_out(t1, head, _never, "k")
+        s.running(12345)  # then the process died: the state says commands ran
+        (s.work / "a.txt").write_text("left by a killed command\n")
+    with Shadow(g, "claude") as s:
+        moved = s.check_out(t2, head, _never, "k")
+        assert not moved.populated
+        assert work_files(s.work) == tree_files(project, t2)
+
+
+def test_sealed_paths_are_left_out(project: Repo) -> None:
+    project.commit({".env": "SECRET=1\n", "keys/id.pem": "key\n"})
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+
+    def sealed(p: str) -> bool:
+        return p == ".env" or p.endswith(".pem")
+
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, sealed, "sealed")
+        files = work_files(s.work)
+        assert ".env" not in files and "keys/id.pem" not in files and "a.txt" in files
+        assert unstaged(s.work) == ""
+        t2 = with_change(g, tree, {".env": b"SECRET=2\n", "keys/other.pem": b"k2\n"})
+        s.check_out(t2, head, sealed, "sealed")
+        assert not {".env", "keys/other.pem", "keys/id.pem"} & set(work_files(s.work))
+        # Another rule for what is sealed: the checkout is written again, by the new rule.
+        moved = s.check_out(t2, head, _never, "none")
+        assert moved.populated and work_files(s.work)[".env"] == b"SECRET=2\n"
+
+
+def test_a_first_checkout_cut_short_goes_on_where_it_stopped(project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.commit({f"many/f{i:03d}.txt": f"{i}\n" for i in range(50)})
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    monkeypatch.setattr(shadow_mod, "CHUNK", 10)
+    calls = 0
+    real = Shadow._git
+
+    def slow(self: Shadow, *args: str, input: bytes | None = None) -> bytes:
+        nonlocal calls
+        if args[0] == "checkout-index":
+            calls += 1
+            if calls == 3:
+                self.until = time.monotonic() - 1  # the deadline passes during the third step
+        return real(self, *args, input=input)
+
+    monkeypatch.setattr(Shadow, "_git", slow)
+    with Shadow(g, "claude", until=time.monotonic() + 60) as s:
+        with pytest.raises(NotReady, match="30 of 54 files"):
+            s.check_out(tree, head, _never, "k")
+    with Shadow(g, "claude") as s:
+        moved = s.check_out(tree, head, _never, "k")
+        assert moved.populated and moved.written == 24
+        assert work_files(s.work) == tree_files(project, tree)
+
+
+def test_the_index_tree_is_read_without_touching_the_index(project: Repo) -> None:
+    project.write({"a.txt": "staged\n"})
+    project.git("add", "a.txt")
+    project.write({"a.txt": "not staged\n"})
+    index = project.root / ".git" / "index"
+    st, data = index.stat(), index.read_bytes()
+    g = GitRepo(project.root)
+    with Shadow(g, "claude") as s:
+        tree = s.index_tree()
+        assert s.index_tree() == tree  # remembered by the index file's identity
+    after = index.stat()
+    assert index.read_bytes() == data and (after.st_ino, after.st_mtime_ns) == (st.st_ino, st.st_mtime_ns)
+    assert tree_files(project, tree)["a.txt"] == b"staged\n"
+    assert tree == git(project.root, "write-tree").strip()  # (which itself rewrites the index: its cached trees)
+
+
+def test_an_index_with_conflicts_has_no_tree(repo: Repo) -> None:
+    from conftest import conflicted
+
+    conflicted(repo)
+    with Shadow(GitRepo(repo.root), "claude") as s:
+        assert s.index_tree() is None
+
+
+def test_a_held_checkout_is_busy_for_a_caller_with_a_deadline(project: Repo) -> None:
+    g = GitRepo(project.root)
+    with Shadow(g, "claude"):
+        with pytest.raises(shadow_mod.Busy):
+            with Shadow(g, "claude", until=time.monotonic() + 0.3):
+                pass
+        with Shadow(g, "other", until=time.monotonic() + 0.3):
+            pass  # each agent has its own
