@@ -5,8 +5,9 @@
 - Any other is a glob as in ``.gitignore`` (``paths.glob_source``): ``**/`` any folders, a
   glob without ``/`` (but for a trailing one) a name at any depth; ``{a,b}`` alternatives
   are expanded first (``src/**/*.{ts,tsx}``), at most ``MAX_ALTERNATIVES`` of them.
-- Both start from the current folder; leading ``..`` climb from it; an absolute path must
-  lie inside the work tree.  Anything that leaves the tree is refused (`path-outside`).
+- Both start from the current folder; ``..`` climbs (but not back out of a glob such as
+  ``**``); an absolute path must lie inside the work tree.  Anything that leaves the tree is
+  refused (`path-outside`).
 
 Only the files given are looked at (the caller gives the tracked ones): an ignored or
 untracked file is never named, whatever the glob.
@@ -87,17 +88,23 @@ def scope(root: Path, here: str, raw: str) -> Scope | Finding:
                          "name files inside the work tree, from the current folder or the top")
         folder, text = "", rel
     trailing = text.endswith("/")
-    parts = [p for p in text.split("/") if p not in ("", ".")]
     base = folder.split("/") if folder else []
-    while parts and parts[0] == "..":
-        if not base:
+    parts: list[str] = []
+    for part in text.split("/"):
+        if part in ("", "."):
+            continue
+        if part != "..":
+            parts.append(part)
+        elif parts and any(c in _GLOB for c in parts[-1]):
+            return error("path-outside", None, None, f"the path {raw!r} of the rewrite goes back up (`..`) after a glob",
+                         "write the path without `..` after `*` or `**`")
+        elif parts:
+            parts.pop()
+        elif base:
+            base.pop()
+        else:
             return error("path-outside", None, None, f"the path {raw!r} of the rewrite climbs out of the repository",
                          "name files inside the work tree, from the current folder")
-        base.pop()
-        parts.pop(0)
-    if ".." in parts:
-        return error("path-outside", None, None, f"the path {raw!r} of the rewrite goes back up (`..`) after a folder name",
-                     "write the path without `..` inside it")
     rest = "/".join(parts) + ("/" if trailing and parts else "")
     return Scope(raw, "/".join(base), rest, any(c in _GLOB for c in rest))
 
@@ -114,23 +121,40 @@ def _inside(root: Path, absolute: str) -> str | None:
 
 def selected(scopes: Iterable[Scope], files: Iterable[str], ignorecase: bool) -> dict[str, bool]:
     """The `files` the scopes name, each with whether a scope named it exactly (as a file)."""
-    out: dict[str, bool] = {}
-    scopes = list(scopes)
     fold = str.casefold if ignorecase else str
+    exact: set[str] = set()  # literal paths: a file, or a folder (everything under it)
+    folders: set[str] = set()  # literal paths written with a trailing `/`: folders only
+    patterns: list[Scope] = []
+    for sc in scopes:
+        if sc.glob:
+            patterns.append(sc)
+            continue
+        full = fold("/".join(x for x in (sc.folder, sc.rest.rstrip("/")) if x))
+        (folders if sc.rest.endswith("/") or not sc.rest else exact).add(full)
+    out: dict[str, bool] = {}
     for path in files:
-        for sc in scopes:
-            if sc.folder and not fold(path).startswith(fold(sc.folder) + "/"):
+        key = fold(path)
+        if key in exact:
+            out[path] = True
+            continue
+        parents = _parents(key)
+        if any(p in exact or p in folders for p in parents):
+            out[path] = False
+            continue
+        for sc in patterns:
+            if sc.folder and not key.startswith(fold(sc.folder) + "/"):
                 continue
-            rel = path[len(sc.folder) + 1:] if sc.folder else path
-            if not sc.rest:
-                out.setdefault(path, False)
-            elif sc.glob:
-                if paths.matches(rel, sc.rest, ignorecase):
-                    out.setdefault(path, False)
-            else:
-                literal = fold(sc.rest.rstrip("/"))
-                if fold(rel) == literal and not sc.rest.endswith("/"):
-                    out[path] = True
-                elif fold(rel).startswith(literal + "/"):
-                    out.setdefault(path, False)
+            if paths.matches(path[len(sc.folder) + 1:] if sc.folder else path, sc.rest, ignorecase):
+                out[path] = False
+                break
+    return out
+
+
+def _parents(path: str) -> list[str]:
+    """`a/b/c` -> `a/b`, `a`, and "" (the top: a scope of the whole tree)."""
+    out = []
+    while "/" in path:
+        path = path.rsplit("/", 1)[0]
+        out.append(path)
+    out.append("")
     return out
