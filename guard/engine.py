@@ -343,6 +343,16 @@ class Guard(Workspace):
         changes: list[FileChange] = []
         findings: list[Finding] = []
         notes: list[str] = []
+        if edits.rewrites:
+            # Structural rewrites become file edits against the tree as it is (under the lock).
+            from .structural.expansion import expand
+
+            expanded = expand(self, edits, pol, agent, here)
+            if expanded.edits is None or _has_errors(expanded.findings):
+                return Planned((), expanded.findings, expanded.notes)
+            edits = expanded.edits
+            findings += expanded.findings
+            notes += expanded.notes
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
         attr = self.attributes_before(pol, agent, turn)

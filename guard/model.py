@@ -21,6 +21,11 @@ not exist yet; with ``Op.MODIFY`` and ``create_missing`` it is an upsert (whole-
 writes).  Line terminators inside ``content`` and hunk lines are kept as written: a
 line of a CRLF patch keeps its ``\r``, and the locator decides what that means.
 
+An ``EditSet`` may also hold ``Rewrite`` values (the ``structural`` dialect): a pattern
+and the files it is to be looked for in.  What it changes is only known against the
+repository, so the engine expands each into ``FileEdit`` values of ``LineRange`` changes
+(with the lines they replace as ``expect``) before anything else sees the edit.
+
 After locating, each file's edit becomes a ``FileChange``: before/after bytes and
 the added/removed lines.  Policy checks see only ``FileChange`` values.
 
@@ -122,6 +127,20 @@ class Snippet(NamedTuple):
 Change = Union[Hunk, Replace, LineRange, Snippet]
 
 
+class Rewrite(NamedTuple):
+    """A structural rewrite: every node of `language` matching `pattern` in the files `paths`
+    names becomes `to` (ast-grep's patterns and templates: ``$NAME`` one node, ``$$$NAME``
+    several).  Which files, and what each match is, is only known against the repository:
+    the engine expands a rewrite into ordinary ``FileEdit`` values (``structural.expansion``)."""
+
+    pattern: str
+    to: str
+    paths: tuple[str, ...]  # globs (or files, folders) as written, from the current folder
+    language: str | None = None  # ast-grep's name; None: each file's, by its extension
+    selector: str | None = None  # the node kind inside `pattern` to match (the rest is context)
+    source_line: int = 0
+
+
 class FileEdit(NamedTuple):
     """The changes to make to one file, or its whole new content."""
 
@@ -162,7 +181,8 @@ def ordered_changes(fe: FileEdit) -> bool:
 
 
 class EditSet(NamedTuple):
-    """One parsed edit: a FileEdit per file, and the dialect it came in."""
+    """One parsed edit: a FileEdit per file (and the structural rewrites to expand into more),
+    and the dialect it came in."""
 
     files: tuple[FileEdit, ...]
     format: str
@@ -170,15 +190,19 @@ class EditSet(NamedTuple):
     # The dialect was guessed (`auto`), not named by the caller: how it was read, not what it
     # says, so two edit sets that say the same are equal however they were read.
     detected: bool = False
+    rewrites: tuple[Rewrite, ...] = ()  # applied in order, after nothing else (the engine expands them)
+
+    def _said(self) -> tuple[object, ...]:
+        return (self.files, self.format, self.repairs, self.rewrites)
 
     def __eq__(self, other: object) -> bool:
-        return self[:3] == other[:3] if isinstance(other, EditSet) else NotImplemented
+        return self._said() == other._said() if isinstance(other, EditSet) else NotImplemented
 
     def __ne__(self, other: object) -> bool:
-        return self[:3] != other[:3] if isinstance(other, EditSet) else NotImplemented
+        return self._said() != other._said() if isinstance(other, EditSet) else NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self[:3])
+        return hash(self._said())
 
 
 _V = TypeVar("_V", bound="Value")

@@ -13,7 +13,7 @@ import pytest
 from conftest import Repo
 
 CASES = Path(__file__).resolve().parent / "cases"
-PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-", "contam-", "md-")
+PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-", "contam-", "md-", "ast-")
 
 
 def test_case_names() -> None:
@@ -25,4 +25,6 @@ def test_case_names() -> None:
 
 @pytest.mark.parametrize("name", casefolders.names(CASES))
 def test_case(name: str, repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
+    if name.startswith("ast-"):
+        pytest.importorskip("ast_grep_py", reason="structural rewrites need the `structural` extra")
     casefolders.run(CASES / name, repo, cli)

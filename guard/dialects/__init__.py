@@ -23,6 +23,7 @@ DIALECTS: dict[str, str] = {
     "whole": "guard.dialects.whole",
     "hashline": "guard.dialects.hashline",
     "lazy": "guard.dialects.lazy",
+    "structural": "guard.dialects.structural",
 }
 
 # Dialects `auto` considers: for each, the highest score its `detect` gives, and a string
@@ -30,10 +31,13 @@ DIALECTS: dict[str, str] = {
 # each `detect` to both.  `lazy` snippets look like placeholder elision and are only ever
 # taken when asked for by name.  A dialect that could neither beat nor tie the best score
 # so far is not asked, nor one whose string the input lacks (it scores 0), and its module
-# is not imported: a git diff loads no Codex, SEARCH/REPLACE, JSON or whole-file parser.
+# is not imported: a git diff loads no Codex, SEARCH/REPLACE, JSON or whole-file parser,
+# and only input holding `"pat` (every structural rewrite's "pattern" or "pat") loads the
+# structural one (which scores a rewrite above `json`, so the JSON parser is not asked).
 AUTO: dict[str, tuple[int, str | None]] = {
     "unified": (100, None),
     "codex": (100, "*** Begin Patch"),
+    "structural": (95, '"pat'),
     "search-replace": (90, None),
     "json": (90, None),
     "hashline": (100, "["),
@@ -154,6 +158,6 @@ def _parse(text: str, dialect: str, path: str | None, audience: Audience) -> tup
     except ParseError as exc:
         hint = _hint(exc, audience, f"this was read as {dialect}; accepted dialects: {ACCEPTED}")
         return None, [error("parse-error", exc.path or path, exc.line, exc.message, hint)]
-    if not edits.files:
+    if not edits.files and not edits.rewrites:
         return None, [error("parse-error", path, 1, f"the {dialect} input holds no edit", "send at least one file change")]
     return (edits._replace(detected=True) if guessed else edits), []

@@ -425,6 +425,23 @@ class GitRepo:
         idx = self._user_index()
         return idx is not None and path in idx
 
+    def tree_files(self, tree: str) -> dict[str, int]:
+        """Every file of `tree` (its path, its mode), submodules and links included."""
+        walked: list[TreeChange] = []
+        self._walk_changes(None, tree, "", walked)
+        return {c.path: c.new.mode for c in walked if c.new is not None}
+
+    def tracked_files(self) -> dict[str, int]:
+        """Every path ``tracked`` says yes to (in HEAD or the index), with its mode: the
+        index's where it has the path, else HEAD's."""
+        head = self.head_commit()
+        out = self.tree_files(self.commit_tree(head)) if head is not None else {}
+        idx = self._user_index()
+        if idx is not None:
+            for entry in idx:
+                out[str(entry.path)] = int(entry.mode)
+        return out
+
     def submodule_of(self, path: str) -> str | None:
         """The submodule (a gitlink in HEAD, or in the index before a first commit) that `path` is or lies inside."""
         parts = path.split("/")

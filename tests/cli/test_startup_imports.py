@@ -53,7 +53,7 @@ program.run(ARGS, prog=PROG, command=COMMAND)
 """
 
 
-PUBLIC_TUPLES = {f"guard.model.{n}" for n in ("HunkLine", "Hunk", "Replace", "LineRange", "Snippet", "FileEdit",
+PUBLIC_TUPLES = {f"guard.model.{n}" for n in ("HunkLine", "Hunk", "Replace", "LineRange", "Snippet", "Rewrite", "FileEdit",
                                                "EditSet", "FileChange")}
 
 

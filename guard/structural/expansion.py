@@ -1,0 +1,362 @@
+"""The engine's side of a structural rewrite: from ``Rewrite`` values to ordinary ``FileEdit`` values.
+
+``expand`` runs under the repository lock, before anything else sees the edit:
+
+1. the files: those git tracks (HEAD or the index), and those this agent's own turns
+   created (``target.tracked_for``: not ignored); regular files only, present in the work
+   tree; of them, those a rewrite's paths name (``globs``) in its language (named, or by
+   each file's extension);
+2. each pattern is checked in each language it meets (``matches.problem``): a pattern
+   ast-grep will not take is refused as `parse-error`, in ast-grep's words;
+3. the rewrites run in order over each file's text (``matches.rewrite``);
+4. refusals: a metavariable of `to` a match left unbound (`parse-error`); a rewrite that
+   matched nothing (`not-found`, saying when the pattern is no code of the language);
+   more matches than ``budget.per_edit.hunks`` or files than ``budget.per_edit.files``
+   (`budget`, with the count and the first matches);
+5. every file whose text changed becomes a ``FileEdit`` (from the top of the repository)
+   of ``LineRange`` changes, each naming the lines it replaces (``expect``).
+
+From there the edit goes where every edit goes: protected paths and control files,
+tracked-only, the checks and budgets, all-or-nothing, the ledger.  A file the rewrites
+matched but left as it was is no change (`no-op`, at the policy's level, when none changes).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Sequence
+
+from .. import worktree
+from ..diffs import opcodes
+from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, Value, error
+from ..repo import EXEC, FILE
+from ..textfile import BOM, NotText, decode, split
+from ..wording import clip, plural
+from . import globs, languages, matches, template
+from .languages import Language
+
+if TYPE_CHECKING:
+    from ..policy import Policy
+    from ..workspace import Workspace
+
+SHOWN = 10  # matches a refusal lists
+# Past this many times the budget, counting stops: the answer is already no.
+_STOP = 10
+
+
+class Expanded(Value):
+    """What expanding gives: the edit with file edits in place of rewrites (None: refused), findings, notes."""
+
+    __slots__ = ("edits", "findings", "notes")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    edits: EditSet | None
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+
+    def __init__(self, edits: EditSet | None, findings: Sequence[Finding] = (), notes: Sequence[str] = ()) -> None:
+        self._init(edits, tuple(findings), tuple(notes))
+
+
+class _Site(Value):
+    """A match, for messages: where it was and what it matched."""
+
+    __slots__ = ("path", "line", "text")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    path: str
+    line: int
+    text: str
+
+    def __init__(self, path: str, line: int, text: str) -> None:
+        self._init(path, line, text)
+
+    def __str__(self) -> str:
+        first = self.text.split("\n", 1)[0]
+        return f"{self.path}:{self.line}: {clip(first, 100)}" + (" …" if "\n" in self.text else "")
+
+
+def _refused(finding: Finding) -> Expanded:
+    return Expanded(None, (finding,))
+
+
+def _missing() -> Expanded:
+    return _refused(error(
+        "parse-error", None, None,
+        "structural rewrites need ast-grep's Python binding (the package ast-grep-py), which is not installed here",
+        f"install it where agent-guard runs ({matches.INSTALL}), or send the change as a diff or str_replace edits"))
+
+
+def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
+    """Regular files git tracks, and those this agent's turns created (not ignored), sorted."""
+    from .. import ledger
+    from ..target import tracked_for
+
+    tracked = ws.repo.tracked_files()
+    out = {p for p, mode in tracked.items() if mode in (FILE, EXEC)}
+    tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+    if tip is not None:
+        own = tracked_for(ws, pol, agent)
+        for path, mode in ws.repo.tree_files(ws.repo.commit_tree(tip)).items():
+            if path not in tracked and mode in (FILE, EXEC) and own(path):
+                out.add(path)
+    return sorted(out)
+
+
+class _Plan(Value):
+    """One rewrite's files (each with its language), and what its paths left out."""
+
+    __slots__ = ("targets", "other_languages")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    targets: tuple[tuple[str, Language], ...]
+    other_languages: int
+
+    def __init__(self, targets: tuple[tuple[str, Language], ...], other_languages: int) -> None:
+        self._init(targets, other_languages)
+
+
+def _plan(ws: Workspace, rw: Rewrite, n: int, files: list[str], here: str, ignorecase: bool) -> _Plan | Finding:
+    scopes: list[globs.Scope] = []
+    for raw in rw.paths:
+        for alt in globs.alternatives(raw):
+            sc = globs.scope(ws.root, here, alt)
+            if isinstance(sc, Finding):
+                return sc
+            scopes.append(sc)
+    named = languages.named(rw.language) if rw.language else None
+    targets: list[tuple[str, Language]] = []
+    other = 0
+    for path, exact in globs.selected(scopes, files, ignorecase).items():
+        lang = languages.of_path(path)
+        if named is not None and (exact or lang == named):
+            targets.append((path, named))
+        elif named is None and lang is not None:
+            targets.append((path, lang))
+        elif exact and named is None:
+            return error("parse-error", path, None,
+                         f"rewrite #{n} names {path}, whose language ast-grep cannot tell by its name",
+                         f'say which it is: "language": one of {languages.NAMES}')
+        else:
+            other += 1
+    return _Plan(tuple(targets), other)
+
+
+def _pattern_problems(rw: Rewrite, n: int, langs: Sequence[Language]) -> list[Finding]:
+    out: list[Finding] = []
+    for lang in dict.fromkeys(langs):
+        said = matches.problem(rw.pattern, rw.selector, lang)
+        if said is None:
+            continue
+        what = f"with selector {rw.selector!r} " if rw.selector else ""
+        out.append(error(
+            "parse-error", None, rw.source_line or None,
+            f"ast-grep cannot take the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} {what}as {lang.name}: {said}",
+            "a pattern is one node of code (an expression, a statement, a declaration: `foo($$$ARGS)`); to match "
+            "part of a larger construct (a method, a field), write the construct around it and give \"selector\": "
+            "the kind of the node to match"))
+    return out
+
+
+def _read(ws: Workspace, path: str) -> tuple[str, bool] | None:
+    """A file's text (without its BOM) and whether it had one; None: absent, not a regular file, not UTF-8 text."""
+    try:
+        data, _mode = worktree.read(ws.root, path)
+    except worktree.UnsafePath:
+        return None
+    if data is None:
+        return None
+    try:
+        decode(data)
+    except NotText:
+        return None
+    bom = data.startswith(BOM)
+    return (data[len(BOM):] if bom else data).decode("utf-8"), bom
+
+
+def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "") -> Expanded:
+    """`edits` with its rewrites made into file edits (see the module doc), or the refusal."""
+    try:
+        matches.problem("$A", None, languages.LANGUAGES[0])  # the binding is there, and works
+    except matches.Unavailable:
+        return _missing()
+    files = _files(ws, pol, agent)
+    ignorecase = ws.repo.ignores_case()
+    plans: list[_Plan] = []
+    notes: list[str] = []
+    for n, rw in enumerate(edits.rewrites, 1):
+        plan = _plan(ws, rw, n, files, here, ignorecase)
+        if isinstance(plan, Finding):
+            return _refused(plan)
+        plans.append(plan)
+    problems = [f for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
+                for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])]
+    if problems:
+        return Expanded(None, problems)
+
+    texts: dict[str, str] = {}
+    boms: dict[str, bool] = {}
+    unreadable: set[str] = set()
+    for plan in plans:
+        for path, _lang in plan.targets:
+            if path in texts or path in unreadable:
+                continue
+            got = _read(ws, path)
+            if got is None:
+                unreadable.add(path)
+            else:
+                texts[path], boms[path] = got
+    originals = dict(texts)
+
+    hunks, files_limit = pol.budget("per_edit").get("hunks"), pol.budget("per_edit").get("files")
+    enforce = pol.level("budget") == "error"
+    counts: list[int] = []
+    sites: list[_Site] = []
+    partial: list[tuple[int, _Site]] = []  # (rewrite number, a match holding more than its pattern)
+    touched: dict[str, int] = {}  # path -> line of the first rewrite that matched it
+    total = 0
+    findings: list[Finding] = []
+    stopped = False
+    for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1):
+        parsed = template.slots(rw.to)
+        count = 0
+        for path, lang in plan.targets:
+            if path not in texts:
+                continue
+            done = matches.rewrite(texts[path], lang, rw.pattern, rw.selector, rw.to, parsed)
+            if not done.matches:
+                continue
+            texts[path] = done.text
+            count += len(done.matches)
+            touched.setdefault(path, rw.source_line)
+            sites += [_Site(path, m.line, m.text) for m in done.matches[:SHOWN - len(sites)]] if len(sites) < SHOWN else []
+            partial += [(n, _Site(path, m.line, m.text)) for m in done.partial]
+            for name, m in done.unbound:
+                findings.append(error(
+                    "parse-error", path, m.line,
+                    f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
+                    f"({clip(m.text.split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing in its place",
+                    f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
+                    "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`"))
+            if enforce and _past(total + count, len(touched), hunks, files_limit, _STOP):
+                stopped = True
+                break
+        counts.append(count)
+        total += count
+        if stopped:
+            break
+    if findings:
+        return Expanded(None, findings[:1])
+    if partial:
+        return _refused(_partial(edits.rewrites, plans, partial))
+    if enforce and _past(total, len(touched), hunks, files_limit, 1):
+        return _refused(_over_budget(total, len(touched), hunks, files_limit, pol, sites, stopped))
+    for n, (rw, plan, count) in enumerate(zip(edits.rewrites, plans, counts), 1):
+        if not count:
+            return _refused(_not_found(rw, n, plan, len([p for p, _l in plan.targets if p in texts]), len(unreadable)))
+
+    changed = [p for p in touched if texts[p] != originals[p]]
+    described = "; ".join(
+        f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(counts, 1)) + f" in {plural(len(touched), 'file')}"
+    notes.append(f"structural: {described}")
+    skipped = sum(p.other_languages for p in plans)
+    if skipped:
+        notes.append(f"structural: left out {plural(skipped, 'file')} its paths name in other languages")
+    if unreadable:
+        notes.append(f"structural: left out {plural(len(unreadable), 'file')} that are not UTF-8 text "
+                     "(or not in the work tree)")
+    if not changed:
+        level = pol.level("no-op")
+        said = [] if level == "off" else [Finding("no-op", level, None, None,
+                                                   f"the rewrite matches {plural(total, 'place')} but changes nothing",
+                                                   "make `to` differ from what the pattern matches")]
+        return Expanded(edits._replace(rewrites=()), said, notes)
+    made = tuple(_file_edit(p, originals[p], texts[p], boms[p], touched[p]) for p in changed)
+    return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), notes)
+
+
+def _past(count: int, files: int, hunks: int | None, files_limit: int | None, times: int) -> bool:
+    return (hunks is not None and count > hunks * times) or (files_limit is not None and files > files_limit * times)
+
+
+def _over_budget(count: int, files: int, hunks: int | None, files_limit: int | None, pol: Policy,
+                 sites: Sequence[_Site], stopped: bool) -> Finding:
+    more = "more than " if stopped else ""
+    limits = []
+    if hunks is not None and count > hunks:
+        limits.append(f"{hunks:,} places (budget.per_edit.hunks, from {pol.source('budget.per_edit.hunks')})")
+    if files_limit is not None and files > files_limit:
+        limits.append(f"{files_limit:,} files (budget.per_edit.files, from {pol.source('budget.per_edit.files')})")
+    shown = "\n".join(str(s) for s in sites[:SHOWN])
+    rest = count - min(len(sites), SHOWN)
+    return error(
+        "budget", None, None,
+        f"this rewrite would change {more}{plural(count, 'place')} in {more}{plural(files, 'file')}; "
+        f"one edit may change {' and '.join(limits)}",
+        "narrow `paths` or the pattern and send the rewrite in parts, or ask the user to raise the limit; "
+        f"the first matches:\n{shown}" + (f"\n… and {more}{rest:,} more" if rest > 0 else ""),
+    )
+
+
+def _unparsed(rw: Rewrite, langs: Sequence[Language]) -> str:
+    """"; the pattern is no LANG code on its own: ..." for the first language it does not parse in, else ""."""
+    for lang in dict.fromkeys(langs):
+        found = matches.syntax_error(rw.pattern, lang)
+        if found is not None:
+            column, text = found
+            return f"; the pattern is no {lang.name} code on its own: it does not parse at column {column} ({clip(text, 40)!r})"
+    return ""
+
+
+def _partial(rewrites: Sequence[Rewrite], plans: Sequence[_Plan], partial: Sequence[tuple[int, _Site]]) -> Finding:
+    n, first = partial[0]
+    rw = rewrites[n - 1]
+    shown = "\n".join(str(site) for _n, site in partial[:SHOWN])
+    more = f"\n… and {len(partial) - SHOWN:,} more" if len(partial) > SHOWN else ""
+    return error(
+        "parse-error", first.path, first.line,
+        f"the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} matches more than it says at {first.path}:{first.line} "
+        f"({clip(first.text.split(chr(10), 1)[0], 60)!r}): ast-grep passes over what a pattern leaves out (a `;`, a comma, "
+        "a comment, or code after it) and a rewrite replaces the whole match, so that text would be lost"
+        + _unparsed(rw, [lang for _p, lang in plans[n - 1].targets]),
+        "write the pattern for the whole construct (with its `;`, the rest of the declaration, the body: "
+        "`def $F($$$P): $$$BODY`), with metavariables for what varies, kept in `to`; "
+        f"{plural(len(partial), 'match is', 'matches are')} like this:\n{shown}{more}")
+
+
+def _not_found(rw: Rewrite, n: int, plan: _Plan, looked: int, unreadable: int) -> Finding:
+    where = ", ".join(rw.paths)
+    if not looked:
+        others = f" ({plural(plan.other_languages, 'file')} of other languages left out)" if plan.other_languages else ""
+        unread = f" ({plural(unreadable, 'file')} not UTF-8 text)" if unreadable else ""
+        kind = f" of {rw.language}" if rw.language else " in a language ast-grep reads"
+        return error(
+            "not-found", None, rw.source_line or None,
+            f"rewrite #{n} has no file to look in: its paths ({where}) name no tracked file{kind}"
+            f"{others}{unread}",
+            "paths are globs, folders or files from the current folder (globs as in .gitignore: `src/**/*.ts`); "
+            "only files git tracks (and those this agent created) are rewritten")
+    said = f" of {rw.language}" if rw.language else ""
+    bad = _unparsed(rw, [lang for _p, lang in plan.targets])
+    return error(
+        "not-found", None, rw.source_line or None,
+        f"the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} matches nothing in the {plural(looked, 'file')}{said} "
+        f"its paths name ({where}){bad}",
+        "ast-grep matches syntax, not text: the pattern must be code of the language with metavariables where it "
+        "varies ($NAME one node, $$$NAME several: `print($$$ARGS)`). A snippet read alone can parse as another "
+        "construct than in a file (in Go, `fmt.Println($A)` alone is a type conversion): write the code around it "
+        "and give \"selector\", the kind of the node to match. Check the pattern against a line it should match, "
+        "or widen `paths`")
+
+
+def _file_edit(path: str, old: str, new: str, bom: bool, line: int) -> FileEdit:
+    """The change from `old` to `new` as line ranges of `old`, each naming the lines it replaces."""
+    a, b = split(old, bom), split(new, bom)
+    ranges: list[list[int]] = []
+    for _tag, a0, a1, b0, b1 in opcodes(a.lines, b.lines):
+        if ranges and a0 <= ranges[-1][1]:
+            ranges[-1][1], ranges[-1][3] = max(a1, ranges[-1][1]), max(b1, ranges[-1][3])
+        else:
+            ranges.append([a0, a1, b0, b1])
+    changes = tuple(
+        LineRange(a0 + 1, a1, tuple(t + ("\r" if e == "\r\n" else "") for t, e in zip(b.lines[b0:b1], b.eols[b0:b1])),
+                  expect=a.lines[a0:a1], source_line=line)
+        for a0, a1, b0, b1 in ranges)
+    return FileEdit(path, Op.MODIFY, changes=changes, source_line=line, path_base=PathBase.ROOT)
+

@@ -1,0 +1,8 @@
+package main
+
+import "fmt"
+
+func helper() {
+	fmt.Println("c")
+	fmt.Println("d")
+}

@@ -1,0 +1,2 @@
+const a = load();
+save(a);

@@ -1,0 +1,3 @@
+export function oldApi(a: number, b: number): number {
+  return a + b;
+}

@@ -1,0 +1,3 @@
+from legacy import fetch
+
+data = fetch("users")
