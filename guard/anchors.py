@@ -149,11 +149,33 @@ class _Reader(Value):
         return self.audience.read(path, self.name, lines)
 
 
-def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
-    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+class _Base(Value):
+    """The version of a file a line-anchored edit's numbers refer to, and what its read showed."""
+
+    __slots__ = ("id", "text", "shown", "notes", "tag")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    id: str
+    text: Text
+    shown: reads.Read | None  # None: every line counts as shown
+    notes: tuple[Finding, ...]  # warnings that go with the edit
+    tag: str  # how messages name the version: the tag as written
+
+    def __init__(self, id: str, text: Text, shown: reads.Read | None, notes: tuple[Finding, ...], tag: str) -> None:
+        self._init(id, text, shown, notes, tag)
+
+
+def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy,
+              audience: Audience = CLI) -> Text | Finding:
+    """The text whose line numbers the line-anchored edit `fe` (of `path`, now `before`) names, or why
+    there is none: what ``against_read`` resolves the edit against (``guard.registers`` reads blocks
+    and registers from it)."""
+    got = _base(repo, fe, path, before, pol, _Reader(audience, pol.agent or "agent"))
+    return got if isinstance(got, Finding) else got.text
+
+
+def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> _Base | Finding:
+    """Step 1 of the module doc: the version the edit's tag names."""
     from . import reads
-    from .dialects.hashline import LAST
-    from .repo.merge import Conflict
 
     agent = who.name
     tag = (fe.base or "").lower()
@@ -172,10 +194,10 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
                          msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
         if level == "error":
-            return Anchored(fe, (unread,))
+            return unread
         found = current_id if current_id.startswith(tag) else _stored(repo, tag)
         if found is None:
-            return Anchored(fe, (unread,))
+            return unread
         base_id = found
         if level == "warning":
             notes.append(unread)
@@ -185,8 +207,22 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
     except NotText:
         base = None
     if base is None:
-        return Anchored(fe, (error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
-                                   f"read the file again with {who.read(path)}"),))
+        return error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
+                     f"read the file again with {who.read(path)}")
+    return _Base(base_id, base, shown, tuple(notes), tag)
+
+
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+    from .dialects.hashline import LAST
+    from .repo.merge import Conflict
+
+    got = _base(repo, fe, path, before, pol, who)
+    if isinstance(got, Finding):
+        return Anchored(fe, (got,))
+    level = pol.level("stale")
+    base_id, base, shown, notes, tag = got.id, got.text, got.shown, list(got.notes), got.tag
+    current_id = repo.hash_blob(before)
     n = len(base.lines)
     spans: list[tuple[LineRange, int, int]] = []
     for c in fe.changes:

@@ -102,13 +102,24 @@ class Replace(NamedTuple):
 
 
 class LineRange(NamedTuple):
-    """Replace lines `start..end` of the file as it was read (hash-anchored edits)."""
+    """Replace lines `start..end` of the file as it was read (hash-anchored edits).
+
+    Three fields name what only the file as read can say (``guard.registers`` works them out
+    before the range is located): `block`, the line whose syntax block the range is
+    (``LineRange(N, N, new, block=N)`` replaces that block, ``LineRange(N + 1, N, new,
+    block=N)`` inserts after it); `cut`, a register that keeps the lines the range removes;
+    `paste`, a register whose lines are the range's new lines.  A register is named, or
+    ``""``, the one unnamed register.
+    """
 
     start: int  # 1-based first line replaced
     end: int  # inclusive; start - 1 for a pure insertion before `start`
     new: tuple[str, ...]  # replacement lines, without terminators
     expect: tuple[str, ...] | None = None  # the lines the agent saw at start..end
     source_line: int = 0
+    block: int = 0  # not 0: the range is the syntax block opening on this line (or inserts after it)
+    cut: str | None = None  # the register the removed lines are kept in
+    paste: str | None = None  # the register whose lines are put in
 
 
 class Snippet(NamedTuple):
