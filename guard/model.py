@@ -101,6 +101,11 @@ class Replace(NamedTuple):
     source_line: int = 0
 
 
+# A line a change names by its hash as oh-my-pi's tools printed it: (line number, the hash as
+# written, the names of the rules it may have been made with; ``guard.linehash.RULES``).
+LineHash = tuple[int, str, tuple[str, ...]]
+
+
 class LineRange(NamedTuple):
     """Replace lines `start..end` of the file as it was read (hash-anchored edits).
 
@@ -120,6 +125,7 @@ class LineRange(NamedTuple):
     block: int = 0  # not 0: the range is the syntax block opening on this line (or inserts after it)
     cut: str | None = None  # the register the removed lines are kept in
     paste: str | None = None  # the register whose lines are put in
+    hashes: tuple[LineHash, ...] = ()  # lines the edit named by hash: each must hash so in the file as read
 
 
 class Snippet(NamedTuple):
@@ -141,7 +147,7 @@ class FileEdit(NamedTuple):
     old_path: str | None = None  # for RENAME (and a modify that moves)
     changes: tuple[Change, ...] = ()
     content: str | None = None  # whole new text for CREATE or a whole-file write
-    base: str | None = None  # blob id (or prefix) the edit was made against
+    base: str | None = None  # blob id (or prefix) the edit was made against; or LAST_SEEN
     old_mode: int | None = None
     new_mode: int | None = None
     binary: bool = False  # a binary patch: always refused
@@ -149,6 +155,12 @@ class FileEdit(NamedTuple):
     source_line: int = 0
     repairs: tuple[str, ...] = ()  # bookkeeping the parser put right in this file's section
     path_base: PathBase = PathBase.HERE
+
+
+# `FileEdit.base` of a line-anchored edit that names no version (oh-my-pi's JSON hashline
+# calls): the file as the agent last read it (``git agent-read``, MCP ``read_file``) when a read
+# is on record, else the file as it is now (``guard.anchors``).
+LAST_SEEN = "@seen"
 
 
 def line_anchored(fe: FileEdit) -> bool:

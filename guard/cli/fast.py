@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
 # reading the arguments does not import the parsers.
-DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy")
+DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "hashline-json", "lazy")
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
 
 

@@ -22,6 +22,7 @@ DIALECTS: dict[str, str] = {
     "json": "guard.dialects.jsonedit",
     "whole": "guard.dialects.whole",
     "hashline": "guard.dialects.hashline",
+    "hashline-json": "guard.dialects.hashline_json",
     "lazy": "guard.dialects.lazy",
 }
 
@@ -36,6 +37,7 @@ AUTO: dict[str, tuple[int, str | None]] = {
     "codex": (100, "*** Begin Patch"),
     "search-replace": (90, None),
     "json": (90, None),
+    "hashline-json": (95, '"edits"'),
     "hashline": (100, "["),
     "whole": (20, None),
 }

@@ -52,7 +52,8 @@ times after its cut; a paste written before its cut, or of a name never cut, is
 refused.  An unlabeled paste takes the one unlabeled cut written before it that
 nothing pasted yet (two pending: refused, name them).  oh-my-pi keeps named registers
 across calls; here a register lives for one edit, so a move is one turn, checked
-and rolled back as one.
+and rolled back as one.  oh-my-pi's JSON hashline calls (``{"path", "edits"}``) are
+read by ``hashline_json``, also under ``--format hashline``.
 
 Meaning:
 
@@ -144,6 +145,7 @@ _FENCE = lazy(r"(?:`{3,}|~{3,})[^`]*")
 _ENVELOPE = lazy(r"\*\*\* (?:Begin|End) Patch")
 _OTHER = lazy(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9} SEARCH|>{5,9} REPLACE)", re.MULTILINE)
 _READ_LINE = lazy(r"\d+:")
+_JSON = lazy(r"\s*(?:\{|\[\s*\{)")
 
 
 class _Op:
@@ -262,6 +264,10 @@ def detect(text: str) -> int:
 
 def parse(text: str, path: str | None = None) -> EditSet:
     """The EditSet of a hashline edit (`path` is unused: every section names its file)."""
+    if _JSON().match(text):  # oh-my-pi's JSON calls are hashline too (``--format hashline``)
+        from . import hashline_json
+
+        return hashline_json.parse(text, path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
