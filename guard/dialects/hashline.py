@@ -50,10 +50,10 @@ Registers move lines within one edit, across sections and files: a named registe
 is filled once (a second cut of the name is refused) and may be pasted any number of
 times after its cut; a paste written before its cut, or of a name never cut, is
 refused.  An unlabeled paste takes the one unlabeled cut written before it that
-nothing pasted yet (two pending: refused, name them).  oh-my-pi keeps named registers
-across calls; here a register lives for one edit, so a move is one turn, checked
-and rolled back as one.  oh-my-pi's JSON hashline calls (``{"path", "edits"}``) are
-read by ``hashline_json``, also under ``--format hashline``.
+nothing pasted yet (two pending: refused, name them).  A register lives for one
+edit, so a move is one turn, checked and rolled back as one.  oh-my-pi's JSON
+hashline calls (``{"path", "edits"}``) are read by ``hashline_json``, also under
+``--format hashline``.
 
 Meaning:
 
