@@ -16,7 +16,7 @@ stripped64 xxHash64 of the stripped line, seed 0, low byte as 2 hex digits    9e
 base36     xxHash32 of the stripped line modulo 36**2, 2 base-36 digits       0eeff762 .. 08c2fde7
 base36x3   xxHash32 of the stripped line modulo 36**3, 3 base-36 digits       77424cc7 .. a7334877
 hex32      xxHash32 of the stripped line modulo 256, 2 hex digits             27d15915 .. c0d6bd83
-           (the rule of every run from 2026-02-11 07:26 on)                   (2026-02-11 .. 18)
+           (the rule of every run from 2026-02-11 06:42 UTC on)               (2026-02-11 .. 18)
 line-id    xxHash32 of the stripped line, seed 0 when it holds a letter or    theerud/oh-my-pi
            digit (Unicode L or N) else its line number; the low byte as two   2885bb0d
            letters of ``ZPMQVRWSNKTXJBYH`` (high nibble first)

@@ -31,12 +31,14 @@ and the later ``LINE#ID`` shape, each read into ``LineRange`` changes::
     LINES   := [line, ...] | TEXT | null (null and [] delete)
 
 A field an item misplaces beside its op (``{"insert_after": {"anchor"}, "text"}``) is
-taken, and so is an op whose value is its one anchor (``{"insert_after": "15:c1", "text"}``).  The hash rule of an anchor is the one oh-my-pi used with its shape (the
+taken, and so is an op whose value is its one anchor (``{"insert_after": "15:c1",
+"text"}``).  The hash rule of an anchor is the one oh-my-pi used with its shape (the
 revisions are in ``guard/linehash.py``): ``LINE:HH`` in shapes 2 and 3 ``hex32``
-(gtrak/oh-my-pi 27d15915 to c0d6bd83, ``packages/coding-agent/src/patch/hashline.ts``,
-every run from 2026-02-11 07:26 on), three base-36 digits ``base36x3``; in shape 1
-``stripped64``, ``base36`` or ``seeded64`` (the three rules shape 1 lived with on
-2026-02-10 and 11); ``LINE#ID`` ``line-id`` (theerud/oh-my-pi 2885bb0d, the same file).
+(gtrak/oh-my-pi 27d15915 to c0d6bd83, ``packages/coding-agent/src/patch/hashline.ts``;
+27d15915 was written at 2026-02-11 06:26 UTC and every run from 06:42 UTC on used it),
+three base-36 digits ``base36x3``; in shape 1 ``stripped64``, ``base36`` or
+``seeded64`` (the three rules shape 1 lived with on 2026-02-10 and 11); ``LINE#ID``
+``line-id`` (theerud/oh-my-pi 2885bb0d, the same file).
 
 Mapping into the edit model (no I/O here): a call is ``FileEdit(path, MODIFY,
 base=LAST_SEEN)`` whose anchored items are ``LineRange`` values carrying their
