@@ -263,6 +263,7 @@ def main() -> int:
     evidence: Counter[str] = Counter()
     wrong = 0
     total = 0
+    compared: Counter[bool] = Counter()  # applied calls held to the independent application, or not
     with tempfile.TemporaryDirectory(prefix="hashline-reports-") as tmp:
         root = Path(tmp)
         subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60, env={**GIT_ENV, "PATH": "/usr/bin:/bin"})
@@ -304,6 +305,7 @@ def main() -> int:
                 else:
                     after = next((c.after for c in result.changes if c.path == fname), None)
                     ref = reference(call, before.decode("utf-8"))
+                    compared[ref is not None and after is not None] += 1
                     if ref is not None and after is not None and after.decode("utf-8") != ref:
                         wrong += 1
                         key = "APPLIED WRONGLY"
@@ -349,7 +351,8 @@ def main() -> int:
           f"{given['applied: the expected file']} of the {sum(given.values())} whose file the error shows as given "
           f"or does not show (the other {later} were made on a file earlier calls of the run had changed, which "
           "the report does not hold: applied here to the file as given, they may fit it by chance)")
-    print(f"\napplied wrongly by the tool: {wrong}")
+    print(f"\napplied wrongly by the tool: {wrong} (of the {compared[True]} applied calls the independent "
+          f"application reads; {compared[False]} it cannot: text it finds more than once, or a shape it does not know)")
     return 1 if wrong else 0
 
 
