@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, ClassVar, Sequence
 from . import diffs, ledger
 from .audience import CLI, Audience
 from .locate import Splice, apply_splices
-from .model import FileEdit, Finding, LineRange, Value, error, line_anchored
+from .model import LAST_SEEN, FileEdit, Finding, LineRange, Value, error, line_anchored
 from .policy import Policy
 from .repo import GitRepo
 from .textfile import NotText, Text, decode
@@ -149,11 +149,33 @@ class _Reader(Value):
         return self.audience.read(path, self.name, lines)
 
 
-def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
-    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+class _Base(Value):
+    """The version of a file a line-anchored edit's numbers refer to, and what its read showed."""
+
+    __slots__ = ("id", "text", "shown", "notes", "tag")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    id: str
+    text: Text
+    shown: reads.Read | None  # None: every line counts as shown
+    notes: tuple[Finding, ...]  # warnings that go with the edit
+    tag: str  # how messages name the version: the tag as written, or the version's first 8 digits
+
+    def __init__(self, id: str, text: Text, shown: reads.Read | None, notes: tuple[Finding, ...], tag: str) -> None:
+        self._init(id, text, shown, notes, tag)
+
+
+def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy,
+              audience: Audience = CLI) -> Text | Finding:
+    """The text whose line numbers the line-anchored edit `fe` (of `path`, now `before`) names, or why
+    there is none: what ``against_read`` resolves the edit against (``guard.registers`` reads blocks
+    and registers from it)."""
+    got = _base(repo, fe, path, before, pol, _Reader(audience, pol.agent or "agent"))
+    return got if isinstance(got, Finding) else got.text
+
+
+def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> _Base | Finding:
+    """Step 1 of the module doc: the version the edit's tag names (or, for ``LAST_SEEN``, the one the agent saw)."""
     from . import reads
-    from .dialects.hashline import LAST
-    from .repo.merge import Conflict
 
     agent = who.name
     tag = (fe.base or "").lower()
@@ -162,7 +184,12 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
     read = reads.last(repo, agent, path)
     shown: reads.Read | None = None
     notes: list[Finding] = []
-    if read is not None and read.blob.startswith(tag):
+    if tag == LAST_SEEN:
+        seen = _last_seen(repo, pol, who, path, before, current_id, read)
+        if isinstance(seen, Finding):
+            return seen
+        base_id = seen
+    elif read is not None and read.blob.startswith(tag):
         base_id, shown = read.blob, read
     else:
         if read is None:
@@ -172,10 +199,10 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
                          msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
         if level == "error":
-            return Anchored(fe, (unread,))
+            return unread
         found = current_id if current_id.startswith(tag) else _stored(repo, tag)
         if found is None:
-            return Anchored(fe, (unread,))
+            return unread
         base_id = found
         if level == "warning":
             notes.append(unread)
@@ -185,8 +212,38 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
     except NotText:
         base = None
     if base is None:
-        return Anchored(fe, (error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
-                                   f"read the file again with {who.read(path)}"),))
+        return error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
+                     f"read the file again with {who.read(path)}")
+    return _Base(base_id, base, shown, tuple(notes), base_id[:8] if tag == LAST_SEEN else tag)
+
+
+def _last_seen(repo: GitRepo, pol: Policy, who: _Reader, path: str, before: bytes, current_id: str,
+               read: reads.Read | None) -> str | Finding:
+    """The version an edit that names none (``LAST_SEEN``) is made against: the file as it is, when the
+    agent read or wrote it so, or read nothing (where the policy allows); else the agent's last read."""
+    if read is None or read.blob == current_id or last_written(repo, pol, who.name, path) == current_id:
+        if read is None and pol.read_before_edit and pol.level("stale") == "error":
+            return error("stale", path, None,
+                         f"{who.name} has not read {path}, and this policy edits only files the agent has read "
+                         f"(read_before_edit, from {pol.source('read_before_edit')})",
+                         f"read it first with {who.read(path)}, then send the edit again")
+        return current_id
+    if repo.read_blob(read.blob) is None:
+        return current_id
+    return read.blob
+
+
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+    # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
+    from .dialects.hashline import LAST
+    from .repo.merge import Conflict
+
+    got = _base(repo, fe, path, before, pol, who)
+    if isinstance(got, Finding):
+        return Anchored(fe, (got,))
+    level = pol.level("stale")
+    base_id, base, shown, notes, tag = got.id, got.text, got.shown, list(got.notes), got.tag
+    current_id = repo.hash_blob(before)
     n = len(base.lines)
     spans: list[tuple[LineRange, int, int]] = []
     for c in fe.changes:
@@ -198,6 +255,9 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
                                        f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
                                        f"number lines as {who.read(path)} prints them"),))
         spans.append((c, a, b))
+    wrong = _wrong_hashes(fe, base, path, tag, who, base_id == current_id)
+    if wrong is not None:
+        return Anchored(fe, (wrong,))
     if shown is not None and level in ("error", "warning"):
         unseen = _unshown(spans, shown, n, path, tag, who, level)
         if unseen is not None:
@@ -261,6 +321,46 @@ def _stored(repo: GitRepo, tag: str) -> str | None:
         return None  # four digits name nothing reliably outside the agent's read record
     data = repo.read_blob(tag)
     return repo.hash_blob(data) if data is not None else None
+
+
+_AROUND = 2  # lines either side of a wrongly named line whose anchors a refusal shows
+
+
+def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: _Reader, current: bool) -> Finding | None:
+    """`not-found` when a line the edit named by its hash (oh-my-pi's ``12:a3``) hashes otherwise in `base`.
+
+    The anchor is a check of which line the agent meant, never a way to find another: the finding
+    gives the anchors of the lines around each wrong one, as the edit's own rule writes them.
+    """
+    from . import linehash
+
+    named = [h for c in fe.changes if isinstance(c, LineRange) for h in c.hashes]
+    wrong = [(line, written, rules) for line, written, rules in named
+             if 1 <= line <= len(base.lines) and not linehash.matches(rules, line, base.lines[line - 1], written)]
+    if not wrong:
+        return None
+    rule = wrong[0][2][0]
+    marked = {line for line, _w, _r in wrong}
+    rows: list[str] = []
+    last = 0
+    for line in sorted({x for m in marked for x in range(max(1, m - _AROUND), min(len(base.lines), m + _AROUND) + 1)}):
+        if last and line > last + 1:
+            rows.append("    ...")
+        text = base.lines[line - 1]
+        rows.append(f"{'>>>' if line in marked else '   '} {linehash.anchor(rule, line, text)}|{clip(text)}")
+        last = line
+    first, written, _rules = wrong[0]
+    said = ", ".join(f"{line}{'#' if rule == 'line-id' else ':'}{w}" for line, w, _r in wrong[:6])
+    now = linehash.anchor(rule, first, base.lines[first - 1])
+    where = "as it is" if current else f"as {who.name} last read it (#{tag}; it changed since)"
+    retry = ("use these anchors, and send the edit again" if current
+             else f"read it again with {who.read(path, _around(first, len(base.lines)))} and redo the edit")
+    return error(
+        "not-found", path, first,
+        f"{plural(len(wrong), 'line')} of {path} {'is' if len(wrong) == 1 else 'are'} not what the edit's anchors say "
+        f"({said}): line {first} of the file {where} is {now}; an anchor is never moved to another line",
+        f"{retry}; '>>>' marks the lines the edit named wrongly:\n" + "\n".join(rows),
+    )
 
 
 def _out_of_bounds(a: int, b: int, n: int) -> str | None:

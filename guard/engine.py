@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Sequence
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
 from .errors import UsageError
-from .model import EditSet, FileChange, Finding, Value, error
+from .model import EditSet, FileChange, Finding, LineRange, Value, error
 from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
 from .textfile import BOM
@@ -355,6 +355,14 @@ class Guard(Workspace):
             notes += expanded.notes
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
+        if any(isinstance(c, LineRange) and (c.block or c.cut is not None or c.paste is not None)
+               for fe in edits.files for c in fe.changes):
+            # Blocks and registers: line numbers and lines only the files as read can give.
+            from . import registers
+
+            edits, refused = registers.resolve(self, edits, pol, here, audience)
+            if refused:
+                return Planned((), tuple(refused), ())
         attr = self.attributes_before(pol, agent, turn)
         for fe in edits.files:
             ch, fs, ns = target.change_for(self, fe, pol, tiers, here, audience,

@@ -106,14 +106,31 @@ class Replace(NamedTuple):
     source_line: int = 0
 
 
+# A line a change names by its hash as oh-my-pi's tools printed it: (line number, the hash as
+# written, the names of the rules it may have been made with; ``guard.linehash.RULES``).
+LineHash = tuple[int, str, tuple[str, ...]]
+
+
 class LineRange(NamedTuple):
-    """Replace lines `start..end` of the file as it was read (hash-anchored edits)."""
+    """Replace lines `start..end` of the file as it was read (hash-anchored edits).
+
+    Three fields name what only the file as read can say (``guard.registers`` works them out
+    before the range is located): `block`, the line whose syntax block the range is
+    (``LineRange(N, N, new, block=N)`` replaces that block, ``LineRange(N + 1, N, new,
+    block=N)`` inserts after it); `cut`, a register that keeps the lines the range removes;
+    `paste`, a register whose lines are the range's new lines.  A register is named, or
+    ``""``, the one unnamed register.
+    """
 
     start: int  # 1-based first line replaced
     end: int  # inclusive; start - 1 for a pure insertion before `start`
     new: tuple[str, ...]  # replacement lines, without terminators
     expect: tuple[str, ...] | None = None  # the lines the agent saw at start..end
     source_line: int = 0
+    block: int = 0  # not 0: the range is the syntax block opening on this line (or inserts after it)
+    cut: str | None = None  # the register the removed lines are kept in
+    paste: str | None = None  # the register whose lines are put in
+    hashes: tuple[LineHash, ...] = ()  # lines the edit named by hash: each must hash so in the file as read
 
 
 class Snippet(NamedTuple):
@@ -149,7 +166,7 @@ class FileEdit(NamedTuple):
     old_path: str | None = None  # for RENAME (and a modify that moves)
     changes: tuple[Change, ...] = ()
     content: str | None = None  # whole new text for CREATE or a whole-file write
-    base: str | None = None  # blob id (or prefix) the edit was made against
+    base: str | None = None  # blob id (or prefix) the edit was made against; or LAST_SEEN
     old_mode: int | None = None
     new_mode: int | None = None
     binary: bool = False  # a binary patch: always refused
@@ -157,6 +174,12 @@ class FileEdit(NamedTuple):
     source_line: int = 0
     repairs: tuple[str, ...] = ()  # bookkeeping the parser put right in this file's section
     path_base: PathBase = PathBase.HERE
+
+
+# `FileEdit.base` of a line-anchored edit that names no version (oh-my-pi's JSON hashline
+# calls): the file as the agent last read it (``git agent-read``, MCP ``read_file``) when a read
+# is on record, else the file as it is now (``guard.anchors``).
+LAST_SEEN = "@seen"
 
 
 def line_anchored(fe: FileEdit) -> bool:

@@ -209,6 +209,22 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     return change, read_findings + ([dropped] if dropped is not None else []), notes + list(got.notes)
 
 
+def source(ws: Workspace, fe: FileEdit, pol: Policy, here: str = "") -> tuple[str, bytes | None] | Finding:
+    """The file `fe` changes (for a move, the one it moves) as ``change_for`` resolves it, and its
+    bytes now (None: not there); or the finding that refuses the path."""
+    start = "" if fe.path_base is PathBase.ROOT else here
+    guess = fe.path_base is PathBase.GUESS
+    fe = _prefix_dropped(ws.root, fe, start, guess)
+    name = fe.old_path if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) else fe.path
+    path, f = resolve(ws, paths.from_folder(start, name, guess), pol)
+    if f is not None or path is None:
+        return f or error("path-outside", fe.path, None, f"{name!r} is not a file in the repository")
+    try:
+        return path, worktree.read(ws.root, path)[0]
+    except worktree.UnsafePath as exc:
+        return _not_a_file(ws.root, fe, path, path, exc)
+
+
 def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
     """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
     this content.  An applied edit counts as read (the MCP server records what it wrote)."""

@@ -3,8 +3,11 @@
 A case folder holds, as plain files (a reviewer reads them; bytes are exact):
 
 - ``before/``      the tree committed into a fresh repository (absent: one empty commit);
-- ``uncommitted/`` optional files written after that commit (an agent editing on top of
-  uncommitted work, a file git does not track, a file changed since the edit's base);
+- ``read``         optional: files the agent reads with ``agent-guard read`` after that commit,
+  one a line, a path and optionally its lines (``src/app.py 10:40``): what a hashline
+  edit's tag names;
+- ``uncommitted/`` optional files written after that commit (and the reads: an agent editing
+  on top of uncommitted work, a file git does not track, a file changed since the edit's base);
 - ``input``        the edit, byte for byte, fed to ``agent-guard apply --json`` on stdin;
 - ``args``         optional extra CLI arguments, one per line (``--format`` / ``codex``);
 - then either ``after/`` (the expected work tree, byte for byte and exec bit, .git excluded)
@@ -31,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 from conftest import Repo, Result
 
-KNOWN = {"before", "uncommitted", "input", "args", "after", "repairs", "error"}
+KNOWN = {"before", "read", "uncommitted", "input", "args", "after", "repairs", "error"}
 _CODE = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -99,6 +102,10 @@ def run(case: Path, repo: Repo, cli: Callable[..., Result], args: Sequence[str] 
     if (case / "before").is_dir():
         _copy_tree(case / "before", repo.root)
     repo.commit(message="before")
+    for line in lines(case / "read"):
+        path, _, shown = line.partition(" ")
+        read = cli("read", path, *(("--lines", shown.strip()) if shown.strip() else ()))
+        assert read.code == 0, f"{case.name}: reading {line!r} failed: {read}"
     if (case / "uncommitted").is_dir():
         _copy_tree(case / "uncommitted", repo.root)
     head = repo.git("rev-parse", "HEAD").strip()

@@ -13,7 +13,7 @@ import pytest
 from conftest import Repo
 
 CASES = Path(__file__).resolve().parent / "cases"
-PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-", "contam-", "md-", "ast-")
+PREFIXES = ("unified-", "codex-", "sr-", "json-", "whole-", "contam-", "md-", "ast-", "hashline-")
 
 
 def test_case_names() -> None:

@@ -216,7 +216,7 @@ def test_parse_merges_sections_of_one_file() -> None:
         ("[a#abcd]\n-old\n+new\n", 2, "not a hashline op"),
         ("[a#abcd]\n1:line one\n", 2, "not a hashline op"),
         ("[a#abcd]\n@@ -1 +1 @@\n", 2, "not a hashline op"),
-        ("[a#abcd]\nXCHG.BLK 4:\n+x\n", 2, "not a hashline op"),
+        ("[a#abcd]\nXCHG.BLK 4..6:\n+x\n", 2, "not a hashline op"),
         ("[a#zz]\nreplace 1\n+x\n", 1, "not a tag"),
         ("[a]\nreplace 1\n+x\n", 1, "has no tag"),
         ("[a#abcd]\nreplace 5..3\n+x\n", 2, "ends before it starts"),

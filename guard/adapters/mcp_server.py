@@ -343,7 +343,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "reported. " + FINDINGS,
          {"type": "object", "properties": {
              "patch": {"type": "string", "description": "The patch text."},
-             "format": {"type": "string", "enum": ["auto", "unified", "codex", "search-replace", "json", "hashline"],
+             "format": {"type": "string",
+                        "enum": ["auto", "unified", "codex", "search-replace", "json", "hashline", "hashline-json"],
                         "default": "auto", "description": "The patch dialect (default: detect it)."},
              "dry_run": _DRY,
          }, "required": ["patch"], "additionalProperties": False},

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
 # reading the arguments does not import the parsers.
-DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "lazy", "structural")
+DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "hashline-json", "lazy",
+                   "structural")
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
 
 

@@ -22,6 +22,7 @@ DIALECTS: dict[str, str] = {
     "json": "guard.dialects.jsonedit",
     "whole": "guard.dialects.whole",
     "hashline": "guard.dialects.hashline",
+    "hashline-json": "guard.dialects.hashline_json",
     "lazy": "guard.dialects.lazy",
     "structural": "guard.dialects.structural",
 }
@@ -40,6 +41,7 @@ AUTO: dict[str, tuple[int, str | None]] = {
     "structural": (95, '"pat'),
     "search-replace": (90, None),
     "json": (90, None),
+    "hashline-json": (95, '"edits"'),
     "hashline": (100, "["),
     "whole": (20, None),
 }

@@ -5,33 +5,55 @@
 showed (the blob is stored in the object database at read time).  An edit names
 lines by those numbers, under the same header, and applies only to that content.
 
-Grammar (one op per line; keywords in any case; a trailing ``:`` is optional)::
+Grammar (one op per line; keywords in any case; a trailing ``:`` is optional except where
+a ``PUT`` without it means a paste)::
 
     edit     := { prose } section { section | prose }
     section  := header NL { op | blank }
     header   := "[" PATH "#" TAG "]"          TAG: 4 to 40 hex digits, as the read printed it
               | "[" PATH "]"                  only for `create`
-    op       := "replace" RANGE NL body       replace lines A..B (inclusive) with the body
+    op       := "replace" AT NL body          replace lines A..B (inclusive), or block N*, with the body
               | "insert before" N NL body     insert the body before line N
               | "insert after" N NL body      insert it after line N (0: at the top; $: after the last line)
-              | "delete" RANGE                delete lines A..B; takes no body
+              | "insert after" N "*" NL body  insert it after the block that opens on line N
+              | "delete" AT [ REG ]           delete lines A..B, or block N*; with REG, keep them there
+              | "replace" AT REG              put REG's lines in place of A..B or of block N*
+              | "insert before" N REG         put REG's lines before line N
+              | "insert after" N ["*"] REG    put them after line N, or after block N
               | "delete file"                 delete PATH; takes no body; the section's only op
+              | "move to" DEST                after the section's ops, move the file to DEST
               | "create" NL body              create PATH, which must not exist (header without a tag)
+    AT       := RANGE | N "*"                 N*: the syntax block that opens on line N (guard/syntax/blocks.py)
     RANGE    := N [ ".." ( N | "$" ) ]        also N-M, N.=M, N:M, N,M; N alone is one line; $ the last
                                               (a "line"/"lines" before N or RANGE is allowed)
+    REG      := "@" NAME | "@"                a register: NAME is a letter or "_", then letters,
+                                              digits, "_", "." or "-"; "@" alone is the unnamed one
     body     := { "+" TEXT NL }               one row per new line: "+" alone is an empty line and
                                               "++x" the line "+x"; rows are never "-" or " " lines
 
 Compatible spellings, so agents trained on oh-my-pi's hashline tools are understood::
 
-    PUT RANGE:   = replace        PUT <N:   = insert before N     PUT >N:   = insert after N (PUT >$: at the end)
-    CUT RANGE    = delete         REM       = delete file
+    PUT AT:      = replace        PUT <N:   = insert before N     PUT >N:   = insert after N (PUT >$: at the end)
+    PUT >N*:     = insert after block N                          CUT AT [@name] = delete (and keep)
+    PUT AT @name / PUT <N @name / PUT >N @name / PUT >N* @name   = paste a register
+    PUT <N / PUT >N  (no ':', no body) = paste the unlabeled cut written before it
+    REM          = delete file    MV DEST   = move to DEST ("DEST" or 'DEST' when it holds spaces)
     SWAP RANGE:  = XCHG RANGE: = replace      DEL RANGE = delete
     INS.PRE N:   = insert before  INS.POST N: = insert after      INS.HEAD: / INS.TAIL: = at the top / end
+    SWAP.BLK N:  = replace N*     DEL.BLK N = delete N*           INS.BLK N: = insert after N*
+    replace block N / delete block N / insert after block N = the same with N*
 
 and oh-my-pi's 4-hex-digit tags: any tag is a prefix of the blob id that agent
-read, matched case-insensitively against that agent's read record.  Block ops
-(``*.BLK``) need a syntax tree and are refused with a hint to name the lines.
+read, matched case-insensitively against that agent's read record.
+
+Registers move lines within one edit, across sections and files: a named register
+is filled once (a second cut of the name is refused) and may be pasted any number of
+times after its cut; a paste written before its cut, or of a name never cut, is
+refused.  An unlabeled paste takes the one unlabeled cut written before it that
+nothing pasted yet (two pending: refused, name them).  A register lives for one
+edit, so a move is one turn, checked and rolled back as one.  oh-my-pi's JSON
+hashline calls (``{"path", "edits"}``) are read by ``hashline_json``, also under
+``--format hashline``.
 
 Meaning:
 
@@ -50,8 +72,10 @@ Meaning:
 - Sections naming the same path and tag merge into one; the same path under two
   tags is refused.
 
-Mapping into the edit model (no I/O here; the engine side is ``guard/anchors.py``):
-a section becomes ``FileEdit(path, MODIFY, base=TAG in lower case)`` whose
+Mapping into the edit model (no I/O here; the engine side is ``guard/registers.py``, which
+works out blocks and registers from the file as read, then ``guard/anchors.py``):
+a section becomes ``FileEdit(path, MODIFY, base=TAG in lower case)`` (``RENAME`` to DEST,
+``old_path=PATH``, with a move) whose
 changes are ``LineRange`` values in the read's line numbers, with ``expect=None``:
 ``replace A..B`` -> ``LineRange(A, B, body)``, ``delete A..B`` -> ``LineRange(A,
 B, ())``, ``insert before N`` -> ``LineRange(N, N-1, body)``, ``insert after N``
@@ -60,7 +84,10 @@ not know the line count: ``A..$`` -> ``LineRange(A, LAST)``, ``insert after $`` 
 ``LineRange(LAST+1, LAST)``.  ``delete file`` is ``FileEdit(path, DELETE,
 base=TAG)`` with the one change ``LineRange(1, LAST, ())``: every line as read
 goes, so the read must have shown them all.  ``create`` is ``FileEdit(path,
-CREATE, content=body)``.  The engine loads the blob the agent read, refuses lines
+CREATE, content=body)``.  ``N*`` sets ``LineRange.block`` to N (``replace N*`` ->
+``LineRange(N, N, body, block=N)``, ``insert after N*`` -> ``LineRange(N+1, N, body,
+block=N)``); a cut sets ``cut``, a paste ``paste`` (the unlabeled register's pairs are
+named ``@1``, ``@2``... by the parser) and has no body.  The engine loads the blob the agent read, refuses lines
 the read never showed, and re-anchors onto the current file only when every
 anchored line is unchanged and all moved by one offset; otherwise ``stale``.
 """
@@ -88,34 +115,43 @@ SHAPE = "[src/app.py#1a2b3c4d]\nreplace 12..14\n+new line 12\n+new line 13\ninse
 
 _HEADER = lazy(r"\[(?P<inner>[^\[\]]+)\]")
 _TAG = lazy(r"[0-9a-fA-F]{4,40}")
-_RANGE = r"(?P<a>\d+)(?:\s*(?:\.\.\.?|\.=|-|\u2013|\u2026|:|,)\s*(?P<b>\d+|\$))?"
-_END = r"\s*:?"
+_SEP = r"\s*(?:\.\.\.?|\.=|-|\u2013|\u2026|:|,)\s*"
+_RANGE = rf"(?P<a>\d+)(?:(?P<star>\*)|{_SEP}(?P<b>\d+|\$))?"
+_REGISTER = r"(?:\s*(?P<at>@)(?P<reg>[A-Za-z_][\w.-]*)?)?"  # `@name`, or `@` alone: the unnamed register
+_END = r"\s*(?P<colon>:)?"
 _LINES = r"(?:lines?\s+)?"  # "replace line 3", "delete lines 4..6"
+_BLOCK = r"(?P<blk>block\s+)?"  # "replace block 7", "delete block 3", "insert after block 5"
 _OPS: tuple[tuple[Callable[[], re.Pattern[str]], str], ...] = tuple(
-    (lazy(pattern + _END, re.IGNORECASE), kind)
+    (lazy(pattern, re.IGNORECASE), kind)
     for pattern, kind in (
-        (rf"(?:replace|put|swap|xchg)\s+{_LINES}{_RANGE}", "replace"),
-        (rf"(?:delete|cut|del)\s+{_LINES}{_RANGE}", "delete"),
-        (rf"(?:insert\s+before\s+{_LINES}|put\s*<\s*|ins\.pre\s+)(?P<a>\d+)", "before"),
-        (rf"(?:insert\s+after\s+{_LINES}|put\s*>\s*|ins\.post\s+)(?P<a>\d+|\$)", "after"),
-        (r"ins\.head", "head"),
-        (r"ins\.tail", "tail"),
-        (r"delete\s+file|rem", "delete-file"),
-        (r"create", "create"),
+        (rf"(?:(?P<put>put)|swap|xchg|replace)\s+{_BLOCK}{_LINES}{_RANGE}{_REGISTER}{_END}", "replace"),
+        (rf"(?:delete|cut|del)\s+{_BLOCK}{_LINES}{_RANGE}{_REGISTER}{_END}", "delete"),
+        (rf"(?:insert\s+before\s+{_LINES}|(?P<put>put)\s*<\s*|ins\.pre\s+)(?P<a>\d+){_REGISTER}{_END}", "before"),
+        (rf"(?:insert\s+after\s+{_BLOCK}{_LINES}|(?P<put>put)\s*>\s*|ins\.post\s+)(?P<a>\d+|\$)(?P<star>\*)?"
+         rf"{_REGISTER}{_END}", "after"),
+        # oh-my-pi's older block spellings: SWAP.BLK N (replace), DEL.BLK N (cut), INS.BLK[.POST] N (after).
+        (rf"(?:swap|xchg)\.blk\s+(?P<a>\d+)(?P<blk>){_REGISTER}{_END}", "replace"),
+        (rf"del\.blk\s+(?P<a>\d+)(?P<blk>){_REGISTER}{_END}", "delete"),
+        (rf"ins\.blk(?:\.post)?\s+(?P<a>\d+)(?P<blk>){_REGISTER}{_END}", "after"),
+        (rf"ins\.head{_END}", "head"),
+        (rf"ins\.tail{_END}", "tail"),
+        (rf"(?:delete\s+file|rem){_END}", "delete-file"),
+        (rf"create{_END}", "create"),
+        (r"(?:mv|move\s+to|rename\s+to)\s+(?P<dest>\S.*?)\s*", "move"),
     )
 )
 _BODY_OPS = frozenset({"replace", "insert", "create"})
-_BLOCK_OP = lazy(r"(?i)(?:swap|xchg|del|ins)(?:\.blk)(?:\.\w+)*\b")
 _FENCE = lazy(r"(?:`{3,}|~{3,})[^`]*")
 _ENVELOPE = lazy(r"\*\*\* (?:Begin|End) Patch")
 _OTHER = lazy(r"^(?:diff --git |\*\*\* (?:Update|Add|Delete) File:|@@ -\d|<{5,9} SEARCH|>{5,9} REPLACE)", re.MULTILINE)
 _READ_LINE = lazy(r"\d+:")
+_JSON = lazy(r"\s*(?:\{|\[\s*\{)")
 
 
 class _Op:
-    """One op of a section as it is read: its kind, its lines, its body rows."""
+    """One op of a section as it is read: its kind, its lines, its body rows, its register."""
 
-    __slots__ = ("kind", "a", "b", "line", "body", "blanks")
+    __slots__ = ("kind", "a", "b", "line", "body", "blanks", "block", "reg", "colon", "put", "cut", "paste", "dest")
 
     def __init__(self, kind: str, a: int, b: int, line: int) -> None:
         self.kind = kind
@@ -124,6 +160,13 @@ class _Op:
         self.line = line  # input line of the op
         self.body: list[str] = []
         self.blanks = 0  # blank lines seen since the last body row
+        self.block = 0  # the line whose syntax block the op names (`N*`)
+        self.reg: str | None = None  # the `@name` written after the op ("" for `@` alone)
+        self.colon = False  # the op promised body rows (`PUT >5:`)
+        self.put = False  # spelled as oh-my-pi's PUT, whose colonless form pastes the unnamed register
+        self.cut: str | None = None  # the register the removed lines go to (bound by `_bind_registers`)
+        self.paste: str | None = None  # the register whose lines go in
+        self.dest = ""  # `MV DEST`: where the file goes
 
 
 class _Section:
@@ -221,6 +264,10 @@ def detect(text: str) -> int:
 
 def parse(text: str, path: str | None = None) -> EditSet:
     """The EditSet of a hashline edit (`path` is unused: every section names its file)."""
+    if _JSON().match(text):  # oh-my-pi's JSON calls are hashline too (``--format hashline``)
+        from . import hashline_json
+
+        return hashline_json.parse(text, path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -288,6 +335,9 @@ def _body_row(op: _Op | None, row: str, bare: str, no: int) -> None:
     if op.kind not in _BODY_OPS:
         raise ParseError(f"'{_verb(op.kind)}' takes no body rows", no,
                          f"remove the '+' rows, or write 'replace {op.a}..{op.b}' to put new lines there")
+    if op.reg is not None:
+        raise ParseError(f"'{_verb(op.kind)} ... @{op.reg}' pastes a register and takes no body rows", no,
+                         "remove the '+' rows, or drop the '@name' to write the rows there")
     op.body.extend([""] * op.blanks)
     op.blanks = 0
     op.body.append(row)
@@ -311,8 +361,6 @@ def _check_tag(tag: str | None, no: int) -> str | None:
 
 
 def _hint_for(line: str) -> str:
-    if _BLOCK_OP().match(line):
-        return "block ops need a syntax tree agent-guard does not have; name the block's lines, e.g. 'replace 10..24'"
     if line.startswith("-"):
         return ("hashline bodies hold only the new lines, each starting with '+'; the op's range names the lines "
                 "that go away (write '+-text' for a new line that starts with '-')")
@@ -337,6 +385,29 @@ def _number(digits: str, no: int) -> int:
 
 
 def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
+    op = _op_lines(kind, m, no)
+    groups = m.groupdict()
+    op.colon = bool(groups.get("colon"))
+    op.put = bool(groups.get("put"))
+    if groups.get("at"):
+        op.reg = groups.get("reg") or ""
+    if groups.get("star") or groups.get("blk") is not None:
+        if op.kind == "insert" and op.a == LAST + 1:
+            raise ParseError("'$' is the last line, not a block", no, "name the block by its first line, e.g. 'PUT >12*:'")
+        if groups.get("b"):
+            raise ParseError("a block is named by its first line alone", no,
+                             f"write '{op.a}*' for the block that opens on line {op.a}, or a plain range "
+                             f"'{op.a}..{groups['b']}'")
+        op.block = op.a - 1 if op.kind == "insert" else op.a
+    if kind == "move":
+        dest = groups["dest"]
+        if len(dest) >= 2 and dest[0] == dest[-1] and dest[0] in "\"'":
+            dest = dest[1:-1]
+        op.dest = dest
+    return op
+
+
+def _op_lines(kind: str, m: re.Match[str], no: int) -> _Op:
     groups = m.groupdict()
     if kind in ("replace", "delete"):
         a = _number(groups["a"], no)
@@ -355,6 +426,8 @@ def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
         if groups["a"] == "$":
             return _Op("insert", LAST + 1, LAST, no)
         n = _number(groups["a"], no)
+        if n < 1 and (groups.get("star") or groups.get("blk") is not None):
+            raise ParseError("blocks open on lines 1 and up", no, "name the block by its first line as the read numbered it")
         return _Op("insert", n + 1, n, no)
     if kind == "head":
         return _Op("insert", 1, 0, no)
@@ -363,7 +436,72 @@ def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
     return _Op(kind, 0, 0, no)
 
 
+# --------------------------------------------------------------------------- registers
+
+
+def _where(op: _Op) -> str:
+    return f"line {op.line}"
+
+
+def _bind_registers(sections: list[_Section]) -> None:
+    """Pair every paste with the cut that fills it, in the order the ops are written.
+
+    A named register is filled once (`CUT ... @name`) and pasted any number of times after;
+    a `PUT` with no colon and no body (or `@` alone) pastes the one unlabeled cut written
+    before it and not pasted yet.  Only the names are checked here: the lines are the file's,
+    which the engine reads (``guard.registers``).
+    """
+    named: dict[str, _Op] = {}
+    unnamed: list[_Op] = []
+    later = {op.reg: op for sec in sections for op in sec.ops if op.kind == "delete" and op.reg}
+    pairs = 0
+    for sec in sections:
+        for op in sec.ops:
+            if op.kind == "delete":
+                if op.reg:
+                    if op.reg in named:
+                        raise ParseError(f"the register @{op.reg} is cut twice ({_where(named[op.reg])} and here)",
+                                         op.line, "give each cut its own name, e.g. @" + op.reg + "2")
+                    named[op.reg] = op
+                    op.cut = op.reg
+                else:
+                    unnamed.append(op)
+                continue
+            if op.kind not in ("replace", "insert"):
+                continue
+            anonymous = op.reg == "" or (op.reg is None and op.put and not op.colon and not op.body)
+            if op.reg:
+                if op.reg not in named:
+                    if op.reg in later:
+                        raise ParseError(f"@{op.reg} is pasted before it is cut ({_where(later[op.reg])})", op.line,
+                                         "put the 'CUT ... @" + op.reg + "' op above the paste")
+                    known = ", ".join("@" + n for n in named) or "none"
+                    raise ParseError(f"unknown register @{op.reg}: no 'CUT ... @{op.reg}' comes before it in this edit",
+                                     op.line, f"registers cut so far: {known}; registers hold lines only within one "
+                                     "edit, so cut and paste in the same call")
+                op.paste = op.reg
+            elif anonymous:
+                if op.kind == "replace":
+                    raise ParseError("pasting over lines needs a named register", op.line,
+                                     "cut with 'CUT A.=B @name' and paste with 'PUT C.=D @name', or add '+' body rows")
+                if not unnamed:
+                    raise ParseError("nothing to paste: no unlabeled 'CUT' comes before this op in this edit",
+                                     op.line, "put 'CUT A.=B' (or 'CUT N*') above it, name the register "
+                                     "('CUT ... @name' then 'PUT >N @name'), or add '+' body rows")
+                if len(unnamed) > 1:
+                    pending = ", ".join(_where(c) for c in unnamed)
+                    raise ParseError(f"{len(unnamed)} unlabeled cuts are pending ({pending}): this paste cannot tell "
+                                     "which one it means", op.line, "name them: 'CUT ... @name' and 'PUT ... @name'")
+                pairs += 1
+                source = unnamed.pop()
+                source.cut = op.paste = f"@{pairs}"  # no written name starts with '@'
+
+
+# --------------------------------------------------------------------------- into the edit model
+
+
 def _file_edits(sections: list[_Section]) -> list[FileEdit]:
+    _bind_registers(sections)
     merged: dict[str, _Section] = {}
     for sec in sections:
         prev = merged.get(sec.path)
@@ -384,14 +522,17 @@ def _file_edit(sec: _Section) -> FileEdit:
         raise ParseError(f"the section [{sec.path}{'#' + sec.tag if sec.tag else ''}] has no op",
                          sec.line, f"put ops under the header; {OPS_HELP}")
     for op in sec.ops:
-        if op.kind in _BODY_OPS and not op.body:
-            alt = f"; to delete the lines write 'delete {op.a}..{op.b}'" if op.kind == "replace" else ""
-            raise ParseError(f"'{_verb(op.kind)}' needs at least one '+' body row", op.line,
-                             f"write each new line as '+text' ('+' alone for an empty line){alt}")
-    whole = [op for op in sec.ops if op.kind in ("create", "delete-file")]
+        if op.kind in _BODY_OPS and not op.body and op.paste is None:
+            raise ParseError(f"'{_verb(op.kind)}' needs at least one '+' body row", op.line, _empty_hint(op))
+    moves = [op for op in sec.ops if op.kind == "move"]
+    ops = [op for op in sec.ops if op.kind != "move"]
+    whole = [op for op in ops if op.kind in ("create", "delete-file")]
     if whole and len(sec.ops) > 1:
         raise ParseError(f"'{_verb(whole[0].kind)}' must be the only op for {sec.path}",
                          whole[0].line, "send the other ops in a separate edit")
+    if len(moves) > 1:
+        raise ParseError(f"{sec.path} is moved twice (line {moves[0].line} and here)", moves[1].line,
+                         "keep one 'MV DEST' per file")
     if sec.tag is None:
         if not whole or whole[0].kind != "create":
             raise ParseError(
@@ -408,6 +549,25 @@ def _file_edit(sec: _Section) -> FileEdit:
         gone = LineRange(1, LAST, (), None, whole[0].line)
         return FileEdit(sec.path, Op.DELETE, changes=(gone,), base=sec.tag, source_line=sec.line)
     changes = tuple(
-        LineRange(op.a, op.b, tuple(op.body) if op.kind != "delete" else (), None, op.line) for op in sec.ops
+        LineRange(op.a, op.b, tuple(op.body) if op.kind != "delete" else (), None, op.line,
+                  block=op.block, cut=op.cut, paste=op.paste)
+        for op in ops
     )
+    if moves:
+        dest = moves[0].dest
+        if dest == sec.path:
+            raise ParseError(f"'MV {dest}' moves {sec.path} onto itself", moves[0].line,
+                             "name another path, or drop the MV")
+        return FileEdit(dest, Op.RENAME, old_path=sec.path, changes=changes, base=sec.tag, source_line=sec.line)
     return FileEdit(sec.path, Op.MODIFY, changes=changes, base=sec.tag, source_line=sec.line)
+
+
+def _empty_hint(op: _Op) -> str:
+    at = f"{op.a}*" if op.block else f"{op.a}..{'$' if op.b == LAST else op.b}"
+    if op.kind == "replace":
+        return (f"write each new line as '+text' ('+' alone for an empty line); to delete the lines write "
+                f"'delete {at}', to paste a register 'PUT {at} @name'")
+    if op.kind == "insert":
+        return "write each new line as '+text' ('+' alone for an empty line), or drop the ':' and name a register " \
+               "to paste ('PUT >N @name')"
+    return "write each line of the new file as '+text' ('+' alone for an empty line)"

@@ -1,0 +1,16 @@
+import functools
+
+
+@functools.lru_cache(maxsize=None)
+def parse(text):
+    parts = text.split(",")
+    return [p.strip() for p in parts]
+
+
+class Store:
+    def __init__(self):
+        self.items = {}
+
+
+    def put(self, key, value):
+        self.items[key] = value

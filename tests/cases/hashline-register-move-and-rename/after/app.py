@@ -1,0 +1,7 @@
+import os
+
+
+
+
+def main():
+    print(helper("/tmp/x"))

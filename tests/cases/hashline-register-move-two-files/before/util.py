@@ -1,0 +1,5 @@
+"""Utilities."""
+
+
+def other():
+    return 2

@@ -1,0 +1,8 @@
+
+
+def helper(path):
+    return os.path.basename(path)
+
+
+def main():
+    print(helper("/tmp/x"))

@@ -1,0 +1,5 @@
+import os
+
+
+def other():
+    return 2
