@@ -73,9 +73,16 @@ def git(root: Path, *args: str) -> str:
     return proc.stdout.decode()
 
 
+# The crash points are a hook the tests install (tests/crashpoints/sitecustomize.py), not the package's.
+CHECKOUT = Path(__file__).resolve().parents[1]
+CRASHPOINTS = CHECKOUT / "tests" / "crashpoints"
+
+
 def guard(root: Path, args: list[str], data: bytes | None = None, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(GUARD + args, cwd=root, input=data, capture_output=True, timeout=TIMEOUT,
-                          env=dict(ENV, **(extra or {})), check=False)
+    env = dict(ENV, **(extra or {}))
+    if env.get("AGENT_GUARD_CRASH_AT"):
+        env["PYTHONPATH"] = os.pathsep.join([str(CRASHPOINTS), str(CHECKOUT), env.get("PYTHONPATH", "")])
+    return subprocess.run(GUARD + args, cwd=root, input=data, capture_output=True, timeout=TIMEOUT, env=env, check=False)
 
 
 # ---------------------------------------------------------------------- the scene

@@ -161,13 +161,15 @@ def locked(repo: GitRepo) -> Iterator[None]:
         os.close(fd)
 
 
-def _crashpoint(label: str) -> None:
-    """Test hook: AGENT_GUARD_CRASH_AT=<label> kills the process right here, like kill -9."""
-    want = os.environ.get("AGENT_GUARD_CRASH_AT")
-    if want and want == label:
-        import signal
+# A seam for the crash tests: a function they install (tests/crashpoints/sitecustomize.py)
+# that `_crashpoint` calls with each point's label; None outside them.
+crash_hook: Callable[[str], None] | None = None
 
-        os.kill(os.getpid(), signal.SIGKILL)
+
+def _crashpoint(label: str) -> None:
+    """A point where the crash tests may kill the process (``crash_hook``)."""
+    if crash_hook is not None:
+        crash_hook(label)
 
 
 # ---------------------------------------------------------------------- reading

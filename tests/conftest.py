@@ -79,7 +79,14 @@ def command_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def checkout_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """`command_env`, with this checkout first on Python's import path too (for child processes)."""
     root = str(Path(__file__).resolve().parents[1])
-    return command_env({"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra or {})})
+    extra = dict(extra or {})
+    path = extra.pop("PYTHONPATH", None) or root + os.pathsep + os.environ.get("PYTHONPATH", "")
+    if extra.get("AGENT_GUARD_CRASH_AT"):
+        path = CRASHPOINTS + os.pathsep + path  # the hook that kills the child there (not in the package)
+    return command_env({**extra, "PYTHONPATH": path})
+
+
+CRASHPOINTS = str(Path(__file__).resolve().parent / "crashpoints")
 
 
 def python(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

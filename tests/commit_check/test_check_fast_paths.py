@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Repo, journal_pending, python
+from conftest import Repo, checkout_env, journal_pending, python
 from guard import commit_check, paths
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
@@ -435,7 +435,7 @@ PATCH = (
 
 def test_check_still_rolls_back_an_interrupted_write_first(repo: Repo) -> None:
     repo.commit({"a.txt": "one\ntwo\nthree\n", "b.txt": "old\n"})
-    env = dict(os.environ, AGENT_GUARD_CRASH_AT="after-file:0")
+    env = checkout_env({"AGENT_GUARD_CRASH_AT": "after-file:0"})
     r = subprocess.run([sys.executable, "-m", "guard", "apply"], cwd=repo.root, input=PATCH.encode(), env=env,
                        capture_output=True, timeout=120, check=False)
     assert r.returncode == -9, r.stderr

@@ -118,3 +118,15 @@ def test_kill_at_random_moments(repo: Repo, states) -> None:  # type: ignore[no-
             repo.git("update-ref", "-d", "refs/agent-guard/agent")
             repo.git("checkout", "-q", "--", ".")
             repo.git("clean", "-qfd")
+
+
+def test_the_installed_package_has_no_crash_points(repo: Repo) -> None:
+    """AGENT_GUARD_CRASH_AT means something only where the tests install their hook
+    (tests/crashpoints): an agent that sets it in a user's environment kills nothing."""
+    repo.commit({"a.txt": "one\ntwo\nthree\n", "c.txt": "doomed\n", "d.txt": "old\n"})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(AGENT_GUARD_CRASH_AT="after-file:0", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    r = subprocess.run([sys.executable, "-m", "guard", "apply"], cwd=repo.root, input=PATCH.encode(), env=env,
+                       capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert repo.read("a.txt") == b"one\nTWO\nthree\n"
