@@ -25,9 +25,13 @@ if TYPE_CHECKING:
     from .engine import Guard
     from .report import Report
 
-__all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session"]
+__all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session", "forget"]
 
+# The Guards the functions below share, by (folder, policy), most recently used last; a
+# harness that visits many repositories keeps the newest `_KEPT` (each holds a libgit2
+# handle and its caches).  `forget` empties it.
 _sessions: dict[tuple[str, str | None], "Guard"] = {}
+_KEPT = 32
 
 
 def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "Guard":
@@ -35,13 +39,31 @@ def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "G
     from .engine import Guard
 
     key = (os.path.realpath(repo), policy)
-    g = _sessions.get(key)
+    g = _sessions.pop(key, None)
     if g is None:
         g = Guard(repo, policy)
         # Any folder of one repository shares its session.
-        g = _sessions.setdefault((str(g.root), policy), g)
-        _sessions[key] = g
+        g = _sessions.pop((str(g.root), policy), g)
+        _sessions[(str(g.root), policy)] = g
+    _sessions[key] = g
+    while len({id(v) for v in _sessions.values()}) > _KEPT:
+        oldest = next(iter(_sessions.values()))
+        for k in [k for k, v in _sessions.items() if v is oldest]:
+            del _sessions[k]
     return g
+
+
+def forget(repo: str | os.PathLike[str] | None = None) -> None:
+    """Drop the cached Guards of `repo` (any folder inside it), or every one: the next call opens
+    the repository afresh and reads its policy again."""
+    if repo is None:
+        _sessions.clear()
+        return
+    real = os.path.realpath(repo)
+    gone = {id(v) for k, v in _sessions.items() if k[0] == real or str(v.root) == real
+            or real.startswith(str(v.root) + os.sep)}
+    for k in [k for k, v in _sessions.items() if id(v) in gone]:
+        del _sessions[k]
 
 
 def apply(edit: str | bytes, repo: str | os.PathLike[str] = ".", *, format: str = "auto", agent: str | None = None,

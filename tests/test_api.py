@@ -104,6 +104,26 @@ def test_one_session_per_repository_and_policy(project: Repo) -> None:
     assert guard.session(project.root, policy="strict") is not s
 
 
+def test_sessions_are_bounded_and_forgotten(tmp_path: Path, project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guard, "_KEPT", 3)
+    s = guard.session(project.root)
+    (project.root / "sub").mkdir()
+    assert guard.session(project.root / "sub") is s  # any folder of the repository
+    others = []
+    for n in range(4):
+        (tmp_path / f"other{n}").mkdir()
+        other = Repo(tmp_path / f"other{n}")
+        other.commit({"a.txt": "a\n"})
+        others.append(guard.session(other.root))
+    assert len({id(g) for g in guard._sessions.values()}) == 3
+    assert guard.session(project.root) is not s  # the oldest went
+    kept = guard.session(others[-1].root)
+    guard.forget(others[-1].root)
+    assert guard.session(others[-1].root) is not kept
+    guard.forget()
+    assert guard._sessions == {}
+
+
 def test_policy_is_read_once_for_many_calls(project: Repo, loads: list[tuple[Any, ...]]) -> None:
     for n in range(5):
         r = guard.apply(edit("'hello '" if n == 0 else f"'hello{n - 1} '", f"'hello{n} '"), repo=project.root, agent="h")

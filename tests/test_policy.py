@@ -331,6 +331,22 @@ def test_a_broken_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch: py
     assert not (tmp_path / "relative").exists()
 
 
+def test_the_cache_is_pruned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every edited policy text leaves an entry: past the limit the oldest half goes."""
+    home = Path(os.environ["HOME"])
+    monkeypatch.setattr(policy, "_CACHE_ENTRIES", 10)
+    for n in range(10):
+        policy._remember(f"n: {n}\n", {"n": n})
+        entry = policy.PolicyCache.of_user().path(f"n: {n}\n")
+        assert entry is not None
+        os.utime(entry, ns=(10**18 + n * 10**9, 10**18 + n * 10**9))  # written a second apart
+    assert len(_cached_files(home)) == 10
+    policy._remember("n: 10\n", {"n": 10})
+    assert len(_cached_files(home)) == 5
+    assert policy._remembered("n: 10\n") == {"n": 10}  # the newest stays
+    assert [policy._remembered(f"n: {n}\n") == {"n": n} for n in range(10)] == [False] * 6 + [True] * 4
+
+
 def test_data_json_cannot_hold_is_not_kept(tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])
     policy._remember("when: 2026-01-01\n", yaml.safe_load("when: 2026-01-01\n"))

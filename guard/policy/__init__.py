@@ -281,6 +281,28 @@ def _remember(text: str, data: object, cache: PolicyCache | None = None) -> None
             tmp.unlink()
         except OSError:
             pass
+        return
+    _prune(path.parent, path)
+
+
+_CACHE_ENTRIES = 256  # a new entry beyond this many drops the least recently written half
+
+
+def _prune(folder: Path, keep: Path) -> None:
+    """Keep the cache folder small: every edited policy text leaves an entry behind.  `keep`: the
+    entry just written."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
+                   if e.name.endswith(".json") and e.is_file(follow_symlinks=False) and e.path != str(keep)]
+    except OSError:
+        return
+    if len(entries) < _CACHE_ENTRIES:
+        return
+    for _, old in sorted(entries)[: len(entries) + 1 - _CACHE_ENTRIES // 2]:
+        try:
+            os.unlink(old)
+        except OSError:
+            pass
 
 
 def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True) -> _Layer:
