@@ -157,7 +157,12 @@ class Guard(Workspace):
                     f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
                     f"{folders}, empty once the files are deleted (as git rm does)",))
             if status != "applied":
-                return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+                suggestion = None
+                if status == "refused" and path is None:
+                    from .suggest import for_refusal
+
+                    suggestion = for_refusal(self, edits, plan, pol, agent, turn, here, audience, require_read)
+                return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes, suggestion=suggestion)
             if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
                 # Nothing to write (a no-op let through as a warning): no empty turn either.
                 return Report("applied", edits.format, plan.changes, plan.findings, notes=plan.notes)
