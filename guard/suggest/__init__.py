@@ -188,6 +188,10 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
         if got_named is not None or "stale" in codes:
             return got_named
     ordered = ordered_changes(fe)
+    if codes == {"not-found"} and fe.content is not None:
+        return None
+    if codes == {"not-found"}:  # the engine's locator, which this one is, found no place for some change
+        return _realigned(s, fe, path, text, ordered)
     out = locate_changes(text, fe.changes, s.tiers, path, ordered) if fe.content is None else None
     if out is None:
         return None
@@ -268,12 +272,13 @@ def _realigned(s: _Session, fe: FileEdit, path: str, text: Text, ordered: bool) 
     for ch in fe.changes:
         if not isinstance(ch, (Hunk, Replace)):
             return None
-        alone = locate_changes(text, [ch], s.tiers, path, False)
-        if not alone.findings:
-            changes.append(ch)
-            continue
-        if any(f.code != "not-found" for f in alone.findings):
-            return None
+        if len(fe.changes) > 1:  # which of them is not found (one alone is: the caller located it)
+            alone = locate_changes(text, [ch], s.tiers, path, False)
+            if not alone.findings:
+                changes.append(ch)
+                continue
+            if any(f.code != "not-found" for f in alone.findings):
+                return None
         r = realign(fi, ch, s.tiers)
         if r is None:
             return None

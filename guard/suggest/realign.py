@@ -15,7 +15,8 @@ Readings are refused (None), never picked, when:
 - new lines that go between two kept lines have a line of the file between those;
 - another region is as like the change (two closest regions of equal likeness);
 - too little of the change is in the region (under half of its lines, or under two with a
-  letter or digit): the region is a guess.
+  letter or digit): the region is a guess;
+- the change shows more than ``MAX_LINES`` lines (the time it would take).
 
 Lines compare as the ``eol`` and ``trailing-whitespace`` tiers compare them (when the policy
 has them); a change that needs more (indent, typography) has other trouble than its place.
@@ -33,6 +34,9 @@ from .settle import alike
 
 _MATCHERS = frozenset({"eol", "trailing-whitespace"})
 _REGIONS = 6  # candidate regions aligned in full, the likeliest first
+# The most lines a change may show to be realigned: each region's alignment takes time in the
+# square of it (a 1,500-line hunk: 5 s), and a refusal must answer quickly (the hook's deadline).
+MAX_LINES = 300
 
 
 class Realigned(Value):
@@ -92,6 +96,8 @@ def realign(fi: FileIndex, ch: Change, tiers: Sequence[str]) -> Realigned | None
     active = _MATCHERS & frozenset(tiers)
     norm = norm_fn(active)
     old = [hl for hl in h.lines if hl.tag != ADDED]
+    if len(old) > MAX_LINES:
+        return None
     want = [norm(hl.text) for hl in old]
     lines = fi.normed(active)
     best: list[_Reading] = []

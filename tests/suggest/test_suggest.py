@@ -251,3 +251,22 @@ def test_the_claude_code_hook_denies_with_the_edit_call_to_make(repo: Repo, cli)
     text = repo.read("m.py").decode()
     assert text.count(args["old_string"]) == 1
     assert text.replace(args["old_string"], args["new_string"]) == MEANT
+
+
+def test_a_change_past_the_realign_bound_gets_none(repo: Repo) -> None:
+    """Realigning takes time in the square of the change's size: past `MAX_LINES` it is not tried
+    (a 1,500-line hunk took 5 s), and the refusal comes as quickly as before."""
+    from guard.suggest.realign import MAX_LINES
+
+    lines = [f"value_{i} = compute({i}, {i * 7 % 13})" for i in range(3 * MAX_LINES)]
+    repo.commit({"big.py": "\n".join(lines) + "\n"})
+
+    def drifted(n: int) -> str:
+        body = [" " + (t.replace("compute", "calc") if i % 3 else t) for i, t in enumerate(lines[:n])]
+        body[n // 2] = f"-{lines[n // 2]}\n+{lines[n // 2]}  # changed"
+        return f"--- a/big.py\n+++ b/big.py\n@@ -1,{n} +1,{n} @@\n" + "\n".join(body) + "\n"
+
+    g = Guard(repo.root)
+    small, big = g.apply(drifted(60), check=True), g.apply(drifted(MAX_LINES + 1), check=True)
+    assert [f.code for f in small.findings] == [f.code for f in big.findings] == ["not-found"]
+    assert small.suggestion is not None and big.suggestion is None
