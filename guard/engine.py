@@ -193,7 +193,8 @@ class Guard(Workspace):
         verified: Verified | None = None
         for _round in range(VERIFY_ROUNDS):
             with worktree.locked(self.repo):
-                outcome = self._decide(edits, raw, agent, turn, check, pol, here, audience, require_read, verified)
+                outcome = self._decide(edits, raw, agent, turn, check, pol, here, audience, require_read, verified,
+                                       path)
             if isinstance(outcome, Report):
                 return outcome
             from . import verify
@@ -212,7 +213,8 @@ class Guard(Workspace):
             "read the files again and send the edit again"),), notes=outcome.notes)
 
     def _decide(self, edits: EditSet, raw: bytes, agent: str, turn: str | None, check: bool, pol: Policy, here: str,
-                audience: Audience, require_read: bool, verified: Verified | None) -> Report | Planned:
+                audience: Audience, require_read: bool, verified: Verified | None,
+                path: str | None = None) -> Report | Planned:
         """Under the repository lock: plan the edit, and write it when it passes (unless `check`).  The plan
         itself when the policy's verify commands have yet to judge it (`verified` is about other changes)."""
         stage.recover(self.repo)
@@ -225,7 +227,12 @@ class Guard(Workspace):
         plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
         status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")
         if status == "refused":
-            return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)
+            suggestion = None
+            if path is None:
+                from .suggest import for_refusal
+
+                suggestion = for_refusal(self, edits, plan, pol, agent, turn, here, audience, require_read)
+            return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes, suggestion=suggestion)
         if all(c.before == c.after and c.old_mode == c.new_mode and not c.old_path for c in plan.changes):
             # Nothing to write (a no-op let through as a warning): no empty turn either, and nothing to verify.
             return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes)

@@ -104,6 +104,24 @@ def record(repo: GitRepo, agent: str, path: str, blob: str, shown: Span | None) 
     if shown is not None:
         spans.append(shown)
     reads[path] = entry = Read(blob, merge(spans))
+    _save(repo, agent, reads)
+    return entry
+
+
+def put(repo: GitRepo, agent: str, path: str, entry: Read | None) -> None:
+    """Make `entry` the agent's read of `path` (None: no read), whatever was there: what a refusal
+    that carries a suggestion showed the agent (guard/suggest/), or that read put back.
+
+    Call under the repository lock, as ``record``.
+    """
+    reads = load(repo, agent)
+    reads.pop(path, None)
+    if entry is not None:
+        reads[path] = Read(entry.blob, merge(list(entry.shown)))
+    _save(repo, agent, reads)
+
+
+def _save(repo: GitRepo, agent: str, reads: dict[str, Read]) -> None:
     while len(reads) > MAX_PATHS:
         reads.pop(next(iter(reads)))
     target = _file(repo, agent)
@@ -112,4 +130,3 @@ def record(repo: GitRepo, agent: str, path: str, blob: str, shown: Span | None) 
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, target)
-    return entry

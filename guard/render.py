@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from .model import Finding
 from .regex import lazy
-from .report import Report
+from .report import Report, Suggestion
 from .wording import plural, printable, printable_diff, short_id
 
 # --- colour ------------------------------------------------------------------------------
@@ -103,9 +103,23 @@ def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
         lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
     for f in report.findings:
         lines.append(finding_text(f, colour))
+    if report.suggestion is not None:
+        lines.append(suggestion_text(report.suggestion))
     if show_diff and report.diff:
         # Added lines are the agent's: escapes in them would drive the reviewer's terminal.
         lines.append(diff_text(report.diff, colour))
+    return "\n".join(lines)
+
+
+SUGGESTED, END_SUGGESTED = "----- suggested edit -----", "----- end of suggested edit -----"
+
+
+def suggestion_text(s: Suggestion) -> str:
+    """A refusal's suggested edit for people and agents reading text: what it is, why, how to send it
+    back, and the edit itself between two marker lines, as it is (made printable)."""
+    lines = [f"suggestion ({s.format}), not applied: to apply it, {s.how}"]
+    lines += [printable(f"  why: {w}") for w in s.why]
+    lines += [SUGGESTED, printable_diff(s.edit.rstrip("\n")), END_SUGGESTED]
     return "\n".join(lines)
 
 

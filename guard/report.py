@@ -32,10 +32,31 @@ class TurnRef(Value):
         self._init(agent, id, commit, ref)
 
 
+class Suggestion(Value):
+    """A refused edit's one likely reading, as a ready edit the agent may send back (guard/suggest/).
+
+    agent-guard never applies it: sent back unchanged, in `format`, it lands as computed.
+    """
+
+    __slots__ = ("format", "edit", "why", "files", "how")
+    _fields: ClassVar[tuple[str, ...]] = __slots__
+    format: str  # the dialect of `edit`: the agent's own
+    edit: str  # the text to send back
+    why: tuple[str, ...]  # per file it rewrites: what differed, and what the suggestion does about it
+    files: tuple[str, ...]  # the repository paths it changes
+    how: str  # how the reader sends it back (its tool, or the command); said in people's words only
+
+    def __init__(self, format: str, edit: str, why: tuple[str, ...], files: tuple[str, ...], how: str = "") -> None:
+        self._init(format, edit, why, files, how)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"format": self.format, "edit": self.edit, "why": list(self.why), "files": list(self.files)}
+
+
 class Report(Value):
     """What a command did or decided: its status, the files, the findings and the turn."""
 
-    __slots__ = ("status", "format", "changes", "findings", "turn", "notes", "extra")
+    __slots__ = ("status", "format", "changes", "findings", "turn", "notes", "extra", "suggestion")
     _fields = __slots__
     status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
@@ -44,11 +65,12 @@ class Report(Value):
     turn: TurnRef | None
     notes: tuple[str, ...]
     extra: dict[str, Any]  # more keys of `as_dict` (a commit check's "check"; rollback's)
+    suggestion: Suggestion | None  # a refusal's edit to send back, when it has one likely reading
 
     def __init__(self, status: str, format: str | None, changes: tuple[FileChange, ...] = (),
                  findings: tuple[Finding, ...] = (), turn: TurnRef | None = None, notes: tuple[str, ...] = (),
-                 extra: dict[str, Any] | None = None) -> None:
-        self._init(status, format, changes, findings, turn, notes, {} if extra is None else extra)
+                 extra: dict[str, Any] | None = None, suggestion: Suggestion | None = None) -> None:
+        self._init(status, format, changes, findings, turn, notes, {} if extra is None else extra, suggestion)
 
     @property
     def exit_code(self) -> int:
@@ -82,6 +104,8 @@ class Report(Value):
         }
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.suggestion is not None:
+            out["suggestion"] = self.suggestion.as_dict()
         out.update(self.extra)
         return out
 

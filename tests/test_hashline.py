@@ -511,14 +511,19 @@ def test_read_before_edit_in_strict(ten, cli):  # type: ignore[no-untyped-def]
     # ... and is refused where it touches or adjoins it: read again first.
     ten.write({"a.txt": ten.read("a.txt").decode().replace("line 6\n", "LINE SIX\n")})
     before = ten.snapshot()
+    # An edit that does not even fit what the agent saw is refused as before.
+    r = apply(cli, SR.replace("line 3", "LINE SIX").replace("line three", "line 6"), "--policy", "strict")
+    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
     r = apply(cli, SR.replace("line 3", "line 7").replace("line three", "line seven"), "--policy", "strict")
     assert r.code == 1, r
     (f,) = r.json()["findings"]
     assert f["code"] == "stale" and "changed since the agent last saw it" in f["message"] and "LINE SIX" in f["hint"], f
     assert ten.snapshot() == before
-    # An edit that does not even fit what the agent saw is refused as before.
-    r = apply(cli, SR.replace("line 3", "LINE SIX").replace("line three", "line 6"), "--policy", "strict")
-    assert r.code == 1 and "changed since agent last read it" in r.json()["findings"][0]["message"], r
+    # That refusal carries the edit re-anchored by git's rule (guard/suggest/): it shows lines of
+    # the current content, which count as a read of it (as any read does), so that, sent back, it lands.
+    s = r.json()["suggestion"]
+    assert "line seven" in s["edit"] and apply(cli, s["edit"], "--policy", "strict").code == 0
+    assert "LINE SIX\nline seven\n" in ten.read("a.txt").decode()
 
 
 def test_read_before_edit_is_per_agent_and_skips_new_files(ten, cli):  # type: ignore[no-untyped-def]

@@ -375,13 +375,16 @@ def _pass(on_pass: str, reason: str, said: list[str]) -> Answer:
     return Answer(0)
 
 
-def _deny(findings: Any) -> Answer:
+def _deny(findings: Any, suggestion: Any = None) -> Answer:
     """A denial in both of the forms Claude Code reads: the JSON decision on standard output and
-    exit 2 with the reason on standard error (see the module doc: builds differ in which they honour)."""
-    from ..render import finding_text
+    exit 2 with the reason on standard error (see the module doc: builds differ in which they honour).
+    A refusal with one likely reading carries it as the tool call to make instead (guard/suggest/)."""
+    from ..render import finding_text, suggestion_text
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
     lines += [finding_text(f) for f in findings]
+    if suggestion is not None:
+        lines.append(suggestion_text(suggestion))
     reason = "\n".join(lines)
     return Answer(BLOCK, stdout=_output({"permissionDecision": "deny", "permissionDecisionReason": reason}),
                   stderr=reason + "\n")
@@ -457,7 +460,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     target = report.changes[0].path if report.changes else resolved
     if report.status == "refused":
         _stash_denial(g, data, target, agent, turn, report.findings, intended)
-        return _deny(report.findings)
+        return _deny(report.findings, report.suggestion)
     warned = [f.code for f in report.findings if f.severity != "error"]
     _stash(g, data, target, agent, turn, warned, time.monotonic() - started, intended=intended)
     said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
