@@ -1,4 +1,4 @@
-"""The fuzz properties of tests/test_fuzz.py with a large example budget (run by hand).
+"""The fuzz properties of tests/dialects/test_fuzz.py with a large example budget (run by hand).
 
 Same strategies (random text and bytes, mutated case-folder inputs, token soups of
 every dialect's keywords, odd Unicode and mixed line endings) and the same

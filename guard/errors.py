@@ -1,4 +1,4 @@
-"""Exceptions that become exit statuses at the edge (``cli.main``)."""
+"""Exceptions that become exit statuses at the edge (``cli.program.run``, ``cli.failure``)."""
 
 
 class UsageError(Exception):

@@ -174,6 +174,6 @@ def read_objects_unverified() -> None:
     the bytes a check reads (9.5 MB for a commit of 1,000 files: ~20 ms).  libgit2
     holds this switch for the whole process, so no handle can hold it for itself:
     it is the program's to throw, at its edge, when the command owns the process and
-    ends after it (``entry.run``); never a library call's.
+    ends after it (``cli.program.run``); never a library call's.
     """
     pygit2.option(pygit2.enums.Option.ENABLE_STRICT_HASH_VERIFICATION, 0)
