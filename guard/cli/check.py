@@ -29,9 +29,10 @@ from .fast import check_conflict, run_check
 @click.option("--policy", default=None,
               help="Preset name or policy file (default: .agent-guard.yaml, else 'default'; for a range, the "
                    "one committed at FROM).")
-@click.option("--format", "renderer", type=click.Choice(render.RENDERERS), default=None,
-              help="human (default), json, github (workflow annotations) or sarif (for code scanning).")
-@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--output-format", "--format", "renderer", type=click.Choice(render.RENDERERS), default=None,
+              help="How to print the report: human (default), json, github (workflow annotations) or sarif (for "
+                   "code scanning).  --format is the older name.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --output-format json.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, nothing when there are none.")
 @click.option("--write-baseline", "baseline_out", default=None, metavar="FILE",
               help="With --all-files: write today's findings to FILE (name it in the policy as baseline: FILE), "

@@ -180,8 +180,8 @@ def cli() -> None:
 
 @cli.command("apply", context_settings=CONTEXT)
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--format", "dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
-              help="Input dialect; auto detects it.")
+@click.option("--format", "--dialect", "dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
+              help="The edit's dialect (--dialect is the same option); auto detects it.")
 @click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'agent').")
 @click.option("--turn", default=None, help="Turn id; applies with the same id form one turn (default: a new turn).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
@@ -317,7 +317,7 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clon
               help="Also drop turns that were pushed (a fetched copy holds them); kept otherwise.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
-@click.option("--policy", default=None)
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
 def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool, quiet: bool,
            policy: str | None) -> None:
     """Prune old turns from the shadow refs.

@@ -70,5 +70,5 @@ def json_wanted(args: Sequence[str], command: str | None) -> bool:
         return False
     if "--json" in words:
         return True
-    return command == "check" and ("--format=json" in words or any(
-        a == "--format" and b == "json" for a, b in zip(words, words[1:])))
+    return command == "check" and ("--format=json" in words or "--output-format=json" in words or any(
+        a in ("--format", "--output-format") and b == "json" for a, b in zip(words, words[1:])))

@@ -95,7 +95,7 @@ def read(args: Sequence[str], spec: Options) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------- apply
 
 APPLY = Options(
-    valued={"--format": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy", "--path": "target"},
+    valued={"--format": "dialect", "--dialect": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy", "--path": "target"},
     flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True),
            "-q": ("quiet", True), "--quiet": ("quiet", True)},
     positional="file", many=False,
@@ -182,6 +182,7 @@ def emit(report: Report, as_json: bool, show_diff: bool = False, quiet: bool = F
 
 CHECK = Options(
     valued={"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer",
+            "--output-format": "renderer",
             "--write-baseline": "baseline_out"},
     flags={"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True),
            "-q": ("quiet", True), "--quiet": ("quiet", True)},
@@ -195,7 +196,7 @@ def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, r
                    as_json: bool) -> str | None:
     """What is wrong with a combination of `check`'s options, or None."""
     if as_json and renderer not in (None, "json"):
-        return f"--json and --format {renderer} disagree; give one"
+        return f"--json and --output-format {renderer} disagree; give one"
     if mode is not None and (from_ref or to_ref):
         return f"--{mode} and --from-ref/--to-ref choose different things to check; give one"
     return None

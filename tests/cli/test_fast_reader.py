@@ -24,7 +24,7 @@ APPLY_ARGVS = [
     ["--format", "codex"], ["--format=search-replace", "p.diff"], ["--agent", "claude", "--turn", "7"],
     ["--agent=", "p.diff"], ["--policy", "strict"], ["--policy=./p.yaml", "--check"], ["--path", "a.py"],
     ["--format", "whole", "--path=a.py", "p.diff"], ["missing.diff"], ["--", "-x"], ["--", "--json"],
-    ["--turn", ""],
+    ["--turn", ""], ["--dialect", "codex"], ["--dialect=search-replace", "p.diff"],
     # Left to click (help, mistakes, repeats, values that look like options, a FILE click refuses):
     ["-h"], ["--help"], ["--format", "nope"], ["--format", "AUTO"], ["--format"], ["--agent", "--json"],
     ["--json", "--json"], ["--agent", "a", "--agent", "b"], ["--check=1"], ["--unknown"], ["-x"],
