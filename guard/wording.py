@@ -83,6 +83,11 @@ def quoted(line: str, at: int = 0) -> str:
     return clip(visible(line), at=at)
 
 
+def brief(line: str, at: int = 0) -> str:
+    """A line quoted in passing, where the exact text is shown elsewhere (a suggested edit's why)."""
+    return clip(visible(line), CLIP // 2, at=at)
+
+
 def clip_lines(text: str, width: int = 3 * CLIP) -> str:
     """Every line of `text` at most about `width` characters (``clip``): the bound every finding's
     message and hint keep, whatever they quote."""

@@ -41,7 +41,7 @@ from ..locate.splice import Splice, whole_text
 from ..model import Change, EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, Replace, LineRange, line_anchored, ordered_changes
 from ..report import Suggestion
 from ..textfile import Text, decode_or_none
-from ..wording import quoted
+from ..wording import brief
 from .rewrite import Rewrite
 from .settle import Settled, settle
 from .writers import WRITERS
@@ -247,12 +247,12 @@ def _merge_why(said: str, settled: Settled) -> str:
     shown = []
     for line, was, now in settled.touching[:3]:
         if not now:
-            shown.append(f"the line{'s' if len(was) > 1 else ''} {', '.join(repr(quoted(x)) for x in was[:2])} "
+            shown.append(f"the line{'s' if len(was) > 1 else ''} {', '.join(repr(brief(x)) for x in was[:2])} "
                          f"before line {line} {'are' if len(was) > 1 else 'is'} gone")
         elif not was:
-            shown.append(f"line {line} {quoted(now[0])!r} is new" + (f" (and {len(now) - 1} more)" if len(now) > 1 else ""))
+            shown.append(f"line {line} {brief(now[0])!r} is new" + (f" (and {len(now) - 1} more)" if len(now) > 1 else ""))
         else:
-            shown.append(f"line {line} is {quoted(now[0])!r} where the edit saw {quoted(was[0])!r}")
+            shown.append(f"line {line} is {brief(now[0])!r} where the edit saw {brief(was[0])!r}")
     if shown:
         said += ": " + "; ".join(shown) + (f"; and {len(settled.touching) - 3} more" if len(settled.touching) > 3 else "")
         said += ("; git's merge rule calls a change next to the edit's a conflict, but no line the edit changes "

@@ -29,7 +29,7 @@ from typing import ClassVar, Sequence
 from ..model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace, Value
 from ..locate.hunk import bare_context
 from ..locate.index import MAX_CANDIDATES, FileIndex, norm_fn
-from ..wording import quoted
+from ..wording import brief
 from .settle import alike
 
 _MATCHERS = frozenset({"eol", "trailing-whitespace"})
@@ -301,12 +301,12 @@ def _differs(fi: FileIndex, shown: list[str], r: _Reading) -> tuple[tuple[str, .
     keys = fi.keys
     pairs = _paired(shown, mapped, len(keys))
     paired = {k for k, _j in pairs}
-    out = [f"line {j + 1} is {quoted(keys[j])!r} where the edit shows {quoted(shown[k])!r}" for k, j in pairs]
-    out += [f"the edit shows {quoted(shown[k])!r}, which the file does not have there"
+    out = [f"line {j + 1} is {brief(keys[j])!r} where the edit shows {brief(shown[k])!r}" for k, j in pairs]
+    out += [f"the edit shows {brief(shown[k])!r}, which the file does not have there"
             for k in range(len(shown)) if k not in mapped and k not in paired]
     stood = set(mapped.values()) | {j for _k, j in pairs}
     first = min([r.start] + [j for _k, j in pairs])
     last = max([r.end - 1] + [j for _k, j in pairs])
-    out += [f"line {j + 1} {quoted(keys[j])!r} is not in the edit" for j in range(first, last + 1)
+    out += [f"line {j + 1} {brief(keys[j])!r} is not in the edit" for j in range(first, last + 1)
             if j not in stood and not any(e[0] <= j < e[1] for e in r.edits)]
     return tuple(out), first + 1, last + 1

@@ -24,7 +24,7 @@ from ..diffs import aligned
 from ..model import FileEdit, LineRange, Value
 from ..repo import GitRepo
 from ..textfile import NotText, Text, decode
-from ..wording import quoted, span
+from ..wording import brief, span
 
 
 class Reanchored(Value):
@@ -124,7 +124,7 @@ def reanchor(fe: FileEdit, base: Text, current: Text, blob: str) -> Reanchored |
             moved.append(f"{_named(a, b)} is {_named(new_a, new_b)} now")
         out.append(LineRange(new_a, new_b, c.new, None, c.source_line))
     kept = set(keep.values())
-    since = tuple(f"line {x} is {quoted(current.lines[x - 1])!r}" for x in sorted(near)
+    since = tuple(f"line {x} is {brief(current.lines[x - 1])!r}" for x in sorted(near)
                   if 1 <= x <= now and x not in kept)
     return Reanchored(tuple(out), blob, tuple(moved), since)
 
