@@ -13,13 +13,13 @@ import click
 
 from ..adapters.claude_code import DEADLINE
 from ..bounds import DEADLINE_SECONDS
-from .commands import CONTEXT, InRange, cli, in_a_repository
+from .commands import CONTEXT, InRange, in_a_repository, lazy_command, lazy_group
 from .fast import ON_PASS, run_claude_code
 
 
-@cli.group("hook", context_settings=CONTEXT)
+@lazy_group("hook", context_settings=CONTEXT)
 def hook_group() -> None:
-    """Adapters that put agents' own edit tools under the guard."""
+    pass  # its summary is in ``LAZY``; the commands are below
 
 
 def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -57,7 +57,7 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
     sys.exit(run_claude_code(agent, turn, policy, on_pass, deadline))
 
 
-@cli.command("mcp", context_settings=CONTEXT)
+@lazy_command("mcp", context_settings=CONTEXT)
 @click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
               help="The repository to serve (any folder inside it).")
 @click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
@@ -66,9 +66,7 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
               help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their "
                    "current state.")
 def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
-    """Serve read/edit/patch/log/rollback tools over MCP on standard input/output.
-
-    The repository is the one the server starts in (or --repo); no tool reads or
+    """The repository is the one the server starts in (or --repo); no tool reads or
     writes outside it.  Each server is one budget session (unless $AGENT_GUARD_SESSION
     names one).  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
     """

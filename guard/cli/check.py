@@ -13,11 +13,11 @@ import click
 from .. import render
 from ..commit_check import githook
 from ..workspace import Workspace
-from .commands import CONTEXT, cli, process_ends
+from .commands import CONTEXT, lazy_command, process_ends
 from .fast import check_conflict, run_check
 
 
-@cli.command("check", context_settings=CONTEXT)
+@lazy_command("check", context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--staged", "mode", flag_value="staged", help="Check the staged change: HEAD against the index (the default).")
 @click.option("--all-files", "mode", flag_value="all-files",
@@ -39,9 +39,7 @@ from .fast import check_conflict, run_check
                    "so that later checks report only new ones; exits 0.")
 def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
               policy: str | None, renderer: str | None, as_json: bool, quiet: bool, baseline_out: str | None) -> None:
-    """Check what is being committed, or each commit of a range, against the policy.
-
-    PATHS limit the check (pre-commit passes the files it selected); a named file
+    """PATHS limit the check (pre-commit passes the files it selected); a named file
     with no staged change is checked whole.  Findings the policy's baseline file
     lists are not reported.  Exit status: 0 no error finding, 1 an error finding,
     2 usage error, 3 internal error.
@@ -54,12 +52,10 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
                        baseline_out=baseline_out))
 
 
-@cli.command("install-hook", context_settings=CONTEXT)
+@lazy_command("install-hook", context_settings=CONTEXT)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
 def install_hook_cmd(quiet: bool) -> None:
-    """Install a plain git pre-commit hook that runs `agent-guard check`.
-
-    Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
+    """Installs where git looks (core.hooksPath, else .git/hooks).  A hook already there
     is kept and runs first; running install-hook again updates the hook.
     """
     for line in githook.install(Workspace("."), sys.executable):
@@ -67,10 +63,9 @@ def install_hook_cmd(quiet: bool) -> None:
             click.echo(line)
 
 
-@cli.command("uninstall-hook", context_settings=CONTEXT)
+@lazy_command("uninstall-hook", context_settings=CONTEXT)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
 def uninstall_hook_cmd(quiet: bool) -> None:
-    """Remove agent-guard's pre-commit hook and put back the hook it kept, if any."""
     for line in githook.uninstall(Workspace(".")):
         if not quiet:
             click.echo(line)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, ClassVar, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn, Sequence
 
 import click
 
@@ -88,46 +88,64 @@ def in_a_repository(start: str = ".") -> None:
         raise UsageError(problem)
 
 
-# Commands that live in their own modules, imported only when named (or listed):
-# start-up pays for click and this file, not for every command.
-LAZY = {
-    "check": "guard.cli.check",
-    "install-hook": "guard.cli.check",
-    "uninstall-hook": "guard.cli.check",
-    "read": "guard.cli.read",
-    "push": "guard.cli.remote",
-    "fetch": "guard.cli.remote",
-    "hook": "guard.cli.adapters",
-    "stats": "guard.cli.stats",
-    "mcp": "guard.cli.adapters",
-    "run": "guard.cli.run",
-    "serve": "guard.cli.serve",
+# Commands that live in their own modules, imported only when named (or listed): start-up
+# pays for click and this file, not for every command.  Each is declared here once, with its
+# module and its summary: the line `agent-guard --help` lists (without importing the module)
+# and the first line of the command's own help (`lazy_command` puts it there).
+LAZY: dict[str, tuple[str, str]] = {
+    "check": ("guard.cli.check", "Check what is being committed, or each commit of a range, against the policy."),
+    "install-hook": ("guard.cli.check", "Install a plain git pre-commit hook that runs `agent-guard check`."),
+    "uninstall-hook": ("guard.cli.check", "Remove agent-guard's pre-commit hook and put back the hook it kept, if any."),
+    "read": ("guard.cli.read", "Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits."),
+    "push": ("guard.cli.remote", "Push this clone's turns to REMOTE (default: origin), beside every other clone's."),
+    "fetch": ("guard.cli.remote", "Fetch every clone's turns from REMOTE (default: origin)."),
+    "hook": ("guard.cli.adapters", "Adapters that put agents' own edit tools under the guard."),
+    "stats": ("guard.cli.stats", "Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused."),
+    "mcp": ("guard.cli.adapters", "Serve read/edit/patch/log/rollback tools over MCP on standard input/output."),
+    "run": ("guard.cli.run", "Run COMMAND and record what it changed in the work tree as one turn of the agent."),
+    "serve": ("guard.cli.serve", "Answer Claude Code's hooks from a warm process: one server per user, for every repository."),
 }
 
 
-LAZY_HELP = {
-    "check": "Check what is being committed, or each commit of a range.",
-    "install-hook": "Install a plain git pre-commit hook that runs agent-guard check.",
-    "uninstall-hook": "Remove agent-guard's pre-commit hook and put back the previous one.",
-    "read": "Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.",
-    "push": "Push this clone's turns to a remote, beside every other clone's (git push).",
-    "fetch": "Fetch every clone's turns from a remote (git fetch), for log and rollback.",
-    "hook": "Adapters that put agents' own edit tools under the guard.",
-    "stats": "Edit outcomes per agent and dialect: what lands, what is repaired, what is refused.",
-    "mcp": "Serve read/edit/patch/log/rollback tools over MCP on standard input/output.",
-    "run": "Run COMMAND and record what it changed in the work tree as one turn of the agent.",
-    "serve": "Answer Claude Code's hooks from a warm process: one server per user, for every repository.",
-}
+def _lazy(make: Callable[..., Callable[[Callable[..., Any]], click.Command]], name: str,
+          settings: dict[str, Any]) -> Callable[[Callable[..., Any]], click.Command]:
+    summary = LAZY[name][1]
+
+    def register(f: Callable[..., Any]) -> click.Command:
+        import inspect  # click has imported it already
+
+        body = inspect.cleandoc(f.__doc__ or "")
+        f.__doc__ = summary + ("\n\n" + body if body else "")
+        return make(name, short_help=summary, **settings)(f)
+
+    return register
+
+
+def lazy_command(name: str, **settings: Any) -> Callable[[Callable[..., Any]], click.Command]:
+    """`cli.command(name)` for a command of ``LAZY``, its summary taken from there."""
+    return _lazy(cli.command, name, settings)
+
+
+def lazy_group(name: str, **settings: Any) -> Callable[[Callable[..., Any]], click.Group]:
+    """`cli.group(name)` for a group of ``LAZY``, its summary taken from there."""
+    register = _lazy(cli.group, name, settings)
+
+    def group(f: Callable[..., Any]) -> click.Group:
+        made = register(f)
+        assert isinstance(made, click.Group)
+        return made
+
+    return group
 
 
 class _LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Listing the commands must not import them all: take a lazy command's short
-        # help from its module docstring-free table below when it is not loaded yet.
+        # help from ``LAZY`` when it is not loaded yet.
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.commands.get(name)
-            text = cmd.get_short_help_str(formatter.width) if cmd is not None else LAZY_HELP.get(name, "")
+            text = cmd.get_short_help_str(formatter.width) if cmd is not None else LAZY[name][1]
             if cmd is None or not cmd.hidden:
                 rows.append((name, text))
         if rows:
@@ -138,7 +156,7 @@ class _LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in LAZY:
             import importlib
 
-            importlib.import_module(LAZY[cmd_name])  # registers itself on `cli`
+            importlib.import_module(LAZY[cmd_name][0])  # registers itself on `cli`
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             _with_version(found)
@@ -495,7 +513,7 @@ def _load_more() -> None:
     """Import every command module (for tools that need the full command table)."""
     import importlib
 
-    for module in dict.fromkeys(LAZY.values()):
+    for module in dict.fromkeys(m for m, _ in LAZY.values()):
         importlib.import_module(module)
 
 

@@ -10,10 +10,10 @@ import sys
 import click
 
 from ..report import EXIT_REFUSED
-from .commands import CONTEXT, cli, in_a_repository
+from .commands import CONTEXT, in_a_repository, lazy_command
 
 
-@cli.command("read", context_settings=CONTEXT)
+@lazy_command("read", context_settings=CONTEXT)
 @click.argument("path")
 @click.option("--lines", "span", default=None, metavar="A:B",
               help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.")
@@ -21,9 +21,7 @@ from .commands import CONTEXT, cli, in_a_repository
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object: {version, path, header, tag, first, last, total, lines: [{line, text}]}.")
 def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> None:
-    """Print PATH as numbered lines under a [PATH#TAG] header, for hashline edits.
-
-    Edit the lines by number under the same header (git agent-apply):
+    """Edit the lines by number under the same header (git agent-apply):
 
     \b
         [src/app.py#1a2b3c4d]

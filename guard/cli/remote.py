@@ -16,7 +16,7 @@ from .. import clones
 from ..bounds import DEADLINE_SECONDS
 from ..errors import UsageError
 from ..repo import GitError
-from .commands import CONTEXT, InRange, _guard, cli
+from .commands import CONTEXT, InRange, _guard, lazy_command
 
 if TYPE_CHECKING:
     from ..engine import Guard
@@ -52,15 +52,13 @@ def _report(run: Callable[[], clones.Outcome]) -> None:
         sys.exit(1)
 
 
-@cli.command("push", context_settings=CONTEXT)
+@lazy_command("push", context_settings=CONTEXT)
 @_REMOTE
 @_PRINT
 @_TIMEOUT
 @_POLICY
 def push_cmd(remote: str, only_print: bool, timeout: float | None, policy: str | None) -> None:
-    """Push this clone's turns to REMOTE (default: origin), beside every other clone's.
-
-    Prints, then runs (with --porcelain, to read what landed):
+    """Prints, then runs (with --porcelain, to read what landed):
 
     \b
       git push REMOTE '+refs/agent-guard/*:refs/agent-guard-clones/CLONE/*'
@@ -81,15 +79,13 @@ def push_cmd(remote: str, only_print: bool, timeout: float | None, policy: str |
     _report(lambda: clones.push(g.repo, prefix, clone, remote, timeout))
 
 
-@cli.command("fetch", context_settings=CONTEXT)
+@lazy_command("fetch", context_settings=CONTEXT)
 @_REMOTE
 @_PRINT
 @_TIMEOUT
 @_POLICY
 def fetch_cmd(remote: str, only_print: bool, timeout: float | None, policy: str | None) -> None:
-    """Fetch every clone's turns from REMOTE (default: origin).
-
-    Prints, then runs:
+    """Prints, then runs:
 
     \b
       git fetch REMOTE '+refs/agent-guard-clones/*:refs/agent-guard-remotes/REMOTE/*'

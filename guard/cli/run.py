@@ -17,10 +17,10 @@ import sys
 
 import click
 
-from .commands import CONTEXT, _guard, cli
+from .commands import CONTEXT, _guard, lazy_command
 
 
-@cli.command("run", context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@lazy_command("run", context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--agent", default=None, metavar="NAME", help="Whose turn (default: $AGENT_GUARD_AGENT, else agent).")
 @click.option("--turn", default=None, metavar="ID", help="Continue the agent's turn ID (default: a new turn).")
 @click.option("--policy", default=None, metavar="NAME|PATH", help="Policy preset or file (default: .agent-guard.yaml).")
@@ -30,9 +30,7 @@ from .commands import CONTEXT, _guard, cli
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run_cmd(agent: str | None, turn: str | None, policy: str | None, report_file: str | None, quiet: bool,
             command: tuple[str, ...]) -> None:
-    """Run COMMAND and record what it changed in the work tree as one turn of the agent.
-
-    Use `--` before the command: agent-guard run --agent aider -- aider --yes-always.
+    """Use `--` before the command: agent-guard run --agent aider -- aider --yes-always.
     The changes are checked as an edit is; the exit status is the command's, or 1 when
     the policy refuses what it did (with shell.on_violation: revert, it is also undone).
     """

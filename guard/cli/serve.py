@@ -9,7 +9,7 @@ import sys
 import click
 
 from ..bounds import PORT
-from .commands import CONTEXT, InRange, cli
+from .commands import CONTEXT, InRange, lazy_command
 
 # The tools the hooks cover, as hooks/claude-code-settings.json names them (tests/warm/test_serve_cli.py
 # holds the two equal).
@@ -17,7 +17,7 @@ MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"
 TIMEOUT = 30  # seconds Claude Code gives the hook, as in hooks/claude-code-settings.json
 
 
-@cli.command("serve", context_settings=CONTEXT)
+@lazy_command("serve", context_settings=CONTEXT)
 @click.option("--http", "http_port", type=InRange(PORT, "PORT"), default=None,
               help="Also answer Claude Code's http hook form on 127.0.0.1:PORT (0: a free port), to requests with "
                    "the token in the server's http-token file. An http hook that fails lets the edit through "
@@ -30,9 +30,7 @@ TIMEOUT = 30  # seconds Claude Code gives the hook, as in hooks/claude-code-sett
 @click.option("--settings", "action", flag_value="settings",
               help="Print Claude Code settings whose hooks use the server (with --http PORT: the http form).")
 def serve_cmd(http_port: int | None, detach: bool, action: str | None) -> None:
-    """Answer Claude Code's hooks from a warm process: one server per user, for every repository.
-
-    `agent-guard hook claude-code` asks it when it runs (and does the work itself
+    """`agent-guard hook claude-code` asks it when it runs (and does the work itself
     when it does not); the settings from --settings run a smaller command that
     starts in a fraction of the time. The socket is in $XDG_RUNTIME_DIR/agent-guard
     (else agent-guard-UID in $TMPDIR or /tmp), a folder only you can open; a hook

@@ -10,10 +10,10 @@ import click
 
 from ..bounds import EVENTS, OutOfRange
 from ..stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
-from .commands import CONTEXT, InRange, _guard, cli, in_a_repository
+from .commands import CONTEXT, InRange, _guard, in_a_repository, lazy_command
 
 
-@cli.command("stats", context_settings=CONTEXT)
+@lazy_command("stats", context_settings=CONTEXT)
 @click.option("--agent", default=None, metavar="NAME", help="Only this agent (default: every agent).")
 @click.option("--since", default=None, metavar="DATE", help="Only events from DATE on: 2026-01-31, an ISO time, or an age "
                    "(7d, 12h; at most 100 years).")
@@ -25,9 +25,7 @@ from .commands import CONTEXT, InRange, _guard, cli, in_a_repository
 @click.option("-q", "--quiet", is_flag=True, help="No progress, and no note that the page was written.")
 def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int,
               quiet: bool) -> None:
-    """Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused.
-
-    Read from the log every apply and check writes (.git/agent-guard/events.jsonl).
+    """Read from the log every apply and check writes (.git/agent-guard/events.jsonl).
     The recommended dialect is the one with the best landing rate among those with
     at least --min-events edits; ties go to the one that needs fewer repairs.
     """
