@@ -46,6 +46,7 @@ def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "G
         g = _sessions.pop((str(g.root), policy), g)
         _sessions[(str(g.root), policy)] = g
     _sessions[key] = g
+    g.recover()  # cheap when nothing was interrupted: a look for the journal
     while len({id(v) for v in _sessions.values()}) > _KEPT:
         oldest = next(iter(_sessions.values()))
         for k in [k for k, v in _sessions.items() if v is oldest]:

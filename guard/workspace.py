@@ -36,10 +36,12 @@ class Workspace:
         self._policies: dict[str, tuple[tuple[int, ...], Policy]] = {}  # by agent, with the mtime of the repo's file
         self._control_paths: Mapping[str, str] | None = None
         self._control_source: tuple[list[ConfigEntry], Mapping[str, str]] | None = None  # entries -> their paths
-        self.recover()
 
     def recover(self) -> bool:
-        """Roll back a write interrupted by a crash; every command starts with this."""
+        """Roll back a write interrupted by a crash (under the repository's lock).
+
+        Making a workspace reads only; every command calls this first (the CLI's edges, the
+        adapters, ``guard.session``), and every write does again under its lock."""
         if not worktree.pending(self.repo):
             return False
         from . import stage

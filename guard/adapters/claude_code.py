@@ -206,6 +206,7 @@ def _locate(target: str, cwd: str, policy: str | None) -> tuple[Guard, str] | No
         tried.add(root)
         for j in range(i, 0, -1):
             if os.path.realpath("/".join(parts[:j]) or "/") == root:
+                g.recover()
                 return g, "/".join(parts[j:])
     return None
 
@@ -698,6 +699,7 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
         g = Guard(cwd, policy)
     except UsageError:
         return Answer(0)  # outside every repository: nothing of ours
+    g.recover()
     agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
     turn = _turn(data, turn)
     name = _stash_dir(g) / ("cmd-" + _stash_name(data, ""))

@@ -77,6 +77,7 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     # The repository, the agent's name and the policy first: a mistake in them is said at
     # once, not after the SDK's imports (a second and more).
     session = Session(Guard(repo, policy), default_agent(agent), require_read)
+    session.g.recover()
     from ..sessions import new_name
 
     session.g.budget_session = "mcp-" + new_name()  # per_session budgets count over this server's life

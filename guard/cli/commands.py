@@ -71,9 +71,12 @@ class InRange(click.ParamType):  # type: ignore[type-arg]  # generic from click 
 
 
 def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
+    """The command's Guard, once a write a crash interrupted is rolled back."""
     from ..engine import Guard
 
-    return Guard(".", policy)
+    g = Guard(".", policy)
+    g.recover()
+    return g
 
 
 def in_a_repository(start: str = ".") -> None:
@@ -495,6 +498,7 @@ def uninstall_cmd(yes: bool, cache: bool, quiet: bool) -> None:
     from ..workspace import Workspace
 
     g = Workspace(".")
+    g.recover()
     found = footprint.items(g, cache)
     said = [f"would remove {footprint.described(i)}" for i in found] if not yes else footprint.remove(g, found)
     if not found:

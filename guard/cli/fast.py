@@ -278,6 +278,7 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
     progress = Progress("agent-guard check", quiet)
     try:
         g = Workspace(".", policy, bare_ok=True)
+        g.recover()  # a write a crash interrupted is rolled back before the tree is checked
         # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
         named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
         report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files", paths=named,

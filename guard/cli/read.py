@@ -45,6 +45,7 @@ def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> N
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--lines") from None
     g = Guard(".")
+    g.recover()
     try:
         seen = shown(g, path, lines, agent)
     except Unreadable as exc:

@@ -130,3 +130,22 @@ def test_the_installed_package_has_no_crash_points(repo: Repo) -> None:
                        capture_output=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     assert repo.read("a.txt") == b"one\nTWO\nthree\n"
+
+
+def test_making_a_guard_reads_only_and_recover_is_explicit(repo: Repo) -> None:
+    """A Guard is made without taking the lock or writing (the state it finds is the state it
+    reports); `recover()`, which every command calls first, rolls an interrupted write back."""
+    from guard.engine import Guard
+
+    repo.commit({"a.txt": "one\ntwo\nthree\n", "c.txt": "doomed\n", "d.txt": "old\n"})
+    before = _tree(repo)
+    r = _child(repo.root, ["apply"], PATCH, {"AGENT_GUARD_CRASH_AT": "after-file:0"})
+    assert r.returncode == -9, r.stderr
+    half = repo.snapshot()
+    journal = repo.root / ".git" / "agent-guard" / "journal.json"
+    assert journal_pending(journal)
+    g = Guard(repo.root)
+    assert repo.snapshot() == half and journal_pending(journal)
+    assert g.recover() is True
+    assert _tree(repo) == before and not journal_pending(journal)
+    assert g.recover() is False
