@@ -171,3 +171,28 @@ def test_check(project: Repo) -> None:
     r = guard.check(project.root)
     assert r.status == "refused" and r.exit_code == 1
     assert "conflict-marker" in {f.code for f in r.findings}
+
+
+def test_a_session_sees_attribute_files_change_between_calls(project: Repo) -> None:
+    """A long-running session keeps the attributes it looked up only while the files they come
+    from are unchanged: a .gitattributes (any folder), info/attributes, core.attributesFile."""
+    (project.root / "sub").mkdir()
+    project.commit({"sub/data.txt": "one\n"})
+    change = json.dumps({"file_path": "sub/data.txt", "old_string": "one\n", "new_string": "two\n"})
+    back = json.dumps({"file_path": "sub/data.txt", "old_string": "two\n", "new_string": "one\n"})
+    g = guard.session(project.root)
+    assert g.apply(change, check=True).status == "checked"
+    attributes_file = project.root.parent / "attributes"
+    for where in (project.root / ".gitattributes", project.root / "sub" / ".gitattributes",
+                  project.root / ".git" / "info" / "attributes", attributes_file):
+        where.parent.mkdir(parents=True, exist_ok=True)
+        where.write_text("*.txt binary\n")
+        if where == attributes_file:
+            project.git("config", "core.attributesFile", str(attributes_file))
+        r = g.apply(change, check=True)
+        assert r.status == "refused" and r.findings[0].code == "binary", (where, r.findings)
+        where.unlink()
+        if where == attributes_file:
+            project.git("config", "--unset", "core.attributesFile")
+        assert g.apply(change, check=True).status == "checked", where
+    assert g.apply(change).status == "applied" and g.apply(back).status == "applied"

@@ -69,6 +69,15 @@ class _BlobIds:
         return blob_id if handle is None else handle.objects.hash_blob
 
 
+def _stamp(file: Path) -> tuple[int, int, int, int, int] | None:
+    """A file's metadata as far as telling a change goes (mode, mtime, ctime, size, inode), or None."""
+    try:
+        st = os.stat(file)
+    except (OSError, ValueError):
+        return None
+    return st.st_mode, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls)."""
 
@@ -99,9 +108,10 @@ class GitRepo:
         self._merges: Scratch | None = None  # where `remerge` merges, made on first use
         self._odb: pygit2.Odb | None = None
         self._logged: set[str] = set()  # refs whose reflog is known to exist
-        # Answers of `attr` since the last `forget_attributes`: one apply asks the same
-        # few several times (filter, binary, diff, text, whitespace...).
+        # Answers of `attr` while the files they come from stay as they were (`forget_attributes`):
+        # one apply asks the same few several times, and a session's next apply again.
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
+        self._attr_stamps: dict[str, object] = {}  # those files' metadata when first read, by path
         self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
         self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
         self._attr_folders: set[str] = set()  # folders whose attribute files were found readable
@@ -563,9 +573,18 @@ class GitRepo:
         return value
 
     def forget_attributes(self) -> None:
-        """Look attributes up afresh from now on (.gitattributes may have changed between two calls)."""
+        """Look attributes up afresh from now on if a file they come from changed since (another
+        command may have edited a .gitattributes between two calls): the kept answers stay only
+        while every attribute file the look-ups read has the metadata it had then, and
+        core.attributesFile names the same file."""
+        setting = self._attr_stamps.get("core.attributesFile", self.config("core.attributesFile"))
+        if setting != self.config("core.attributesFile"):
+            self._attrs = None  # libgit2 reads the setting once per handle: a new one reads it again
+        elif all(_stamp(Path(f)) == st for f, st in self._attr_stamps.items() if f != "core.attributesFile"):
+            return
         self._attr_values.clear()
         self._attr_folders.clear()
+        self._attr_stamps.clear()
 
     def _vet_attribute_files(self, path: str) -> None:
         """Raise ``UnreadableAttributes`` when a file the look-up of `path` reads is not a regular file.
@@ -585,17 +604,19 @@ class GitRepo:
         files: list[tuple[str, Path]] = []
         if "" in todo:
             configured = self.config("core.attributesFile")
+            self._attr_stamps["core.attributesFile"] = configured
             xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
             files += [("info/attributes", self.commondir / "info" / "attributes"),
                       ("core.attributesFile", Path(os.path.expanduser(configured)) if configured
-                       else Path(xdg) / "git" / "attributes")]
+                       else Path(xdg) / "git" / "attributes"),
+                      ("the system's attributes", Path("/etc/gitattributes"))]
         if not self.bare:
             files += [(f"{f}/.gitattributes" if f else ".gitattributes", self.root / f / ".gitattributes") for f in todo]
         for label, file in files:
-            try:
-                what = kind(os.stat(file).st_mode)
-            except (OSError, ValueError):
+            stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
+            if stamp is None:
                 continue  # not there (or not reachable): nothing is read from it
+            what = kind(stamp[0])
             if what is not None and what != "a folder":
                 raise UnreadableAttributes(
                     f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
