@@ -431,7 +431,8 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     p, r, base, after = patches()
     print(f"git {run(['git', '--version'], ROOT).stdout.decode().split()[-1]}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {args.runs} timed runs per cell (+1 warm-up); agent-guard at "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {args.runs} timed runs per cell (+1 warm-up); "
+          f"agent-guard at "
           f"{shutil.which('git-agent-apply', path=ENV['PATH'])}")
     repos = {n: ensure(args.dir, n, args.rebuild) for n in sizes}
     cells = {

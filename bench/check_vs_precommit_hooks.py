@@ -32,7 +32,8 @@ re-hash of every object it reads turned off too (git itself does not re-hash on
 read); it checks that their output is the same.  Nothing in guard/ is changed by it.
 
     pip install pre-commit-hooks
-    python bench/check_vs_precommit_hooks.py [--files 1000] [--lines 200] [--repeat 5] [--policy default] [--what-if] [--no-framework]
+    python bench/check_vs_precommit_hooks.py [--files 1000] [--lines 200] [--repeat 5]
+        [--policy default] [--what-if] [--no-framework]
 """
 
 from __future__ import annotations

@@ -218,7 +218,8 @@ def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str,
         kinds = git(root, "log", "--format=%(trailers:key=Agent-Guard-Kind,valueonly)", tip).stdout.split()
         landed_here = sum(1 for r in records if r["status"] == "applied" and r["agent"] == name)
         if sum(1 for k in kinds if k in ("turn", "rollback")) != landed_here:
-            problems.append(f"{name}: {sum(1 for k in kinds if k in ('turn', 'rollback'))} ledger commits for {landed_here} landed operations")
+            problems.append(f"{name}: {sum(1 for k in kinds if k in ('turn', 'rollback'))} ledger commits "
+                            f"for {landed_here} landed operations")
     if journal_pending(root / ".git" / "agent-guard" / "journal.json"):
         problems.append("a journal was left")
     temps = [p for p in root.rglob("*") if ".agent-guard-tmp-" in p.name]

@@ -633,7 +633,8 @@ def table(outcomes: list[Outcome]) -> str:
         n = {s: sum(1 for o in os_ if o.status == s) for s in ("pass", "fail", "divergence", "skip")}
         rows.append(f"{name:<30}{len(os_):5}  {n['pass']:6}  {n['fail']:6}  {n['divergence']:7}  {n['skip']:7}")
     total = {s: sum(1 for o in outcomes if o.status == s) for s in ("pass", "fail", "divergence", "skip")}
-    rows.append(f"{'total':<30}{len(outcomes):5}  {total['pass']:6}  {total['fail']:6}  {total['divergence']:7}  {total['skip']:7}")
+    rows.append(f"{'total':<30}{len(outcomes):5}  {total['pass']:6}  {total['fail']:6}  "
+                f"{total['divergence']:7}  {total['skip']:7}")
     return "\n".join(rows)
 
 

@@ -78,7 +78,9 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 CRASHPOINTS = CHECKOUT / "tests" / "crashpoints"
 
 
-def guard(root: Path, args: list[str], data: bytes | None = None, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def guard(
+    root: Path, args: list[str], data: bytes | None = None, extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     env = dict(ENV, **(extra or {}))
     if env.get("AGENT_GUARD_CRASH_AT"):
         env["PYTHONPATH"] = os.pathsep.join([str(CRASHPOINTS), str(CHECKOUT), env.get("PYTHONPATH", "")])
@@ -116,7 +118,8 @@ def build(root: Path, nfiles: int) -> tuple[bytes, list[str]]:
     for i in range(n_mod, n_mod + n_del):
         rel = f"src/m{i % 4}/file{i}.txt"
         body = "".join(f"-line {j} of file {i}\n" for j in range(40))
-        parts.append(f"diff --git a/{rel} b/{rel}\ndeleted file mode 100644\n--- a/{rel}\n+++ /dev/null\n@@ -1,40 +0,0 @@\n{body}")
+        parts.append(f"diff --git a/{rel} b/{rel}\ndeleted file mode 100644\n"
+                     f"--- a/{rel}\n+++ /dev/null\n@@ -1,40 +0,0 @@\n{body}")
         touched.append(rel)
     return "".join(parts).encode(), touched
 
@@ -271,7 +274,8 @@ def verify(root: Path, label: str, start: str, states: dict[str, dict[str, tuple
     work = tree(root)
     reached = next((name for name, t in states.items() if t == work), None)
     if reached is None:
-        diff = sorted(p for p in set(work) | set(states["before"]) if work.get(p) not in (states["before"].get(p), states["after"].get(p)))
+        diff = sorted(p for p in set(work) | set(states["before"])
+                      if work.get(p) not in (states["before"].get(p), states["after"].get(p)))
         problems.append(f"the tree is neither before nor after (e.g. {diff[:3]})")
     now = ref(root)
     if reached == start:
@@ -363,7 +367,9 @@ def crash_points(touched: list[str]) -> list[str]:
     return points
 
 
-def point_trials(root: Path, patch: bytes, touched: list[str], states: dict[str, dict[str, tuple[bytes, int]]], stats: Stats) -> None:
+def point_trials(
+    root: Path, patch: bytes, touched: list[str], states: dict[str, dict[str, tuple[bytes, int]]], stats: Stats
+) -> None:
     for command in ("apply", "rollback"):
         start = "before" if command == "apply" else "after"
         args, data = (["apply"], patch) if command == "apply" else (["rollback"], None)

@@ -159,7 +159,13 @@ MARKERS = {"py": ("# ... existing code ...", "# ..."), "c": ("/* ... existing co
 TRUNCATED = ("... rest of the file unchanged ...", "(remaining definitions omitted)", "rest of the file unchanged")
 TRIGGERS = ("unchanged", "omitted", "rest of", "...", "\u2026")
 STRUCTURE = ('"""', "'''", "/*", "*/", "`")  # tokens a prose line must not hold to be swapped safely
-KEYWORDS = frozenset(["if", "else", "elif", "for", "while", "return", "def", "class", "import", "from", "in", "is", "not", "and", "or", "None", "True", "False", "pass", "break", "continue", "try", "except", "finally", "with", "as", "lambda", "yield", "raise", "global", "self", "const", "let", "var", "function", "new", "this", "typedef", "struct", "enum", "union", "static", "extern", "int", "char", "void", "unsigned", "long", "short", "define", "include", "ifdef", "ifndef", "endif", "undef", "const", "case", "switch", "default", "do", "sizeof", "null", "undefined", "async", "await"])
+KEYWORDS = frozenset(["if", "else", "elif", "for", "while", "return", "def", "class", "import", "from", "in",
+                      "is", "not", "and", "or", "None", "True", "False", "pass", "break", "continue", "try",
+                      "except", "finally", "with", "as", "lambda", "yield", "raise", "global", "self",
+                      "const", "let", "var", "function", "new", "this", "typedef", "struct", "enum", "union",
+                      "static", "extern", "int", "char", "void", "unsigned", "long", "short", "define",
+                      "include", "ifdef", "ifndef", "endif", "undef", "const", "case", "switch", "default",
+                      "do", "sizeof", "null", "undefined", "async", "await"])
 
 Line = tuple[str, str]  # (tag, text); tag "" is a Codex context line written without its space
 
@@ -998,7 +1004,8 @@ def _elsewhere(m: Model, file: list[str], at: int) -> bool:
 
 def _kept(e: Edit, file: list[str]) -> Edit:
     """The edit as the default policy writes it: lines it repeats unchanged (at its start and
-    end) as the file has them, its changed lines as `whitespace: fix` leaves them (as `git apply --whitespace=fix` writes them)."""
+    end) as the file has them, its changed lines as `whitespace: fix` leaves them (as
+    `git apply --whitespace=fix` writes them)."""
     new = whitespace_fixed(list(e.new))
     most = min(len(e.old), len(e.new))
     pre = 0

@@ -381,7 +381,8 @@ def main() -> int:
                 (pristine / name).write_text(text, encoding="utf-8")
         _repository(repo, files)
         print(f"{version}; corpus built in {time.perf_counter() - started:.1f} s: "
-              + ", ".join(f"{lang} {len(t):,} files ({sum(len(x) for x in t.values()) / 1e6:.1f} MB)" for lang, t in files.items()))
+              + ", ".join(f"{lang} {len(t):,} files ({sum(len(x) for x in t.values()) / 1e6:.1f} MB)"
+                          for lang, t in files.items()))
         for lang in wanted:
             if lang not in files:
                 print(f"{lang}: no source files on this machine")

@@ -41,7 +41,8 @@ TEMPLATES: list[tuple[str, str, str]] = [
     ("toml", "big.toml", "[section{n}]\nname = \"item {n}\"\nvalue = {n}\nflag = true\nlist = [1, 2, 3]\n"
      "nested = {{ a = 1, b = \"x\" }}\nfloat = 1.5\ndate = 2024-01-01\n# comment {n}\n\n"),
     ("javascript", "big.js", "function f{n}(a, b = null) {{\n  if (a) {{\n    return a.map((x) => x * {n});\n  }}\n"
-     "  const d = {{ k: b, n: {n} }};\n  try {{\n    return d.k ?? `n${{d.n}}`;\n  }} catch (e) {{\n    return null;\n  }}\n}}\n"),
+     "  const d = {{ k: b, n: {n} }};\n  try {{\n    return d.k ?? `n${{d.n}}`;\n"
+     "  }} catch (e) {{\n    return null;\n  }}\n}}\n"),
     ("typescript", "big.ts", "export function f{n}(a: number[], b: string | null = null): number[] | string | null {{\n"
      "  if (a.length) {{\n    return a.map((x: number) => x * {n});\n  }}\n  const d: Record<string, unknown> = {{ k: b }};\n"
      "  return (d.k as string) ?? null;\n}}\n\ninterface I{n} {{ id: number; name?: string }}\n\n"),
@@ -68,14 +69,17 @@ TEMPLATES: list[tuple[str, str, str]] = [
      ".item-{n}:hover > a {{\n  color: red;\n}}\n\n"),
 ]
 WRAP = {
-    "go": ("package big\n\nimport \"fmt\"\n\n", "func F{n}(a []int, b *string) []int {{\n\tif b != nil {{\n\t\tfmt.Println(*b)\n\t}}\n"
-           "\tout := make([]int, 0, len(a))\n\tfor _, x := range a {{\n\t\tout = append(out, x*{n})\n\t}}\n\treturn out\n}}\n\n", ""),
+    "go": ("package big\n\nimport \"fmt\"\n\n",
+           "func F{n}(a []int, b *string) []int {{\n\tif b != nil {{\n\t\tfmt.Println(*b)\n\t}}\n"
+           "\tout := make([]int, 0, len(a))\n\tfor _, x := range a {{\n\t\tout = append(out, x*{n})\n\t}}\n"
+           "\treturn out\n}}\n\n", ""),
     "java": ("package big;\n\nimport java.util.*;\n\npublic class Big {\n",
              "    static List<Integer> f{n}(List<Integer> a) {{\n        List<Integer> out = new ArrayList<>();\n"
              "        for (int x : a) {{\n            out.add(x * {n});\n        }}\n        return out;\n    }}\n\n", "}\n"),
     "c_sharp": ("using System.Collections.Generic;\n\nnamespace Big {\npublic static class Big {\n",
                 "    public static List<int> F{n}(List<int> a) {{\n        var o = new List<int>();\n"
-                "        foreach (var x in a) {{\n            o.Add(x * {n});\n        }}\n        return o;\n    }}\n\n", "}\n}\n"),
+                "        foreach (var x in a) {{\n            o.Add(x * {n});\n        }}\n"
+                "        return o;\n    }}\n\n", "}\n}\n"),
     "php": ("<?php\n\n", "function f{n}(array $a, ?string $b = null): array {{\n    if ($b !== null) {{\n"
             "        echo \"item {n}: $b\";\n    }}\n    return array_map(fn($x) => $x * {n}, $a);\n}}\n\n", ""),
     "json": ("[\n", "  {{\"id\": {n}, \"name\": \"item {n}\", \"tags\": [\"a\", \"b\"], \"ok\": true, \"v\": null}},\n",

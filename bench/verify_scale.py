@@ -187,7 +187,8 @@ def main() -> int:
         print(f"{name:34}{''.join(cells)} | {ratio:.2f}x")
     names = list(results)
     print("verify's share (median cpu with verify minus without), per size: " + " / ".join(
-        f"{n:,}: {(stats([s.cpu for s in results[names[1]][n]])[0] - stats([s.cpu for s in results[names[0]][n]])[0]) * 1000:.0f} ms"
+        f"{n:,}: "
+        f"{(stats([s.cpu for s in results[names[1]][n]])[0] - stats([s.cpu for s in results[names[0]][n]])[0]) * 1000:.0f} ms"
         for n in sizes))
     inproc: dict[int, dict[str, list[float]]] = {n: {s: [] for s in STEPS} for n in repos}
     for i in range(args.runs + 1):

@@ -32,7 +32,8 @@ file's line numbers, which the locator splices as they are.
 
 **Read-before-edit** (policy ``read_before_edit``): an edit that carries no base
 (SEARCH/REPLACE, str_replace, whole files, diffs without an ``index`` line, or with one
-that names no blob the agent was shown: ``seen_base``) to an existing file must find the file as this agent last read it with ``git agent-read``,
+that names no blob the agent was shown: ``seen_base``) to an existing file must find
+the file as this agent last read it with ``git agent-read``,
 or as this agent itself last wrote it (its newest turn touching the path, from the
 shadow ledger: an agent knows what it wrote).  When the file changed since, that
 version is the edit's base: the edit must fit it, and is merged onto the file by
@@ -412,7 +413,8 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
-        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; the edit has no line to anchor on",
+        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; "
+                     "the edit has no line to anchor on",
                      f"read it again with {who.read(path)}, and redo the edit under the new header")
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []
@@ -439,7 +441,8 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         since = "; that line is gone" if gone else f"; it is line {now} now" if now != first else ""
         return error(
             "stale", path, now,
-            f"{path} changed since it was read (#{tag}): {_lines(changed)} no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
+            f"{path} changed since it was read (#{tag}): {_lines(changed)} "
+            f"no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
             f"(line {first} was {clip(base.lines[first - 1])!r}{since})",
             f"read it again with {who.read(path, _around(where, len(current.lines)))}, and redo the edit under the new header; "
             "the file now has:\n" + _excerpt(current, where),
@@ -449,7 +452,8 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         first = min(ls[0] for ls in moved.values())
         return error(
             "stale", path, first,
-            f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), so no one offset re-anchors it",
+            f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), "
+            "so no one offset re-anchors it",
             f"read it again with {who.read(path)}, and redo the edit under the new header",
         )
     return next(iter(moved))

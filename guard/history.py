@@ -408,11 +408,13 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
     where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}" if count else f"the place before line {first}"
     lost = "\n".join(f"{first + i:>6}| {clip(_shown(x))}" for i, x in enumerate(c.ours[:8]))
     more = f"\n       ... and {count - 8} more" if count > 8 else ""
-    others = f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})" if len(merged.conflicts) > 1 else ""
+    others = (f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})"
+              if len(merged.conflicts) > 1 else "")
     keeps = "keeps every other later change and " + (
         f"replaces these lines with the turn's old side, so they are lost:\n{lost}{more}" if count
         else "puts the turn's old lines back there")
-    hint = unblock.ways(path, where, keeps) if unblock is not None else "undo that later change first, or pass --force: it " + keeps
+    hint = (unblock.ways(path, where, keeps) if unblock is not None
+            else "undo that later change first, or pass --force: it " + keeps)
     return current, error(
         "rollback-conflict", path, first,
         f"{where} of {path} changed after the turn, next to or over what the turn changed{others}", hint,
@@ -730,14 +732,17 @@ def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str 
     return targets
 
 
-def _changes(originals: dict[str, tuple[bytes | None, int | None]], final: dict[str, tuple[bytes | None, int | None]]) -> list[FileChange]:
+def _changes(
+    originals: dict[str, tuple[bytes | None, int | None]], final: dict[str, tuple[bytes | None, int | None]]
+) -> list[FileChange]:
     out = []
     for path, (before, bmode) in sorted(originals.items()):
         after, amode = final.get(path, (before, bmode))
         if before == after and (after is None or bmode == amode):
             continue
         op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
-        out.append(diffs.make_change(path, op, before, after, old_mode=bmode, new_mode=amode or (FILE if after is not None else None)))
+        out.append(diffs.make_change(path, op, before, after, old_mode=bmode,
+                                     new_mode=amode or (FILE if after is not None else None)))
     return out
 
 

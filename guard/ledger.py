@@ -89,7 +89,8 @@ def turn_id_problem(turn_id: str) -> str | None:
 
 
 class Turn(Value):
-    __slots__ = ("commit", "parent", "agent", "id", "kind", "time", "format", "files", "repairs", "policy", "rolls_back", "trailers")
+    __slots__ = ("commit", "parent", "agent", "id", "kind", "time", "format", "files", "repairs", "policy", "rolls_back",
+                 "trailers")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     commit: str
     parent: str | None

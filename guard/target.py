@@ -254,7 +254,8 @@ def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes
     if (fe.new_mode or FILE) not in (FILE, EXEC):
         kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
         return error("path-outside", path, None,
-                     f"{path} would become {kind}: agent-guard writes regular files only (a link may point outside the repository)",
+                     f"{path} would become {kind}: agent-guard writes regular files only "
+                     "(a link may point outside the repository)",
                      "create links and submodules yourself, outside the agent")
     if op is Op.RENAME and src != path and dest is not None:
         return error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",

@@ -129,11 +129,15 @@ class RefMonitor(threading.Thread):
         self.poll()
 
 
-def run_workers(root: Path, procs: int, ops: int, files: int, seed: int) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]], dict[str, list[str]]]:
+def run_workers(
+    root: Path, procs: int, ops: int, files: int, seed: int
+) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]], dict[str, list[str]]]:
     monitor = RefMonitor(root / ".git")
     monitor.start()
-    code = "import sys; sys.path[:0] = [sys.argv[1]]; from test_concurrency_mixed import worker; worker(*sys.argv[2:3], *map(int, sys.argv[3:]))"
-    children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(root), str(i), str(ops), str(files), str(seed * 100 + i)],
+    code = ("import sys; sys.path[:0] = [sys.argv[1]]; "
+            "from test_concurrency_mixed import worker; worker(*sys.argv[2:3], *map(int, sys.argv[3:]))")
+    children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(root), str(i), str(ops), str(files),
+                                  str(seed * 100 + i)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for i in range(procs)]
     records: list[dict[str, Any]] = []
     finals: dict[int, dict[str, int]] = {}
@@ -254,7 +258,9 @@ def _leftovers(repo: Repo) -> list[str]:
     return found + [str(p) for p in (repo.root / ".git").rglob("*.lock") if "agent-guard" in p.as_posix()]
 
 
-def _guard(repo: Repo, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def _guard(
+    repo: Repo, args: list[str], data: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return guard_child(repo.root, *args, input=data.encode() if data else None, env=env)
 
 

@@ -175,7 +175,8 @@ def test_modify_through_a_symlinked_file(world: World, cli) -> None:  # type: ig
 def test_delete_and_rename_through_links(world: World, cli) -> None:  # type: ignore[no-untyped-def]
     before = world.state()
     edits = [
-        "diff --git a/filelink.txt b/filelink.txt\ndeleted file mode 100644\n--- a/filelink.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-secret\n",
+        "diff --git a/filelink.txt b/filelink.txt\ndeleted file mode 100644\n"
+        "--- a/filelink.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-secret\n",
         "diff --git a/link/b.txt b/link/b.txt\ndeleted file mode 100644\n--- a/link/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n",
         "diff --git a/a.txt b/link/moved.txt\nsimilarity index 100%\nrename from a.txt\nrename to link/moved.txt\n",
         "diff --git a/a.txt b/../moved.txt\nsimilarity index 100%\nrename from a.txt\nrename to ../moved.txt\n",
@@ -539,7 +540,8 @@ def test_no_agent_creates_a_policy_file(plain: Repo, cli) -> None:  # type: igno
     before = plain.snapshot()
     for text in (json.dumps({"file_path": ".agent-guard.yaml", "content": "extends: permissive\n"}),
                  json.dumps({"file_path": ".Agent-Guard.yaml", "content": "extends: permissive\n"}),
-                 "diff --git a/a.txt b/.agent-guard.yaml\nsimilarity index 100%\nrename from a.txt\nrename to .agent-guard.yaml\n"):
+                 "diff --git a/a.txt b/.agent-guard.yaml\nsimilarity index 100%\n"
+                 "rename from a.txt\nrename to .agent-guard.yaml\n"):
         for policy in ((), ("--policy", "permissive")):
             r = cli("apply", "--json", *policy, input=text)
             assert r.code == 1 and r.json()["findings"][0]["code"] == "path-protected", r  # type: ignore[index]

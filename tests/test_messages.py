@@ -227,7 +227,8 @@ def test_policy_errors_name_the_file_once_and_end_cleanly(tmp_path: Path, repo: 
     bad.write_text("budget:\n  per_edit: {files: -1}\n")
     result = cli("policy", "check", str(bad))
     assert result.code == 2
-    assert result.stderr == f"{bad}: budget.per_edit.files: expected a whole number from 0 to 9,223,372,036,854,775,807 (or null for no limit), got -1\n"
+    assert result.stderr == (f"{bad}: budget.per_edit.files: expected a whole number from 0 to 9,223,372,036,854,775,807 "
+                             "(or null for no limit), got -1\n")
     bad.write_text("extends: strcit\n")
     assert cli("policy", "check", str(bad)).stderr.startswith(f"{bad}: extends: no policy preset named 'strcit'")
     repo.commit({"app.py": CODE, ".agent-guard.yaml": "checks: {placeholder: 3}\n"})
@@ -261,7 +262,8 @@ def test_rollback_and_log_name_the_agents_that_have_turns(repo: Repo, cli) -> No
     log = cli("log", "--agent", "codex")
     assert log.code == 0 and "turns are recorded for claude (1 turn): list them with git agent-log --agent claude" \
         in log.stdout
-    assert cli("apply", "--agent", "codex", input=PATCH.replace("n = 0.0", "n = 0").replace("-    n = 0\n", "-    n = 0.0\n")).code == 0
+    assert cli("apply", "--agent", "codex",
+               input=PATCH.replace("n = 0.0", "n = 0").replace("-    n = 0\n", "-    n = 0.0\n")).code == 0
     both = cli("rollback", "--agent", "gemini")
     assert "turns are recorded for claude (1 turn), codex (1 turn): name the agent whose last turn to undo, " \
         "e.g. git agent-rollback --agent claude" in both.stderr

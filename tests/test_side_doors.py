@@ -114,7 +114,8 @@ def test_read_gate_applies_to_the_source_of_a_move_after_the_prefix_repair(plain
     s = mcp(plain.root)
     s.call("read_file", {"path": "src/app.py"})  # a read of another file counts for nothing here
     before = plain.snapshot()
-    r = s.call("apply_patch", {"patch": "*** Begin Patch\n*** Update File: b/a.txt\n*** Move to: c.txt\n@@\n-two\n+2\n*** End Patch\n"})
+    r = s.call("apply_patch",
+               {"patch": "*** Begin Patch\n*** Update File: b/a.txt\n*** Move to: c.txt\n@@\n-two\n+2\n*** End Patch\n"})
     assert r.error and "a.txt" in r.text and "stale" in r.text, r.text
     assert plain.snapshot() == before
 
@@ -386,8 +387,10 @@ def test_a_rename_creates_a_path_under_create_false(plain: Repo, cli) -> None:  
     before = plain.snapshot()
     moves = [
         ("codex move", "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n*** End Patch\n"),
-        ("codex move with change", "*** Begin Patch\n*** Update File: a.txt\n*** Move to: new/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
-        ("codex move, prefixed", "*** Begin Patch\n*** Update File: a/a.txt\n*** Move to: b/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
+        ("codex move with change",
+         "*** Begin Patch\n*** Update File: a.txt\n*** Move to: new/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
+        ("codex move, prefixed",
+         "*** Begin Patch\n*** Update File: a/a.txt\n*** Move to: b/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
         ("git rename", "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n"),
         ("git rename with change", "diff --git a/a.txt b/c.txt\nsimilarity index 80%\nrename from a.txt\nrename to c.txt\n"
                                    "--- a/a.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"),

@@ -95,7 +95,8 @@ def read(args: Sequence[str], spec: Options) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------- apply
 
 APPLY = Options(
-    valued={"--format": "dialect", "--dialect": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy", "--path": "target"},
+    valued={"--format": "dialect", "--dialect": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy",
+            "--path": "target"},
     flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True),
            "-q": ("quiet", True), "--quiet": ("quiet", True)},
     positional="file", many=False,

@@ -37,7 +37,8 @@ fi
 if command -v agent-guard >/dev/null 2>&1; then
     exec agent-guard check
 fi
-echo "agent-guard pre-commit hook: agent-guard is not installed here (not on PATH${AGENT_GUARD_PYTHON:+, not at $AGENT_GUARD_PYTHON})." >&2
+echo "agent-guard pre-commit hook: agent-guard is not installed here (not on PATH\
+${AGENT_GUARD_PYTHON:+, not at $AGENT_GUARD_PYTHON})." >&2
 echo "  Install it (pip install agent-guard), or remove this hook: agent-guard uninstall-hook" >&2
 exit 1
 """

@@ -466,7 +466,9 @@ def typography(fi: FileIndex, start: int, size: int, old: Sequence[str]) -> dict
     return {k: v for k, v in UNICODE.items() if chr(k) not in there}
 
 
-def _locate_insertion(fi: FileIndex, h: Hunk, window: tuple[int, int], path: str) -> tuple[Splice | None, list[str], Finding | None]:
+def _locate_insertion(
+    fi: FileIndex, h: Hunk, window: tuple[int, int], path: str
+) -> tuple[Splice | None, list[str], Finding | None]:
     t = fi.text
     n = len(t.lines)
     if h.anchors:

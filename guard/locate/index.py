@@ -119,13 +119,15 @@ def ambiguous(path: str, fi: FileIndex, starts: Sequence[int], tier: str, src: i
         "ambiguous",
         path,
         starts[0] + 1 if starts else None,
-        f"the text to change matches {len(starts)} places{' (tier ' + tier + ')' if tier != 'exact' else ''}: lines {shown}{more}",
+        f"the text to change matches {len(starts)} places{' (tier ' + tier + ')' if tier != 'exact' else ''}: "
+        f"lines {shown}{more}",
         "add surrounding lines until the text occurs once, or give the exact line number; candidates:\n" + lines,
     )
 
 
 def unescape(s: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
+    return re.sub(r"\\(.)",
+                  lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
 
 
 class Sought(Value):
@@ -179,7 +181,8 @@ def reindent(line: str, shift: tuple[str, str]) -> str:
     if not line.strip():
         return line
     if remove:
-        return line[len(remove):] if line.startswith(remove) else line.lstrip(" \t") if len(indent_of(line)) < len(remove) else line
+        return (line[len(remove):] if line.startswith(remove)
+                else line.lstrip(" \t") if len(indent_of(line)) < len(remove) else line)
     return add + line
 
 

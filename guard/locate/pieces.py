@@ -291,7 +291,9 @@ def place_block(lz: Lazy, piece: Sequence[int], lo: int, hi: int) -> tuple[int, 
     return top[0]
 
 
-def reach_context(lz: Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, separated: bool = False) -> tuple[int, int] | Finding:
+def reach_context(
+    lz: Lazy, piece: Sequence[int], lo: int, hi: int, at_end: bool, separated: bool = False
+) -> tuple[int, int] | Finding:
     """Context at the marker's end of a piece, which may meet the file a few lines off.
 
     `at_end`: the piece follows an anchor at `lo`; its last lines may be the file's

@@ -269,7 +269,8 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
             first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
             if pa < 0 and pb >= n:
                 # No line of the snippet anchors it: both edges are the ends of the file.
-                where, fix = "(none of its lines is in the file)", "show the unchanged lines around the change, with markers for the rest"
+                where, fix = ("(none of its lines is in the file)",
+                              "show the unchanged lines around the change, with markers for the rest")
             elif pa < 0:
                 where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
             elif pb >= n:

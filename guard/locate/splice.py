@@ -88,7 +88,8 @@ def overlaps(splices: list[Splice], path: str) -> list[Finding]:
             found.append(
                 error(
                     "overlap", path, b.start + 1,
-                    f"two edits touch the same lines of {path} ({span(a.start + 1, max(a.end, a.start + 1))} and {span(b.start + 1, max(b.end, b.start + 1))})",
+                    f"two edits touch the same lines of {path} ({span(a.start + 1, max(a.end, a.start + 1))} "
+                    f"and {span(b.start + 1, max(b.end, b.start + 1))})",
                     "merge them into one edit, or make each edit cover different lines",
                 )
             )

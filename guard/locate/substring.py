@@ -148,7 +148,9 @@ def _keep_repeated(
         new_lines[last] = (text_[: len(text_) - len(tail)] if text_.endswith(tail) else text_, e)
 
 
-def _lines_match_partial(fi: FileIndex, active: frozenset[str], old_lines: list[str], window: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+def _lines_match_partial(
+    fi: FileIndex, active: frozenset[str], old_lines: list[str], window: tuple[int, int]
+) -> list[tuple[int, int, int, int]]:
     """Matches of a multi-line `old` whose first line may be a suffix and last a prefix of a file line.
 
     Returns (first line, head length kept, last line, tail offset kept) per match.
@@ -246,10 +248,13 @@ def _splits_line(
     return None
 
 
-def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> tuple[list[Splice], list[str], Finding | None, str]:
+def _place_replace(
+    fi: FileIndex, r: Replace, tiers: Sequence[str], path: str
+) -> tuple[list[Splice], list[str], Finding | None, str]:
     """Locate a substring replacement; returns (splices, repairs, finding, note)."""
     if r.old == "":
-        return [], [], error("parse-error", path, r.source_line, "the text to replace is empty", "use a whole-file write to create content"), ""
+        return [], [], error("parse-error", path, r.source_line, "the text to replace is empty",
+                             "use a whole-file write to create content"), ""
     exact = _flat(fi, True)
     for eol_mode in (False, True):
         if eol_mode and "eol" not in tiers:
@@ -426,7 +431,8 @@ def _needed_replace(fi: FileIndex, m: tuple[int, int, int, int], old_lines: list
 
 
 def _replace_splice(
-    fi: FileIndex, m: tuple[int, int, int, int], new: str, ends_with_newline: bool, active: frozenset[str], old_lines: list[str], src: int
+    fi: FileIndex, m: tuple[int, int, int, int], new: str, ends_with_newline: bool, active: frozenset[str],
+    old_lines: list[str], src: int
 ) -> Splice:
     t = fi.text
     s, head, e, tail = m

@@ -153,7 +153,8 @@ def _ref_prefix(value: object) -> str | None:
 
 def _baseline(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
-        return f"expected the path of a baseline file inside the repository, such as .agent-guard-baseline.json, got {_show(value)}"
+        return ("expected the path of a baseline file inside the repository, such as .agent-guard-baseline.json, "
+                f"got {_show(value)}")
     parts = value.replace("\\", "/").split("/")
     if value.startswith("/") or ".." in parts or "\x00" in value or "\n" in value:
         return f"expected a path inside the repository, from its top (no leading /, no ..), got {_show(value)}"

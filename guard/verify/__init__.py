@@ -341,7 +341,8 @@ class _Session:
             hint = ("nothing was written; give the hook more time (its --deadline and the timeout of its entry in the "
                     "agent's settings), or make the command faster")
         else:
-            what = f"did not finish on this edit's result{again} within its timeout of {_seconds(cmd.timeout)} ({cmd.setting}.timeout)"
+            what = (f"did not finish on this edit's result{again} within its timeout of {_seconds(cmd.timeout)} "
+                    f"({cmd.setting}.timeout)")
             hint = "nothing was written; make the command faster, or raise its timeout in .agent-guard.yaml"
         lines = tail(ran.output)
         message = self._head(inv, what) + "; it was stopped, with every process it started"

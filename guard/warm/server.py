@@ -557,7 +557,8 @@ def status_text() -> tuple[int, str]:
     except ValueError:
         return 1, f"the server at {path} does not answer as this agent-guard does; stop it: agent-guard serve --stop"
     http = f", http://127.0.0.1:{info.get('http')}/claude-code" if info.get("http") else ""
-    text = (f"running: pid {info.get('pid')}, since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
+    text = (f"running: pid {info.get('pid')}, "
+            f"since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
             f"on {path}{http}")
     if said != client.hello(client.build_id(client.package_dir()), client.environment_id(os.environb)):
         return 1, (text + f"\nstale: it runs agent-guard's code from {info.get('package')} as it was when it started, "

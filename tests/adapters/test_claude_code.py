@@ -19,7 +19,8 @@ import pytest
 
 from conftest import Repo, checkout_env, git
 
-SRC = "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
+SRC = ("def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\n"
+       "def mean(items):\n    return total(items) / len(items)\n")
 SETTINGS = Path(__file__).resolve().parents[2] / "hooks" / "claude-code-settings.json"
 # The console script this venv installed: what Claude Code's settings run.
 AGENT_GUARD = Path(sys.executable).with_name("agent-guard")
@@ -119,13 +120,15 @@ def test_multiedit_applies_in_sequence(project: Repo, cli) -> None:  # type: ign
     edits = [{"old_string": "s = 0\n", "new_string": "acc = 0\n"},
              {"old_string": "acc = 0\n    for i in items:\n        s += i\n    return s",
               "new_string": "acc = 0\n    for i in items:\n        acc += i\n    return acc"}]
-    r = cli("hook", "claude-code", input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": edits}))
+    r = cli("hook", "claude-code",
+            input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": edits}))
     assert passed(r)
 
 
 def test_write_new_file_allowed(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
-    r = cli("hook", "claude-code", input=payload(project, "Write", {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}))
+    r = cli("hook", "claude-code",
+            input=payload(project, "Write", {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}))
     assert passed(r)
     assert project.snapshot() == before
     assert not (project.root / "pkg").exists()
@@ -230,12 +233,14 @@ def test_malformed_pre_payload_blocks_with_exit_2(project: Repo, cli, raw: str, 
 
 
 def test_malformed_multiedit_blocks(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("hook", "claude-code", input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": "x"}))
+    r = cli("hook", "claude-code",
+            input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": "x"}))
     assert r.code == 2 and "edits" in r.stderr, r
 
 
 def test_malformed_post_payload_does_not_block(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("hook", "claude-code", input='{"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"content": "x"}}')
+    r = cli("hook", "claude-code",
+            input='{"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"content": "x"}}')
     assert r.code == 1 and "file_path" in r.stderr, r
 
 
@@ -358,7 +363,8 @@ def test_post_without_any_before_state_reports_without_blocking(project: Repo, c
     ti = edit_input(project, "s = 0", "s = 2")
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 2"))
     before = project.snapshot()
-    r = cli("hook", "claude-code", input=payload(project, "Edit", ti, event="PostToolUse", response={"filePath": ti["file_path"]}))
+    r = cli("hook", "claude-code",
+            input=payload(project, "Edit", ti, event="PostToolUse", response={"filePath": ti["file_path"]}))
     assert r.code == 1, r
     assert "PreToolUse hook" in r.stderr and "stats.py" in r.stderr
     assert project.snapshot() == before
@@ -395,7 +401,8 @@ def test_agent_option(project: Repo, cli) -> None:  # type: ignore[no-untyped-de
     ti = edit_input(project, "s = 0", "s = 3")
     decision(cli("hook", "claude-code", "--agent", "cc", input=payload(project, "Edit", ti)))
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 3"))
-    assert cli("hook", "claude-code", "--agent", "cc", input=payload(project, "Edit", ti, event="PostToolUse", response={})).code == 0
+    assert cli("hook", "claude-code", "--agent", "cc",
+               input=payload(project, "Edit", ti, event="PostToolUse", response={})).code == 0
     assert len(turns(cli, "cc")) == 1
 
 
@@ -638,7 +645,8 @@ def test_a_repository_reached_through_a_linked_folder(project: Repo, tmp_path: P
     p["cwd"] = str(linked)
     r = hook_command(linked, json.dumps(p))
     assert r.returncode == 2 and b"path-protected" in r.stderr, r
-    p = json.loads(payload(project, "Edit", {"file_path": str(linked / "stats.py"), "old_string": "s = 0", "new_string": "s = 9"}))
+    p = json.loads(payload(project, "Edit",
+                           {"file_path": str(linked / "stats.py"), "old_string": "s = 0", "new_string": "s = 9"}))
     p["cwd"] = str(linked)
     assert hook_command(linked, json.dumps(p)).returncode == 0
 

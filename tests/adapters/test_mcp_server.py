@@ -305,7 +305,8 @@ async def tool(s: Any, name: str, **args: Any) -> tuple[bool, str, Any]:
 
 def test_apply_patch_needs_a_read_like_edit_file(project: Repo, tmp_path: Path) -> None:
     diff = "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
-    codex_move = "*** Begin Patch\n*** Update File: shapes.py\n*** Move to: geometry.py\n@@\n-def area(w, h):\n+def area(width, h):\n*** End Patch\n"
+    codex_move = ("*** Begin Patch\n*** Update File: shapes.py\n*** Move to: geometry.py\n"
+                  "@@\n-def area(w, h):\n+def area(width, h):\n*** End Patch\n")
     create = "*** Begin Patch\n*** Add File: new.py\n+X = 1\n*** End Patch\n"
     seen: dict[str, Any] = {}
 

@@ -382,7 +382,8 @@ def test_a_bracketed_ellipsis_stands_for_code_where_dots_cannot_be_code() -> Non
 def test_a_heading_between_blank_lines_is_not_a_bare_note() -> None:
     # `# other helper functions` over the helpers heads them; at the end of a block, standing for its
     # last lines, the same note elides them.
-    before = "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n    def c(self):\n        return 3\n"
+    before = ("class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n"
+              "    def c(self):\n        return 3\n")
     heading = before.replace("    def b(self):\n        return 2\n", "    # other helper functions\n")
     assert run(modify("a.py", before, heading)) == []
     tail = before.replace("        return 3\n", "        # the rest of the code\n")

@@ -37,7 +37,8 @@ LANGUAGES: dict[str, tuple[str, str, str, str, str]] = {
                    "export function f(a: number: number {\n  return a;\n}\n"),
     "tsx": ("view.tsx", "export const A = () => <div>{1}</div>;\n", "export const A = () => <p>{2}</p>;\n",
             "export const A = () => <div>{1}</div;\n", "export const A = () => <div>{1</div>;\n"),
-    "go": ("m.go", "package m\n\nfunc F(a int) int {\n\treturn a + 1\n}\n", "package m\n\nfunc F(a int) int {\n\treturn a + 2\n}\n",
+    "go": ("m.go", "package m\n\nfunc F(a int) int {\n\treturn a + 1\n}\n",
+           "package m\n\nfunc F(a int) int {\n\treturn a + 2\n}\n",
            "package m\n\nfunc F(a int) int {\n\treturn a +\n}\n", "package m\n\nfunc F(a int int {\n\treturn a\n}\n"),
     "rust": ("lib.rs", "fn f(a: i32) -> i32 {\n    a + 1\n}\n", "fn f(a: i32) -> i32 {\n    a + 2\n}\n",
              "fn f(a: i32) -> i32 {\n    a + 1\n", "fn f(a: i32 -> i32 {\n    a\n}\n"),
@@ -49,7 +50,8 @@ LANGUAGES: dict[str, tuple[str, str, str, str, str]] = {
           "int f(int a)\n{\n    return a + ;\n}\n", "int f(int a\n{\n    return a;\n}\n"),
     "cpp": ("f.cpp", "namespace n {\nint f(int a) { return a + 1; }\n}\n", "namespace n {\nint f(int a) { return a + 2; }\n}\n",
             "namespace n {\nint f(int a) { return a + 1;\n}\n", "namespace n {\nint f(int a { return a; }\n}\n"),
-    "c_sharp": ("A.cs", "class A {\n    int F(int a) { return a + 1; }\n}\n", "class A {\n    int F(int a) { return a + 2; }\n}\n",
+    "c_sharp": ("A.cs", "class A {\n    int F(int a) { return a + 1; }\n}\n",
+                "class A {\n    int F(int a) { return a + 2; }\n}\n",
                 "class A {\n    int F(int a) { return a + 1 }\n}\n", "class A {\n    int F(int a { return a; }\n}\n"),
     "ruby": ("a.rb", "def f(a)\n  a + 1\nend\n", "def f(a)\n  a + 2\nend\n", "def f(a)\n  a + 1\n", "def f(a\n  a\nend end\n"),
     "php": ("a.php", "<?php\nfunction f($a) {\n    return $a + 1;\n}\n", "<?php\nfunction f($a) {\n    return $a + 2;\n}\n",
@@ -60,7 +62,8 @@ LANGUAGES: dict[str, tuple[str, str, str, str, str]] = {
              '<!doctype html>\n<html>\n<body><p class="b">Hello</p></body>\n</html>\n',
              '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n',
              '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n'),
-    "css": ("site.css", "a {\n  color: red;\n}\n", "a {\n  color: blue;\n}\n", "a {\n  color: red;\n\n", "a {\n  color: red;\n\n"),
+    "css": ("site.css", "a {\n  color: red;\n}\n", "a {\n  color: blue;\n}\n", "a {\n  color: red;\n\n",
+            "a {\n  color: red;\n\n"),
 }
 POLICY = "checks:\n  syntax: error\n"
 

@@ -18,7 +18,8 @@ from conftest import Repo, command, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\ndef other():\n    return 1\n"
+CODE = ("def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\n"
+        "def other():\n    return 1\n")
 # The classic elision: the function body replaced by a comment standing in for it.
 ELIDED = "def total(items):\n    # ... rest of the code unchanged\n\n\ndef other():\n    return 1\n"
 
@@ -105,7 +106,8 @@ def test_conflict_markers(repo: Repo, cli) -> None:
     repo.git("add", "app.py")
     result = cli("check", "--json")
     assert result.code == 1
-    assert {(c, line) for c, _s, _p, line in codes(result)} == {("conflict-marker", 1), ("conflict-marker", 11), ("conflict-marker", 13)}
+    assert {(c, line) for c, _s, _p, line in codes(result)} == {
+        ("conflict-marker", 1), ("conflict-marker", 11), ("conflict-marker", 13)}
 
 
 def test_budget_is_per_commit(repo: Repo, cli) -> None:
@@ -116,7 +118,8 @@ def test_budget_is_per_commit(repo: Repo, cli) -> None:
     assert result.code == 1
     [finding] = result.json()["findings"]
     assert finding["code"] == "budget" and finding["path"] is None
-    assert finding["message"].startswith("the staged change has 6 added lines; one commit may have 5 (budget.per_edit.lines_added, from ")
+    assert finding["message"].startswith(
+        "the staged change has 6 added lines; one commit may have 5 (budget.per_edit.lines_added, from ")
     assert "commit it in parts" in finding["hint"]
     human = cli("check").stdout
     assert "(staged change): budget: the staged change has 6 added lines" in human

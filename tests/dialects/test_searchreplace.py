@@ -114,7 +114,8 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ),
     (
         "indented-in-a-list-item",
-        "1. Edit `a.py`:\n\n   a.py\n   ```python\n   <<<<<<< SEARCH\n       x = 1\n   =======\n       x = 2\n   >>>>>>> REPLACE\n   ```\n",
+        "1. Edit `a.py`:\n\n   a.py\n   ```python\n   <<<<<<< SEARCH\n       x = 1\n"
+        "   =======\n       x = 2\n   >>>>>>> REPLACE\n   ```\n",
         edits(modify("a.py", hunk("       x = 1\n", "       x = 2\n", 5))),
     ),
     (

@@ -161,7 +161,8 @@ def test_refuse_or_exactly_git_merge_file(tmp_path: Path) -> None:
             (change,) = report.changes
             got = (change.after or b"").decode()
             assert clean, f"applied where git's merge conflicts:\n{sit.edit}\n--- file:\n{theirs}\n--- wrote:\n{got}"
-            assert got == merged, f"not git merge-file's result:\n{sit.edit}\n--- file:\n{theirs}\n--- want:\n{merged}\n--- wrote:\n{got}"
+            assert got == merged, (f"not git merge-file's result:\n{sit.edit}\n--- file:\n{theirs}\n"
+                                   f"--- want:\n{merged}\n--- wrote:\n{got}")
             outcome = "merged as git"
         key = f"{outcome} ({'clean' if clean else 'conflict'})"
         outcomes[key] = outcomes.get(key, 0) + 1

@@ -327,7 +327,8 @@ def _unseen(case: Case) -> bool:
         shown = [t for tg, t in lines if tg != "+" and "invented_" not in t]
         new = [t for tg, t in lines if tg == "+"]
         signs = {
-            "unicode": (any(c in x for x in shown for c in "\u201c\u201d\u2019"), any(c in x for x in new for c in "\u201c\u201d\u2019")),
+            "unicode": (any(c in x for x in shown for c in "\u201c\u201d\u2019"),
+                        any(c in x for x in new for c in "\u201c\u201d\u2019")),
             "escape": (any("\\\\" in x for x in shown), any("\\" in x for x in new)),
             "indent": (any(x.strip() for x in shown), any(x.strip() for x in new)),
         }

@@ -29,7 +29,8 @@ def test_written_blob_reads_back_everywhere(tmp_path: Path, data: bytes) -> None
     Repo(tmp_path)
     repo = GitRepo(tmp_path)
     oid = repo.write_blob(data)
-    hashed = subprocess.run(["git", "hash-object", "--stdin"], cwd=tmp_path, input=data, capture_output=True, timeout=60, check=True)
+    hashed = subprocess.run(["git", "hash-object", "--stdin"], cwd=tmp_path, input=data, capture_output=True,
+                            timeout=60, check=True)
     assert oid == hashed.stdout.decode().strip()
     assert repo.read_blob(oid) == data
     out = subprocess.run(["git", "cat-file", "blob", oid], cwd=tmp_path, capture_output=True, timeout=60, check=True)

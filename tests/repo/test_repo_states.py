@@ -148,7 +148,8 @@ def test_sparse_checkout(repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
     assert not (repo.root / "out").exists()
     before = repo.snapshot()
     for text in (_edit("out/b.txt", "b", "B"), "--- a/out/b.txt\n+++ b/out/b.txt\n@@ -1 +1 @@\n-b\n+B\n",
-                 "diff --git a/out/b.txt b/out/b.txt\ndeleted file mode 100644\n--- a/out/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n"):
+                 "diff --git a/out/b.txt b/out/b.txt\ndeleted file mode 100644\n"
+                 "--- a/out/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n"):
         r = cli("apply", "--json", input=text)
         assert r.code == 1, r
         f = r.json()["findings"][0]  # type: ignore[index]
@@ -187,7 +188,9 @@ def test_skip_worktree_bit_set_by_hand_in_each_index_version(repo: Repo, cli, ve
     assert "sparse" not in r.json()["findings"][0]["message"], r  # type: ignore[index]
 
 
-def _child(cwd: Path, args: list[str], data: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def _child(
+    cwd: Path, args: list[str], data: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return guard_child(cwd, *args, input=data.encode() if data else None, env=env)
 
 

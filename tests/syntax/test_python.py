@@ -54,7 +54,8 @@ TRICKY = [
     # decorators: the def under them is not a start
     "@dec\n@other(1,\n2)\ndef f():\n    pass\n\n@dec\nclass C:\n    pass\nv = 1\n",
     # clauses at column 0
-    "if a:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\nwhile x:\n    pass\nelse:\n    pass\n",
+    "if a:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n"
+    "while x:\n    pass\nelse:\n    pass\n",
     # quotes inside comments and strings, escapes
     "x = 'it\\'s'  # don't\ny = \"a \\\" b\"\nz = r'\\''\nw = b'\\\\'\n",
     "s = 'a\\\nb'\nt = 1\n",

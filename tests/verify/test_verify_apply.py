@@ -186,7 +186,8 @@ def test_a_fix_that_breaks_a_check_is_refused(repo: Repo, cli) -> None:  # type:
 
 def test_a_fix_is_checked_by_the_policy(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # A formatter that settles on output the policy refuses: a conflict marker line, once.
-    marker = 'for f in "$@"; do grep -q "^=======$" "$f" || { printf "<<<<<<< a\\n=======\\n>>>>>>> b\\n" >> "$f"; s=1; }; done; exit ${s:-0}\n'
+    marker = ('for f in "$@"; do grep -q "^=======$" "$f" || { printf "<<<<<<< a\\n=======\\n>>>>>>> b\\n" >> "$f"; s=1; }; '
+              'done; exit ${s:-0}\n')
     project(repo, 'verify:\n  - {name: marks, run: "sh mark.sh {files}", fix: true}\n', mark_DOT_sh=marker)
     before = repo.snapshot()
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
