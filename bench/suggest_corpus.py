@@ -64,8 +64,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from locate_corpus import (  # bench/, this script's folder, is on the import path
-    PATCHES, READ_AS, Case, Edit, Scratch, Source, _at_distance, _blob_id, _changes, _comment, _join, _kept,
-    _mutate, _shows, build, model_for, places, render, sources,
+    PATCHES,
+    READ_AS,
+    Case,
+    Edit,
+    Scratch,
+    Source,
+    _at_distance,
+    _blob_id,
+    _changes,
+    _comment,
+    _join,
+    _kept,
+    _mutate,
+    _shows,
+    build,
+    model_for,
+    places,
+    render,
+    sources,
 )
 from scratch import GitMerge
 

@@ -102,10 +102,10 @@ def big_file(language: str, template: str | None, lines: int) -> bytes:
 
 
 def cost(lines: int, repeat: int) -> None:
-    from guard.syntax import languages
     from guard.checks import syntax
     from guard.diffs import make_change
     from guard.model import Op
+    from guard.syntax import languages
 
     print(f"{'language':12} {'lines':>6} {'KB':>5} {'load ms':>8} {'keeps ms':>9} {'breaks ms':>10} {'MB/s':>6}")
     for language, name, template in TEMPLATES:

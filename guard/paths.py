@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Mapping
 
 from .model import Finding, error
-from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE, Policy
+from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE
+from .policy import Policy
 from .regex import lazy
 
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.

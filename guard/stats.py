@@ -464,9 +464,8 @@ def parse_since(text: str) -> datetime:
     """``2026-01-31``, ``2026-01-31T12:00`` (local time unless it names a zone) or an age: 30m, 12h, 7d, 2w."""
     from datetime import datetime, timedelta, timezone
 
-    from .events import parse_time
-
     from .bounds import AGE_SECONDS, OutOfRange
+    from .events import parse_time
 
     m = _AGE.fullmatch(text.strip())
     if m:

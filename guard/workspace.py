@@ -18,8 +18,8 @@ from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
     from .ledger import Memo
-    from .repo.config import ConfigEntry
     from .policy import Policy, PolicyCache
+    from .repo.config import ConfigEntry
 
 
 class Workspace:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from conftest import Repo
 
 import guard
 import guard.policy
-from conftest import Repo
 
 SRC = "def greet(name):\n    return 'hello ' + name\n\n\ndef part(name):\n    return 'bye ' + name\n"
 

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import checkout_env, guard as guard_child, journal_pending, Repo
+from conftest import Repo, checkout_env, journal_pending
+from conftest import guard as guard_child
 
 PROCS, OPS, FILES = 4, 10, 3
 OWNER_AGENTS = ("owner0", "owner1")

@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, git, run_cli
+
 from guard.engine import Guard
 
 BASE = {"a.txt": "one\ntwo\nthree\n", "src/app.py": "x = 1\n", "docs/readme.md": "# docs\n"}

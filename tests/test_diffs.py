@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from conftest import Repo
+from conftest import guard as guard_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import guard
-from conftest import Repo
-from conftest import guard as guard_process
 from guard.diffs import _DIFFLIB_LIMIT, aligned, opcodes, similar, whole_region
 
 

@@ -10,10 +10,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import Repo
 
 from guard import events
 from guard.model import FileChange, Op, error, warning

@@ -18,9 +18,11 @@ import json
 import os
 import subprocess
 from pathlib import Path
-import pytest
 
-from conftest import git, guard as guard_child, journal_pending, Repo
+import pytest
+from conftest import Repo, git, journal_pending
+from conftest import guard as guard_child
+
 from guard import worktree
 from guard.engine import Guard
 from guard.history import rollback

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo
 
 MB = 1024 * 1024

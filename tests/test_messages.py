@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, command, python, run_cli
 
 CODE = "def total(items):\n    n = 0\n    for i in items:\n        n += i\n    return n\n"

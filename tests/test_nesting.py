@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, checkout_env
 
 DEPTHS = (500, 20_000)

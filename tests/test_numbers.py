@@ -17,7 +17,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import Repo, checkout_env
 
 HUGE = "99999999999999999999999"

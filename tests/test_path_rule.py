@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from conftest import Repo, git
 
 TOP, SUB = "top = 1\n", "sub = 1\n"

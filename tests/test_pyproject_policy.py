@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import Repo
 
 PYPROJECT = '[project]\nname = "demo"\nversion = "1.0"\ndependencies = ["requests"]\n'

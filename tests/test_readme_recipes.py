@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import GIT_ENV, Repo, command, command_env, git
 from readme import Block, blocks, file_blocks
 

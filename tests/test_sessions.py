@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, run_cli
+
 from guard.engine import Guard
 
 POLICY = "extends: default\nbudget:\n  per_session: {lines_added: 3}\n"

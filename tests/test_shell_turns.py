@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, command, run_cli
 
 CODE = "def f(x):\n    a = 1\n    b = 2\n    return a + b + x\n"

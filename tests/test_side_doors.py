@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conftest import Repo, command, git, guard as guard_child
+from conftest import Repo, command, git
+from conftest import guard as guard_child
 
 # ---------------------------------------------------------------------- helpers
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
 from conftest import Repo, checkout_env, guard
 
 TIMEOUT = 30

@@ -587,8 +587,8 @@ def _undo_denied(g: Guard, rel: str, tool: str, stash: dict[str, Any], before: b
     out; where that cannot be done, the content from before the call, with the overwritten one
     kept as a blob whose id the message gives), record nothing as the agent's, and tell the model."""
     from .. import events, worktree
-    from ..report import Report
     from ..repo import FILE
+    from ..report import Report
 
     try:
         now, mode = worktree.read(g.root, rel)
@@ -688,8 +688,8 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
     the difference after, recorded and checked.  The pre hook never denies a command for what it
     may do, but it fails closed: a snapshot that cannot be taken denies (the change could not be
     recorded)."""
-    from ..engine import Guard, default_agent
     from .. import shell, snapshot
+    from ..engine import Guard, default_agent
 
     given = data.get("cwd")
     cwd = given if isinstance(given, str) and given else os.getcwd()

@@ -18,7 +18,6 @@ other changes only (and the whitespace fix leaves those files as they are).
 
 from __future__ import annotations
 
-
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
 from .base import LEVELS, AttrLookup, Blocks, Check, CheckInput, CheckResult, Committed, Usage, no_attr
 from .encoding import content_finding

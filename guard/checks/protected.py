@@ -10,7 +10,8 @@ does to it (``policy.pyproject``): the rest of that file is the agents' to chang
 
 from __future__ import annotations
 
-from ..control import finding as control_finding, fixed_kind
+from ..control import finding as control_finding
+from ..control import fixed_kind
 from ..model import Finding
 from ..paths import protected_finding
 from ..policy.pyproject import FILE, table_finding

@@ -43,8 +43,7 @@ from ..repo import GitRepo
 from ..report import Report
 from ..workspace import Workspace
 from . import baseline, range_policy
-from .changes import (CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Progress, Unit, changes_from_git,
-                      resolve_commit)
+from .changes import CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Progress, Unit, changes_from_git, resolve_commit
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .index import FileIndex, MAX_CANDIDATES, NORMALISERS, norm_fn
 from ..wording import quoted
+from .index import MAX_CANDIDATES, NORMALISERS, FileIndex, norm_fn
 
 
 def _closest(fi: FileIndex, want: Sequence[str]) -> tuple[int, int] | None:

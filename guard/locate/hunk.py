@@ -17,8 +17,20 @@ from typing import Iterator, Sequence
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..wording import quoted
 from .index import (
-    Sought, FileIndex, Match, NORMALISERS, UNICODE, ambiguous, anchor_floor, count_misses, indent_shift, needed,
-    norm_fn, reindent, search, unescape,
+    NORMALISERS,
+    UNICODE,
+    FileIndex,
+    Match,
+    Sought,
+    ambiguous,
+    anchor_floor,
+    count_misses,
+    indent_shift,
+    needed,
+    norm_fn,
+    reindent,
+    search,
+    unescape,
 )
 from .splice import Located, Splice
 

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..diffs import similar
 from ..model import CONTEXT, REMOVED
-from .index import Sought, FileIndex, MAX_CANDIDATES, candidates, indent_of, norm_fn
+from .index import MAX_CANDIDATES, FileIndex, Sought, candidates, indent_of, norm_fn
 
 
 def lookalike(fi: FileIndex, old: Sequence[str], window: tuple[int, int]) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import REMOVED, Finding, LineRange, error
 from ..wording import plural, span
-from .index import Sought, FileIndex, match_block, norm_fn
+from .index import FileIndex, Sought, match_block, norm_fn
 from .splice import Located, Splice
 
 

@@ -18,7 +18,6 @@ from ..regex import lazy
 from ..wording import visible
 from .index import FileIndex, indent_width
 
-
 LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows
 # A line that only closes something (`}`, `);`, `end`, blank) is too common to anchor on.
 _CLOSERS = frozenset(("end", "fi", "done", "esac", "endif", "endfor", "endwhile", "wend", "loop", "next"))

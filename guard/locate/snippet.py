@@ -41,8 +41,20 @@ from ..diffs import aligned
 from ..model import Finding, Snippet, Value, error
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
-    LAZY_SLACK, Lazy, closes_outside, doubt, drops_quietly, edge_finding, least_depth, nonblank, outside,
-    place_block, reach_context, shared, unplaced, weak,
+    LAZY_SLACK,
+    Lazy,
+    closes_outside,
+    doubt,
+    drops_quietly,
+    edge_finding,
+    least_depth,
+    nonblank,
+    outside,
+    place_block,
+    reach_context,
+    shared,
+    unplaced,
+    weak,
 )
 from .splice import Located, Splice
 

@@ -18,8 +18,17 @@ from ..textfile import Text
 from ..wording import quoted
 from .hunk import bare_context, locate_hunk, typography
 from .index import (
-    FileIndex, MAX_CANDIDATES, NORMALISERS, ambiguous, candidates, indent_shift, indent_width, norm_fn, reindent,
-    tier_sets, unescape,
+    MAX_CANDIDATES,
+    NORMALISERS,
+    FileIndex,
+    ambiguous,
+    candidates,
+    indent_shift,
+    indent_width,
+    norm_fn,
+    reindent,
+    tier_sets,
+    unescape,
 )
 from .splice import Located, Splice
 

@@ -25,8 +25,20 @@ from typing import Callable, ClassVar, Iterator, Mapping
 from ..mappings import lookup
 from ..model import Value
 from .schema import (  # the schema's public names are the policy's
-    ADDITIVE, BUDGET_KEYS, BUDGET_SCOPES, CHECK_NAMES, LEVELS, SETTINGS, TIERS, WHITESPACE_LEVELS, WHITESPACE_RULES,
-    PolicyError, closest, file_problems, scalar, whitespace_rule_problem,
+    ADDITIVE,
+    BUDGET_KEYS,
+    BUDGET_SCOPES,
+    CHECK_NAMES,
+    LEVELS,
+    SETTINGS,
+    TIERS,
+    WHITESPACE_LEVELS,
+    WHITESPACE_RULES,
+    PolicyError,
+    closest,
+    file_problems,
+    scalar,
+    whitespace_rule_problem,
 )
 
 PRESET_DIR = Path(__file__).resolve().parents[1] / "policies"

@@ -38,8 +38,20 @@ from ..locate import apply_splices, locate_changes
 from ..locate.index import file_index
 from ..locate.rebase import Rewritten, new_text
 from ..locate.splice import Splice, whole_text
-from ..model import (Change, EditSet, FileChange, FileEdit, Finding, Hunk, Op, PathBase, Replace, LineRange, line_anchored,
-                     ordered_changes)
+from ..model import (
+    Change,
+    EditSet,
+    FileChange,
+    FileEdit,
+    Finding,
+    Hunk,
+    LineRange,
+    Op,
+    PathBase,
+    Replace,
+    line_anchored,
+    ordered_changes,
+)
 from ..report import Suggestion
 from ..textfile import Text, decode_or_none
 from ..wording import brief

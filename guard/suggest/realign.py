@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import ClassVar, Sequence
 
-from ..model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace, Value
 from ..locate.hunk import bare_context
 from ..locate.index import MAX_CANDIDATES, FileIndex, norm_fn
+from ..model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace, Value
 from ..wording import brief
 from .settle import alike
 

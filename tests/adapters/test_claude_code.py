@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, checkout_env, git
 
 SRC = ("def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\n"

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, run_cli
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))

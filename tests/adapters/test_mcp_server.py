@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, TypeVar
 
 import pytest
-
 from conftest import GIT_ENV, Repo
 
 pytest.importorskip("mcp")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from guard import policy as policy_mod
-from guard.checks import AttrLookup, CheckInput, content_finding, no_attr
-from guard.checks import encoding
+from guard.checks import AttrLookup, CheckInput, content_finding, encoding, no_attr
 from guard.diffs import make_change
 from guard.model import FileChange, Op
 

@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, checkout_env, python
-from guard.repo import GitRepo
 
+from guard.repo import GitRepo
 
 
 def _run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 import pytest
-
 from conftest import Repo, checkout_env, python
+
 from guard.cli import fast
 
 APPLY_ARGVS = [

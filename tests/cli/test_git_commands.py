@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import BIN, Repo, checkout_env, command
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, checkout_env
 
 TIMEOUT = 60

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Repo, checkout_env, journal_pending, python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Repo, checkout_env, journal_pending, python
 from guard import commit_check, paths
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, command, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 import pytest
-
 from conftest import Repo
 
 # Names a committer may give a file, each trying to forge a command or a line.

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, git
 
 BASE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"

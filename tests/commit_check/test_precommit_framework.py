@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from conftest import GIT_ENV, Repo
 
 pytestmark = pytest.mark.slow

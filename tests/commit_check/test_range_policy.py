@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import Repo, git, run_cli
 
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
 from conftest import Repo, git, run_cli
 
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"

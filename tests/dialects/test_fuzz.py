@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from conftest import Repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import Repo
 from guard import dialects
 from guard.engine import Guard
 from guard.model import EditSet, ParseError

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, Result, checkout_env, git, run_cli
 
 BASE = {

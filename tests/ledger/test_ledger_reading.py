@@ -13,11 +13,10 @@ import json
 from pathlib import Path
 
 import pytest
-
+from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import Repo
 from guard import history, ledger
 from guard.engine import Guard
 from guard.errors import UsageError

@@ -24,10 +24,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from conftest import GIT_ENV
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import GIT_ENV
 from guard.engine import Guard
 
 EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "300"))

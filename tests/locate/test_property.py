@@ -33,8 +33,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from guard import dialects
+from guard.locate import ALL_TIERS, apply_splices, locate_changes, unescape
+from guard.locate import UNICODE as _UNICODE
 from guard.model import ordered_changes as _ordered
-from guard.locate import UNICODE as _UNICODE, ALL_TIERS, apply_splices, locate_changes, unescape
 from guard.textfile import decode
 
 EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "1000"))

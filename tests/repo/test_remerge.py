@@ -14,8 +14,8 @@ import random
 
 import pygit2
 import pytest
-
 from conftest import Repo
+
 from guard.repo import GitRepo
 from guard.repo.remerge import Scratch, _merge_two
 

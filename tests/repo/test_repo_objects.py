@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
-
 from conftest import Repo, conflicted, git
+
 from guard.repo import GitRepo
 from guard.repo.objects import SHA1_FROM
 

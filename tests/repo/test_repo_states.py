@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from conftest import git, guard as guard_child, Repo
+from conftest import Repo, git
+from conftest import guard as guard_child
 
 HEAD_AND_INDEX = ("<HEAD>", "<index>")
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, git
+
 from guard.repo import Entry, GitRepo
 from guard.repo import shadow as shadow_mod
 from guard.repo.shadow import NotReady, Shadow

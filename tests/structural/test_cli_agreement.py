@@ -17,8 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, command_env
+
 from guard.engine import Guard
 
 pytest.importorskip("ast_grep_py", reason="structural rewrites need the `structural` extra")

@@ -10,7 +10,6 @@ import json
 from typing import Any
 
 import pytest
-
 from conftest import Repo, git
 
 SRC = "".join(f"def f{i}(x):\n    y = x + {i}\n    return y\n\n\n" for i in range(8))

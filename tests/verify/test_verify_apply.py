@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, git
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef twice(x):\n    return add(x, x)\n"

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, run_cli
+
 from guard import policy as policy_mod
 from guard import redaction
 from guard.diffs import make_change

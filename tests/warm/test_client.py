@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from warmtools import HOOK, SRC, Server, edit
-
 from conftest import Repo, checkout_env
+from warmtools import HOOK, SRC, Server, edit
 
 from guard.adapters import claude_code
 from guard.warm import client

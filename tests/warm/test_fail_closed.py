@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from warmtools import (HOOK as HOOK_PATH, SRC, Fake, Server, answer, cold_env, command_hook, edit, runtime, sock_path,
-                       warm_hook)
-
 from conftest import Repo, checkout_env
+from warmtools import HOOK as HOOK_PATH
+from warmtools import SRC, Fake, Server, answer, cold_env, command_hook, edit, runtime, sock_path, warm_hook
 
 from guard.warm import client
 

@@ -15,9 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from warmtools import SRC, Server, answer, cold_env, command_hook, edit, runtime, sock_path, warm_hook
-
 from conftest import Repo, checkout_env
+from warmtools import SRC, Server, answer, cold_env, command_hook, edit, runtime, sock_path, warm_hook
 
 
 def serve(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from warmtools import SRC, Server, answer, cold_env, command_hook, edit, payload, warm_hook
-
 from conftest import Repo
+from warmtools import SRC, Server, answer, cold_env, command_hook, edit, payload, warm_hook
 
 HOOKS = {"hook.py": warm_hook, "agent-guard hook claude-code": command_hook}
 
@@ -153,9 +152,8 @@ def test_parallel_calls_each_find_a_worker(tmp_path: Path, repo: Repo) -> None:
     import subprocess
     import sys
 
-    from warmtools import HOOK
-
     from conftest import checkout_env
+    from warmtools import HOOK
 
     files = {f"m{n}.py": SRC.replace("total", f"total{n}") for n in range(8)}
     repo.commit(files)
@@ -181,9 +179,8 @@ def test_the_callers_umask_makes_the_files(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from warmtools import HOOK
-
     from conftest import checkout_env
+    from warmtools import HOOK
 
     warm_repo, cold_repo = twins(tmp_path)
 

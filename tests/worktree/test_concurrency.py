@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from conftest import guard as guard_child, Repo
+from conftest import Repo
+from conftest import guard as guard_child
 
 N = 8
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import checkout_env, guard as guard_child, journal_pending, Repo
+from conftest import Repo, checkout_env, journal_pending
+from conftest import guard as guard_child
 
 PATCH = (
     "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"

@@ -16,7 +16,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, guard
 
 from guard.repo import EXEC, FILE
