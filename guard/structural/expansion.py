@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Sequence
 
-from .. import worktree
+from .. import redaction, worktree
 from ..diffs import opcodes
 from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, Value, error
 from ..repo import EXEC, FILE
@@ -71,6 +71,9 @@ class _Site(Value):
     def __str__(self) -> str:
         first = self.text.split("\n", 1)[0]
         return f"{self.path}:{self.line}: {clip(first, 100)}" + (" …" if "\n" in self.text else "")
+
+
+PROTECTED = "(a protected file: its lines are not shown)"
 
 
 def _refused(finding: Finding) -> Expanded:
@@ -225,13 +228,17 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
             texts[path] = done.text
             count += len(done.matches)
             touched.setdefault(path, rw.source_line)
-            sites += [_Site(path, m.line, m.text) for m in done.matches[:SHOWN - len(sites)]] if len(sites) < SHOWN else []
-            partial += [(n, _Site(path, m.line, m.text)) for m in done.partial]
+            # A file the agent may not read is named, never quoted (guard/redaction.py).
+            quote = (lambda _text: PROTECTED) if redaction.sealed(path, pol) else (lambda text: text)
+            sites += ([_Site(path, m.line, quote(m.text)) for m in done.matches[:SHOWN - len(sites)]]
+                      if len(sites) < SHOWN else [])
+            partial += [(n, _Site(path, m.line, quote(m.text))) for m in done.partial]
             for name, m in done.unbound:
                 findings.append(error(
                     "parse-error", path, m.line,
                     f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
-                    f"({clip(m.text.split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing in its place",
+                    f"({clip(quote(m.text).split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing "
+                    "in its place",
                     f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
                     "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`"))
             if enforce and _past(total + count, len(touched), hunks, files_limit, _STOP):

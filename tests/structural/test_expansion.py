@@ -77,6 +77,23 @@ def test_more_files_than_the_budget_is_refused_with_the_first_matches(repo: Repo
     assert repo.snapshot() == before
 
 
+def test_matches_in_a_protected_file_are_named_never_quoted(repo: Repo) -> None:
+    """A refusal that lists matches (over budget, a match holding more than its pattern) must not
+    show a file the agent may not read by that route."""
+    repo.commit({".agent-guard.yaml": "paths:\n  protected_extra: [\"secrets/*\"]\nbudget:\n  per_edit: {hunks: 1}\n",
+                 "secrets/k.json": '{"token": "SUPERSECRET"}\n', "secrets/k.js": "let s = 'SUPERSECRET', t = 2;\n",
+                 "pub.json": '{"a": "PUBLIC"}\n'})
+    before = repo.snapshot()
+    for edit in (rewrite('"$V"', '"X"', ["pub.json", "secrets/k.json"]),
+                 rewrite("let $A = $B", "const $A = $B", ["secrets/k.js"])):
+        report = Guard(repo.root).apply(edit, check=True)
+        assert report.status == "refused", report
+        shown = said(report) + json.dumps(report.as_dict())  # type: ignore[attr-defined]
+        assert "SUPERSECRET" not in shown, shown
+        assert "secrets/k." in shown  # the file is named
+    assert repo.snapshot() == before
+
+
 def test_a_budget_that_only_warns_lets_it_through(repo: Repo) -> None:
     repo.commit({".agent-guard.yaml": "checks: {budget: warning}\nbudget:\n  per_edit: {hunks: 1}\n",
                  "a.py": "old(1)\nold(2)\n"})
