@@ -382,7 +382,7 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     pol = g.policy(name)
     _, used = ledger.usage(g.repo, ledger.ref_name(pol.ledger_prefix, name), name, None, current, memo=g.ledger_memo)
     limits = {k: v for k, v in pol.budget("per_session").items() if v is not None}
-    source = "environment" if os.environ.get("AGENT_GUARD_SESSION") else "command line"
+    source = "environment" if sessions.clean(os.environ.get("AGENT_GUARD_SESSION") or "") else "command line"
     if as_json:
         import json
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
@@ -111,7 +112,9 @@ class GitRepo:
         # Answers of `attr` while the files they come from stay as they were (`forget_attributes`):
         # one apply asks the same few several times, and a session's next apply again.
         self._attr_values: dict[tuple[str, str], str | bool | None] = {}
-        self._attr_stamps: dict[str, object] = {}  # those files' metadata when first read, by path
+        self._attr_stamps: dict[str, tuple[int, int, int, int, int] | None] = {}  # their metadata, by path
+        self._attr_stamped_at = 0  # when the first of them was taken (time.time_ns)
+        self._attr_setting: list[str | None] = []  # core.attributesFile as the look-ups read it
         self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
         self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
         self._attr_folders: set[str] = set()  # folders whose attribute files were found readable
@@ -576,15 +579,17 @@ class GitRepo:
         """Look attributes up afresh from now on if a file they come from changed since (another
         command may have edited a .gitattributes between two calls): the kept answers stay only
         while every attribute file the look-ups read has the metadata it had then, and
-        core.attributesFile names the same file."""
-        setting = self._attr_stamps.get("core.attributesFile", self.config("core.attributesFile"))
-        if setting != self.config("core.attributesFile"):
+        core.attributesFile names the same file.  A file changed in the two seconds before it was
+        looked at may change again within the same timestamp: then nothing is kept (git's racy rule)."""
+        if self._attr_setting and self._attr_setting != [self.config("core.attributesFile")]:
             self._attrs = None  # libgit2 reads the setting once per handle: a new one reads it again
-        elif all(_stamp(Path(f)) == st for f, st in self._attr_stamps.items() if f != "core.attributesFile"):
+        elif all(_stamp(Path(f)) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
+                 for f, st in self._attr_stamps.items()):
             return
         self._attr_values.clear()
         self._attr_folders.clear()
         self._attr_stamps.clear()
+        self._attr_setting.clear()
 
     def _vet_attribute_files(self, path: str) -> None:
         """Raise ``UnreadableAttributes`` when a file the look-up of `path` reads is not a regular file.
@@ -604,7 +609,7 @@ class GitRepo:
         files: list[tuple[str, Path]] = []
         if "" in todo:
             configured = self.config("core.attributesFile")
-            self._attr_stamps["core.attributesFile"] = configured
+            self._attr_setting[:] = [configured]
             xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
             files += [("info/attributes", self.commondir / "info" / "attributes"),
                       ("core.attributesFile", Path(os.path.expanduser(configured)) if configured
@@ -612,6 +617,8 @@ class GitRepo:
                       ("the system's attributes", Path("/etc/gitattributes"))]
         if not self.bare:
             files += [(f"{f}/.gitattributes" if f else ".gitattributes", self.root / f / ".gitattributes") for f in todo]
+        if not self._attr_stamps:
+            self._attr_stamped_at = time.time_ns()
         for label, file in files:
             stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
             if stamp is None:
