@@ -15,14 +15,22 @@ never in the user's work tree.  One folder per repository and agent,
 - ``index.pristine``: a hard link to the checkout's index as last written here.  git replaces
   an index by renaming a new file over it, so when a command's git rewrites the index (``git
   diff`` refreshes it) the link still holds ours, and ``settle`` puts it back.
+- ``folders``: the checkout's folders that hold tracked files, where the watch is set while
+  commands run (made from the index when missing).
 - ``lock``: held while one command uses the checkout (``Shadow`` is the lock's context manager).
 
 Moving the checkout from one tree to the next writes only the files that differ: the changed
 paths come from a walk of the folders that differ (``GitRepo.changed_files``), and only they go
 through ``git update-index --index-info`` and ``git checkout-index``; git reads and writes the
-index file whole, in C.  The first use writes every file (``git read-tree``, ``git
-checkout-index --all``).  Finding what a command left behind costs a ``git diff-files`` and a
-``git ls-files --others``: every file's metadata, as ``git status`` reads it.
+index file whole, in C (a split index, ``core.splitIndex``: each write holds only the entries that
+changed since the shared part was written).  The first use writes every file (``git read-tree``,
+``git checkout-index --all``).
+
+Finding what a command left behind asks the kernel which entries it touched (``watch.py``, a
+watch on every folder of the checkout, listed in ``folders``), then git about those paths only
+(``git diff-files`` and ``git ls-files --others`` with literal pathspecs).  Where the kernel cannot
+say (not Linux, the watch limit, a queue overflow) it costs what ``git status`` costs: every
+file's metadata.
 
 The plumbing runs with the user's global and system git configuration shut out: no filter driver,
 hook or helper of theirs runs here, and files are written as git stores them (a file git-lfs
@@ -48,12 +56,15 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 from ..model import Value
 from .errors import GitError
+from .watch import Watch
 
 if TYPE_CHECKING:
     from .handle import GitRepo
 
 VERSION = 1
 CHUNK = 10_000  # files written per step of a first checkout (each step is recorded)
+WALK_EVERY = 32  # one settle in this many asks git about every file whatever the watch saw
+_MANY_PATHS = 2000  # touched paths past which settle asks git about the whole checkout
 _TIMEOUT = 1800  # seconds for one plumbing step: writing out a very large tree the first time
 # Variables that tell git which repository, index or object store to use: a command run in the
 # checkout must find the checkout's own repository, never the user's (an apply started from a
@@ -91,15 +102,17 @@ class Moved(Value):
 
 class Left(Value):
     """What commands left in the checkout, which ``settle`` put back: tracked files they changed or
-    deleted, and files git does not track (nor ignore) that they made."""
+    deleted, and files git does not track (nor ignore) that they made; and whether git was asked
+    about every file (``walked``) or only about those the watch saw touched."""
 
-    __slots__ = ("changed", "made")
+    __slots__ = ("changed", "made", "walked")
     _fields: ClassVar[tuple[str, ...]] = __slots__
     changed: tuple[str, ...]
     made: tuple[str, ...]
+    walked: bool
 
-    def __init__(self, changed: tuple[str, ...], made: tuple[str, ...]) -> None:
-        self._init(changed, made)
+    def __init__(self, changed: tuple[str, ...], made: tuple[str, ...], walked: bool) -> None:
+        self._init(changed, made, walked)
 
 
 class Busy(GitError):
@@ -121,6 +134,7 @@ class Shadow:
         self.dotgit = self.work / ".git"
         self.until = until
         self._lock_fd = -1
+        self._watch: Watch | None = None
 
     # ------------------------------------------------------------------ the lock
 
@@ -147,6 +161,7 @@ class Shadow:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._unwatch()
         if self._lock_fd >= 0:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
@@ -173,8 +188,41 @@ class Shadow:
         return st.get("state") == "clean" and st.get("tree") == tree and st.get("head") == head and self._intact()
 
     def running(self, pgid: int | None) -> None:
-        """Say commands are about to change the checkout (and, once started, their process group)."""
+        """Say commands are about to change the checkout (and, once started, their process group).
+        The first call also sets the watch that lets ``settle`` ask git about touched paths only."""
+        if self._watch is None:
+            self._watch = Watch(self.work, self._folders(), skip=frozenset({".git"}))
         self._save(state="used", pgid=pgid)
+
+    def _unwatch(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+
+    def _folders(self) -> list[str]:
+        """The checkout's folders that hold tracked files (kept in ``folders``; made from the index when missing)."""
+        kept = self.folder / "folders"
+        try:
+            return _nul_split(kept.read_bytes())
+        except OSError:
+            pass
+        folders = _parents(_nul_split(self._git("ls-files", "-z")))
+        self._keep_folders(folders, replace=True)
+        return sorted(folders)
+
+    def _keep_folders(self, folders: set[str], replace: bool = False) -> None:
+        kept = self.folder / "folders"
+        if not replace:
+            try:
+                known = set(_nul_split(kept.read_bytes()))
+            except OSError:
+                return  # made afresh from the index when next needed
+            if folders <= known:
+                return
+            folders = folders | known
+        tmp = self.folder / f"folders.{os.getpid()}.tmp"
+        tmp.write_bytes(_nul_join(sorted(folders)))
+        os.replace(tmp, kept)
 
     def stray_group(self) -> int | None:
         """The process group a run cut short left behind, if it is still running in this checkout
@@ -200,7 +248,9 @@ class Shadow:
             st = os.stat(index)
         except FileNotFoundError:
             return self.repo.empty_tree()  # no index yet: nothing staged
-        key = [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        # Not the change time: linking the file below changes it.  git replaces the index to change it
+        # (a new file, renamed over it), so its identity, size and time say which index this is.
+        key = [st.st_ino, st.st_size, st.st_mtime_ns]
         known = self.state().get("index")
         if isinstance(known, dict) and known.get("key") == key:
             kept = known.get("tree")
@@ -272,6 +322,7 @@ class Shadow:
     def _start(self, tree: str, sealed_key: str) -> None:
         """An empty checkout whose index holds `tree` (no file written yet)."""
         self._save(state="populating", tree=None, sealed=sealed_key, done=0)
+        (self.folder / "folders").unlink(missing_ok=True)
         if os.path.lexists(self.work):
             _remove_tree(self.work)
         for sub in ("objects/info", "refs/heads", "refs/tags", "info"):
@@ -289,6 +340,8 @@ class Shadow:
         if hidden and done == 0:
             self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
         todo = [p for p in listed if not sealed(p)] if hidden else listed
+        if done == 0:
+            self._keep_folders(_parents(todo), replace=True)
         written = 0
         while done < len(todo):
             if self.until is not None and time.monotonic() >= self.until:
@@ -308,7 +361,8 @@ class Shadow:
             value = self.repo.config(key)
             if value is not None and "\n" not in value and '"' not in value and "\\" not in value:
                 lines.append(f"\t{key.split('.', 1)[1]} = {value}")
-        lines += ["[index]", "\tversion = 4"]  # paths prefix-compressed: a smaller file to read and write
+        lines += ["\tsplitIndex = true",  # a write holds only what changed since the shared part was written
+                  "[index]", "\tversion = 4"]  # paths prefix-compressed: a smaller file to read and write
         if fmt:
             lines += ["[extensions]", f"\tobjectformat = {fmt}"]
         (self.dotgit / "config").write_text("\n".join(lines) + "\n")
@@ -350,6 +404,7 @@ class Shadow:
         for path in gone:
             _remove_path(self.work, path)
         if out:
+            self._keep_folders(_parents(out))
             self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(out))
         return len(out), len(gone)
 
@@ -366,22 +421,49 @@ class Shadow:
     def settle(self) -> Left:
         """Put the checkout back to the tree it held before commands ran, and say what they had
         changed: the index as written here, tracked files as in it, files neither tracked nor ignored
-        removed (ignored ones stay: caches such as .mypy_cache or __pycache__ make the next run faster)."""
+        removed (ignored ones stay: caches such as .mypy_cache or __pycache__ make the next run faster).
+        Only the paths the watch saw touched are looked at, when it saw everything (``watch.py``)."""
+        touched = self._watch.touched() if self._watch is not None else None
+        self._unwatch()
+        if touched is not None and any(_linked(self.work / p) for p in touched.files):
+            # A file with a second name: a write through one name is an event for that name only, so
+            # the other's change went unseen.  Ask git about everything.
+            touched = None
+        count = self.state().get("settled")
+        count = count + 1 if isinstance(count, int) and count >= 0 else 1
+        if count % WALK_EVERY == 0:
+            touched = None  # now and then, what no watch can see (a link from outside; see watch.py)
         if not self._intact():
             raise GitError(f"the shadow checkout {self.work} was taken apart by a command")
         self._put_back_index()
         self._write_config()
         head = self.state().get("head")
         self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
-        changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
-        made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
+        # A command's own ignore rules never hide what it made.
+        (self.dotgit / "info" / "exclude").unlink(missing_ok=True)
+        walked = touched is None or len(touched.paths()) > _MANY_PATHS
+        if touched is None:
+            changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
+            made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
+        else:
+            paths = touched.paths()
+            changed = made = []
+            if len(paths) > _MANY_PATHS:  # as many as that: asking about each costs more than one walk
+                changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
+                made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
+            elif paths:
+                spec = ["--", *paths]
+                changed = _nul_split(self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames",
+                                               "-z", *spec))
+                made = _nul_split(self._git("--literal-pathspecs", "ls-files", "--others", "--directory",
+                                            "--exclude-standard", "-z", *spec))
         for path in made:
             _remove_path(self.work, path.rstrip("/"), prune=False)
         if changed:
             self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(changed))
             self._keep_index()
-        self._save(state="clean", pgid=None)
-        return Left(tuple(changed), tuple(p.rstrip("/") for p in made))
+        self._save(state="clean", pgid=None, settled=count)
+        return Left(tuple(changed), tuple(p.rstrip("/") for p in made), walked)
 
     def _put_back_index(self) -> None:
         pristine = self.folder / "index.pristine"
@@ -429,6 +511,29 @@ class Shadow:
             said = proc.stderr.decode("utf-8", "replace").strip()[-2000:]
             raise GitError(f"git {args[0]} in the shadow checkout {self.work} failed: {said}")
         return proc
+
+
+def _linked(path: Path) -> bool:
+    """Is `path` a file with another name (a hard link)?"""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def _parents(paths: Iterable[str]) -> set[str]:
+    """Every folder on the way to each of `paths` (``a/b/c`` gives ``a`` and ``a/b``)."""
+    out: set[str] = set()
+    for path in paths:
+        cut = path.rfind("/")
+        while cut > 0:
+            folder = path[:cut]
+            if folder in out:
+                break
+            out.add(folder)
+            cut = folder.rfind("/")
+    return out
 
 
 def _nul_split(data: bytes) -> list[str]:

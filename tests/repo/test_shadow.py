@@ -214,7 +214,11 @@ def test_the_index_tree_is_read_without_touching_the_index(project: Repo) -> Non
     g = GitRepo(project.root)
     with Shadow(g, "claude") as s:
         tree = s.index_tree()
+        asked: list[list[str]] = []
+        run = s._run
+        s._run = lambda args, *a, **k: (asked.append(args), run(args, *a, **k))[1]  # type: ignore[method-assign]
         assert s.index_tree() == tree  # remembered by the index file's identity
+        assert asked == []  # (reading it through a link changes its ctime: that is not a new index)
     after = index.stat()
     assert index.read_bytes() == data and (after.st_ino, after.st_mtime_ns) == (st.st_ino, st.st_mtime_ns)
     assert tree_files(project, tree)["a.txt"] == b"staged\n"
@@ -237,3 +241,155 @@ def test_a_held_checkout_is_busy_for_a_caller_with_a_deadline(project: Repo) -> 
                 pass
         with Shadow(g, "other", until=time.monotonic() + 0.3):
             pass  # each agent has its own
+
+
+# ---------------------------------------------------------------- settle by what the kernel saw (watch.py)
+
+def _rewrite(work: Path, path: str, data: str) -> None:
+    (work / path).write_text(data)
+
+
+def _act_touch(work: Path, outside: Path) -> None:
+    os.utime(work / "src" / "b.py", ns=(1, 1))
+
+
+def _act_exclude(work: Path, outside: Path) -> None:
+    (work / "hidden.py").write_text("made, then hidden by the command's own ignore rule\n")
+    (work / ".git" / "info").mkdir(exist_ok=True)
+    (work / ".git" / "info" / "exclude").write_text("hidden.py\n")
+
+
+def _act_folder_for_file(work: Path, outside: Path) -> None:
+    (work / "a.txt").unlink()
+    (work / "a.txt").mkdir()
+    (work / "a.txt" / "inner").write_text("x\n")
+
+
+def _act_remake_folder(work: Path, outside: Path) -> None:
+    import shutil
+
+    shutil.rmtree(work / "src" / "deep")
+    (work / "src" / "deep").mkdir()
+    (work / "src" / "deep" / "c.py").write_text("C = 'remade, changed'\n")
+
+
+def _act_link_to_folder(work: Path, outside: Path) -> None:
+    import shutil
+
+    shutil.rmtree(work / "src" / "deep")
+    outside.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, work / "src" / "deep")
+
+
+ACTIONS = {
+    "nothing": lambda w, o: None,
+    "rewrite a deep file": lambda w, o: _rewrite(w, "src/deep/c.py", "C = 2\n"),
+    "same bytes written again": lambda w, o: _rewrite(w, "src/b.py", "B = 1\n"),
+    "a file removed": lambda w, o: (w / "src" / "b.py").unlink(),
+    "a file made": lambda w, o: _rewrite(w, "src/new.py", "N = 1\n"),
+    "an ignored file made": lambda w, o: _rewrite(w, "src/run.log", "kept\n"),
+    "a folder made with files": lambda w, o: ((w / "gen" / "x").mkdir(parents=True),
+                                              _rewrite(w, "gen/x/y.py", "Y = 1\n")),
+    "a folder removed": lambda w, o: __import__("shutil").rmtree(w / "src" / "deep"),
+    "a folder renamed": lambda w, o: os.rename(w / "src" / "deep", w / "src" / "moved"),
+    "a folder removed and made again": _act_remake_folder,
+    "a file renamed": lambda w, o: os.rename(w / "a.txt", w / "src" / "a2.txt"),
+    "mode changed": lambda w, o: os.chmod(w / "src" / "b.py", 0o755),
+    "stat only": _act_touch,
+    "a folder where a file was": _act_folder_for_file,
+    "a link where a folder was": _act_link_to_folder,
+    "hidden by info/exclude": _act_exclude,
+    "a second name": lambda w, o: os.link(w / "src" / "b.py", w / "alias"),
+}
+
+
+def _settled(project: Repo, act: object, watched: bool, monkeypatch: pytest.MonkeyPatch,
+             outside: Path) -> tuple[object, dict[str, bytes], bool]:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    if not watched:
+        monkeypatch.setattr(shadow_mod.Watch, "touched", lambda self: None)  # as where the kernel cannot say
+    with Shadow(g, "claude" if watched else "walk") as s:
+        s.check_out(tree, head, _never, "k")
+        s.running(None)
+        act(s.work, outside)  # type: ignore[operator]
+        left = s.settle()
+        files = work_files(s.work)
+        files.pop("src/run.log", None)
+        return left, files, s.holds(tree, head)
+
+
+@pytest.mark.parametrize("name", list(ACTIONS))
+def test_settle_by_the_watch_finds_what_a_full_walk_finds(project: Repo, name: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    if not shadow_mod.Watch(project.root, ()).active:
+        pytest.skip("no inotify here: settle always walks")
+    g = GitRepo(project.root)
+    tree = g.commit_tree(g.head_commit() or "")
+    expected = tree_files(project, tree)
+    seen, files, holds = _settled(project, ACTIONS[name], True, monkeypatch, tmp_path / "o1" / "d")
+    assert files == expected and holds
+    assert seen.walked == (name == "a second name")  # type: ignore[attr-defined]
+    walked, files, holds = _settled(project, ACTIONS[name], False, monkeypatch, tmp_path / "o2" / "d")
+    assert files == expected and holds
+    assert walked.walked  # type: ignore[attr-defined]
+    assert (seen.changed, seen.made) == (walked.changed, walked.made)  # type: ignore[attr-defined]
+
+
+def test_a_write_through_a_second_name_is_found(project: Repo) -> None:
+    """A command links a checkout file under a new name and writes through it: the kernel reports
+    the new name only, so settle asks git about everything and puts the first name's file back."""
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        s.running(None)
+        os.link(s.work / "src" / "b.py", s.work / "src" / "alias.py")
+        with open(s.work / "src" / "alias.py", "a") as fh:
+            fh.write("# changed through the other name\n")
+        left = s.settle()
+        assert left.walked and left.changed == ("src/b.py",) and left.made == ("src/alias.py",)
+        assert work_files(s.work) == tree_files(project, tree)
+
+
+def test_without_the_folder_list_settle_still_sees_every_folder(project: Repo) -> None:
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        (s.folder / "folders").unlink()
+        s.running(None)
+        (s.work / "src" / "deep" / "c.py").write_text("changed\n")
+        left = s.settle()
+        assert left.changed == ("src/deep/c.py",) and not left.walked
+        assert (s.folder / "folders").exists()
+        assert work_files(s.work) == tree_files(project, tree)
+
+
+def test_one_settle_in_so_many_walks_everything(project: Repo) -> None:
+    """What no watch sees (a write through a link made from outside the checkout) is found by the
+    walk that every WALK_EVERY-th settle makes."""
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    outside = project.root.parent / "outside-link"
+    walks = []
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        os.link(s.work / "src" / "b.py", outside)
+        outside.write_text("written through a name the watch does not see\n")
+        for _ in range(shadow_mod.WALK_EVERY):
+            s.running(None)
+            left = s.settle()
+            walks.append(left.walked)
+            if left.walked:
+                assert left.changed == ("src/b.py",)
+        assert walks == [False] * (shadow_mod.WALK_EVERY - 1) + [True]
+        assert work_files(s.work) == tree_files(project, tree)
