@@ -20,7 +20,7 @@ _SKIP_SUFFIXES = (".patch", ".diff")
 
 
 @lru_cache(maxsize=16)
-def _markers(size: int) -> re.Pattern[str]:
+def _conflict_markers(size: int) -> re.Pattern[str]:
     return re.compile(rf"(?:<{{{size}}}|>{{{size}}}|\|{{{size}}})(?:[ \t]|$)|={{{size}}}$")
 
 
@@ -43,14 +43,14 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         if change.after is None or not change.added or change.path.lower().endswith(_SKIP_SUFFIXES):
             continue
         size = _size(change.path, inp)
-        marker = _markers(size)
+        conflict_marker = _conflict_markers(size)
         # A `=======` line counts only beside an opening or closing marker: look for it
         # only when one of those is there (a pass over the text saved for most files).
         suspects = lines_containing(change, [c * size for c in "<>|"], inp.blocks)
         if not suspects:
             continue
         suspects = lines_containing(change, [c * size for c in "<>|="], inp.blocks)
-        found = [change.added[i] for i in suspects if marker.match(change.added[i][1])]
+        found = [change.added[i] for i in suspects if conflict_marker.match(change.added[i][1])]
         if not found:
             continue
         old = _old_lines(change)
