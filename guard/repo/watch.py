@@ -11,8 +11,9 @@ after it ends:
 - a folder made, removed or renamed: the folder, meaning everything below it (a folder made while
   the command ran has no watch of its own, so what happened inside it is not known one by one).
 
-It answers None (ask git about everything) whenever it cannot be sure: not Linux, the watch
-limit reached (``/proc/sys/fs/inotify/max_user_watches``), the kernel's event queue overflowed, a
+It answers None (ask git about everything) whenever it cannot be sure: not Linux, more folders
+than a quarter of the user's watches (``/proc/sys/fs/inotify/max_user_watches``: the rest stay
+for the user's editor and tools), a watch refused, the kernel's event queue overflowed, a
 watched folder unmounted.  A write through a second name of a file (a hard link) is an event for
 that name only: ``Shadow.settle`` asks git about everything when a touched file has more than one
 name.  What it cannot see: writes through a hard link made from outside the checkout, through a
@@ -76,6 +77,16 @@ def _under(path: str, folders: set[str]) -> bool:
 
 
 _libc: ctypes.CDLL | None = None
+SHARE = 4  # a watch takes at most this fraction of the user's inotify watches: 1/SHARE
+
+
+def _limit() -> int:
+    """How many inotify watches the user may hold (``fs.inotify.max_user_watches``)."""
+    try:
+        with open("/proc/sys/fs/inotify/max_user_watches", "rb") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return 8192  # the kernel's old default
 
 
 def _load() -> ctypes.CDLL | None:
@@ -103,8 +114,9 @@ class Watch:
         self._where: dict[int, str] = {}
         self._sound = False
         lib = _load()
-        if lib is None:
-            return
+        folders = list(folders)
+        if lib is None or len(folders) + 1 > _limit() // SHARE:
+            return  # not a share of the user's watches that leaves enough to the rest (an editor's own)
         fd = lib.inotify_init1(_NONBLOCK | _CLOEXEC)
         if fd < 0:
             return
