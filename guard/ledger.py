@@ -25,7 +25,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Mapping, Sequence
 
-from . import clones
 from .model import Value
 from .regex import lazy
 from .repo import GitRepo
@@ -534,6 +533,8 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         f"{new.rolls_back_from[1]} of clone {new.rolls_back_from[0]}"
     title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
              "rollback": f"agent-guard: {new.agent} rollback of turn(s) {undone}"}[new.kind]
+    from . import clones  # clones build on the ledger: asked here, not imported at the top (no circle)
+
     body = [title, ""]
     for letter, label, a, r, reps in files_changed.values():
         body.append(f" {letter} {label} +{a} -{r}" + (f" ({', '.join(reps)})" if reps else ""))
