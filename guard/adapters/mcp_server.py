@@ -34,6 +34,7 @@ from typing import Any, Callable, ClassVar
 
 from ..audience import MCP
 from ..bounds import LINE, TURNS
+from ..dialects import DIALECTS
 from ..model import Value
 
 INSTRUCTIONS = (
@@ -335,16 +336,17 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "Apply a patch to one or more files, all or nothing. Dialects: unified diff (git diff / diff -u), "
          "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
          "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
-         "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), or JSON "
-         "str_replace objects. The dialect is detected unless format names it. Every file path in the patch is "
-         "relative to the repository root. Read every existing file the "
+         "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), JSON "
+         "str_replace objects, whole files or lazy snippets in fences labelled with their path (format whole "
+         "or lazy), or ast-grep structural rewrites. The dialect is detected unless format names it. "
+         "Every file path in the patch is relative to the repository root. Read every existing file the "
          "patch changes first (read_file): a file you have not read, or that changed since, is refused as stale. "
          "Context lines must match the file; small drift in line numbers or whitespace is repaired and "
          "reported. " + FINDINGS,
          {"type": "object", "properties": {
              "patch": {"type": "string", "description": "The patch text."},
              "format": {"type": "string",
-                        "enum": ["auto", "unified", "codex", "search-replace", "json", "hashline", "hashline-json"],
+                        "enum": ["auto", *DIALECTS],
                         "default": "auto", "description": "The patch dialect (default: detect it)."},
              "dry_run": _DRY,
          }, "required": ["patch"], "additionalProperties": False},

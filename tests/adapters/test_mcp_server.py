@@ -171,6 +171,16 @@ def test_apply_patch_any_dialect(project: Repo, session: mcp_server.Session) -> 
     assert project.read("docs/notes.md") == b"one\n2\n3\n"
     r = call(session, "apply_patch", patch="--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n")
     assert r.error and "path-outside" in r.text
+    r = call(session, "apply_patch", patch="docs/notes.md\n```\none\n2\n3\nfour\n```\n", format="whole")
+    assert not r.error, r.text
+    assert project.read("docs/notes.md") == b"one\n2\n3\nfour\n"
+
+
+def test_apply_patch_offers_every_dialect() -> None:
+    from guard.dialects import DIALECTS
+
+    schema = mcp_server.TOOLS["apply_patch"].schema["properties"]["format"]  # type: ignore[index]
+    assert schema["enum"] == ["auto", *DIALECTS]
 
 
 # ---------------------------------------------------------------------- turns
