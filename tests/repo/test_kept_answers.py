@@ -95,3 +95,22 @@ def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert kept == kept_again == fresh, i
         watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
         assert {e.key: e.value for e in fresh if e.key in watched} == expected[i], i
+
+
+def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None:
+    """``attr_at`` (kept by commit) answers as `git check-attr` does in a checkout of that commit,
+    whatever the work tree and the index hold now."""
+    (tmp_path / "repo").mkdir()
+    r = Repo(tmp_path / "repo")
+    commits = []
+    for attrs in ("*.txt text eol=crlf\n", "*.txt -text\n*.md binary\n", "sub/* whitespace=-trailing-space\n"):
+        commits.append(r.commit({**{p: "x\n" for p in PATHS}, ".gitattributes": attrs}))
+    r.write({".gitattributes": "* binary\n"})  # what the work tree says now must not count
+    r.git("add", ".gitattributes")
+    repo = GitRepo(r.root)
+    for i, commit in enumerate(commits):
+        there = tmp_path / f"at{i}"
+        r.git("worktree", "add", "-q", "--detach", str(there), commit)
+        want = _git_says(there)
+        for _ in range(2):  # the second time from what the handle kept
+            assert {(p, n): repo.attr_at(commit, p, n) for p in PATHS for n in NAMES} == want, i
