@@ -1,7 +1,9 @@
 """The command line: the only package that reads argv and prints.
 
 - ``program``: the console scripts and ``python -m guard``: one command, then a quick exit.
-- ``fast``: a plain `check` read and run without click (a commit hook runs it every time).
+- ``fast``: a plain `apply`, `check` or `hook claude-code` read and run without click (every
+  edit, hook call and commit runs one), from ``options``, where their options are declared once
+  and the click commands are made from.
 - ``commands``: the click group `agent-guard` and its commands; ``check``, ``read``,
   ``stats``, ``adapters`` and ``serve`` hold the others, imported only when named.
 

@@ -11,10 +11,9 @@ import sys
 
 import click
 
-from ..adapters.claude_code import DEADLINE
-from ..bounds import DEADLINE_SECONDS
-from .commands import CONTEXT, InRange, in_a_repository, lazy_command, lazy_group
-from .fast import ON_PASS, run_claude_code
+from . import options
+from .commands import CONTEXT, declared, in_a_repository, lazy_command, lazy_group
+from .fast import run_claude_code
 
 
 @lazy_group("hook", context_settings=CONTEXT)
@@ -26,22 +25,14 @@ def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if value == "allow":
         raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
                                  "(no decision: Claude Code's own permission rules apply) or give 'ask'")
-    if value not in ON_PASS:
+    if value not in options.ON_PASS:
         raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
     return value
 
 
 @hook_group.command("claude-code", context_settings=CONTEXT)
-@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'claude').")
-@click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--on-pass", default="defer", show_default=True, metavar="[defer|ask]", callback=_on_pass,
-              help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) "
-                   "or ask (prompt the user every time). The hook never allows.")
-@click.option("--deadline", type=InRange(DEADLINE_SECONDS, "SECONDS"), default=DEADLINE, show_default=True,
-              help="Deny when the pre hook has not answered by then; keep it under the "
-                   "hook's timeout in Claude Code's settings (30 s in our snippet); "
-                   f"{DEADLINE_SECONDS.range_text()}.")
+# --on-pass reads its value itself, to say what became of 'allow'.
+@declared(options.CLAUDE_CODE, **{"--on-pass": {"type": click.STRING, "callback": _on_pass}})
 def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
     """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
 

@@ -19,7 +19,8 @@ import click
 from ..bounds import KEEP, TURNS, Bound, OutOfRange
 from ..model import Value
 from ..report import EXIT_USAGE
-from .fast import DIALECT_CHOICES, emit, read_input, run_apply, whole_without_input
+from . import options
+from .fast import emit, read_input, run_apply, whole_without_input
 from .terminal import colour
 
 if TYPE_CHECKING:
@@ -68,6 +69,44 @@ class InRange(click.ParamType):  # type: ignore[type-arg]  # generic from click 
             return self.bound.read(str(value))
         except OutOfRange as exc:
             self.fail(str(exc), param, ctx)
+
+
+def declared(command: options.Command, **click_only: dict[str, Any]) -> Callable[[Callable[..., Any]], Any]:
+    """click's argument and options for `command`, made from its one declaration (``options``).
+
+    `click_only` adds, per option (by its first flag), what only click needs: a callback
+    that says what is wrong with a value in its own words.
+    """
+    made: list[Callable[[Callable[..., Any]], Any]] = []
+    spec = command.positional
+    if spec is not None:
+        path = click.Path(dir_okay=False, allow_dash=True) if spec.files_only else click.Path()
+        made.append(click.argument(spec.key, nargs=-1 if spec.many else 1, required=False, type=path))
+    for option in command.options:
+        settings: dict[str, Any] = {"help": option.help, "default": options.resolved(option.default)}
+        if option.given is True and not option.takes_value:
+            settings["is_flag"] = True
+        elif not option.takes_value:
+            settings["flag_value"] = option.given
+        if option.choices is not None:
+            settings["type"] = click.Choice(options.resolved(option.choices))
+        if option.bound is not None:
+            bound = option.bound.get()
+            settings["type"] = InRange(bound, option.metavar or "N")
+            settings["help"] = option.help.replace("{range}", bound.range_text())
+        elif option.metavar is not None:
+            settings["metavar"] = option.metavar
+        if option.show_default:
+            settings["show_default"] = True
+        settings.update(click_only.get(option.flags[0], {}))
+        made.append(click.option(*option.flags, option.key, **settings))
+
+    def decorate(f: Callable[..., Any]) -> Any:
+        for make in reversed(made):
+            f = make(f)
+        return f
+
+    return decorate
 
 
 def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
@@ -200,17 +239,7 @@ def cli() -> None:
 
 
 @cli.command("apply", context_settings=CONTEXT)
-@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--format", "--dialect", "dialect", type=click.Choice(DIALECT_CHOICES), default="auto", show_default=True,
-              help="The edit's dialect (--dialect is the same option); auto detects it.")
-@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'agent').")
-@click.option("--turn", default=None, help="Turn id; applies with the same id form one turn (default: a new turn).")
-@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--path", "target", default=None, help="With --format whole: the file the input replaces.")
-@click.option("--check", is_flag=True, help="Decide and report; change nothing (no file, no ref).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
-@click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing unless the edit is refused.")
+@declared(options.APPLY)
 def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | None, policy: str | None,
               target: str | None, check: bool, as_json: bool, show_diff: bool, quiet: bool) -> None:
     """Apply one edit (FILE, or standard input) to the working tree, or refuse it whole.

@@ -58,8 +58,11 @@ def failure_status(exc: BaseException, as_json: bool = False) -> int:
 
 
 def json_wanted(args: Sequence[str], command: str | None) -> bool:
-    """`args` ask the command for JSON output (``--json``, or check's ``--format json``), so
-    even a failure must print one JSON object on stdout."""
+    """`args` ask the command for JSON output, so even a failure must print one JSON object on stdout.
+
+    A command declared in ``options`` (`apply`, `check`) answers from its declaration
+    (``--json``, check's ``--output-format json``); the others take ``--json``.
+    """
     words = list(args[: list(args).index("--")] if "--" in args else args)
     names = [w for w in words if not w.startswith("-")]
     if command is None:
@@ -68,7 +71,7 @@ def json_wanted(args: Sequence[str], command: str | None) -> bool:
         command = f"{command} {names[0]}"  # a group's command: `policy show` (`git agent-policy show`)
     if command not in JSON_COMMANDS:
         return False
-    if "--json" in words:
-        return True
-    return command == "check" and ("--format=json" in words or "--output-format=json" in words or any(
-        a in ("--format", "--output-format") and b == "json" for a, b in zip(words, words[1:])))
+    from .options import COMMANDS
+
+    declared = COMMANDS.get(tuple(command.split()))
+    return declared.json_wanted(args) if declared is not None else "--json" in words

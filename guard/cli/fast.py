@@ -3,122 +3,38 @@
 An agent's harness runs `apply` for every edit, Claude Code runs `hook claude-code`
 twice per edit, and a pre-commit hook runs `check` on every commit: importing click
 and every command would cost each of them more than the work (~20 ms of ~100).  So
-``program`` reads their arguments here when they are plain, and runs them.  Any
-argument this reader does not know (help, an unknown option, an option given twice,
+``program`` reads their arguments here when they are plain, and runs them.  Their
+options are declared once, in ``options``: the click commands (``commands.py``,
+``check.py``, ``adapters.py``) are made from the same declaration this reader reads,
+and any argument it does not take (help, an unknown option, an option given twice,
 a value that looks like an option or that click would refuse, a FILE that cannot be
-read) goes to click (``commands.py``, ``check.py``, ``adapters.py``), which owns the
-help and every message about a mistake in the arguments; both ways run the same
-``run_*`` function below.  ``tests/cli/test_fast_reader.py`` holds each reader to
-click's parse.  `hook claude-code` first asks the user's `agent-guard serve`, when one runs
-(``guard/warm/client.py``), and does the work itself when none answers.
+read) goes to click, which owns the help and every message about a mistake in the
+arguments; both ways run the same ``run_*`` function below.  `hook claude-code` first
+asks the user's `agent-guard serve`, when one runs (``guard/warm/client.py``), and does
+the work itself when none answers.
 """
 
 from __future__ import annotations
 
-import gc
 import os
-import stat
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..collector import Paused
 from ..errors import UsageError
+from .options import APPLY, CHECK, CLAUDE_CODE
 
 if TYPE_CHECKING:
     from ..report import Report
 
-# `apply --format`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
-# reading the arguments does not import the parsers.
-DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "hashline-json", "lazy",
-                   "structural")
-ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
-
-
-class Options:
-    """What one command takes: options with a value (name -> key), flags (name -> (key, value)),
-    positional arguments (their key, and whether more than one), and the defaults click gives."""
-
-    def __init__(self, valued: dict[str, str], flags: dict[str, tuple[str, object]], positional: str | None,
-                 many: bool, defaults: dict[str, Any]) -> None:
-        self.valued, self.flags, self.positional, self.many, self.defaults = valued, flags, positional, many, defaults
-
-
-def read(args: Sequence[str], spec: Options) -> dict[str, Any] | None:
-    """`args` as click reads them for a command taking `spec`, or None when click must read them.
-
-    Plain words only: ``--name VALUE``, ``--name=VALUE``, flags, positional words, ``--``.
-    """
-    out: dict[str, Any] = dict(spec.defaults)
-    words: list[str] = []
-    seen: set[str] = set()
-    only_words = False
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if only_words or arg == "-" or not arg.startswith("-"):
-            words.append(arg)
-            continue
-        if arg == "--":
-            only_words = True
-            continue
-        name, eq, value = arg.partition("=")
-        key: str
-        given: object
-        if name in spec.valued:
-            if not eq:
-                if i >= len(args) or args[i].startswith("-"):
-                    return None  # a missing value, or one that looks like an option
-                value = args[i]
-                i += 1
-            key, given = spec.valued[name], value
-        elif name in spec.flags and not eq:
-            key, given = spec.flags[name]
-        else:
-            return None
-        if key in seen:
-            return None
-        seen.add(key)
-        out[key] = given
-    if spec.positional is None:
-        return out if not words else None
-    if spec.many:
-        out[spec.positional] = tuple(words)
-    elif len(words) > 1:
-        return None
-    else:
-        out[spec.positional] = words[0] if words else None
-    return out
-
 
 # ---------------------------------------------------------------------- apply
 
-APPLY = Options(
-    valued={"--format": "dialect", "--dialect": "dialect", "--agent": "agent", "--turn": "turn", "--policy": "policy",
-            "--path": "target"},
-    flags={"--check": ("check", True), "--json": ("as_json", True), "--diff": ("show_diff", True),
-           "-q": ("quiet", True), "--quiet": ("quiet", True)},
-    positional="file", many=False,
-    defaults={"dialect": "auto", "agent": None, "turn": None, "policy": None, "target": None, "check": False,
-              "as_json": False, "show_diff": False, "quiet": False},
-)
-
-
 def parse_apply(args: Sequence[str]) -> dict[str, Any] | None:
     """`apply`'s arguments as click reads them (``commands.apply_cmd``), or None when click must read them."""
-    opts = read(args, APPLY)
-    if opts is None or opts["dialect"] not in DIALECT_CHOICES:
-        return None
-    file = opts["file"]
-    if file is not None and file != "-":
-        try:
-            st = os.stat(file)
-        except OSError:
-            return opts  # not there: reading it fails, and that is click's to say (``program``)
-        if stat.S_ISDIR(st.st_mode) or not os.access(file, os.R_OK):
-            return None  # click's FILE type refuses these itself
-    return opts
+    return APPLY.read(args)
 
 
 def whole_without_input(dialect: str, target: str | None, file: str | None) -> bool:
@@ -181,18 +97,6 @@ def emit(report: Report, as_json: bool, show_diff: bool = False, quiet: bool = F
 
 # ---------------------------------------------------------------------- check
 
-CHECK = Options(
-    valued={"--from-ref": "from_ref", "--to-ref": "to_ref", "--policy": "policy", "--format": "renderer",
-            "--output-format": "renderer",
-            "--write-baseline": "baseline_out"},
-    flags={"--staged": ("mode", "staged"), "--all-files": ("mode", "all-files"), "--json": ("as_json", True),
-           "-q": ("quiet", True), "--quiet": ("quiet", True)},
-    positional="paths", many=True,
-    defaults={"mode": None, "from_ref": None, "to_ref": None, "policy": None, "renderer": None, "as_json": False,
-              "quiet": False, "baseline_out": None},
-)
-
-
 def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, renderer: str | None,
                    as_json: bool) -> str | None:
     """What is wrong with a combination of `check`'s options, or None."""
@@ -205,12 +109,8 @@ def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, r
 
 def parse_check(args: Sequence[str]) -> dict[str, Any] | None:
     """`check`'s arguments as click reads them (``check.check_cmd``), or None when click must read them."""
-    from ..render import RENDERERS
-
-    out = read(args, CHECK)
+    out = CHECK.read(args)
     if out is None:
-        return None
-    if out["renderer"] is not None and out["renderer"] not in RENDERERS:
         return None
     if check_conflict(out["mode"], out["from_ref"], out["to_ref"], out["renderer"], out["as_json"]) is not None:
         return None
@@ -272,25 +172,19 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
             from_ref, to_ref = env_from, env_to
     if process_ends:
         read_objects_unverified()  # this process reads the commit and ends: as git reads it
-    collect = gc.isenabled()
-    # A check allocates a tuple per added line and keeps them all: the cycle collector
-    # would walk them again and again while they pile up, and find no cycle.
-    gc.disable()
     progress = Progress("agent-guard check", quiet)
-    try:
-        g = Workspace(".", policy, bare_ok=True)
-        g.recover()  # a write a crash interrupted is rolled back before the tree is checked
-        # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
-        named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
-        report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files", paths=named,
-                                    use_baseline=baseline_out is None, progress=progress)
-    finally:
-        progress.end()
-        # Turned back on, the collector would first walk everything the check still holds
-        # (a tuple per added line, tens of milliseconds): not worth it when the process
-        # ends after this command.
-        if collect and not process_ends:
-            gc.enable()
+    # A check keeps a tuple per added line (``guard.collector``); when the process ends
+    # after it, the collector stays off to the end.
+    with Paused(process_ends=process_ends):
+        try:
+            g = Workspace(".", policy, bare_ok=True)
+            g.recover()  # a write a crash interrupted is rolled back before the tree is checked
+            # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
+            named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
+            report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
+                                        paths=named, use_baseline=baseline_out is None, progress=progress)
+        finally:
+            progress.end()
     if baseline_out is not None:
         return _write_baseline(report, baseline_out, g.root, renderer, quiet)
     if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings \
@@ -332,33 +226,10 @@ def _write_baseline(report: Report, target: str, root: Path, renderer: str | Non
 
 # ---------------------------------------------------------------------- hook claude-code
 
-CLAUDE_CODE = Options(
-    valued={"--agent": "agent", "--turn": "turn", "--policy": "policy", "--on-pass": "on_pass",
-            "--deadline": "deadline"},
-    flags={}, positional=None, many=False,
-    defaults={"agent": None, "turn": None, "policy": None, "on_pass": "defer", "deadline": None},
-)
-
-
 def parse_claude_code(args: Sequence[str]) -> dict[str, Any] | None:
     """`hook claude-code`'s arguments as click reads them (``adapters.claude_code_cmd``), or None
     when click must read them."""
-    opts = read(args, CLAUDE_CODE)
-    if opts is None or opts["on_pass"] not in ON_PASS:
-        return None
-    seconds = opts["deadline"]
-    if seconds is None:
-        from ..adapters.claude_code import DEADLINE
-
-        opts["deadline"] = DEADLINE
-        return opts
-    from ..bounds import DEADLINE_SECONDS, OutOfRange
-
-    try:
-        opts["deadline"] = float(DEADLINE_SECONDS.read(seconds))
-    except OutOfRange:
-        return None  # click says what is wrong, with the range
-    return opts
+    return CLAUDE_CODE.read(args)
 
 
 def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> int:

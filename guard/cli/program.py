@@ -11,10 +11,11 @@ own name.  ``agent-guard -C DIR X`` runs X in DIR, as ``git -C DIR`` does.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import Callable, NoReturn, Sequence
+
+from ..collector import Paused
 
 
 def _apply(args: Sequence[str]) -> int | None:
@@ -80,11 +81,9 @@ def _fast(args: Sequence[str], command: str | None) -> int | None:
     words = ([command] if command is not None else []) + list(args)
     for name, runner in FAST.items():
         if tuple(words[: len(name)]) == name:
-            # One edit, one hook call or one commit, then the process ends: the cycle
-            # collector would only walk, again and again, the objects the imports make
-            # (~3 ms of a ~90 ms apply), and find next to nothing to free.
-            gc.disable()
-            return runner(words[len(name):])
+            # One edit, one hook call or one commit, then the process ends (``guard.collector``).
+            with Paused(process_ends=True):
+                return runner(words[len(name):])
     return None
 
 

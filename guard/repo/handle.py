@@ -267,40 +267,18 @@ class GitRepo:
         hooks).  None when the index has unmerged paths: `index_tree` says what is wrong.
         """
         try:
-            handle = self._repo if index_file is None else self._handle_for_index(index_file)
-            idx = handle.index
-            idx.read(False)
+            if index_file is None:
+                idx = self._repo.index
+                idx.read(False)
+            else:
+                idx = pygit2.Index(index_file)  # read from that file, this handle's own index untouched
             if idx.conflicts is not None:
                 return None
             base = self._repo.get(tree or self._empty_tree())
             assert isinstance(base, pygit2.Tree)
-            return self._tree_changes(idx.diff_to_tree(base))
+            return self._tree_changes(base.diff_to_index(idx))
         except pygit2.GitError as exc:
             raise GitError(f"cannot read the index: {exc}") from None
-
-    def _handle_for_index(self, index_file: str) -> pygit2.Repository:
-        """A second handle on this repository whose index is `index_file`."""
-        return self._handle_with_index(index_file, lambda handle: handle.index)
-
-    def _handle_with_index(self, index_file: str, first_use: Callable[[pygit2.Repository], object]) -> pygit2.Repository:
-        """A second handle on this repository that reads the index `index_file`.
-
-        libgit2 reads GIT_INDEX_FILE when a handle first loads its index: the variable is
-        set while `first_use` makes it do so, under a lock, then put back as it was.
-        """
-        flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
-        with _ENV_LOCK:
-            saved = os.environ.get("GIT_INDEX_FILE")
-            os.environ["GIT_INDEX_FILE"] = index_file
-            try:
-                handle = pygit2.Repository(str(self.root), flags)
-                first_use(handle)
-            finally:
-                if saved is None:
-                    del os.environ["GIT_INDEX_FILE"]
-                else:
-                    os.environ["GIT_INDEX_FILE"] = saved
-        return handle
 
     @staticmethod
     def _tree_changes(diff: pygit2.Diff) -> list[TreeChange]:
@@ -633,19 +611,48 @@ class GitRepo:
     def _attr_handle(self) -> pygit2.Repository:
         """A handle for attribute look-ups that never reads the index.
 
-        libgit2 loads the whole index on a handle's first attribute look-up (in case a
-        .gitattributes lives only there): 200 ms on a 100,000-file repository, for an
-        edit to one file.  Attributes come from the work tree's files, so a second
-        handle whose index file does not exist answers them at the cost of the edit.
-        The variable that names the index stays set through the first look-up.
+        libgit2 loads the whole index on a handle's first attribute look-up, whatever the
+        look-up's flags (in case a .gitattributes lives only there): 200 ms on a
+        100,000-file repository, for an edit to one file.  Attributes come from the work
+        tree's files, so a second handle whose index file does not exist answers them at
+        the cost of the edit.
         """
         if self._attrs is None:
             try:
-                self._attrs = self._handle_with_index(str(self.gitdir / "agent-guard" / "no-index-for-attributes"),
-                                                      lambda handle: handle.get_attr(".gitattributes", "binary"))
+                self._attrs = self._handle_without_index()
             except pygit2.GitError:
                 self._attrs = self._repo
         return self._attrs
+
+    def _handle_without_index(self) -> pygit2.Repository:
+        """A second handle on this repository, its first attribute look-up made, that has read no index.
+
+        The one place agent-guard sets a variable of git's in its own environment, because
+        nothing else reaches libgit2 here: a handle reads the index its opening named
+        (``$GIT_INDEX_FILE`` when opened FROM_ENV, else the git dir's `index`), and pygit2
+        offers no way to give a handle another one (libgit2's git_repository_set_index is
+        not in its API).  So GIT_INDEX_FILE names a file that does not exist while the
+        handle is opened and makes its first look-up (which loads the index it then keeps),
+        under a lock (one handle at a time), and is put back as it was before this returns.
+        A git child another thread started in that window would inherit it; the ones
+        agent-guard starts in a checkout take ``shadow.command_environment``, which drops
+        it.  Once per handle (``_attr_handle`` keeps it); tests/repo/test_repo_objects.py
+        holds the environment unchanged after it.
+        """
+        missing = str(self.gitdir / "agent-guard" / "no-index-for-attributes")
+        flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
+        with _ENV_LOCK:
+            saved = os.environ.get("GIT_INDEX_FILE")
+            os.environ["GIT_INDEX_FILE"] = missing
+            try:
+                handle = pygit2.Repository(str(self.root), flags)
+                handle.get_attr(".gitattributes", "binary")
+            finally:
+                if saved is None:
+                    del os.environ["GIT_INDEX_FILE"]
+                else:
+                    os.environ["GIT_INDEX_FILE"] = saved
+        return handle
 
     def config_entries(self) -> list[ConfigEntry]:
         """Every configuration entry git reads here, with the file each came from (``config.entries``)."""

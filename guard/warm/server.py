@@ -33,6 +33,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from ..collector import Paused
 from ..errors import UsageError
 from . import client
 
@@ -452,7 +453,16 @@ class Server:
                     kind = kinds[sock]
                     break
             os.write(notify_w, me + b"B")
-            gc.disable()  # no collection in the middle of a call (the command hook runs without one)
+            self._call(conn, kind, env, mask)
+            if done == CALLS:
+                return  # retired: the parent forks another when it reaps this one
+            os.write(notify_w, me + b"I")
+
+    def _call(self, conn: socket.socket, kind: str, env: dict[bytes, bytes], mask: int) -> None:
+        """Answer one call, then put the worker back as the call found it: its environment, umask
+        and folder; the collector off during the call, as the command hook runs, and on again
+        after it, collecting what the call left rather than in the next one (``guard.collector``)."""
+        with Paused(collect=True):
             try:
                 self._answer(conn, kind)
             finally:
@@ -460,11 +470,6 @@ class Server:
                 os.environb.update(env)
                 os.umask(mask)
                 os.chdir(self.folder)
-            if done == CALLS:
-                return  # retired: the parent forks another when it reaps this one
-            os.write(notify_w, me + b"I")
-            gc.enable()
-            gc.collect()  # what the call left, collected now rather than in the next one
 
     def _answer(self, conn: socket.socket, kind: str) -> None:
         conn.setblocking(True)

@@ -1,8 +1,10 @@
 """`apply` and `hook claude-code` read without click (``guard/cli/fast.py``): as click reads them, or not at all.
 
-The reader takes plain arguments only and hands everything else to click, which owns
-the help and every usage error; what it does take, it must read as click does.  (The
-same for `check`: tests/cli/test_cli_exit.py.)
+Both readers come from one declaration (``guard/cli/options.py``): the click commands are
+made from it, so they offer the same options; these tests hold the reading rules (repeats,
+values that look like options, `--`) to click's.  The reader takes plain arguments only and
+hands everything else to click, which owns the help and every usage error.  (The same for
+`check`: tests/cli/test_cli_exit.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import click
 import pytest
 from conftest import Repo, checkout_env, python
 
-from guard.cli import fast
+from guard.cli import fast, options, program
 
 APPLY_ARGVS = [
     [], ["p.diff"], ["-"], ["--check", "p.diff"], ["p.diff", "--json"], ["--json", "--diff", "--check"],
@@ -135,15 +137,58 @@ def _with_input(cwd: Path, data: bytes, *args: str) -> subprocess.CompletedProce
                           timeout=120, check=False)
 
 
-def test_the_reader_takes_only_what_click_offers() -> None:
-    """Every option the reader takes is one of the click command's, and `--format` offers every dialect."""
-    from guard.cli import adapters, commands
+def _declared() -> list[tuple[options.Command, click.Command]]:
+    from guard.cli import adapters, check, commands
+
+    return [(options.APPLY, commands.apply_cmd), (options.CHECK, check.check_cmd),
+            (options.CLAUDE_CODE, adapters.claude_code_cmd)]
+
+
+def test_the_click_commands_are_made_from_the_declaration() -> None:
+    """Each quick command's click parameters are its declaration's, one for one and in order: the
+    reader and click cannot offer different options, defaults or help."""
     from guard.dialects import DIALECTS
 
-    for spec, command in ((fast.APPLY, commands.apply_cmd), (fast.CLAUDE_CODE, adapters.claude_code_cmd)):
-        offered = {o for p in command.params for o in p.opts}
-        assert set(spec.valued) | set(spec.flags) <= offered, command.name
-    assert set(fast.DIALECT_CHOICES) == {"auto", *DIALECTS}
+    for spec, command in _declared():
+        params = [p for p in command.params if p.name != "version"]
+        positional = [p for p in params if isinstance(p, click.Argument)]
+        assert [p.name for p in positional] == ([spec.positional.key] if spec.positional else []), command.name
+        opts = [p for p in params if isinstance(p, click.Option)]
+        assert [tuple(p.opts) + tuple(p.secondary_opts) for p in opts] == [o.flags for o in spec.options], command.name
+        for param, option in zip(opts, spec.options):
+            assert param.name == option.key and param.help and param.help.startswith(option.help.split("{")[0])
+            assert param.is_flag == (not option.takes_value), option.flags
+            if option.given is not True and not option.takes_value:
+                assert param.flag_value == option.given, option.flags
+        assert spec.read([]) == command.make_context(command.name or "", []).params, command.name
+    assert set(options.DIALECT_CHOICES) == {"auto", *DIALECTS}
+    assert program.FAST.keys() == options.COMMANDS.keys()
+
+
+JSON_ARGVS = {
+    "apply": [["--json"], ["--json", "p.diff"], ["p.diff", "--json"], ["--agent", "--json"], ["--agent=--json"],
+              ["--check"], [], ["--", "--json"], ["--format", "json"], ["--json", "--json"], ["--json=1"]],
+    "check": [["--json"], ["--output-format", "json"], ["--output-format=json"], ["--format", "json"],
+              ["--format=json"], ["--format", "sarif"], ["--output-format", "github", "--json"], ["--policy", "json"],
+              ["--", "--json"], ["a.py", "--format", "json"], ["--format"], ["--output-format", "jsonx"]],
+}
+
+
+@pytest.mark.parametrize("name,argv", [(n, a) for n, argvs in JSON_ARGVS.items() for a in argvs],
+                         ids=[f"{n} {' '.join(a)}" for n, argvs in JSON_ARGVS.items() for a in argvs])
+def test_a_failure_answers_in_json_when_click_would_have_read_json(name: str, argv: list[str]) -> None:
+    """``failure.json_wanted`` reads the same declaration: wherever click reads a request for JSON,
+    it sees one (so a usage or internal error still prints one JSON object)."""
+    from guard.cli.failure import json_wanted
+
+    cmd = {command.name: command for _spec, command in _declared()}[name]
+    wanted = json_wanted([name, *argv], None)
+    assert wanted == json_wanted(argv, name), argv  # `agent-guard X ARGS` and `git agent-X ARGS`
+    try:
+        params = cmd.make_context(name, list(argv)).params
+    except click.UsageError:
+        return  # click refuses it; json_wanted reads leniently (a repeated --json still asks for JSON)
+    assert wanted == bool(params["as_json"] or params.get("renderer") == "json"), (argv, params)
 
 
 def test_reports_are_printed_as_click_printed_them(monkeypatch: pytest.MonkeyPatch) -> None:

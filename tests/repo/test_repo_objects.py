@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 
 import pygit2
 import pytest
-from conftest import Repo, conflicted, git
+from conftest import Repo, checkout_env, conflicted, git
 
 from guard.repo import GitRepo
 from guard.repo.objects import SHA1_FROM
@@ -133,6 +135,98 @@ def test_staged_changes_of_another_index_file(tmp_path: Path) -> None:
     assert [(c.status, c.path) for c in staged] == [("A", "only-there.txt")]
     assert sorted(staged, key=str) == sorted(repo.diff_trees(head, repo.index_tree(str(other))), key=str)
     assert "GIT_INDEX_FILE" not in os.environ
+
+
+_UNVERIFIED_CHILD = """
+import json, random, sys
+import pygit2
+from guard.repo import GitRepo, read_objects_unverified
+from guard.repo.objects import SHA1_FROM
+from guard.repo.values import Entry
+
+read_objects_unverified()
+repo = GitRepo(sys.argv[1])
+datas = [b"", b"x = 1\\n", b"\\x00\\xff binary\\r\\n" * 3, random.Random(3).randbytes(SHA1_FROM + 5),
+         b"y" * SHA1_FROM]
+blobs = [repo.write_blob(d) for d in datas]
+back = [repo.read_blob(b) == d for b, d in zip(blobs, datas)]
+tree = repo.build_tree(repo.commit_tree(repo.head_commit()),
+                       {f"f{i}": Entry(b, 0o100644) for i, b in enumerate(blobs)})
+commit = repo.write_commit(tree, [repo.head_commit()], "unverified")
+print(json.dumps({"blobs": blobs, "back": back, "tree": tree, "commit": commit}))
+"""
+
+
+def test_objects_written_and_read_unverified_are_gits(tmp_path: Path) -> None:
+    """``read_objects_unverified`` (the check's speed-up: libgit2 no longer re-hashes what it reads)
+    changes no id: blobs, a tree and a commit written with it off are the objects git computes
+    (`git hash-object`, and fsck re-hashing every one), and read back the same.  In a child: the
+    switch is libgit2's, for the whole process."""
+    r = Repo(tmp_path)
+    r.commit({"a.txt": "a\n"})
+    out = subprocess.run([sys.executable, "-c", _UNVERIFIED_CHILD, str(tmp_path)], capture_output=True, text=True,
+                         env=checkout_env(), timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert all(got["back"])
+    for i, oid in enumerate(got["blobs"]):
+        assert git(tmp_path, "hash-object", "--stdin", input=git_bytes(tmp_path, "cat-file", "blob", oid)).strip() == oid
+        assert git(tmp_path, "rev-parse", f"{got['tree']}:f{i}").strip() == oid
+    assert git(tmp_path, "rev-parse", f"{got['commit']}^{{tree}}").strip() == got["tree"]
+    git(tmp_path, "fsck", "--strict", "--no-dangling", "--full")
+
+
+def git_bytes(cwd: Path, *args: str) -> bytes:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=60, check=True).stdout
+
+
+class _WatchedEnvironment(dict[str, str]):
+    """os.environ as a test sees it: every variable set or removed is noted."""
+
+    def __init__(self, real: dict[str, str]) -> None:
+        super().__init__(real)
+        self.changed: list[str] = []
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.changed.append(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.changed.append(key)
+        super().__delitem__(key)
+
+
+def test_another_index_file_is_read_without_touching_the_environment(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`git commit -a`'s index is opened as an object and passed in: nothing of the process changes
+    while it is read, so no other thread (or git child) sees another index named."""
+    r = _staged_repo(tmp_path)
+    other = tmp_path / ".git" / "other-index"
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=tmp_path, env=dict(os.environ, GIT_INDEX_FILE=str(other)),
+                   check=True, timeout=60)
+    repo = GitRepo(tmp_path)
+    head = repo.commit_tree(r.git("rev-parse", "HEAD").strip())
+    watched = _WatchedEnvironment(dict(os.environ))
+    monkeypatch.setattr(os, "environ", watched)
+    assert repo.staged_changes(head, str(other)) == []  # that index holds HEAD's tree
+    assert repo.staged_changes(head) != []  # the user's index holds the staged change
+    assert watched.changed == []
+
+
+def test_attributes_are_read_without_the_index_and_the_environment_is_put_back(tmp_path: Path) -> None:
+    """The attribute handle reads no index (a broken one does not stop it) and leaves
+    GIT_INDEX_FILE as it found it, set or not."""
+    r = Repo(tmp_path)
+    r.commit({".gitattributes": "*.bin binary\n", "a.bin": "x\n"})
+    (tmp_path / ".git" / "index").write_bytes(b"DIRC\0\0\0\2 not an index")
+    for before in (None, str(tmp_path / ".git" / "index")):
+        if before is not None:
+            os.environ["GIT_INDEX_FILE"] = before
+        try:
+            assert GitRepo(tmp_path).attr("a.bin", "binary") is True
+            assert os.environ.get("GIT_INDEX_FILE") == before
+        finally:
+            os.environ.pop("GIT_INDEX_FILE", None)
 
 
 def test_an_unmerged_index_has_no_staged_changes_to_give(tmp_path: Path) -> None:

@@ -1,0 +1,116 @@
+"""The answers a `GitRepo` keeps (attributes, git's configuration) equal the answers git gives afresh.
+
+Each is a speed-up with one owner (``GitRepo.attr`` / ``forget_attributes``, and
+``repo.config.entries`` with its file in the git dir); these tests walk each through a
+series of changes and hold every kept answer to a fresh one: git's own (`git check-attr`,
+`git config --list`) or a new handle's with nothing kept.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import Repo, git
+
+from guard.repo import GitRepo
+
+PATHS = ("a.txt", "b.py", "sub/c.txt", "sub/d.md")
+NAMES = ("text", "binary", "eol", "whitespace", "diff")
+PAST = 1_600_000_000 * 10**9
+
+
+def _git_says(root: Path) -> dict[tuple[str, str], str | bool | None]:
+    out = git(root, "check-attr", *NAMES, "--", *PATHS)
+    said: dict[tuple[str, str], str | bool | None] = {}
+    for line in out.splitlines():
+        path, name, value = line.split(": ", 2)
+        said[(path, name)] = {"set": True, "unset": False, "unspecified": None}.get(value, value)
+    return said
+
+
+def test_kept_attribute_answers_are_gits(tmp_path: Path) -> None:
+    r = Repo(tmp_path)
+    r.commit({p: "x\n" for p in PATHS})
+    repo = GitRepo(tmp_path)  # one handle, kept across the changes, as a session keeps it
+    info = tmp_path / ".git" / "info" / "attributes"
+    states = [
+        {".gitattributes": "*.txt text eol=lf\n"},
+        {".gitattributes": "*.txt -text\n", "sub/.gitattributes": "*.md binary\n"},
+        {".gitattributes": "*.txt -TEXT\n"},  # the same size: told apart by its time and inode
+        {"sub/.gitattributes": "* whitespace=-trailing-space diff=python\n"},
+        {str(info): "b.py binary\n"},
+        {".gitattributes": None, "sub/.gitattributes": None, str(info): None},
+    ]
+    for state in states:
+        for name, text in state.items():
+            where = Path(name) if os.path.isabs(name) else tmp_path / name
+            if text is None:
+                where.unlink(missing_ok=True)
+            else:
+                where.parent.mkdir(parents=True, exist_ok=True)
+                where.write_text(text)
+        repo.forget_attributes()
+        kept = {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES}
+        repo._attr_stamped_at += 10 * 10**9  # as if looked up ten seconds after: kept from now on
+        repo.forget_attributes()
+        again = {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES}
+        assert kept == again == _git_says(tmp_path), state
+
+
+def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = Repo(tmp_path)
+    r.commit({"a.txt": "a\n"})
+    included = tmp_path / "extra.cfg"
+    r.git("config", "include.path", str(included))
+    cache = tmp_path / ".git" / "agent-guard" / "config.json"
+
+    def age() -> None:  # old enough to be kept (git's racy rule drops what changed this instant)
+        for f in (tmp_path / ".git" / "config", tmp_path / ".git" / "HEAD", included):
+            if f.exists():
+                os.utime(f, ns=(PAST, PAST))
+
+    steps = [
+        lambda: None,
+        lambda: included.write_text("[diff \"conv\"]\n\ttextconv = a\n"),  # an include target that appears
+        lambda: included.write_text("[diff \"conv\"]\n\ttextconv = b\n"),  # the same size, another value
+        lambda: r.git("config", "core.autocrlf", "input"),
+        lambda: monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.eol'='crlf'"),  # `git -c core.eol=crlf`
+        lambda: monkeypatch.delenv("GIT_CONFIG_PARAMETERS"),
+        lambda: included.unlink(),
+    ]
+    textconv = {"diff.conv.textconv": "b"}
+    expected = [{}, {"diff.conv.textconv": "a"}, textconv, {**textconv, "core.autocrlf": "input"},
+                {**textconv, "core.autocrlf": "input", "core.eol": "crlf"}, {**textconv, "core.autocrlf": "input"},
+                {"core.autocrlf": "input"}]
+    for i, step in enumerate(steps):
+        step()
+        age()
+        kept = GitRepo(tmp_path).config_entries()
+        assert cache.exists(), i  # kept for the next command
+        kept_again = GitRepo(tmp_path).config_entries()  # read from the kept file
+        cache.unlink()
+        fresh = GitRepo(tmp_path).config_entries()
+        assert kept == kept_again == fresh, i
+        watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
+        assert {e.key: e.value for e in fresh if e.key in watched} == expected[i], i
+
+
+def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None:
+    """``attr_at`` (kept by commit) answers as `git check-attr` does in a checkout of that commit,
+    whatever the work tree and the index hold now."""
+    (tmp_path / "repo").mkdir()
+    r = Repo(tmp_path / "repo")
+    commits = []
+    for attrs in ("*.txt text eol=crlf\n", "*.txt -text\n*.md binary\n", "sub/* whitespace=-trailing-space\n"):
+        commits.append(r.commit({**{p: "x\n" for p in PATHS}, ".gitattributes": attrs}))
+    r.write({".gitattributes": "* binary\n"})  # what the work tree says now must not count
+    r.git("add", ".gitattributes")
+    repo = GitRepo(r.root)
+    for i, commit in enumerate(commits):
+        there = tmp_path / f"at{i}"
+        r.git("worktree", "add", "-q", "--detach", str(there), commit)
+        want = _git_says(there)
+        for _ in range(2):  # the second time from what the handle kept
+            assert {(p, n): repo.attr_at(commit, p, n) for p in PATHS for n in NAMES} == want, i
