@@ -41,9 +41,10 @@ compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from itertools import count
-from typing import Any, ClassVar, NamedTuple, TypeVar, Union, overload
+from typing import Any, ClassVar, NamedTuple, TypeVar, Union, dataclass_transform, overload
 
 from .wording import clip_lines, printable
 
@@ -229,18 +230,112 @@ class EditSet(NamedTuple):
 
 
 _V = TypeVar("_V", bound="Value")
+_T = TypeVar("_T")
 
 
-class Value:
-    """An immutable value that is not a tuple: its fields set once, by ``__init__`` (with
-    ``_init``); equal to a value of its own class with equal fields; hashed and shown by them.
+class _Made:
+    """A field's default made afresh for each value (what ``field`` gives)."""
 
-    What ``@dataclass(frozen=True)`` writes for each class, written once.  A subclass lists
-    its fields in ``__slots__`` and all of them, a base class's first, in ``_fields``.
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], object]) -> None:
+        self.factory = factory
+
+
+def field(*, default_factory: Callable[[], _T]) -> _T:
+    """A default made afresh for each value, as ``dataclasses.field(default_factory=...)``:
+    ``extra: dict[str, Any] = field(default_factory=dict)``."""
+    return _Made(default_factory)  # type: ignore[return-value]
+
+
+_MISSING: Any = object()
+
+
+def _class_var(annotation: object) -> bool:
+    # The annotations are strings (``from __future__ import annotations``); only the name counts.
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith(("ClassVar", "typing.ClassVar"))
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+class _Record(type):
+    """Makes a ``Value`` class from its field declarations, as ``@dataclass(frozen=True, slots=True)``.
+
+    The fields are the class's annotated names, in order, after its base class's (names annotated
+    ``ClassVar`` are not fields).  From them: ``__slots__`` (with a ``__dict__`` too when the class
+    has a ``cached_property``, which keeps its answer there), ``_fields``, the defaults, and an
+    ``__init__`` taking the fields in order (a class may write its own).  A default that a value
+    could change (a list, dict or set) is refused: ``field(default_factory=...)`` makes one per value.
+    """
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
+        own = tuple(n for n, a in ns.get("__annotations__", {}).items() if not _class_var(a))
+        inherited: tuple[str, ...] = ()
+        defaults: dict[str, object] = {}
+        for base in reversed(bases):
+            inherited += tuple(n for n in getattr(base, "_fields", ()) if n not in inherited)
+            defaults.update(getattr(base, "_defaults", {}))
+        for n in own:
+            if n in ns:
+                value = defaults[n] = ns.pop(n)  # a class attribute of that name would hide the slot
+                if isinstance(value, (list, dict, set)):
+                    raise TypeError(f"{name}.{n}: a {type(value).__name__} default would be shared by every "
+                                    f"value; use field(default_factory={type(value).__name__})")
+        fields = inherited + tuple(n for n in own if n not in inherited)
+        dict_too = any(isinstance(v, cached_property) for v in ns.values())
+        ns["__slots__"] = own + ("__dict__",) * dict_too
+        ns["_fields"] = fields
+        ns["_defaults"] = defaults
+        cls = super().__new__(mcs, name, bases, ns)
+        if "__init__" not in ns and fields:
+            cls.__init__ = _init_of(cls, fields, defaults)  # type: ignore[misc]
+        return cls
+
+
+def _init_of(cls: type, fields: tuple[str, ...], defaults: dict[str, object]) -> Callable[..., None]:
+    """The ``__init__`` of record `cls`: its fields as parameters, in order, with their defaults.
+
+    Written out and compiled, as ``dataclasses`` does, so that making a value is one call that
+    sets each slot (a value's ``__setattr__`` refuses; the slot's own setter does not).
+    """
+    scope: dict[str, object] = {"_MISSING": _MISSING}
+    params, body = [], []
+    for i, n in enumerate(fields):
+        default = defaults.get(n, _MISSING)
+        if isinstance(default, _Made):
+            scope[f"_make{i}"] = default.factory
+            params.append(f"{n}=_MISSING")
+            body.append(f"    if {n} is _MISSING:\n        {n} = _make{i}()\n")
+        elif default is not _MISSING:
+            scope[f"_default{i}"] = default
+            params.append(f"{n}=_default{i}")
+        elif any("=" in p for p in params):
+            raise TypeError(f"{cls.__name__}.{n}: a field without a default follows one with a default")
+        else:
+            params.append(n)
+        scope[f"_set{i}"] = getattr(cls, n).__set__
+        body.append(f"    _set{i}(self, {n})\n")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()\n")
+    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", scope)
+    init: Callable[..., None] = scope["__init__"]  # type: ignore[assignment]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    return init
+
+
+class Value(metaclass=_Record):
+    """An immutable value that is not a tuple, declared by its fields: equal to a value of its
+    own class with equal fields; hashed and shown by them.
+
+    A subclass annotates its fields (with their defaults), a base class's come first; ``_Record``
+    derives the rest.  A class that must work a field out writes ``__post_init__`` (it may set a
+    field with ``object.__setattr__``), called last by ``__init__``.
     """
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, object]] = {}
 
     def _init(self, *values: object) -> None:
         for name, value in zip(self._fields, values):
@@ -292,21 +387,19 @@ def _rebuilt(cls: type[_V], values: tuple[Any, ...]) -> _V:
 class Finding(Value):
     """Why an edit is refused or warned about: code, severity, where, what, and what to do next."""
 
-    __slots__ = ("code", "severity", "path", "line", "message", "hint")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     code: str
     severity: str  # "error" | "warning"
     path: str | None
     line: int | None
     message: str
-    hint: str
+    hint: str = ""
 
-    def __init__(self, code: str, severity: str, path: str | None, line: int | None, message: str,
-                 hint: str = "") -> None:
+    def __post_init__(self) -> None:
         # Every line a finding says is bounded (``wording.clip_lines``), whatever it quotes: a
         # file's 60 KB line, a path of 4,000 bytes.  Quotes of file lines are cut closer where
         # they are made, around what matters (``wording.clip``).
-        self._init(code, severity, path, line, clip_lines(message), clip_lines(hint))
+        object.__setattr__(self, "message", clip_lines(self.message))
+        object.__setattr__(self, "hint", clip_lines(self.hint))
 
     def as_dict(self) -> dict[str, object]:
         return {

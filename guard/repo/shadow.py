@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..model import Value
 from .errors import GitError
@@ -77,29 +77,19 @@ class Moved(Value):
     """What ``Shadow.check_out`` did: the tree the checkout now holds, whether it was written from
     scratch, and how many files it wrote and removed."""
 
-    __slots__ = ("tree", "populated", "written", "removed", "seconds")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     tree: str
     populated: bool
     written: int
     removed: int
     seconds: float
 
-    def __init__(self, tree: str, populated: bool, written: int, removed: int, seconds: float) -> None:
-        self._init(tree, populated, written, removed, seconds)
-
 
 class Left(Value):
     """What commands left in the checkout, which ``settle`` put back: tracked files they changed or
     deleted, and files git does not track (nor ignore) that they made."""
 
-    __slots__ = ("changed", "made")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changed: tuple[str, ...]
     made: tuple[str, ...]
-
-    def __init__(self, changed: tuple[str, ...], made: tuple[str, ...]) -> None:
-        self._init(changed, made)
 
 
 class Busy(GitError):
