@@ -32,10 +32,11 @@ the added/removed lines.  Policy checks see only ``FileChange`` values.
 The edit model and ``FileChange`` are ``NamedTuple``s (``x._replace(...)`` makes a
 changed copy): callers of the Python API may unpack them.  ``Finding``, and the
 records behind the API (splices, turns, texts, tree entries, ...), are ``Value``s:
-the same immutable, comparable values without a class of their own to compile (a
+the same immutable, comparable values, each declared by its annotated fields alone (a
 commit check's findings extend ``Finding`` with the commit they are about).  Not
 frozen dataclasses, nor ``NamedTuple``s where no caller needs a tuple: creating one
-compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command.
+compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command; a
+``Value`` class compiles nothing (one ``__init__`` serves them all).
 """
 
 from __future__ import annotations
@@ -241,6 +242,9 @@ class _Made:
     def __init__(self, factory: Callable[[], object]) -> None:
         self.factory = factory
 
+    def __repr__(self) -> str:
+        return f"<{getattr(self.factory, '__qualname__', self.factory)}()>"
+
 
 def field(*, default_factory: Callable[[], _T]) -> _T:
     """A default made afresh for each value, as ``dataclasses.field(default_factory=...)``:
@@ -248,13 +252,9 @@ def field(*, default_factory: Callable[[], _T]) -> _T:
     return _Made(default_factory)  # type: ignore[return-value]
 
 
-_MISSING: Any = object()
-
-
-def _class_var(annotation: object) -> bool:
-    # The annotations are strings (``from __future__ import annotations``); only the name counts.
-    text = annotation if isinstance(annotation, str) else repr(annotation)
-    return text.startswith(("ClassVar", "typing.ClassVar"))
+# How an annotation of a class variable reads: a string under ``from __future__ import
+# annotations`` (only the name counts), else the object, whose str() says the same.
+_CLASS_VAR = ("ClassVar", "typing.ClassVar")
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
@@ -263,65 +263,58 @@ class _Record(type):
 
     The fields are the class's annotated names, in order, after its base class's (names annotated
     ``ClassVar`` are not fields).  From them: ``__slots__`` (with a ``__dict__`` too when the class
-    has a ``cached_property``, which keeps its answer there), ``_fields``, the defaults, and an
-    ``__init__`` taking the fields in order (a class may write its own).  A default that a value
-    could change (a list, dict or set) is refused: ``field(default_factory=...)`` makes one per value.
+    has a ``cached_property``, which keeps its answer there), ``_fields``, the defaults, and the
+    setters ``Value.__init__`` fills the slots with.  A default that a value could change (a list,
+    dict or set) is refused: ``field(default_factory=...)`` makes one per value.
+
+    No code is written and compiled per class, as ``dataclasses`` does: that costs ~0.1 ms a class,
+    and the quick commands create ~40 records before they start (``bench/README.md``).
     """
 
     def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
-        own = tuple(n for n, a in ns.get("__annotations__", {}).items() if not _class_var(a))
-        inherited: tuple[str, ...] = ()
+        own = [n for n, a in ns.get("__annotations__", {}).items() if not str(a).startswith(_CLASS_VAR)]
+        fields: list[str] = []
         defaults: dict[str, object] = {}
-        for base in reversed(bases):
-            inherited += tuple(n for n in getattr(base, "_fields", ()) if n not in inherited)
-            defaults.update(getattr(base, "_defaults", {}))
+        for base in bases:
+            if isinstance(base, _Record):
+                fields += [n for n in base._fields if n not in fields]
+                defaults.update(base._defaults)
+        fields += [n for n in own if n not in fields]
         for n in own:
             if n in ns:
                 value = defaults[n] = ns.pop(n)  # a class attribute of that name would hide the slot
                 if isinstance(value, (list, dict, set)):
                     raise TypeError(f"{name}.{n}: a {type(value).__name__} default would be shared by every "
                                     f"value; use field(default_factory={type(value).__name__})")
-        fields = inherited + tuple(n for n in own if n not in inherited)
-        dict_too = any(isinstance(v, cached_property) for v in ns.values())
-        ns["__slots__"] = own + ("__dict__",) * dict_too
-        ns["_fields"] = fields
+        required = [n for n in fields if n not in defaults]
+        if required and fields.index(required[-1]) >= len(required):
+            raise TypeError(f"{name}.{required[-1]}: a field without a default follows one with a default")
+        dict_too = any([isinstance(v, cached_property) for v in ns.values()])
+        ns["__slots__"] = (*own, "__dict__") if dict_too else tuple(own)
+        ns["_fields"] = tuple(fields)
         ns["_defaults"] = defaults
+        ns["_tails"] = {}
         cls = super().__new__(mcs, name, bases, ns)
-        if "__init__" not in ns and fields:
-            cls.__init__ = _init_of(cls, fields, defaults)  # type: ignore[misc]
+        # A value's own __setattr__ refuses; its slots' setters do not (and are the quickest way in).
+        cls._setters = tuple([getattr(cls, n).__set__ for n in fields])
+        cls._post_init = getattr(cls, "__post_init__", None)
         return cls
 
+    @property
+    def __signature__(cls) -> Any:
+        """What ``inspect.signature`` (and ``help``) show: the fields, in order, with their defaults."""
+        import inspect
 
-def _init_of(cls: type, fields: tuple[str, ...], defaults: dict[str, object]) -> Callable[..., None]:
-    """The ``__init__`` of record `cls`: its fields as parameters, in order, with their defaults.
+        def parameter(name: str) -> inspect.Parameter:
+            default = cls._defaults.get(name, inspect.Parameter.empty)
+            return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
 
-    Written out and compiled, as ``dataclasses`` does, so that making a value is one call that
-    sets each slot (a value's ``__setattr__`` refuses; the slot's own setter does not).
-    """
-    scope: dict[str, object] = {"_MISSING": _MISSING}
-    params, body = [], []
-    for i, n in enumerate(fields):
-        default = defaults.get(n, _MISSING)
-        if isinstance(default, _Made):
-            scope[f"_make{i}"] = default.factory
-            params.append(f"{n}=_MISSING")
-            body.append(f"    if {n} is _MISSING:\n        {n} = _make{i}()\n")
-        elif default is not _MISSING:
-            scope[f"_default{i}"] = default
-            params.append(f"{n}=_default{i}")
-        elif any("=" in p for p in params):
-            raise TypeError(f"{cls.__name__}.{n}: a field without a default follows one with a default")
-        else:
-            params.append(n)
-        scope[f"_set{i}"] = getattr(cls, n).__set__
-        body.append(f"    _set{i}(self, {n})\n")
-    if hasattr(cls, "__post_init__"):
-        body.append("    self.__post_init__()\n")
-    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", scope)
-    init: Callable[..., None] = scope["__init__"]  # type: ignore[assignment]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    return init
+        return inspect.Signature([parameter(n) for n in cls._fields])
+
+    _fields: tuple[str, ...]
+    _defaults: dict[str, object]
+    _setters: tuple[Callable[[Any, Any], None], ...]
+    _post_init: Callable[[Any], None] | None
 
 
 class Value(metaclass=_Record):
@@ -336,10 +329,50 @@ class Value(metaclass=_Record):
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, object]] = {}
+    # The defaults of the fields after the first N, by N, once a call has passed N by position.
+    _tails: ClassVar[dict[int, tuple[object, ...]]] = {}
+    _setters: ClassVar[tuple[Callable[[Any, Any], None], ...]] = ()
+    _post_init: ClassVar[Callable[[Any], None] | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # One __init__ for every record, as the metaclass writes none: the fields in order, by
+        # position or name (mypy checks each class's own signature: ``dataclass_transform``).
+        cls = type(self)
+        if kwargs or len(args) != len(cls._fields):
+            tail = None if kwargs else cls._tails.get(len(args))
+            args = cls._bound(args, kwargs) if tail is None else args + tail
+        for set_field, value in zip(cls._setters, args):
+            set_field(self, value)
+        if cls._post_init is not None:
+            cls._post_init(self)
+
+    @classmethod
+    def _bound(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Every field's value from what ``__init__`` was passed (the defaults for the rest), or
+        the ``TypeError`` Python raises for a call that does not fit the fields."""
+        fields, by_name = cls._fields, bool(kwargs)
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
+        values = list(args)
+        for name in fields[len(args):]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif name in cls._defaults:
+                default = cls._defaults[name]
+                values.append(default.factory() if isinstance(default, _Made) else default)
+            else:
+                raise TypeError(f"{cls.__name__}() missing argument: {name!r}")
+        for name in kwargs:
+            said = "got multiple values for argument" if name in fields else "got an unexpected keyword argument"
+            raise TypeError(f"{cls.__name__}() {said} {name!r}")
+        if not by_name and not any([isinstance(cls._defaults[n], _Made) for n in fields[len(args):]]):
+            # The next call with as many arguments, by position, takes these defaults as they are.
+            cls._tails[len(args)] = tuple(values[len(args):])
+        return tuple(values)
 
     def _init(self, *values: object) -> None:
-        for name, value in zip(self._fields, values):
-            object.__setattr__(self, name, value)
+        for set_field, value in zip(self._setters, values):
+            set_field(self, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])
