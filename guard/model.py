@@ -267,18 +267,20 @@ class _Record(type):
     setters ``Value.__init__`` fills the slots with.  A default that a value could change (a list,
     dict or set) is refused: ``field(default_factory=...)`` makes one per value.
 
-    No code is written and compiled per class, as ``dataclasses`` does: that costs ~0.1 ms a class,
-    and the quick commands create ~40 records before they start (``bench/README.md``).
+    No code is written and compiled per class, as ``dataclasses`` does: that cost ~0.08 ms a class
+    (~3 ms for the ~40 records a quick command creates before it starts; ``bench/README.md``).
     """
 
     def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
         own = [n for n, a in ns.get("__annotations__", {}).items() if not str(a).startswith(_CLASS_VAR)]
         fields: list[str] = []
         defaults: dict[str, object] = {}
+        post_init = ns.get("__post_init__")
         for base in bases:
             if isinstance(base, _Record):
                 fields += [n for n in base._fields if n not in fields]
                 defaults.update(base._defaults)
+                post_init = post_init or base._post_init
         fields += [n for n in own if n not in fields]
         for n in own:
             if n in ns:
@@ -294,10 +296,10 @@ class _Record(type):
         ns["_fields"] = tuple(fields)
         ns["_defaults"] = defaults
         ns["_tails"] = {}
+        ns["_post_init"] = post_init
         cls = super().__new__(mcs, name, bases, ns)
         # A value's own __setattr__ refuses; its slots' setters do not (and are the quickest way in).
         cls._setters = tuple([getattr(cls, n).__set__ for n in fields])
-        cls._post_init = getattr(cls, "__post_init__", None)
         return cls
 
     @property
@@ -321,9 +323,10 @@ class Value(metaclass=_Record):
     """An immutable value that is not a tuple, declared by its fields: equal to a value of its
     own class with equal fields; hashed and shown by them.
 
-    A subclass annotates its fields (with their defaults), a base class's come first; ``_Record``
-    derives the rest.  A class that must work a field out writes ``__post_init__`` (it may set a
-    field with ``object.__setattr__``), called last by ``__init__``.
+    A subclass annotates its fields, with their defaults (``field(default_factory=...)`` for one
+    made per value); a base class's come first; ``_Record`` derives the rest.  A class that must
+    work a field out writes ``__post_init__`` (it may set a field with ``object.__setattr__``),
+    which ``__init__`` calls last.  ``_replace``, copies and unpickling take the fields as they are.
     """
 
     __slots__ = ()
