@@ -43,7 +43,7 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import diffs, ledger
 from .audience import CLI, Audience
@@ -62,26 +62,14 @@ _SHOW = 3  # lines of context either side in a hint
 
 
 class Anchored(Value):
-    __slots__ = ("edit", "findings", "repairs", "seen", "stale")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
-    findings: tuple[Finding, ...]  # errors refuse the edit; warnings go with it
-    repairs: tuple[str, ...]
+    findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
+    repairs: tuple[str, ...] = ()
     # read_before_edit, the file changed since the agent saw it: the versions it saw (its last
     # write, its last read).  The edit must fit one of them and merge by git's rule onto the
     # file as it is; else `stale` refuses it.
-    seen: tuple[str, ...]
-    stale: Finding | None
-
-    def __init__(
-        self,
-        edit: FileEdit,
-        findings: tuple[Finding, ...] = (),
-        repairs: tuple[str, ...] = (),
-        seen: tuple[str, ...] = (),
-        stale: Finding | None = None,
-    ) -> None:
-        self._init(edit, findings, repairs, seen, stale)
+    seen: tuple[str, ...] = ()
+    stale: Finding | None = None
 
 
 def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
@@ -138,13 +126,8 @@ def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
 class _Reader(Value):
     """The agent whose reads count, and how its hints tell it to read."""
 
-    __slots__ = ("audience", "name")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     audience: Audience
     name: str
-
-    def __init__(self, audience: Audience, name: str) -> None:
-        self._init(audience, name)
 
     def read(self, path: str, lines: tuple[int, int] | None = None) -> str:
         return self.audience.read(path, self.name, lines)
@@ -153,16 +136,11 @@ class _Reader(Value):
 class _Base(Value):
     """The version of a file a line-anchored edit's numbers refer to, and what its read showed."""
 
-    __slots__ = ("id", "text", "shown", "notes", "tag")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     id: str
     text: Text
     shown: reads.Read | None  # None: every line counts as shown
     notes: tuple[Finding, ...]  # warnings that go with the edit
     tag: str  # how messages name the version: the tag as written, or the version's first 8 digits
-
-    def __init__(self, id: str, text: Text, shown: reads.Read | None, notes: tuple[Finding, ...], tag: str) -> None:
-        self._init(id, text, shown, notes, tag)
 
 
 def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy,

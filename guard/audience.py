@@ -12,7 +12,6 @@ finished text.
 from __future__ import annotations
 
 import posixpath
-from typing import ClassVar
 
 from .model import Value
 
@@ -20,14 +19,9 @@ Lines = tuple[int, int]  # 1-based, inclusive
 
 
 class Audience(Value):
-    __slots__ = ("tool", "folder", "root")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     tool: str  # "cli" | "mcp" | "claude-code"
-    folder: str  # cli: the current folder, repository-relative ("" for the top)
-    root: str  # claude-code: the repository's top folder (its tools take absolute paths)
-
-    def __init__(self, tool: str, folder: str = "", root: str = "") -> None:
-        self._init(tool, folder, root)
+    folder: str = ""  # cli: the current folder, repository-relative ("" for the top)
+    root: str = ""  # claude-code: the repository's top folder (its tools take absolute paths)
 
     def read(self, path: str, agent: str = "agent", lines: Lines | None = None, *, as_written: bool = False) -> str:
         """How this reader shows `path` (repository-relative; with `as_written`, as the agent named it).

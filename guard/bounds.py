@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import ClassVar
 
 from .model import Value
 
@@ -24,14 +23,9 @@ _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
 class Bound(Value):
     """An inclusive range; `whole`: only integers are in it."""
 
-    __slots__ = ("low", "high", "whole")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     low: float
     high: float
-    whole: bool
-
-    def __init__(self, low: float, high: float, whole: bool = True) -> None:
-        self._init(low, high, whole)
+    whole: bool = True
 
     def range_text(self) -> str:
         kind = "a whole number" if self.whole else "a number"

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from . import ledger
 from .errors import UsageError
@@ -148,16 +148,11 @@ def prefix_problem(prefix: str) -> str | None:
 class Copy(Value):
     """A fetched copy of one clone's ledger of one agent."""
 
-    __slots__ = ("ref", "remote", "clone", "agent", "tip")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     ref: str
     remote: str
     clone: str
     agent: str
     tip: str
-
-    def __init__(self, ref: str, remote: str, clone: str, agent: str, tip: str) -> None:
-        self._init(ref, remote, clone, agent, tip)
 
 
 def copies(repo: GitRepo, agent: str | None = None, clone: str | None = None) -> list[Copy]:
@@ -201,14 +196,9 @@ def fetch_args(remote: str) -> list[str]:
 class Outcome(Value):
     """What `push` or `fetch` did: git's own output, the lines that say what moved, and whether all went."""
 
-    __slots__ = ("ok", "git", "lines")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     ok: bool
     git: Transfer
     lines: tuple[str, ...]
-
-    def __init__(self, ok: bool, git: Transfer, lines: tuple[str, ...]) -> None:
-        self._init(ok, git, lines)
 
 
 def push(repo: GitRepo, prefix: str, clone: str, remote: str, timeout: float | None = None) -> Outcome:

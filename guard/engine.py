@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import dialects, ledger, stage, target, worktree
 from .audience import CLI, Audience
@@ -33,14 +33,9 @@ VERIFY_ROUNDS = 3
 
 
 class Planned(Value):
-    __slots__ = ("changes", "findings", "notes")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[FileChange, ...]
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
-
-    def __init__(self, changes: tuple[FileChange, ...], findings: tuple[Finding, ...], notes: tuple[str, ...]) -> None:
-        self._init(changes, findings, notes)
 
 
 def default_agent(agent: str | None) -> str:
@@ -78,13 +73,8 @@ def _key(changes: Sequence[FileChange]) -> tuple[tuple[object, ...], ...]:
 class Verified(Value):
     """A verify verdict (guard/verify/), and the changes it judged (``_key``)."""
 
-    __slots__ = ("key", "verdict")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     key: tuple[tuple[object, ...], ...]
     verdict: Verdict
-
-    def __init__(self, key: tuple[tuple[object, ...], ...], verdict: Verdict) -> None:
-        self._init(key, verdict)
 
 
 class Guard(Workspace):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import ClassVar
 
 from .model import Value
 from .repo import RefMoved
@@ -33,14 +32,9 @@ DIRNAME = "agent-guard"
 class Item(Value):
     """One thing agent-guard keeps: what it is, where, and its value (a ref's commit) to remove it by."""
 
-    __slots__ = ("kind", "where", "value")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     kind: str  # "ref", "folder", "hook", "cache"
     where: str  # the ref's name, or the path
-    value: str | None  # a ref's commit: it is deleted only if it still points there
-
-    def __init__(self, kind: str, where: str, value: str | None = None) -> None:
-        self._init(kind, where, value)
+    value: str | None = None  # a ref's commit: it is deleted only if it still points there
 
 
 def cache_folder() -> Path | None:

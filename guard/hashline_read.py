@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import posixpath
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from . import paths, reads, worktree
 from .audience import Audience
@@ -76,8 +76,6 @@ def parse_lines(spec: str) -> tuple[int, int]:
 class Shown(Value):
     """What a read showed: the header's path and tag, the lines shown (A to B of N), their text."""
 
-    __slots__ = ("path", "header_path", "blob", "first", "last", "total", "lines")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str  # repository-relative
     header_path: str  # as the header names it (from the current folder)
     blob: str  # the git blob id of the content shown; the tag is its first TAG_DIGITS digits
@@ -85,10 +83,6 @@ class Shown(Value):
     last: int  # first > last: no line (an empty file)
     total: int
     lines: tuple[str, ...]  # lines first..last, without their terminators
-
-    def __init__(self, path: str, header_path: str, blob: str, first: int, last: int, total: int,
-                 lines: tuple[str, ...]) -> None:
-        self._init(path, header_path, blob, first, last, total, lines)
 
     @property
     def header(self) -> str:

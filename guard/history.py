@@ -15,7 +15,7 @@ import re
 import time
 from functools import partial
 from itertools import islice
-from typing import Any, Callable, ClassVar, Iterator
+from typing import Any, Callable, Iterator
 
 from . import clones, control, diffs, ledger, paths, redaction, stage, worktree
 from .bounds import AGE_SECONDS, KEEP, TURNS
@@ -350,14 +350,9 @@ class _Unblock(Value):
     """What a refused rollback can be told to do instead: the command with --force, the turn's
     commit (whose files are what the turn left), and the later turns that changed each file."""
 
-    __slots__ = ("force", "commit", "later")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     force: str  # the same rollback with --force
     commit: str  # the undone turn's commit
     later: Callable[[str], list[str]]  # a path -> the later turns (agent and id) that changed it, still in effect
-
-    def __init__(self, force: str, commit: str, later: Callable[[str], list[str]]) -> None:
-        self._init(force, commit, later)
 
     def ways(self, path: str, what: str, force_does: str) -> str:
         """The hint of a `rollback-conflict` on `path`: the files are judged as they are now, so

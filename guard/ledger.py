@@ -23,7 +23,7 @@ import re
 import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from .model import Value
 from .regex import lazy
@@ -88,9 +88,6 @@ def turn_id_problem(turn_id: str) -> str | None:
 
 
 class Turn(Value):
-    __slots__ = ("commit", "parent", "agent", "id", "kind", "time", "format", "files", "repairs", "policy", "rolls_back",
-                 "trailers")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     commit: str
     parent: str | None
     agent: str
@@ -102,24 +99,7 @@ class Turn(Value):
     repairs: tuple[str, ...]
     policy: str
     rolls_back: tuple[str, ...]
-    trailers: Mapping[str, str]
-
-    def __init__(
-        self,
-        commit: str,
-        parent: str | None,
-        agent: str,
-        id: str,
-        kind: str,
-        time: int,
-        format: str,
-        files: tuple[tuple[str, str, int, int], ...],
-        repairs: tuple[str, ...],
-        policy: str,
-        rolls_back: tuple[str, ...],
-        trailers: Mapping[str, str] = MappingProxyType({}),
-    ) -> None:
-        self._init(commit, parent, agent, id, kind, time, format, files, repairs, policy, rolls_back, trailers)
+    trailers: Mapping[str, str] = MappingProxyType({})
 
     @property
     def added(self) -> int:
@@ -344,12 +324,7 @@ class _Index(Value):
     """An agent's turns and rollbacks, oldest first, as the lines of the index file:
     ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
-    __slots__ = ("text",)
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: str
-
-    def __init__(self, text: str) -> None:
-        self._init(text)
 
     @property
     def last(self) -> str | None:
@@ -447,32 +422,15 @@ def _write_index(path: Path, index: _Index) -> None:
 class NewTurn(Value):
     """A turn about to be recorded: whose, under which id, what it is."""
 
-    __slots__ = ("agent", "turn_id", "dialect", "policy", "edit_bytes", "kind", "rolls_back", "rolls_back_from",
-                 "session")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     turn_id: str | None  # None: the next number
     dialect: str  # the dialect the edit came in ("rollback", "external" for a recorded one)
     policy: str
     edit_bytes: int  # the edit input's size, which the `bytes` budget counts
-    kind: str  # "turn" | "rollback"
-    rolls_back: tuple[str, ...]  # ids of the agent's own turns
-    rolls_back_from: tuple[str, str, str] | None  # a fetched turn of another clone: (clone, turn id, commit)
-    session: str  # the budget session it counts in (guard/sessions.py)
-
-    def __init__(
-        self,
-        agent: str,
-        turn_id: str | None,
-        dialect: str,
-        policy: str,
-        edit_bytes: int,
-        kind: str = "turn",
-        rolls_back: tuple[str, ...] = (),
-        rolls_back_from: tuple[str, str, str] | None = None,
-        session: str = "default",
-    ) -> None:
-        self._init(agent, turn_id, dialect, policy, edit_bytes, kind, rolls_back, rolls_back_from, session)
+    kind: str = "turn"  # "turn" | "rollback"
+    rolls_back: tuple[str, ...] = ()  # ids of the agent's own turns
+    rolls_back_from: tuple[str, str, str] | None = None  # a fetched turn of another clone: (clone, turn id, commit)
+    session: str = "default"  # the budget session it counts in (guard/sessions.py)
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""

@@ -32,18 +32,20 @@ the added/removed lines.  Policy checks see only ``FileChange`` values.
 The edit model and ``FileChange`` are ``NamedTuple``s (``x._replace(...)`` makes a
 changed copy): callers of the Python API may unpack them.  ``Finding``, and the
 records behind the API (splices, turns, texts, tree entries, ...), are ``Value``s:
-the same immutable, comparable values without a class of their own to compile (a
+the same immutable, comparable values, each declared by its annotated fields alone (a
 commit check's findings extend ``Finding`` with the commit they are about).  Not
 frozen dataclasses, nor ``NamedTuple``s where no caller needs a tuple: creating one
-compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command.
+compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command; a
+``Value`` class compiles nothing (one ``__init__`` serves them all).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from itertools import count
-from typing import Any, ClassVar, NamedTuple, TypeVar, Union, overload
+from typing import Any, ClassVar, NamedTuple, TypeVar, Union, dataclass_transform, overload
 
 from .wording import clip_lines, printable
 
@@ -229,22 +231,151 @@ class EditSet(NamedTuple):
 
 
 _V = TypeVar("_V", bound="Value")
+_T = TypeVar("_T")
 
 
-class Value:
-    """An immutable value that is not a tuple: its fields set once, by ``__init__`` (with
-    ``_init``); equal to a value of its own class with equal fields; hashed and shown by them.
+class _Made:
+    """A field's default made afresh for each value (what ``field`` gives)."""
 
-    What ``@dataclass(frozen=True)`` writes for each class, written once.  A subclass lists
-    its fields in ``__slots__`` and all of them, a base class's first, in ``_fields``.
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], object]) -> None:
+        self.factory = factory
+
+    def __repr__(self) -> str:
+        return f"<{getattr(self.factory, '__qualname__', self.factory)}()>"
+
+
+def field(*, default_factory: Callable[[], _T]) -> _T:
+    """A default made afresh for each value, as ``dataclasses.field(default_factory=...)``:
+    ``extra: dict[str, Any] = field(default_factory=dict)``."""
+    return _Made(default_factory)  # type: ignore[return-value]
+
+
+# How an annotation of a class variable reads: a string under ``from __future__ import
+# annotations`` (only the name counts), else the object, whose str() says the same.
+_CLASS_VAR = ("ClassVar", "typing.ClassVar")
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+class _Record(type):
+    """Makes a ``Value`` class from its field declarations, as ``@dataclass(frozen=True, slots=True)``.
+
+    The fields are the class's annotated names, in order, after its base class's (names annotated
+    ``ClassVar`` are not fields).  From them: ``__slots__`` (with a ``__dict__`` too when the class
+    has a ``cached_property``, which keeps its answer there), ``_fields``, the defaults, and the
+    setters ``Value.__init__`` fills the slots with.  A default that a value could change (a list,
+    dict or set) is refused: ``field(default_factory=...)`` makes one per value.
+
+    No code is written and compiled per class, as ``dataclasses`` does: that cost ~0.08 ms a class
+    (~3 ms for the ~40 records a quick command creates before it starts; ``bench/README.md``).
+    """
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
+        own = [n for n, a in ns.get("__annotations__", {}).items() if not str(a).startswith(_CLASS_VAR)]
+        fields: list[str] = []
+        defaults: dict[str, object] = {}
+        post_init = ns.get("__post_init__")
+        for base in bases:
+            if isinstance(base, _Record):
+                fields += [n for n in base._fields if n not in fields]
+                defaults.update(base._defaults)
+                post_init = post_init or base._post_init
+        fields += [n for n in own if n not in fields]
+        for n in own:
+            if n in ns:
+                value = defaults[n] = ns.pop(n)  # a class attribute of that name would hide the slot
+                if isinstance(value, (list, dict, set)):
+                    raise TypeError(f"{name}.{n}: a {type(value).__name__} default would be shared by every "
+                                    f"value; use field(default_factory={type(value).__name__})")
+        required = [n for n in fields if n not in defaults]
+        if required and fields.index(required[-1]) >= len(required):
+            raise TypeError(f"{name}.{required[-1]}: a field without a default follows one with a default")
+        dict_too = any([isinstance(v, cached_property) for v in ns.values()])
+        ns["__slots__"] = (*own, "__dict__") if dict_too else tuple(own)
+        ns["_fields"] = tuple(fields)
+        ns["_defaults"] = defaults
+        ns["_tails"] = {}
+        ns["_post_init"] = post_init
+        cls = super().__new__(mcs, name, bases, ns)
+        # A value's own __setattr__ refuses; its slots' setters do not (and are the quickest way in).
+        cls._setters = tuple([getattr(cls, n).__set__ for n in fields])
+        return cls
+
+    @property
+    def __signature__(cls) -> Any:
+        """What ``inspect.signature`` (and ``help``) show: the fields, in order, with their defaults."""
+        import inspect
+
+        def parameter(name: str) -> inspect.Parameter:
+            default = cls._defaults.get(name, inspect.Parameter.empty)
+            return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
+
+        return inspect.Signature([parameter(n) for n in cls._fields])
+
+    _fields: tuple[str, ...]
+    _defaults: dict[str, object]
+    _setters: tuple[Callable[[Any, Any], None], ...]
+    _post_init: Callable[[Any], None] | None
+
+
+class Value(metaclass=_Record):
+    """An immutable value that is not a tuple, declared by its fields: equal to a value of its
+    own class with equal fields; hashed and shown by them.
+
+    A subclass annotates its fields, with their defaults (``field(default_factory=...)`` for one
+    made per value); a base class's come first; ``_Record`` derives the rest.  A class that must
+    work a field out writes ``__post_init__`` (it may set a field with ``object.__setattr__``),
+    which ``__init__`` calls last.  ``_replace``, copies and unpickling take the fields as they are.
     """
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, object]] = {}
+    # The defaults of the fields after the first N, by N, once a call has passed N by position.
+    _tails: ClassVar[dict[int, tuple[object, ...]]] = {}
+    _setters: ClassVar[tuple[Callable[[Any, Any], None], ...]] = ()
+    _post_init: ClassVar[Callable[[Any], None] | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # One __init__ for every record, as the metaclass writes none: the fields in order, by
+        # position or name (mypy checks each class's own signature: ``dataclass_transform``).
+        cls = type(self)
+        if kwargs or len(args) != len(cls._fields):
+            tail = None if kwargs else cls._tails.get(len(args))
+            args = cls._bound(args, kwargs) if tail is None else args + tail
+        for set_field, value in zip(cls._setters, args):
+            set_field(self, value)
+        if cls._post_init is not None:
+            cls._post_init(self)
+
+    @classmethod
+    def _bound(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Every field's value from what ``__init__`` was passed (the defaults for the rest), or
+        the ``TypeError`` Python raises for a call that does not fit the fields."""
+        fields, by_name = cls._fields, bool(kwargs)
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
+        values = list(args)
+        for name in fields[len(args):]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif name in cls._defaults:
+                default = cls._defaults[name]
+                values.append(default.factory() if isinstance(default, _Made) else default)
+            else:
+                raise TypeError(f"{cls.__name__}() missing argument: {name!r}")
+        for name in kwargs:
+            said = "got multiple values for argument" if name in fields else "got an unexpected keyword argument"
+            raise TypeError(f"{cls.__name__}() {said} {name!r}")
+        if not by_name and not any([isinstance(cls._defaults[n], _Made) for n in fields[len(args):]]):
+            # The next call with as many arguments, by position, takes these defaults as they are.
+            cls._tails[len(args)] = tuple(values[len(args):])
+        return tuple(values)
 
     def _init(self, *values: object) -> None:
-        for name, value in zip(self._fields, values):
-            object.__setattr__(self, name, value)
+        for set_field, value in zip(self._setters, values):
+            set_field(self, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])
@@ -292,21 +423,19 @@ def _rebuilt(cls: type[_V], values: tuple[Any, ...]) -> _V:
 class Finding(Value):
     """Why an edit is refused or warned about: code, severity, where, what, and what to do next."""
 
-    __slots__ = ("code", "severity", "path", "line", "message", "hint")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     code: str
     severity: str  # "error" | "warning"
     path: str | None
     line: int | None
     message: str
-    hint: str
+    hint: str = ""
 
-    def __init__(self, code: str, severity: str, path: str | None, line: int | None, message: str,
-                 hint: str = "") -> None:
+    def __post_init__(self) -> None:
         # Every line a finding says is bounded (``wording.clip_lines``), whatever it quotes: a
         # file's 60 KB line, a path of 4,000 bytes.  Quotes of file lines are cut closer where
         # they are made, around what matters (``wording.clip``).
-        self._init(code, severity, path, line, clip_lines(message), clip_lines(hint))
+        object.__setattr__(self, "message", clip_lines(self.message))
+        object.__setattr__(self, "hint", clip_lines(self.hint))
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import ClassVar
 
 from .model import Value
 from .repo import GitRepo
@@ -33,13 +32,8 @@ Span = tuple[int, int]  # 1-based, inclusive
 
 
 class Read(Value):
-    __slots__ = ("blob", "shown")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     blob: str  # full id of the blob the agent was shown
     shown: tuple[Span, ...]  # disjoint, sorted line ranges of that blob
-
-    def __init__(self, blob: str, shown: tuple[Span, ...]) -> None:
-        self._init(blob, shown)
 
     def covers(self, first: int, last: int) -> bool:
         """Whether every line first..last was shown (an empty range is covered)."""

@@ -8,9 +8,9 @@ internal errors (3) are exceptions mapped at the edge (``guard/cli/``).
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any
 
-from .model import FileChange, Finding, Value
+from .model import FileChange, Finding, Value, field
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # Interrupted (Ctrl-C, SIGINT): git's status, 128 + the signal's number; the program dies of the
@@ -21,15 +21,10 @@ EXIT_INTERRUPTED = 130
 class TurnRef(Value):
     """The turn that recorded an applied edit: whose, which, its commit and ref."""
 
-    __slots__ = ("agent", "id", "commit", "ref")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     agent: str
     id: str
     commit: str
     ref: str
-
-    def __init__(self, agent: str, id: str, commit: str, ref: str) -> None:
-        self._init(agent, id, commit, ref)
 
 
 class Suggestion(Value):
@@ -38,16 +33,11 @@ class Suggestion(Value):
     agent-guard never applies it: sent back unchanged, in `format`, it lands as computed.
     """
 
-    __slots__ = ("format", "edit", "why", "files", "how")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     format: str  # the dialect of `edit`: the agent's own
     edit: str  # the text to send back
     why: tuple[str, ...]  # per file it rewrites: what differed, and what the suggestion does about it
     files: tuple[str, ...]  # the repository paths it changes
-    how: str  # how the reader sends it back (its tool, or the command); said in people's words only
-
-    def __init__(self, format: str, edit: str, why: tuple[str, ...], files: tuple[str, ...], how: str = "") -> None:
-        self._init(format, edit, why, files, how)
+    how: str = ""  # how the reader sends it back (its tool, or the command); said in people's words only
 
     def as_dict(self) -> dict[str, object]:
         return {"format": self.format, "edit": self.edit, "why": list(self.why), "files": list(self.files)}
@@ -56,21 +46,14 @@ class Suggestion(Value):
 class Report(Value):
     """What a command did or decided: its status, the files, the findings and the turn."""
 
-    __slots__ = ("status", "format", "changes", "findings", "turn", "notes", "extra", "suggestion")
-    _fields = __slots__
     status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)
     format: str | None
-    changes: tuple[FileChange, ...]
-    findings: tuple[Finding, ...]
-    turn: TurnRef | None
-    notes: tuple[str, ...]
-    extra: dict[str, Any]  # more keys of `as_dict` (a commit check's "check"; rollback's)
-    suggestion: Suggestion | None  # a refusal's edit to send back, when it has one likely reading
-
-    def __init__(self, status: str, format: str | None, changes: tuple[FileChange, ...] = (),
-                 findings: tuple[Finding, ...] = (), turn: TurnRef | None = None, notes: tuple[str, ...] = (),
-                 extra: dict[str, Any] | None = None, suggestion: Suggestion | None = None) -> None:
-        self._init(status, format, changes, findings, turn, notes, {} if extra is None else extra, suggestion)
+    changes: tuple[FileChange, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    turn: TurnRef | None = None
+    notes: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # more keys of `as_dict` (a commit check's "check"; rollback's)
+    suggestion: Suggestion | None = None  # a refusal's edit to send back, when it has one likely reading
 
     @property
     def exit_code(self) -> int:

@@ -19,7 +19,7 @@ The Claude Code hook runs this around Bash (PreToolUse ``begin``, PostToolUse
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from . import snapshot, worktree
 from .model import Finding, Value, error, warning
@@ -52,13 +52,8 @@ class Finished(Value):
     """What ``finish`` did: its report (status "applied": recorded and passed; "refused": the checks
     found errors, and the change was reverted or kept as `reverted` says), and whether it reverted."""
 
-    __slots__ = ("report", "reverted")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     report: Report
     reverted: bool
-
-    def __init__(self, report: Report, reverted: bool) -> None:
-        self._init(report, reverted)
 
 
 def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, tool: str | None = None,

@@ -34,7 +34,7 @@ import shutil
 import stat as stat_mod
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from . import worktree
 from .model import FileChange, Op, Value
@@ -55,31 +55,20 @@ class Kept(Value):
     """A dirty path as the snapshot found it: its stat key (None: absent), its blob (None: absent,
     or not kept: see `why`), its git mode, and why its content could not be kept."""
 
-    __slots__ = ("key", "blob", "mode", "why")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     key: list[int] | None
     blob: str | None
     mode: int | None
-    why: str | None
-
-    def __init__(self, key: list[int] | None, blob: str | None, mode: int | None, why: str | None = None) -> None:
-        self._init(key, blob, mode, why)
+    why: str | None = None
 
 
 class Snapshot(Value):
     """The work tree before a command (see the module doc)."""
 
-    __slots__ = ("taken", "index", "index_key", "dirty", "refs")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     taken: int  # time.time_ns() when git status was asked
     index: str | None  # the kept index file (a link or copy), None when there was no index
     index_key: list[int] | None
     dirty: Mapping[str, Kept]
     refs: Mapping[str, str]  # ledger refs -> tips
-
-    def __init__(self, taken: int, index: str | None, index_key: list[int] | None, dirty: Mapping[str, Kept],
-                 refs: Mapping[str, str]) -> None:
-        self._init(taken, index, index_key, dirty, refs)
 
     def as_json(self) -> dict[str, object]:
         return {"version": VERSION, "taken": self.taken, "index": self.index, "index_key": self.index_key,
@@ -96,15 +85,9 @@ class Snapshot(Value):
 class Found(Value):
     """What a command changed: the changes to record, and what could not be recorded (path, why)."""
 
-    __slots__ = ("changes", "unrecorded", "originals")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[FileChange, ...]
     unrecorded: tuple[tuple[str, str], ...]
     originals: Mapping[str, bytes | None]  # every changed path's content before the command
-
-    def __init__(self, changes: tuple[FileChange, ...], unrecorded: tuple[tuple[str, str], ...],
-                 originals: Mapping[str, bytes | None]) -> None:
-        self._init(changes, unrecorded, originals)
 
 
 def _folder(repo: GitRepo) -> Path:

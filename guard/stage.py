@@ -20,7 +20,7 @@ and the ref with them.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from . import ledger, worktree
 from .model import Value
@@ -33,15 +33,10 @@ if TYPE_CHECKING:
 class Staged(Value):
     """A turn's commit in the object database, and the ref move that records it."""
 
-    __slots__ = ("ref", "old", "commit", "turn")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     ref: str
     old: str | None  # what the ref points at, which the move expects to replace
     commit: str
     turn: str  # its id
-
-    def __init__(self, ref: str, old: str | None, commit: str, turn: str) -> None:
-        self._init(ref, old, commit, turn)
 
 
 def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange], *,

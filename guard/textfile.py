@@ -8,7 +8,6 @@ endings survive an edit line by line and ``encode()`` gives back the same bytes.
 from __future__ import annotations
 
 import operator
-from typing import ClassVar
 
 from .model import Value
 
@@ -25,14 +24,9 @@ class NotText(Exception):
 
 
 class Text(Value):
-    __slots__ = ("lines", "eols", "bom")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     lines: tuple[str, ...]  # without terminators
     eols: tuple[str, ...]  # one per line; the last may be ""
-    bom: bool
-
-    def __init__(self, lines: tuple[str, ...], eols: tuple[str, ...], bom: bool = False) -> None:
-        self._init(lines, eols, bom)
+    bom: bool = False
 
     @property
     def final_newline(self) -> bool:

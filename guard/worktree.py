@@ -33,7 +33,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Callable, ClassVar, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .filekind import NotRegular, open_regular
 from .model import Value
@@ -67,27 +67,13 @@ class Write(Value):
     takes those of `like` when given (a rename's source), else git's for a new file.
     """
 
-    __slots__ = ("path", "before", "after", "before_mode", "after_mode", "like", "bits")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     before: bytes | None
     after: bytes | None
     before_mode: int | None
     after_mode: int | None
-    like: str | None
-    bits: int | None  # the permission bits the written file gets (`write` works them out)
-
-    def __init__(
-        self,
-        path: str,
-        before: bytes | None,
-        after: bytes | None,
-        before_mode: int | None,
-        after_mode: int | None,
-        like: str | None = None,
-        bits: int | None = None,
-    ) -> None:
-        self._init(path, before, after, before_mode, after_mode, like, bits)
+    like: str | None = None
+    bits: int | None = None  # the permission bits the written file gets (`write` works them out)
 
 
 # Permission bits a written file may carry over: read, write and execute for each class, and
@@ -133,14 +119,9 @@ class LastStep(Value):
     failure, or the recovery after a crash, can hand it to `undo`.
     """
 
-    __slots__ = ("run", "note", "undo")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     run: Callable[[], None]
     note: object
     undo: Undo
-
-    def __init__(self, run: Callable[[], None], note: object, undo: Undo) -> None:
-        self._init(run, note, undo)
 
 
 def state_dir(repo: GitRepo) -> Path:

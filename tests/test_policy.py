@@ -461,3 +461,26 @@ def test_policy_show_outside_a_repository(tmp_path: Path, cli, monkeypatch: pyte
     assert cli("policy", "show", "--json", cwd=outside).json()["name"] == "strict(extends default)"
     bad = cli("policy", "show", "--policy", "strct", "--json", cwd=outside)
     assert bad.code == 2 and "did you mean 'strict'" in bad.stderr and bad.json()["status"] == "error", bad
+
+
+def test_policies_that_say_the_same_are_equal(tmp_path: Path) -> None:
+    write(tmp_path / ".agent-guard.yaml", "extends: default\nchecks:\n  placeholder: warning\n")
+    nothing_kept = policy.PolicyCache(None)
+    one = policy.load(tmp_path, agent="a", cache=nothing_kept)
+    two = policy.load(tmp_path, agent="a", cache=nothing_kept)
+    assert one is not two and one.data is not two.data
+    assert one.protected  # a cached answer worked out on one alone is no part of what it says
+    assert one == two and hash(one) == hash(two) and len({one, two}) == 1
+    # What holds a policy compares by it: a range judged by an equal policy is judged the same.
+    assert judged_by(one) == judged_by(two) and hash(judged_by(one)) == hash(judged_by(two))
+    write(tmp_path / ".agent-guard.yaml", "extends: default\nchecks:\n  placeholder: error\n")
+    other = policy.load(tmp_path, agent="a", cache=nothing_kept)
+    assert other != one and other.name == one.name and hash(other) == hash(one)  # the same name, other settings
+    assert policy.load(tmp_path, agent="b", cache=nothing_kept) != other
+    assert one._replace(agent="b").agent == "b" and one.agent == "a"
+
+
+def judged_by(pol: policy.Policy) -> object:
+    from guard.commit_check.range_policy import RangePolicy
+
+    return RangePolicy(pol, "the policy in the work tree", frozenset({".agent-guard.yaml"}))

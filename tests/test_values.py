@@ -1,22 +1,51 @@
-"""The records that are not tuples (``guard.model.Value``): what a frozen dataclass gave them.
+"""The records that are not tuples (``guard.model.Value``): what a frozen dataclass gives them,
+each field declared once.
 
-Each sets its fields in ``__init__`` through ``Value._init``, in the order of ``_fields``;
-nothing but these tests ties the two, so they hold every ``Value`` class to it.
+A record's fields are its class's annotations; ``__slots__``, ``_fields``, ``__init__`` and the
+rest are derived from them.  These tests import every module of the package, so that they hold
+every ``Value`` class to that rule, not only the ones some other import happened to load.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
+import importlib
 import inspect
 import pickle
+import pkgutil
+import textwrap
+from functools import cached_property
+from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
+import guard
 import guard.checks.whitespace
 import guard.commit_check
 import guard.policy
 import guard.report
-from guard.model import EditSet, FileEdit, Finding, Op, Value
+from guard.model import EditSet, FileEdit, Finding, Op, Value, field
+
+
+def _import_every_module() -> list[str]:
+    """Import each module of the package; the names of those skipped for a dependency that is
+    not installed (an optional one: the test says which)."""
+    skipped = []
+    for info in pkgutil.walk_packages(guard.__path__, "guard."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":  # runs the command line
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or exc.name == "guard" or exc.name.startswith("guard."):
+                raise
+            skipped.append(f"{info.name} (needs {exc.name})")
+    return skipped
+
+
+SKIPPED = _import_every_module()
 
 
 def _classes(base: type = Value) -> list[type]:
@@ -26,19 +55,71 @@ def _classes(base: type = Value) -> list[type]:
     return out
 
 
-VALUES = sorted(_classes(), key=lambda c: c.__qualname__)
+VALUES = sorted({c for c in _classes() if c.__module__.startswith("guard.")},
+                key=lambda c: (c.__module__, c.__qualname__))
+
+
+def _declared() -> set[str]:
+    """Every class of the package's sources that extends ``Value`` (or a class that does)."""
+    top = Path(guard.__file__).parent
+    bases: dict[str, tuple[str, set[str]]] = {}  # module.Class -> (Class, the names of its bases)
+    for path in sorted(top.rglob("*.py")):
+        module = ".".join(path.relative_to(top.parent).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases[f"{module}.{node.name}"] = (node.name, {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases})
+    records = {"Value"}
+    while True:  # a record may extend another (CommitFinding extends Finding)
+        more = {name for name, those in bases.values() if those & records} - records
+        if not more:
+            return {full for full, (_name, those) in bases.items() if those & records}
+        records |= more
 
 
 def test_every_value_class_is_found() -> None:
-    names = {c.__qualname__ for c in VALUES}
-    assert {"Finding", "CommitFinding", "Report", "Policy", "CheckInput", "Rules"} <= names, names
+    names = {f"{c.__module__}.{c.__qualname__}" for c in VALUES}
+    skipped = {s.split(" ")[0] for s in SKIPPED}
+    # Every record in the sources is among them: a class no other import loads is held to the rule too.
+    assert {n for n in _declared() if n.rsplit(".", 1)[0] not in skipped} == names
+    assert {"guard.model.Finding", "guard.commit_check.CommitFinding", "guard.policy.Policy", "guard.ledger.Turn",
+            "guard.adapters.mcp_server.Tool"} <= names
 
 
-@pytest.mark.parametrize("cls", VALUES, ids=lambda c: c.__qualname__)
-def test_init_takes_the_fields_in_their_order(cls: type[Value]) -> None:
-    params = list(inspect.signature(cls.__init__).parameters)[1:]
-    assert params == list(cls._fields)
+def _own_fields(cls: type) -> list[str]:
+    """The fields `cls`'s source declares: its annotated names that are not ``ClassVar``s."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    return [st.target.id for st in body if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
+            and not ast.unparse(st.annotation).startswith(("ClassVar", "typing.ClassVar"))]
+
+
+def _spelled(cls: type) -> list[str]:
+    """What `cls`'s source assigns that the declaration derives: ``__slots__``, ``_fields``."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    names = []
+    for st in tree.body[0].body:  # type: ignore[attr-defined]
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(st, ast.AnnAssign) else []
+        names += [t.id for t in targets if isinstance(t, ast.Name) and t.id in ("__slots__", "_fields", "_defaults")]
+    return names
+
+
+@pytest.mark.parametrize("cls", VALUES, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
+def test_fields_are_declared_once(cls: type[Value]) -> None:
+    own = _own_fields(cls)
+    assert _spelled(cls) == [], f"{cls.__qualname__} spells what its annotations declare"
+    base = cls.__mro__[1]
+    assert cls._fields == getattr(base, "_fields", ()) + tuple(own)
     assert len(set(cls._fields)) == len(cls._fields)
+    assert cls.__dict__["__slots__"] == tuple(own) + ("__dict__",) * any(
+        isinstance(v, cached_property) for v in cls.__dict__.values())
+    # The constructor takes the fields, in order (callers pass them by position and by name).
+    params = list(inspect.signature(cls).parameters)
+    assert params == list(cls._fields)
+
+
+def test_no_value_class_writes_its_own_init() -> None:
+    # A field worked out from what was passed is `__post_init__`'s or a `field(default_factory=...)`'s.
+    assert [c.__qualname__ for c in VALUES if "__init__" in c.__dict__] == []
 
 
 def _finding(**changes: object) -> Finding:
@@ -86,10 +167,6 @@ def test_defaults_are_made_per_value() -> None:
     assert p.sources == {} and p.sources is not guard.policy.Policy("q", {}).sources
 
 
-def test_a_policy_is_equal_only_to_itself() -> None:
-    p = guard.policy.Policy("p", {"checks": {}})
-    assert p == p and p != guard.policy.Policy("p", {"checks": {}}) and hash(p) == hash(p)
-    assert p._replace(name="q").name == "q" and p.name == "p"
 
 
 def test_rules_answer_in_for_a_rule_and_are_a_cache_key() -> None:
@@ -104,3 +181,74 @@ def test_edit_sets_that_say_the_same_are_equal_however_they_were_read() -> None:
     named, guessed = EditSet(files, "unified"), EditSet(files, "unified", detected=True)
     assert named == guessed and not named != guessed and hash(named) == hash(guessed)
     assert named != EditSet(files, "codex") and named != EditSet(files, "unified", ("recount",))
+
+
+class _Point(Value):
+    x: int
+    y: int = 0
+    kind: ClassVar[str] = "point"  # a class variable, not a field
+
+
+class _Named(_Point):
+    name: str = "origin"
+    tags: list[str] = field(default_factory=list)
+
+
+class _Clipped(_Named):
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.name[:3])
+
+
+class _Cached(Value):
+    n: int
+
+    @cached_property
+    def square(self) -> int:
+        return self.n * self.n
+
+
+def test_a_record_is_made_from_its_annotations() -> None:
+    assert _Point._fields == ("x", "y") and _Point.__slots__ == ("x", "y") and _Point.kind == "point"
+    assert _Named._fields == ("x", "y", "name", "tags") and _Named.__slots__ == ("name", "tags")
+    sig = inspect.signature(_Named).parameters
+    assert list(sig) == ["x", "y", "name", "tags"] and (sig["y"].default, sig["name"].default) == (0, "origin")
+    p = _Named(1, name="a")
+    assert (p.x, p.y, p.name, p.tags) == (1, 0, "a", []) and p.tags is not _Named(1).tags
+    assert _Named(1, 2, "b", ["t"]) == _Named(x=1, y=2, name="b", tags=["t"])
+    assert _Point(1) != _Named(1, 0) and repr(_Point(1, 2)) == "_Point(x=1, y=2)"
+    with pytest.raises(TypeError, match="missing argument: 'x'"):
+        _Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="takes 2 arguments but 3 were given"):
+        _Point(1, 2, 3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        _Point(1, x=2)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        _Point(1, z=2)  # type: ignore[call-arg]
+    with pytest.raises(AttributeError):
+        p.extra = 1  # type: ignore[attr-defined]
+
+
+def test_post_init_works_a_field_out_and_runs_for_subclasses_too() -> None:
+    assert _Clipped(1, name="abcdef").name == "abc"
+    assert _Clipped(1, name="abcdef")._replace(x=2) == _Clipped(2, name="abc")
+    f = Finding("c", "error", None, None, "x" * 100_000)
+    c = guard.commit_check.CommitFinding("c", "error", None, None, "x" * 100_000, commit="abc")
+    assert len(f.message) < 100_000 and c.message == f.message and c.commit == "abc"
+
+
+def test_a_class_with_cached_properties_keeps_them_out_of_its_value() -> None:
+    a, b = _Cached(3), _Cached(3)
+    assert a.square == 9 and a == b and hash(a) == hash(b) and "__dict__" in _Cached.__slots__
+    assert pickle.loads(pickle.dumps(a)) == a and copy.deepcopy(a).square == 9
+    with pytest.raises(AttributeError):
+        a.n = 4  # type: ignore[misc]
+
+
+def test_declarations_a_record_cannot_keep_are_refused() -> None:
+    with pytest.raises(TypeError, match="shared by every value; use field"):
+        class _Shared(Value):  # noqa: F841
+            items: list[int] = []  # noqa: RUF012
+    with pytest.raises(TypeError, match="without a default follows one with a default"):
+        class _Order(Value):  # noqa: F841
+            a: int = 0
+            b: int  # type: ignore[misc]

@@ -56,7 +56,7 @@ import signal
 import time
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..model import Value
@@ -78,14 +78,9 @@ class PayloadError(Exception):
 
 
 class Answer(Value):
-    __slots__ = ("code", "stdout", "stderr")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     code: int
-    stdout: str
-    stderr: str
-
-    def __init__(self, code: int, stdout: str = "", stderr: str = "") -> None:
-        self._init(code, stdout, stderr)
+    stdout: str = ""
+    stderr: str = ""
 
 
 class Deadline:

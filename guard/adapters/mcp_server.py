@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable
 
 from ..audience import MCP
 from ..bounds import LINE, TURNS
@@ -60,34 +60,17 @@ _TO_END = 1 << 62  # an end_line past any file: read to the end
 
 
 class Result(Value):
-    __slots__ = ("text", "data", "error")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: str
-    data: dict[str, Any] | None
-    error: bool
-
-    def __init__(self, text: str, data: dict[str, Any] | None = None, error: bool = False) -> None:
-        self._init(text, data, error)
+    data: dict[str, Any] | None = None
+    error: bool = False
 
 
 class Tool(Value):
-    __slots__ = ("name", "description", "schema", "run", "read_only")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
     description: str
     schema: dict[str, Any]
     run: Callable[["Session", dict[str, Any]], Result]
-    read_only: bool
-
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        schema: dict[str, Any],
-        run: Callable[["Session", dict[str, Any]], Result],
-        read_only: bool = False,
-    ) -> None:
-        self._init(name, description, schema, run, read_only)
+    read_only: bool = False
 
 
 # ---------------------------------------------------------------------- the session

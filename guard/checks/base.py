@@ -13,9 +13,9 @@ import re
 from bisect import bisect_right
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..model import FileChange, Finding, Value
+from ..model import FileChange, Finding, Value, field
 from ..policy import Policy
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
@@ -30,13 +30,8 @@ AttrLookup = Callable[[str, str], "str | bool | None"]
 class Usage(Value):
     """What this agent already used: keys files, lines_added, lines_removed, hunks, bytes."""
 
-    __slots__ = ("turn", "session")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
-    turn: Mapping[str, int]
-    session: Mapping[str, int]
-
-    def __init__(self, turn: Mapping[str, int] = _EMPTY, session: Mapping[str, int] = _EMPTY) -> None:
-        self._init(turn, session)
+    turn: Mapping[str, int] = _EMPTY
+    session: Mapping[str, int] = _EMPTY
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:
@@ -126,46 +121,27 @@ class Committed(Value):
     commit (``budget.per_edit``), and text is judged against what the file was before.
     """
 
-    __slots__ = ("label", "commit")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'": how messages name it
-    commit: str | None  # the commit's id, for a commit of a range
-
-    def __init__(self, label: str, commit: str | None = None) -> None:
-        self._init(label, commit)
+    commit: str | None = None  # the commit's id, for a commit of a range
 
 
 class CheckInput(Value):
     """What every check is given: the changes, the policy, git's view of the paths, the agent's usage so far."""
 
-    __slots__ = ("changes", "policy", "tracked", "attr", "core_whitespace", "usage", "edit_bytes", "committed",
-                 "blocks")
-    _fields = __slots__
     changes: tuple[FileChange, ...]
     policy: Policy
     tracked: Callable[[str], bool]  # is this path tracked by git?
     attr: AttrLookup  # gitattributes of a path
     core_whitespace: str | None  # git config core.whitespace
-    usage: Usage
-    edit_bytes: int  # size of the agent's input
-    committed: Committed | None  # None: an agent's edit, judged before it is written
-    blocks: Blocks  # the changes' added blocks, shared by the checks
-
-    def __init__(self, changes: tuple[FileChange, ...], policy: Policy, tracked: Callable[[str], bool],
-                 attr: AttrLookup, core_whitespace: str | None, usage: Usage | None = None, edit_bytes: int = 0,
-                 committed: Committed | None = None, blocks: Blocks | None = None) -> None:
-        self._init(changes, policy, tracked, attr, core_whitespace, Usage() if usage is None else usage, edit_bytes,
-                   committed, Blocks() if blocks is None else blocks)
+    usage: Usage = Usage()
+    edit_bytes: int = 0  # size of the agent's input
+    committed: Committed | None = None  # None: an agent's edit, judged before it is written
+    blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
 
 
 class CheckResult(Value):
-    __slots__ = ("changes", "findings")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[FileChange, ...]  # after fixes
     findings: tuple[Finding, ...]
-
-    def __init__(self, changes: tuple[FileChange, ...], findings: tuple[Finding, ...]) -> None:
-        self._init(changes, findings)
 
 
 Check = Callable[[CheckInput, str], "list[Finding]"]

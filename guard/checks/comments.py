@@ -14,39 +14,22 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from typing import ClassVar, Sequence
+from typing import Sequence
 
 from ..model import Value
 
 
 class Syntax(Value):
-    __slots__ = ("name", "line", "block", "quotes", "spanning", "triple", "bare_ellipsis", "code", "lexed", "marks")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
-    line: tuple[str, ...]  # line-comment openers, as regexes
-    block: tuple[tuple[str, str], ...]  # (open, close) literals
-    quotes: str  # quote characters of single-line strings
-    spanning: str  # quote characters of strings that may span lines (JS templates, Go raw)
-    triple: str  # quote characters that form triple-quoted strings (Python, Kotlin)
-    bare_ellipsis: bool  # a line holding only `...` cannot be code here (C, JS, Go...)
-    code: bool  # a programming language (a bare `…` cannot be code either)
-    lexed: bool  # False: unknown file type, only whole-line comments are recognised
-    marks: tuple[str, ...]  # literal strings every comment starts with (a cheap first filter)
-
-    def __init__(
-        self,
-        name: str,
-        line: tuple[str, ...] = (),
-        block: tuple[tuple[str, str], ...] = (),
-        quotes: str = "",
-        spanning: str = "",
-        triple: str = "",
-        bare_ellipsis: bool = False,
-        code: bool = True,
-        lexed: bool = True,
-        marks: tuple[str, ...] = (),
-    ) -> None:
-        self._init(name, line, block, quotes, spanning, triple, bare_ellipsis, code, lexed, marks)
+    line: tuple[str, ...] = ()  # line-comment openers, as regexes
+    block: tuple[tuple[str, str], ...] = ()  # (open, close) literals
+    quotes: str = ""  # quote characters of single-line strings
+    spanning: str = ""  # quote characters of strings that may span lines (JS templates, Go raw)
+    triple: str = ""  # quote characters that form triple-quoted strings (Python, Kotlin)
+    bare_ellipsis: bool = False  # a line holding only `...` cannot be code here (C, JS, Go...)
+    code: bool = True  # a programming language (a bare `…` cannot be code either)
+    lexed: bool = True  # False: unknown file type, only whole-line comments are recognised
+    marks: tuple[str, ...] = ()  # literal strings every comment starts with (a cheap first filter)
 
 
 _HASH_WORD = r"(?<![^\s])#"  # shell, YAML, Makefile...: `#` starts a comment only at a word start

@@ -57,7 +57,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
-from typing import ClassVar, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from ..lookalikes import disguised, fold
 from ..model import FileChange, Finding, Value
@@ -208,17 +208,12 @@ _DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
 
 class Marker(Value):
-    __slots__ = ("line", "text", "phrase", "strong", "replaces", "whole")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     line: int  # 1-based, in the new file
     text: str  # the whole added line
     phrase: str  # the comment body that elides
     strong: bool  # a placeholder by itself; weak ones count only with a shrink or at the end
-    replaces: int  # lines of the old text it stands where, that the edit drops
-    whole: str  # set for a whole-file write judged as a whole: the finding's message
-
-    def __init__(self, line: int, text: str, phrase: str, strong: bool, replaces: int = 0, whole: str = "") -> None:
-        self._init(line, text, phrase, strong, replaces, whole)
+    replaces: int = 0  # lines of the old text it stands where, that the edit drops
+    whole: str = ""  # set for a whole-file write judged as a whole: the finding's message
 
 
 def body(comment: str) -> str:

@@ -50,14 +50,9 @@ class Rules(Value):
     (Not a tuple: ``"tab-in-indent" in rules`` asks for a rule, not a field.)
     """
 
-    __slots__ = ("enabled", "tabwidth", "linebreak")
-    _fields = __slots__
-    enabled: frozenset[str]
-    tabwidth: int
-    linebreak: bool  # keep a Markdown hard line break (two trailing spaces after text)
-
-    def __init__(self, enabled: frozenset[str] = DEFAULT, tabwidth: int = 8, linebreak: bool = False) -> None:
-        self._init(enabled, tabwidth, linebreak)
+    enabled: frozenset[str] = DEFAULT
+    tabwidth: int = 8
+    linebreak: bool = False  # keep a Markdown hard line break (two trailing spaces after text)
 
     def __contains__(self, name: object) -> bool:
         return name in self.enabled

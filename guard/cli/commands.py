@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 import click
 
@@ -33,12 +33,7 @@ class Invocation(Value):
     """What the program's edge tells a command (click's ``ctx.obj``)."""
 
     # ``program.run`` ends the process after the command: what the command holds may go with it.
-    __slots__ = ("process_ends",)
-    _fields: ClassVar[tuple[str, ...]] = __slots__
-    process_ends: bool
-
-    def __init__(self, process_ends: bool = False) -> None:
-        self._init(process_ends)
+    process_ends: bool = False
 
 
 def process_ends() -> bool:

@@ -54,14 +54,8 @@ _OF_A_CHANGE = ("budget", "binary", "not-utf8")
 class CommitFinding(Finding):
     """A finding of a commit check: the commit it is about, and where to point when it has no path."""
 
-    __slots__ = ("commit", "anchor")
-    _fields = Finding._fields + __slots__
-    commit: str | None  # the commit of a range the finding is about (None: staged change, whole files)
-    anchor: str | None  # a file to point at when the finding has no path of its own (budget)
-
-    def __init__(self, code: str, severity: str, path: str | None, line: int | None, message: str, hint: str = "",
-                 commit: str | None = None, anchor: str | None = None) -> None:
-        self._init(code, severity, path, line, message, hint, commit, anchor)
+    commit: str | None = None  # the commit of a range the finding is about (None: staged change, whole files)
+    anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
 
     def as_dict(self) -> dict[str, object]:
         out = super().as_dict()

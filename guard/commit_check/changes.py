@@ -24,7 +24,7 @@ paths.  In the staged mode a named *file* with no staged change is judged whole,
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
@@ -44,31 +44,17 @@ CHANGE, ROOT, MERGE, STAGED_MERGE = "change", "root", "merge", "staged merge"
 class Unit(Value):
     """What is judged on its own: the staged change, one commit, or the files checked whole."""
 
-    __slots__ = ("label", "commit", "changes", "whole", "texts", "kind", "kept")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
     commit: str | None
     changes: tuple[FileChange, ...]
     whole: bool
     # id(change) -> (added block, lines) of the changes that add every line of a text
     # (new files, files checked whole): decoded once, handed to the checks as is.
-    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None
-    kind: str  # CHANGE, ROOT (a commit with no parent), MERGE (a merge commit's own change), STAGED_MERGE
+    texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None
+    kind: str = CHANGE  # CHANGE, ROOT (a commit with no parent), MERGE (a merge commit's own change), STAGED_MERGE
     # A merge's conflicted files: the lines of the versions merged there.  A line of the
     # resolution that one of them holds is not the merge's own (``merges``).
-    kept: Mapping[str, frozenset[str]] | None
-
-    def __init__(
-        self,
-        label: str,
-        commit: str | None,
-        changes: tuple[FileChange, ...],
-        whole: bool,
-        texts: Mapping[int, tuple[str, tuple[str, ...]]] | None = None,
-        kind: str = CHANGE,
-        kept: Mapping[str, frozenset[str]] | None = None,
-    ) -> None:
-        self._init(label, commit, changes, whole, texts, kind, kept)
+    kept: Mapping[str, frozenset[str]] | None = None
 
 
 # What is judged (units), what the report says was checked (its "check" object), and notes.

@@ -23,7 +23,7 @@ so it must be seen and reviewed on its own.
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar, Sequence
+from typing import Any, Sequence
 
 from .. import policy as policy_mod
 from ..errors import UsageError
@@ -41,15 +41,10 @@ _SHOWN = 4  # settings a finding names; the rest are counted
 class RangePolicy(Value):
     """The policy a range is judged by, where it comes from, and the files it was read from."""
 
-    __slots__ = ("policy", "where", "files", "disk")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     policy: Policy
     where: str  # how messages name it: "the policy committed at origin/main", "--policy strict"
     files: frozenset[str]  # repository paths it was read from, and `.agent-guard.yaml` always
-    disk: frozenset[str]  # those read from the work tree (a --policy file inside it), not from a commit
-
-    def __init__(self, policy: Policy, where: str, files: frozenset[str], disk: frozenset[str] = frozenset()) -> None:
-        self._init(policy, where, files, disk)
+    disk: frozenset[str] = frozenset()  # those read from the work tree (a --policy file inside it), not from a commit
 
 
 def for_range(g: Workspace, from_ref: str) -> RangePolicy:

@@ -32,7 +32,7 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 from __future__ import annotations
 
 import re
-from typing import Callable, ClassVar, Iterator
+from typing import Callable, Iterator
 
 from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
@@ -71,15 +71,10 @@ _QUOTE_LIMIT = 80
 class _Envelope(Value):
     """The lines from `*** Begin Patch` to the end of the (unwrapped) input."""
 
-    __slots__ = ("lines", "first_line", "flat", "delimiter")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     lines: tuple[str, ...]
     first_line: int  # input line of lines[0]
     flat: bool  # the patch came out of one escaped string: every line is `first_line`
     delimiter: str | None  # the heredoc word that closes the wrapper, if any
-
-    def __init__(self, lines: tuple[str, ...], first_line: int, flat: bool, delimiter: str | None) -> None:
-        self._init(lines, first_line, flat, delimiter)
 
     def line_no(self, index: int) -> int:
         return self.first_line if self.flat else self.first_line + index

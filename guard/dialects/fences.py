@@ -31,7 +31,6 @@ No I/O; every function is linear in its input.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from ..model import Value
 from ..regex import lazy
@@ -60,25 +59,12 @@ _PATCH_LINE = lazy(
 
 
 class Fence(Value):
-    __slots__ = ("info", "body", "start_line", "opener_line", "preceding", "closer_line")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     info: str  # the info string, stripped: "", "python", "py title=\"x.py\""
     body: str  # the lines between opener and closer, terminators kept
     start_line: int  # 1-based line of the body's first line
     opener_line: int  # 1-based line of the opening fence
     preceding: str  # last non-blank line before the opener, stripped ("" if none)
-    closer_line: int | None  # None: the input ended inside the fence
-
-    def __init__(
-        self,
-        info: str,
-        body: str,
-        start_line: int,
-        opener_line: int,
-        preceding: str,
-        closer_line: int | None = None,
-    ) -> None:
-        self._init(info, body, start_line, opener_line, preceding, closer_line)
+    closer_line: int | None = None  # None: the input ended inside the fence
 
 
 def split_lines(text: str) -> list[str]:

@@ -36,7 +36,7 @@ Wrappers unwrapped first: ``{"name", "arguments": "<json>" | {...}}``,
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Iterator
+from typing import Any, Iterator
 
 from .. import jsonvalue
 from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace, Value
@@ -71,23 +71,11 @@ class InvalidJSON(ParseError):
 
 
 class _Edit(Value):
-    __slots__ = ("path", "line", "change", "content", "create_only")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     line: int
-    change: Change | None
-    content: str | None
-    create_only: bool  # the text editor's `create`: never over an existing file
-
-    def __init__(
-        self,
-        path: str,
-        line: int,
-        change: Change | None = None,
-        content: str | None = None,
-        create_only: bool = False,
-    ) -> None:
-        self._init(path, line, change, content, create_only)
+    change: Change | None = None
+    content: str | None = None
+    create_only: bool = False  # the text editor's `create`: never over an existing file
 
 
 # -- reading JSON values ------------------------------------------------------

@@ -34,8 +34,6 @@ count as openers too.  A block with no label reuses the previous block's file.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
 from ..regex import lazy
 from . import fences
@@ -60,15 +58,10 @@ SHAPE = (
 
 
 class Block(Value):
-    __slots__ = ("path", "search", "replace", "line")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     search: tuple[str, ...]
     replace: tuple[str, ...]
     line: int  # 1-based line of the SEARCH marker
-
-    def __init__(self, path: str, search: tuple[str, ...], replace: tuple[str, ...], line: int) -> None:
-        self._init(path, search, replace, line)
 
 
 def is_search(line: str) -> bool:

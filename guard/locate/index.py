@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable, ClassVar, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..model import CONTEXT, REMOVED, Finding, Value, error
 from ..textfile import Text
@@ -133,23 +133,11 @@ def unescape(s: str) -> str:
 class Sought(Value):
     """What one change looks for: old lines (with tags), new lines, constraints."""
 
-    __slots__ = ("old", "tags", "hint", "at_eof", "anchors")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     old: tuple[str, ...]
     tags: tuple[str, ...]  # CONTEXT or REMOVED per old line
     hint: int | None  # 0-based expected start
     at_eof: bool
     anchors: tuple[str, ...]
-
-    def __init__(
-        self,
-        old: tuple[str, ...],
-        tags: tuple[str, ...],
-        hint: int | None,
-        at_eof: bool,
-        anchors: tuple[str, ...],
-    ) -> None:
-        self._init(old, tags, hint, at_eof, anchors)
 
 
 def indent_of(s: str) -> str:
@@ -302,25 +290,12 @@ def anchor_floor(fi: FileIndex, anchors: Sequence[str], lo: int, active: frozens
 
 
 class Match(Value):
-    __slots__ = ("start", "size", "active", "fuzzy", "block", "fixed")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     size: int
     active: frozenset[str]
     fuzzy: bool
     block: Sought
-    fixed: tuple[str, ...]  # bookkeeping put right to find it (a misplaced `@@` anchor)
-
-    def __init__(
-        self,
-        start: int,
-        size: int,
-        active: frozenset[str],
-        fuzzy: bool,
-        block: Sought,
-        fixed: tuple[str, ...] = (),
-    ) -> None:
-        self._init(start, size, active, fuzzy, block, fixed)
+    fixed: tuple[str, ...] = ()  # bookkeeping put right to find it (a misplaced `@@` anchor)
 
 
 def tier_sets(tiers: Sequence[str]) -> list[tuple[str, frozenset[str], bool]]:

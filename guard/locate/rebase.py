@@ -23,7 +23,7 @@ gives for the same three texts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, Value, error, ordered_changes
@@ -42,19 +42,9 @@ Region = tuple[int, int, int, int]
 class Bases(Value):
     """The texts an edit may have been made against, other than the file as it is now."""
 
-    __slots__ = ("named", "seen", "earlier")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
-    named: Text | None  # the blob a diff's `index` line names, when it is not the file
-    seen: tuple[Text, ...]  # read_before_edit, the file changed since: the versions the agent saw
-    earlier: tuple[tuple[str, Text], ...]  # a lazy snippet's candidates: (which version, its text)
-
-    def __init__(
-        self,
-        named: Text | None = None,
-        seen: tuple[Text, ...] = (),
-        earlier: tuple[tuple[str, Text], ...] = (),
-    ) -> None:
-        self._init(named, seen, earlier)
+    named: Text | None = None  # the blob a diff's `index` line names, when it is not the file
+    seen: tuple[Text, ...] = ()  # read_before_edit, the file changed since: the versions the agent saw
+    earlier: tuple[tuple[str, Text], ...] = ()  # a lazy snippet's candidates: (which version, its text)
 
 
 NO_BASES = Bases()  # the file as it is now is the only text there is
@@ -63,21 +53,10 @@ NO_BASES = Bases()  # the file as it is now is the only text there is
 class Rewritten(Value):
     """A file's new text, the regions that changed (None: diff it whole), repairs and notes."""
 
-    __slots__ = ("text", "regions", "repairs", "notes")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: Text
     regions: list[Region] | None
-    repairs: tuple[str, ...]
-    notes: tuple[str, ...]
-
-    def __init__(
-        self,
-        text: Text,
-        regions: list[Region] | None,
-        repairs: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-    ) -> None:
-        self._init(text, regions, repairs, notes)
+    repairs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = NO_BASES

@@ -35,7 +35,7 @@ the file next to them.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import ClassVar, Sequence
+from typing import Sequence
 
 from ..diffs import aligned
 from ..model import Finding, Snippet, Value, error
@@ -255,14 +255,9 @@ def _scope_end(lz: Lazy, marker: int, after: int, limit: int) -> int | None:
 
 
 class _Op(Value):
-    __slots__ = ("start", "end", "new")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int  # file lines [start, end) become `new` (snippet indexes)
     end: int
     new: tuple[int, ...]
-
-    def __init__(self, start: int, end: int, new: tuple[int, ...]) -> None:
-        self._init(start, end, new)
 
 
 def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:

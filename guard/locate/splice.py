@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Iterable
+from typing import Iterable
 
 from ..model import Finding, Hunk, Value, error
 from ..textfile import Text, split
@@ -19,27 +19,13 @@ class Splice(Value):
     the two views with the file decides (``rebase.onto_file``).
     """
 
-    __slots__ = ("start", "end", "new", "source_line", "final_newline", "seen", "meant")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     end: int
     new: tuple[tuple[str, str], ...]
-    source_line: int
-    final_newline: bool | None  # set when the edit says how the file must end
-    seen: tuple[tuple[str, str], ...] | None
-    meant: tuple[tuple[str, str], ...] | None
-
-    def __init__(
-        self,
-        start: int,
-        end: int,
-        new: tuple[tuple[str, str], ...],
-        source_line: int = 0,
-        final_newline: bool | None = None,
-        seen: tuple[tuple[str, str], ...] | None = None,
-        meant: tuple[tuple[str, str], ...] | None = None,
-    ) -> None:
-        self._init(start, end, new, source_line, final_newline, seen, meant)
+    source_line: int = 0
+    final_newline: bool | None = None  # set when the edit says how the file must end
+    seen: tuple[tuple[str, str], ...] | None = None
+    meant: tuple[tuple[str, str], ...] | None = None
 
 
 class Located(Value):
@@ -49,21 +35,10 @@ class Located(Value):
     ``locate_changes`` gives one for a whole file, gathered from each change's.
     """
 
-    __slots__ = ("splices", "repairs", "notes", "findings")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
-    splices: tuple[Splice, ...]
-    repairs: tuple[str, ...]
-    notes: tuple[str, ...]
-    findings: tuple[Finding, ...]
-
-    def __init__(
-        self,
-        splices: tuple[Splice, ...] = (),
-        repairs: tuple[str, ...] = (),
-        notes: tuple[str, ...] = (),
-        findings: tuple[Finding, ...] = (),
-    ) -> None:
-        self._init(splices, repairs, notes, findings)
+    splices: tuple[Splice, ...] = ()
+    repairs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     @classmethod
     def refusing(cls, finding: Finding) -> Located:

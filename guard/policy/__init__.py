@@ -20,10 +20,10 @@ import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, ClassVar, Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from ..mappings import lookup
-from ..model import Value
+from ..model import Value, field
 from .schema import (  # the schema's public names are the policy's
     ADDITIVE,
     BUDGET_KEYS,
@@ -71,25 +71,12 @@ __all__ = [
 
 # --- layers -------------------------------------------------------------------------
 class _Layer(Value):
-    __slots__ = ("ident", "label", "short", "data", "parent", "base_dir")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name
     data: dict[str, object]
     parent: str | None  # the `extends` value, None for a root
     base_dir: Path  # where a relative `extends` path is resolved
-
-    def __init__(
-        self,
-        ident: str,
-        label: str,
-        short: str,
-        data: dict[str, object],
-        parent: str | None,
-        base_dir: Path,
-    ) -> None:
-        self._init(ident, label, short, data, parent, base_dir)
 
 
 def presets() -> tuple[str, ...]:
@@ -179,12 +166,7 @@ class PolicyCache(Value):
     ``tests/test_policy.py`` holds it to the parsed text.
     """
 
-    __slots__ = ("folder",)
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     folder: Path | None
-
-    def __init__(self, folder: Path | None) -> None:
-        self._init(folder)
 
     @classmethod
     def of_user(cls, root: Path | None = None) -> PolicyCache:
@@ -404,32 +386,32 @@ def _dotted(path: tuple[str, ...]) -> str:
 
 
 class Policy(Value):
-    """The effective policy of one agent: its settings, and where each came from."""
+    """The effective policy of one agent: its settings, and where each came from.
 
-    # No __slots__: the cached properties below keep what they work out in the instance's dict.
-    _fields = ("name", "data", "sources", "agent", "own_files", "ignorecase")
+    A value, compared by its fields like every record: two loads of one file are equal policies.
+    """
+
     name: str
     data: dict[str, object]
-    sources: dict[str, str]
-    agent: str | None
+    sources: dict[str, str] = field(default_factory=dict)
+    agent: str | None = None
     # Repository-relative paths of `.agent-guard.yaml` and every work-tree file the
     # policy was read from: agents may never change them, whatever `paths.protected`
     # says (``paths.protected_finding``).  Filled by ``load`` for an agent's session;
     # a policy made for another purpose (a commit check judges people's commits) has none.
-    own_files: tuple[str, ...]
+    own_files: tuple[str, ...] = ()
     # git's `core.ignorecase` for the repository: the allow-list (``paths.allow``) names paths as
     # the file system compares them, case-sensitively unless git says it ignores case.  (Protected
     # globs always ignore case: a protected name must not be reached by another spelling.)
-    ignorecase: bool
+    ignorecase: bool = False
 
-    def __init__(self, name: str, data: dict[str, object], sources: dict[str, str] | None = None,
-                 agent: str | None = None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> None:
-        self._init(name, data, {} if sources is None else sources, agent, own_files, ignorecase)
-
-    # A policy is equal only to itself, hashed by identity: it holds dicts, and two loads
-    # of one file are two policies.
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
+    # Equal by value, as every record: two loads of one file say the same, and what is worked
+    # out from a policy (its cached properties) depends on its fields alone, so either may stand
+    # for the other: a commit check judged by an equal policy is the same check.  Hashed by the
+    # fields that are not dicts (nothing changes `data` or `sources` after `load` built them):
+    # equal policies hash alike, and a dict needs no freezing to be hashed.
+    def __hash__(self) -> int:
+        return hash((self.name, self.agent, self.own_files, self.ignorecase))
 
     def get(self, dotted: str, default: object = None) -> object:
         node: object = self.data

@@ -21,7 +21,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, Sequence
 
 from ..model import Value
 
@@ -36,15 +36,10 @@ class ConfigEntry(Value):
     """One setting: its key as git prints it (section and name lowercased), its value (None:
     a bare key, which means true), and the file it came from (None: the command line)."""
 
-    __slots__ = ("key", "value", "origin", "scope")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     key: str
     value: str | None
     origin: str | None  # an absolute path
     scope: str
-
-    def __init__(self, key: str, value: str | None, origin: str | None, scope: str) -> None:
-        self._init(key, value, origin, scope)
 
 
 def is_include(key: str) -> bool:

@@ -11,8 +11,6 @@ is pinned in pyproject.toml and ``tests/repo/test_merge_file.py`` holds the resu
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import pygit2
 
 from ..model import Value
@@ -22,28 +20,18 @@ from .errors import GitError
 class Conflict(Value):
     """One region both sides of a three-way merge changed differently: its lines on each side."""
 
-    __slots__ = ("ours", "theirs", "ours_line", "theirs_line")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     ours: tuple[bytes, ...]  # with their line terminators
     theirs: tuple[bytes, ...]
     ours_line: int  # 1-based line of `ours` where the region starts (the line after, when it is empty)
     theirs_line: int
 
-    def __init__(self, ours: tuple[bytes, ...], theirs: tuple[bytes, ...], ours_line: int, theirs_line: int) -> None:
-        self._init(ours, theirs, ours_line, theirs_line)
-
 
 class Merged(Value):
     """git's three-way merge of one file (what ``git merge-file`` computes)."""
 
-    __slots__ = ("clean", "data", "conflicts")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     clean: bool
     data: bytes  # the result; where not clean, with conflicts resolved as `favor` said (or marked)
-    conflicts: tuple[Conflict, ...]
-
-    def __init__(self, clean: bool, data: bytes, conflicts: tuple[Conflict, ...] = ()) -> None:
-        self._init(clean, data, conflicts)
+    conflicts: tuple[Conflict, ...] = ()
 
 
 class _MemoryObjects(pygit2.OdbBackend):

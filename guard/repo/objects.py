@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from typing import Callable, ClassVar
+from typing import Callable
 
 import pygit2
 
@@ -53,14 +53,9 @@ def blob_id(data: bytes) -> str:
 class Loose(Value):
     """How a repository's blobs are stored as loose objects: where, at which zlib level, fsynced or not."""
 
-    __slots__ = ("folder", "level", "fsync")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     folder: str
     level: int
     fsync: bool
-
-    def __init__(self, folder: str, level: int, fsync: bool) -> None:
-        self._init(folder, level, fsync)
 
 
 def loose_settings(folder: str, config: Callable[[str], str | None]) -> Loose | None:

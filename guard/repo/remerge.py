@@ -24,7 +24,7 @@ paths it is asked about.
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import pygit2
 
@@ -41,16 +41,10 @@ _TEXT_MODES = (FILE, EXEC)
 class Remerged(Value):
     """A merge commit against git's automatic merge of its parents, at some of its paths."""
 
-    __slots__ = ("changes", "conflicted", "blobs")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[TreeChange, ...]  # automatic merge -> merge commit: the merge's own change there
     # Each path where git's merge stops on a conflict: the blobs merged there (base, ours, theirs; any absent left out).
     conflicted: Mapping[str, tuple[str, ...]]
     blobs: Mapping[str, bytes]  # the blobs the automatic merge made (the repository need not hold them)
-
-    def __init__(self, changes: tuple[TreeChange, ...], conflicted: Mapping[str, tuple[str, ...]],
-                 blobs: Mapping[str, bytes]) -> None:
-        self._init(changes, conflicted, blobs)
 
 
 class Scratch:

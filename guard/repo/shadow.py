@@ -52,7 +52,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..model import Value
 from .errors import GitError
@@ -88,16 +88,11 @@ class Moved(Value):
     """What ``Shadow.check_out`` did: the tree the checkout now holds, whether it was written from
     scratch, and how many files it wrote and removed."""
 
-    __slots__ = ("tree", "populated", "written", "removed", "seconds")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     tree: str
     populated: bool
     written: int
     removed: int
     seconds: float
-
-    def __init__(self, tree: str, populated: bool, written: int, removed: int, seconds: float) -> None:
-        self._init(tree, populated, written, removed, seconds)
 
 
 class Left(Value):
@@ -105,14 +100,9 @@ class Left(Value):
     deleted, and files git does not track (nor ignore) that they made; and whether git was asked
     about every file (``walked``) or only about those the watch saw touched."""
 
-    __slots__ = ("changed", "made", "walked")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changed: tuple[str, ...]
     made: tuple[str, ...]
     walked: bool
-
-    def __init__(self, changed: tuple[str, ...], made: tuple[str, ...], walked: bool) -> None:
-        self._init(changed, made, walked)
 
 
 class Busy(GitError):

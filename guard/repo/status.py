@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import ClassVar
 
 import pygit2
 
@@ -30,13 +29,8 @@ class Dirty(Value):
     untracked folder that is a repository of its own), "conflicted" (unmerged in the index).
     """
 
-    __slots__ = ("path", "kind")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     kind: str
-
-    def __init__(self, path: str, kind: str) -> None:
-        self._init(path, kind)
 
 
 def dirty(root: Path) -> list[Dirty]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import ClassVar, Sequence
+from typing import Sequence
 
 from ..model import Value
 from .errors import GitError
@@ -18,28 +18,18 @@ from .errors import GitError
 class Transfer(Value):
     """What a `git push` or `git fetch` did: its exit status, and what it printed."""
 
-    __slots__ = ("status", "out", "err")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     status: int
     out: str  # standard output: `push --porcelain` lists each ref there
     err: str  # standard error: git's messages (and the remote's, as `remote:` lines)
-
-    def __init__(self, status: int, out: str, err: str) -> None:
-        self._init(status, out, err)
 
 
 class PushedRef(Value):
     """One line of `git push --porcelain`: a local ref, where it went, and how."""
 
-    __slots__ = ("flag", "source", "destination", "summary")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     flag: str  # " " fast-forward, "+" forced, "-" deleted, "*" new, "!" rejected, "=" up to date
     source: str
     destination: str
     summary: str
-
-    def __init__(self, flag: str, source: str, destination: str, summary: str) -> None:
-        self._init(flag, source, destination, summary)
 
     @property
     def landed(self) -> bool:

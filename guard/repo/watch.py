@@ -49,13 +49,8 @@ class Touched(Value):
     """What a ``Watch`` saw: paths of files, and folders whose whole content is in doubt
     (relative to the watched root, ``/``-separated, without a trailing ``/``)."""
 
-    __slots__ = ("files", "folders")
-    _fields = __slots__
     files: frozenset[str]
     folders: frozenset[str]
-
-    def __init__(self, files: frozenset[str], folders: frozenset[str]) -> None:
-        self._init(files, folders)
 
     def paths(self) -> list[str]:
         """Every path to ask git about (a folder as a path names all below it), shallowest first,

@@ -23,7 +23,7 @@ matched but left as it was is no change (`no-op`, at the policy's level, when no
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import redaction, worktree
 from ..diffs import opcodes
@@ -46,27 +46,17 @@ _STOP = 10
 class Expanded(Value):
     """What expanding gives: the edit with file edits in place of rewrites (None: refused), findings, notes."""
 
-    __slots__ = ("edits", "findings", "notes")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     edits: EditSet | None
-    findings: tuple[Finding, ...]
-    notes: tuple[str, ...]
-
-    def __init__(self, edits: EditSet | None, findings: Sequence[Finding] = (), notes: Sequence[str] = ()) -> None:
-        self._init(edits, tuple(findings), tuple(notes))
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 class _Site(Value):
     """A match, for messages: where it was and what it matched."""
 
-    __slots__ = ("path", "line", "text")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str
     line: int
     text: str
-
-    def __init__(self, path: str, line: int, text: str) -> None:
-        self._init(path, line, text)
 
     def __str__(self) -> str:
         first = self.text.split("\n", 1)[0]
@@ -106,13 +96,8 @@ def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
 class _Plan(Value):
     """One rewrite's files (each with its language), and what its paths left out."""
 
-    __slots__ = ("targets", "other_languages")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     targets: tuple[tuple[str, Language], ...]
     other_languages: int
-
-    def __init__(self, targets: tuple[tuple[str, Language], ...], other_languages: int) -> None:
-        self._init(targets, other_languages)
 
 
 def _plan(ws: Workspace, rw: Rewrite, n: int, files: list[str], here: str, ignorecase: bool) -> _Plan | Finding:
@@ -191,7 +176,7 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
     problems = [f for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
                 for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])]
     if problems:
-        return Expanded(None, problems)
+        return Expanded(None, tuple(problems))
 
     texts: dict[str, str] = {}
     boms: dict[str, bool] = {}
@@ -249,7 +234,7 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
         if stopped:
             break
     if findings:
-        return Expanded(None, findings[:1])
+        return Expanded(None, tuple(findings[:1]))
     if partial:
         return _refused(_partial(edits.rewrites, plans, partial))
     if enforce and _past(total, len(touched), hunks, files_limit, 1):
@@ -273,9 +258,9 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
         said = [] if level == "off" else [Finding("no-op", level, None, None,
                                                    f"the rewrite matches {plural(total, 'place')} but changes nothing",
                                                    "make `to` differ from what the pattern matches")]
-        return Expanded(edits._replace(rewrites=()), said, notes)
+        return Expanded(edits._replace(rewrites=()), tuple(said), tuple(notes))
     made = tuple(_file_edit(p, originals[p], texts[p], boms[p], touched[p]) for p in changed)
-    return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), notes)
+    return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), tuple(notes))
 
 
 def _past(count: int, files: int, hunks: int | None, files_limit: int | None, times: int) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar, Iterable
+from typing import Iterable
 
 from .. import paths
 from ..model import Finding, Value, error
@@ -30,15 +30,10 @@ class Scope(Value):
     """One path of a rewrite, resolved: the folder it is read from (repository-relative, "" for
     the top), the rest (a glob, or a literal path; "" for the whole folder), and which it is."""
 
-    __slots__ = ("raw", "folder", "rest", "glob")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     raw: str
     folder: str
     rest: str
     glob: bool
-
-    def __init__(self, raw: str, folder: str, rest: str, glob: bool) -> None:
-        self._init(raw, folder, rest, glob)
 
 
 def alternatives(glob: str) -> list[str]:

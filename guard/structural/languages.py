@@ -11,23 +11,16 @@ binding: it aborts with a Rust panic rather than an error.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..model import Value
 
 
 class Language(Value):
     """One language: its name (what the binding takes), aliases, extensions, and `$`'s stand-in."""
 
-    __slots__ = ("name", "aliases", "extensions", "expando")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
     aliases: tuple[str, ...]
     extensions: tuple[str, ...]
-    expando: str
-
-    def __init__(self, name: str, aliases: tuple[str, ...], extensions: tuple[str, ...], expando: str = "$") -> None:
-        self._init(name, aliases, extensions, expando)
+    expando: str = "$"
 
 
 LANGUAGES: tuple[Language, ...] = (

@@ -20,7 +20,7 @@ Positions are the binding's: indexes of characters of the Python string.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..model import Value
 from . import template
@@ -47,32 +47,21 @@ def _binding() -> Any:
 class Match(Value):
     """One replacement: where the matched node is, its text, and what replaces it."""
 
-    __slots__ = ("start", "end", "line", "text", "new")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     end: int
     line: int  # 1-based line of its start
     text: str
     new: str
 
-    def __init__(self, start: int, end: int, line: int, text: str, new: str) -> None:
-        self._init(start, end, line, text, new)
-
 
 class Rewritten(Value):
     """A file's text after one pattern: the matches kept, the names `to` uses that a match left
     unbound, and the matches that hold more than the pattern says (``rewrite``)."""
 
-    __slots__ = ("text", "matches", "unbound", "partial")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: str
     matches: tuple[Match, ...]
-    unbound: tuple[tuple[str, Match], ...]  # ($NAME, the first match that did not bind it)
-    partial: tuple[Match, ...]
-
-    def __init__(self, text: str, matches: tuple[Match, ...], unbound: tuple[tuple[str, Match], ...] = (),
-                 partial: tuple[Match, ...] = ()) -> None:
-        self._init(text, matches, unbound, partial)
+    unbound: tuple[tuple[str, Match], ...] = ()  # ($NAME, the first match that did not bind it)
+    partial: tuple[Match, ...] = ()
 
 
 def rule(pattern: str, selector: str | None, strictness: str | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ checked byte for byte against the command line by ``bench/structural_corpus.py``
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..model import Value
 
@@ -33,16 +33,11 @@ _FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 class Slot(Value):
     """A metavariable in a template: its name, whether it is a list, where it is, its indentation."""
 
-    __slots__ = ("name", "many", "start", "end", "indent")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
     many: bool
     start: int  # index of its first `$` in the template
     end: int
     indent: int  # the spaces that open the template line it stands on
-
-    def __init__(self, name: str, many: bool, start: int, end: int, indent: int) -> None:
-        self._init(name, many, start, end, indent)
 
 
 def indent_before(text: str, end: int) -> int:

@@ -24,7 +24,7 @@ has them); a change that needs more (indent, typography) has other trouble than 
 
 from __future__ import annotations
 
-from typing import ClassVar, Sequence
+from typing import Sequence
 
 from ..locate.hunk import bare_context
 from ..locate.index import MAX_CANDIDATES, FileIndex, norm_fn
@@ -42,29 +42,18 @@ MAX_LINES = 300
 class Realigned(Value):
     """A change rewritten against a region of the file: the new change, and what differed."""
 
-    __slots__ = ("change", "first", "last", "differs")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     change: Change
     first: int  # 1-based first line of the region
     last: int  # its last line
     differs: tuple[str, ...]  # what the change showed otherwise, one phrase per line
 
-    def __init__(self, change: Change, first: int, last: int, differs: tuple[str, ...]) -> None:
-        self._init(change, first, last, differs)
-
 
 class _Reading(Value):
-    __slots__ = ("score", "start", "end", "edits", "mapping")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     score: tuple[int, int]  # the change's lines the region has, or has edited; of those, as they are
     start: int  # 0-based region [start, end) of the file
     end: int
     edits: tuple[tuple[int, int, tuple[str, ...]], ...]  # file lines [f0, f1) become these added lines
     mapping: tuple[tuple[int, int], ...]  # (line of the change's old side, file line) pairs that match
-
-    def __init__(self, score: tuple[int, int], start: int, end: int, edits: tuple[tuple[int, int, tuple[str, ...]], ...],
-                 mapping: tuple[tuple[int, int], ...]) -> None:
-        self._init(score, start, end, edits, mapping)
 
 
 def _as_hunk(ch: Change) -> tuple[Hunk, bool] | None:

@@ -18,8 +18,6 @@ database holds).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..diffs import aligned
 from ..model import FileEdit, LineRange, Value
 from ..repo import GitRepo
@@ -30,15 +28,10 @@ from ..wording import brief, span
 class Reanchored(Value):
     """The ops at their lines in the file as it is now, under that version's tag."""
 
-    __slots__ = ("changes", "blob", "moved", "since")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     changes: tuple[LineRange, ...]
     blob: str  # the version the numbers now refer to: the file as it is
     moved: tuple[str, ...]  # for each op that moved: from where to where
     since: tuple[str, ...]  # the file's changes next to the ops' lines, as they read now
-
-    def __init__(self, changes: tuple[LineRange, ...], blob: str, moved: tuple[str, ...], since: tuple[str, ...]) -> None:
-        self._init(changes, blob, moved, since)
 
 
 def version_of(repo: GitRepo, fe: FileEdit, read_blob: str | None) -> tuple[str, Text] | None:

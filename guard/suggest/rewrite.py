@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..model import LineRange, Value
 from ..textfile import Text
 
@@ -11,21 +9,14 @@ from ..textfile import Text
 class Rewrite(Value):
     """What a suggestion does to one file, in terms every dialect's writer can put in its own words."""
 
-    __slots__ = ("path", "shown", "before", "after", "whole", "ops", "tag", "why", "read")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     path: str  # repository-relative
     shown: str  # the path as the agent names it (from its folder, or absolute for Claude Code)
     before: Text  # the file as it is
     after: Text  # the file once the suggestion lands
-    whole: bool  # the agent sent the whole new text: the suggestion does too
-    ops: tuple[LineRange, ...] | None  # a hashline edit's ops, in the numbers of `tag`'s version
-    tag: str | None  # that version's blob id (hashline)
-    why: str  # what differed and what the suggestion does about it ("" for a file the edit had right)
+    whole: bool = False  # the agent sent the whole new text: the suggestion does too
+    ops: tuple[LineRange, ...] | None = None  # a hashline edit's ops, in the numbers of `tag`'s version
+    tag: str | None = None  # that version's blob id (hashline)
+    why: str = ""  # what differed and what the suggestion does about it ("" for a file the edit had right)
     # The lines of the file as it is now the agent is shown, to record as its read when the
     # edit needs one to land (hashline tags, read_before_edit, the MCP read rule): spans, 1-based.
-    read: tuple[tuple[int, int], ...] | None
-
-    def __init__(self, path: str, shown: str, before: Text, after: Text, whole: bool = False,
-                 ops: tuple[LineRange, ...] | None = None, tag: str | None = None, why: str = "",
-                 read: tuple[tuple[int, int], ...] | None = None) -> None:
-        self._init(path, shown, before, after, whole, ops, tag, why, read)
+    read: tuple[tuple[int, int], ...] | None = None

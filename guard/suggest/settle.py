@@ -19,8 +19,6 @@ Lines compare with their terminators, so a change of line ending is a change.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ..diffs import aligned, similar
 from ..model import Value
 from ..textfile import Text
@@ -31,15 +29,10 @@ Edit = tuple[int, int, tuple[str, ...]]  # base lines [a0, a1) become these keye
 class Settled(Value):
     """The merge, and the file's changes git's rule called a conflict (they touch the edit's)."""
 
-    __slots__ = ("text", "touching")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     text: Text
     # (1-based line in theirs, the base's lines there, theirs) for each of the file's changes
     # that touches or adjoins a change of the edit
     touching: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...]
-
-    def __init__(self, text: Text, touching: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...]) -> None:
-        self._init(text, touching)
 
 
 def keyed(t: Text) -> list[str]:

@@ -24,7 +24,7 @@ import sys
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import Any, Iterator
 
 from ..mappings import lookup
 from ..model import Value
@@ -36,15 +36,10 @@ from .python import new_error as new_python_error
 class Problem(Value):
     """Where a text first fails to parse, and the parser's own words."""
 
-    __slots__ = ("line", "column", "message", "language")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     line: int
     column: int
     message: str
     language: str
-
-    def __init__(self, line: int, column: int, message: str, language: str) -> None:
-        self._init(line, column, message, language)
 
 
 # Language -> (module, function returning the grammar's language pointer).
@@ -302,13 +297,8 @@ def _tree_problem(root: Any, data: bytes, language: str) -> Problem:
 class Span(Value):
     """A construct spanning several lines: rows [start, end], 0-based and inclusive."""
 
-    __slots__ = ("start", "end")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     start: int
     end: int
-
-    def __init__(self, start: int, end: int) -> None:
-        self._init(start, end)
 
 
 def enclosing(language: str, data: bytes, row: int) -> list[Span] | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..model import Finding, Value, error
 from ..wording import plural
@@ -47,16 +47,10 @@ class Verdict(Value):
     files as the fixes taken left them (path -> content), one record per command (the JSON report's
     ``verify``), and notes for the report."""
 
-    __slots__ = ("findings", "fixed", "runs", "notes")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     findings: tuple[Finding, ...]
     fixed: Mapping[str, bytes]
     runs: tuple[dict[str, Any], ...]
     notes: tuple[str, ...]
-
-    def __init__(self, findings: tuple[Finding, ...], fixed: Mapping[str, bytes], runs: tuple[dict[str, Any], ...],
-                 notes: tuple[str, ...]) -> None:
-        self._init(findings, fixed, runs, notes)
 
     @property
     def refused(self) -> bool:

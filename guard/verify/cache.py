@@ -18,7 +18,7 @@ import json
 import os
 from hashlib import sha256
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import Mapping
 
 from ..model import Value
 
@@ -31,15 +31,10 @@ class Seen(Value):
     """A command's run on one tree: its exit status, the tail of its output, and the new blob ids
     (None: removed) of the edit's files it changed."""
 
-    __slots__ = ("code", "output", "changed", "seconds")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     code: int
     output: bytes
     changed: Mapping[str, str | None]
     seconds: float
-
-    def __init__(self, code: int, output: bytes, changed: Mapping[str, str | None], seconds: float) -> None:
-        self._init(code, output, changed, seconds)
 
 
 class Results:

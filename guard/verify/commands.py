@@ -16,7 +16,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..model import Value
 from ..policy.schema import PRE_COMMIT
@@ -35,18 +35,12 @@ class Command(Value):
     the globs of the changed files that concern it (empty: every one), its timeout in seconds,
     whether its changes may be taken into the edit, and its place in the policy's list."""
 
-    __slots__ = ("name", "run", "files", "timeout", "fix", "index")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     name: str
     run: str | None
     files: tuple[str, ...]
     timeout: float
     fix: bool
     index: int
-
-    def __init__(self, name: str, run: str | None, files: tuple[str, ...], timeout: float, fix: bool,
-                 index: int) -> None:
-        self._init(name, run, files, timeout, fix, index)
 
     @property
     def hooks(self) -> bool:
@@ -87,15 +81,10 @@ class Invocation(Value):
     """A command as it runs on one result: the program and arguments, how the user reads it, and
     the changed files it is given."""
 
-    __slots__ = ("command", "argv", "shown", "files")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     command: Command
     argv: tuple[str, ...]
     shown: str
     files: tuple[str, ...]
-
-    def __init__(self, command: Command, argv: tuple[str, ...], shown: str, files: tuple[str, ...]) -> None:
-        self._init(command, argv, shown, files)
 
 
 def invocation(cmd: Command, changes: Sequence[FileChange], pol: Policy, left_out: frozenset[str] = frozenset()

@@ -20,7 +20,7 @@ import select
 import signal
 import subprocess
 import time
-from typing import Callable, ClassVar, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..model import Value
 from ..wording import printable
@@ -36,15 +36,10 @@ class Ran(Value):
     `code` its exit status (minus the signal's number when a signal ended it; None when it did not
     exit on its own); the seconds it took; the tail of its output."""
 
-    __slots__ = ("how", "code", "seconds", "output")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     how: str
     code: int | None
     seconds: float
     output: bytes
-
-    def __init__(self, how: str, code: int | None, seconds: float, output: bytes) -> None:
-        self._init(how, code, seconds, output)
 
 
 def execute(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..model import Value
 
@@ -37,14 +37,9 @@ class Built(Value):
     """The result's tree, the user's HEAD commit (None before the first), and what the caller should
     know about how it was built."""
 
-    __slots__ = ("tree", "head", "notes")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     tree: str
     head: str | None
     notes: tuple[str, ...]
-
-    def __init__(self, tree: str, head: str | None, notes: tuple[str, ...]) -> None:
-        self._init(tree, head, notes)
 
 
 def build(repo: GitRepo, shadow: Shadow, ledger_ref: str, agent: str, changes: Sequence[FileChange]) -> Built:

@@ -5,8 +5,6 @@ See the module doc of ``guard.dialects.unified`` (Counts, ``old_start``).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...bounds import LINE
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError, Value
 from ...regex import lazy
@@ -21,21 +19,10 @@ HINT_HUNK = (
 class Range(Value):
     """A hunk header as written; None where it gave no number."""
 
-    __slots__ = ("old_start", "old_count", "new_start", "new_count")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     old_start: int | None
     old_count: int | None
     new_start: int | None
     new_count: int | None
-
-    def __init__(
-        self,
-        old_start: int | None,
-        old_count: int | None,
-        new_start: int | None,
-        new_count: int | None,
-    ) -> None:
-        self._init(old_start, old_count, new_start, new_count)
 
 
 _HUNK_RE = lazy(r"@@[ \t]*-(\d+)(?:,(\d+))?[ \t]+\+(\d+)(?:,(\d+))?[ \t]*(?:@@.*)?$")
@@ -93,14 +80,9 @@ def _is_separator(lines: list[str], j: int) -> bool:
 
 
 class _Read(Value):
-    __slots__ = ("hunk", "end", "recounted")
-    _fields: ClassVar[tuple[str, ...]] = __slots__
     hunk: Hunk
     end: int  # index of the first line after the hunk
     recounted: bool
-
-    def __init__(self, hunk: Hunk, end: int, recounted: bool) -> None:
-        self._init(hunk, end, recounted)
 
 
 # Body lines shorter than this are shared between hunks: most short lines of code
