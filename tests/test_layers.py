@@ -3,8 +3,9 @@
 Each module sits in a layer; it may import from its own layer and those below, never above
 (typing-only imports aside: they never run).  A layer is listed by module prefixes; the
 longest prefix that names a module decides (``guard`` alone is the package's own file).  A new
-module must be placed here: the test fails on one it cannot place.  The imports are read from the source (``ast``), lazy ones inside
-functions included, so an import deferred for start-up speed still cannot climb.
+module must be placed here: the test fails on one it cannot place.  The imports are read from
+the source (``ast``), lazy ones inside functions included, so an import deferred for start-up
+speed still cannot climb.
 """
 
 from __future__ import annotations
