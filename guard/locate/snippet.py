@@ -327,10 +327,10 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
     pieces, markers = _pieces(lz, items)
     pos = pa + 1
     if pieces[0]:
-        step = _lead(lz, pieces[0], pa, pb)
-        if isinstance(step, Finding):
-            return step
-        pos, op = step
+        lead = _lead(lz, pieces[0], pa, pb)
+        if isinstance(lead, Finding):
+            return lead
+        pos, op = lead
         if op is not None:
             ops.append(op)
     for k, m in enumerate(markers):
@@ -338,7 +338,7 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
         if not piece:
             continue  # the last marker keeps everything up to the next anchor
         last = k == len(markers) - 1
-        step = None if last else _between_markers(lz, piece, pos, pb)
+        step: Finding | _Step | None = None if last else _between_markers(lz, piece, pos, pb)
         if step is None:
             scope = _marker_scope(lz, m, piece, pos, pb, last)
             if scope is not None and scope < pb - 1:
