@@ -208,7 +208,7 @@ def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) ->
     problems = [f for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
                 for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])]
     if problems:
-        return Expanded(None, problems)
+        return Expanded(None, tuple(problems))
     return plans
 
 
@@ -283,7 +283,7 @@ def _run(edits: EditSet, plans: list[_Plan], texts: dict[str, str], pol: Policy)
         total += count
         if stopped:
             break
-    return _Run(counts, sites, partial, touched, total, findings, stopped)
+    return _Run(tuple(counts), tuple(sites), tuple(partial), touched, total, tuple(findings), stopped)
 
 
 def _seen(n: int, path: str, done: matches.Rewritten, pol: Policy, sites: list[_Site],
@@ -343,9 +343,9 @@ def _made(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], 
         said = [] if level == "off" else [Finding("no-op", level, None, None,
                                                    f"the rewrite matches {plural(run.total, 'place')} but changes nothing",
                                                    "make `to` differ from what the pattern matches")]
-        return Expanded(edits._replace(rewrites=()), said, notes)
+        return Expanded(edits._replace(rewrites=()), tuple(said), tuple(notes))
     made = tuple(_file_edit(p, originals[p], texts[p], boms[p], run.touched[p]) for p in changed)
-    return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), notes)
+    return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), tuple(notes))
 
 
 def _past(count: int, files: int, hunks: int | None, files_limit: int | None, times: int) -> bool:
