@@ -589,45 +589,7 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
         warned = tuple(guarded)
-        state = _State(g, {})
-        originals: dict[str, tuple[bytes | None, int | None]] = {}
-        moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now (its bits go back with it)
-        findings: list[Finding] = []
-        for t in targets:  # newest first
-            unblock = _Unblock(forced, t.commit,
-                               lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
-            changed = _turn_changes(g, t)
-            for was, now in _renamed(g, t, changed).items():
-                moved_back[was] = moved_back.get(now, now)
-            for tc in changed:
-                touched = [tc.path] + ([tc.old_path] if tc.old_path else [])
-                for p in touched:
-                    if p not in originals:
-                        originals[p] = state.get(p)
-                after, before = _blob(g, tc.new), _blob(g, tc.old)
-                cur, cur_mode = state.get(tc.path)
-                if tc.status == "R" and tc.old_path:
-                    restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
-                    if f is None and state.get(tc.old_path)[0] is not None and not force:
-                        f = error("rollback-conflict", tc.old_path, None,
-                                  f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
-                                  "remove or rename it first, or pass --force")
-                    if f is not None:
-                        findings.append(f)
-                        continue
-                    state.files[tc.path] = (None, None)
-                    state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
-                    moved_back[tc.old_path] = moved_back.get(tc.path, tc.path)
-                    continue
-                restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
-                if f is not None:
-                    findings.append(f)
-                    continue
-                mode = cur_mode
-                if tc.old is not None and (cur_mode is None or tc.new is None or cur_mode == tc.new.mode):
-                    mode = tc.old.mode
-                state.files[tc.path] = (restored, mode if restored is not None else None)
-        changes = _changes(originals, state.files)
+        changes, findings, moved_back = _undo(g, pol, targets, force, forced)
         label = ",".join(t.id for t in targets) if origin is None else f"{origin[1]} of clone {origin[0]}"
         if findings:
             return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
@@ -657,6 +619,57 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
                           extra=extra), targets
         turn_ref = TurnRef(agent, staged.turn, staged.commit, staged.ref)
     return Report("applied", "rollback", tuple(changes), warned, turn_ref, notes, extra=extra), targets
+
+
+def _undo(g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced: str
+          ) -> tuple[list[FileChange], list[Finding], dict[str, str]]:
+    """The changes that undo `targets` (newest first) one after the other, the conflicts that
+    refuse them, and where each renamed file's old path is now (its bits go back with it)."""
+    state = _State(g, {})
+    originals: dict[str, tuple[bytes | None, int | None]] = {}
+    moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now
+    findings: list[Finding] = []
+    for t in targets:  # newest first
+        unblock = _Unblock(forced, t.commit,
+                           lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
+        changed = _turn_changes(g, t)
+        for was, now in _renamed(g, t, changed).items():
+            moved_back[was] = moved_back.get(now, now)
+        for tc in changed:
+            touched = [tc.path] + ([tc.old_path] if tc.old_path else [])
+            for p in touched:
+                if p not in originals:
+                    originals[p] = state.get(p)
+            f = _undo_change(g, state, tc, force, unblock, moved_back)
+            if f is not None:
+                findings.append(f)
+    return _changes(originals, state.files), findings, moved_back
+
+
+def _undo_change(g: Guard, state: _State, tc: TreeChange, force: bool, unblock: _Unblock,
+                 moved_back: dict[str, str]) -> Finding | None:
+    """Undo one file change of a turn in `state` (a move: moved back), or the conflict that refuses it."""
+    after, before = _blob(g, tc.new), _blob(g, tc.old)
+    cur, cur_mode = state.get(tc.path)
+    restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
+    if tc.status == "R" and tc.old_path:
+        if f is None and state.get(tc.old_path)[0] is not None and not force:
+            f = error("rollback-conflict", tc.old_path, None,
+                      f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
+                      "remove or rename it first, or pass --force")
+        if f is not None:
+            return f
+        state.files[tc.path] = (None, None)
+        state.files[tc.old_path] = (restored, tc.old.mode if tc.old else FILE)
+        moved_back[tc.old_path] = moved_back.get(tc.path, tc.path)
+        return None
+    if f is not None:
+        return f
+    mode = cur_mode
+    if tc.old is not None and (cur_mode is None or tc.new is None or cur_mode == tc.new.mode):
+        mode = tc.old.mode
+    state.files[tc.path] = (restored, mode if restored is not None else None)
+    return None
 
 
 def _force_command(agent: str, turn_id: str | None, to_id: str | None, clone: str | None = None,

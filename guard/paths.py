@@ -113,7 +113,38 @@ def start_rule(folder: str, git_diff: bool = False) -> str:
 
 
 def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
-    """`raw` as a repository-relative POSIX path, or the finding that refuses it."""
+    """`raw` as a repository-relative POSIX path, or the finding that refuses it.
+
+    In order: text that is no file name (``_not_a_name``); an absolute path made relative
+    (``_relative``); its names, '..' resolved (``_names``); the length limits; git's own
+    folders; then what the filesystem has on the way (``_check_filesystem``).
+    """
+    refused = _not_a_name(raw)
+    if refused is not None:
+        return refused
+    real_root = os.path.realpath(root)
+    rel = _relative(root, real_root, raw)
+    if not isinstance(rel, str):
+        return rel
+    if rel.endswith("/"):
+        return _outside(raw, "names a folder, not a file", "name the file inside that folder")
+    parts = _names(real_root, raw, rel)
+    if isinstance(parts, tuple):
+        return parts
+    if not parts:
+        return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
+    path = "/".join(parts)
+    size = len(path.encode("utf-8", "surrogateescape"))
+    if size > MAX_PATH_BYTES or len(parts) > MAX_DEPTH:
+        return _outside(raw, f"the path is {size:,} bytes and {len(parts)} names deep; the limits are "
+                        f"{MAX_PATH_BYTES:,} bytes and {MAX_DEPTH} names", "use a shorter path")
+    if any(_is_dot_git(c) for c in parts):
+        return _protected_git(path)
+    return _check_filesystem(real_root, raw, path, parts)
+
+
+def _not_a_name(raw: str) -> tuple[None, Finding] | None:
+    """The refusal of a path that is empty, or holds half a surrogate pair or a control character."""
     if not raw or not raw.strip():
         return _outside(raw, "the path is empty", "name a file of the repository, e.g. src/app.py")
     half = None if raw.isascii() else _SURROGATE().search(raw)
@@ -130,20 +161,26 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     if bad:
         return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
                         "write the file name without NUL, newline or other control characters")
-    real_root = os.path.realpath(root)
-    rel = raw
-    if raw.startswith("/"):
-        for base in dict.fromkeys((real_root, os.path.abspath(root))):
-            if raw == base or raw.rstrip("/") == base:
-                return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
-            if raw.startswith(base.rstrip("/") + "/"):
-                rel = raw[len(base.rstrip("/")) + 1:]
-                break
-        else:
-            return _outside(raw, f"the absolute path is outside the repository {real_root}",
-                            f"name a file inside the repository: a relative path, or an absolute one under {real_root}")
-    if rel.endswith("/"):
-        return _outside(raw, "names a folder, not a file", "name the file inside that folder")
+    return None
+
+
+def _relative(root: Path, real_root: str, raw: str) -> str | tuple[None, Finding]:
+    """`raw` relative to the repository's top (an absolute path under it, by its real or its
+    given name), or the refusal of an absolute path that is the root or outside it."""
+    if not raw.startswith("/"):
+        return raw
+    for base in dict.fromkeys((real_root, os.path.abspath(root))):
+        if raw == base or raw.rstrip("/") == base:
+            return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
+        if raw.startswith(base.rstrip("/") + "/"):
+            return raw[len(base.rstrip("/")) + 1:]
+    return _outside(raw, f"the absolute path is outside the repository {real_root}",
+                    f"name a file inside the repository: a relative path, or an absolute one under {real_root}")
+
+
+def _names(real_root: str, raw: str, rel: str) -> list[str] | tuple[None, Finding]:
+    """The names of the relative path `rel`, `.` and empty ones dropped and `..` taken back
+    (never above the top, nor back through a symbolic link); or the refusal."""
     parts: list[str] = []
     for comp in rel.split("/"):
         if comp in ("", "."):
@@ -162,16 +199,7 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
             return _outside(raw, f"the name {comp[:40]!r}... is longer than 255 bytes",
                             "use a shorter file name")
         parts.append(comp)
-    if not parts:
-        return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
-    path = "/".join(parts)
-    size = len(path.encode("utf-8", "surrogateescape"))
-    if size > MAX_PATH_BYTES or len(parts) > MAX_DEPTH:
-        return _outside(raw, f"the path is {size:,} bytes and {len(parts)} names deep; the limits are "
-                        f"{MAX_PATH_BYTES:,} bytes and {MAX_DEPTH} names", "use a shorter path")
-    if any(_is_dot_git(c) for c in parts):
-        return _protected_git(path)
-    return _check_filesystem(real_root, raw, path, parts)
+    return parts
 
 
 def _check_filesystem(real_root: str, raw: str, path: str, parts: list[str]) -> tuple[str | None, Finding | None]:

@@ -39,9 +39,13 @@ LAST = -1  # hashline's `$`: the last line of the file as read
 
 def resolve(ws: Workspace, edits: EditSet, pol: Policy, here: str = "",
             audience: Audience = CLI) -> tuple[EditSet, list[Finding]]:
-    """`edits` with every block and register worked out (see the module doc), or the findings that refuse it."""
+    """`edits` with every block and register worked out (see the module doc), or the findings that refuse it.
+
+    The module doc's two passes: ``_blocks_and_cuts`` for each file with a block op or a cut,
+    then, when none was refused, ``_pastes`` for each file with a paste.
+    """
     files = list(edits.files)
-    kept: dict[str, tuple[str, ...]] = {}
+    kept: dict[str, tuple[str, ...]] = {}  # register -> the lines cut into it
     indents: dict[tuple[int, int], str] = {}  # (file, change) -> the indentation a paste there takes
     findings: list[Finding] = []
     for i, fe in enumerate(files):
@@ -51,51 +55,63 @@ def resolve(ws: Workspace, edits: EditSet, pol: Policy, here: str = "",
         if isinstance(read, Finding):
             findings.append(read)
             continue
-        path, text = read
-        changes: list[Change] = []
-        moved = False
-        found: dict[int, int] | Finding | None = None
-        for j, c in enumerate(fe.changes):
-            if isinstance(c, LineRange) and c.block:
-                if found is None:
-                    found = _spans(path, text, c)
-                placed = found if isinstance(found, Finding) else _place(path, text, found, c)
-                if isinstance(placed, Finding):
-                    findings.append(placed)
-                    changes.append(c)
-                    continue
-                c, indent = placed
-                if c.paste is not None:
-                    indents[(i, j)] = indent
-                elif c.end < c.start:
-                    rows = _indented(c.new, indent)
-                    moved = moved or rows != c.new
-                    c = c._replace(new=rows)
-            if isinstance(c, LineRange) and c.cut is not None:
-                end = len(text.lines) if c.end == LAST else c.end
-                kept[c.cut] = text.lines[c.start - 1:end]
-            changes.append(c)
-        files[i] = fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
+        files[i] = _blocks_and_cuts(i, fe, read[0], read[1], kept, indents, findings)
     if findings:
         return edits, findings
     for i, fe in enumerate(files):
-        if not any(isinstance(c, LineRange) and c.paste is not None for c in fe.changes):
-            continue
-        changes = []
-        moved = False
-        for j, c in enumerate(fe.changes):
-            if isinstance(c, LineRange) and c.paste is not None:
-                lines = kept.get(c.paste)
-                if lines is None:  # the parser pairs every paste with a cut: this is a bug
-                    raise AssertionError(f"register {c.paste!r} was never filled")
-                if (i, j) in indents:
-                    rows = _indented(lines, indents[(i, j)])
-                    moved = moved or rows != lines
-                    lines = rows
-                c = c._replace(new=lines)
-            changes.append(c)
-        files[i] = fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
+        if any(isinstance(c, LineRange) and c.paste is not None for c in fe.changes):
+            files[i] = _pastes(i, fe, kept, indents)
     return edits._replace(files=tuple(files)), []
+
+
+def _blocks_and_cuts(i: int, fe: FileEdit, path: str, text: Text, kept: dict[str, tuple[str, ...]],
+                     indents: dict[tuple[int, int], str], findings: list[Finding]) -> FileEdit:
+    """File `i` (`fe`, read as `text`) with each block op's lines worked out; its cuts' lines go
+    into `kept`, the indentation of a paste over or after a block into `indents`, and the ops
+    refused into `findings`."""
+    changes: list[Change] = []
+    moved = False
+    found: dict[int, int] | Finding | None = None
+    for j, c in enumerate(fe.changes):
+        if isinstance(c, LineRange) and c.block:
+            if found is None:
+                found = _spans(path, text, c)
+            placed = found if isinstance(found, Finding) else _place(path, text, found, c)
+            if isinstance(placed, Finding):
+                findings.append(placed)
+                changes.append(c)
+                continue
+            c, indent = placed
+            if c.paste is not None:
+                indents[(i, j)] = indent
+            elif c.end < c.start:
+                rows = _indented(c.new, indent)
+                moved = moved or rows != c.new
+                c = c._replace(new=rows)
+        if isinstance(c, LineRange) and c.cut is not None:
+            end = len(text.lines) if c.end == LAST else c.end
+            kept[c.cut] = text.lines[c.start - 1:end]
+        changes.append(c)
+    return fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
+
+
+def _pastes(i: int, fe: FileEdit, kept: dict[str, tuple[str, ...]], indents: dict[tuple[int, int], str]) -> FileEdit:
+    """File `i` (`fe`) with each paste's register lines as its new lines, indented as the block
+    it goes over or after."""
+    changes: list[Change] = []
+    moved = False
+    for j, c in enumerate(fe.changes):
+        if isinstance(c, LineRange) and c.paste is not None:
+            lines = kept.get(c.paste)
+            if lines is None:  # the parser pairs every paste with a cut: this is a bug
+                raise AssertionError(f"register {c.paste!r} was never filled")
+            if (i, j) in indents:
+                rows = _indented(lines, indents[(i, j)])
+                moved = moved or rows != lines
+                lines = rows
+            c = c._replace(new=lines)
+        changes.append(c)
+    return fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
 
 
 def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, audience: Audience) -> tuple[str, Text] | Finding:

@@ -27,6 +27,7 @@ from .textfile import Text, decode, decode_or_none
 from .wording import plural
 
 if TYPE_CHECKING:
+    from .anchors import Anchored
     from .attributes import AttrLookup
     from .policy import Policy
     from .workspace import Workspace
@@ -86,9 +87,12 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]
     return tracked
 
 
+_Result = tuple[FileChange | None, list[Finding], list[str]]  # the change (None: refused), findings, notes
+
+
 def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
                audience: Audience = CLI, guessed_whole: bool = False, require_read: bool = False,
-               attr: AttrLookup | None = None) -> tuple[FileChange | None, list[Finding], list[str]]:
+               attr: AttrLookup | None = None) -> _Result:
     """The change `fe` makes to its file (None when refused), with the findings and notes that go with it.
 
     `require_read`: an existing file the edit changes, moves or deletes must be one the agent
@@ -97,72 +101,109 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     this function writes: the agent's path after every repair (``_prefix_dropped``), resolved.
     `attr`: the attributes to read (default: the work tree's), as the tree was before the turn
     (``attributes.before_turn``).
+
+    The steps, in order, each of which may refuse: the paths (``_paths``), the file read and
+    vetted (``_read_vetted``), the agent's reads (``_against_reads``); then the file deleted
+    (``_delete``) or its new text worked out (``_edited``).
     """
-    from .checks import content_finding
-
     attr = attr or ws.repo.attr
-
     if fe.binary:
         return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
                             "change binary files outside the agent, or send a text edit")], []
+    where = _paths(ws, fe, pol, here)
+    if isinstance(where, list):
+        return None, where, []
+    fe, start, src, path = where
+    got = _read_vetted(ws, fe, pol, start, src, path, require_read, audience, attr)
+    if isinstance(got, Finding):
+        return None, [got], []
+    before, old_mode, op = got
+    read = _against_reads(ws, fe, src, before, pol, audience)
+    if read is not None:
+        fe = read.edit
+        if any(x.severity == "error" for x in read.findings):
+            return None, list(read.findings), []
+    if op is Op.DELETE:
+        if read is not None and read.stale is not None:
+            return None, [read.stale], []  # deleting a file changed since it was seen loses that change
+        ch, fs = _delete(fe, path, before, old_mode, tiers)
+        return ch, (list(read.findings) if read is not None else []) + fs, []
+    return _edited(ws, fe, pol, tiers, src, path, before, old_mode, op, read, audience, guessed_whole, attr)
+
+
+def _paths(ws: Workspace, fe: FileEdit, pol: Policy, here: str) -> tuple[FileEdit, str, str, str] | list[Finding]:
+    """The edit with its path repaired (``_prefix_dropped``), the folder its paths start from,
+    and the file it reads (for a move, the one moved) and writes, resolved; or the refusal."""
     start = "" if fe.path_base is PathBase.ROOT else here
     guess = fe.path_base is PathBase.GUESS
     fe = _prefix_dropped(ws.root, fe, start, guess)
     path, f = resolve(ws, paths.from_folder(start, fe.path, guess), pol)
     if f is not None or path is None:
-        return None, [f] if f else [], []
+        return [f] if f else []
     src: str = path
     if fe.old_path and fe.op in (Op.RENAME, Op.MODIFY) and fe.old_path != fe.path:
         old, f = resolve(ws, paths.from_folder(start, fe.old_path, guess), pol)
         if f is not None or old is None:
-            return None, [f] if f else [], []
+            return [f] if f else []
         src = old
+    return fe, start, src, path
+
+
+def _read_vetted(ws: Workspace, fe: FileEdit, pol: Policy, start: str, src: str, path: str, require_read: bool,
+                 audience: Audience, attr: AttrLookup) -> tuple[bytes | None, int | None, Op] | Finding:
+    """The file's bytes and mode now (None: not there) and the operation it gets, once what is
+    there allows the edit (``_vet``), the agent read it (`require_read`) and its content is text."""
+    from .checks import content_finding
+
     try:
         before, old_mode = worktree.read(ws.root, src)
         dest = worktree.read(ws.root, path)[0] if src != path else before
     except worktree.UnsafePath as exc:
-        return None, [_not_a_file(ws.root, fe, src, path, exc)], []
+        return _not_a_file(ws.root, fe, src, path, exc)
     op = fe.op
     refused = _vet(ws, fe, op, src, path, before, dest, start)
     if refused is not None:
-        return None, [refused], []
+        return refused
     if require_read and before is not None:
         unseen = unread(ws, src, before, pol.agent or "agent", audience)
         if unseen is not None:
-            return None, [unseen], []
+            return unseen
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
         bad = content_finding(src, before, attr)
         if bad is not None:
-            return None, [bad], []
-    # What the agent read decides a line-anchored edit, and (read_before_edit) an edit with no
-    # base of its own; only those load `anchors` (and with it the reads record, hashline's module).
-    read_findings: list[Finding] = []
-    stale: Finding | None = None  # read_before_edit: the file changed since the agent saw it
-    seen: tuple[str, ...] = ()
-    read_repairs: tuple[str, ...] = ()
+            return bad
+    return before, old_mode, op
+
+
+def _against_reads(ws: Workspace, fe: FileEdit, src: str, before: bytes | None, pol: Policy,
+                   audience: Audience) -> Anchored | None:
+    """What the agent read decides a line-anchored edit, and (read_before_edit) an edit with no
+    base of its own; None for any other edit (it is as sent).  Only those load `anchors` (and
+    with it the reads record, hashline's module)."""
+    if before is None:
+        return None
     claimed: str | None = None
-    if before is not None and fe.base and pol.read_before_edit and not line_anchored(fe):
+    if fe.base and pol.read_before_edit and not line_anchored(fe):
         from . import anchors
 
         if not anchors.seen_base(ws.repo, pol, src, fe.base):
             # A made-up `index` line (or a blob the agent never saw) is no base: the edit is one
             # with none, which read_before_edit holds to the agent's reads and writes.
             claimed, fe = fe.base, fe._replace(base=None)
-    if before is not None and (line_anchored(fe) or (fe.base is None and pol.read_before_edit)):
+    if line_anchored(fe) or (fe.base is None and pol.read_before_edit):
         from . import anchors
 
-        got_read = anchors.against_read(ws.repo, fe, src, before, pol, audience, claimed)
-        fe, read_findings = got_read.edit, list(got_read.findings)
-        stale, seen, read_repairs = got_read.stale, got_read.seen, got_read.repairs
-        if any(x.severity == "error" for x in read_findings):
-            return None, read_findings, []
-    if op is Op.DELETE:
-        if stale is not None:
-            return None, [stale], []  # deleting a file changed since it was seen loses that change
-        ch, fs = _delete(fe, path, before, old_mode, tiers)
-        return ch, read_findings + fs, []
+        return anchors.against_read(ws.repo, fe, src, before, pol, audience, claimed)
+    return None
+
+
+def _edited(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], src: str, path: str,
+            before: bytes | None, old_mode: int | None, op: Op, read: Anchored | None, audience: Audience,
+            guessed_whole: bool, attr: AttrLookup) -> _Result:
+    """The change of a file created or edited: its new text (``_new_text``), as a change."""
+    stale = read.stale if read is not None else None  # read_before_edit: the file changed since the agent saw it
     text = decode(before) if before is not None else Text((), (), False)
     notes: list[str] = []
     flt = attr(path, "filter")
@@ -178,20 +219,10 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         # Refused too, but with the change built, so the checks say what else is wrong with it
         # (an elision marker where the definitions were is the `placeholder` check's to name).
         dropped = _drops_definitions(path, text, fe.content, audience)
-    bases = _bases(ws, fe, path, before, tiers, pol, seen if stale is not None else ())
-    got = new_text(fe, text, tiers, path, bases)
-    if got is None:
-        assert stale is not None
-        return None, [stale], []
-    if not isinstance(got, Rewritten) and "3way" in tiers and _may_be_older(fe, before, bases, got):
-        # Not in the file as it is: made, perhaps, against a version the agent saw before.
-        earlier = bases.earlier or _earlier(ws, path, before or b"", pol)
-        older = from_earlier(fe, text, tiers, path, earlier)
-        if older is not None:
-            got = older if isinstance(older, Rewritten) else (older,)
+    got = _new_text(ws, fe, pol, tiers, path, before, text, read)
     if not isinstance(got, Rewritten):
-        return None, list(got), []
-    repairs = list(read_repairs) + list(got.repairs) + list(fe.repairs)
+        return None, got, []
+    repairs = list(read.repairs if read is not None else ()) + list(got.repairs) + list(fe.repairs)
     new = got.text
     if not any(text.eols):
         # A new file (or one without a line end of its own): the endings git's checkout
@@ -206,7 +237,30 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
         new_mode=fe.new_mode or old_mode or FILE, repairs=repairs, regions=got.regions,
         before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
     )
-    return change, read_findings + ([dropped] if dropped is not None else []), notes + list(got.notes)
+    found = list(read.findings) if read is not None else []
+    return change, found + ([dropped] if dropped is not None else []), notes + list(got.notes)
+
+
+def _new_text(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], path: str, before: bytes | None,
+              text: Text, read: Anchored | None) -> Rewritten | list[Finding]:
+    """The file's new text: the edit located in the file as it is, else (``3way``) in a version
+    the agent saw before; or the findings that refuse it."""
+    stale = read.stale if read is not None else None
+    seen = read.seen if read is not None and stale is not None else ()
+    bases = _bases(ws, fe, path, before, tiers, pol, seen)
+    got = new_text(fe, text, tiers, path, bases)
+    if got is None:
+        assert stale is not None
+        return [stale]
+    if not isinstance(got, Rewritten) and "3way" in tiers and _may_be_older(fe, before, bases, got):
+        # Not in the file as it is: made, perhaps, against a version the agent saw before.
+        earlier = bases.earlier or _earlier(ws, path, before or b"", pol)
+        older = from_earlier(fe, text, tiers, path, earlier)
+        if older is not None:
+            got = older if isinstance(older, Rewritten) else (older,)
+    if not isinstance(got, Rewritten):
+        return list(got)
+    return got
 
 
 def source(ws: Workspace, fe: FileEdit, pol: Policy, here: str = "") -> tuple[str, bytes | None] | Finding:

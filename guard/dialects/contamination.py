@@ -123,47 +123,51 @@ def mixed(text: str) -> list[tuple[str, int, str]]:
         return []  # one dialect's markers at most: the common case, decided without a scan
     lines = text.split("\n")
     found: dict[str, tuple[str, int, str]] = {}
-
-    def mark(dialect: str, i: int) -> None:
-        if dialect not in found:
-            found[dialect] = (dialect, i + 1, lines[i].rstrip("\r"))
-
-    state = ""
+    state = ""  # the body the line is in: "codex", "search", "replace", "hunk"; "" for none
     for i, line in enumerate(lines):
         bare = line.strip(_WS)
-        if state == "codex":
-            state = "" if bare == _END else state
+        inside = _inside(state, line, bare)
+        if inside is not None:
+            state = inside
             continue
-        if state == "search":
-            state = "replace" if _DIVIDER().fullmatch(bare) else state
-            continue
-        if state == "replace":
-            state = "" if _REPLACE().fullmatch(bare) or _DIVIDER().fullmatch(bare) else state
-            continue
-        if state == "hunk":
-            if line[:1] in (" ", "+", "-", "\\") or bare == "":
-                continue
-            state = ""
-        if bare == _BEGIN:
-            mark("codex", i)
-            state = "codex"
-        elif _SEARCH().fullmatch(bare):
-            mark("search-replace", i)
-            state = "search"
-        elif line.startswith("diff --git "):
-            mark("unified", i)
-        elif line.startswith("--- ") and i + 2 < len(lines) and lines[i + 1].startswith("+++ "):
-            k = i + 2
-            while k < len(lines) and not lines[k].strip(_WS):
-                k += 1
-            if k < len(lines) and lines[k].startswith("@@"):
-                mark("unified", i)
-        elif line.startswith("@@") and ("unified" in found or _NUMBERED_HUNK().match(line)):
-            mark("unified", i)
-            state = "hunk"
-        elif _HASHLINE_HEADER().fullmatch(bare):
-            mark("hashline", i)
+        dialect, state = _marker(lines, i, line, bare, "unified" in found)
+        if dialect and dialect not in found:
+            found[dialect] = (dialect, i + 1, lines[i].rstrip("\r"))
     return sorted(found.values(), key=lambda entry: entry[1])
+
+
+def _inside(state: str, line: str, bare: str) -> str | None:
+    """The state after `line` when it is content of the body `state` names (a Codex envelope, a
+    SEARCH/REPLACE block's halves, a hunk body); None when it is outside every body."""
+    if state == "codex":
+        return "" if bare == _END else state
+    if state == "search":
+        return "replace" if _DIVIDER().fullmatch(bare) else state
+    if state == "replace":
+        return "" if _REPLACE().fullmatch(bare) or _DIVIDER().fullmatch(bare) else state
+    if state == "hunk" and (line[:1] in (" ", "+", "-", "\\") or bare == ""):
+        return state
+    return None
+
+
+def _marker(lines: list[str], i: int, line: str, bare: str, unified_seen: bool) -> tuple[str, str]:
+    """The dialect whose marker line i is ("" for none), and the body it opens ("" for none)."""
+    if bare == _BEGIN:
+        return "codex", "codex"
+    if _SEARCH().fullmatch(bare):
+        return "search-replace", "search"
+    if line.startswith("diff --git "):
+        return "unified", ""
+    if line.startswith("--- ") and i + 2 < len(lines) and lines[i + 1].startswith("+++ "):
+        k = i + 2
+        while k < len(lines) and not lines[k].strip(_WS):
+            k += 1
+        return ("unified" if k < len(lines) and lines[k].startswith("@@") else ""), ""
+    if line.startswith("@@") and (unified_seen or _NUMBERED_HUNK().match(line)):
+        return "unified", "hunk"
+    if _HASHLINE_HEADER().fullmatch(bare):
+        return "hashline", ""
+    return "", ""
 
 
 # ---------------------------------------------------------------- line-number prefixes

@@ -287,20 +287,12 @@ def parse(text: str, path: str | None = None) -> EditSet:
             if op is not None and op.body:
                 op.blanks += 1
             continue
-        head = _header(bare)
-        if head is not None:
-            follows = _next_op(lines, i)
-            tagged = head[1] is not None and _TAG().fullmatch(head[1]) is not None
-            if tagged or (follows is not None and head[1] is not None) or follows == "create":
-                section = _Section(head[0], _check_tag(head[1], no), no)
-                sections.append(section)
-                op = None
-                continue
-            if follows is not None:
-                raise ParseError(
-                    f"the header [{head[0]}] has no tag; only 'create' works without one", no,
-                    f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
-                )
+        opened = _section_at(lines, i, bare)
+        if opened is not None:
+            section = opened
+            sections.append(section)
+            op = None
+            continue
         if _FENCE().fullmatch(bare):
             op = None
             if in_fence:
@@ -310,22 +302,49 @@ def parse(text: str, path: str | None = None) -> EditSet:
         if _ENVELOPE().fullmatch(bare):
             op = None
             continue
-        found = _kind(bare)
-        if section is None:
-            if found is None:
-                continue  # prose around the edit
-            raise ParseError(
-                f"{_show(bare)} comes before any [PATH#TAG] header", no,
-                f"start each file's ops with the header the read printed, e.g.\n{SHAPE}",
-            )
-        if found is None:
-            raise ParseError(f"{_show(bare)} is not a hashline op", no, _hint_for(bare))
-        op = _new_op(found[0], found[1], no)
-        section.ops.append(op)
+        added = _op_at(section, bare, no)
+        if added is not None:
+            op = added
     if not sections:
         raise ParseError("no [PATH#TAG] section header found", 1,
                          f"copy the header line the read prints above the ops, e.g.\n{SHAPE}", read="PATH")
     return EditSet(files=tuple(_file_edits(sections)), format=NAME)
+
+
+def _section_at(lines: list[str], i: int, bare: str) -> _Section | None:
+    """The section line i opens when it is a [PATH#TAG] header (untagged: before a `create`
+    only); None when it is no header, or an untagged one no op follows (prose)."""
+    head = _header(bare)
+    if head is None:
+        return None
+    no = i + 1
+    follows = _next_op(lines, i)
+    tagged = head[1] is not None and _TAG().fullmatch(head[1]) is not None
+    if tagged or (follows is not None and head[1] is not None) or follows == "create":
+        return _Section(head[0], _check_tag(head[1], no), no)
+    if follows is not None:
+        raise ParseError(
+            f"the header [{head[0]}] has no tag; only 'create' works without one", no,
+            f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
+        )
+    return None
+
+
+def _op_at(section: _Section | None, bare: str, no: int) -> _Op | None:
+    """The op line `bare` (line `no`) adds to its section; None for prose before any header."""
+    found = _kind(bare)
+    if section is None:
+        if found is None:
+            return None  # prose around the edit
+        raise ParseError(
+            f"{_show(bare)} comes before any [PATH#TAG] header", no,
+            f"start each file's ops with the header the read printed, e.g.\n{SHAPE}",
+        )
+    if found is None:
+        raise ParseError(f"{_show(bare)} is not a hashline op", no, _hint_for(bare))
+    op = _new_op(found[0], found[1], no)
+    section.ops.append(op)
+    return op
 
 
 def _body_row(op: _Op | None, row: str, bare: str, no: int) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
+from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Value, error
 from ..wording import quoted
 from .index import (
     NORMALISERS,
@@ -180,119 +180,66 @@ def _splice_for_hunk(
     return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
 
 
+class _Forms:
+    """The forms of a hunk, in the order they are tried: as written, decoded (`escape`), then
+    (`recount`) with the space put back that context lines lost (`context-prefix`), each with
+    the tier it needs.  The last is made when first reached, and kept: it indexes the file."""
+
+    __slots__ = ("fi", "h", "tiers", "first", "spaced")
+
+    def __init__(self, fi: FileIndex, h: Hunk, tiers: Sequence[str]) -> None:
+        self.fi, self.h, self.tiers = fi, h, tiers
+        self.first: list[tuple[Hunk, list[str]]] = [(h, [])]
+        if "escape" in tiers:
+            un = _unescaped(h)
+            if un is not None:
+                self.first.append((un, ["escape"]))
+        self.spaced: list[Hunk | None] = []
+
+    def __iter__(self) -> Iterator[tuple[Hunk, list[str]]]:
+        yield from self.first
+        if "recount" in self.tiers:
+            # Last, and only when the forms before it placed nothing.
+            if not self.spaced:
+                self.spaced.append(_reprefixed(self.h, self.fi))
+            if self.spaced[0] is not None:
+                yield self.spaced[0], ["context-prefix"]
+
+
+class _Reading(Value):
+    """One way a hunk fits the file: the match, the hunk matched (its variant less the context
+    lines the file has nowhere), the lines left off, and where it came from: the form (before
+    edge lines went), the variant (before invented lines went), and the tiers that made them."""
+
+    match: Match
+    hunk: Hunk
+    off: int
+    form: Hunk
+    variant: Hunk
+    tiers: tuple[str, ...]
+
+
 def _place_hunk(
     fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int
 ) -> tuple[Splice | None, list[str], Finding | None]:
+    """Place a hunk: every form and variant without fuzz (`_readings`), then with it; the
+    best reading (`_best`) then passes the checks of the tiers it needed (`_placed`)."""
     if not h.old_lines:
         return _locate_insertion(fi, h, window, path)
     h = bare_context(h)
-    forms: list[tuple[Hunk, list[str]]] = [(h, [])]
-    if "escape" in tiers:
-        un = _unescaped(h)
-        if un is not None:
-            forms.append((un, ["escape"]))
-    spaced: list[Hunk | None] = []  # the context-prefix form, made when first reached
-
-    def each_form() -> Iterator[tuple[Hunk, list[str]]]:
-        yield from forms
-        if "recount" in tiers:
-            # Last, and only when the forms before it placed nothing: it indexes the file.
-            if not spaced:
-                spaced.append(_reprefixed(h, fi))
-            if spaced[0] is not None:
-                yield spaced[0], ["context-prefix"]
-
+    forms = _Forms(fi, h, tiers)
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
-        found: list[tuple[tuple[Match, Hunk, int], list[str]]] = []
-        written: dict[int, Hunk] = {}  # the form each reading came from, before edge lines went
-        tried: dict[int, Hunk] = {}  # the variant each reading came from, before invented lines went
-        for form, esc in each_form():
-            for variant, extra in _hunk_variants(form, tiers):
-                got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
-                if isinstance(got, Finding):
-                    return None, [], got
-                if got is not None:
-                    written[id(got)] = form
-                    tried[id(got)] = variant
-                    found.append((got, esc + extra))
-                    if not fuzzy:
-                        break
-            if found and not fuzzy:
-                break
+        found = _readings(fi, forms, tiers, window, path, drift, fuzzy)
+        if isinstance(found, Finding):
+            return None, [], found
         if not found:
             continue
-        # Under fuzz every reading counts: the one that leaves fewest lines off wins
-        # (doubled backslashes in a context line are a miss as written, a match
-        # decoded), and readings as good as each other must agree on what changes.
-        low = min(got[2] for got, _ in found)
-        found = [f for f in found if f[0][2] == low]
-        places = {tuple((tag, k) for tag, k, _ in _effect(got[1], got[0].start)) for got, _ in found}
-        if len(places) > 1:
-            return None, [], ambiguous(path, fi, sorted({got[0].start for got, _ in found}), "fuzz", h.source_line)
-        best = found[0]
-        form = written[id(best[0])]
-        as_tried = tried[id(best[0])]
-        (m, variant, _), repairs = best
-        if not m.fuzzy and variant.lines != form.lines:
-            # Blank context dropped from the edges: where the lines as written (all but a
-            # changed context line) stand elsewhere, the blanks were no mistake there.
-            # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
-            from .likeness import lookalike, near_places, resembles, resembling
-
-            lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
-            whole = Sought(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
-            lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
-            loosest = frozenset(t for t in tiers if t in NORMALISERS)
-            wider = (max(0, window[0] - lead_old), window[1])
-            rivals = {p + lead_old for p in near_places(fi, whole, loosest, wider)}
-            # Or the lines as written stand, edited a little since, where the blanks are.
-            rivals |= {p + lead_old for p in resembling(fi, whole, loosest, wider)}
-            rivals |= {p + lead_old for p in lookalike(fi, whole.old, wider) if resembles(fi, whole, loosest, p)}
-            if rivals - {m.start}:
-                return None, [], ambiguous(path, fi, sorted(rivals | {m.start}), "recount", h.source_line)
-        if m.fuzzy:
-            repairs.append("fuzz")
-        repairs += list(m.fixed)
-        repairs += needed(fi, m) if m.active else []
-        if variant.old_start is not None and m.start != variant.old_start - 1:
-            if "offset" not in tiers:
-                return None, [], _misplaced(fi, variant, m.start, path)
-            repairs.append("offset")
-            # Found elsewhere, while the lines at its own line number are these lines but for
-            # what the tiers forgive (a typographic space, a changed context line): two places.
-            at = variant.old_start - 1
-            loosest = frozenset(t for t in tiers if t in NORMALISERS)
-            from .likeness import near_places, resembles
-
-            if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
-                                            or resembles(fi, m.block, loosest, at)):
-                return None, [], ambiguous(path, fi, sorted({m.start, at}), "offset", h.source_line)
-        shift = None
-        if "indent" in m.active:
-            norm, lines = norm_fn(m.active), fi.normed(m.active)
-            same = [k for k in range(m.size) if lines[m.start + k] == norm(m.block.old[k])]
-            shift = indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
-            if shift == ("", ""):
-                shift = None
-            elif "indent" not in repairs:
-                repairs.append("indent")
-        if shift is not None and not m.fuzzy:
-            # Short blocks recur at other depths.  Found only at another indent, the lines
-            # may be a copy of the ones meant, which changed a little where they were:
-            # lines at the edit's own indent that differ in a context line or two are a
-            # second place.
-            from .likeness import lookalike, near_places
-
-            rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
-            rivals -= {m.start}
-            if rivals:
-                return None, [], ambiguous(path, fi, sorted(rivals | {m.start}), "indent", h.source_line)
-        plain = typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
-        if plain is not None and "unicode" not in repairs:
-            repairs.append("unicode")
-        return _splice_for_hunk(fi, variant, m, shift, plain, as_tried if as_tried is not variant else None), repairs, None
+        best = _best(fi, found, path, h.source_line)
+        if isinstance(best, Finding):
+            return None, [], best
+        return _placed(fi, best, tiers, window, path, h.source_line)
     from .hints import not_found_hint
 
     want = h.old_lines
@@ -304,6 +251,134 @@ def _place_hunk(
         f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
         hint_text,
     )
+
+
+def _readings(
+    fi: FileIndex, forms: _Forms, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
+) -> list[_Reading] | Finding:
+    """The readings of the hunk: without fuzz, the first form and variant that fits; under
+    fuzz, every one that does."""
+    found: list[_Reading] = []
+    for form, esc in forms:
+        for variant, extra in _hunk_variants(form, tiers):
+            got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
+            if isinstance(got, Finding):
+                return got
+            if got is not None:
+                found.append(_Reading(*got, form, variant, tuple(esc + extra)))
+                if not fuzzy:
+                    break
+        if found and not fuzzy:
+            break
+    return found
+
+
+def _best(fi: FileIndex, found: list[_Reading], path: str, source_line: int) -> _Reading | Finding:
+    """Under fuzz every reading counts: the one that leaves fewest lines off wins (doubled
+    backslashes in a context line are a miss as written, a match decoded), and readings as
+    good as each other must agree on what changes."""
+    low = min(r.off for r in found)
+    found = [r for r in found if r.off == low]
+    places = {tuple((tag, k) for tag, k, _ in _effect(r.hunk, r.match.start)) for r in found}
+    if len(places) > 1:
+        return ambiguous(path, fi, sorted({r.match.start for r in found}), "fuzz", source_line)
+    return found[0]
+
+
+def _placed(
+    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
+) -> tuple[Splice | None, list[str], Finding | None]:
+    """The splice of the best reading, once the tiers it needed found no second place:
+    blank context dropped (`_blanks_elsewhere`), another line number (`_offset_rivals`),
+    another indent (`_indent`)."""
+    m, variant = r.match, r.hunk
+    if not m.fuzzy and variant.lines != r.form.lines:
+        f = _blanks_elsewhere(fi, r, tiers, window, path, source_line)
+        if f is not None:
+            return None, [], f
+    repairs = list(r.tiers)
+    if m.fuzzy:
+        repairs.append("fuzz")
+    repairs += list(m.fixed)
+    repairs += needed(fi, m) if m.active else []
+    if variant.old_start is not None and m.start != variant.old_start - 1:
+        if "offset" not in tiers:
+            return None, [], _misplaced(fi, variant, m.start, path)
+        repairs.append("offset")
+        f = _offset_rivals(fi, m, variant.old_start - 1, tiers, path, source_line)
+        if f is not None:
+            return None, [], f
+    shift = _indent_shift(fi, m)
+    if shift == ("", ""):
+        shift = None
+    elif "indent" not in repairs:
+        repairs.append("indent")  # (also when the shift is not uniform: the tier was needed)
+    if shift is not None and not m.fuzzy:
+        f = _indent_rivals(fi, m, window, path, source_line)
+        if f is not None:
+            return None, [], f
+    plain = typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
+    if plain is not None and "unicode" not in repairs:
+        repairs.append("unicode")
+    return _splice_for_hunk(fi, variant, m, shift, plain, r.variant if r.variant is not variant else None), repairs, None
+
+
+def _blanks_elsewhere(
+    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
+) -> Finding | None:
+    """Blank context dropped from the edges: where the lines as written (all but a changed
+    context line) stand elsewhere, the blanks were no mistake there."""
+    # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
+    from .likeness import lookalike, near_places, resembles, resembling
+
+    m, variant, form = r.match, r.hunk, r.form
+    lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
+    whole = Sought(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
+    lead_old = sum(1 for hl in form.lines[:lead] if hl.tag != ADDED)
+    loosest = frozenset(t for t in tiers if t in NORMALISERS)
+    wider = (max(0, window[0] - lead_old), window[1])
+    rivals = {p + lead_old for p in near_places(fi, whole, loosest, wider)}
+    # Or the lines as written stand, edited a little since, where the blanks are.
+    rivals |= {p + lead_old for p in resembling(fi, whole, loosest, wider)}
+    rivals |= {p + lead_old for p in lookalike(fi, whole.old, wider) if resembles(fi, whole, loosest, p)}
+    if rivals - {m.start}:
+        return ambiguous(path, fi, sorted(rivals | {m.start}), "recount", source_line)
+    return None
+
+
+def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path: str, source_line: int) -> Finding | None:
+    """Found elsewhere, while the lines at its own line number (`at`) are these lines but for
+    what the tiers forgive (a typographic space, a changed context line): two places."""
+    loosest = frozenset(t for t in tiers if t in NORMALISERS)
+    from .likeness import near_places, resembles
+
+    if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
+                                    or resembles(fi, m.block, loosest, at)):
+        return ambiguous(path, fi, sorted({m.start, at}), "offset", source_line)
+    return None
+
+
+def _indent_shift(fi: FileIndex, m: Match) -> tuple[str, str] | None:
+    """The (remove, add) indent turning the edit's lines into the file's where the match found
+    them: ("", "") when the same (or the indent tier was not needed), None when not uniform."""
+    if "indent" not in m.active:
+        return ("", "")
+    norm, lines = norm_fn(m.active), fi.normed(m.active)
+    same = [k for k in range(m.size) if lines[m.start + k] == norm(m.block.old[k])]
+    return indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
+
+
+def _indent_rivals(fi: FileIndex, m: Match, window: tuple[int, int], path: str, source_line: int) -> Finding | None:
+    """Short blocks recur at other depths.  Found only at another indent, the lines may be a
+    copy of the ones meant, which changed a little where they were: lines at the edit's own
+    indent that differ in a context line or two are a second place."""
+    from .likeness import lookalike, near_places
+
+    rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
+    rivals -= {m.start}
+    if rivals:
+        return ambiguous(path, fi, sorted(rivals | {m.start}), "indent", source_line)
+    return None
 
 
 def _try_hunk(

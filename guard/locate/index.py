@@ -203,6 +203,31 @@ def candidates(
     return (best[i] - best_k for i in range(first, last))
 
 
+def _fuzzy_plan(
+    fi: FileIndex, block: Sought, active: frozenset[str], norm_old: list[str]
+) -> tuple[list[int], list[int], set[int], int] | None:
+    """How `match_block` looks for a block under fuzz: the lines it looks the block up by (its
+    removed lines, else its context lines the file has), its context lines that are not blank,
+    those of them that may differ (the file has them nowhere), and how many may; None when
+    nothing in the file can anchor it."""
+    removed = [k for k, t in enumerate(block.tags) if t == REMOVED]
+    context = [k for k, t in enumerate(block.tags) if t == CONTEXT and norm_old[k].strip()]
+    if removed:
+        usable = removed
+    else:
+        # Only context: anchor on context lines that exist, all of which must match.
+        present = [k for k in context if norm_old[k] in fi.positions(active)]
+        if not present:
+            return None
+        usable = present
+    allowed_miss = max(1, len([k for k, t in enumerate(block.tags) if t == CONTEXT]) // 3)
+    # Only a context line the file has nowhere may differ: one it has elsewhere says
+    # the change belongs there, not here (a copy of the lines it removes, say).
+    loose, lnorm = fi.positions(frozenset(NORMALISERS)), norm_fn(frozenset(NORMALISERS))
+    absent = {k for k in context if lnorm(block.old[k]) not in loose}
+    return usable, context, absent, allowed_miss
+
+
 def match_block(
     fi: FileIndex,
     block: Sought,
@@ -218,27 +243,16 @@ def match_block(
     size = len(block.old)
     lo, hi = window
     if fuzzy:
-        removed = [k for k, t in enumerate(block.tags) if t == REMOVED]
-        context = [k for k, t in enumerate(block.tags) if t == CONTEXT and norm_old[k].strip()]
-        if removed:
-            usable = removed
-        else:
-            # Only context: anchor on context lines that exist, all of which must match.
-            present = [k for k in context if norm_old[k] in fi.positions(active)]
-            if not present:
-                return []
-            usable = present
-        starts = candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
-        allowed_miss = max(1, len([k for k, t in enumerate(block.tags) if t == CONTEXT]) // 3)
-        # Only a context line the file has nowhere may differ: one it has elsewhere says
-        # the change belongs there, not here (a copy of the lines it removes, say).
-        loose, lnorm = fi.positions(frozenset(NORMALISERS)), norm_fn(frozenset(NORMALISERS))
-        absent = {k for k in context if lnorm(block.old[k]) not in loose}
+        plan = _fuzzy_plan(fi, block, active, norm_old)
+        if plan is None:
+            return []
+        usable, context, absent, allowed_miss = plan
+        has_removed = REMOVED in block.tags
     else:
         usable = [k for k in range(size) if norm_old[k].strip()] or list(range(size))
-        starts = candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
-        allowed_miss = 0
-        absent = set()
+        context, absent, allowed_miss, has_removed = [], set(), 0, True
+    starts = candidates(fi, active, norm_old, usable, (max(lo, 0), min(n, hi)))
+    # The candidates checked line by line (inline: this loop is the locator's hot path).
     found: list[int] = []
     for s in starts:
         if s < lo or s + size > min(n, hi) or s < 0:
@@ -260,7 +274,7 @@ def match_block(
                     break
         if ok and fuzzy:
             matched_ctx = sum(1 for k in context if lines[s + k] == norm_old[k])
-            if not removed and matched_ctx == 0:
+            if not has_removed and matched_ctx == 0:
                 ok = False
         # The shift is measured on the lines that match: a misremembered one says nothing of it.
         same = [k for k in range(size) if lines[s + k] == norm_old[k]]

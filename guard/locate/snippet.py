@@ -60,64 +60,24 @@ from .splice import Located, Splice
 
 
 def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
-    """Pair the snippet lines strictly between i0 and i1 with file lines strictly between p0 and p1."""
-    s_count: dict[str, int] = {}
-    for k in lz.skeys[i0 + 1 : i1]:
-        s_count[k] = s_count.get(k, 0) + 1
-    f_first: dict[str, int] = {}
-    f_count: dict[str, int] = {}
-    for p in range(p0 + 1, p1):
-        k = lz.keys[p]
-        f_count[k] = f_count.get(k, 0) + 1
-        f_first.setdefault(k, p)
-    found = [
-        (i, f_first[k]) for i in range(i0 + 1, i1)
-        if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
-    ] or _block_anchors(lz, i0, i1, p0, p1)
-    for (ia, pa), (ib, pb) in zip(found, found[1:]):
-        if pb < pa:
-            return error(
-                "not-found", lz.path, pb + 1,
-                f"the snippet's lines are not in the order of {lz.path}: {lz.show(ib)} (snippet line {lz.src(ib)}) "
-                f"is line {pb + 1} of the file, but the snippet shows it after {lz.show(ia)} (line {pa + 1})",
-                "re-read the file and keep the snippet in file order; a new line that repeats a line found "
-                "elsewhere in the file reads as an anchor there: show more unchanged lines around it, or send a diff",
-            )
-    if not found:
-        return None
+    """Pair the snippet lines strictly between i0 and i1 with file lines strictly between p0 and p1.
+
+    Anchors, strictest first: the lines that occur once on each side (`_unique_pairs`), else
+    runs that occur once in a row (`_block_anchors`).  They must come in file order
+    (`_out_of_order`); each grows over the equal lines next to it (`_grow`), and between two
+    anchors with a marker between them the search repeats.
+    """
+    found = _unique_pairs(lz, i0, i1, p0, p1) or _block_anchors(lz, i0, i1, p0, p1)
+    f = _out_of_order(lz, found)
+    if f is not None or not found:
+        return f
     edges = [(i0, p0)] + found + [(i1, p1)]
     matched: list[tuple[int, int]] = []
     for n in range(1, len(edges) - 1):
-        i, p = edges[n]
-        lo_i, lo_p = matched[-1] if matched else edges[0]
-        hi_i, hi_p = edges[n + 1]
-        a, b = i, p
-        while a - 1 > lo_i and b - 1 > lo_p and not lz.marker[a - 1] and lz.skeys[a - 1] == lz.keys[b - 1]:
-            a, b = a - 1, b - 1
-        if a - 1 > lo_i and not lz.marker[a - 1]:
-            # New lines come before: a closing line or blank they end with is theirs, not the file's,
-            # unless they would then close brackets they never opened (`x,` `}` `}` before the
-            # file's own `}` `}`: the closing lines are the file's).
-            start = a - 1
-            while start - 1 > lo_i and not lz.marker[start - 1]:
-                start -= 1
-            back = a
-            while back < i and weak(lz.skeys[back]):
-                back += 1
-            if back == a or not closes_outside(lz.snippet.lines[start:back]):
-                a, b = back, b + (back - a)
-        c, d = i, p
-        while c + 1 < hi_i and d + 1 < hi_p and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
-            c, d = c + 1, d + 1
-        if c > i and c + 1 < len(lz.marker) and lz.marker[c + 1]:
-            f = _also_further(lz, list(range(i + 1, c + 1)), p + 1, hi_p, forward=True)
-            if f is not None:
-                return f
-        if a < i and a - 1 >= 0 and lz.marker[a - 1]:
-            f = _also_further(lz, list(range(a, i)), b, lo_p, forward=False)
-            if f is not None:
-                return f
-        matched += [(a + k, b + k) for k in range(c - a + 1)]
+        grown = _grow(lz, edges[n], matched[-1] if matched else edges[0], edges[n + 1])
+        if isinstance(grown, Finding):
+            return grown
+        matched += grown
     lz.pairs.update(matched)
     edges = [(i0, p0)] + matched + [(i1, p1)]
     for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
@@ -128,19 +88,85 @@ def _anchor(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> Finding | None:
     return None
 
 
+def _unique_pairs(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[int, int]]:
+    """The shown lines (more than closing lines) that occur once between snippet lines i0 and
+    i1 and once between file lines p0 and p1, each with its file line."""
+    s_count: dict[str, int] = {}
+    for k in lz.skeys[i0 + 1 : i1]:
+        s_count[k] = s_count.get(k, 0) + 1
+    f_first: dict[str, int] = {}
+    f_count: dict[str, int] = {}
+    for p in range(p0 + 1, p1):
+        k = lz.keys[p]
+        f_count[k] = f_count.get(k, 0) + 1
+        f_first.setdefault(k, p)
+    return [
+        (i, f_first[k]) for i in range(i0 + 1, i1)
+        if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
+    ]
+
+
+def _out_of_order(lz: Lazy, found: list[tuple[int, int]]) -> Finding | None:
+    """Anchors must come in file order: refuse the first that does not."""
+    for (ia, pa), (ib, pb) in zip(found, found[1:]):
+        if pb < pa:
+            return error(
+                "not-found", lz.path, pb + 1,
+                f"the snippet's lines are not in the order of {lz.path}: {lz.show(ib)} (snippet line {lz.src(ib)}) "
+                f"is line {pb + 1} of the file, but the snippet shows it after {lz.show(ia)} (line {pa + 1})",
+                "re-read the file and keep the snippet in file order; a new line that repeats a line found "
+                "elsewhere in the file reads as an anchor there: show more unchanged lines around it, or send a diff",
+            )
+    return None
+
+
+def _grow(lz: Lazy, anchor: tuple[int, int], lo: tuple[int, int], hi: tuple[int, int]) -> Finding | list[tuple[int, int]]:
+    """The anchor (snippet line, file line) grown over the equal lines next to it, back to the
+    last pair matched (`lo`) and on to the next anchor (`hi`), as pairs; refused when the
+    context grown next to a marker also fits a few lines further off (`_also_further`)."""
+    i, p = anchor
+    a, b = _grow_back(lz, i, p, *lo)
+    c, d = i, p
+    while c + 1 < hi[0] and d + 1 < hi[1] and not lz.marker[c + 1] and lz.skeys[c + 1] == lz.keys[d + 1]:
+        c, d = c + 1, d + 1
+    if c > i and c + 1 < len(lz.marker) and lz.marker[c + 1]:
+        f = _also_further(lz, list(range(i + 1, c + 1)), p + 1, hi[1], forward=True)
+        if f is not None:
+            return f
+    if a < i and a - 1 >= 0 and lz.marker[a - 1]:
+        f = _also_further(lz, list(range(a, i)), b, lo[1], forward=False)
+        if f is not None:
+            return f
+    return [(a + k, b + k) for k in range(c - a + 1)]
+
+
+def _grow_back(lz: Lazy, i: int, p: int, lo_i: int, lo_p: int) -> tuple[int, int]:
+    """Where the anchor (i, p) starts once grown back over the equal lines before it."""
+    a, b = i, p
+    while a - 1 > lo_i and b - 1 > lo_p and not lz.marker[a - 1] and lz.skeys[a - 1] == lz.keys[b - 1]:
+        a, b = a - 1, b - 1
+    if a - 1 > lo_i and not lz.marker[a - 1]:
+        # New lines come before: a closing line or blank they end with is theirs, not the file's,
+        # unless they would then close brackets they never opened (`x,` `}` `}` before the
+        # file's own `}` `}`: the closing lines are the file's).
+        start = a - 1
+        while start - 1 > lo_i and not lz.marker[start - 1]:
+            start -= 1
+        back = a
+        while back < i and weak(lz.skeys[back]):
+            back += 1
+        if back == a or not closes_outside(lz.snippet.lines[start:back]):
+            a, b = back, b + (back - a)
+    return a, b
+
+
 def _block_anchors(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[int, int]]:
     """No single line anchors: runs of shown lines (between markers) whose first lines, or last
     lines, occur in a row exactly once between file lines p0 and p1 (the shortest such start or
     end of each run), each paired by its first line that is more than a closing line.  As sure
     as a unique line: the file holds that sequence in one place only.  The search spends at most
     `lz.block_tries` line comparisons over the whole snippet; past that, no run anchors."""
-    runs: list[list[int]] = [[]]
-    for i in range(i0 + 1, i1):
-        if lz.marker[i]:
-            runs.append([])
-        elif lz.skeys[i].strip() or runs[-1]:
-            runs[-1].append(i)
-    runs = [r for r in runs if len(r) > 1 and any(not weak(lz.skeys[i]) for i in r)]
+    runs = _runs(lz, i0, i1)
     if not runs:
         return []
     ends = {lz.skeys[r[0]] for r in runs} | {lz.skeys[r[-1]] for r in runs}
@@ -148,35 +174,11 @@ def _block_anchors(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[i
     for p in range(p0 + 1, p1):
         if lz.keys[p] in ends:
             where.setdefault(lz.keys[p], []).append(p)
-
-    def once(want: list[str], from_end: bool) -> int | None:
-        """Where `want` would start, aligned by its shortest start (or end) that is more than
-        closing lines and occurs in the file exactly once; else None."""
-        edge = want[-1] if from_end else want[0]
-        cands = where.get(edge, [])
-        for n in range(2, len(want) + 1):
-            part = want[len(want) - n:] if from_end else want[:n]
-            if all(weak(k) for k in part):
-                continue
-            hits = []
-            for p in cands:
-                q = p - n + 1 if from_end else p
-                lz.block_tries -= n
-                if lz.block_tries < 0:
-                    return None
-                if q > p0 and q + n <= p1 and lz.keys[q : q + n] == part:
-                    hits.append(q)
-            if not hits:
-                return None
-            if len(hits) == 1:
-                return hits[0] - (len(want) - n if from_end else 0)
-        return None
-
     found: dict[int, int] = {}
     for run in runs:
         want = [lz.skeys[i] for i in run]
         for from_end in (False, True):
-            at = once(want, from_end)
+            at = _once(lz, where, want, from_end, p0, p1)
             if lz.block_tries < 0:
                 return []
             if at is None:
@@ -191,6 +193,43 @@ def _block_anchors(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[i
     if len({p for _i, p in pairs}) != len(pairs):
         return []
     return pairs
+
+
+def _runs(lz: Lazy, i0: int, i1: int) -> list[list[int]]:
+    """The runs of shown lines between markers (leading blank lines left out) that have two
+    lines or more, one of them more than a closing line."""
+    runs: list[list[int]] = [[]]
+    for i in range(i0 + 1, i1):
+        if lz.marker[i]:
+            runs.append([])
+        elif lz.skeys[i].strip() or runs[-1]:
+            runs[-1].append(i)
+    return [r for r in runs if len(r) > 1 and any(not weak(lz.skeys[i]) for i in r)]
+
+
+def _once(lz: Lazy, where: dict[str, list[int]], want: list[str], from_end: bool, p0: int, p1: int) -> int | None:
+    """Where `want` would start between file lines p0 and p1, aligned by its shortest start (or
+    end) that is more than closing lines and occurs in the file exactly once; else None.
+    `where`: the file lines of each first and last line of a run."""
+    edge = want[-1] if from_end else want[0]
+    cands = where.get(edge, [])
+    for n in range(2, len(want) + 1):
+        part = want[len(want) - n:] if from_end else want[:n]
+        if all(weak(k) for k in part):
+            continue
+        hits = []
+        for p in cands:
+            q = p - n + 1 if from_end else p
+            lz.block_tries -= n
+            if lz.block_tries < 0:
+                return None
+            if q > p0 and q + n <= p1 and lz.keys[q : q + n] == part:
+                hits.append(q)
+        if not hits:
+            return None
+        if len(hits) == 1:
+            return hits[0] - (len(want) - n if from_end else 0)
+    return None
 
 
 def _also_further(lz: Lazy, part: list[int], at: int, bound: int, forward: bool) -> Finding | None:
@@ -260,46 +299,105 @@ class _Op(Value):
     new: tuple[int, ...]
 
 
+_Step = tuple[int, _Op | None]  # where reading resumes in the file, and the change a step made (if any)
+
+
 def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:
-    """Read the snippet lines between two anchors against the file lines between them."""
+    """Read the snippet lines between two anchors against the file lines between them.
+
+    Without a marker the stretch is shown whole (`_shown_whole`).  With markers, in file
+    order: the new lines before the first marker (`_lead`), then the new lines after each
+    marker, tried in this order: as a block placed by the context at both its ends (between
+    two markers: `_between_markers`), where the marker's block ends when that is before the
+    next anchor (`_at_block_end`), right before the next anchor (after the last marker only:
+    `_before_anchor`); else refused.
+    """
     items = list(range(ia + 1, ib))
-    n = len(lz.keys)
-    at_edge = pa < 0 or pb >= n
     if not any(lz.marker[i] for i in items):
-        old_keys = [lz.keys[p] for p in range(pa + 1, pb)]
-        new_keys = [lz.skeys[i] for i in items]
-        if old_keys == new_keys:
-            return None
-        lost = sum(1 for k in old_keys if k.strip()) - nonblank(lz, items)
-        allowed = nonblank(lz, items) if at_edge else max(LAZY_SLACK, nonblank(lz, items))
-        if lost > allowed:
-            first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
-            if pa < 0 and pb >= n:
-                # No line of the snippet anchors it: both edges are the ends of the file.
-                where, fix = ("(none of its lines is in the file)",
-                              "show the unchanged lines around the change, with markers for the rest")
-            elif pa < 0:
-                where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
-            elif pb >= n:
-                where, fix = f"after {lz.show(ia)}, where the snippet ends", "end the snippet with a marker"
-            else:
-                where, fix = f"between {lz.show(ia)} and {lz.show(ib)}", "put a marker where they are"
-            return error(
-                "placeholder", lz.path, first + 1,
-                f"the snippet would delete lines {pa + 2}-{pb} of {lz.path} ({lost} more than it shows) {where}, "
-                f"from {lz.file_line(first)} on, without a marker for them",
-                f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
-            )
-        # Align on the lines as written, so blank lines pair up by their exact whitespace;
-        # lines that differ only where the tiers allow keep the file's bytes.
-        raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
-        raw_new = [lz.snippet.lines[i].rstrip("\r") for i in items]
-        for tag, a0, a1, b0, b1 in aligned(raw_old, raw_new):
-            if tag == "equal" or (a1 - a0 == b1 - b0 and old_keys[a0:a1] == new_keys[b0:b1]):
-                continue
-            ops.append(_Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1])))
+        whole = _shown_whole(lz, items, ia, pa, ib, pb)
+        if isinstance(whole, Finding):
+            return whole
+        ops += whole
         return None
-    # Pieces of new lines around the markers: pieces[0] before the first, pieces[-1] after the last.
+    pieces, markers = _pieces(lz, items)
+    pos = pa + 1
+    if pieces[0]:
+        lead = _lead(lz, pieces[0], pa, pb)
+        if isinstance(lead, Finding):
+            return lead
+        pos, op = lead
+        if op is not None:
+            ops.append(op)
+    for k, m in enumerate(markers):
+        piece = pieces[k + 1]
+        if not piece:
+            continue  # the last marker keeps everything up to the next anchor
+        last = k == len(markers) - 1
+        step: Finding | _Step | None = None if last else _between_markers(lz, piece, pos, pb)
+        if step is None:
+            scope = _marker_scope(lz, m, piece, pos, pb, last)
+            if scope is not None and scope < pb - 1:
+                step = _at_block_end(lz, piece, m, m if last else markers[k + 1], pos, scope, ib, pb)
+            elif not last:
+                return unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
+            else:
+                step = _before_anchor(lz, piece, pos, ib, pb, scope)
+        if isinstance(step, Finding):
+            return step
+        pos, op = step
+        if op is not None:
+            ops.append(op)
+    return None
+
+
+def _shown_whole(lz: Lazy, items: list[int], ia: int, pa: int, ib: int, pb: int) -> Finding | list[_Op]:
+    """A stretch without markers: its lines replace the file's, unless it would drop many more
+    lines than it shows (or, at an end of the file, any)."""
+    old_keys = [lz.keys[p] for p in range(pa + 1, pb)]
+    new_keys = [lz.skeys[i] for i in items]
+    if old_keys == new_keys:
+        return []
+    lost = sum(1 for k in old_keys if k.strip()) - nonblank(lz, items)
+    at_edge = pa < 0 or pb >= len(lz.keys)
+    allowed = nonblank(lz, items) if at_edge else max(LAZY_SLACK, nonblank(lz, items))
+    if lost > allowed:
+        return _forgotten_marker(lz, ia, pa, ib, pb, lost)
+    # Align on the lines as written, so blank lines pair up by their exact whitespace;
+    # lines that differ only where the tiers allow keep the file's bytes.
+    raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
+    raw_new = [lz.snippet.lines[i].rstrip("\r") for i in items]
+    return [
+        _Op(pa + 1 + a0, pa + 1 + a1, tuple(items[b0:b1]))
+        for tag, a0, a1, b0, b1 in aligned(raw_old, raw_new)
+        if not (tag == "equal" or (a1 - a0 == b1 - b0 and old_keys[a0:a1] == new_keys[b0:b1]))
+    ]
+
+
+def _forgotten_marker(lz: Lazy, ia: int, pa: int, ib: int, pb: int, lost: int) -> Finding:
+    """A marker-free stretch that drops `lost` more lines than it shows: a marker forgotten?"""
+    n = len(lz.keys)
+    first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
+    if pa < 0 and pb >= n:
+        # No line of the snippet anchors it: both edges are the ends of the file.
+        where, fix = ("(none of its lines is in the file)",
+                      "show the unchanged lines around the change, with markers for the rest")
+    elif pa < 0:
+        where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
+    elif pb >= n:
+        where, fix = f"after {lz.show(ia)}, where the snippet ends", "end the snippet with a marker"
+    else:
+        where, fix = f"between {lz.show(ia)} and {lz.show(ib)}", "put a marker where they are"
+    return error(
+        "placeholder", lz.path, first + 1,
+        f"the snippet would delete lines {pa + 2}-{pb} of {lz.path} ({lost} more than it shows) {where}, "
+        f"from {lz.file_line(first)} on, without a marker for them",
+        f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
+    )
+
+
+def _pieces(lz: Lazy, items: list[int]) -> tuple[list[list[int]], list[int]]:
+    """The new lines around the markers (pieces[0] before the first, pieces[-1] after the
+    last), and the markers (of a run of markers with nothing between, the first)."""
     pieces: list[list[int]] = [[]]
     markers: list[int] = []
     for i in items:
@@ -309,102 +407,103 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
                 pieces.append([])
         else:
             pieces[-1].append(i)
+    return pieces, markers
+
+
+def _lead(lz: Lazy, piece: list[int], pa: int, pb: int) -> Finding | _Step:
+    """New lines right after the anchor; lines they end with that the file has next (the
+    blank line before the elided part, say) are context."""
     pos = pa + 1
-    if pieces[0]:
-        # New lines right after the anchor; lines it ends with that the file has next
-        # (the blank line before the elided part, say) are context.
-        reach = reach_context(lz, pieces[0], pos, pb, at_end=True)
-        if isinstance(reach, Finding):
-            return reach
-        q, tail = reach
-        new = pieces[0][: len(pieces[0]) - tail]
-        if pa < 0 and not tail and pb > 0:
-            return edge_finding(lz, pieces[0], start=True)
-        f = doubt(lz, new, range(q + tail, pb), kept_before=False)
-        if f is not None:
-            return f
-        if new or q > pos:
-            ops.append(_Op(pos, q, tuple(new)))
-        pos = q + tail
-    for k, m in enumerate(markers):
-        piece = pieces[k + 1]
-        last = k == len(markers) - 1
-        if not piece:
-            continue  # the last marker keeps everything up to the next anchor
-        if not last:
-            placed = place_block(lz, piece, pos, pb)
-            if isinstance(placed, Finding):
-                return placed
-            if placed is not None:
-                q, head, r, tail = placed
-                new = piece[head : len(piece) - tail]
-                if new or r > q + head:
-                    ops.append(_Op(q + head, r, tuple(new)))
-                pos = r + tail
-                continue
-        scope = _scope_end(lz, m, pos - 1, pb - 1)
-        if last and scope is not None and least_depth(lz, piece) < indent_width(lz.snippet.lines[m]):
-            scope = None  # the new lines are shallower: they come after all the marker keeps
-        end = pb - 1 if scope is None else min(scope, pb - 1)
-        if end >= pb - 1:
-            if not last:
-                return unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
-            # After a block that ends right here, or at the end of the file, a blank line
-            # leading the piece is its own.
-            at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
-            solid = not all(weak(lz.skeys[i]) for i in piece)
-            if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
-                # Unless a blank line of the file a few lines before the end could be the
-                # one shown, the lines after it being replaced.
-                blank = next((q for q in range(max(pos, pb - LAZY_SLACK - len(piece)), pb)
-                              if not lz.keys[q].strip() and drops_quietly(lz, piece, q + 1, pb)), None)
-                if blank is not None:
-                    return edge_finding(lz, piece, start=False)
-            reach = reach_context(lz, piece, pos, pb, at_end=False, separated=solid and (scope == pb - 1 or at_eof))
-            if isinstance(reach, Finding):
-                return reach
-            q, head = reach
-            if scope is None and not head and at_eof and pos < pb and lz.skeys[piece[0]].strip():
-                return edge_finding(lz, piece, start=False)
-            new = piece[head:]
-            if new or q + head < pb:
-                ops.append(_Op(q + head, pb, tuple(new)))
-            f = doubt(lz, new, range(pos, q + head), kept_before=True)
-            if f is not None:
-                return f
-            pos = pb
-            continue
-        else:
-            # The piece goes where the marker's block ends.  Lines it shares with the
-            # file there are context: the block's closing `}` when the piece starts with
-            # it (a blank line there is the piece's own separator), and closing lines or
-            # blank lines when it ends with them.
-            at = end + 1
-            head = shared(lz, piece, at, pb)
-            tail = shared(lz, piece[head:], at + head, pb, suffix=True)
-            new = piece[head : len(piece) - tail]
-            at += head
-            resume = at + tail
-            present = {lz.keys[p] for p in range(pos, pb)}
-            if all(weak(lz.skeys[i]) for i in piece) or closes_outside(lz.snippet.lines[i] for i in new) or any(
-                lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
-            ):
-                # Only new code goes where a block ends: blank lines alone say nothing, a
-                # closing bracket the file does not have there closes something else, and a
-                # line the file has elsewhere may be context from there.
-                return unplaced(lz, piece, m, markers[k + 1] if not last else m, pos, pb)
-            rest = [p for p in range(resume, pb) if lz.keys[p].strip()]
-            if last and rest:
-                return outside(lz, m, pos, end, rest[0], ib, pb)
-        f = doubt(lz, new, range(pos, at), kept_before=True)
-        if f is None and not last:
-            f = doubt(lz, new, range(resume, pb), kept_before=False)
-        if f is not None:
-            return f
-        if new:
-            ops.append(_Op(at, at, tuple(new)))
-        pos = resume
-    return None
+    reach = reach_context(lz, piece, pos, pb, at_end=True)
+    if isinstance(reach, Finding):
+        return reach
+    q, tail = reach
+    new = piece[: len(piece) - tail]
+    if pa < 0 and not tail and pb > 0:
+        return edge_finding(lz, piece, start=True)
+    f = doubt(lz, new, range(q + tail, pb), kept_before=False)
+    if f is not None:
+        return f
+    return q + tail, (_Op(pos, q, tuple(new)) if new or q > pos else None)
+
+
+def _between_markers(lz: Lazy, piece: list[int], pos: int, pb: int) -> Finding | _Step | None:
+    """A piece between two markers, placed as a block by the context at both its ends; None
+    when that context does not place it."""
+    placed = place_block(lz, piece, pos, pb)
+    if placed is None or isinstance(placed, Finding):
+        return placed
+    q, head, r, tail = placed
+    new = piece[head : len(piece) - tail]
+    return r + tail, (_Op(q + head, r, tuple(new)) if new or r > q + head else None)
+
+
+def _marker_scope(lz: Lazy, m: int, piece: list[int], pos: int, pb: int, last: bool) -> int | None:
+    """The last file line marker `m` keeps (`_scope_end`), None when it keeps everything up to
+    the next anchor: so does the last marker when the new lines after it are shallower."""
+    scope = _scope_end(lz, m, pos - 1, pb - 1)
+    if last and scope is not None and least_depth(lz, piece) < indent_width(lz.snippet.lines[m]):
+        return None  # the new lines are shallower: they come after all the marker keeps
+    return scope
+
+
+def _before_anchor(lz: Lazy, piece: list[int], pos: int, ib: int, pb: int, scope: int | None) -> Finding | _Step:
+    """The piece after the last marker, which keeps everything up to it: the piece goes right
+    before the next anchor, its leading context meeting the file a few lines off."""
+    # After a block that ends right here, or at the end of the file, a blank line
+    # leading the piece is its own.
+    at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
+    solid = not all(weak(lz.skeys[i]) for i in piece)
+    if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
+        # Unless a blank line of the file a few lines before the end could be the
+        # one shown, the lines after it being replaced.
+        blank = next((q for q in range(max(pos, pb - LAZY_SLACK - len(piece)), pb)
+                      if not lz.keys[q].strip() and drops_quietly(lz, piece, q + 1, pb)), None)
+        if blank is not None:
+            return edge_finding(lz, piece, start=False)
+    reach = reach_context(lz, piece, pos, pb, at_end=False, separated=solid and (scope == pb - 1 or at_eof))
+    if isinstance(reach, Finding):
+        return reach
+    q, head = reach
+    if scope is None and not head and at_eof and pos < pb and lz.skeys[piece[0]].strip():
+        return edge_finding(lz, piece, start=False)
+    new = piece[head:]
+    f = doubt(lz, new, range(pos, q + head), kept_before=True)
+    if f is not None:
+        return f
+    return pb, (_Op(q + head, pb, tuple(new)) if new or q + head < pb else None)
+
+
+def _at_block_end(lz: Lazy, piece: list[int], m: int, after: int, pos: int, end: int, ib: int, pb: int) -> Finding | _Step:
+    """The piece after marker `m` goes where the marker's block ends (file line `end`), when
+    it is new code.  `after`: the next marker, or `m` itself when it is the last."""
+    last = after == m
+    # Lines it shares with the file there are context: the block's closing `}` when the
+    # piece starts with it (a blank line there is the piece's own separator), and closing
+    # lines or blank lines when it ends with them.
+    at = end + 1
+    head = shared(lz, piece, at, pb)
+    tail = shared(lz, piece[head:], at + head, pb, suffix=True)
+    new = piece[head : len(piece) - tail]
+    at += head
+    resume = at + tail
+    present = {lz.keys[p] for p in range(pos, pb)}
+    if all(weak(lz.skeys[i]) for i in piece) or closes_outside(lz.snippet.lines[i] for i in new) or any(
+        lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
+    ):
+        # Only new code goes where a block ends: blank lines alone say nothing, a
+        # closing bracket the file does not have there closes something else, and a
+        # line the file has elsewhere may be context from there.
+        return unplaced(lz, piece, m, after, pos, pb)
+    rest = [p for p in range(resume, pb) if lz.keys[p].strip()]
+    if last and rest:
+        return outside(lz, m, pos, end, rest[0], ib, pb)
+    f = doubt(lz, new, range(pos, at), kept_before=True)
+    if f is None and not last:
+        f = doubt(lz, new, range(resume, pb), kept_before=False)
+    if f is not None:
+        return f
+    return resume, (_Op(at, at, tuple(new)) if new else None)
 
 
 def _marker_in_file(lz: Lazy) -> Finding | None:

@@ -11,7 +11,7 @@ conflicts by git's rule.
 from __future__ import annotations
 
 import operator
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
 from ..textfile import Text
@@ -157,6 +157,22 @@ def _keep_repeated(
         new_lines[last] = (text_[: len(text_) - len(tail)] if text_.endswith(tail) else text_, e)
 
 
+def _head_cut(first: str, old: str, n_old: str, norm: Callable[[str], str]) -> int | None:
+    """Where in file line `first` the text's first line `old` (normalised: `n_old`) starts.
+
+    Text that starts with blanks was copied from the start of the line: the longest
+    suffix that matches, so the line's indent is the text's (and shifts with it).
+    Otherwise it starts mid-line: the shortest.
+    """
+    copied = old[:1] in (" ", "\t")
+    for cut in range(len(first) + 1) if copied else range(len(first), -1, -1):
+        if copied and first[:cut].strip(" \t"):
+            return None  # copied from the line's start, it may differ there in blanks only, never start mid-line
+        if norm(first[cut:]) == n_old and (cut == 0 or n_old):
+            return cut
+    return None
+
+
 def _lines_match_partial(
     fi: FileIndex, active: frozenset[str], old_lines: list[str], window: tuple[int, int]
 ) -> list[tuple[int, int, int, int]]:
@@ -185,24 +201,10 @@ def _lines_match_partial(
         if any(lines[s + k] != n_old[k] for k in range(1, size - 1)):
             continue
         first, last = keys[s], keys[e]
-        head = None
-        # Text that starts with blanks was copied from the start of the line: the
-        # longest suffix that matches, so the line's indent is the text's (and shifts
-        # with it).  Otherwise it starts mid-line: the shortest.
-        copied = old_lines[0][:1] in (" ", "\t")
-        for cut in range(len(first) + 1) if copied else range(len(first), -1, -1):
-            if copied and first[:cut].strip(" \t"):
-                break  # copied from the line's start, it may differ there in blanks only, never start mid-line
-            if norm(first[cut:]) == n_old[0] and (cut == 0 or n_old[0]):
-                head = cut
-                break
+        head = _head_cut(first, old_lines[0], n_old[0], norm)
         if head is None:
             continue
-        tail = None
-        for cut in range(0, len(last) + 1):
-            if norm(last[:cut]) == n_old[-1]:
-                tail = cut
-                break
+        tail = next((cut for cut in range(0, len(last) + 1) if norm(last[:cut]) == n_old[-1]), None)
         if tail is None:
             continue
         if "trailing-whitespace" in active and n_old[-1] and not last[tail:].strip(" \t\r"):
@@ -257,66 +259,98 @@ def _splits_line(
     return None
 
 
-def _place_replace(
-    fi: FileIndex, r: Replace, tiers: Sequence[str], path: str
-) -> tuple[list[Splice], list[str], Finding | None, str]:
-    """Locate a substring replacement; returns (splices, repairs, finding, note)."""
+_Placed = tuple[list[Splice], list[str], Finding | None, str]  # splices, repairs, finding, note
+
+
+def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed:
+    """Locate a substring replacement; returns (splices, repairs, finding, note).
+
+    The passes, strictest first: the text exactly, then with the file's CRs set aside
+    (`_as_text`); line by line through the normalising tiers (`_by_lines`); decoded
+    (`_decoded`).  The first that finds the text, or refuses it, decides.
+    """
     if r.old == "":
         return [], [], error("parse-error", path, r.source_line, "the text to replace is empty",
                              "use a whole-file write to create content"), ""
-    exact = _flat(fi, True)
-    for eol_mode in (False, True):
-        if eol_mode and "eol" not in tiers:
-            break
-        flat = exact if not eol_mode else _flat(fi, False)
+    placed = _as_text(fi, r, tiers, path) or _by_lines(fi, r, tiers, path) or _decoded(fi, r, tiers, path)
+    if placed is not None:
+        return placed
+    from .hints import not_found_hint  # here: only a failure needs the closest lines
+
+    line, hint = not_found_hint(fi, _old_lines(r.old)[0], path)
+    return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
+
+
+def _as_text(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+    """The text found as it is: exactly, else (`eol`) with the file's CRs set aside."""
+    for eol_mode in (False, True) if "eol" in tiers else (False,):
+        flat = _flat(fi, not eol_mode)
         old = r.old if not eol_mode else r.old.replace("\r\n", "\n")
         occ = _all_occurrences(flat.s, old)
-        if not occ:
-            continue
-        if len(occ) > 1 and not r.replace_all:
-            starts = [flat.line_col(o)[0] for o in occ]
-            return [], [], ambiguous(path, fi, starts, "eol" if eol_mode else "exact", r.source_line), ""
-        spans = [(o, o + len(old)) for o in occ]
-        split = _splits_line(fi, flat, spans, old, r.new, path)
-        if split is not None:
-            return [], [], split, ""
-        note = f"replaced {len(occ)} occurrences in {path}" if r.replace_all else ""
-        # Text within one line says nothing of the edit's line endings: its new lines
-        # take the file's, as they would with a multi-line text matched by `eol`.
-        adopt = eol_mode or ("\n" not in r.old and "eol" in tiers)
-        at = flat.line_col(occ[0])[0]
-        crlf = at < len(fi.text.eols) and fi.text.eols[at] == "\r\n"
-        repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
-        splices, shifted = _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line, old, "indent" in tiers)
-        if shifted and not r.replace_all:
-            # Found inside a deeper line's indent: as for the indent tier, a line much like
-            # the text at its own indent is the place meant, changed since it was read.
-            from .likeness import lookalike  # here, as below: only an indented find asks
+        if occ:
+            return _text_found(fi, r, tiers, path, flat, old, occ, eol_mode)
+    return None
 
-            lines = r.old.split("\n")
-            rivals = set(lookalike(fi, [x for x in lines if x.strip()], (0, len(fi.keys)))) - {at}
-            if rivals:
-                return [], [], ambiguous(path, fi, sorted(rivals | {at}), "indent", r.source_line), ""
-        return splices, repairs + (["indent"] if shifted else []), None, note
-    # Looser tiers work line by line.
-    old_lines = r.old.split("\n")
+
+def _text_found(
+    fi: FileIndex, r: Replace, tiers: Sequence[str], path: str, flat: _Flat, old: str, occ: list[int], eol_mode: bool
+) -> _Placed:
+    """The splices for `old`, found as text at offsets `occ` of `flat`; refused when found more
+    than once (unless all are replaced), or next to the rest of a line it cuts."""
+    if len(occ) > 1 and not r.replace_all:
+        starts = [flat.line_col(o)[0] for o in occ]
+        return [], [], ambiguous(path, fi, starts, "eol" if eol_mode else "exact", r.source_line), ""
+    spans = [(o, o + len(old)) for o in occ]
+    split = _splits_line(fi, flat, spans, old, r.new, path)
+    if split is not None:
+        return [], [], split, ""
+    note = f"replaced {len(occ)} occurrences in {path}" if r.replace_all else ""
+    # Text within one line says nothing of the edit's line endings: its new lines
+    # take the file's, as they would with a multi-line text matched by `eol`.
+    adopt = eol_mode or ("\n" not in r.old and "eol" in tiers)
+    at = flat.line_col(occ[0])[0]
+    crlf = at < len(fi.text.eols) and fi.text.eols[at] == "\r\n"
+    repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
+    splices, shifted = _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line, old, "indent" in tiers)
+    if shifted and not r.replace_all:
+        # Found inside a deeper line's indent: as for the indent tier, a line much like
+        # the text at its own indent is the place meant, changed since it was read.
+        from .likeness import lookalike  # here, as below: only an indented find asks
+
+        lines = r.old.split("\n")
+        rivals = set(lookalike(fi, [x for x in lines if x.strip()], (0, len(fi.keys)))) - {at}
+        if rivals:
+            return [], [], ambiguous(path, fi, sorted(rivals | {at}), "indent", r.source_line), ""
+    return splices, repairs + (["indent"] if shifted else []), None, note
+
+
+def _old_lines(old: str) -> tuple[list[str], bool]:
+    """The text to replace as lines, and whether it ends with a line break."""
+    old_lines = old.split("\n")
     if len(old_lines) > 1 and old_lines[-1] == "":
         old_lines.pop()
-        ends_with_newline = True
-    else:
-        ends_with_newline = False
+        return old_lines, True
+    return old_lines, False
+
+
+def _line_matches(
+    fi: FileIndex, active: frozenset[str], old_lines: list[str], ends_with_newline: bool
+) -> list[tuple[int, int, int, int]]:
+    """Where the lines of the text are, under the normalisations `active`."""
+    if len(old_lines) == 1 and not ends_with_newline:
+        return _single_line_matches(fi, active, old_lines[0])
+    found = _lines_match_partial(fi, active, old_lines, (0, len(fi.keys)))
+    if ends_with_newline:
+        found = [m for m in found if m[3] == len(fi.keys[m[2]]) or norm_fn(active)(fi.keys[m[2]][m[3]:]) == ""]
+    return found
+
+
+def _by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+    """The looser tiers work line by line, each set of normalisations in turn."""
+    old_lines, ends_with_newline = _old_lines(r.old)
     steps = [(name, act) for name, act, fz in tier_sets(tiers) if not fz and name != "exact"]
-
-    def matches(active: frozenset[str]) -> list[tuple[int, int, int, int]]:
-        if len(old_lines) == 1 and not ends_with_newline:
-            return _single_line_matches(fi, active, old_lines[0])
-        found = _lines_match_partial(fi, active, old_lines, (0, len(fi.keys)))
-        if ends_with_newline:
-            found = [m for m in found if m[3] == len(fi.keys[m[2]]) or norm_fn(active)(fi.keys[m[2]][m[3]:]) == ""]
-        return found
-
     for name, active in steps:
-        found = matches(active)
+        found = _line_matches(fi, active, old_lines, ends_with_newline)
         shown = [k for k, x in enumerate(old_lines) if x.strip()]
         if "indent" in active and len(shown) == 1 and old_lines[shown[0]][:1] in (" ", "\t"):
             # One line, indented more than a step away from where it is found: a line the
@@ -331,27 +365,41 @@ def _place_replace(
         # Report only the normalisations that mattered for the first match.
         repairs = _needed_replace(fi, found[0], old_lines, active) or repairs
         if "indent" in repairs and not r.replace_all:
-            # Found only at another indent, the text may be a copy of the one meant, which
-            # differs a little where it is (a typographic character, say): a second place.
-            from .likeness import lookalike
-
-            rivals = {m[0] for m in matches(frozenset(t for t in tiers if t in NORMALISERS and t != "indent"))}
-            rivals |= set(lookalike(fi, old_lines, (0, len(fi.keys))))
-            if rivals - {found[0][0]}:
-                return [], [], ambiguous(path, fi, sorted(rivals | {found[0][0]}), name, r.source_line), ""
+            f = _indent_rivals(fi, found[0][0], old_lines, ends_with_newline, tiers, name, r.source_line, path)
+            if f is not None:
+                return [], [], f, ""
         splices = [_replace_splice(fi, m, r.new, ends_with_newline, active, old_lines, r.source_line) for m in found]
         note = f"replaced {len(found)} occurrences in {path}" if r.replace_all else ""
         return splices, repairs, None, note
+    return None
+
+
+def _indent_rivals(
+    fi: FileIndex, at: int, old_lines: list[str], ends_with_newline: bool, tiers: Sequence[str], name: str,
+    source_line: int, path: str,
+) -> Finding | None:
+    """Found (at file line `at`) only at another indent, the text may be a copy of the one
+    meant, which differs a little where it is (a typographic character, say): a second place."""
+    from .likeness import lookalike
+
+    rivals = {m[0] for m in _line_matches(fi, frozenset(t for t in tiers if t in NORMALISERS and t != "indent"),
+                                          old_lines, ends_with_newline)}
+    rivals |= set(lookalike(fi, old_lines, (0, len(fi.keys))))
+    if rivals - {at}:
+        return ambiguous(path, fi, sorted(rivals | {at}), name, source_line)
+    return None
+
+
+def _decoded(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+    """The text and its replacement with JSON-style escapes decoded (`escape`), through the
+    passes before this one; None when decoding changes nothing or the text is still not found."""
     if "escape" in tiers and "\\" in r.old:
         un = Replace(unescape(r.old), unescape(r.new), r.replace_all, r.source_line)
         if un.old != r.old:
             sp, rep, f, note = _place_replace(fi, un, [t for t in tiers if t != "escape"], path)
             if f is None or f.code == "ambiguous":
                 return sp, (rep + ["escape"]) if f is None else [], f, note
-    from .hints import not_found_hint  # here: only a failure needs the closest lines
-
-    line, hint = not_found_hint(fi, old_lines, path)
-    return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
+    return None
 
 
 def replace_by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str, missing: Finding) -> Located:

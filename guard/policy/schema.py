@@ -9,7 +9,7 @@ mean" (the same words in another order first, then the closest spelling).
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Iterator, Mapping, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
 from ..regex import lazy
 
@@ -169,6 +169,8 @@ _VERIFY_EXAMPLE = "{name: lint, run: 'ruff check {files}', files: ['*.py']}"
 
 
 def _verify_entry(item: object) -> str | None:
+    """What is wrong with one `verify` entry, checked in this order: its shape, its keys
+    (``_entry_keys``), the command (``_entry_command``), the options (``_entry_options``)."""
     if item == PRE_COMMIT:
         return None
     if isinstance(item, str):
@@ -176,11 +178,21 @@ def _verify_entry(item: object) -> str | None:
                 f"'{PRE_COMMIT}' (the repository's .pre-commit-config.yaml hooks), got {_show(item)}")
     if not isinstance(item, dict):
         return f"expected a mapping such as {_VERIFY_EXAMPLE}, or '{PRE_COMMIT}', got {_show(item)}"
+    return _entry_keys(item) or _entry_command(item) or _entry_options(item)
+
+
+def _entry_keys(item: dict[Any, Any]) -> str | None:
+    """The keys: only those of `VERIFY_KEYS` (a misspelt one named with the closest)."""
     for key in item:
         if key not in VERIFY_KEYS:
             close = closest(str(key), VERIFY_KEYS)
             tip = f"did you mean '{close[0]}'?" if close else f"valid keys: {', '.join(VERIFY_KEYS)}"
             return f"unknown key {_show(key)}; {tip}"
+    return None
+
+
+def _entry_command(item: dict[Any, Any]) -> str | None:
+    """The command: `run` and a `name`, or `pre-commit: true` (its name is optional)."""
     hooks = item.get(PRE_COMMIT, False)
     if not isinstance(hooks, bool):
         return f"{PRE_COMMIT}: expected true or false, got {_show(hooks)}"
@@ -196,6 +208,11 @@ def _verify_entry(item: object) -> str | None:
     name = item.get("name", PRE_COMMIT)
     if not isinstance(name, str) or not name.strip() or len(name) > 64 or not name.isprintable():
         return f"name: expected a short name of at most 64 printable characters, got {_show(name)}"
+    return None
+
+
+def _entry_options(item: dict[Any, Any]) -> str | None:
+    """The options: `files` (globs), `timeout` (seconds), `fix` (true or false)."""
     if "files" in item:
         problem = _str_list(_glob)(item["files"])
         if problem:

@@ -159,15 +159,32 @@ def _read(ws: Workspace, path: str) -> tuple[str, bool] | None:
 
 
 def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "") -> Expanded:
-    """`edits` with its rewrites made into file edits (see the module doc), or the refusal."""
+    """`edits` with its rewrites made into file edits (see the module doc), or the refusal.
+
+    The module doc's steps: the files and patterns (``_plans``), the files' texts (``_texts``),
+    the rewrites run (``_run``), the refusals (``_refusal``), the file edits (``_made``).
+    """
     try:
         matches.problem("$A", None, languages.LANGUAGES[0])  # the binding is there, and works
     except matches.Unavailable:
         return _missing()
+    plans = _plans(ws, edits, pol, agent, here)
+    if isinstance(plans, Expanded):
+        return plans
+    texts, boms, unreadable = _texts(ws, plans)
+    originals = dict(texts)
+    run = _run(edits, plans, texts, pol)
+    refused = _refusal(edits, plans, run, texts, unreadable, pol)
+    if refused is not None:
+        return refused
+    return _made(edits, plans, run, texts, originals, boms, unreadable, pol)
+
+
+def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) -> list[_Plan] | Expanded:
+    """Each rewrite's files, in their languages, once every pattern is one ast-grep takes in each."""
     files = _files(ws, pol, agent)
     ignorecase = ws.repo.ignores_case()
     plans: list[_Plan] = []
-    notes: list[str] = []
     for n, rw in enumerate(edits.rewrites, 1):
         plan = _plan(ws, rw, n, files, here, ignorecase)
         if isinstance(plan, Finding):
@@ -177,7 +194,12 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
                 for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])]
     if problems:
         return Expanded(None, tuple(problems))
+    return plans
 
+
+def _texts(ws: Workspace, plans: list[_Plan]) -> tuple[dict[str, str], dict[str, bool], set[str]]:
+    """The text of each file the rewrites look at, whether it had a BOM, and the files that are
+    not UTF-8 text (or not in the work tree)."""
     texts: dict[str, str] = {}
     boms: dict[str, bool] = {}
     unreadable: set[str] = set()
@@ -190,8 +212,27 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
                 unreadable.add(path)
             else:
                 texts[path], boms[path] = got
-    originals = dict(texts)
+    return texts, boms, unreadable
 
+
+class _Run(Value):
+    """What running the rewrites gave: each one's count of matches, the first matches (for a
+    refusal), the matches holding more than their pattern (with the rewrite's number), the files
+    matched (each with the line of the first rewrite that did), the matches in all, the unbound
+    metavariables, and whether counting stopped far past the budget."""
+
+    counts: tuple[int, ...]
+    sites: tuple[_Site, ...]
+    partial: tuple[tuple[int, _Site], ...]
+    touched: dict[str, int]
+    total: int
+    unbound: tuple[Finding, ...]
+    stopped: bool
+
+
+def _run(edits: EditSet, plans: list[_Plan], texts: dict[str, str], pol: Policy) -> _Run:
+    """The rewrites run in order over each file's text (`texts` takes the new texts); past
+    ``_STOP`` times the budget (when it refuses), counting stops."""
     hunks, files_limit = pol.budget("per_edit").get("hunks"), pol.budget("per_edit").get("files")
     enforce = pol.level("budget") == "error"
     counts: list[int] = []
@@ -213,19 +254,7 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
             texts[path] = done.text
             count += len(done.matches)
             touched.setdefault(path, rw.source_line)
-            # A file the agent may not read is named, never quoted (guard/redaction.py).
-            quote = (lambda _text: PROTECTED) if redaction.sealed(path, pol) else (lambda text: text)
-            sites += ([_Site(path, m.line, quote(m.text)) for m in done.matches[:SHOWN - len(sites)]]
-                      if len(sites) < SHOWN else [])
-            partial += [(n, _Site(path, m.line, quote(m.text))) for m in done.partial]
-            for name, m in done.unbound:
-                findings.append(error(
-                    "parse-error", path, m.line,
-                    f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
-                    f"({clip(quote(m.text).split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing "
-                    "in its place",
-                    f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
-                    "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`"))
+            _seen(n, path, done, pol, sites, partial, findings)
             if enforce and _past(total + count, len(touched), hunks, files_limit, _STOP):
                 stopped = True
                 break
@@ -233,19 +262,54 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
         total += count
         if stopped:
             break
-    if findings:
-        return Expanded(None, tuple(findings[:1]))
-    if partial:
-        return _refused(_partial(edits.rewrites, plans, partial))
-    if enforce and _past(total, len(touched), hunks, files_limit, 1):
-        return _refused(_over_budget(total, len(touched), hunks, files_limit, pol, sites, stopped))
-    for n, (rw, plan, count) in enumerate(zip(edits.rewrites, plans, counts), 1):
+    return _Run(tuple(counts), tuple(sites), tuple(partial), touched, total, tuple(findings), stopped)
+
+
+def _seen(n: int, path: str, done: matches.Rewritten, pol: Policy, sites: list[_Site],
+          partial: list[tuple[int, _Site]], findings: list[Finding]) -> None:
+    """Rewrite #n's matches in `path`, kept for messages: the first few (`sites`), those holding
+    more than the pattern (`partial`), and a `parse-error` for each unbound metavariable."""
+    # A file the agent may not read is named, never quoted (guard/redaction.py).
+    quote = (lambda _text: PROTECTED) if redaction.sealed(path, pol) else (lambda text: text)
+    sites += ([_Site(path, m.line, quote(m.text)) for m in done.matches[:SHOWN - len(sites)]]
+              if len(sites) < SHOWN else [])
+    partial += [(n, _Site(path, m.line, quote(m.text))) for m in done.partial]
+    for name, m in done.unbound:
+        findings.append(error(
+            "parse-error", path, m.line,
+            f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
+            f"({clip(quote(m.text).split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing "
+            "in its place",
+            f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
+            "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`"))
+
+
+def _refusal(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], unreadable: set[str],
+             pol: Policy) -> Expanded | None:
+    """The refusal, in this order: an unbound metavariable, a match holding more than its
+    pattern, over the budget, a rewrite that matched nothing; None when none applies."""
+    if run.unbound:
+        return Expanded(None, run.unbound[:1])
+    if run.partial:
+        return _refused(_partial(edits.rewrites, plans, run.partial))
+    hunks, files_limit = pol.budget("per_edit").get("hunks"), pol.budget("per_edit").get("files")
+    if pol.level("budget") == "error" and _past(run.total, len(run.touched), hunks, files_limit, 1):
+        return _refused(_over_budget(run.total, len(run.touched), hunks, files_limit, pol, run.sites, run.stopped))
+    for n, (rw, plan, count) in enumerate(zip(edits.rewrites, plans, run.counts), 1):
         if not count:
             return _refused(_not_found(rw, n, plan, len([p for p, _l in plan.targets if p in texts]), len(unreadable)))
+    return None
 
-    changed = [p for p in touched if texts[p] != originals[p]]
+
+def _made(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], originals: dict[str, str],
+          boms: dict[str, bool], unreadable: set[str], pol: Policy) -> Expanded:
+    """Every file whose text changed as a file edit, with notes on what the rewrites matched and
+    left out; no change (`no-op`) when none changed."""
+    notes: list[str] = []
+    changed = [p for p in run.touched if texts[p] != originals[p]]
     described = "; ".join(
-        f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(counts, 1)) + f" in {plural(len(touched), 'file')}"
+        f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(run.counts, 1)
+    ) + f" in {plural(len(run.touched), 'file')}"
     notes.append(f"structural: {described}")
     skipped = sum(p.other_languages for p in plans)
     if skipped:
@@ -256,10 +320,10 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
     if not changed:
         level = pol.level("no-op")
         said = [] if level == "off" else [Finding("no-op", level, None, None,
-                                                   f"the rewrite matches {plural(total, 'place')} but changes nothing",
+                                                   f"the rewrite matches {plural(run.total, 'place')} but changes nothing",
                                                    "make `to` differ from what the pattern matches")]
         return Expanded(edits._replace(rewrites=()), tuple(said), tuple(notes))
-    made = tuple(_file_edit(p, originals[p], texts[p], boms[p], touched[p]) for p in changed)
+    made = tuple(_file_edit(p, originals[p], texts[p], boms[p], run.touched[p]) for p in changed)
     return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), tuple(notes))
 
 

@@ -37,7 +37,7 @@ from ..audience import Audience
 from ..locate import apply_splices, locate_changes
 from ..locate.index import file_index
 from ..locate.rebase import Rewritten, new_text
-from ..locate.splice import Splice, whole_text
+from ..locate.splice import Located, Splice, whole_text
 from ..model import (
     Change,
     EditSet,
@@ -168,38 +168,67 @@ def _rewrite(s: _Session, fe: FileEdit, here: str, refused: set[str | None], err
 
 
 def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, codes: set[str]) -> Rewrite | None:
-    """The file's one reading, or None (see the module doc for where the edit's side comes from)."""
-    from .. import anchors
+    """The file's one reading, or None (see the module doc for where the edit's side comes from).
 
-    repo = s.ws.repo
+    The first that applies decides: a hashline edit (``_hashline``); an edit made against the
+    agent's last read (``_since_read``) or, under read_before_edit, against what it last saw
+    (``_read_before_edit``); against the version its index line names; else the edit located
+    in the file as it is (``_located``).
+    """
     if fe.content is None and not fe.changes:
         return None
     if line_anchored(fe):
         return _hashline(s, fe, path, before, text)
     if s.require_read and target.unread(s.ws, path, before, s.agent, s.audience) is not None:
-        seen = reads.last(repo, s.agent, path)
-        base = _blob_text(s, seen.blob) if seen is not None else None
-        if base is None:
-            return None
-        why = f"{path} changed since {s.agent} read it, and the edit was made against that read"
-        return _onto(s, fe, path, before, text, [base], why, needs_read=True)
-    if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base):
-        fe = fe._replace(base=None)
-    if fe.base is None and s.pol.read_before_edit:
-        got = anchors.against_read(repo, fe, path, before, s.pol, s.audience)
-        if got.stale is not None:
-            bases = [t for oid in got.seen if (t := _blob_text(s, oid)) is not None]
-            why = f"{path} changed since {s.agent} last saw it (read_before_edit)"
-            return _onto(s, fe, path, before, text, bases, why, needs_read=True)
-        if any(f.severity == "error" for f in got.findings):
-            return None
-        fe = got.edit
+        return _since_read(s, fe, path, before, text)
+    edit = _read_before_edit(s, fe, path, before, text)
+    if not isinstance(edit, FileEdit):
+        return edit
+    fe = edit
     named = target._bases(s.ws, fe, path, before, s.tiers, s.pol, ()).named
     if named is not None:
         why = f"{path} changed since the version the edit's index line names"
         got_named = _onto(s, fe, path, before, text, [named], why, needs_read=s.pol.read_before_edit)
         if got_named is not None or "stale" in codes:
             return got_named
+    return _located(s, fe, path, before, text, codes)
+
+
+def _since_read(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -> Rewrite | None:
+    """The edit made on the agent's last read of the file, merged onto the file as it is now."""
+    seen = reads.last(s.ws.repo, s.agent, path)
+    base = _blob_text(s, seen.blob) if seen is not None else None
+    if base is None:
+        return None
+    why = f"{path} changed since {s.agent} read it, and the edit was made against that read"
+    return _onto(s, fe, path, before, text, [base], why, needs_read=True)
+
+
+def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -> FileEdit | Rewrite | None:
+    """Under read_before_edit, an edit with no base (or one the agent never saw) is made on the
+    versions the agent saw when the file changed since (the reading, or None); else the edit
+    as the agent's reads allow it, to read further."""
+    from .. import anchors
+
+    repo = s.ws.repo
+    if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base):
+        fe = fe._replace(base=None)
+    if not (fe.base is None and s.pol.read_before_edit):
+        return fe
+    got = anchors.against_read(repo, fe, path, before, s.pol, s.audience)
+    if got.stale is not None:
+        bases = [t for oid in got.seen if (t := _blob_text(s, oid)) is not None]
+        why = f"{path} changed since {s.agent} last saw it (read_before_edit)"
+        return _onto(s, fe, path, before, text, bases, why, needs_read=True)
+    if any(f.severity == "error" for f in got.findings):
+        return None
+    return got.edit
+
+
+def _located(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, codes: set[str]) -> Rewrite | None:
+    """The edit located in the file as it is: realigned where the engine found no place for a
+    change; made on an earlier version it fits (``3way``); or, placed by fuzz, merged by git's
+    rule (``_fuzz_settled``)."""
     ordered = ordered_changes(fe)
     if codes == {"not-found"} and fe.content is not None:
         return None
@@ -216,10 +245,15 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
             why = f"the edit fits an earlier version of {path} ({', '.join(label for label, _t in earlier)})"
             return _onto(s, fe, path, before, text, [t for _label, t in earlier], why, needs_read=s.pol.read_before_edit)
         return None
+    return _fuzz_settled(path, text, out)
+
+
+def _fuzz_settled(path: str, text: Text, out: Located) -> Rewrite | None:
+    """The fuzz tier placed the edit, and git's merge of the edit's own view with the file
+    conflicted: the file settled by the reading of the lines around the change."""
     fuzzed = [sp for sp in out.splices if sp.seen is not None]
     if not fuzzed:
         return None
-    # The fuzz tier placed it, and git's merge of the edit's own view with the file conflicted.
     base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in fuzzed])
     ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in out.splices])
     settled = settle(base, ours, text)

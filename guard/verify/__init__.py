@@ -162,7 +162,6 @@ class _Session:
 
     def run(self, todo: Sequence[Invocation], changes: Sequence[FileChange], ledger_ref: str, agent: str,
             runs: list[dict[str, Any]], left_out: frozenset[str]) -> Verdict:
-        from ..repo import Entry
         from . import result
         from .commands import CONFIG
 
@@ -194,25 +193,7 @@ class _Session:
                 status = "timeout" if ran.how in ("timeout", "deadline", "no-time") else "failed"
                 finding = self.unfinished(inv, ran)
             elif seen.changed and cmd.fix and self.take_fixes and all(v is not None for v in seen.changed.values()):
-                updates = {p: Entry(str(oid), self._mode(tree, p)) for p, oid in seen.changed.items()}
-                again = self.repo.build_tree(tree, updates)
-                seen2, ran2, cached2 = self.observe(inv, again)
-                if seen2 is None:
-                    assert ran2 is not None
-                    status, finding = ("timeout" if ran2.how in ("timeout", "deadline", "no-time") else "failed"), \
-                        self.unfinished(inv, ran2, after_fix=True)
-                elif seen2.changed:
-                    status, finding = "failed", self.rewrote(inv, tree, seen2, again=True)
-                elif seen2.code != 0:
-                    status, finding = "failed", self.failed(inv, seen2, after_fix=True)
-                else:
-                    status, tree = "fixed", again
-                    for path, oid in seen.changed.items():
-                        data = self.repo.read_blob(str(oid))
-                        if data is not None:
-                            fixed[path] = data
-                    cached = cached and cached2
-                    seen = seen2._replace(seconds=seen.seconds + seen2.seconds)
+                status, finding, tree, seen, cached = self._after_fix(inv, tree, seen, cached, fixed)
             elif seen.changed:
                 status, finding = "failed", self.rewrote(inv, tree, seen)
             elif seen.code != 0:
@@ -224,7 +205,35 @@ class _Session:
             runs.append({"name": cmd.name, "status": status, "exit": code, "seconds": round(seconds, 3),
                          "cached": cached, "command": inv.shown})
             said.append(f"{cmd.name} {status}" + (" (cached)" if cached else f" ({_seconds(seconds)})"))
-        notes = list(built.notes)
+        return Verdict(tuple(findings), fixed, tuple(runs), self._notes(built.notes, said, left_out))
+
+    def _after_fix(self, inv: Invocation, tree: str, seen: Seen, cached: bool, fixed: dict[str, bytes]
+                   ) -> tuple[str, Finding | None, str, Seen, bool]:
+        """A command that fixed files (as `seen` shows), run again on its fixes: they stand when it
+        then passes and changes nothing (their bytes go into `fixed`).  The status and finding,
+        then the tree, what the command did and whether the answers were cached, as they stand."""
+        from ..repo import Entry
+
+        updates = {p: Entry(str(oid), self._mode(tree, p)) for p, oid in seen.changed.items()}
+        again = self.repo.build_tree(tree, updates)
+        seen2, ran2, cached2 = self.observe(inv, again)
+        if seen2 is None:
+            assert ran2 is not None
+            status = "timeout" if ran2.how in ("timeout", "deadline", "no-time") else "failed"
+            return status, self.unfinished(inv, ran2, after_fix=True), tree, seen, cached
+        if seen2.changed:
+            return "failed", self.rewrote(inv, tree, seen2, again=True), tree, seen, cached
+        if seen2.code != 0:
+            return "failed", self.failed(inv, seen2, after_fix=True), tree, seen, cached
+        for path, oid in seen.changed.items():
+            data = self.repo.read_blob(str(oid))
+            if data is not None:
+                fixed[path] = data
+        return "fixed", None, again, seen2._replace(seconds=seen.seconds + seen2.seconds), cached and cached2
+
+    def _notes(self, built: Sequence[str], said: list[str], left_out: frozenset[str]) -> tuple[str, ...]:
+        """The checkout's notes, then what each command did, the files put back, the files left out."""
+        notes = list(built)
         if said:
             notes.append("verify: " + "; ".join(said))
         for name, count in self.others.items():
@@ -232,7 +241,7 @@ class _Session:
                          "were put back (only the edit's files are judged)")
         if left_out:
             notes.append(f"verify: protected files are left out of the checkout: {', '.join(sorted(left_out))}")
-        return Verdict(tuple(findings), fixed, tuple(runs), tuple(notes))
+        return tuple(notes)
 
     def _mode(self, tree: str, path: str) -> int:
         from ..repo import FILE

@@ -170,24 +170,9 @@ def read_hunk(
             break
     else:
         j = max(n, resume)
-        if counted and (old < want_old or new < want_new) and n and unterminated:
-            # Short of its counts at the very end, and the last line has no line break:
-            # a paste that was cut off, not a miscount (a recount would apply half of it).
-            raise ParseError(
-                f"line {n}: the input ends inside the hunk for {label} ({old} of {want_old} old lines, "
-                f"{new} of {want_new} new lines) without a final line break: it looks cut off",
-                n,
-                "send the whole patch again",
-                label,
-            )
-    if not body:
-        what = "the input ends" if j >= n else f"line {j + 1} is {head(lines[j])[:60]!r}"
-        raise ParseError(
-            f"line {i + 1}: hunk for {label} has no body: {what}",
-            i + 1,
-            "after a hunk header, give its lines, each starting with ' ' (context), '-' (removed) or '+' (added)",
-            label,
-        )
+        if unterminated:
+            _check_not_cut_off(n, rng, old, new, label)
+    _check_body(lines, i, j, body, label)
     return _Read(
         Hunk(
             lines=tuple(body),
@@ -201,6 +186,34 @@ def read_hunk(
         ),
         j,
         counted and (old != want_old or new != want_new),
+    )
+
+
+def _check_not_cut_off(n: int, rng: Range, old: int, new: int, label: str) -> None:
+    """A hunk short of its counts at the very end of an input whose last line has no line
+    break: a paste that was cut off, not a miscount (a recount would apply half of it)."""
+    if rng.old_count is None or rng.new_count is None or not n:
+        return
+    if old < rng.old_count or new < rng.new_count:
+        raise ParseError(
+            f"line {n}: the input ends inside the hunk for {label} ({old} of {rng.old_count} old lines, "
+            f"{new} of {rng.new_count} new lines) without a final line break: it looks cut off",
+            n,
+            "send the whole patch again",
+            label,
+        )
+
+
+def _check_body(lines: list[str], i: int, j: int, body: list[HunkLine], label: str) -> None:
+    """A hunk header (line i) must be followed by its lines (the first other line: j)."""
+    if body:
+        return
+    what = "the input ends" if j >= len(lines) else f"line {j + 1} is {head(lines[j])[:60]!r}"
+    raise ParseError(
+        f"line {i + 1}: hunk for {label} has no body: {what}",
+        i + 1,
+        "after a hunk header, give its lines, each starting with ' ' (context), '-' (removed) or '+' (added)",
+        label,
     )
 
 
