@@ -128,7 +128,7 @@ DIVERGENCES: dict[tuple[str, str], Divergence] = {
         Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"),
     ("git-apply", "t4100-2-recount"): Divergence(
         Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"),
-    # decision: guard/paths.py refuses control characters (TAB included) in any path.
+    # decision: guard/files/paths.py refuses control characters (TAB included) in any path.
     ("git-apply", "t4135-git-with-tab"): Divergence(
         _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"),
     ("git-apply", "t4135-diff-with-tab"): Divergence(

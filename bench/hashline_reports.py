@@ -25,7 +25,7 @@ The independent application reads the call's JSON itself (not agent-guard's pars
 item's anchored lines replaced, deleted or inserted after, bottom-up, text ``replace``
 items by ``str.replace`` of their one occurrence.  Separately, every ``LINE:HH|text`` row
 the tool errors print is hashed here from its own text with each rule of
-``guard.linehash``: which rule reproduces oh-my-pi's printed anchors, per report.
+``guard.text.linehash``: which rule reproduces oh-my-pi's printed anchors, per report.
 
     python bench/hashline_reports.py PATH [--rev REV] [--show N]
 
@@ -52,8 +52,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scratch import GIT_ENV  # noqa: E402  (bench/, this script's folder)
 
-from guard import dialects, linehash  # noqa: E402
+from guard import dialects
 from guard.engine import Guard  # noqa: E402
+from guard.text import linehash  # noqa: E402
 
 RUNS = "packages/react-edit-benchmark/runs"
 FIXTURES = "packages/react-edit-benchmark/fixtures.tar.gz"
@@ -238,7 +239,7 @@ def printed_anchors(error: str) -> list[tuple[int, str, str]]:
 
 
 def rules_of(rows: list[tuple[int, str, str]]) -> list[str]:
-    """The rules of guard.linehash that give every printed anchor (a row may print ' text' for 'text')."""
+    """The rules of guard.text.linehash that give every printed anchor (a row may print ' text' for 'text')."""
     def fits(rule: str, n: int, h: str, t: str) -> bool:
         return linehash.digest(rule, n, t) == h or (t.startswith(" ") and linehash.digest(rule, n, t[1:]) == h)
     return [r for r in linehash.RULES if rows and all(fits(r, n, h, t) for n, h, t in rows)]

@@ -134,7 +134,7 @@ def one_hunk(runs: int) -> None:
     from guard import dialects
     from guard.engine import Guard
     from guard.locate import ALL_TIERS, locate_changes
-    from guard.textfile import decode
+    from guard.text.textfile import decode
 
     tmp = Path(tempfile.mkdtemp(prefix="ag-inproc-"))
     try:
@@ -236,7 +236,7 @@ def worst_case(runs: int) -> None:
     from guard import dialects
     from guard.locate import ALL_TIERS, locate_changes
     from guard.model import Change
-    from guard.textfile import decode
+    from guard.text.textfile import decode
 
     lines = source_lines(20000, 2)
     text = decode(("\n".join(lines) + "\n").encode())
@@ -285,8 +285,8 @@ def worst_case(runs: int) -> None:
 
 def ledger_depth(depths: list[int], runs: int) -> None:
     """Rollback (check only) and apply (check only) after 10, 100, 1,000... recorded turns."""
-    from guard import history
     from guard.engine import Guard
+    from guard.record import history
 
     tmp = Path(tempfile.mkdtemp(prefix="ag-ledger-"))
     try:

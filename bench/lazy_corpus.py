@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scratch import GIT_ENV, GitMerge, whitespace_fixed  # noqa: E402  (bench/, this script's folder)
 
-from guard.textfile import NotText, decode  # noqa: E402
+from guard.text.textfile import NotText, decode  # noqa: E402
 
 MARKER = {".py": "# ... existing code ...", ".js": "// ... existing code ..."}
 COMMENT = {".py": "# changed since", ".js": "// changed since"}

@@ -58,7 +58,7 @@ from guard.locate.index import Match, Sought
 from guard.locate.splice import Located, Splice
 from guard.model import error
 from guard.report import Report
-from guard.textfile import Text
+from guard.text.textfile import Text
 s = Sought(("a",), (" ",), None, False, ())
 cases = [
     lambda: error("stale", "a.py", 3, "changed since read", "read it again"),

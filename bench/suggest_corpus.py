@@ -300,8 +300,8 @@ class Bench:
         self.n = 0
 
     def run(self, r: Run) -> tuple[str, str, str]:
-        from guard import hashline_read
-        from guard.audience import MCP, Audience
+        from guard.reading import hashline_read
+        from guard.report.audience import MCP, Audience
 
         s = self.scratch
         g = self.guards[r.policy]

@@ -90,9 +90,9 @@ STEPS = ("index tree", "result tree", "check out", "watch", "command", "settle")
 
 def steps(repo: Path, i: int, base: bytes, after: bytes) -> dict[str, float]:
     """One verify's steps in-process, timed (the index is touched first: its tree is asked afresh)."""
-    from guard import redaction
     from guard.diffs import make_change
     from guard.engine import Guard
+    from guard.files import redaction
     from guard.model import Op
     from guard.repo.shadow import Shadow, command_environment
     from guard.verify import result, sealed_key

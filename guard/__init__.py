@@ -84,7 +84,7 @@ def check(repo: str | os.PathLike[str] = ".", *, from_ref: str | None = None, to
 def read(path: str, repo: str | os.PathLike[str] = ".", *, lines: tuple[int, int] | None = None,
          agent: str | None = None, policy: str | None = None) -> str:
     """A file as hashline-tagged numbered lines (what `git agent-read` prints)."""
-    from . import hashline_read
+    from .reading import hashline_read
 
     return hashline_read.read(session(repo, policy), path, lines, agent)
 
@@ -94,7 +94,7 @@ def rollback(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, tu
              clone: str | None = None, commit: str | None = None) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
-    from . import history
+    from .record import history
 
     return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone,
                             commit=commit)
@@ -105,7 +105,7 @@ def log(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, limit: 
         local: bool = False) -> list[dict[str, Any]]:
     """Recorded turns, newest first, as dictionaries (the `--json` shape): this clone's and those
     fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
-    from . import history
+    from .record import history
 
     return history.log(session(repo, policy), agent, limit, patch, clone=clone, local=local)
 

@@ -17,7 +17,7 @@ from itertools import chain
 from typing import Any, Hashable, Iterable, Sequence
 
 from .model import FileChange, Op
-from .textfile import Text, decode_or_none
+from .text.textfile import Text, decode_or_none
 
 CONTEXT = 3
 # difflib's matcher runs on at most this many item pairs: on an item repeated against an

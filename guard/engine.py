@@ -13,18 +13,20 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from . import dialects, ledger, stage, target, worktree
-from .audience import CLI, Audience
+from . import dialects, worktree
 from .errors import UsageError
+from .files import target
 from .model import EditSet, FileChange, Finding, LineRange, Value, error
+from .record import ledger, stage
 from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
-from .textfile import BOM
+from .report.audience import CLI, Audience
+from .text.textfile import BOM
 from .workspace import Workspace
 
 if TYPE_CHECKING:
-    from .attributes import AttrLookup
     from .checks import CheckInput
+    from .files.attributes import AttrLookup
     from .policy import Policy
     from .verify import Verdict
 
@@ -81,12 +83,12 @@ class Guard(Workspace):
     """A workspace that applies edits: parse, locate, check, write, record (see the module doc)."""
 
     # The budget session its caller runs in (Claude Code's session id, the MCP server's own):
-    # None, the environment's or the command line's (guard/sessions.py).
+    # None, the environment's or the command line's (guard/record/sessions.py).
     budget_session: str | None = None
 
     def session(self, agent: str) -> str:
         """The budget session `agent`'s next turn counts in (``sessions.current``)."""
-        from . import sessions
+        from .record import sessions
 
         return sessions.current(self.repo.commondir, agent, self.budget_session)
 
@@ -115,12 +117,12 @@ class Guard(Workspace):
         when it is inside the work tree, else from the root; `diff --git` names are always
         from the root (``PathBase``; the README's "First apply").  Hints name the tools of
         `audience` (default: the command line, from that folder).  The outcome is logged
-        (guard/events.py) with the agent's `tool` when an adapter names one; with
+        (guard/report/events.py) with the agent's `tool` when an adapter names one; with
         `log_pass=False` only a refusal is, and the caller logs the edit once it lands.
         With `require_read` (the MCP server's rule) every existing file the edit changes,
         moves or deletes must be one the agent read as it is now (``target.change_for``:
         judged on the path the engine writes, after every repair of the agent's path).
-        Protected contents in the report are redacted (guard/redaction.py).
+        Protected contents in the report are redacted (guard/files/redaction.py).
 
         The policy's ``verify`` commands run on the edit's result once it passes the checks
         (guard/verify/), also with `check`.  `verify_deadline`: (a ``time.monotonic()`` instant,
@@ -139,7 +141,7 @@ class Guard(Workspace):
         report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here),
                              require_read, verify_deadline, verify_fixes)
         if report.changes or report.findings:
-            from . import redaction
+            from .files import redaction
 
             report = redaction.report(report, pol)
         if log_pass or report.status == "refused":
@@ -148,7 +150,7 @@ class Guard(Workspace):
 
     def folder(self, cwd: str | os.PathLike[str] | None = None) -> str:
         """The repository-relative folder relative paths start from ("" for the root)."""
-        from . import paths
+        from .files import paths
 
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
@@ -355,7 +357,7 @@ class Guard(Workspace):
         if any(isinstance(c, LineRange) and (c.block or c.cut is not None or c.paste is not None)
                for fe in edits.files for c in fe.changes):
             # Blocks and registers: line numbers and lines only the files as read can give.
-            from . import registers
+            from .reading import registers
 
             edits, refused = registers.resolve(self, edits, pol, here, audience)
             if refused:
@@ -377,7 +379,7 @@ class Guard(Workspace):
                 seen[p] = 1
             changes.append(ch)
         # A folder the edit makes a git directory (whatever the names) runs what its config says.
-        from .control import nested_findings
+        from .files.control import nested_findings
 
         findings += nested_findings(self.root, changes, pol)
         # Parse-level repairs (a stripped line-number prefix...) belong to every file; a
@@ -410,7 +412,7 @@ class Guard(Workspace):
         the turn wrote (a turn going on over several applies: ``attributes.before_turn``)."""
         if turn is None:
             return self.repo.attr  # a new turn: nothing of it is written yet
-        from . import attributes
+        from .files import attributes
 
         ref = ledger.ref_name(pol.ledger_prefix, agent)
         found = ledger.turn_originals(self.repo, ref, agent, turn, attributes.is_attributes_file, memo=self.ledger_memo)
@@ -425,7 +427,7 @@ class Guard(Workspace):
     def _event(self, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, started: float,
                tool: str | None = None) -> None:
         try:
-            from . import events
+            from .report import events
         except ImportError:
             return
         # The outcome log must never turn an apply into a failure: `record` swallows its errors.

@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from .regex import lazy
+from .text.regex import lazy
 
 _MAX_INT_DIGITS = 4000  # under Python's limit (sys.get_int_max_str_digits(), 4,300 by default)
 _SURROGATE = lazy("[\ud800-\udfff]")

@@ -47,7 +47,7 @@ from functools import cached_property
 from itertools import count
 from typing import Any, ClassVar, NamedTuple, TypeVar, Union, dataclass_transform, overload
 
-from .wording import clip_lines, printable
+from .text.wording import clip_lines, printable
 
 
 class Op(str, enum.Enum):
@@ -109,14 +109,14 @@ class Replace(NamedTuple):
 
 
 # A line a change names by its hash as oh-my-pi's tools printed it: (line number, the hash as
-# written, the names of the rules it may have been made with; ``guard.linehash.RULES``).
+# written, the names of the rules it may have been made with; ``guard.text.linehash.RULES``).
 LineHash = tuple[int, str, tuple[str, ...]]
 
 
 class LineRange(NamedTuple):
     """Replace lines `start..end` of the file as it was read (hash-anchored edits).
 
-    Three fields name what only the file as read can say (``guard.registers`` works them out
+    Three fields name what only the file as read can say (``guard.reading.registers`` works them out
     before the range is located): `block`, the line whose syntax block the range is
     (``LineRange(N, N, new, block=N)`` replaces that block, ``LineRange(N + 1, N, new,
     block=N)`` inserts after it); `cut`, a register that keeps the lines the range removes;
@@ -180,7 +180,7 @@ class FileEdit(NamedTuple):
 
 # `FileEdit.base` of a line-anchored edit that names no version (oh-my-pi's JSON hashline
 # calls): the file as the agent last read it (``git agent-read``, MCP ``read_file``) when a read
-# is on record, else the file as it is now (``guard.anchors``).
+# is on record, else the file as it is now (``guard.reading.anchors``).
 LAST_SEEN = "@seen"
 
 

@@ -17,8 +17,8 @@ from .errors import UsageError
 from .repo import GitRepo, NotARepository
 
 if TYPE_CHECKING:
-    from .ledger import Memo
     from .policy import Policy, PolicyCache
+    from .record.ledger import Memo
     from .repo.config import ConfigEntry
 
 
@@ -44,7 +44,7 @@ class Workspace:
         adapters, ``guard.session``), and every write does again under its lock."""
         if not worktree.pending(self.repo):
             return False
-        from . import stage
+        from .record import stage
 
         with worktree.locked(self.repo):
             return stage.recover(self.repo)
@@ -52,7 +52,7 @@ class Workspace:
     @cached_property
     def ledger_memo(self) -> Memo:
         """What this workspace keeps of the agents' ledgers between calls (``ledger.Memo``)."""
-        from .ledger import Memo
+        from .record.ledger import Memo
 
         return Memo()
 
@@ -60,7 +60,7 @@ class Workspace:
         """The paths inside the tree that git's configuration names (``control.named_paths``),
         read once per command: ``forget_control_paths`` starts the next one afresh."""
         if self._control_paths is None:
-            from .control import named_paths
+            from .files.control import named_paths
 
             entries = self.repo.config_entries()
             if self._control_source is None or self._control_source[0] is not entries:

@@ -35,7 +35,7 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .filekind import NotRegular, open_regular
+from .files.filekind import NotRegular, open_regular
 from .model import Value
 from .repo import EXEC, FILE, GitRepo
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from guard.diffs import opcodes, whole_region
 from guard.repo import GitRepo
 from guard.repo.objects import SHA1_FROM
-from guard.textfile import BOM, Text, split
+from guard.text.textfile import BOM, Text, split
 
 
 @settings(max_examples=500, deadline=None)

@@ -81,7 +81,7 @@ def test_bad_input_is_refused_by_the_program(project: Repo, text: str, code: str
 
 def test_lone_surrogates_through_the_python_api(project: Repo) -> None:
     """A str may hold what no UTF-8 input can: a lone surrogate, in the edit or in a path."""
-    from guard.hashline_read import Unreadable
+    from guard.reading.hashline_read import Unreadable
 
     before = project.snapshot()
     for text, kw in (("\ud800", {}), ('{"file_path": "a.txt", "content": "\udfff"}', {}),

@@ -50,7 +50,7 @@ def layout(procs: int, files: int) -> dict[str, str]:
 def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
     """One process: `ops` operations through one long-lived Guard (as the MCP server keeps one)."""
     from guard.engine import Guard
-    from guard.history import rollback
+    from guard.record.history import rollback
 
     g = Guard(root)
     rng = random.Random(seed)
@@ -227,7 +227,7 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
     report = Guard(repo.root).apply(json.dumps({"file_path": "a.txt", "old_string": "one", "new_string": "two"}))
     assert report.status == "applied" and report.turn is not None
     code = ("import sys; sys.path[:0] = [sys.argv[1]]\n"
-            "from guard.engine import Guard, UsageError\nfrom guard.history import rollback\n"
+            "from guard.engine import Guard, UsageError\nfrom guard.record.history import rollback\n"
             "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
             "except UsageError as e:\n    print('usage:', e)\n")
     children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(repo.root), report.turn.id],

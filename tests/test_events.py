@@ -14,9 +14,8 @@ from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard import events
 from guard.model import FileChange, Op, error, warning
-from guard.report import Report, TurnRef
+from guard.report import Report, TurnRef, events
 
 SECRET = "s3cret-token-value"
 

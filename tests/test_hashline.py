@@ -1,4 +1,5 @@
-"""Hashline reads and edits: guard/hashline_read.py, guard/dialects/hashline.py, guard/anchors.py, guard/reads.py."""
+"""Hashline reads and edits: guard/reading/hashline_read.py, guard/dialects/hashline.py,
+guard/reading/anchors.py, guard/reading/reads.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Hashline block ops, registers and moves: the grammar (guard/dialects/hashline.py) and the engine's
-side (guard/registers.py); the behaviour per language is pinned by tests/cases/hashline-*."""
+side (guard/reading/registers.py); the behaviour per language is pinned by tests/cases/hashline-*."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from conftest import guard as guard_child
 
 from guard import worktree
 from guard.engine import Guard
-from guard.history import rollback
+from guard.record.history import rollback
 
 
 def _digest(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -595,7 +595,7 @@ def _blob_stored(root: Path, content: str) -> bool:
 def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ignore[no-untyped-def]
     """`git agent-read`, `guard.read` and MCP `read_file` refuse `path`: nothing shown, stored or recorded."""
     import guard
-    from guard.hashline_read import Unreadable
+    from guard.reading.hashline_read import Unreadable
 
     pytest.importorskip("mcp")
     from guard.adapters import mcp_server

@@ -20,22 +20,21 @@ PACKAGE = ROOT / "guard"
 
 LAYERS: list[tuple[str, list[str]]] = [
     ("foundations: values, errors, text, numbers", [
-        "guard.errors", "guard.model", "guard.bounds", "guard.regex", "guard.mappings", "guard.jsonvalue",
-        "guard.textfile", "guard.eol", "guard.lookalikes", "guard.linehash", "guard.wording", "guard.discovery",
-        "guard.filekind", "guard.collector"]),
+        "guard.errors", "guard.model", "guard.bounds", "guard.mappings", "guard.jsonvalue", "guard.collector",
+        "guard.text", "guard.files.discovery", "guard.files.filekind"]),
     ("git: the only code that talks to it", ["guard.repo"]),
     ("the tree, the policy and the ledger as they are", [
-        "guard.worktree", "guard.diffs", "guard.paths", "guard.attributes", "guard.control", "guard.redaction",
-        "guard.syntax", "guard.policy", "guard.audience", "guard.report", "guard.ledger", "guard.clones",
-        "guard.events"]),
+        "guard.worktree", "guard.diffs", "guard.files", "guard.syntax", "guard.policy", "guard.report",
+        "guard.record", "guard.record.ledger", "guard.record.clones"]),
     ("an edit: parsed, targeted, located, checked", [
-        "guard.dialects", "guard.structural", "guard.reads", "guard.anchors", "guard.registers", "guard.locate",
-        "guard.checks", "guard.target", "guard.suggest"]),
+        "guard.dialects", "guard.structural", "guard.reading", "guard.locate", "guard.checks", "guard.files.target",
+        "guard.suggest"]),
     ("a turn: staged, verified, rendered", [
-        "guard.stage", "guard.sessions", "guard.snapshot", "guard.workspace", "guard.verify", "guard.render"]),
+        "guard.record.stage", "guard.record.sessions", "guard.record.snapshot", "guard.workspace", "guard.verify",
+        "guard.report.render"]),
     ("the pipeline and the commit check", [
-        "guard.engine", "guard.commit_check", "guard.stats", "guard.hashline_read"]),
-    ("what works on turns already made", ["guard.history", "guard.footprint", "guard.shell"]),
+        "guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"]),
+    ("what works on turns already made", ["guard.record.history", "guard.record.footprint", "guard.record.shell"]),
     ("the edges: command line, adapters, the warm server, the API", [
         "guard.cli", "guard.adapters", "guard.warm", "guard", "guard.__main__"]),
 ]

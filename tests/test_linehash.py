@@ -1,4 +1,4 @@
-"""The line hashes of oh-my-pi's hashline tools (guard/linehash.py), held to what oh-my-pi printed."""
+"""The line hashes of oh-my-pi's hashline tools (guard/text/linehash.py), held to what oh-my-pi printed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from guard import linehash
+from guard.text import linehash
 
 # xxHash's own sanity values (github.com/Cyan4973/xxHash: the empty input and "abc", seed 0),
 # and the 14-byte and 101-byte sequences of its reference test, seed 0 and PRIME32.

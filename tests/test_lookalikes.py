@@ -1,10 +1,10 @@
-"""Folding text to how it reads: look-alike letters and invisible characters (guard/lookalikes.py)."""
+"""Folding text to how it reads: look-alike letters and invisible characters (guard/text/lookalikes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from guard.lookalikes import disguised, fold
+from guard.text.lookalikes import disguised, fold
 
 # (written, how it reads): each disguise of `rest of the code`, and the characters that fold.
 FOLDED = [

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from guard import policy as policy_mod
-from guard.paths import matches, protected_finding, resolve
+from guard.files.paths import matches, protected_finding, resolve
 
 
 @pytest.fixture

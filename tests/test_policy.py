@@ -369,7 +369,7 @@ def test_a_protected_list_replaces_the_preset_s(tmp_path: Path) -> None:
 
 
 def test_protected_extra_adds_to_the_preset_s(tmp_path: Path) -> None:
-    from guard.paths import protected_finding
+    from guard.files.paths import protected_finding
 
     f = write(tmp_path / ".agent-guard.yaml", "extends: strict\npaths: {protected_extra: ['deploy/**', '.env']}\n")
     p = policy.load(tmp_path)

@@ -37,7 +37,7 @@ def test_agents_edit_pyproject_but_not_its_table(repo: Repo, cli) -> None:  # ty
     before = repo.snapshot()
     for content in (PYPROJECT,  # removes the table
                     PYPROJECT + TABLE.replace('"strict"', '"permissive"'),  # relaxes it
-                    PYPROJECT + TABLE + '[tool.agent-guard.paths]\nallow = ["**"]\n',  # adds to it
+                    PYPROJECT + TABLE + '[tool.agent-guard.files.paths]\nallow = ["**"]\n',  # adds to it
                     PYPROJECT + TABLE + "[broken\n"):  # leaves a file no one can read the policy from
         r = cli("apply", "--json", input=_write("pyproject.toml", content))
         assert r.code == 1 and [f["code"] for f in r.json()["findings"] if f["severity"] == "error"] == [

@@ -1,4 +1,4 @@
-"""Budget sessions (guard/sessions.py): what `budget.per_session` counts over, shown and ended.
+"""Budget sessions (guard/record/sessions.py): what `budget.per_session` counts over, shown and ended.
 
 Before sessions were defined, every command-line and MCP turn counted in one session
 named `default` that nothing ended: four separate one-line applies tripped a 3-line

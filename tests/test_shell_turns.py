@@ -155,7 +155,7 @@ def test_a_file_over_the_size_limit_is_reported_not_recorded(project: Repo) -> N
 
 def test_cost_follows_the_changed_files(project: Repo, tmp_path: Path) -> None:
     """A snapshot reads a dirty file once: the next one takes its blob from what it kept."""
-    from guard import snapshot
+    from guard.record import snapshot
     from guard.repo import GitRepo
 
     project.write({"big.txt": "y\n" * 1000})
@@ -172,7 +172,7 @@ def test_cost_follows_the_changed_files(project: Repo, tmp_path: Path) -> None:
 
 def test_a_command_that_leaves_the_index_alone_does_not_read_it_whole(project: Repo) -> None:
     """The snapshot's own link to the index must not look like a change of the index."""
-    from guard import snapshot
+    from guard.record import snapshot
     from guard.repo import GitRepo
 
     repo = GitRepo(project.root)

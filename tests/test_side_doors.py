@@ -626,7 +626,7 @@ def test_a_finding_quotes_a_long_line_within_bounds(plain: Repo, cli) -> None:  
 
 def test_the_wordings_that_escape_and_bound() -> None:
     from guard.model import Finding
-    from guard.wording import CLIP, clip, printable, printable_diff
+    from guard.text.wording import CLIP, clip, printable, printable_diff
 
     assert printable("a\u202eb\u2066c") == "a\\u202eb\\u2066c"
     assert printable_diff("+x\r\n+a\rb\x1b[2K\n+y\r") == "+x\r\n+a\\x0db\\x1b[2K\n+y\r"
@@ -640,7 +640,8 @@ def test_the_wordings_that_escape_and_bound() -> None:
 
 
 def test_every_finding_about_a_protected_file_is_reworded() -> None:
-    from guard import policy, redaction
+    from guard import policy
+    from guard.files import redaction
     from guard.model import Finding
 
     pol = policy.load(None, "default")
@@ -659,7 +660,8 @@ def test_every_finding_about_a_protected_file_is_reworded() -> None:
 
 
 def test_the_allow_list_case_rule_in_protected_finding() -> None:
-    from guard import paths, policy
+    from guard import policy
+    from guard.files import paths
 
     base = policy.load(None, "default")
     for ignorecase, refused in ((False, True), (True, False)):

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import pytest
 from conftest import Repo
 
-from guard import events, stats
+from guard.report import events, stats
 
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
 DAY = 86_400
@@ -301,8 +301,9 @@ def test_import_is_cheap() -> None:
     import subprocess
     import sys
 
-    # The CLI imports guard.stats at every start: it must not pull in git, the engine or the log.
-    code = "import sys, guard.stats; print(sorted({'pygit2', 'guard.engine', 'guard.events', 'html'} & set(sys.modules)))"
+    # The CLI imports guard.report.stats at every start: it must not pull in git, the engine or the log.
+    code = ("import sys, guard.report.stats; "
+            "print(sorted({'pygit2', 'guard.engine', 'guard.report.events', 'html'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import pytest
 from conftest import Repo
 
-from guard import events, stats
+from guard.report import events, stats
 
 T0 = 1_767_225_600
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

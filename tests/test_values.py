@@ -81,7 +81,7 @@ def test_every_value_class_is_found() -> None:
     skipped = {s.split(" ")[0] for s in SKIPPED}
     # Every record in the sources is among them: a class no other import loads is held to the rule too.
     assert {n for n in _declared() if n.rsplit(".", 1)[0] not in skipped} == names
-    assert {"guard.model.Finding", "guard.commit_check.CommitFinding", "guard.policy.Policy", "guard.ledger.Turn",
+    assert {"guard.model.Finding", "guard.commit_check.CommitFinding", "guard.policy.Policy", "guard.record.ledger.Turn",
             "guard.adapters.mcp_server.Tool"} <= names
 
 

@@ -247,7 +247,8 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
 
     A protected file's content is kept in the stash itself, never as a blob in the object
     database (protected contents are stored nowhere an agent's read could reach them)."""
-    from .. import paths, worktree
+    from .. import worktree
+    from ..files import paths
 
     before, mode = worktree.read(g.root, rel)
     try:
@@ -375,7 +376,7 @@ def _deny(findings: Any, suggestion: Any = None) -> Answer:
     """A denial in both of the forms Claude Code reads: the JSON decision on standard output and
     exit 2 with the reason on standard error (see the module doc: builds differ in which they honour).
     A refusal with one likely reading carries it as the tool call to make instead (guard/suggest/)."""
-    from ..render import finding_text, suggestion_text
+    from ..report.render import finding_text, suggestion_text
 
     lines = ["agent-guard refused this edit; nothing was written. Fix what each finding says and retry."]
     lines += [finding_text(f) for f in findings]
@@ -389,8 +390,7 @@ def _deny(findings: Any, suggestion: Any = None) -> Answer:
 def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int,
             started: float) -> Answer:
     """Deny for a finding the hook made itself (the engine logs its own refusals)."""
-    from .. import events
-    from ..report import Report
+    from ..report import Report, events
 
     report = Report("refused", None, findings=(finding,))
     events.record(g.repo.commondir, "apply", agent, turn, report, edit_bytes, time.monotonic() - started, tool=tool)
@@ -401,8 +401,9 @@ def _stash_denial(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: st
                   intended: bytes | None = None) -> None:
     """Note a denied call, so that a PostToolUse for it (a build that let it through) undoes the write.
     `rel` as the tool named it: a path the resolver refused may still be a file of the tree."""
-    from .. import paths, worktree
-    from ..render import finding_text
+    from .. import worktree
+    from ..files import paths
+    from ..report.render import finding_text
 
     plain, refused = paths.resolve(g.root, rel)
     if plain is None or refused is not None:
@@ -427,9 +428,9 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
     moment to answer): one that cannot finish by then denies.  A formatter's changes cannot
     be taken into the tool's edit: they deny, with the diff to send instead.
     """
-    from ..audience import Audience
     from ..model import error
-    from ..render import finding_text
+    from ..report.audience import Audience
+    from ..report.render import finding_text
 
     started = time.monotonic()
     edit_bytes = len(json.dumps(ti))  # the tool input stands for the edit
@@ -442,7 +443,7 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
         return _refuse(g, refusal, agent, turn, tool, edit_bytes, started)
     if tool in PASSED:
         from .. import worktree
-        from ..target import special_file
+        from ..files.target import special_file
 
         try:
             _stash(g, data, resolved, agent, turn, [], time.monotonic() - started)
@@ -490,9 +491,10 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
     the agent's).  Where the other change touches the same lines, nobody can tell the two
     apart: nothing is given to the agent, and the hook says so.
     """
-    from .. import diffs, events, paths, worktree
+    from .. import diffs, worktree
+    from ..files import paths
     from ..model import Op
-    from ..report import Report
+    from ..report import Report, events
 
     rel2, finding = paths.resolve(g.root, rel)
     if finding is not None or rel2 is None:
@@ -581,9 +583,9 @@ def _undo_denied(g: Guard, rel: str, tool: str, stash: dict[str, Any], before: b
     as it was, keeping what others changed meanwhile (git's merge rule takes the tool's change
     out; where that cannot be done, the content from before the call, with the overwritten one
     kept as a blob whose id the message gives), record nothing as the agent's, and tell the model."""
-    from .. import events, worktree
+    from .. import worktree
     from ..repo import FILE
-    from ..report import Report
+    from ..report import Report, events
 
     try:
         now, mode = worktree.read(g.root, rel)
@@ -619,7 +621,8 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
     A path agent-guard would not show (protected, unless the policy says read_protected)
     is not recorded either: its content is never stored as a blob.
     """
-    from .. import reads, worktree
+    from .. import worktree
+    from ..reading import reads
 
     rel2, finding = g.resolve(rel, g.policy(agent), reading=True)
     if finding is not None or rel2 is None:
@@ -683,8 +686,8 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
     the difference after, recorded and checked.  The pre hook never denies a command for what it
     may do, but it fails closed: a snapshot that cannot be taken denies (the change could not be
     recorded)."""
-    from .. import shell, snapshot
     from ..engine import Guard, default_agent
+    from ..record import shell, snapshot
 
     given = data.get("cwd")
     cwd = given if isinstance(given, str) and given else os.getcwd()
@@ -728,7 +731,7 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
 def _command_answer(tool: str, done: Any) -> Answer:
     """What the model hears of a command's turn: errors (and a revert) on standard error with exit 2,
     which Claude Code shows the model; warnings and what was not recorded as additional context."""
-    from ..render import finding_text
+    from ..report.render import finding_text
 
     report = done.report
     errors = [f for f in report.findings if f.severity == "error"]

@@ -20,9 +20,9 @@ inside it (``paths.resolve``): the server never reads or writes outside it.  ``e
 (``read_file`` or ``git agent-read``) and it has not changed since; the engine judges that on
 the path it writes, after every repair of the agent's (``Guard.apply(require_read=True)``), so
 ``a/src/x.py`` is held to a read of ``src/x.py``.  The read record is the shared one in
-``guard/reads.py``, and an applied edit updates it, so a model can make several
+``guard/reading/reads.py``, and an applied edit updates it, so a model can make several
 edits in a row after one read.  ``--no-require-read`` turns the rule off.  No result shows the
-contents of a file the policy protects (``guard/redaction.py``), and human text escapes terminal
+contents of a file the policy protects (``guard/files/redaction.py``), and human text escapes terminal
 control characters; the structured report keeps other content exact.
 """
 
@@ -32,10 +32,10 @@ import json
 import sys
 from typing import Any, Callable
 
-from ..audience import MCP
 from ..bounds import LINE, TURNS
 from ..dialects import DIALECTS
 from ..model import Value
+from ..report.audience import MCP
 
 INSTRUCTIONS = (
     "agent-guard checks every edit against the repository's policy and applies it all or nothing; "
@@ -103,7 +103,8 @@ class Session:
 
     def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
         """After an applied edit the agent knows the new content (it wrote it)."""
-        from .. import reads, worktree
+        from .. import worktree
+        from ..reading import reads
 
         if report.status != "applied":
             return
@@ -117,8 +118,8 @@ class Session:
 
 
 def _report(report) -> Result:  # type: ignore[no-untyped-def]
-    from ..render import human
-    from ..wording import printable_diff
+    from ..report.render import human
+    from ..text.wording import printable_diff
 
     text = human(report)
     if report.turn is not None:
@@ -204,8 +205,8 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
 
 
 def read_file(s: Session, args: dict[str, Any]) -> Result:
-    from .. import hashline_read
-    from ..render import finding_text
+    from ..reading import hashline_read
+    from ..report.render import finding_text
 
     start, end = args.get("start_line"), args.get("end_line")
     lines = None
@@ -247,7 +248,7 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
 
 
 def list_turns(s: Session, args: dict[str, Any]) -> Result:
-    from .. import history
+    from ..record import history
 
     agent = None if args.get("all_agents") else s.agent
     # The diffs are shown as this server's agent may see them: no protected file's contents.
@@ -256,7 +257,7 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
-    from .. import history
+    from ..record import history
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
@@ -385,7 +386,7 @@ def serve(session: Session) -> None:
         return types.CallToolResult(content=[types.TextContent(type="text", text=r.text)],
                                     structured_content=r.data, is_error=r.error)
 
-    from ..render import version
+    from ..report.render import version
 
     server = Server("agent-guard", version=version(), instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)

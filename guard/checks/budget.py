@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..model import FileChange, Finding
-from ..wording import short_id
+from ..text.wording import short_id
 from .base import CheckInput, Committed
 
 _WHAT = {

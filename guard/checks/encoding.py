@@ -15,7 +15,7 @@ its doing.
 from __future__ import annotations
 
 from ..model import FileChange, Finding
-from ..textfile import BOM, guess_encoding
+from ..text.textfile import BOM, guess_encoding
 from .base import AttrLookup, CheckInput
 
 _UTF16_32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xff\xfe", b"\xfe\xff")

@@ -58,8 +58,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..lookalikes import fold
-from ..regex import lazy
+from ..text.lookalikes import fold
+from ..text.regex import lazy
 
 FIRM, BARE = "firm", "bare"
 MAX_NOTE = 300

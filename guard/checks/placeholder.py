@@ -59,10 +59,10 @@ from itertools import accumulate, compress, repeat
 from operator import contains, or_
 from typing import Iterable, Sequence
 
-from ..lookalikes import disguised, fold
 from ..model import FileChange, Finding, Value
-from ..regex import lazy
-from ..textfile import NotText, decode
+from ..text.lookalikes import disguised, fold
+from ..text.regex import lazy
+from ..text.textfile import NotText, decode
 from . import notes
 from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for

@@ -1,7 +1,7 @@
 """`path-protected`: the policy's protected globs and allow-list, and control files, on every path an edit touches.
 
 A rename is judged on both its names: moving a protected file away is changing it.
-Control files (``guard.control``) are judged by name here, so a commit that changes
+Control files (``guard.files.control``) are judged by name here, so a commit that changes
 `.gitattributes` or `.pre-commit-config.yaml` is reported (a warning at commit time); an
 agent's edit of one never gets this far (``target.resolve`` refuses it first).  The
 ``[tool.agent-guard]`` table of the top-level pyproject.toml is judged by what the change
@@ -10,10 +10,10 @@ does to it (``policy.pyproject``): the rest of that file is the agents' to chang
 
 from __future__ import annotations
 
-from ..control import finding as control_finding
-from ..control import fixed_kind
+from ..files.control import finding as control_finding
+from ..files.control import fixed_kind
+from ..files.paths import protected_finding
 from ..model import Finding
-from ..paths import protected_finding
 from ..policy.pyproject import FILE, table_finding
 from .base import LEVELS, CheckInput
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model import FileChange, Finding
-from ..regex import lazy
-from ..textfile import NotText, decode
-from ..wording import CLIP
+from ..text.regex import lazy
+from ..text.textfile import NotText, decode
+from ..text.wording import CLIP
 from .base import CheckInput, quote
 
 if TYPE_CHECKING:

@@ -32,8 +32,8 @@ from functools import lru_cache
 
 from ..diffs import make_change
 from ..model import FileChange, Finding, Value
-from ..textfile import NotText, Text, decode
-from ..wording import span, visible
+from ..text.textfile import NotText, Text, decode
+from ..text.wording import span, visible
 from .base import Blocks, CheckInput, capped, lines_containing
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})

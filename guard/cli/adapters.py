@@ -69,7 +69,7 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     # once, not after the SDK's imports (a second and more).
     session = Session(Guard(repo, policy), default_agent(agent), require_read)
     session.g.recover()
-    from ..sessions import new_name
+    from ..record.sessions import new_name
 
     session.g.budget_session = "mcp-" + new_name()  # per_session budgets count over this server's life
     session.g.policy(session.agent)  # a broken policy is a usage error now, not on the first call

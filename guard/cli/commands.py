@@ -1,6 +1,6 @@
 """The click group `agent-guard` and its commands (those named in ``LAZY`` live elsewhere).
 
-Every command builds a value (usually a ``Report``) and renders it (guard/render.py);
+Every command builds a value (usually a ``Report``) and renders it (guard/report/render.py);
 exceptions become exit statuses in ``main`` alone (``failure.failure_status``): 2 for
 usage errors (click's and ours), 3 for anything unexpected.  The programs enter
 through ``program.run`` (``git-agent-X`` is ``agent-guard X``), which reads a plain
@@ -115,8 +115,8 @@ def _guard(policy: str | None = None):  # type: ignore[no-untyped-def]
 
 def in_a_repository(start: str = ".") -> None:
     """A usage error, before anything heavy is imported, when `start` is surely in no repository
-    (``guard.discovery``): saying so must not cost the import of pygit2, or of the MCP SDK."""
-    from ..discovery import outside
+    (``guard.files.discovery``): saying so must not cost the import of pygit2, or of the MCP SDK."""
+    from ..files.discovery import outside
 
     problem = outside(start)
     if problem is not None:
@@ -271,7 +271,7 @@ def log_cmd(agent: str | None, clone: str | None, local: bool, turn_id: str | No
     shown as AGENT@CLONE.  `agent-guard show ID` shows one turn with its diff.
     """
     in_a_repository()
-    from .. import history
+    from ..record import history
 
     g = _guard(policy)
     patch = patch and not quiet
@@ -305,7 +305,7 @@ def show_cmd(turn_id: str, agent: str | None, as_json: bool, quiet: bool, policy
     out of the diff, as in log.
     """
     in_a_repository()
-    from .. import history
+    from ..record import history
 
     turns = history.one_turn(_guard(policy), turn_id, agent, patch=not quiet)
     if as_json:
@@ -343,7 +343,7 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clon
     The report names the turns undone; it goes to standard output, refused or not.
     """
     in_a_repository()
-    from .. import history
+    from ..record import history
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
@@ -370,7 +370,7 @@ def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushe
     Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
     """
     in_a_repository()
-    from .. import history
+    from ..record import history
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
@@ -393,8 +393,8 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     (the Claude Code hook counts per Claude Code session, the MCP server per server).
     """
     in_a_repository()
-    from .. import ledger, sessions
     from ..engine import default_agent
+    from ..record import ledger, sessions
 
     g = _guard(policy)
     name = default_agent(agent)
@@ -518,7 +518,7 @@ def uninstall_cmd(yes: bool, cache: bool, quiet: bool) -> None:
     the program itself goes with pip uninstall agent-guard.
     """
     in_a_repository()
-    from .. import footprint
+    from ..record import footprint
     from ..workspace import Workspace
 
     g = Workspace(".")

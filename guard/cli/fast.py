@@ -86,7 +86,7 @@ def emit(report: Report, as_json: bool, show_diff: bool = False, quiet: bool = F
     elif quiet and report.status != "refused":
         return report.exit_code
     else:
-        from ..render import human
+        from ..report.render import human
         from .terminal import colour
 
         text = human(report, show_diff, colour=colour(sys.stdout))
@@ -159,8 +159,9 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
     output holds the findings only, nothing when there are none.  `baseline_out`: write the
     findings to this baseline file (``commit_check.baseline``) instead of failing on them.
     """
-    from .. import commit_check, render
+    from .. import commit_check
     from ..repo import read_objects_unverified
+    from ..report import render
     from ..workspace import Workspace
     from .terminal import Progress, colour
 

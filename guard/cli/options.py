@@ -226,7 +226,7 @@ CHECK = Command((
            "'default'; for a range, the one committed at FROM)."),
     Option("renderer", ("--output-format", "--format"), True, None, "How to print the report: human (default), "
            "json, github (workflow annotations) or sarif (for code scanning).  --format is the older name.",
-           choices=Later("guard.render", "RENDERERS")),
+           choices=Later("guard.report.render", "RENDERERS")),
     Option("as_json", ("--json",), False, False, "Same as --output-format json."),
     Option("quiet", ("-q", "--quiet"), False, False, "Print the findings only: no summary, nothing when there are "
            "none."),

@@ -1,6 +1,6 @@
 """The click command `read` (`git agent-read`): a file as hashline-tagged numbered lines.
 
-The work is ``guard.hashline_read.shown``; this reads the arguments and prints.
+The work is ``guard.reading.hashline_read.shown``; this reads the arguments and prints.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> N
     """
     in_a_repository()
     from ..engine import Guard
-    from ..hashline_read import Unreadable, parse_lines, shown
+    from ..reading.hashline_read import Unreadable, parse_lines, shown
 
     try:
         lines = parse_lines(span) if span is not None else None
@@ -54,7 +54,7 @@ def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> N
 
             click.echo(Report("refused", None, findings=(exc.finding,)).to_json())
         else:
-            from ..render import finding_text
+            from ..report.render import finding_text
             from .terminal import colour
 
             click.echo(finding_text(exc.finding, colour(sys.stdout)))

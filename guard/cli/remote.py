@@ -1,6 +1,6 @@
 """The click commands `push` and `fetch`: this clone's turns to a remote, every clone's from it.
 
-Each prints the one git command it runs (``guard.clones`` makes its refspec), runs it,
+Each prints the one git command it runs (``guard.record.clones`` makes its refspec), runs it,
 and says what moved.  The command is plain git: run by hand, it does the same.
 """
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Callable
 
 import click
 
-from .. import clones
 from ..bounds import DEADLINE_SECONDS
 from ..errors import UsageError
+from ..record import clones
 from ..repo import GitError
 from .commands import CONTEXT, InRange, _guard, lazy_command
 

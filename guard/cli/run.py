@@ -3,7 +3,7 @@
 ``agent-guard run [--agent NAME] -- CMD ARGS...`` snapshots the work tree, runs the
 command with the terminal as it is (its standard input, output and error are the
 command's own), then records what it changed as one turn of the agent and checks it
-(``guard.shell``).  Its exit status is the command's, unless the checks found an error:
+(``guard.record.shell``).  Its exit status is the command's, unless the checks found an error:
 then 1 (with ``shell.on_violation: revert`` the change was also rolled back).  The
 report goes to standard error, or as JSON to ``--report FILE``.
 """
@@ -34,9 +34,9 @@ def run_cmd(agent: str | None, turn: str | None, policy: str | None, report_file
     The changes are checked as an edit is; the exit status is the command's, or 1 when
     the policy refuses what it did (with shell.on_violation: revert, it is also undone).
     """
-    from .. import shell
     from ..engine import default_agent, default_turn
-    from ..render import human
+    from ..record import shell
+    from ..report.render import human
 
     g = _guard(policy)
     who = default_agent(agent)

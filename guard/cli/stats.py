@@ -1,6 +1,6 @@
 """The click command `stats`: edit outcomes per agent and dialect, as a table, JSON or an HTML page.
 
-The work is ``guard.stats`` (aggregate, render_text, render_html); this reads the
+The work is ``guard.report.stats`` (aggregate, render_text, render_html); this reads the
 arguments, the event log, and writes.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from ..bounds import EVENTS, OutOfRange
-from ..stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
+from ..report.stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
 from .commands import CONTEXT, InRange, _guard, in_a_repository, lazy_command
 
 
@@ -30,7 +30,7 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
     at least --min-events edits; ties go to the one that needs fewer repairs.
     """
     in_a_repository()
-    from .. import events
+    from ..report import events
     from .terminal import Progress
 
     try:

@@ -30,8 +30,8 @@ from .. import diffs
 from ..errors import UsageError
 from ..model import FileChange, NumberedLines, Op, Value
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
-from ..textfile import BOM, is_binary, split
-from ..wording import plural, short_id
+from ..text.textfile import BOM, is_binary, split
+from ..text.wording import plural, short_id
 
 TREE = 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}

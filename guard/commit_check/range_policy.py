@@ -30,7 +30,7 @@ from ..errors import UsageError
 from ..model import Finding, Value
 from ..policy import Policy
 from ..repo import EXEC, FILE, GitRepo
-from ..wording import short_id
+from ..text.wording import short_id
 from ..workspace import Workspace
 from .changes import NULL_IDS, Unit, resolve_commit
 

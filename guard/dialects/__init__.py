@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..audience import CLI, Audience
 from ..model import EditSet, Finding, ParseError, error
+from ..report.audience import CLI, Audience
 from . import contamination
 
 # Dialect name -> module.  Imported on first use so start-up pays only for what runs.

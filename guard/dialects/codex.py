@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 
 from .. import jsonvalue
 from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
-from ..regex import lazy
+from ..text.regex import lazy
 
 NAME = "codex"
 

@@ -66,7 +66,7 @@ from ..model import (
     ParseError,
     Replace,
 )
-from ..regex import lazy
+from ..text.regex import lazy
 
 LINE_NUMBERS = "line-numbers"
 ESCAPE = "escape"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 from ..model import Value
-from ..regex import lazy
+from ..text.regex import lazy
 
 _OPENER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)")
 _CLOSER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})[ \t\r]*")

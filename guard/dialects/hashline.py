@@ -72,8 +72,8 @@ Meaning:
 - Sections naming the same path and tag merge into one; the same path under two
   tags is refused.
 
-Mapping into the edit model (no I/O here; the engine side is ``guard/registers.py``, which
-works out blocks and registers from the file as read, then ``guard/anchors.py``):
+Mapping into the edit model (no I/O here; the engine side is ``guard/reading/registers.py``, which
+works out blocks and registers from the file as read, then ``guard/reading/anchors.py``):
 a section becomes ``FileEdit(path, MODIFY, base=TAG in lower case)`` (``RENAME`` to DEST,
 ``old_path=PATH``, with a move) whose
 changes are ``LineRange`` values in the read's line numbers, with ``expect=None``:
@@ -98,13 +98,13 @@ import re
 from typing import Callable
 
 from ..model import EditSet, FileEdit, LineRange, Op, ParseError
-from ..regex import lazy
+from ..text.regex import lazy
 
 NAME = "hashline"
 
 # `$`, the last line of the file as read, where the parser cannot know its number:
 # `LineRange(A, LAST)` runs through the last line and `LineRange(LAST + 1, LAST)`
-# inserts after it.  The engine side (guard/anchors.py) puts in the line count.
+# inserts after it.  The engine side (guard/reading/anchors.py) puts in the line count.
 LAST = -1
 
 OPS_HELP = (
@@ -468,7 +468,7 @@ def _bind_registers(sections: list[_Section]) -> None:
     A named register is filled once (`CUT ... @name`) and pasted any number of times after;
     a `PUT` with no colon and no body (or `@` alone) pastes the one unlabeled cut written
     before it and not pasted yet.  Only the names are checked here: the lines are the file's,
-    which the engine reads (``guard.registers``).
+    which the engine reads (``guard.reading.registers``).
     """
     named: dict[str, _Op] = {}
     unnamed: list[_Op] = []

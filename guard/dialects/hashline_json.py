@@ -2,7 +2,7 @@
 
 oh-my-pi's edit tool showed a read as ``12:a3|text`` (later ``12#ZP:text``) and took
 calls that name lines by those anchors: a line number and a hash of the line
-(``guard/linehash.py``).  The shapes of its published benchmark runs
+(``guard/text/linehash.py``).  The shapes of its published benchmark runs
 (``packages/react-edit-benchmark/runs/*.md`` in gtrak/oh-my-pi, 2026-02-10 to 02-18),
 and the later ``LINE#ID`` shape, each read into ``LineRange`` changes::
 
@@ -33,7 +33,7 @@ and the later ``LINE#ID`` shape, each read into ``LineRange`` changes::
 A field an item misplaces beside its op (``{"insert_after": {"anchor"}, "text"}``) is
 taken, and so is an op whose value is its one anchor (``{"insert_after": "15:c1",
 "text"}``).  The hash rule of an anchor is the one oh-my-pi used with its shape (the
-revisions are in ``guard/linehash.py``): ``LINE:HH`` in shapes 2 and 3 ``hex32``
+revisions are in ``guard/text/linehash.py``): ``LINE:HH`` in shapes 2 and 3 ``hex32``
 (gtrak/oh-my-pi 27d15915 to c0d6bd83, ``packages/coding-agent/src/patch/hashline.ts``;
 27d15915 was written at 2026-02-11 06:26 UTC and every run from 06:42 UTC on used it),
 three base-36 digits ``base36x3``; in shape 1 ``stripped64``, ``base36`` or
@@ -45,7 +45,7 @@ base=LAST_SEEN)`` whose anchored items are ``LineRange`` values carrying their
 anchors (``LineRange.hashes``).  The calls carry no version, so the lines are those
 of the file as the agent last saw it: its last read on record (``git agent-read``, MCP
 ``read_file``), or the file as it is when the agent read or wrote it so, or read
-nothing (``guard/anchors.py``; under ``read_before_edit`` a read is required).  A
+nothing (``guard/reading/anchors.py``; under ``read_before_edit`` a read is required).  A
 line whose hash differs there is refused (``not-found``) with the anchors of the
 lines around it; it is never looked for elsewhere.  Text ``replace`` items are
 ``Replace`` changes, located as str_replace edits are; a call may not mix them with
@@ -60,7 +60,7 @@ from typing import Any, Iterator
 
 from .. import jsonvalue
 from ..model import LAST_SEEN, Change, EditSet, FileEdit, LineHash, LineRange, Op, ParseError, Replace
-from ..regex import lazy
+from ..text.regex import lazy
 
 NAME = "hashline-json"
 LAST = -1  # the last line of the file, as in the hashline dialect

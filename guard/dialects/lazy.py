@@ -40,7 +40,7 @@ import json
 from .. import jsonvalue
 from ..checks.placeholder import judge
 from ..model import EditSet, FileEdit, Op, ParseError, Snippet
-from ..regex import lazy
+from ..text.regex import lazy
 from . import fences
 
 NAME = "lazy"

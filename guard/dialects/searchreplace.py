@@ -35,7 +35,7 @@ count as openers too.  A block with no label reuses the previous block's file.
 from __future__ import annotations
 
 from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
-from ..regex import lazy
+from ..text.regex import lazy
 from . import fences
 
 NAME = "search-replace"

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..model import Change, Finding, Hunk, Replace, Snippet
-from ..textfile import Text
+from ..text.textfile import Text
 from .hunk import locate_hunk
 from .index import ALL_TIERS, UNICODE, file_index, unescape
 from .splice import Located, Splice, apply_splices, miscount_finding, overlaps

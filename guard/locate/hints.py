@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..wording import quoted
+from ..text.wording import quoted
 from .index import MAX_CANDIDATES, NORMALISERS, FileIndex, norm_fn
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Value, error
-from ..wording import quoted
+from ..text.wording import quoted
 from .index import (
     NORMALISERS,
     UNICODE,

@@ -21,8 +21,8 @@ import re
 from typing import Callable, Iterator, Sequence
 
 from ..model import CONTEXT, REMOVED, Finding, Value, error
-from ..textfile import Text
-from ..wording import quoted
+from ..text.textfile import Text
+from ..text.wording import quoted
 
 ALL_TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol", "escape", "fuzz")
 

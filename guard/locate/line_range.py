@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import REMOVED, Finding, LineRange, error
-from ..wording import plural, span
+from ..text.wording import plural, span
 from .index import FileIndex, Sought, match_block, norm_fn
 from .splice import Located, Splice
 

@@ -14,8 +14,8 @@ from typing import Iterable, Sequence
 
 from ..diffs import similar
 from ..model import Finding, Snippet, error
-from ..regex import lazy
-from ..wording import visible
+from ..text.regex import lazy
+from ..text.wording import visible
 from .index import FileIndex, indent_width
 
 LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows

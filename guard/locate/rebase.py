@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, Value, error, ordered_changes
-from ..textfile import Text, decode
-from ..wording import quoted, visible
+from ..text.textfile import Text, decode
+from ..text.wording import quoted, visible
 from . import locate_changes
 from .splice import Splice, apply_splices, whole_text
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..model import Finding, Hunk, Value, error
-from ..textfile import Text, split
-from ..wording import span
+from ..text.textfile import Text, split
+from ..text.wording import span
 
 
 class Splice(Value):

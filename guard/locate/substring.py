@@ -14,8 +14,8 @@ import operator
 from typing import Callable, Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
-from ..textfile import Text
-from ..wording import quoted
+from ..text.textfile import Text
+from ..text.wording import quoted
 from .hunk import bare_context, locate_hunk, typography
 from .index import (
     MAX_CANDIDATES,

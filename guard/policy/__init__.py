@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Mapping
 
 from ..mappings import lookup
 from ..model import Value, field
-from .schema import (  # the schema's public names are the policy's
+from .schema import (
     ADDITIVE,
     BUDGET_KEYS,
     BUDGET_SCOPES,
@@ -88,7 +88,7 @@ def _is_bare_name(spec: str) -> bool:
 
 
 def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
-    from ..filekind import NotRegular, open_regular
+    from ..files.filekind import NotRegular, open_regular
 
     try:
         # Never a plain open: a named pipe would hold it (and every command) until something wrote to it.
@@ -505,7 +505,7 @@ class Policy(Value):
             globs = self._excludes[check] = self._strings(f"exclude.{check}")
         if not globs:
             return False
-        from ..paths import first_match
+        from ..files.paths import first_match
 
         return first_match((path,), globs, self.ignorecase) is not None
 
@@ -616,7 +616,7 @@ def load(root: Path | None, spec: str | None = None, agent: str | None = None,
 
 def _in_pyproject(root: Path) -> _Layer | None:
     """The layer the ``[tool.agent-guard]`` table of `root`'s pyproject.toml sets, if it has one (``pyproject``)."""
-    from ..filekind import NotRegular, read_regular
+    from ..files.filekind import NotRegular, read_regular
     from .pyproject import FILE, TABLE, Unreadable, has_table, table
 
     path = root / FILE

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 
-from ..regex import lazy
+from ..text.regex import lazy
 
 CHECK_NAMES = (
     "placeholder", "whitespace", "untracked", "not-utf8", "binary", "budget",

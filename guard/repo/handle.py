@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
-from ..discovery import not_found
+from ..files.discovery import not_found
 from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .objects import Loose, Objects, blob_id, loose_settings
 from .values import GITLINK, CommitInfo, Entry, TreeChange
@@ -577,7 +577,7 @@ class GitRepo:
         plain open: a named pipe among them holds the look-up (and the repository lock)
         until something writes to it.  Each folder is looked at once (``lstat``-cheap).
         """
-        from ..filekind import kind
+        from ..files.filekind import kind
 
         parts = path.split("/")[:-1]
         folders = [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]

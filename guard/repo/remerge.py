@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import pygit2
 
 from ..model import Value
-from ..textfile import is_binary
+from ..text.textfile import is_binary
 from .errors import GitError
 from .merge import _MemoryObjects, merge_file
 from .values import EXEC, FILE, Entry, TreeChange

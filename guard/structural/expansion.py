@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from .. import redaction, worktree
+from .. import worktree
 from ..diffs import opcodes
+from ..files import redaction
 from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, Value, error
 from ..repo import EXEC, FILE
-from ..textfile import BOM, NotText, decode, split
-from ..wording import clip, plural
+from ..text.textfile import BOM, NotText, decode, split
+from ..text.wording import clip, plural
 from . import globs, languages, matches, template
 from .languages import Language
 
@@ -79,8 +80,8 @@ def _missing() -> Expanded:
 
 def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
     """Regular files git tracks, and those this agent's turns created (not ignored), sorted."""
-    from .. import ledger
-    from ..target import tracked_for
+    from ..files.target import tracked_for
+    from ..record import ledger
 
     tracked = ws.repo.tracked_files()
     out = {p for p, mode in tracked.items() if mode in (FILE, EXEC)}
@@ -269,7 +270,7 @@ def _seen(n: int, path: str, done: matches.Rewritten, pol: Policy, sites: list[_
           partial: list[tuple[int, _Site]], findings: list[Finding]) -> None:
     """Rewrite #n's matches in `path`, kept for messages: the first few (`sites`), those holding
     more than the pattern (`partial`), and a `parse-error` for each unbound metavariable."""
-    # A file the agent may not read is named, never quoted (guard/redaction.py).
+    # A file the agent may not read is named, never quoted (guard/files/redaction.py).
     quote = (lambda _text: PROTECTED) if redaction.sealed(path, pol) else (lambda text: text)
     sites += ([_Site(path, m.line, quote(m.text)) for m in done.matches[:SHOWN - len(sites)]]
               if len(sites) < SHOWN else [])

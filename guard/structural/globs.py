@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from .. import paths
+from ..files import paths
 from ..model import Finding, Value, error
 
 MAX_ALTERNATIVES = 256

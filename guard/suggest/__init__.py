@@ -32,8 +32,8 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Sequence
 
-from .. import reads, redaction, target, worktree
-from ..audience import Audience
+from .. import worktree
+from ..files import redaction, target
 from ..locate import apply_splices, locate_changes
 from ..locate.index import file_index
 from ..locate.rebase import Rewritten, new_text
@@ -52,9 +52,11 @@ from ..model import (
     line_anchored,
     ordered_changes,
 )
+from ..reading import reads
 from ..report import Suggestion
-from ..textfile import Text, decode_or_none
-from ..wording import brief
+from ..report.audience import Audience
+from ..text.textfile import Text, decode_or_none
+from ..text.wording import brief
 from .rewrite import Rewrite
 from .settle import Settled, settle
 from .writers import WRITERS
@@ -137,7 +139,7 @@ def _rewrite(s: _Session, fe: FileEdit, here: str, refused: set[str | None], err
     start = "" if fe.path_base is PathBase.ROOT else here
     guess = fe.path_base is PathBase.GUESS
     fe = target._prefix_dropped(s.ws.root, fe, start, guess)
-    from .. import paths
+    from ..files import paths
 
     path, refusal = target.resolve(s.ws, paths.from_folder(start, fe.path, guess), s.pol)
     if refusal is not None or path is None or redaction.sealed(path, s.pol):
@@ -208,7 +210,7 @@ def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text:
     """Under read_before_edit, an edit with no base (or one the agent never saw) is made on the
     versions the agent saw when the file changed since (the reading, or None); else the edit
     as the agent's reads allow it, to read further."""
-    from .. import anchors
+    from ..reading import anchors
 
     repo = s.ws.repo
     if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base):

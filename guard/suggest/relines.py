@@ -21,8 +21,8 @@ from __future__ import annotations
 from ..diffs import aligned
 from ..model import FileEdit, LineRange, Value
 from ..repo import GitRepo
-from ..textfile import NotText, Text, decode
-from ..wording import brief, span
+from ..text.textfile import NotText, Text, decode
+from ..text.wording import brief, span
 
 
 class Reanchored(Value):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import LineRange, Value
-from ..textfile import Text
+from ..text.textfile import Text
 
 
 class Rewrite(Value):

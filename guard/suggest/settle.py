@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..diffs import aligned, similar
 from ..model import Value
-from ..textfile import Text
+from ..text.textfile import Text
 
 Edit = tuple[int, int, tuple[str, ...]]  # base lines [a0, a1) become these keyed lines
 

@@ -26,7 +26,7 @@ import ast
 import warnings
 from typing import Any, Sequence
 
-from ..regex import lazy
+from ..text.regex import lazy
 from . import languages
 
 # Nodes written before the item they belong to, as siblings of it.

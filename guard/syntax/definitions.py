@@ -21,7 +21,7 @@ import warnings
 from collections import Counter
 from typing import Any
 
-from ..regex import lazy
+from ..text.regex import lazy
 from . import languages
 
 MAX_DEPTH = 60  # syntax-tree levels below which no definition is looked for

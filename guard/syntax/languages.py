@@ -28,7 +28,7 @@ from typing import Any, Iterator
 
 from ..mappings import lookup
 from ..model import Value
-from ..regex import lazy
+from ..text.regex import lazy
 from .python import error as python_error
 from .python import new_error as new_python_error
 
@@ -422,7 +422,7 @@ def python_target(root: Path | None) -> tuple[int, int] | None:
 def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
     import tomllib
 
-    from ..filekind import read_regular
+    from ..files.filekind import read_regular
 
     try:
         # A pipe there must not hold the check (read_regular never waits), nor nesting crash it.

@@ -36,7 +36,7 @@ import warnings
 from collections import OrderedDict
 from typing import Any
 
-from ..regex import lazy
+from ..text.regex import lazy
 
 Error = tuple[int, int, str]
 Target = tuple[int, int] | None

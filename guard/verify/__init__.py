@@ -27,7 +27,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..model import Finding, Value, error
-from ..wording import plural
+from ..text.wording import plural
 
 if TYPE_CHECKING:
     from ..model import FileChange
@@ -65,7 +65,7 @@ def run(repo: GitRepo, pol: Policy, agent: str, changes: Sequence[FileChange], *
     deadline, which `deadline_name` names in messages); no command runs past it.  `take_fixes`:
     whether a ``fix: true`` command's changes may become part of the edit.
     """
-    from .. import ledger
+    from ..record import ledger
     from ..repo import GitError
     from ..repo.shadow import Busy, NotReady, Shadow
 
@@ -103,7 +103,7 @@ def _planned(pol: Policy, changes: Sequence[FileChange]
              ) -> tuple[frozenset[str], list[dict[str, Any]], list[Invocation]]:
     """The changed files left out of the checkout (protected), the records of the commands that do not
     run, and those that do."""
-    from .. import redaction
+    from ..files import redaction
     from .commands import configured, invocation
 
     left_out = frozenset(c.path for c in changes if c.after is not None and redaction.sealed(c.path, pol))
@@ -123,8 +123,8 @@ def sealer(pol: Policy) -> Callable[[str], bool]:
     large tree: an ASCII path that no protected glob, policy file or `.git`-like name can match is
     let through at once (for ASCII names, folding only trims trailing dots and blanks); any other
     is asked in full."""
-    from .. import redaction
-    from ..paths import first_match
+    from ..files import redaction
+    from ..files.paths import first_match
 
     globs = pol.protected
     own = {o.casefold() for o in pol.own_files}
@@ -364,7 +364,7 @@ class _Session:
             new = self.repo.read_blob(oid) if oid is not None else None
             parts += diffs.make_change(path, Op.MODIFY if new is not None else Op.DELETE, old, new).diff.splitlines()
         shown = parts[:DIFF_LINES] + ([f"... ({len(parts) - DIFF_LINES} more lines)"] if len(parts) > DIFF_LINES else [])
-        from ..wording import printable
+        from ..text.wording import printable
 
         shown = [printable(line) for line in shown]
         if again:

@@ -91,7 +91,7 @@ def invocation(cmd: Command, changes: Sequence[FileChange], pol: Policy, left_ou
                ) -> Invocation | str:
     """`cmd` as it runs on the result of `changes`, or why it does not run (its globs match no changed
     path, or nothing is left to hand it).  `left_out`: paths not in the checkout (protected files)."""
-    from ..paths import first_match
+    from ..files.paths import first_match
 
     def wanted(path: str) -> bool:
         return not cmd.files or first_match((path,), cmd.files, pol.ignorecase) is not None

@@ -23,7 +23,7 @@ import time
 from typing import Callable, Mapping, Sequence
 
 from ..model import Value
-from ..wording import printable
+from ..text.wording import printable
 
 KEEP = 64 * 1024  # bytes of output kept while a command runs
 LINES = 40  # lines of output a finding shows

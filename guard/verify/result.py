@@ -69,7 +69,7 @@ def build(repo: GitRepo, shadow: Shadow, ledger_ref: str, agent: str, changes: S
 
 def touched(repo: GitRepo, folder: Path, ref: str, agent: str) -> list[str]:
     """Every path the agent's turns (and rollbacks) on `ref` changed, oldest turn to newest."""
-    from .. import ledger
+    from ..record import ledger
 
     tip = repo.ref(ref)
     if tip is None:

@@ -12,7 +12,7 @@ import pytest
 
 from guard.checks import notes
 from guard.checks.notes import BARE, FIRM, elides
-from guard.lookalikes import fold
+from guard.text.lookalikes import fold
 
 # Each says code is kept, elsewhere or left out, about something named.
 SAYS_FIRM = [

@@ -196,8 +196,8 @@ def test_reports_are_printed_as_click_printed_them(monkeypatch: pytest.MonkeyPat
     import io
 
     from guard.model import error
-    from guard.render import human
     from guard.report import Report
+    from guard.report.render import human
 
     report = Report("refused", "unified", findings=(error("not-found", "a.py", 3, "no \x1b[31mred\x1b[0m line", "x"),))
     for as_json in (False, True):

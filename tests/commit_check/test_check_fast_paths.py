@@ -21,7 +21,7 @@ from conftest import Repo, checkout_env, journal_pending, python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard import commit_check, paths
+from guard import commit_check
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
@@ -29,8 +29,9 @@ from guard.cli.fast import repo_paths
 from guard.commit_check import changes
 from guard.diffs import make_change
 from guard.errors import UsageError
+from guard.files import paths
 from guard.model import FileChange, Finding, Op
-from guard.textfile import NotText, decode
+from guard.text.textfile import NotText, decode
 from guard.workspace import Workspace
 
 DEFAULT = policy_mod.load(None, "default")
@@ -203,7 +204,7 @@ def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
     """`placeholder.candidates` spelled out, a Python turn per line: a line holding a comment mark
     whose lowercase text (or, for a line that is not ASCII, its folded text) holds a word of the
     vocabulary; a line of code that is only an ellipsis."""
-    from guard.lookalikes import fold
+    from guard.text.lookalikes import fold
 
     texts = [t for _n, t in change.added]
     found: set[int] = set()
@@ -456,7 +457,7 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
     code = ("import sys; from guard.cli.commands import main\n"
             "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.dialects', "
-            "'guard.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))")
+            "'guard.record.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))")
     for loaded in ("['yaml']", "[]"):
         # The first run parses the preset with PyYAML and keeps it in the user's cache; the
         # second finds it there and imports neither yaml nor anything of the engine.

@@ -12,9 +12,9 @@ import json
 import pytest
 from conftest import Repo
 
-from guard import stats
 from guard.dialects import contamination, parse, searchreplace
 from guard.model import ADDED, EditSet, Hunk, Replace
+from guard.report import stats
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 CALC_MUL = CALC.replace("return a * b", "return int(a * b)")

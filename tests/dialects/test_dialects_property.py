@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from guard.engine import Guard
-from guard.hashline_read import read as agent_read
+from guard.reading.hashline_read import read as agent_read
 
 PATH = "src/module.txt"  # no syntax checker judges it: random lines need not parse
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from guard import linehash
 from guard.dialects import detect, hashline, hashline_json
 from guard.model import LAST_SEEN, LineRange, ParseError, Replace
+from guard.text import linehash
 
 FILE = "".join(f"line {i}\n" for i in range(1, 11))
 LINES = FILE.splitlines()

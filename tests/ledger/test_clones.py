@@ -141,7 +141,7 @@ def test_every_turn_names_the_clone_it_was_recorded_in(team: Team) -> None:
 
 
 def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from guard import clones
+    from guard.record import clones
     from guard.repo import GitRepo
 
     c = team.clone(tmp_path, "c", None)
@@ -187,7 +187,7 @@ def test_clones_started_at_once_agree_on_the_made_name(team: Team, tmp_path: Pat
 
 
 def test_a_made_name_is_a_ref_name_whatever_the_host_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
-    from guard import clones, ledger
+    from guard.record import clones, ledger
 
     class Uname:
         def __init__(self, node: str) -> None:

@@ -17,9 +17,9 @@ from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard import history, ledger
 from guard.engine import Guard
 from guard.errors import UsageError
+from guard.record import history, ledger
 
 
 def _replayed(newest_first: list[ledger.Turn]) -> dict[str, bool]:

@@ -36,7 +36,7 @@ from guard import dialects
 from guard.locate import ALL_TIERS, apply_splices, locate_changes, unescape
 from guard.locate import UNICODE as _UNICODE
 from guard.model import ordered_changes as _ordered
-from guard.textfile import decode
+from guard.text.textfile import decode
 
 EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "1000"))
 RANDOM = bool(os.environ.get("AG_PROPERTY_RANDOM"))  # a fresh random run (hunting), not the fixed one

@@ -15,7 +15,7 @@ import pytest
 from guard.dialects import lazy
 from guard.locate import ALL_TIERS, apply_splices, locate_changes
 from guard.model import Snippet
-from guard.textfile import split
+from guard.text.textfile import split
 
 CASES = Path(__file__).resolve().parents[1] / "cases_lazy"
 

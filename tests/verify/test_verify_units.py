@@ -9,8 +9,8 @@ import pytest
 from conftest import Repo, run_cli
 
 from guard import policy as policy_mod
-from guard import redaction
 from guard.diffs import make_change
+from guard.files import redaction
 from guard.model import Op
 from guard.policy import Policy
 from guard.verify import cache, sealer

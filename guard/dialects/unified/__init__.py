@@ -80,7 +80,7 @@ a delete with new lines, and two sections that disagree on a path.
 from __future__ import annotations
 
 from ...model import ADDED, EditSet, FileEdit, Op, ParseError, PathBase
-from ...regex import lazy
+from ...text.regex import lazy
 from .names import DEV_NULL, git_strips, pick, plain_names, strip1
 from .sections import HEADS, HINT_HEADER, Section, State, step
 

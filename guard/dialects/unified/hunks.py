@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...bounds import LINE
 from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError, Value
-from ...regex import lazy
+from ...text.regex import lazy
 
 _MAX_NUMBER = int(LINE.high) + 1  # git's own limit: numbers and counts below 2**31
 HINT_HUNK = (

@@ -5,7 +5,7 @@ See the module doc of ``guard.dialects.unified`` (Paths) for what is stripped wh
 
 from __future__ import annotations
 
-from ...regex import lazy
+from ...text.regex import lazy
 
 DEV_NULL = "/dev/null"
 _MAX_HEADER = 4096  # a `diff --git` line longer than this is not split into names

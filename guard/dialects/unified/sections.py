@@ -10,7 +10,7 @@ import re
 from typing import Callable
 
 from ...model import Hunk, HunkLine, ParseError
-from ...regex import lazy
+from ...text.regex import lazy
 from .hunks import HINT_HUNK, Range, head, hunk_header, is_blank, read_hunk
 from .names import DEV_NULL, OCTAL, file_name, git_header_names, name_token
 

@@ -22,12 +22,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from . import ledger, worktree
-from .model import Value
-from .repo import FILE, Entry, GitRepo
+from .. import worktree
+from ..model import Value
+from ..repo import FILE, Entry, GitRepo
+from . import ledger
 
 if TYPE_CHECKING:
-    from .model import FileChange
+    from ..model import FileChange
 
 
 class Staged(Value):

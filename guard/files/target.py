@@ -17,20 +17,22 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from . import diffs, ledger, paths, worktree
-from .audience import CLI, Audience
-from .locate import apply_splices, locate_changes
-from .locate.rebase import Bases, Rewritten, from_earlier, new_text
-from .model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error, line_anchored
-from .repo import EXEC, FILE
-from .textfile import Text, decode, decode_or_none
-from .wording import plural
+from .. import diffs, worktree
+from ..locate import apply_splices, locate_changes
+from ..locate.rebase import Bases, Rewritten, from_earlier, new_text
+from ..model import FileChange, FileEdit, Finding, LineRange, Op, PathBase, Snippet, error, line_anchored
+from ..record import ledger
+from ..repo import EXEC, FILE
+from ..report.audience import CLI, Audience
+from ..text.textfile import Text, decode, decode_or_none
+from ..text.wording import plural
+from . import paths
 
 if TYPE_CHECKING:
-    from .anchors import Anchored
+    from ..policy import Policy
+    from ..reading.anchors import Anchored
+    from ..workspace import Workspace
     from .attributes import AttrLookup
-    from .policy import Policy
-    from .workspace import Workspace
 
 def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
     """An agent's path as a repository-relative one, or the finding that refuses it: outside
@@ -153,7 +155,7 @@ def _read_vetted(ws: Workspace, fe: FileEdit, pol: Policy, start: str, src: str,
                  audience: Audience, attr: AttrLookup) -> tuple[bytes | None, int | None, Op] | Finding:
     """The file's bytes and mode now (None: not there) and the operation it gets, once what is
     there allows the edit (``_vet``), the agent read it (`require_read`) and its content is text."""
-    from .checks import content_finding
+    from ..checks import content_finding
 
     try:
         before, old_mode = worktree.read(ws.root, src)
@@ -186,14 +188,14 @@ def _against_reads(ws: Workspace, fe: FileEdit, src: str, before: bytes | None, 
         return None
     claimed: str | None = None
     if fe.base and pol.read_before_edit and not line_anchored(fe):
-        from . import anchors
+        from ..reading import anchors
 
         if not anchors.seen_base(ws.repo, pol, src, fe.base):
             # A made-up `index` line (or a blob the agent never saw) is no base: the edit is one
             # with none, which read_before_edit holds to the agent's reads and writes.
             claimed, fe = fe.base, fe._replace(base=None)
     if line_anchored(fe) or (fe.base is None and pol.read_before_edit):
-        from . import anchors
+        from ..reading import anchors
 
         return anchors.against_read(ws.repo, fe, src, before, pol, audience, claimed)
     return None
@@ -227,7 +229,7 @@ def _edited(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], sr
     if not any(text.eols):
         # A new file (or one without a line end of its own): the endings git's checkout
         # would give it (`* text=auto eol=crlf`: CRLF), whatever the edit used.
-        from .eol import as_checked_out
+        from ..text.eol import as_checked_out
 
         new, converted = as_checked_out(new, path, attr, ws.repo.config)
         if converted:
@@ -282,7 +284,7 @@ def source(ws: Workspace, fe: FileEdit, pol: Policy, here: str = "") -> tuple[st
 def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
     """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
     this content.  An applied edit counts as read (the MCP server records what it wrote)."""
-    from . import reads
+    from ..reading import reads
 
     seen = reads.last(ws.repo, agent, path)
     if seen is not None and seen.blob == ws.repo.hash_blob(current):
@@ -376,7 +378,7 @@ def _bases(ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: 
 def _earlier(ws: Workspace, path: str, before: bytes, pol: Policy) -> tuple[tuple[str, Text], ...]:
     """Earlier versions of `path` an agent may have written against: its last read, its last
     write, HEAD's (each once, and only those that differ from the file now)."""
-    from . import anchors, reads
+    from ..reading import anchors, reads
 
     agent = pol.agent or "agent"
     read = reads.last(ws.repo, agent, path)
@@ -484,7 +486,7 @@ def _drops_definitions(path: str, text: Text, content: str, audience: Audience =
     (functions, classes, methods; ``syntax.definitions``): a snippet of the file, however long, which
     written whole would delete them.  More left out than it defines anew (a rename leaves one and
     adds one); an explicit whole-file write (``--format whole``, a JSON `content`) is not judged here."""
-    from .syntax import definitions
+    from ..syntax import definitions
 
     old, new = definitions.names(path, "\n".join(text.lines), content)
     dropped, added = old - new, new - old

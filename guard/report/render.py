@@ -1,6 +1,6 @@
 """How reports are printed: every command's output goes through here.
 
-A ``Report`` (guard/report.py) decides the exit status; this module only words it.
+A ``Report`` (guard/report/__init__.py) decides the exit status; this module only words it.
 
 - ``finding_text``: one finding as ``path:line: code: message`` (what editors and
   terminals link), followed by its hint.
@@ -25,10 +25,10 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from .model import Finding
-from .regex import lazy
-from .report import Report, Suggestion
-from .wording import plural, printable, printable_diff, short_id
+from ..model import Finding
+from ..text.regex import lazy
+from ..text.wording import plural, printable, printable_diff, short_id
+from . import Report, Suggestion
 
 # --- colour ------------------------------------------------------------------------------
 # SGR codes, as git colours the same things: what was added green, removed red, a diff's

@@ -21,13 +21,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from . import snapshot, worktree
-from .model import Finding, Value, error, warning
-from .report import Report
+from .. import worktree
+from ..model import Finding, Value, error, warning
+from ..report import Report
+from . import snapshot
 
 if TYPE_CHECKING:
-    from .engine import Guard
-    from .policy import Policy
+    from ..engine import Guard
+    from ..policy import Policy
 
 DIALECT = "shell"
 ON_VIOLATION = ("warn", "revert")
@@ -65,7 +66,8 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
     The policy's verify commands (guard/verify/) judge the result too, once it is recorded; what
     they would change is reported, never taken (the command's files are written).
     `verify_deadline`: (a ``time.monotonic()`` instant, its name) they must be done by."""
-    from . import events, history, stage
+    from ..report import events
+    from . import history, stage
 
     began = started if started is not None else time.monotonic()
     pol = g.policy(agent)
@@ -87,7 +89,7 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
     turn_ref = g.record(list(found.changes), agent=agent, turn=turn, dialect=DIALECT, edit_bytes=len(command.encode()))
     extra: dict[str, object] = {}
     if pol.get("verify"):
-        from . import verify
+        from .. import verify
 
         until, name = verify_deadline if verify_deadline is not None else (None, "")
         verdict = verify.run(g.repo, pol, agent, found.changes, until=until, take_fixes=False, deadline_name=name)
@@ -114,7 +116,7 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
 
 def _unrecorded_findings(unrecorded: tuple[tuple[str, str], ...]) -> list[Finding]:
     """A repository made inside the tree is a control file (refused); the rest are reported."""
-    from .control import SETTING
+    from ..files.control import SETTING
 
     out: list[Finding] = []
     for path, why in unrecorded:
@@ -132,7 +134,8 @@ def _unrecorded_findings(unrecorded: tuple[tuple[str, str], ...]) -> list[Findin
 
 def check(g: Guard, pol: Policy, found: snapshot.Found) -> list[Finding]:
     """The checks an edit gets, on what a command changed (see the module doc)."""
-    from . import attributes, checks, control, paths
+    from .. import checks
+    from ..files import attributes, control, paths
 
     folders = g.repo.git_folders()
     named = g.control_paths()

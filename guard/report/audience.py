@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 
-from .model import Value
+from ..model import Value
 
 Lines = tuple[int, int]  # 1-based, inclusive
 

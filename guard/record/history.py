@@ -17,17 +17,19 @@ from functools import partial
 from itertools import islice
 from typing import Any, Callable, Iterator
 
-from . import clones, control, diffs, ledger, paths, redaction, stage, worktree
-from .bounds import AGE_SECONDS, KEEP, TURNS
-from .engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
-from .errors import UsageError
-from .model import FileChange, Finding, Op, Value, error
-from .policy import Policy
-from .repo import FILE, Entry, GitError, RefLocked, TreeChange
-from .repo.merge import merge_file
-from .report import Report, TurnRef
-from .textfile import NotText, decode
-from .wording import clip, plural, printable
+from .. import diffs, worktree
+from ..bounds import AGE_SECONDS, KEEP, TURNS
+from ..engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
+from ..errors import UsageError
+from ..files import control, paths, redaction
+from ..model import FileChange, Finding, Op, Value, error
+from ..policy import Policy
+from ..repo import FILE, Entry, GitError, RefLocked, TreeChange
+from ..repo.merge import merge_file
+from ..report import Report, TurnRef
+from ..text.textfile import NotText, decode
+from ..text.wording import clip, plural, printable
+from . import clones, ledger, stage
 
 
 def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
@@ -294,7 +296,7 @@ def _when(t: ledger.Turn) -> float:
 def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False) -> str:
     """`log`'s rows for people: control characters in paths and added lines are escaped (``printable``);
     with `colour`, each turn's line in yellow and its diff as git colours one."""
-    from .render import YELLOW, diff_text, paint
+    from ..report.render import YELLOW, diff_text, paint
 
     if not rows:
         return "no recorded turns\n"

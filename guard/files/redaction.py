@@ -22,12 +22,13 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Sequence
 
-from . import diffs, paths
-from .model import FileChange, Finding
+from .. import diffs
+from ..model import FileChange, Finding
+from . import paths
 
 if TYPE_CHECKING:
-    from .policy import Policy
-    from .report import Report
+    from ..policy import Policy
+    from ..report import Report
 
 # Findings whose message and hint name the path and the rule, never a line of the file.
 SAFE_CODES = frozenset({"path-protected", "path-outside", "untracked", "exists", "missing", "budget", "binary",

@@ -18,11 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from . import worktree
-from .repo import FILE, Entry
+from .. import worktree
+from ..repo import FILE, Entry
 
 if TYPE_CHECKING:
-    from .repo import GitRepo
+    from ..repo import GitRepo
 
 AttrLookup = Callable[[str, str], "str | bool | None"]
 NAME = ".gitattributes"

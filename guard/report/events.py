@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from .report import Report
+    from . import Report
 
 VERSION = 1
 DIRNAME = "agent-guard"

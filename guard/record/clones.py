@@ -33,14 +33,14 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
+from ..model import Value
+from ..repo import GitError, GitRepo, RefMoved
+from ..text.wording import plural
 from . import ledger
-from .errors import UsageError
-from .model import Value
-from .repo import GitError, GitRepo, RefMoved
-from .wording import plural
 
 if TYPE_CHECKING:
-    from .repo.transport import Transfer
+    from ..repo.transport import Transfer
 
 PUSHED = "refs/agent-guard-clones/"  # on a remote: <clone>/<agent>
 FETCHED = "refs/agent-guard-remotes/"  # here: <remote>/<clone>/<agent>
@@ -208,7 +208,7 @@ def push(repo: GitRepo, prefix: str, clone: str, remote: str, timeout: float | N
     would bring it back: from the ref as it was before the push, when it still is (a
     turn recorded during the push leaves it for the next fetch to record).
     """
-    from .repo.transport import pushed_refs, run  # runs git: imported where it runs
+    from ..repo.transport import pushed_refs, run  # runs git: imported where it runs
 
     before = repo.refs(prefix)
     done = run(repo.root, push_args(prefix, clone, remote), timeout)
@@ -238,7 +238,7 @@ def push(repo: GitRepo, prefix: str, clone: str, remote: str, timeout: float | N
 
 def fetch(repo: GitRepo, remote: str, timeout: float | None = None) -> Outcome:
     """Fetch every clone's ledgers from `remote` (``fetch_args``): what this clone now has of each."""
-    from .repo.transport import run
+    from ..repo.transport import run
 
     me = name(repo)
     # Only this clone writes its folder, and `push` records what it wrote: a copy that moved

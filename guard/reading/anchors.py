@@ -7,11 +7,11 @@ other edit is located as it is, and this module is not loaded.
 **Line-anchored edits** -- ``FileEdit.base`` set, no whole content, and at least one
 change, every one a ``LineRange`` without ``expect``: what the hashline dialect
 parses into -- name lines of the file as the agent read it (``git agent-read``, the MCP
-``read_file``).  Hints name the reader's own way to read (guard/audience.py).
+``read_file``).  Hints name the reader's own way to read (guard/report/audience.py).
 They are resolved in four steps:
 
 1. *Base.*  The tag must be a prefix of the blob this agent last read for the
-   path (guard/reads.py), matched case-insensitively, so oh-my-pi's 4-digit tags
+   path (guard/reading/reads.py), matched case-insensitively, so oh-my-pi's 4-digit tags
    work too.  Without such a read the edit is refused as ``stale``.  Only when the
    policy's ``stale`` level is below ``error`` may the tag instead name the current
    content or a blob in the object database; every line then counts as shown.
@@ -45,18 +45,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from . import diffs, ledger
-from .audience import CLI, Audience
-from .locate import Splice, apply_splices
-from .model import LAST_SEEN, FileEdit, Finding, LineRange, Value, error, line_anchored
-from .policy import Policy
-from .repo import GitRepo
-from .textfile import NotText, Text, decode
-from .wording import clip, plural, span
+from .. import diffs
+from ..locate import Splice, apply_splices
+from ..model import LAST_SEEN, FileEdit, Finding, LineRange, Value, error, line_anchored
+from ..policy import Policy
+from ..record import ledger
+from ..repo import GitRepo
+from ..report.audience import CLI, Audience
+from ..text.textfile import NotText, Text, decode
+from ..text.wording import clip, plural, span
 
 if TYPE_CHECKING:
+    from ..repo.merge import Conflict
     from . import reads
-    from .repo.merge import Conflict
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -146,7 +147,7 @@ class _Base(Value):
 def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy,
               audience: Audience = CLI) -> Text | Finding:
     """The text whose line numbers the line-anchored edit `fe` (of `path`, now `before`) names, or why
-    there is none: what ``against_read`` resolves the edit against (``guard.registers`` reads blocks
+    there is none: what ``against_read`` resolves the edit against (``guard.reading.registers`` reads blocks
     and registers from it)."""
     got = _base(repo, fe, path, before, pol, _Reader(audience, pol.agent or "agent"))
     return got if isinstance(got, Finding) else got.text
@@ -214,8 +215,8 @@ def _last_seen(repo: GitRepo, pol: Policy, who: _Reader, path: str, before: byte
 
 def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
     # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
-    from .dialects.hashline import LAST
-    from .repo.merge import Conflict
+    from ..dialects.hashline import LAST
+    from ..repo.merge import Conflict
 
     got = _base(repo, fe, path, before, pol, who)
     if isinstance(got, Finding):
@@ -265,7 +266,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
 
 def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int]]) -> Text | Conflict:
     """The edit made on `base` and merged with `current` by git's three-way merge, or its first conflict."""
-    from .repo.merge import merge_file
+    from ..repo.merge import merge_file
 
     eol = base.dominant_eol()
     splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
@@ -311,7 +312,7 @@ def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: _Reader, c
     The anchor is a check of which line the agent meant, never a way to find another: the finding
     gives the anchors of the lines around each wrong one, as the edit's own rule writes them.
     """
-    from . import linehash
+    from ..text import linehash
 
     named = [h for c in fe.changes if isinstance(c, LineRange) for h in c.hashes]
     wrong = [(line, written, rules) for line, written, rules in named

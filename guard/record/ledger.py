@@ -25,12 +25,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
-from .model import Value
-from .regex import lazy
-from .repo import GitRepo
+from ..model import Value
+from ..repo import GitRepo
+from ..text.regex import lazy
 
 if TYPE_CHECKING:
-    from .model import FileChange
+    from ..model import FileChange
 
 _TRAILER = lazy(r"^Agent-Guard-([A-Za-z-]+): ?(.*)$", re.M)
 USAGE_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
@@ -245,7 +245,7 @@ def latest(repo: GitRepo, ref: str, agent: str, memo: Memo | None = None) -> Tur
 def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None, session: str,
           memo: Memo | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """What the agent used in the current turn (when `turn_id` continues the tip's turn) and in the
-    budget session named `session` (guard/sessions.py), when the tip's turn counted in it."""
+    budget session named `session` (guard/record/sessions.py), when the tip's turn counted in it."""
     tip = repo.ref(ref)
     zero = {k: 0 for k in USAGE_KEYS}
     if tip is None:
@@ -430,7 +430,7 @@ class NewTurn(Value):
     kind: str = "turn"  # "turn" | "rollback"
     rolls_back: tuple[str, ...] = ()  # ids of the agent's own turns
     rolls_back_from: tuple[str, str, str] | None = None  # a fetched turn of another clone: (clone, turn id, commit)
-    session: str = "default"  # the budget session it counts in (guard/sessions.py)
+    session: str = "default"  # the budget session it counts in (guard/record/sessions.py)
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""

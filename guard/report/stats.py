@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .wording import plural
+from ..text.wording import plural
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -464,7 +464,7 @@ def parse_since(text: str) -> datetime:
     """``2026-01-31``, ``2026-01-31T12:00`` (local time unless it names a zone) or an age: 30m, 12h, 7d, 2w."""
     from datetime import datetime, timedelta, timezone
 
-    from .bounds import AGE_SECONDS, OutOfRange
+    from ..bounds import AGE_SECONDS, OutOfRange
     from .events import parse_time
 
     m = _AGE.fullmatch(text.strip())

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .audience import CLI, Audience
-from .model import Change, EditSet, FileEdit, Finding, LineRange, error
-from .syntax import blocks
-from .textfile import Text
-from .wording import clip
+from ..model import Change, EditSet, FileEdit, Finding, LineRange, error
+from ..report.audience import CLI, Audience
+from ..syntax import blocks
+from ..text.textfile import Text
+from ..text.wording import clip
 
 if TYPE_CHECKING:
-    from .policy import Policy
-    from .workspace import Workspace
+    from ..policy import Policy
+    from ..workspace import Workspace
 
 LAST = -1  # hashline's `$`: the last line of the file as read
 
@@ -116,7 +116,8 @@ def _pastes(i: int, fe: FileEdit, kept: dict[str, tuple[str, ...]], indents: dic
 
 def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, audience: Audience) -> tuple[str, Text] | Finding:
     """The file `fe` changes, as the version its tag names (the agent's read)."""
-    from . import anchors, target
+    from ..files import target
+    from . import anchors
 
     got = target.source(ws, fe, pol, here)
     if isinstance(got, Finding):

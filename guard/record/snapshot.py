@@ -36,12 +36,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from . import worktree
-from .model import FileChange, Op, Value
-from .repo import FILE, GitRepo
+from .. import worktree
+from ..model import FileChange, Op, Value
+from ..repo import FILE, GitRepo
 
 if TYPE_CHECKING:
-    from .repo.status import Dirty, IndexFile
+    from ..repo.status import Dirty, IndexFile
 
 RACY_NS = 2_000_000_000  # stat data this close to the snapshot may hide a change made in the same tick
 VERSION = 1
@@ -124,7 +124,7 @@ def _content(repo: GitRepo, path: str, st: os.stat_result | None, limit: int | N
 
 
 def _dirty_now(repo: GitRepo) -> list[Dirty]:
-    from .repo.status import dirty
+    from ..repo.status import dirty
 
     return dirty(repo.root)
 
@@ -216,7 +216,7 @@ def sweep(repo: GitRepo, older_than: float = 86400.0) -> None:
 
 def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Found:
     """What changed in the work tree since `snap` (see the module doc)."""
-    from .repo.status import IndexFile
+    from ..repo.status import IndexFile
 
     now_listed = {d.path: d for d in _dirty_now(repo)}
     index_file = repo.gitdir / "index"
@@ -255,7 +255,7 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
     taken_out = _others(repo, snap, prefix, pairs)
     out: list[FileChange] = []
     originals: dict[str, bytes | None] = {}
-    from .diffs import make_change
+    from ..diffs import make_change
 
     for path, (b, bmode, a, amode) in pairs.items():
         if path in taken_out:
@@ -368,7 +368,7 @@ def _take_in(ours: bytes | None, base: bytes | None, theirs: bytes | None) -> ob
         return ours
     if ours is None or base is None or theirs is None:
         return _TANGLED
-    from .repo.merge import merge_file
+    from ..repo.merge import merge_file
 
     merged = merge_file(base, ours, theirs)
     return merged.data if merged.clean else _TANGLED

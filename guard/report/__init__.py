@@ -1,4 +1,4 @@
-"""The Report value every command returns (guard/render.py words it).
+"""The Report value every command returns (guard/report/render.py words it).
 
 A ``Report`` decides the exit status; the CLI only prints it.  Status
 ``applied``/``checked`` exit 0, ``refused`` exits 1.  Usage errors (2) and
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import FileChange, Finding, Value, field
+from ..model import FileChange, Finding, Value, field
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # Interrupted (Ctrl-C, SIGINT): git's status, 128 + the signal's number; the program dies of the

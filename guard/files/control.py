@@ -30,13 +30,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
-from .model import FileChange, Finding
+from ..model import FileChange, Finding
+from ..text.regex import lazy
 from .paths import fold_name, matches
-from .regex import lazy
 
 if TYPE_CHECKING:
-    from .policy import Policy
-    from .repo.config import ConfigEntry
+    from ..policy import Policy
+    from ..repo.config import ConfigEntry
 
 SETTING = "paths.control_editable"
 
@@ -173,7 +173,7 @@ def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
     A folder named covers everything in it.  Paths inside git's own folders are left to
     ``paths.git_folder_finding``.
     """
-    from .repo.config import include_target, is_include
+    from ..repo.config import include_target, is_include
 
     found: dict[str, str] = {}
     base = str(root)

@@ -22,9 +22,9 @@ import os
 import shutil
 from pathlib import Path
 
-from .model import Value
-from .repo import RefMoved
-from .workspace import Workspace
+from ..model import Value
+from ..repo import RefMoved
+from ..workspace import Workspace
 
 DIRNAME = "agent-guard"
 
@@ -45,7 +45,7 @@ def cache_folder() -> Path | None:
 
 def items(g: Workspace, cache: bool) -> list[Item]:
     """What agent-guard keeps for the repository of `g` (and, with `cache`, for the user)."""
-    from .commit_check import githook
+    from ..commit_check import githook
 
     out = [Item("ref", name, value) for prefix in _prefixes(g) for name, value in sorted(g.repo.refs(prefix).items())
            if _a_ledger(g, value)]
@@ -93,8 +93,8 @@ def described(item: Item) -> str:
 
 def remove(g: Workspace, found: list[Item]) -> list[str]:
     """Take `found` away (refs only where they still point where they did); what was done, line by line."""
-    from . import worktree
-    from .commit_check import githook
+    from .. import worktree
+    from ..commit_check import githook
 
     done: list[str] = []
     with worktree.locked(g.repo):

@@ -15,7 +15,7 @@ protects (``.env*``, the policy's own files, git's folders) is refused as
 ``path-protected`` unless the policy says ``read_protected: true``.  ``TAG`` is the
 first 8 hex digits of the git
 blob id of the content shown.  The blob is written to the object database and the
-read is recorded for the agent with the lines it showed (guard/reads.py), so a
+read is recorded for the agent with the lines it showed (guard/reading/reads.py), so a
 hashline edit under that header (guard/dialects/hashline.py) applies to exactly that
 content: re-anchored when the file has moved on in a way that keeps the edit's
 lines intact, refused as ``stale`` otherwise, and refused for lines never shown.
@@ -30,15 +30,17 @@ import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import paths, reads, worktree
-from .audience import Audience
-from .model import Finding, Value, error
-from .target import special_file
-from .textfile import decode
-from .wording import span
+from .. import worktree
+from ..files import paths
+from ..files.target import special_file
+from ..model import Finding, Value, error
+from ..report.audience import Audience
+from ..text.textfile import decode
+from ..text.wording import span
+from . import reads
 
 if TYPE_CHECKING:
-    from .engine import Guard
+    from ..engine import Guard
 
 TAG_DIGITS = 8
 _TO_END = 1 << 62
@@ -54,7 +56,7 @@ class Unreadable(Exception):
 
 def parse_lines(spec: str) -> tuple[int, int]:
     """``A:B``, ``A:`` (to the end), ``:B`` or ``A`` -> an inclusive 1-based range."""
-    from .bounds import LINE, OutOfRange
+    from ..bounds import LINE, OutOfRange
 
     text = spec.strip().replace("..", ":").replace("-", ":")
     first, sep, last = text.partition(":")
@@ -119,8 +121,8 @@ def shown(guard_session: "Guard", path: str, lines: tuple[int, int] | None = Non
     the same way.  Hints name `audience`'s tools (default: the command line).  Raises
     ``Unreadable`` when the file cannot be shown.
     """
-    from .checks import content_finding
-    from .engine import default_agent
+    from ..checks import content_finding
+    from ..engine import default_agent
 
     who = default_agent(agent)
     repo = guard_session.repo

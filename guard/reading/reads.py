@@ -22,8 +22,8 @@ import json
 import os
 from pathlib import Path
 
-from .model import Value
-from .repo import GitRepo
+from ..model import Value
+from ..repo import GitRepo
 
 VERSION = 1
 MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this

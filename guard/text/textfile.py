@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 
-from .model import Value
+from ..model import Value
 
 BOM = b"\xef\xbb\xbf"
 

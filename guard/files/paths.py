@@ -17,10 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from .model import Finding, error
-from .policy import DEFAULT_FILE as DEFAULT_POLICY_FILE
-from .policy import Policy
-from .regex import lazy
+from ..model import Finding, error
+from ..policy import DEFAULT_FILE as DEFAULT_POLICY_FILE
+from ..policy import Policy
+from ..text.regex import lazy
 
 # Code points some filesystems (HFS+) ignore in names, so `.g\u200cit` is `.git` there.
 _IGNORABLE = lazy("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")

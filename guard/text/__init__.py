@@ -1,0 +1,3 @@
+"""Bytes as text: lines and their terminators, line endings, look-alike letters, line hashes, and the
+words messages are made of.
+"""
