@@ -117,7 +117,7 @@ def test_rotation_bounds_the_log_and_keeps_the_newest(tmp_path: Path) -> None:
 _WRITER = """
 import sys, time
 from pathlib import Path
-from guard import events
+from guard.report import events
 d, who, n, pad, max_bytes = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 (d / ("ready." + who)).touch()
 while not (d / "go").exists():  # start together, so the writes really overlap

@@ -177,7 +177,7 @@ def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path
 
 def test_clones_started_at_once_agree_on_the_made_name(team: Team, tmp_path: Path) -> None:
     c = team.clone(tmp_path, "c", None)
-    code = "from guard import clones; from guard.repo import GitRepo; print(clones.name(GitRepo('.')))"
+    code = "from guard.record import clones; from guard.repo import GitRepo; print(clones.name(GitRepo('.')))"
     children = [subprocess.Popen([sys.executable, "-c", code], cwd=c.root, stdout=subprocess.PIPE,
                                  env=checkout_env()) for _ in range(8)]
     names = {child.communicate(timeout=60)[0].decode().strip() for child in children}
