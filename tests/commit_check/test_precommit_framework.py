@@ -5,7 +5,8 @@ not ignored files) committed to a scratch repository, so the test judges the cod
 as it stands, committed or not.  pre-commit builds the hook's environment from it
 with `pip install .` (our dependencies come from the package index); that
 environment is built once per test session, in a PRE_COMMIT_HOME shared by the
-tests here, and reused.
+tests here, and reused (under pytest-xdist the tests here run in one worker, their
+group, so it is built once per run); builds share pip's and virtualenv's caches.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Iterator
 import pytest
 from conftest import GIT_ENV, Repo
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit-framework")]
 
 ROOT = Path(__file__).resolve().parents[2]
 # Building the hook's environment installs packages: give it time, but not forever.
@@ -67,8 +68,8 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def env(pre_commit_home: Path) -> Iterator[dict[str, str]]:
-    out = dict(os.environ, PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never")
+def env(pre_commit_home: Path, package_caches: dict[str, str]) -> Iterator[dict[str, str]]:
+    out = dict(os.environ, **package_caches, PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never")
     for key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT", "GIT_INDEX_FILE", "AGENT_GUARD_POLICY"):
         out.pop(key, None)
     yield out
@@ -88,10 +89,11 @@ def _config(hook_repo: tuple[Path, str], extra: str = "") -> str:
 
 
 @pytest.fixture(scope="session")
-def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches: dict[str, str],
+             tmp_path_factory: pytest.TempPathFactory) -> None:
     """The hook's environment, built once: a failure here is this checkout failing to install."""
     scratch = tmp_path_factory.mktemp("install")
-    env = {**os.environ, **GIT_ENV, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
+    env = {**os.environ, **GIT_ENV, **package_caches, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=scratch, env=env, check=True, timeout=60)
     (scratch / ".pre-commit-config.yaml").write_text(_config(hook_repo))
     proc = run(scratch, env, sys.executable, "-m", "pre_commit", "install-hooks")
@@ -140,7 +142,12 @@ def test_range_run_in_ci_reports_the_bad_commit(project: Repo, env: dict[str, st
     project.git("add", "app.py")
     assert run(project.root, env, "git", "commit", "-q", "--no-verify", "-m", "lazy edit").returncode == 0
     bad = project.git("rev-parse", "HEAD").strip()
-    project.commit({"app.py": CODE + "\n\nLIMIT = 3\n"}, message="restore and extend")  # final state is fine
+    # The final state is fine: the hook passes it.  (With `env`: pre-commit's store there holds the
+    # hook's environment; the caller's own PRE_COMMIT_HOME would be empty, and built again: 50 s.)
+    project.write({"app.py": CODE + "\n\nLIMIT = 3\n"})
+    project.git("add", "app.py")
+    restored = run(project.root, env, "git", "commit", "-q", "-m", "restore and extend")
+    assert restored.returncode == 0, _out(restored)
     ci_env = dict(env, CI="true")
     result = pre_commit(project.root, ci_env, "run", "--from-ref", base, "--to-ref", "HEAD", "--show-diff-on-failure")
     assert result.returncode == 1, _out(result)
