@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -133,14 +135,38 @@ def empty_git_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _TEMPLATE.remove(dot_git)
 
 
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of this whole run: pytest's base temporary folder, or with pytest-xdist the one
+    above each worker's own (what the workers share)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def run_lock(tmp_path_factory: pytest.TempPathFactory, name: str, timeout: float = 900) -> Iterator[None]:
+    """Held by one test process of the run at a time (pytest-xdist's workers take turns): for what
+    is built once per run and shared.  Gives up after `timeout` seconds."""
+    import fcntl
+
+    with open(run_folder(tmp_path_factory) / f"{name}.lock", "w") as held:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"waited {timeout} s for the lock on {name}", pytrace=False)
+                time.sleep(0.2)
+        yield
+
+
 @pytest.fixture(scope="session")
 def package_caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """pip's and virtualenv's caches for the tests that build a package environment (pre-commit's
     hook environments): one for the whole run, shared by pytest-xdist's workers too.  Each test's
     own HOME would give each build empty ones: everything downloaded and unpacked again."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's folder, above each worker's own
+    base = run_folder(tmp_path_factory)
     caches = {"PIP_CACHE_DIR": base / "pip-cache", "VIRTUALENV_OVERRIDE_APP_DATA": base / "virtualenv-app-data"}
     for folder in caches.values():
         folder.mkdir(exist_ok=True)

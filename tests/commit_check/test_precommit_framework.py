@@ -4,9 +4,9 @@ The hook repository is a snapshot of this checkout (its tracked and untracked,
 not ignored files) committed to a scratch repository, so the test judges the code
 as it stands, committed or not.  pre-commit builds the hook's environment from it
 with `pip install .` (our dependencies come from the package index); that
-environment is built once per test session, in a PRE_COMMIT_HOME shared by the
-tests here, and reused (under pytest-xdist the tests here run in one worker, their
-group, so it is built once per run); builds share pip's and virtualenv's caches.
+environment is built once per run, in a PRE_COMMIT_HOME shared by the tests here
+(and by pytest-xdist's workers, which take turns building it), and reused; builds
+share pip's and virtualenv's caches.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from conftest import GIT_ENV, Repo
+from conftest import GIT_ENV, Repo, run_folder, run_lock
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit-framework")]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 # Building the hook's environment installs packages: give it time, but not forever.
@@ -49,22 +49,32 @@ def _copy(src: Path, dst: Path) -> None:
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A committed snapshot of this checkout: (path, commit)."""
-    dest = tmp_path_factory.mktemp("hook-repo")
+    """A committed snapshot of this checkout: (path, commit); one for the run (its workers share it)."""
+    dest = run_folder(tmp_path_factory) / "hook-repo"
+    made = dest.with_name("hook-repo.rev")  # written last: the snapshot is whole
+    with run_lock(tmp_path_factory, "hook-repo"):
+        if not made.is_file():
+            dest.mkdir()
+            made.write_text(_snapshot(dest))
+    return dest, made.read_text()
+
+
+def _snapshot(dest: Path) -> str:
     for name in _source_files():
         if os.path.lexists(ROOT / name):
             _copy(ROOT / name, dest / name)
     env = {**os.environ, **GIT_ENV, "HOME": str(dest)}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True, timeout=120)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True,
-                         timeout=60).stdout.decode().strip()
-    return dest, rev
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True,
+                          timeout=60).stdout.decode().strip()
 
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
+    home = run_folder(tmp_path_factory) / "pre-commit-home"  # pre-commit locks its store itself
+    home.mkdir(exist_ok=True)
+    return home
 
 
 @pytest.fixture
@@ -96,7 +106,8 @@ def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches:
     env = {**os.environ, **GIT_ENV, **package_caches, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=scratch, env=env, check=True, timeout=60)
     (scratch / ".pre-commit-config.yaml").write_text(_config(hook_repo))
-    proc = run(scratch, env, sys.executable, "-m", "pre_commit", "install-hooks")
+    with run_lock(tmp_path_factory, "pre-commit-home"):  # a second worker finds it built
+        proc = run(scratch, env, sys.executable, "-m", "pre_commit", "install-hooks")
     if proc.returncode != 0:
         log = pre_commit_home / "pre-commit.log"
         detail = log.read_text(errors="replace") if log.exists() else _out(proc)
