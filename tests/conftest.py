@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -110,12 +113,75 @@ def command(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, st
                           timeout=timeout, check=False)
 
 
+_TEMPLATE: list[Path] = []  # the `.git` that `Repo` copies (set once per test process below)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def empty_git_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What `git init -q -b main` writes, made once per test process, for `Repo` to copy.
+
+    git's sample hooks (`hooks/*.sample`) and `description` are left out (git reads neither):
+    15 of the ~50 files a small test leaves, written and deleted again for some 4000 repositories."""
+    made = tmp_path_factory.mktemp("git-init")
+    env = {**os.environ, **GIT_ENV, "HOME": str(made), "XDG_CONFIG_HOME": str(made / ".config")}
+    subprocess.run(["git", "init", "-q", "-b", "main", "repo"], cwd=made, env=env, capture_output=True,
+                   timeout=60, check=True)
+    dot_git = made / "repo" / ".git"
+    for sample in (dot_git / "hooks").glob("*.sample"):
+        sample.unlink()
+    (dot_git / "description").unlink(missing_ok=True)
+    _TEMPLATE.append(dot_git)
+    yield
+    _TEMPLATE.remove(dot_git)
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of this whole run: pytest's base temporary folder, or with pytest-xdist the one
+    above each worker's own (what the workers share)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def run_lock(tmp_path_factory: pytest.TempPathFactory, name: str, timeout: float = 900) -> Iterator[None]:
+    """Held by one test process of the run at a time (pytest-xdist's workers take turns): for what
+    is built once per run and shared.  Gives up after `timeout` seconds."""
+    import fcntl
+
+    with open(run_folder(tmp_path_factory) / f"{name}.lock", "w") as held:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"waited {timeout} s for the lock on {name}", pytrace=False)
+                time.sleep(0.2)
+        yield
+
+
+@pytest.fixture(scope="session")
+def package_caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """pip's and virtualenv's caches for the tests that build a package environment (pre-commit's
+    hook environments): one for the whole run, shared by pytest-xdist's workers too.  Each test's
+    own HOME would give each build empty ones: everything downloaded and unpacked again."""
+    base = run_folder(tmp_path_factory)
+    caches = {"PIP_CACHE_DIR": base / "pip-cache", "VIRTUALENV_OVERRIDE_APP_DATA": base / "virtualenv-app-data"}
+    for folder in caches.values():
+        folder.mkdir(exist_ok=True)
+    return {name: str(folder) for name, folder in caches.items()}
+
+
 class Repo:
     """A scratch repository: write files, commit them, snapshot the tree."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        git(root, "init", "-q", "-b", "main")
+        if _TEMPLATE and root.is_dir() and not os.path.lexists(root / ".git"):
+            shutil.copytree(_TEMPLATE[0], root / ".git", symlinks=True)  # `git init`, without a process
+        else:
+            git(root, "init", "-q", "-b", "main")
 
     def write(self, files: dict[str, bytes | str]) -> None:
         for name, content in files.items():

@@ -427,8 +427,9 @@ def _pre_commit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Comple
 
 
 @pytest.fixture
-def pre_commit_env(tmp_path: Path) -> dict[str, str]:
-    env = command_env({"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"})
+def pre_commit_env(tmp_path: Path, package_caches: dict[str, str]) -> dict[str, str]:
+    env = command_env({**package_caches, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+                       "PRE_COMMIT_COLOR": "never"})
     for key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT", "GIT_INDEX_FILE", "AGENT_GUARD_POLICY"):
         env.pop(key, None)
     return env

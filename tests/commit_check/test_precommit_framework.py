@@ -4,8 +4,9 @@ The hook repository is a snapshot of this checkout (its tracked and untracked,
 not ignored files) committed to a scratch repository, so the test judges the code
 as it stands, committed or not.  pre-commit builds the hook's environment from it
 with `pip install .` (our dependencies come from the package index); that
-environment is built once per test session, in a PRE_COMMIT_HOME shared by the
-tests here, and reused.
+environment is built once per run, in a PRE_COMMIT_HOME shared by the tests here
+(and by pytest-xdist's workers, which take turns building it), and reused; builds
+share pip's and virtualenv's caches.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from conftest import GIT_ENV, Repo
+from conftest import GIT_ENV, Repo, run_folder, run_lock
 
 pytestmark = pytest.mark.slow
 
@@ -48,27 +49,37 @@ def _copy(src: Path, dst: Path) -> None:
 
 @pytest.fixture(scope="session")
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A committed snapshot of this checkout: (path, commit)."""
-    dest = tmp_path_factory.mktemp("hook-repo")
+    """A committed snapshot of this checkout: (path, commit); one for the run (its workers share it)."""
+    dest = run_folder(tmp_path_factory) / "hook-repo"
+    made = dest.with_name("hook-repo.rev")  # written last: the snapshot is whole
+    with run_lock(tmp_path_factory, "hook-repo"):
+        if not made.is_file():
+            dest.mkdir()
+            made.write_text(_snapshot(dest))
+    return dest, made.read_text()
+
+
+def _snapshot(dest: Path) -> str:
     for name in _source_files():
         if os.path.lexists(ROOT / name):
             _copy(ROOT / name, dest / name)
     env = {**os.environ, **GIT_ENV, "HOME": str(dest)}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True, timeout=120)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True,
-                         timeout=60).stdout.decode().strip()
-    return dest, rev
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True,
+                          timeout=60).stdout.decode().strip()
 
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
+    home = run_folder(tmp_path_factory) / "pre-commit-home"  # pre-commit locks its store itself
+    home.mkdir(exist_ok=True)
+    return home
 
 
 @pytest.fixture
-def env(pre_commit_home: Path) -> Iterator[dict[str, str]]:
-    out = dict(os.environ, PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never")
+def env(pre_commit_home: Path, package_caches: dict[str, str]) -> Iterator[dict[str, str]]:
+    out = dict(os.environ, **package_caches, PRE_COMMIT_HOME=str(pre_commit_home), PRE_COMMIT_COLOR="never")
     for key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT", "GIT_INDEX_FILE", "AGENT_GUARD_POLICY"):
         out.pop(key, None)
     yield out
@@ -88,13 +99,15 @@ def _config(hook_repo: tuple[Path, str], extra: str = "") -> str:
 
 
 @pytest.fixture(scope="session")
-def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches: dict[str, str],
+             tmp_path_factory: pytest.TempPathFactory) -> None:
     """The hook's environment, built once: a failure here is this checkout failing to install."""
     scratch = tmp_path_factory.mktemp("install")
-    env = {**os.environ, **GIT_ENV, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
+    env = {**os.environ, **GIT_ENV, **package_caches, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=scratch, env=env, check=True, timeout=60)
     (scratch / ".pre-commit-config.yaml").write_text(_config(hook_repo))
-    proc = run(scratch, env, sys.executable, "-m", "pre_commit", "install-hooks")
+    with run_lock(tmp_path_factory, "pre-commit-home"):  # a second worker finds it built
+        proc = run(scratch, env, sys.executable, "-m", "pre_commit", "install-hooks")
     if proc.returncode != 0:
         log = pre_commit_home / "pre-commit.log"
         detail = log.read_text(errors="replace") if log.exists() else _out(proc)
@@ -140,7 +153,12 @@ def test_range_run_in_ci_reports_the_bad_commit(project: Repo, env: dict[str, st
     project.git("add", "app.py")
     assert run(project.root, env, "git", "commit", "-q", "--no-verify", "-m", "lazy edit").returncode == 0
     bad = project.git("rev-parse", "HEAD").strip()
-    project.commit({"app.py": CODE + "\n\nLIMIT = 3\n"}, message="restore and extend")  # final state is fine
+    # The final state is fine: the hook passes it.  (With `env`: pre-commit's store there holds the
+    # hook's environment; the caller's own PRE_COMMIT_HOME would be empty, and built again: 50 s.)
+    project.write({"app.py": CODE + "\n\nLIMIT = 3\n"})
+    project.git("add", "app.py")
+    restored = run(project.root, env, "git", "commit", "-q", "-m", "restore and extend")
+    assert restored.returncode == 0, _out(restored)
     ci_env = dict(env, CI="true")
     result = pre_commit(project.root, ci_env, "run", "--from-ref", base, "--to-ref", "HEAD", "--show-diff-on-failure")
     assert result.returncode == 1, _out(result)
