@@ -36,10 +36,58 @@ from guard.policy import load  # noqa: E402
 
 POLICY = load(None, "default")
 PIECES = (
-    ".", "..", "...", "....", "…", ". . .", " ", "  ", "\t", "#", "# ", "//", "/*", "*/", "*", "<!--", "-->", "--",
-    ";", "%", "(", ")", "[", "]", "{", "}", "<", ">", "x", "rest of the code", "existing code", "unchanged", " here",
-    "keep", "other methods", "'", '"', "\\", "<<<<<<<", "=======", ">>>>>>>", "|||||||", "end", "_", "\u00a0", "\r",
-    "a" * 7, " as before", "omitted for brevity", "code", "...rest...", "(... existing code ...)",
+    ".",
+    "..",
+    "...",
+    "....",
+    "…",
+    ". . .",
+    " ",
+    "  ",
+    "\t",
+    "#",
+    "# ",
+    "//",
+    "/*",
+    "*/",
+    "*",
+    "<!--",
+    "-->",
+    "--",
+    ";",
+    "%",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "x",
+    "rest of the code",
+    "existing code",
+    "unchanged",
+    " here",
+    "keep",
+    "other methods",
+    "'",
+    '"',
+    "\\",
+    "<<<<<<<",
+    "=======",
+    ">>>>>>>",
+    "|||||||",
+    "end",
+    "_",
+    "\u00a0",
+    "\r",
+    "a" * 7,
+    " as before",
+    "omitted for brevity",
+    "code",
+    "...rest...",
+    "(... existing code ...)",
 )
 PATHS = ("a.py", "a.js", "a.c", "a.html", "a.sql", "a.unknown", "README.md")
 
@@ -61,8 +109,7 @@ def changes(path: str, line: str) -> list[FileChange]:
     after = f"x = 1\n{line}\ny = 2\n"
     return [
         make_change(path, Op.MODIFY, before.encode(), after.encode(), old_mode=0o100644, new_mode=0o100644),
-        make_change(path, Op.MODIFY, (before * 20).encode(), after.encode(), old_mode=0o100644, new_mode=0o100644,
-                    whole=True),
+        make_change(path, Op.MODIFY, (before * 20).encode(), after.encode(), old_mode=0o100644, new_mode=0o100644, whole=True),
         make_change(path, Op.CREATE, None, after.encode(), new_mode=0o100644),
     ]
 
@@ -89,8 +136,11 @@ def main() -> int:
         for change in changes(path, line):
             inp = CheckInput((change,), POLICY, lambda _p: True, no_attr, None)
             kind = "whole" if change.whole else ("create" if change.before is None else "modify")
-            for name, check in (("placeholder", placeholder.check), ("whitespace", whitespace.check),
-                                ("conflict-marker", conflict.check)):
+            for name, check in (
+                ("placeholder", placeholder.check),
+                ("whitespace", whitespace.check),
+                ("conflict-marker", conflict.check),
+            ):
                 ms = timed(check, inp, "error")
                 slowest.append((ms, name, f"{path} {kind}", line[:60]))
                 over += ms > args.limit_ms
@@ -98,8 +148,10 @@ def main() -> int:
         slowest.append((ms, "lazy weak()", path, line[:60]))
         over += ms > args.limit_ms
         slowest = sorted(slowest, reverse=True)[:5]
-    print(f"{args.examples} lines of 1-100 KB (seed {args.seed}), {len(PATHS)} syntaxes, "
-          f"{time.monotonic() - started:.0f} s; slowest (CPU):")
+    print(
+        f"{args.examples} lines of 1-100 KB (seed {args.seed}), {len(PATHS)} syntaxes, "
+        f"{time.monotonic() - started:.0f} s; slowest (CPU):"
+    )
     for ms, name, where, head in slowest:
         print(f"  {ms:7.2f} ms  {name:<16} {where:<22} {head!r}")
     print(f"examples over {args.limit_ms:g} ms: {over}")

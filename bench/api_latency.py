@@ -60,9 +60,16 @@ def edit_for(n: int, files: int) -> tuple[str, str, str]:
 def summary(name: str, files: int, times: list[float], cpu: list[float] | None = None) -> dict[str, Any]:
     warm = times[1:] or times
     ms = sorted(t * 1000 for t in warm)
-    row = {"path": name, "files": files, "edits": len(times), "first_ms": round(times[0] * 1000, 1),
-           "median_ms": round(statistics.median(ms), 2), "p90_ms": round(ms[int(0.9 * (len(ms) - 1))], 2),
-           "mean_ms": round(statistics.fmean(ms), 2), "cpu_median_ms": None}
+    row = {
+        "path": name,
+        "files": files,
+        "edits": len(times),
+        "first_ms": round(times[0] * 1000, 1),
+        "median_ms": round(statistics.median(ms), 2),
+        "p90_ms": round(ms[int(0.9 * (len(ms) - 1))], 2),
+        "mean_ms": round(statistics.fmean(ms), 2),
+        "cpu_median_ms": None,
+    }
     if cpu:
         row["cpu_median_ms"] = round(statistics.median(c * 1000 for c in (cpu[1:] or cpu)), 2)
     return row
@@ -98,8 +105,7 @@ def bench_mcp(root: Path, files: int, edits: int, offset: int) -> list[float]:
     from mcp.client.stdio import stdio_client
 
     env = {**GIT_ENV, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp", "--agent", "mcp"],
-                                   cwd=str(root), env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp", "--agent", "mcp"], cwd=str(root), env=env)
     times: list[float] = []
 
     async def run() -> None:
@@ -132,8 +138,9 @@ def bench_cli(root: Path, files: int, edits: int, offset: int) -> list[float]:
     def one(n: int) -> None:
         path, old, new = edit_for(offset + n, files)
         data = json.dumps({"file_path": path, "old_string": old, "new_string": new}).encode()
-        p = subprocess.run(["agent-guard", "apply", "--agent", "cli"], input=data, cwd=root, env=env,
-                           capture_output=True, timeout=120)
+        p = subprocess.run(
+            ["agent-guard", "apply", "--agent", "cli"], input=data, cwd=root, env=env, capture_output=True, timeout=120
+        )
         assert p.returncode == 0, p.stderr
 
     return timed(edits, one)
@@ -146,8 +153,9 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=100, help="Edits through the API and through MCP.")
     ap.add_argument("--cli-edits", type=int, default=15, help="Edits through the CLI (one process each).")
     ap.add_argument("--no-mcp", action="store_true", help="Skip the MCP server (no `mcp` package).")
-    ap.add_argument("--no-syntax", action="store_true",
-                    help="Turn the syntax check off (it parses the whole 2,000-line file on every edit).")
+    ap.add_argument(
+        "--no-syntax", action="store_true", help="Turn the syntax check off (it parses the whole 2,000-line file on every edit)."
+    )
     ap.add_argument("--json", action="store_true", help="Print the rows as JSON lines.")
     args = ap.parse_args()
     os.environ.update(GIT_ENV)
@@ -170,12 +178,16 @@ def main() -> None:
             print(json.dumps(r))
         return
     print(f"# load average {load} on {os.cpu_count()} CPUs; syntax check {'off' if args.no_syntax else 'on'}")
-    print(f"{'path':<5} {'files':>6} {'lines':>9} {'edits':>6} {'first ms':>9} {'median ms':>10} {'p90 ms':>8} "
-          f"{'mean ms':>8} {'cpu median ms':>14}")
+    print(
+        f"{'path':<5} {'files':>6} {'lines':>9} {'edits':>6} {'first ms':>9} {'median ms':>10} {'p90 ms':>8} "
+        f"{'mean ms':>8} {'cpu median ms':>14}"
+    )
     for r in rows:
         cpu_ms = "-" if r["cpu_median_ms"] is None else r["cpu_median_ms"]
-        print(f"{r['path']:<5} {r['files']:>6} {r['files'] * args.lines:>9} {r['edits']:>6} {r['first_ms']:>9} "
-              f"{r['median_ms']:>10} {r['p90_ms']:>8} {r['mean_ms']:>8} {cpu_ms:>14}")
+        print(
+            f"{r['path']:<5} {r['files']:>6} {r['files'] * args.lines:>9} {r['edits']:>6} {r['first_ms']:>9} "
+            f"{r['median_ms']:>10} {r['p90_ms']:>8} {r['mean_ms']:>8} {cpu_ms:>14}"
+        )
 
 
 if __name__ == "__main__":

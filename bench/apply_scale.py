@@ -74,8 +74,28 @@ def run(cmd: list[str], cwd: Path, input: bytes | None = None, check: bool = Tru
 
 # ---------------------------------------------------------------------- repositories
 
-_WORDS = ("value", "result", "config", "items", "index", "buffer", "count", "name", "path", "node",
-          "request", "response", "cache", "state", "token", "offset", "limit", "key", "data", "handler")
+_WORDS = (
+    "value",
+    "result",
+    "config",
+    "items",
+    "index",
+    "buffer",
+    "count",
+    "name",
+    "path",
+    "node",
+    "request",
+    "response",
+    "cache",
+    "state",
+    "token",
+    "offset",
+    "limit",
+    "key",
+    "data",
+    "handler",
+)
 
 
 def _line_pool(rng: random.Random, n: int = 4000) -> list[str]:
@@ -120,16 +140,15 @@ def patches() -> tuple[bytes, bytes, bytes, bytes]:
     k = lines.index("def step_40(state, value):")
     old = lines[k + 1]
     new = "    state.total += value * 40 + 1  # patched"
-    after_lines = lines[:k + 1] + [new] + lines[k + 2:]
+    after_lines = lines[: k + 1] + [new] + lines[k + 2 :]
     after = ("\n".join(after_lines) + "\n").encode()
     start = k + 1 - 3  # 0-based first context line
 
     def hunk(a: str, b: str) -> bytes:
-        ctx_before = lines[start:k + 1]
-        ctx_after = lines[k + 2:k + 5]
+        ctx_before = lines[start : k + 1]
+        ctx_after = lines[k + 2 : k + 5]
         body = [" " + x for x in ctx_before] + ["-" + a, "+" + b] + [" " + x for x in ctx_after]
-        head = [f"diff --git a/{TARGET} b/{TARGET}", f"--- a/{TARGET}", f"+++ b/{TARGET}",
-                f"@@ -{start + 1},7 +{start + 1},7 @@"]
+        head = [f"diff --git a/{TARGET} b/{TARGET}", f"--- a/{TARGET}", f"+++ b/{TARGET}", f"@@ -{start + 1},7 +{start + 1},7 @@"]
         return ("\n".join(head + body) + "\n").encode()
 
     return hunk(old, new), hunk(new, old), base, after
@@ -187,8 +206,10 @@ def build(path: Path, n: int) -> None:
     subprocess.run(["git", "status", "--porcelain"], cwd=path, env=ENV, timeout=600, check=True, capture_output=True)
     t2 = time.perf_counter()
     (path / ".bench-ok").write_text(f"{n}\n")
-    print(f"  built {path.name}: {n} files, {total / 1e6:.0f} MB of text; fast-import {t1 - t0:.1f} s, checkout {t2 - t1:.1f} s",
-          flush=True)
+    print(
+        f"  built {path.name}: {n} files, {total / 1e6:.0f} MB of text; fast-import {t1 - t0:.1f} s, checkout {t2 - t1:.1f} s",
+        flush=True,
+    )
 
 
 def ensure(base: Path, n: int, rebuild: bool) -> Path:
@@ -305,8 +326,9 @@ def rollback_after_apply(p: bytes, base: bytes, after: bytes) -> Callable[[Path,
     return one
 
 
-def interleaved(repos: dict[int, Path], one: Callable[[Path, int], Sample], runs: int, base: bytes,
-                r: bytes | None) -> dict[int, list[Sample]]:
+def interleaved(
+    repos: dict[int, Path], one: Callable[[Path, int], Sample], runs: int, base: bytes, r: bytes | None
+) -> dict[int, list[Sample]]:
     out: dict[int, list[Sample]] = {n: [] for n in repos}
     for repo in repos.values():
         reset(repo, base)
@@ -359,14 +381,19 @@ def profile(repo: Path, p: bytes, r: bytes, base: bytes, runs: int) -> None:
             assert rep.status == "applied", rep.findings
         if runs % 2:
             g.apply(r)
-        print(f"  {repo.name}: open Guard {t_open * 1000:.1f} ms; check-only apply median {stats(checks)[0] * 1000:.1f} ms; "
-              f"full apply+record median {stats(fulls)[0] * 1000:.1f} ms (in-process, {runs} runs each)")
+        print(
+            f"  {repo.name}: open Guard {t_open * 1000:.1f} ms; check-only apply median {stats(checks)[0] * 1000:.1f} ms; "
+            f"full apply+record median {stats(fulls)[0] * 1000:.1f} ms (in-process, {runs} runs each)"
+        )
         # What a fresh process pays once: the first lookups on a new repository handle.
         from guard.repo import GitRepo
 
-        probes: dict[str, list[float]] = {"first attr() (libgit2 loads the whole index)": [],
-                                          "second attr()": [], "tracked() (HEAD tree lookup)": [],
-                                          "index load alone (fresh handle)": []}
+        probes: dict[str, list[float]] = {
+            "first attr() (libgit2 loads the whole index)": [],
+            "second attr()": [],
+            "tracked() (HEAD tree lookup)": [],
+            "index load alone (fresh handle)": [],
+        }
         for _ in range(7):
             h = GitRepo(repo)
             t0 = time.perf_counter()
@@ -425,15 +452,20 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "agent-guard-bench")
     ap.add_argument("--rebuild", action="store_true")
     ap.add_argument("--profile", action="store_true", help="in-process breakdown, fresh-handle probes, cProfile")
-    ap.add_argument("--what-if", action="store_true",
-                    help="also time agent-apply with GitRepo.attr answered without reading the index (the proposed fix)")
+    ap.add_argument(
+        "--what-if",
+        action="store_true",
+        help="also time agent-apply with GitRepo.attr answered without reading the index (the proposed fix)",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     p, r, base, after = patches()
-    print(f"git {run(['git', '--version'], ROOT).stdout.decode().split()[-1]}, Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {args.runs} timed runs per cell (+1 warm-up); "
-          f"agent-guard at "
-          f"{shutil.which('git-agent-apply', path=ENV['PATH'])}")
+    print(
+        f"git {run(['git', '--version'], ROOT).stdout.decode().split()[-1]}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {args.runs} timed runs per cell (+1 warm-up); "
+        f"agent-guard at "
+        f"{shutil.which('git-agent-apply', path=ENV['PATH'])}"
+    )
     repos = {n: ensure(args.dir, n, args.rebuild) for n in sizes}
     cells = {
         "git apply": interleaved(repos, alternating(["git", "apply"], p, r, base, after), args.runs, base, r),
@@ -443,7 +475,8 @@ def main() -> int:
     if args.what_if:
         cmd = [sys.executable, "-c", WHAT_IF_ATTR]
         cells["what-if: agent-apply, attr() without index"] = interleaved(
-            repos, alternating(cmd, p, r, base, after), args.runs, base, None)
+            repos, alternating(cmd, p, r, base, after), args.runs, base, None
+        )
     for metric in ("wall", "cpu"):
         print()
         title = "wall time" if metric == "wall" else "CPU time (user + system of the command's processes)"

@@ -57,7 +57,7 @@ def as_changes(lines: list[str], files: int, suffix: str) -> tuple[FileChange, .
     per = len(lines) // files
     changes = []
     for k in range(files):
-        text = "\n".join(lines[k * per:(k + 1) * per]) + "\n"
+        text = "\n".join(lines[k * per : (k + 1) * per]) + "\n"
         changes.append(make_change(f"src/f{k}{suffix}", Op.CREATE, None, text.encode(), new_mode=0o100644))
     return tuple(changes)
 
@@ -94,8 +94,10 @@ def main() -> int:
         changes = as_changes(lines, files, suffix)
         for preset in ("default", "strict"):
             cpu, wall, size, found = measure(changes, preset, args.repeat)
-            print(f"  {files:>2} file(s), preset {preset:<8} {size / 1e6:6.2f} MB  {cpu:7.1f} MB/s CPU "
-                  f"{wall:7.1f} MB/s wall  ({found} findings)")
+            print(
+                f"  {files:>2} file(s), preset {preset:<8} {size / 1e6:6.2f} MB  {cpu:7.1f} MB/s CPU "
+                f"{wall:7.1f} MB/s wall  ({found} findings)"
+            )
     return 0
 
 

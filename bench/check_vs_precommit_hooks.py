@@ -52,9 +52,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {
     **os.environ,
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
     "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
 }
 for _key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "GIT_INDEX_FILE", "GIT_DIR", "PYTHONDONTWRITEBYTECODE"):
@@ -162,14 +165,18 @@ def main() -> int:
     try:
         repo, names = make_repo(base, args.files, args.lines)
         total = args.files * args.lines
-        print(f"staged change: {args.files:,} new files, {total:,} added lines "
-              f"({sum((repo / n).stat().st_size for n in names) / 1e6:.1f} MB); best and median of {args.repeat} runs\n")
+        print(
+            f"staged change: {args.files:,} new files, {total:,} added lines "
+            f"({sum((repo / n).stat().st_size for n in names) / 1e6:.1f} MB); best and median of {args.repeat} runs\n"
+        )
         py = sys.executable
         runs = [
             ("agent-guard check", [py, "-m", "guard", "check", "--policy", args.policy, *names]),
             ("pre-commit-hooks trailing-whitespace", [py, "-m", "pre_commit_hooks.trailing_whitespace_fixer", *names]),
-            ("pre-commit-hooks check-merge-conflict", [py, "-m", "pre_commit_hooks.check_merge_conflict",
-                                                       "--assume-in-merge", *names]),
+            (
+                "pre-commit-hooks check-merge-conflict",
+                [py, "-m", "pre_commit_hooks.check_merge_conflict", "--assume-in-merge", *names],
+            ),
             ("git diff --cached --check (reference)", ["git", "diff", "--cached", "--check"]),
         ]
         what_ifs = {"what-if: repo.py reads via odb": "1", "what-if: odb, no re-hash on read": "0"}
@@ -184,8 +191,10 @@ def main() -> int:
         for label, cmd in runs:
             walls, cpus, code, tail, outputs[label] = timed(cmd, repo, args.repeat)
             wall[label], cpu[label] = min(walls), min(cpus)
-            print(f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s "
-                  f"{statistics.median(cpus):7.3f}s  exit {code}")
+            print(
+                f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s "
+                f"{statistics.median(cpus):7.3f}s  exit {code}"
+            )
             if label == "agent-guard check":
                 said = tail
         print(f"  ({said})")
@@ -197,8 +206,10 @@ def main() -> int:
         for what, table in (("wall", wall), ("cpu", cpu)):
             theirs = sum(table[h] for h in hooks)
             for label in ours:
-                print(f"{what}: {label} {table[label]:.3f}s vs the two hooks together {theirs:.3f}s: "
-                      f"{'no slower' if table[label] <= theirs else 'slower'} ({table[label] / theirs:.2f}x)")
+                print(
+                    f"{what}: {label} {table[label]:.3f}s vs the two hooks together {theirs:.3f}s: "
+                    f"{'no slower' if table[label] <= theirs else 'slower'} ({table[label] / theirs:.2f}x)"
+                )
         if not args.no_framework:
             framework(repo, names, args, base)
         return 0
@@ -228,14 +239,29 @@ def framework(repo: Path, names: list[str], args: argparse.Namespace, base: Path
     sides = {
         "pre-commit, no hook (its own cost)": [],
         "pre-commit: agent-guard": [
-            {"id": "agent-guard", "name": "agent-guard", "entry": f"{py} -m guard check --policy {args.policy}",
-             "language": "system", "require_serial": True},
+            {
+                "id": "agent-guard",
+                "name": "agent-guard",
+                "entry": f"{py} -m guard check --policy {args.policy}",
+                "language": "system",
+                "require_serial": True,
+            },
         ],
         "pre-commit: the two pre-commit-hooks": [
-            {"id": "trailing-whitespace", "name": "trailing-whitespace", "types": ["text"], "language": "system",
-             "entry": f"{py} -m pre_commit_hooks.trailing_whitespace_fixer"},
-            {"id": "check-merge-conflict", "name": "check-merge-conflict", "types": ["text"], "language": "system",
-             "entry": f"{py} -m pre_commit_hooks.check_merge_conflict --assume-in-merge"},
+            {
+                "id": "trailing-whitespace",
+                "name": "trailing-whitespace",
+                "types": ["text"],
+                "language": "system",
+                "entry": f"{py} -m pre_commit_hooks.trailing_whitespace_fixer",
+            },
+            {
+                "id": "check-merge-conflict",
+                "name": "check-merge-conflict",
+                "types": ["text"],
+                "language": "system",
+                "entry": f"{py} -m pre_commit_hooks.check_merge_conflict --assume-in-merge",
+            },
         ],
     }
     os.environ["PRE_COMMIT_HOME"] = str(base / "pre-commit-home")  # timed() passes ENV, a copy made before
@@ -249,14 +275,18 @@ def framework(repo: Path, names: list[str], args: argparse.Namespace, base: Path
         cmd = [py, "-m", "pre_commit", "run", "--color", "never", "--config", str(cfg), "--files", *names]
         walls, cpus, code, _tail, out = timed(cmd, repo, args.repeat)
         wall[label], cpu[label] = min(walls), min(cpus)
-        print(f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s "
-              f"{statistics.median(cpus):7.3f}s  exit {code}")
+        print(
+            f"{label:<42} {min(walls):8.3f}s {statistics.median(walls):7.3f}s {min(cpus):8.3f}s "
+            f"{statistics.median(cpus):7.3f}s  exit {code}"
+        )
         if hooks and code not in (0, 1):
             print(out)
     ours, theirs = "pre-commit: agent-guard", "pre-commit: the two pre-commit-hooks"
     for what, table in (("wall", wall), ("cpu", cpu)):
-        print(f"{what}: {ours} {table[ours]:.3f}s vs {theirs} {table[theirs]:.3f}s: "
-              f"{'no slower' if table[ours] <= table[theirs] else 'slower'} ({table[ours] / table[theirs]:.2f}x)")
+        print(
+            f"{what}: {ours} {table[ours]:.3f}s vs {theirs} {table[theirs]:.3f}s: "
+            f"{'no slower' if table[ours] <= table[theirs] else 'slower'} ({table[ours] / table[theirs]:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

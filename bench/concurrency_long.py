@@ -93,8 +93,9 @@ class Cli:
         return self._run(["rollback", "--json", "--agent", agent, "--turn", turn], None)
 
     def _run(self, args: list[str], data: bytes | None) -> dict[str, Any]:
-        proc = subprocess.run([sys.executable, "-m", "guard", *args], cwd=self.root, input=data, capture_output=True,
-                              timeout=TIMEOUT, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "guard", *args], cwd=self.root, input=data, capture_output=True, timeout=TIMEOUT, check=False
+        )
         out = json.loads(proc.stdout) if proc.stdout.strip().startswith(b"{") else {}
         out["exit"] = proc.returncode
         if proc.returncode not in (0, 1):
@@ -159,9 +160,14 @@ def worker(root: str, me: int, ops: int, files: int, seed: int, mode: str) -> No
                 stack.append((k, v, out["turn"]["id"]))
                 values[k] = v + 1
         turn = out.get("turn") or {}
-        rec.update(exit=out["exit"], status=out.get("status", "error"), error=out.get("error"),
-                   codes=[f["code"] for f in out.get("findings", []) if f["severity"] == "error"],
-                   commit=turn.get("commit"), ref=turn.get("ref"))
+        rec.update(
+            exit=out["exit"],
+            status=out.get("status", "error"),
+            error=out.get("error"),
+            codes=[f["code"] for f in out.get("findings", []) if f["severity"] == "error"],
+            commit=turn.get("commit"),
+            ref=turn.get("ref"),
+        )
         print(json.dumps(rec), flush=True)
     print(json.dumps({"proc": me, "final": values}), flush=True)
 
@@ -173,8 +179,15 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
     return git(root, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
 
 
-def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str, int]], seen: dict[str, list[str]],
-          torn: list[str], procs: int, files: int) -> list[str]:
+def check(
+    root: Path,
+    records: list[dict[str, Any]],
+    finals: dict[int, dict[str, int]],
+    seen: dict[str, list[str]],
+    torn: list[str],
+    procs: int,
+    files: int,
+) -> list[str]:
     problems: list[str] = []
     for r in records:
         if r["exit"] not in (0, 1):
@@ -218,8 +231,9 @@ def check(root: Path, records: list[dict[str, Any]], finals: dict[int, dict[str,
         kinds = git(root, "log", "--format=%(trailers:key=Agent-Guard-Kind,valueonly)", tip).stdout.split()
         landed_here = sum(1 for r in records if r["status"] == "applied" and r["agent"] == name)
         if sum(1 for k in kinds if k in ("turn", "rollback")) != landed_here:
-            problems.append(f"{name}: {sum(1 for k in kinds if k in ('turn', 'rollback'))} ledger commits "
-                            f"for {landed_here} landed operations")
+            problems.append(
+                f"{name}: {sum(1 for k in kinds if k in ('turn', 'rollback'))} ledger commits for {landed_here} landed operations"
+            )
     if journal_pending(root / ".git" / "agent-guard" / "journal.json"):
         problems.append("a journal was left")
     temps = [p for p in root.rglob("*") if ".agent-guard-tmp-" in p.name]
@@ -256,9 +270,26 @@ def main(argv: list[str] | None = None) -> int:
     monitor = RefMonitor(root / ".git")
     monitor.start()
     started = time.monotonic()
-    children = [subprocess.Popen([sys.executable, __file__, "--mode", opts.mode, "--worker", str(root), str(i), str(opts.ops),
-                                  str(opts.files), str(opts.seed * 1000 + i)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for i in range(opts.procs)]
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--mode",
+                opts.mode,
+                "--worker",
+                str(root),
+                str(i),
+                str(opts.ops),
+                str(opts.files),
+                str(opts.seed * 1000 + i),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for i in range(opts.procs)
+    ]
     records: list[dict[str, Any]] = []
     finals: dict[int, dict[str, int]] = {}
     problems: list[str] = []
@@ -278,7 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(finals) == opts.procs:
         problems += check(root, records, finals, monitor.seen, monitor.torn, opts.procs, opts.files)
     summary = {
-        "processes": opts.procs, "operations_each": opts.ops, "mode": opts.mode, "operations": len(records),
+        "processes": opts.procs,
+        "operations_each": opts.ops,
+        "mode": opts.mode,
+        "operations": len(records),
         "landed": sum(r["status"] == "applied" for r in records),
         "refused": sum(r["status"] == "refused" for r in records),
         "by_op": {op: sum(r["op"] == op for r in records) for op in ("apply", "rollback", "contest")},
@@ -286,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         "ref_values_seen": sum(len(v) for v in monitor.seen.values()),
         "ref_polls": monitor.polls,
         "exit_2_or_3": sum(r["exit"] not in (0, 1) for r in records),
-        "problems": len(problems), "seconds": round(wall, 1),
+        "problems": len(problems),
+        "seconds": round(wall, 1),
     }
     for p in problems:
         print("FAIL", p)

@@ -57,11 +57,9 @@ GIT_ENV = {
 }
 
 
-
 def policy_yaml(**levels: str) -> str:
     """The default policy with some checks set to other levels."""
     return "extends: default\nchecks:\n" + "".join(f"  {k}: {v}\n" for k, v in levels.items())
-
 
 
 # ---------------------------------------------------------------------- expectations
@@ -110,76 +108,96 @@ DIVERGENCES: dict[tuple[str, str], Divergence] = {
     # Codex's expected/ overwrites or half-applies; agent-guard is atomic and never
     # overwrites.  (The corpus lists these three as divergent.)
     ("codex-scenarios", "010_move_overwrites_existing_destination"): Divergence(
-        _refuse("exists"), "Codex moves onto an existing file; agent-guard refuses `exists`, tree == input/"),
+        _refuse("exists"), "Codex moves onto an existing file; agent-guard refuses `exists`, tree == input/"
+    ),
     ("codex-scenarios", "011_add_overwrites_existing_file"): Divergence(
-        _refuse("exists"), "Codex's Add File overwrites; agent-guard refuses `exists`, tree == input/"),
+        _refuse("exists"), "Codex's Add File overwrites; agent-guard refuses `exists`, tree == input/"
+    ),
     ("codex-scenarios", "015_failure_after_partial_success_leaves_changes"): Divergence(
-        _refuse("missing"), "Codex leaves created.txt behind; agent-guard refuses the envelope whole, tree stays empty"),
+        _refuse("missing"), "Codex leaves created.txt behind; agent-guard refuses the envelope whole, tree stays empty"
+    ),
     # Optional cases that need a feature agent-guard does not have.
     ("whatthepatch", "unified-reverse-tzu-to-lao"): Divergence(
-        Expect("skip"), "optional: needs reverse apply (git apply -R); agent-guard has no reverse mode"),
+        Expect("skip"), "optional: needs reverse apply (git apply -R); agent-guard has no reverse mode"
+    ),
     ("whatthepatch", "unified2-reverse-efg-to-abc"): Divergence(
-        Expect("skip"), "optional: needs reverse apply (git apply -R); agent-guard has no reverse mode"),
+        Expect("skip"), "optional: needs reverse apply (git apply -R); agent-guard has no reverse mode"
+    ),
     ("git-apply", "t4135-inline-svn-delete"): Divergence(
         _refuse("missing", "parse-error", "path-outside"),
-        "optional: needs -p2; agent-guard has no -p option (refused: the hunk header '@@ +1 0,0 @@' is unreadable)"),
+        "optional: needs -p2; agent-guard has no -p option (refused: the hunk header '@@ +1 0,0 @@' is unreadable)",
+    ),
     # The contract has no `copy` op.
     ("git-apply", "t4100-2"): Divergence(
-        Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"),
+        Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"
+    ),
     ("git-apply", "t4100-2-recount"): Divergence(
-        Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"),
+        Expect("parse", files=None), "copies are refused with a parse-error (the contract's ops have no copy)"
+    ),
     # decision: guard/files/paths.py refuses control characters (TAB included) in any path.
     ("git-apply", "t4135-git-with-tab"): Divergence(
-        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"),
+        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"
+    ),
     ("git-apply", "t4135-diff-with-tab"): Divergence(
-        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"),
+        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"
+    ),
     ("git-apply", "t4135-add-with-tab"): Divergence(
-        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"),
+        _refuse("path-outside"), "decision: a TAB in a file name is refused (paths.resolve: control character)"
+    ),
     # decision: the `fuzz` tier (default) lets one of three context lines differ.
     ("whatthepatch", "unified-bad2-on-lao"): Divergence(
         Expect("applied", after={"tzu": CorpusFile("tzu")}, repairs=("fuzz",)),
         "decision: hunk 2's context line 'The two are te same,' differs from the file; the fuzz tier applies it "
-        "(as GNU patch's fuzz would) and reports the `fuzz` repair; the result is exactly tzu"),
+        "(as GNU patch's fuzz would) and reports the `fuzz` repair; the result is exactly tzu",
+    ),
     # decision: the unified parser trusts a hunk's body over its header (`recount`), so
     # lines after the declared length are read as part of the hunk.
     ("whatthepatch", "unified-blah-lao-to-tzu"): Divergence(
         _refuse("not-found"),
         "decision: the 4 junk lines after the last hunk are read into it (body over header), so the hunk does not "
-        "match and the edit is refused whole; the finding is not-found, not the parse-error naming line 17 the corpus suggests"),
+        "match and the edit is refused whole; the finding is not-found, not the parse-error naming line 17 the corpus suggests",
+    ),
     ("whatthepatch", "parse:diff-unified-blah.diff"): Divergence(
         Expect("parse", files=[{"path": "tzu", "op": "modify", "added": 6, "removed": 5}]),
-        "decision: trailing junk read into the last hunk (body over header): +6 -5 instead of +5 -3"),
+        "decision: trailing junk read into the last hunk (body over header): +6 -5 instead of +5 -3",
+    ),
     ("unidiff-samples", "sample1.diff"): Divergence(
         Expect("parse-ok", repairs=("recount",)),
-        "decision: hunk 2's header says +13 but the body has 10; parsed with the named `recount` repair (git apply --recount)"),
+        "decision: hunk 2's header says +13 but the body has 10; parsed with the named `recount` repair (git apply --recount)",
+    ),
     ("unidiff-samples", "sample6.diff"): Divergence(
         Expect("parse-ok", repairs=("recount",)),
-        "decision: a hunk that runs past its declared length is recounted (`recount`); it cannot match a real file"),
+        "decision: a hunk that runs past its declared length is recounted (`recount`); it cannot match a real file",
+    ),
     ("unidiff-samples", "sample7.diff"): Divergence(
         Expect("parse-ok", repairs=("recount",)),
-        "decision: a last hunk one line short of its declared counts at end of input is recounted (`recount`)"),
+        "decision: a last hunk one line short of its declared counts at end of input is recounted (`recount`)",
+    ),
     # decision: a last line with neither newline nor `\ No newline` marker is accepted;
     # the result gets a final newline (which the blob ids on the index lines confirm).
     ("whatthepatch", "parse:git-oneline-add.diff"): Divergence(
         Expect("parse", files=[{"path": "oneline.txt", "op": "create", "added": 1, "removed": 0}]),
-        "decision: accepted (the file gets a final newline); no repair is named for it"),
+        "decision: accepted (the file gets a final newline); no repair is named for it",
+    ),
     ("whatthepatch", "parse:git-oneline-change.diff"): Divergence(
         Expect("parse", files=[{"path": "oneline.txt", "op": "modify", "added": 1, "removed": 1}]),
-        "decision: accepted (the file gets a final newline); no repair is named for it"),
+        "decision: accepted (the file gets a final newline); no repair is named for it",
+    ),
     ("whatthepatch", "parse:git-oneline-rm.diff"): Divergence(
         Expect("parse", files=[{"path": "oneline.txt", "op": "delete", "added": 0, "removed": 1}]),
-        "decision: accepted; no repair is named for it"),
+        "decision: accepted; no repair is named for it",
+    ),
     # The corpus calls a parse-error the safe answer for the inconsistent third rename.
     ("unidiff-samples", "git_rename.diff"): Divergence(
         Expect("parse", files=None),
-        "the third entry's `rename from/to` disagree with its `diff --git` names: the whole input is a parse-error"),
+        "the third entry's `rename from/to` disagree with its `diff --git` names: the whole input is a parse-error",
+    ),
 }
 
 # Failures caused by bugs in guard/ (reported, not fixed here).  The benchmark counts
 # them as failures; tests/test_conformance.py marks them xfail(strict=True), so a fix
 # shows up as an XPASS that asks for the entry to be removed.
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 # ---------------------------------------------------------------------- cases
 
@@ -226,8 +244,9 @@ def codex_cases(base: Path) -> Iterator[Case]:
         else:
             exp = Expect("refused")
         suggested = tuple(re.findall(r"[a-z]+(?:-[a-z]+)*", sc.get("suggested_finding") or ""))
-        yield Case("codex-scenarios", name, exp, before, (patch,), folder=folder,
-                   suggested=tuple(c for c in suggested if c != "or"))
+        yield Case(
+            "codex-scenarios", name, exp, before, (patch,), folder=folder, suggested=tuple(c for c in suggested if c != "or")
+        )
 
 
 def _content(folder: Path, spec: dict[str, Any]) -> bytes:
@@ -253,8 +272,13 @@ def git_apply_cases(base: Path) -> Iterator[Case]:
         if c["kind"] == "parse-stat":
             counted = any(f["added"] or f["removed"] for f in c["files"])
             repairs = ("recount",) if cid.endswith("-recount") and counted else ()
-            yield Case("git-apply", cid, Expect("parse", files=c["files"], repairs=repairs),
-                       patches=((folder / c["patch"]).read_bytes(),), note=c.get("title", ""))
+            yield Case(
+                "git-apply",
+                cid,
+                Expect("parse", files=c["files"], repairs=repairs),
+                patches=((folder / c["patch"]).read_bytes(),),
+                note=c.get("title", ""),
+            )
             continue
         before = _files(folder, c.get("before", {}))
         if "patch_text" in c:
@@ -296,8 +320,13 @@ def whatthepatch_cases(base: Path) -> Iterator[Case]:
             continue
         patch = (folder / f["file"]).read_bytes()
         suggestion = f.get("agent_guard", "")
-        yield Case("whatthepatch", "parse:" + f["file"], _parse_expect(f["parse"], suggestion, f["files"]),
-                   patches=(patch,), note=suggestion[:160])
+        yield Case(
+            "whatthepatch",
+            "parse:" + f["file"],
+            _parse_expect(f["parse"], suggestion, f["files"]),
+            patches=(patch,),
+            note=suggestion[:160],
+        )
 
 
 def unidiff_cases(base: Path) -> Iterator[Case]:
@@ -306,8 +335,13 @@ def unidiff_cases(base: Path) -> Iterator[Case]:
     for s in data["samples"]:
         patch = (folder / s["file"]).read_bytes()
         suggestion = s.get("agent_guard", "")
-        yield Case("unidiff-samples", s["file"], _parse_expect(s["parse"], suggestion, s["files"]),
-                   patches=(patch,), note=suggestion[:160])
+        yield Case(
+            "unidiff-samples",
+            s["file"],
+            _parse_expect(s["parse"], suggestion, s["files"]),
+            patches=(patch,),
+            note=suggestion[:160],
+        )
 
 
 def _parse_expect(parse: str, suggestion: str, files: list[dict[str, Any]]) -> Expect:
@@ -406,10 +440,15 @@ def cli_apply(root: Path, patch: bytes, policy_file: Path | None) -> tuple[int, 
 def _short(report: dict[str, Any] | None, err: str) -> str:
     if report is None:
         return f"no JSON; stderr: {err.strip()[:200]!r}"
-    fs = "; ".join(f"{f['code']}@{f.get('path')}:{f.get('line')} {f['message'][:110]}" for f in report.get("findings", [])
-                   if f.get("severity") == "error")
-    files = ", ".join(f"{f['op']} {f['path']} +{f['added']}-{f['removed']}{' ' + ','.join(f['repairs']) if f['repairs'] else ''}"
-                      for f in report.get("files", []))
+    fs = "; ".join(
+        f"{f['code']}@{f.get('path')}:{f.get('line')} {f['message'][:110]}"
+        for f in report.get("findings", [])
+        if f.get("severity") == "error"
+    )
+    files = ", ".join(
+        f"{f['op']} {f['path']} +{f['added']}-{f['removed']}{' ' + ','.join(f['repairs']) if f['repairs'] else ''}"
+        for f in report.get("files", [])
+    )
     return f"{report.get('status')} [{report.get('format')}] files: {files or '-'}; errors: {fs or '-'}"
 
 
@@ -511,8 +550,14 @@ def parse_summary(data: bytes) -> tuple[str, list[dict[str, Any]], str]:
         else:
             added = sum(1 for h in hunks for hl in h.lines if hl.tag == ADDED)
             removed = sum(1 for h in hunks for hl in h.lines if hl.tag == REMOVED)
-        entry: dict[str, Any] = {"path": fe.path, "op": fe.op.value, "old_path": fe.old_path,
-                                 "added": added, "removed": removed, "binary": fe.binary}
+        entry: dict[str, Any] = {
+            "path": fe.path,
+            "op": fe.op.value,
+            "old_path": fe.old_path,
+            "added": added,
+            "removed": removed,
+            "binary": fe.binary,
+        }
         if fe.old_mode is not None or fe.new_mode is not None:
             entry["mode"] = f"{fe.old_mode or 0:o} -> {fe.new_mode or 0:o}"
         files.append(entry)
@@ -633,8 +678,9 @@ def table(outcomes: list[Outcome]) -> str:
         n = {s: sum(1 for o in os_ if o.status == s) for s in ("pass", "fail", "divergence", "skip")}
         rows.append(f"{name:<30}{len(os_):5}  {n['pass']:6}  {n['fail']:6}  {n['divergence']:7}  {n['skip']:7}")
     total = {s: sum(1 for o in outcomes if o.status == s) for s in ("pass", "fail", "divergence", "skip")}
-    rows.append(f"{'total':<30}{len(outcomes):5}  {total['pass']:6}  {total['fail']:6}  "
-                f"{total['divergence']:7}  {total['skip']:7}")
+    rows.append(
+        f"{'total':<30}{len(outcomes):5}  {total['pass']:6}  {total['fail']:6}  {total['divergence']:7}  {total['skip']:7}"
+    )
     return "\n".join(rows)
 
 
@@ -666,7 +712,7 @@ def main() -> int:
     if remarks:
         print(f"\nPASSED, BUT THE FINDING DIFFERS FROM THE CORPUS' SUGGESTION ({len(remarks)}):")
         for o in remarks:
-            print(f"  {o.case.corpus}/{o.case.id}: {o.remark[len(SUGGESTION_MARK) + 1:]}")
+            print(f"  {o.case.corpus}/{o.case.id}: {o.remark[len(SUGGESTION_MARK) + 1 :]}")
     if args.verbose:
         print("\nPASSED:")
         for o in outcomes:

@@ -107,19 +107,23 @@ def build(root: Path, nfiles: int) -> tuple[bytes, list[str]]:
     parts, touched = [], []
     for i in range(n_mod):
         rel = f"src/m{i % 4}/file{i}.txt"
-        parts.append(f"diff --git a/{rel} b/{rel}\n--- a/{rel}\n+++ b/{rel}\n@@ -19,3 +19,3 @@\n"
-                     f" line 18 of file {i}\n-line 19 of file {i}\n+LINE 19 OF FILE {i}\n line 20 of file {i}\n")
+        parts.append(
+            f"diff --git a/{rel} b/{rel}\n--- a/{rel}\n+++ b/{rel}\n@@ -19,3 +19,3 @@\n"
+            f" line 18 of file {i}\n-line 19 of file {i}\n+LINE 19 OF FILE {i}\n line 20 of file {i}\n"
+        )
         touched.append(rel)
     for i in range(n_new):
         rel = f"new/n{i}/deep/created{i}.txt"
-        parts.append(f"diff --git a/{rel} b/{rel}\nnew file mode 100644\n--- /dev/null\n+++ b/{rel}\n@@ -0,0 +1,2 @@\n"
-                     f"+born {i}\n+here\n")
+        parts.append(
+            f"diff --git a/{rel} b/{rel}\nnew file mode 100644\n--- /dev/null\n+++ b/{rel}\n@@ -0,0 +1,2 @@\n+born {i}\n+here\n"
+        )
         touched.append(rel)
     for i in range(n_mod, n_mod + n_del):
         rel = f"src/m{i % 4}/file{i}.txt"
         body = "".join(f"-line {j} of file {i}\n" for j in range(40))
-        parts.append(f"diff --git a/{rel} b/{rel}\ndeleted file mode 100644\n"
-                     f"--- a/{rel}\n+++ /dev/null\n@@ -1,40 +0,0 @@\n{body}")
+        parts.append(
+            f"diff --git a/{rel} b/{rel}\ndeleted file mode 100644\n--- a/{rel}\n+++ /dev/null\n@@ -1,40 +0,0 @@\n{body}"
+        )
         touched.append(rel)
     return "".join(parts).encode(), touched
 
@@ -203,8 +207,9 @@ def launch_and_kill(root: Path, args: list[str], data: bytes | None, after: floa
     """Start the command and SIGKILL it `after` seconds in (with `in_window`: `after` seconds
     after its journal appears); returns (it had finished already, a journal was left)."""
     journal = root / ".git" / "agent-guard" / "journal.json"
-    proc = subprocess.Popen(GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(
+        GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+    )
     assert proc.stdin is not None
     try:
         if data:
@@ -228,8 +233,9 @@ def timed(root: Path, args: list[str], data: bytes | None) -> float:
     """Run a command uninterrupted; its length.  Also notes when its journal existed."""
     journal = root / ".git" / "agent-guard" / "journal.json"
     started = time.monotonic()
-    proc = subprocess.Popen(GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.Popen(
+        GUARD + args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV
+    )
     assert proc.stdin is not None and proc.stderr is not None
     proc.stdin.write(data or b"")
     proc.stdin.close()
@@ -264,8 +270,16 @@ def kill_moment(rng: random.Random, command: str, total: float) -> tuple[float, 
     return rng.uniform(0, 1.2 * length + 0.002), True
 
 
-def verify(root: Path, label: str, start: str, states: dict[str, dict[str, tuple[bytes, int]]], ref_before: str | None,
-           touched: list[str], command: str, stats: Stats) -> str | None:
+def verify(
+    root: Path,
+    label: str,
+    start: str,
+    states: dict[str, dict[str, tuple[bytes, int]]],
+    ref_before: str | None,
+    touched: list[str],
+    command: str,
+    stats: Stats,
+) -> str | None:
     """Run the next command, check every invariant; the state reached ('before'/'after') or None on failure."""
     nxt = guard(root, ["log"])
     problems = []
@@ -274,8 +288,9 @@ def verify(root: Path, label: str, start: str, states: dict[str, dict[str, tuple
     work = tree(root)
     reached = next((name for name, t in states.items() if t == work), None)
     if reached is None:
-        diff = sorted(p for p in set(work) | set(states["before"])
-                      if work.get(p) not in (states["before"].get(p), states["after"].get(p)))
+        diff = sorted(
+            p for p in set(work) | set(states["before"]) if work.get(p) not in (states["before"].get(p), states["after"].get(p))
+        )
         problems.append(f"the tree is neither before nor after (e.g. {diff[:3]})")
     now = ref(root)
     if reached == start:
@@ -314,8 +329,16 @@ def reset(root: Path, state: dict[str, tuple[bytes, int]]) -> None:
         Path(p).unlink(missing_ok=True)
 
 
-def random_trials(root: Path, patch: bytes, touched: list[str], states: dict[str, dict[str, tuple[bytes, int]]],
-                  n: int, rng: random.Random, stats: Stats, timings: dict[str, list[float]]) -> None:
+def random_trials(
+    root: Path,
+    patch: bytes,
+    touched: list[str],
+    states: dict[str, dict[str, tuple[bytes, int]]],
+    n: int,
+    rng: random.Random,
+    stats: Stats,
+    timings: dict[str, list[float]],
+) -> None:
     state = "before"
     for i in range(n):
         if i and i % 10 == 0 and state == "before":
@@ -426,12 +449,17 @@ def main(argv: list[str] | None = None) -> int:
     if not opts.no_points:
         point_trials(root, patch, touched, states, stats)
     summary = {
-        "random_trials": stats.trials, "by_command": stats.by_command,
-        "ended_after_the_command": stats.landed, "ended_where_it_started": stats.undone,
+        "random_trials": stats.trials,
+        "by_command": stats.by_command,
+        "ended_after_the_command": stats.landed,
+        "ended_where_it_started": stats.undone,
         "kills_aimed_at_the_write_window": stats.window_kills,
-        "finished_before_the_kill": stats.finished_before_kill, "killed_mid_write": stats.killed_mid_write,
-        "recovery_also_killed": stats.recovery_killed, "crash_point_trials": stats.point_trials,
-        "failures": len(stats.failures), "files": len(touched),
+        "finished_before_the_kill": stats.finished_before_kill,
+        "killed_mid_write": stats.killed_mid_write,
+        "recovery_also_killed": stats.recovery_killed,
+        "crash_point_trials": stats.point_trials,
+        "failures": len(stats.failures),
+        "files": len(touched),
         "median_ms": {k: round(v * 1000) for k, v in medians.items()},
         "seconds": round(time.monotonic() - started, 1),
     }

@@ -57,61 +57,249 @@ POLICY = load(None, "default")
 
 # suffix -> (the function's lines, index of the first of the three lines replaced, a new line of code).
 TEMPLATES: dict[str, tuple[list[str], int, str]] = {
-    "py": (["def total(items):", "    count = 0", "    for item in items:", "        count += item.price",
-            "    log.debug('total %s', count)", "    return count"], 1, "    count = sum(i.price for i in items)"),
-    "js": (["function total(items) {", "  let count = 0;", "  for (const item of items) {",
-            "    count += item.price; }", "  log.debug('total', count);", "  return count;", "}"], 1,
-           "  const count = items.reduce((a, i) => a + i.price, 0);"),
-    "ts": (["export function total(items: Item[]): number {", "  let count = 0;", "  for (const item of items) {",
-            "    count += item.price; }", "  log.debug('total', count);", "  return count;", "}"], 1,
-           "  const count = items.reduce((a, i) => a + i.price, 0);"),
-    "go": (["func Total(items []Item) int {", "\tcount := 0", "\tfor _, item := range items {",
-            "\t\tcount += item.Price }", "\tlog.Printf(\"total %d\", count)", "\treturn count", "}"], 1,
-           "\tcount := sum(items)"),
-    "rs": (["fn total(items: &[Item]) -> u64 {", "    let mut count = 0;", "    for item in items {",
-            "        count += item.price; }", "    debug!(\"total {}\", count);", "    count", "}"], 1,
-           "    let count = items.iter().map(|i| i.price).sum();"),
-    "java": (["class Cart {", "  int total(List<Item> items) {", "    int count = 0;", "    for (Item item : items) {",
-              "      count += item.price; }", "    log.debug(\"total {}\", count);", "    return count;", "  }", "}"], 2,
-             "    int count = items.stream().mapToInt(Item::price).sum();"),
-    "cs": (["class Cart {", "  int Total(List<Item> items) {", "    int count = 0;", "    foreach (var item in items) {",
-            "      count += item.Price; }", "    Log.Debug(count);", "    return count;", "  }", "}"], 2,
-           "    int count = items.Sum(i => i.Price);"),
-    "c": (["int total(const struct item *items, size_t n) {", "    int count = 0;", "    for (size_t i = 0; i < n; i++)",
-           "        count += items[i].price;", "    debug(\"total %d\", count);", "    return count;", "}"], 1,
-          "    int count = sum_prices(items, n);"),
-    "cpp": (["int total(const std::vector<Item>& items) {", "    int count = 0;", "    for (const auto& item : items)",
-             "        count += item.price;", "    debug(\"total\", count);", "    return count;", "}"], 1,
-            "    int count = std::accumulate(items.begin(), items.end(), 0, add_price);"),
-    "kt": (["fun total(items: List<Item>): Int {", "    var count = 0", "    for (item in items) {",
-            "        count += item.price }", "    log.debug(\"total $count\")", "    return count", "}"], 1,
-           "    val count = items.sumOf { it.price }"),
-    "swift": (["func total(items: [Item]) -> Int {", "    var count = 0", "    for item in items {",
-               "        count += item.price }", "    log.debug(\"total \\(count)\")", "    return count", "}"], 1,
-              "    let count = items.reduce(0) { $0 + $1.price }"),
-    "rb": (["def total(items)", "  count = 0", "  items.each do |item|", "    count += item.price end",
-            "  log.debug(count)", "  count", "end"], 1, "  count = items.sum(&:price)"),
-    "sh": (["build() {", "  mkdir -p out", "  make -C src", "  cp src/app out/", "  echo built", "}"], 1,
-           "  make -C src install DESTDIR=out"),
-    "sql": (["SELECT id,", "       name,", "       price,", "       stock,", "       updated_at", "FROM items",
-             "WHERE price > 0;"], 1, "       total,"),
-    "lua": (["function total(items)", "  local count = 0", "  for _, item in ipairs(items) do",
-             "    count = count + item.price end", "  log.debug(count)", "  return count", "end"], 1,
-            "  local count = sum(items)"),
-    "php": (["function total($items) {", "    $count = 0;", "    foreach ($items as $item) {",
-             "        $count += $item->price; }", "    debug($count);", "    return $count;", "}"], 1,
-            "    $count = array_sum(array_column($items, 'price'));"),
-    "hs": (["area :: Shape -> Double", "area (Circle r) = pi * r * r", "area (Square s) = s * s",
-            "area (Rect w h) = w * h", "area (Tri b h) = b * h / 2", "area Empty = 0"], 1, "area (Disc r) = pi * r * r"),
-    "el": (["(defun total (items)", "  (let ((count 0))", "    (dolist (item items)", "      (setq count (+ count 1)))",
-            "    (message \"%d\" count)", "    count))"], 1, "  (let ((count (length items)))"),
-    "html": (["<form action=\"/save\">", "  <label>Name</label>", "  <input name=\"name\">", "  <input name=\"email\">",
-              "  <button>Save</button>", "</form>"], 1, "  <input name=\"phone\">"),
+    "py": (
+        [
+            "def total(items):",
+            "    count = 0",
+            "    for item in items:",
+            "        count += item.price",
+            "    log.debug('total %s', count)",
+            "    return count",
+        ],
+        1,
+        "    count = sum(i.price for i in items)",
+    ),
+    "js": (
+        [
+            "function total(items) {",
+            "  let count = 0;",
+            "  for (const item of items) {",
+            "    count += item.price; }",
+            "  log.debug('total', count);",
+            "  return count;",
+            "}",
+        ],
+        1,
+        "  const count = items.reduce((a, i) => a + i.price, 0);",
+    ),
+    "ts": (
+        [
+            "export function total(items: Item[]): number {",
+            "  let count = 0;",
+            "  for (const item of items) {",
+            "    count += item.price; }",
+            "  log.debug('total', count);",
+            "  return count;",
+            "}",
+        ],
+        1,
+        "  const count = items.reduce((a, i) => a + i.price, 0);",
+    ),
+    "go": (
+        [
+            "func Total(items []Item) int {",
+            "\tcount := 0",
+            "\tfor _, item := range items {",
+            "\t\tcount += item.Price }",
+            '\tlog.Printf("total %d", count)',
+            "\treturn count",
+            "}",
+        ],
+        1,
+        "\tcount := sum(items)",
+    ),
+    "rs": (
+        [
+            "fn total(items: &[Item]) -> u64 {",
+            "    let mut count = 0;",
+            "    for item in items {",
+            "        count += item.price; }",
+            '    debug!("total {}", count);',
+            "    count",
+            "}",
+        ],
+        1,
+        "    let count = items.iter().map(|i| i.price).sum();",
+    ),
+    "java": (
+        [
+            "class Cart {",
+            "  int total(List<Item> items) {",
+            "    int count = 0;",
+            "    for (Item item : items) {",
+            "      count += item.price; }",
+            '    log.debug("total {}", count);',
+            "    return count;",
+            "  }",
+            "}",
+        ],
+        2,
+        "    int count = items.stream().mapToInt(Item::price).sum();",
+    ),
+    "cs": (
+        [
+            "class Cart {",
+            "  int Total(List<Item> items) {",
+            "    int count = 0;",
+            "    foreach (var item in items) {",
+            "      count += item.Price; }",
+            "    Log.Debug(count);",
+            "    return count;",
+            "  }",
+            "}",
+        ],
+        2,
+        "    int count = items.Sum(i => i.Price);",
+    ),
+    "c": (
+        [
+            "int total(const struct item *items, size_t n) {",
+            "    int count = 0;",
+            "    for (size_t i = 0; i < n; i++)",
+            "        count += items[i].price;",
+            '    debug("total %d", count);',
+            "    return count;",
+            "}",
+        ],
+        1,
+        "    int count = sum_prices(items, n);",
+    ),
+    "cpp": (
+        [
+            "int total(const std::vector<Item>& items) {",
+            "    int count = 0;",
+            "    for (const auto& item : items)",
+            "        count += item.price;",
+            '    debug("total", count);',
+            "    return count;",
+            "}",
+        ],
+        1,
+        "    int count = std::accumulate(items.begin(), items.end(), 0, add_price);",
+    ),
+    "kt": (
+        [
+            "fun total(items: List<Item>): Int {",
+            "    var count = 0",
+            "    for (item in items) {",
+            "        count += item.price }",
+            '    log.debug("total $count")',
+            "    return count",
+            "}",
+        ],
+        1,
+        "    val count = items.sumOf { it.price }",
+    ),
+    "swift": (
+        [
+            "func total(items: [Item]) -> Int {",
+            "    var count = 0",
+            "    for item in items {",
+            "        count += item.price }",
+            '    log.debug("total \\(count)")',
+            "    return count",
+            "}",
+        ],
+        1,
+        "    let count = items.reduce(0) { $0 + $1.price }",
+    ),
+    "rb": (
+        [
+            "def total(items)",
+            "  count = 0",
+            "  items.each do |item|",
+            "    count += item.price end",
+            "  log.debug(count)",
+            "  count",
+            "end",
+        ],
+        1,
+        "  count = items.sum(&:price)",
+    ),
+    "sh": (
+        ["build() {", "  mkdir -p out", "  make -C src", "  cp src/app out/", "  echo built", "}"],
+        1,
+        "  make -C src install DESTDIR=out",
+    ),
+    "sql": (
+        ["SELECT id,", "       name,", "       price,", "       stock,", "       updated_at", "FROM items", "WHERE price > 0;"],
+        1,
+        "       total,",
+    ),
+    "lua": (
+        [
+            "function total(items)",
+            "  local count = 0",
+            "  for _, item in ipairs(items) do",
+            "    count = count + item.price end",
+            "  log.debug(count)",
+            "  return count",
+            "end",
+        ],
+        1,
+        "  local count = sum(items)",
+    ),
+    "php": (
+        [
+            "function total($items) {",
+            "    $count = 0;",
+            "    foreach ($items as $item) {",
+            "        $count += $item->price; }",
+            "    debug($count);",
+            "    return $count;",
+            "}",
+        ],
+        1,
+        "    $count = array_sum(array_column($items, 'price'));",
+    ),
+    "hs": (
+        [
+            "area :: Shape -> Double",
+            "area (Circle r) = pi * r * r",
+            "area (Square s) = s * s",
+            "area (Rect w h) = w * h",
+            "area (Tri b h) = b * h / 2",
+            "area Empty = 0",
+        ],
+        1,
+        "area (Disc r) = pi * r * r",
+    ),
+    "el": (
+        [
+            "(defun total (items)",
+            "  (let ((count 0))",
+            "    (dolist (item items)",
+            "      (setq count (+ count 1)))",
+            '    (message "%d" count)',
+            "    count))",
+        ],
+        1,
+        "  (let ((count (length items)))",
+    ),
+    "html": (
+        [
+            '<form action="/save">',
+            "  <label>Name</label>",
+            '  <input name="name">',
+            '  <input name="email">',
+            "  <button>Save</button>",
+            "</form>",
+        ],
+        1,
+        '  <input name="phone">',
+    ),
     "css": ([".card {", "  margin: 0;", "  padding: 4px;", "  color: #333;", "  border: 0;", "}"], 1, "  gap: 2px;"),
 }
 # py:doc: the docstring's new body line stands where three lines of code were.
-DOC_BEFORE = ["def total(items):", '    """Sum the prices of the items."""', "    count = 0", "    for item in items:",
-              "        count += item.price", "    log.debug('total %s', count)", "    return count"]
+DOC_BEFORE = [
+    "def total(items):",
+    '    """Sum the prices of the items."""',
+    "    count = 0",
+    "    for item in items:",
+    "        count += item.price",
+    "    log.debug('total %s', count)",
+    "    return count",
+]
 
 
 def read_list(name: str) -> list[tuple[str, str, str]]:
@@ -140,7 +328,7 @@ def texts(where: str, text: str, then_code: bool) -> tuple[str, str, str, int]:
     lines, at, code = TEMPLATES[where]
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     new = [f"{indent}{text}", *([code] if then_code else [])]
-    after = lines[:at] + new + lines[at + 3:]
+    after = lines[:at] + new + lines[at + 3 :]
     return f"cart.{where}", "\n".join(lines) + "\n", "\n".join(after) + "\n", at + 1
 
 
@@ -177,14 +365,19 @@ class Engine:
         tail = 0
         while a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
-        call = {"command": "str_replace", "path": ("doc/" if where == "py:doc" else "") + name,
-                "old_str": "\n".join(a[head: len(a) - tail]), "new_str": "\n".join(b[head: len(b) - tail])}
+        call = {
+            "command": "str_replace",
+            "path": ("doc/" if where == "py:doc" else "") + name,
+            "old_str": "\n".join(a[head : len(a) - tail]),
+            "new_str": "\n".join(b[head : len(b) - tail]),
+        }
         report = self.guard.apply(json.dumps(call), format="json", check=True)
         return any(f.code == "placeholder" for f in report.findings)
 
 
-def measure(entries: list[tuple[str, str, str]], then_code: bool, want: bool, show: bool,
-            judge: object = flagged) -> tuple[int, int, dict[str, list[int]]]:
+def measure(
+    entries: list[tuple[str, str, str]], then_code: bool, want: bool, show: bool, judge: object = flagged
+) -> tuple[int, int, dict[str, list[int]]]:
     """(entries judged as `want`, entries, per section [as wanted, total]); prints the others with --show."""
     right = 0
     sections: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -218,12 +411,19 @@ def run_set(suffix: str, engine_too: bool, show: bool) -> None:
     comments = read_list(f"elision_comments{suffix}.txt")
     print(f"set {suffix.lstrip('_') or 1}: {len(elisions)} elision wordings, {len(comments)} explanatory comments")
     # (title, entries, the line followed by new code, flagged is right, the main figure: print per section)
-    rows = [("elisions, alone", elisions, False, True, True), ("elisions, then code", elisions, True, True, False),
-            ("comments, then code", comments, True, False, True), ("comments, alone", comments, False, False, False)]
+    rows = [
+        ("elisions, alone", elisions, False, True, True),
+        ("elisions, then code", elisions, True, True, False),
+        ("comments, then code", comments, True, False, True),
+        ("comments, alone", comments, False, False, False),
+    ]
     for title, entries, then_code, want, main_row in rows:
         right, total, sections = measure(entries, then_code, want, show and main_row)
-        figure = f"recall {right}/{total} = {100 * right / total:.1f}%" if want else \
-            f"false alarms {total - right}/{total} = {100 * (total - right) / total:.1f}%"
+        figure = (
+            f"recall {right}/{total} = {100 * right / total:.1f}%"
+            if want
+            else f"false alarms {total - right}/{total} = {100 * (total - right) / total:.1f}%"
+        )
         print(f"{title:<22} {figure}")
         if main_row:
             for section, (ok, n) in sections.items():

@@ -70,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
 
     def budget(n: int) -> settings:
-        return settings(max_examples=max(1, int(n * opts.scale)), deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck))
+        return settings(
+            max_examples=max(1, int(n * opts.scale)), deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
 
     def run(name: str, prop: Callable[[], None]) -> None:
         counts[name] = 0
@@ -120,13 +121,14 @@ def main(argv: list[str] | None = None) -> int:
 
     @seed(opts.seed)
     @budget(15_000)
-    @given(data=st.one_of(tf.mutated_bytes(), st.binary(max_size=300), tf.token_soup().map(str.encode)),
-           fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]))
+    @given(
+        data=st.one_of(tf.mutated_bytes(), st.binary(max_size=300), tf.token_soup().map(str.encode)),
+        fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]),
+    )
     def engine_check(data: bytes, fmt: str) -> None:
         counts["engine-check"] += 1
         with tf.deadline():
-            report = Guard(repo.root).apply(data, format=fmt, check=True,
-                                            path="a.txt" if fmt in ("whole", "lazy") else None)
+            report = Guard(repo.root).apply(data, format=fmt, check=True, path="a.txt" if fmt in ("whole", "lazy") else None)
         assert report.status in ("checked", "refused")
         assert repo.snapshot() == before
 
@@ -157,8 +159,13 @@ def main(argv: list[str] | None = None) -> int:
 
     run("engine-apply", engine_apply)
 
-    summary = {"examples": sum(counts.values()), "by_property": counts, "engine_applies_that_landed": applied[0],
-               "failures": len(failures), "seed": opts.seed}
+    summary = {
+        "examples": sum(counts.values()),
+        "by_property": counts,
+        "engine_applies_that_landed": applied[0],
+        "failures": len(failures),
+        "seed": opts.seed,
+    }
     shutil.rmtree(Path(os.environ["HOME"]), ignore_errors=True)  # the scratch home made above
     for f in failures:
         print("FAIL", f)

@@ -67,14 +67,21 @@ _ROW = re.compile(r"^(?:>>> |    )(\d+):([0-9a-z]{2,3})\|(.*)$", re.M)
 _ANY_ROW = re.compile(r"^(?:>>> |[ \t]*)(\d+):([0-9a-z]{2,3})\|(.*)$", re.M)
 _TABLE_ROW = re.compile(r"^\| ([A-Z][^|]*?\d{3}) \| ([^|]+?) \| ", re.M)
 _DATE = re.compile(r"^\| Date \| (\S+) \|", re.M)
-SHAPES = (("shape 1: src/dst", {"src", "dst"}), ("shape 2: single/range/insertAfter", {"single", "range", "insertAfter"}),
-          ("shape 3: set_line/replace_lines/insert_after/delete_line/replace",
-           {"set_line", "replace_lines", "insert_after", "delete_line", "replace"}), ("LINE#ID: op", {"op"}))
+SHAPES = (
+    ("shape 1: src/dst", {"src", "dst"}),
+    ("shape 2: single/range/insertAfter", {"single", "range", "insertAfter"}),
+    (
+        "shape 3: set_line/replace_lines/insert_after/delete_line/replace",
+        {"set_line", "replace_lines", "insert_after", "delete_line", "replace"},
+    ),
+    ("LINE#ID: op", {"op"}),
+)
 
 
 def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True, timeout=120,
-                          env={**GIT_ENV, "PATH": "/usr/bin:/bin"}).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, check=True, timeout=120, env={**GIT_ENV, "PATH": "/usr/bin:/bin"}
+    ).stdout
 
 
 # --------------------------------------------------------------------------- the reports and fixtures
@@ -93,8 +100,11 @@ def fixture_sets(repo: Path) -> list[tuple[str, dict[str, tuple[str, bytes, byte
                     got = tar.extractfile(member)
                     if got is not None:
                         files[parts[1]][parts[2]] = (parts[3], got.read())
-        tasks = {task: (kinds["input"][0], kinds["input"][1], kinds["expected"][1])
-                 for task, kinds in files.items() if "input" in kinds and "expected" in kinds}
+        tasks = {
+            task: (kinds["input"][0], kinds["input"][1], kinds["expected"][1])
+            for task, kinds in files.items()
+            if "input" in kinds and "expected" in kinds
+        }
         out.append((commit, tasks))
     return out
 
@@ -103,8 +113,9 @@ def task_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-def pick_fixtures(report: str, sets: list[tuple[str, dict[str, tuple[str, bytes, bytes]]]]
-                  ) -> tuple[str, dict[str, tuple[str, bytes, bytes]]]:
+def pick_fixtures(
+    report: str, sets: list[tuple[str, dict[str, tuple[str, bytes, bytes]]]]
+) -> tuple[str, dict[str, tuple[str, bytes, bytes]]]:
     """The fixture version whose files the report's task table names (the most of them)."""
     named = {task_id(name): file.strip() for name, file in _TABLE_ROW.findall(report)}
     return max(sets, key=lambda s: sum(1 for t, f in named.items() if t in s[1] and s[1][t][0] == f))
@@ -228,8 +239,7 @@ def saw(error: str, fixture: str) -> str:
     the lines it printed (a stale anchor's surroundings) are the fixture's, or differ; or it printed none."""
     lines = fixture.split("\n")
     rows = [(int(n), h, t) for n, h, t in _ANY_ROW.findall(error)]
-    if "differs from the original fixture" in error or any(
-            n > len(lines) or lines[n - 1] not in (t, t[1:]) for n, _h, t in rows):
+    if "differs from the original fixture" in error or any(n > len(lines) or lines[n - 1] not in (t, t[1:]) for n, _h, t in rows):
         return "file changed by earlier calls"
     return "file as given" if rows else "file not shown"
 
@@ -240,8 +250,10 @@ def printed_anchors(error: str) -> list[tuple[int, str, str]]:
 
 def rules_of(rows: list[tuple[int, str, str]]) -> list[str]:
     """The rules of guard.text.linehash that give every printed anchor (a row may print ' text' for 'text')."""
+
     def fits(rule: str, n: int, h: str, t: str) -> bool:
         return linehash.digest(rule, n, t) == h or (t.startswith(" ") and linehash.digest(rule, n, t[1:]) == h)
+
     return [r for r in linehash.RULES if rows and all(fits(r, n, h, t) for n, h, t in rows)]
 
 
@@ -252,8 +264,7 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=3, help="calls shown per outcome")
     args = ap.parse_args()
     started = time.monotonic()
-    names = [n for n in git(args.repo, "ls-tree", "--name-only", args.rev, RUNS + "/").decode().split()
-             if "_hashline" in n]
+    names = [n for n in git(args.repo, "ls-tree", "--name-only", args.rev, RUNS + "/").decode().split() if "_hashline" in n]
     sets = fixture_sets(args.repo)
     per_shape: Counter[str] = Counter()
     parsed: Counter[str] = Counter()
@@ -276,8 +287,10 @@ def main() -> int:
             found = calls(report)
             rows = [r for _t, _f, err, _c in found for r in printed_anchors(err)]
             date = _DATE.search(report)
-            print(f"{name.rsplit('/', 1)[-1]:62} {date.group(1) if date else '?':24} {commit[:8]:9} {len(found):5}  "
-                  f"{len(rows):4} {', '.join(rules_of(rows)) or '-'}")
+            print(
+                f"{name.rsplit('/', 1)[-1]:62} {date.group(1) if date else '?':24} {commit[:8]:9} {len(found):5}  "
+                f"{len(rows):4} {', '.join(rules_of(rows)) or '-'}"
+            )
             for rule in rules_of(rows):
                 evidence[rule] += len(rows)
             for task, file, err, raw in found:
@@ -294,10 +307,15 @@ def main() -> int:
                 seen = saw(err, before.decode("utf-8"))
                 theirs = their_error(err)
                 (root / fname).write_bytes(before)
-                subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, timeout=60,
-                               env={**GIT_ENV, "PATH": "/usr/bin:/bin"})
-                subprocess.run(["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", task], check=True,
-                               timeout=60, env={**GIT_ENV, "PATH": "/usr/bin:/bin"})
+                subprocess.run(
+                    ["git", "-C", str(root), "add", "-A"], check=True, timeout=60, env={**GIT_ENV, "PATH": "/usr/bin:/bin"}
+                )
+                subprocess.run(
+                    ["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", task],
+                    check=True,
+                    timeout=60,
+                    env={**GIT_ENV, "PATH": "/usr/bin:/bin"},
+                )
                 call["path"] = fname
                 result = guard.apply(json.dumps(call), check=True, agent="bench")
                 if result.status == "refused":
@@ -323,8 +341,10 @@ def main() -> int:
                     said = "; ".join(f"{f.code}: {f.message[:140]}" for f in result.findings[:1])
                     examples[key].append(f"{name.rsplit('/', 1)[-1]} / {task}: {said}")
     print(f"\n{total} calls in {len(names)} reports ({time.monotonic() - started:.1f} s)")
-    print("anchors oh-my-pi printed, each reproduced from its line's text: "
-          + ", ".join(f"{rule} {n}" for rule, n in evidence.most_common()))
+    print(
+        "anchors oh-my-pi printed, each reproduced from its line's text: "
+        + ", ".join(f"{rule} {n}" for rule, n in evidence.most_common())
+    )
     print("\nper shape:")
     for kind, n in per_shape.most_common():
         print(f"  {n:5}  {kind}")
@@ -348,12 +368,16 @@ def main() -> int:
             given.update(counts)
     later = sum(sum(c.values()) for (_t, seen), c in cross.items() if seen == "file changed by earlier calls")
     exact = outcome["applied: the expected file"]
-    print(f"\nlands exactly on the expected file: {exact} of {total} calls; "
-          f"{given['applied: the expected file']} of the {sum(given.values())} whose file the error shows as given "
-          f"or does not show (the other {later} were made on a file earlier calls of the run had changed, which "
-          "the report does not hold: applied here to the file as given, they may fit it by chance)")
-    print(f"\napplied wrongly by the tool: {wrong} (of the {compared[True]} applied calls the independent "
-          f"application reads; {compared[False]} it cannot: text it finds more than once, or a shape it does not know)")
+    print(
+        f"\nlands exactly on the expected file: {exact} of {total} calls; "
+        f"{given['applied: the expected file']} of the {sum(given.values())} whose file the error shows as given "
+        f"or does not show (the other {later} were made on a file earlier calls of the run had changed, which "
+        "the report does not hold: applied here to the file as given, they may fit it by chance)"
+    )
+    print(
+        f"\napplied wrongly by the tool: {wrong} (of the {compared[True]} applied calls the independent "
+        f"application reads; {compared[False]} it cannot: text it finds more than once, or a shape it does not know)"
+    )
     return 1 if wrong else 0
 
 

@@ -79,9 +79,9 @@ def unified(path: str, lines: list[str], hunks: list[tuple[int, list[str], list[
         while e < min(len(old), len(new)) - k and old[-1 - e] == new[-1 - e]:
             e += 1
         out += [" " + x for x in old[:k]]
-        out += ["-" + x for x in old[k:len(old) - e]]
-        out += ["+" + x for x in new[k:len(new) - e]]
-        out += [" " + x for x in old[len(old) - e:]]
+        out += ["-" + x for x in old[k : len(old) - e]]
+        out += ["+" + x for x in new[k : len(new) - e]]
+        out += [" " + x for x in old[len(old) - e :]]
     return "\n".join(out) + "\n"
 
 
@@ -91,8 +91,10 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def report(label: str, xs: list[float], unit: float = 1e3, name: str = "ms") -> None:
-    print(f"  {label:<52} median {statistics.median(xs) * unit:8.3f} {name}   p90 {pct(xs, 0.9) * unit:8.3f} {name}"
-          f"   min {min(xs) * unit:8.3f} {name}   (n={len(xs)})")
+    print(
+        f"  {label:<52} median {statistics.median(xs) * unit:8.3f} {name}   p90 {pct(xs, 0.9) * unit:8.3f} {name}"
+        f"   min {min(xs) * unit:8.3f} {name}   (n={len(xs)})"
+    )
 
 
 def disk_probe(folder: Path, rounds: int = 50) -> float:
@@ -149,7 +151,7 @@ def one_hunk(runs: int) -> None:
         subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True, timeout=60)
         subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, env=env, check=True, timeout=60)
         k = 1000 + lines[1000:].index("") + 5  # a `    x_i = self...get(...)` line near the middle
-        old = lines[k - 3:k + 4]
+        old = lines[k - 3 : k + 4]
         new = old[:3] + [old[3] + "  # changed"] + old[4:]
         patch = unified("src/big.py", lines, [(k - 3, old, new)])
         current = list(lines)
@@ -161,7 +163,7 @@ def one_hunk(runs: int) -> None:
             apply starts from is the one the last apply wrote, as in an agent's session.
             """
             at = k + 7 * (n % 40)
-            was = current[at - 3:at + 4]
+            was = current[at - 3 : at + 4]
             now = was[:3] + [current[at].split("  #")[0] + f"  # edit {n}"] + was[4:]
             text = unified("src/big.py", current, [(at - 3, was, now)])
             if write:
@@ -182,8 +184,10 @@ def one_hunk(runs: int) -> None:
         # have every run ask git again.  Steady state is what a session sees: wait it out.
         time.sleep(max(0.0, 2.2 - (time.time() - (repo / ".git" / "config").stat().st_mtime)))
         print(f"one-hunk edit of a 2,000-line Python file ({len(base.encode())} bytes), Guard session kept open:")
-        print(f"  disk probe before: 4 small files created and renamed in .git/objects: "
-              f"{disk_probe(probe_dir) * 1e3:.3f} ms (median of 50)")
+        print(
+            f"  disk probe before: 4 small files created and renamed in .git/objects: "
+            f"{disk_probe(probe_dir) * 1e3:.3f} ms (median of 50)"
+        )
         state = {"i": 0}
         medians = {}
         for label, policy in (("default policy", str(default)), ("syntax: off", str(no_syntax))):
@@ -249,7 +253,7 @@ def worst_case(runs: int) -> None:
             # 3 context lines, its unique `    b_i = self.a.get(...)` line removed, 3 after.
             lo = 7 * ((h * 200) // 7 + rng.randrange(1, 25))
             k = lo + 4
-            old = lines[k - 3:k + 4]
+            old = lines[k - 3 : k + 4]
             ctx = list(old)
             if shape == "misremembered":
                 # One context line the model got wrong (same indent as the file's line).
@@ -262,7 +266,7 @@ def worst_case(runs: int) -> None:
                 for j in (0, 1, 2, 4, 5, 6):
                     ctx[j] = f"    invented_context_{h}_{j} = True"
             at = ctx.index(old[3])
-            new = ctx[:at] + [old[3] + "  # changed"] + ctx[at + 1:]
+            new = ctx[:at] + [old[3] + "  # changed"] + ctx[at + 1 :]
             hunks.append((k - 3, ctx, new))
         # The diff's old side is what the model believed (ctx), not the file.
         patch = unified("src/huge.py", lines, hunks)
@@ -272,6 +276,7 @@ def worst_case(runs: int) -> None:
         out = locate_changes(text, changes, ALL_TIERS, "src/huge.py")
         reps = ",".join(sorted(set(out.repairs))) or "-"
         codes = ",".join(sorted({f.code for f in out.findings})) or "-"
+
         def locate(changes: tuple[Change, ...] = changes) -> object:
             return locate_changes(text, changes, ALL_TIERS, "src/huge.py")
 
@@ -298,8 +303,10 @@ def ledger_depth(depths: list[int], runs: int) -> None:
         subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True, timeout=60)
         subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=repo, env=env, check=True, timeout=60)
         policy = tmp / "unlimited.yaml"
-        policy.write_text("extends: default\nbudget:\n  per_session: {files: null, lines_added: null, "
-                          "lines_removed: null, hunks: null, bytes: null}\n")
+        policy.write_text(
+            "extends: default\nbudget:\n  per_session: {files: null, lines_added: null, "
+            "lines_removed: null, hunks: null, bytes: null}\n"
+        )
         os.environ.update(GIT_ENV)
         g = Guard(repo, str(policy))
         flip = ("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n", "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-y\n+x\n")
@@ -329,8 +336,10 @@ def ledger_depth(depths: list[int], runs: int) -> None:
         if 100 in rollback_medians:
             for depth in (d for d in rollback_medians if d > 100):
                 ratio = rollback_medians[depth] / rollback_medians[100]
-                print(f"  rollback after {depth} turns is {ratio:.2f}x the 100-turn figure: target <= 2x: "
-                      f"{'OK' if ratio <= 2 else 'MISSED'}")
+                print(
+                    f"  rollback after {depth} turns is {ratio:.2f}x the 100-turn figure: target <= 2x: "
+                    f"{'OK' if ratio <= 2 else 'MISSED'}"
+                )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -339,8 +348,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--worst-runs", type=int, default=5)
-    ap.add_argument("--ledger-depths", default="10,100,1000,10000",
-                    help="turns recorded before timing rollback ('' skips)")
+    ap.add_argument("--ledger-depths", default="10,100,1000,10000", help="turns recorded before timing rollback ('' skips)")
     args = ap.parse_args()
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     one_hunk(args.runs)

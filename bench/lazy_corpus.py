@@ -70,10 +70,12 @@ KINDS = ("modify", "insert", "delete", "replace", "multi")
 STALE_AT = {"stale-adjoining": 0, "stale-1": 1, "stale-2": 2}
 ROI = ("replace-or-insert-first", "replace-or-insert-last")
 CLASSES = (*KINDS, *STALE_AT, "stale-deleted", *ROI)
-KEYWORDS = frozenset("if else elif for while return def class import from in is not and or None True False pass "
-                     "break continue try except finally with as lambda yield raise global self const let var "
-                     "function new this null undefined async await typeof instanceof case switch default do "
-                     "delete void throw catch".split())
+KEYWORDS = frozenset(
+    "if else elif for while return def class import from in is not and or None True False pass "
+    "break continue try except finally with as lambda yield raise global self const let var "
+    "function new this null undefined async await typeof instanceof case switch default do "
+    "delete void throw catch".split()
+)
 
 
 def python_files() -> Iterator[Path]:
@@ -221,8 +223,14 @@ def _once(block: list[str], old: list[str]) -> bool:
     return sum(1 for p in range(len(old) - n + 1) if old[p] == block[0] and old[p : p + n] == block) == 1
 
 
-def windows(new: list[str], spans: list[tuple[int, int]], rng: random.Random, context: int | None,
-            raw: bool = False, old: list[str] | None = None) -> list[list[int]]:
+def windows(
+    new: list[str],
+    spans: list[tuple[int, int]],
+    rng: random.Random,
+    context: int | None,
+    raw: bool = False,
+    old: list[str] | None = None,
+) -> list[list[int]]:
     """The stretches [lo, hi) of the new file the snippet shows: each change and its context."""
     out: list[list[int]] = []
     for b0, b1 in spans:
@@ -259,8 +267,15 @@ def snippet(new: list[str], wins: list[list[int]], suffix: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(new: list[str], spans: list[tuple[int, int]], rng: random.Random, suffix: str, context: int | None,
-           raw: bool = False, old: list[str] | None = None) -> str:
+def render(
+    new: list[str],
+    spans: list[tuple[int, int]],
+    rng: random.Random,
+    suffix: str,
+    context: int | None,
+    raw: bool = False,
+    old: list[str] | None = None,
+) -> str:
     return snippet(new, windows(new, spans, rng, context, raw, old), suffix)
 
 
@@ -286,8 +301,9 @@ def _written(lines: list[str], ops: list[Op]) -> list[str]:
     return apply_ops(lines, fixed)[0]
 
 
-def stale_case(lines: list[str], rng: random.Random, suffix: str, cls: str, context: int | None, raw: bool,
-               merge: GitMerge) -> Case | None:
+def stale_case(
+    lines: list[str], rng: random.Random, suffix: str, cls: str, context: int | None, raw: bool, merge: GitMerge
+) -> Case | None:
     """An edit whose snippet shows (or deletes) a line the work tree has changed since HEAD."""
     for _try in range(10):
         _kind, ops = make_ops(lines, rng, suffix)
@@ -306,8 +322,12 @@ def stale_case(lines: list[str], rng: random.Random, suffix: str, cls: str, cont
             for b0, b1 in spans:
                 for j, between in ((b0 - 1 - d, range(b0 - d, b0)), (b1 + d, range(b1, b1 + d))):
                     at = origin[j] if 0 <= j < len(new) else None
-                    if (at is not None and j in shown and new[j].strip()
-                            and all(x in shown and origin[x] is not None for x in between)):
+                    if (
+                        at is not None
+                        and j in shown
+                        and new[j].strip()
+                        and all(x in shown and origin[x] is not None for x in between)
+                    ):
                         cands.append(at)
         if not cands:
             continue
@@ -389,12 +409,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edits", type=int, default=5, help="edits per file")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--context", type=int, default=None, help="context lines around a change (default: 1-3)")
-    ap.add_argument("--raw", action="store_true",
-                    help="take exactly that many context lines, even when they are only blanks or brackets")
+    ap.add_argument(
+        "--raw", action="store_true", help="take exactly that many context lines, even when they are only blanks or brackets"
+    )
     ap.add_argument("--show", type=int, default=3, help="print this many wrong merges and refusals")
     ap.add_argument("--dump", type=Path, default=None, help="write each wrong merge's files into this folder")
-    ap.add_argument("--dump-refused", type=Path, default=None,
-                    help="write each refused intended edit's files, and the refusal, into this folder")
+    ap.add_argument(
+        "--dump-refused",
+        type=Path,
+        default=None,
+        help="write each refused intended edit's files, and the refusal, into this folder",
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     tally: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)  # (class, expect, language)
@@ -427,8 +452,11 @@ def main(argv: list[str] | None = None) -> int:
                     cases.append(Case(kind, list(lines), text, _join(_written(lines, ops))))
                 for cls in (*STALE_AT, "stale-deleted", *ROI):
                     crng = random.Random(f"{args.seed}/{path}/{cls}")
-                    made = (roi_case(lines, crng, suffix, cls, args.context) if cls in ROI
-                            else stale_case(lines, crng, suffix, cls, args.context, args.raw, merge))
+                    made = (
+                        roi_case(lines, crng, suffix, cls, args.context)
+                        if cls in ROI
+                        else stale_case(lines, crng, suffix, cls, args.context, args.raw, merge)
+                    )
                     if made is not None:
                         cases.append(made)
                 for case in cases:
@@ -460,15 +488,22 @@ def _dump(folder: Path, path: Path, case: Case, after: bytes | None) -> None:
     (folder / "merged").write_bytes(after or b"")
 
 
-def _print(tally: dict[tuple[str, str, str], Counter[str]], refusals: dict[tuple[str, str], Counter[str]], secs: float,
-           merges: int, args: argparse.Namespace) -> None:
+def _print(
+    tally: dict[tuple[str, str, str], Counter[str]],
+    refusals: dict[tuple[str, str], Counter[str]],
+    secs: float,
+    merges: int,
+    args: argparse.Namespace,
+) -> None:
     total: Counter[str] = Counter()
     for (_c, _e, suffix), t in tally.items():
         total.update(t)
         total[suffix] += sum(t.values())
     n = total[".py"] + total[".js"]
-    print(f"\nlazy corpus, seed {args.seed}: {n} cases ({total['.py']} Python, {total['.js']} JavaScript) in {secs:.1f}s, "
-          f"{merges} git merge-file runs")
+    print(
+        f"\nlazy corpus, seed {args.seed}: {n} cases ({total['.py']} Python, {total['.js']} JavaScript) in {secs:.1f}s, "
+        f"{merges} git merge-file runs"
+    )
     print("cells: exact/refused/wrong (for an expected refusal, exact = refused)\n")
     print("| class | expected | Python | JavaScript | refusals by code |")
     print("|---|---|---|---|---|")
@@ -486,8 +521,10 @@ def _print(tally: dict[tuple[str, str, str], Counter[str]], refusals: dict[tuple
             if e in expects:
                 group.update(c)
         cases = sum(group.values())
-        print(f"\n{label}: {cases} cases, exact {group['exact']} ({100 * group['exact'] / max(1, cases):.2f}%), "
-              f"refused {group['refused']}, wrong {group['wrong']}")
+        print(
+            f"\n{label}: {cases} cases, exact {group['exact']} ({100 * group['exact'] / max(1, cases):.2f}%), "
+            f"refused {group['refused']}, wrong {group['wrong']}"
+        )
 
 
 if __name__ == "__main__":

@@ -117,20 +117,39 @@ DIALECTS = ("unified", "unified+index", "codex", "search-replace", "json", "json
 PATCHES = DIALECTS[:5]  # the dialects that change part of a file
 WHOLE = ("json-write", "whole")
 READ_AS = {"unified+index": "unified", "json-write": "json"}  # the --format a dialect is read with
-HABITS = ("empty-trailing", "empty-between", "anchor-first-line", "anchor-not-a-line", "context-no-space",
-          "path-dot", "path-a")
-APPLY = ("none", "offset", "recount", "stray-blank", "trailing-ws-dropped", "trailing-ws-added",
-         "indent-dedented", "indent-deeper", "unicode-prettified", "unicode-in-file", "eol-lf-on-crlf",
-         "eol-crlf-on-lf", "escape-backslashes", "escape-newlines", "prose-trigger-words",
-         *(f"codex-{h}" for h in HABITS))
+HABITS = ("empty-trailing", "empty-between", "anchor-first-line", "anchor-not-a-line", "context-no-space", "path-dot", "path-a")
+APPLY = (
+    "none",
+    "offset",
+    "recount",
+    "stray-blank",
+    "trailing-ws-dropped",
+    "trailing-ws-added",
+    "indent-dedented",
+    "indent-deeper",
+    "unicode-prettified",
+    "unicode-in-file",
+    "eol-lf-on-crlf",
+    "eol-crlf-on-lf",
+    "escape-backslashes",
+    "escape-newlines",
+    "prose-trigger-words",
+    *(f"codex-{h}" for h in HABITS),
+)
 STALE_AT = {"stale-adjoining": 0, "stale-1": 1, "stale-2": 2}
 INVENTED_AT = {"invented-adjoining": 0, "invented-1": 1, "invented-2": 2}
 MISREMEMBERED_AT = {"misremembered-adjoining": 0, "misremembered-1": 1, "misremembered-2": 2}
 GIT = ("stale-moved", "stale-inside", *STALE_AT, *INVENTED_AT, *MISREMEMBERED_AT)
-ELISION = {"elision-py-docstring": ("py", "docstring"), "elision-c-comment": ("c", "block"),
-           "elision-js-doc": ("js", "doc")}
-REFUSE = ("hallucinated-removed", "ambiguous", "placeholder", *ELISION, "truncated-marker", "truncated-phrase",
-          *(f"codex-{h}-ambiguous" for h in HABITS))
+ELISION = {"elision-py-docstring": ("py", "docstring"), "elision-c-comment": ("c", "block"), "elision-js-doc": ("js", "doc")}
+REFUSE = (
+    "hallucinated-removed",
+    "ambiguous",
+    "placeholder",
+    *ELISION,
+    "truncated-marker",
+    "truncated-phrase",
+    *(f"codex-{h}-ambiguous" for h in HABITS),
+)
 MISTAKES = APPLY + GIT + REFUSE
 PROSE_ROWS = (*ELISION, "prose-trigger-words")  # the rows run on the doc-comment pool too
 EXPECTS = ("file", "git: clean", "git: conflict", "refuse")  # where a case's right answer comes from
@@ -146,26 +165,100 @@ COMMENT = {"py": "#", "c": "/*", "js": "//"}
 FENCE_LANG = {"py": "python", "c": "c", "js": "javascript"}
 # The elision line, by form and by where it stands.
 ELIDED = {
-    "dots": {"docstring": "... rest of the function unchanged ...", "block": "... rest of the function unchanged ...",
-             "doc": "... rest of the function unchanged ..."},
-    "bracket": {"docstring": "(rest of the docstring omitted)", "block": "(rest of the comment omitted)",
-                "doc": "(rest of the comment omitted)"},
-    "bare": {"docstring": "rest of the docstring unchanged", "block": "rest of the comment unchanged",
-             "doc": "rest of the comment unchanged"},
+    "dots": {
+        "docstring": "... rest of the function unchanged ...",
+        "block": "... rest of the function unchanged ...",
+        "doc": "... rest of the function unchanged ...",
+    },
+    "bracket": {
+        "docstring": "(rest of the docstring omitted)",
+        "block": "(rest of the comment omitted)",
+        "doc": "(rest of the comment omitted)",
+    },
+    "bare": {
+        "docstring": "rest of the docstring unchanged",
+        "block": "rest of the comment unchanged",
+        "doc": "rest of the comment unchanged",
+    },
 }
 FORMS = tuple(ELIDED)
-MARKERS = {"py": ("# ... existing code ...", "# ..."), "c": ("/* ... existing code ... */", "/* ... */"),
-           "js": ("// ... existing code ...", "// ...")}
+MARKERS = {
+    "py": ("# ... existing code ...", "# ..."),
+    "c": ("/* ... existing code ... */", "/* ... */"),
+    "js": ("// ... existing code ...", "// ..."),
+}
 TRUNCATED = ("... rest of the file unchanged ...", "(remaining definitions omitted)", "rest of the file unchanged")
 TRIGGERS = ("unchanged", "omitted", "rest of", "...", "\u2026")
 STRUCTURE = ('"""', "'''", "/*", "*/", "`")  # tokens a prose line must not hold to be swapped safely
-KEYWORDS = frozenset(["if", "else", "elif", "for", "while", "return", "def", "class", "import", "from", "in",
-                      "is", "not", "and", "or", "None", "True", "False", "pass", "break", "continue", "try",
-                      "except", "finally", "with", "as", "lambda", "yield", "raise", "global", "self",
-                      "const", "let", "var", "function", "new", "this", "typedef", "struct", "enum", "union",
-                      "static", "extern", "int", "char", "void", "unsigned", "long", "short", "define",
-                      "include", "ifdef", "ifndef", "endif", "undef", "const", "case", "switch", "default",
-                      "do", "sizeof", "null", "undefined", "async", "await"])
+KEYWORDS = frozenset(
+    [
+        "if",
+        "else",
+        "elif",
+        "for",
+        "while",
+        "return",
+        "def",
+        "class",
+        "import",
+        "from",
+        "in",
+        "is",
+        "not",
+        "and",
+        "or",
+        "None",
+        "True",
+        "False",
+        "pass",
+        "break",
+        "continue",
+        "try",
+        "except",
+        "finally",
+        "with",
+        "as",
+        "lambda",
+        "yield",
+        "raise",
+        "global",
+        "self",
+        "const",
+        "let",
+        "var",
+        "function",
+        "new",
+        "this",
+        "typedef",
+        "struct",
+        "enum",
+        "union",
+        "static",
+        "extern",
+        "int",
+        "char",
+        "void",
+        "unsigned",
+        "long",
+        "short",
+        "define",
+        "include",
+        "ifdef",
+        "ifndef",
+        "endif",
+        "undef",
+        "const",
+        "case",
+        "switch",
+        "default",
+        "do",
+        "sizeof",
+        "null",
+        "undefined",
+        "async",
+        "await",
+    ]
+)
 
 Line = tuple[str, str]  # (tag, text); tag "" is a Codex context line written without its space
 
@@ -224,8 +317,13 @@ def sources(per_lang: int, rng: random.Random) -> list[Source]:
 def doc_sources(count: int, rng: random.Random) -> list[Source]:
     """JavaScript with `/** */` doc comments (npm's dependencies), for the doc-comment rows."""
     doc = re.compile(r"^\s*/\*\*\s*$", re.M)
-    pool = _collect(Path("/usr/lib/node_modules/npm/node_modules"), "**/*.js", 80, 2500,
-                    lambda p: p.name.endswith(".min.js") or "/dist/" in str(p))
+    pool = _collect(
+        Path("/usr/lib/node_modules/npm/node_modules"),
+        "**/*.js",
+        80,
+        2500,
+        lambda p: p.name.endswith(".min.js") or "/dist/" in str(p),
+    )
     pool = [p for p in pool if len(doc.findall(p.read_text(encoding="utf-8"))) >= 2]
     return [_source(p, "js", f"src/js/{p.parent.name}-{p.name}", "docs") for p in rng.sample(pool, min(count, len(pool)))]
 
@@ -404,8 +502,11 @@ def pure_prose(src: Source) -> list[bool]:
 def prose_donors(src: Source, prose: list[bool]) -> list[int]:
     """Real prose lines of the file that say "unchanged", "omitted", "rest of" or "..."."""
     # Prose: three words at least (a line of `...` alone is a doctest's, or elision).
-    return [i for i in range(len(src.lines)) if _swappable(src, prose, i) and _triggered(src.lines[i])
-            and len(re.findall(r"[A-Za-z]{2,}", src.lines[i])) >= 3]
+    return [
+        i
+        for i in range(len(src.lines))
+        if _swappable(src, prose, i) and _triggered(src.lines[i]) and len(re.findall(r"[A-Za-z]{2,}", src.lines[i])) >= 3
+    ]
 
 
 def make_prose(src: Source, i: int, donors: list[int], prose: list[bool], rng: random.Random) -> Edit | None:
@@ -417,8 +518,17 @@ def make_prose(src: Source, i: int, donors: list[int], prose: list[bool], rng: r
     if not fits:
         return None
     d = rng.choice(fits)
-    k = 2 if (rng.random() < 0.5 and i + 1 < len(lines) and _swappable(src, prose, i + 1)
-              and not _triggered(lines[i + 1]) and _lead(lines[i + 1]) == _lead(lines[i])) else 1
+    k = (
+        2
+        if (
+            rng.random() < 0.5
+            and i + 1 < len(lines)
+            and _swappable(src, prose, i + 1)
+            and not _triggered(lines[i + 1])
+            and _lead(lines[i + 1]) == _lead(lines[i])
+        )
+        else 1
+    )
     new = _indent(lines[i]) + lines[d].strip()
     return Edit(i, tuple(lines[i : i + k]), (new,), "prose") if new not in lines[i : i + k] else None
 
@@ -469,8 +579,12 @@ def model_for(src: Source, e: Edit, dialect: str, least: int = 0) -> Model | Non
     end = e.start + len(e.old)
 
     def hunk(c0: int, c1: int) -> list[Line]:
-        return ([(" ", x) for x in lines[max(0, e.start - c0) : e.start]] + [("-", x) for x in e.old]
-                + [("+", x) for x in e.new] + [(" ", x) for x in lines[end : end + c1]])
+        return (
+            [(" ", x) for x in lines[max(0, e.start - c0) : e.start]]
+            + [("-", x) for x in e.old]
+            + [("+", x) for x in e.new]
+            + [(" ", x) for x in lines[end : end + c1]]
+        )
 
     if dialect in ("unified", "unified+index", "codex"):
         body = hunk(3, 3)
@@ -522,7 +636,7 @@ def _prose(src: Source) -> list[bool]:
         if src.lang == "js" and (ln.replace("\\`", "").count("`") % 2):
             template = not template  # a template literal spanning lines
             starts = True
-        if "/*" in t and "*/" not in t[t.index("/*"):]:
+        if "/*" in t and "*/" not in t[t.index("/*") :]:
             inside = True
         if inside and "*/" in t:
             inside = False
@@ -542,8 +656,11 @@ def _anchor(lines: tuple[str, ...], i: int) -> int | None:
 def _codex_chunk(m: Model) -> str:
     old = _old(m)
     new = [t for tg, t in m.lines if tg != "-"]
-    hdr = f"@@ -{m.start},{len(old)} +{m.start},{len(new)} @@" if m.numbered else (
-        f"@@ {m.anchor}" if m.anchor is not None else "@@")
+    hdr = (
+        f"@@ -{m.start},{len(old)} +{m.start},{len(new)} @@"
+        if m.numbered
+        else (f"@@ {m.anchor}" if m.anchor is not None else "@@")
+    )
     return hdr + m.eol + "".join(tg + t + m.eol for tg, t in m.lines)
 
 
@@ -563,8 +680,13 @@ def render(m: Model) -> str:
     if m.dialect == "codex":
         return _codex(m.path, [_codex_chunk(m)], eol)
     if m.dialect == "search-replace":
-        return (f"{m.path}{eol}```{eol}<<<<<<< SEARCH{eol}" + "".join(t + eol for t in old) + f"======={eol}"
-                + "".join(t + eol for t in new) + f">>>>>>> REPLACE{eol}```{eol}")
+        return (
+            f"{m.path}{eol}```{eol}<<<<<<< SEARCH{eol}"
+            + "".join(t + eol for t in old)
+            + f"======={eol}"
+            + "".join(t + eol for t in new)
+            + f">>>>>>> REPLACE{eol}```{eol}"
+        )
     o, n = eol.join(old), eol.join(new)
     if m.lines and m.lines[-1][0] == "-":
         o += eol  # a deletion with nothing after it takes its line break along
@@ -665,8 +787,9 @@ def _ambiguous_model(src: Source, e: Edit) -> Model | None:
                 lo, hi = a, b
     if len(_occurs(lines, list(lines[lo:hi]))) < 2:
         return None
-    body = ([(" ", x) for x in lines[lo : e.start]] + [("-", e.old[0]), ("+", e.new[0])]
-            + [(" ", x) for x in lines[e.start + 1 : hi]])
+    body = (
+        [(" ", x) for x in lines[lo : e.start]] + [("-", e.old[0]), ("+", e.new[0])] + [(" ", x) for x in lines[e.start + 1 : hi]]
+    )
     return Model("codex", body, lo + 1, path=src.rel)
 
 
@@ -674,8 +797,11 @@ def _second_edit(src: Source, e: Edit, rng: random.Random, after: int | None = N
     """Another one-line change in the file, at least ten lines from the first (or past line
     `after`), that Codex can name."""
     end = e.start + len(e.old)
-    far = [j for j, ln in enumerate(src.lines) if len(ln.strip()) > 3
-           and (j > end + 10 or j < e.start - 10) and (after is None or j > after + 10)]
+    far = [
+        j
+        for j, ln in enumerate(src.lines)
+        if len(ln.strip()) > 3 and (j > end + 10 or j < e.start - 10) and (after is None or j > after + 10)
+    ]
     for j in rng.sample(far, min(12, len(far))):
         e2 = make_edit(src, j, "modify", rng)
         m2 = model_for(src, e2, "codex") if e2 is not None else None
@@ -687,7 +813,7 @@ def _second_edit(src: Source, e: Edit, rng: random.Random, after: int | None = N
 def build_habit(src: Source, e: Edit, mistake: str, rng: random.Random) -> Case | None:
     """A Codex patch with one of the habits real models show (carried out), or the same
     habit around a body that occurs twice and an invented anchor (refused)."""
-    habit = mistake[len("codex-"):].removesuffix("-ambiguous")
+    habit = mistake[len("codex-") :].removesuffix("-ambiguous")
     ambiguous = mistake.endswith("-ambiguous")
     file = list(src.lines)
     m = _ambiguous_model(src, e) if ambiguous else model_for(src, e, "codex")
@@ -751,8 +877,7 @@ def build_whole(src: Source, e: Edit, dialect: str, mistake: str, rng: random.Ra
     file = list(src.lines)
     new = e.apply(file)
     if mistake == "none":
-        return Case(src, e, dialect, mistake, file, "\n", _join(_kept(e, file).apply(file)),
-                    render_whole(src, dialect, new))
+        return Case(src, e, dialect, mistake, file, "\n", _join(_kept(e, file).apply(file)), render_whole(src, dialect, new))
     form = rng.randrange(len(TRUNCATED))
     tail = rng.randint(1, 5) if mistake == "truncated-phrase" else 0
     room = len(new) - tail - e.start - len(e.new) - 3  # the edit itself stays in
@@ -848,7 +973,7 @@ def build(src: Source, e: Edit, dialect: str, mistake: str, rng: random.Random, 
         common = os.path.commonprefix([_indent(t) for t in shown])
         if not common:
             return None
-        _each(m, lambda t: t[len(common):] if t.strip() else t)
+        _each(m, lambda t: t[len(common) :] if t.strip() else t)
     elif mistake == "indent-deeper":
         unit = "\t" if any(t.startswith("\t") for _, t in m.lines) else "    "
         _each(m, lambda t: unit + t if t.strip() else t)
@@ -912,14 +1037,23 @@ def build(src: Source, e: Edit, dialect: str, mistake: str, rng: random.Random, 
         # A line the file never had, with `d` true context lines between it and the change.
         d = INVENTED_AT[mistake]
         lo, hi = _changes(m)
-        spots = [k for k in (lo - d, hi + 1 + d) if (k <= lo and k >= 0 and all(tg == " " for tg, _ in m.lines[k:lo]))
-                 or (k > hi and k <= len(m.lines) and all(tg == " " for tg, _ in m.lines[hi + 1 : k]))]
+        spots = [
+            k
+            for k in (lo - d, hi + 1 + d)
+            if (k <= lo and k >= 0 and all(tg == " " for tg, _ in m.lines[k:lo]))
+            or (k > hi and k <= len(m.lines) and all(tg == " " for tg, _ in m.lines[hi + 1 : k]))
+        ]
         if not spots:
             return None
         k = rng.choice(spots)
         near = m.lines[k - 1][1] if k > lo else m.lines[k][1]
-        text = (_comment(src.lang, _indent(near), "keep in sync with the caller") if rng.random() < 0.5
-                else _mutate(near, rng, tag="_old") if near.strip() else _comment(src.lang, "", "see above"))
+        text = (
+            _comment(src.lang, _indent(near), "keep in sync with the caller")
+            if rng.random() < 0.5
+            else _mutate(near, rng, tag="_old")
+            if near.strip()
+            else _comment(src.lang, "", "see above")
+        )
         if text in file:
             return None
         at_file = first_old + sum(1 for tg, _ in m.lines[:k] if tg != "+")
@@ -1053,8 +1187,13 @@ def places(src: Source, mistake: str, seed: int, sites: int) -> tuple[list[int],
             fit = [i for i in fit if not any(prose[i : i + 3])]
         if mistake.startswith("truncated-"):
             fit = [i for i in fit if i < len(lines) - 40]
-        fixed = ("replace" if mistake == "placeholder" else
-                 "modify" if "ambiguous" in mistake or mistake.startswith("truncated-") else None)
+        fixed = (
+            "replace"
+            if mistake == "placeholder"
+            else "modify"
+            if "ambiguous" in mistake or mistake.startswith("truncated-")
+            else None
+        )
         make = lambda i, turn: make_edit(src, i, fixed or kinds[turn % 4], rng)  # noqa: E731
     return rng.sample(fit, min(sites * 4, len(fit))), make
 
@@ -1139,8 +1278,9 @@ class Scratch:
     def tool(self, case: Case, argv: list[str]) -> tuple[str, bytes | None, str]:
         self.prepare(case)
         env = {**os.environ, **GIT_ENV}
-        proc = subprocess.run(argv, cwd=self.root, input=case.text.encode(), capture_output=True, timeout=60, env=env,
-                              check=False)
+        proc = subprocess.run(
+            argv, cwd=self.root, input=case.text.encode(), capture_output=True, timeout=60, env=env, check=False
+        )
         after = self.path.read_bytes()
         for leftover in self.path.parent.glob(self.path.name + ".*"):
             leftover.unlink()  # .orig / .rej that patch may leave
@@ -1215,18 +1355,29 @@ def main(argv: list[str] | None = None) -> int:
                         built = True
                         status, after, info = scratch.ours(case)
                         outcome = judge(case, status, after)
-                        note = (f"{src.rel}:{e.start + 1} {e.kind} [{info}] (from {src.origin})\n{case.text}"
-                                f"\n{_difference(case, after)}")
+                        note = (
+                            f"{src.rel}:{e.start + 1} {e.kind} [{info}] (from {src.origin})\n{case.text}"
+                            f"\n{_difference(case, after)}"
+                        )
                         ours[(mistake, case.expect, dialect)].add(outcome, note)
                         if case.edit.variant:
                             forms[(mistake, case.edit.variant)].add(outcome)
-                        row = {"file": str(src.origin), "line": e.start + 1, "kind": e.kind, "mistake": mistake,
-                               "dialect": dialect, "expect": case.expect, "variant": case.edit.variant, "outcome": outcome,
-                               "info": info}
+                        row = {
+                            "file": str(src.origin),
+                            "line": e.start + 1,
+                            "kind": e.kind,
+                            "mistake": mistake,
+                            "dialect": dialect,
+                            "expect": case.expect,
+                            "variant": case.edit.variant,
+                            "outcome": outcome,
+                            "info": info,
+                        }
                         if dialect == "unified" and not args.no_tools:
-                            for name, cmd in (("git apply", ["git", "apply", "-"]),
-                                              ("GNU patch", ["patch", "-p1", "-f", "-s", "--no-backup-if-mismatch",
-                                                             "--reject-file=-"])):
+                            for name, cmd in (
+                                ("git apply", ["git", "apply", "-"]),
+                                ("GNU patch", ["patch", "-p1", "-f", "-s", "--no-backup-if-mismatch", "--reject-file=-"]),
+                            ):
                                 st, aft, _ = scratch.tool(case, cmd)
                                 got = judge(case, st, aft)
                                 tools[(mistake, case.expect, name)].add(got)
@@ -1251,19 +1402,31 @@ def _cell(t: Tally | None) -> str:
 
 
 def _summary(label: str, tot: Tally) -> str:
-    line = (f"{label}: {tot.n} cases, correct {tot.correct} ({100 * tot.correct / max(1, tot.n):.1f}%), "
-            f"refused {tot.refused}, wrong {tot.wrong}")
+    line = (
+        f"{label}: {tot.n} cases, correct {tot.correct} ({100 * tot.correct / max(1, tot.n):.1f}%), "
+        f"refused {tot.refused}, wrong {tot.wrong}"
+    )
     if tot.elsewhere:
         line += f" (and {tot.elsewhere} applied where the mistaken text stands to the letter, not counted)"
     return line
 
 
-def _print(ours: dict[Key, Tally], tools: dict[Key, Tally], forms: dict[tuple[str, str], Tally], srcs: list[Source],
-           docs: list[Source], elapsed: float, merges: int, args: argparse.Namespace) -> None:
+def _print(
+    ours: dict[Key, Tally],
+    tools: dict[Key, Tally],
+    forms: dict[tuple[str, str], Tally],
+    srcs: list[Source],
+    docs: list[Source],
+    elapsed: float,
+    merges: int,
+    args: argparse.Namespace,
+) -> None:
     langs = Counter(s.lang for s in srcs)
-    print(f"locate corpus: {len(srcs)} files ({langs['py']} Python stdlib, {langs['c']} C headers, {langs['js']} npm JS) "
-          f"and {len(docs)} JS files with doc comments (npm's dependencies, doc-comment rows only), "
-          f"{args.sites} edits per file and mistake, seed {args.seed}, {elapsed:.0f} s, {merges} git merge-file runs")
+    print(
+        f"locate corpus: {len(srcs)} files ({langs['py']} Python stdlib, {langs['c']} C headers, {langs['js']} npm JS) "
+        f"and {len(docs)} JS files with doc comments (npm's dependencies, doc-comment rows only), "
+        f"{args.sites} edits per file and mistake, seed {args.seed}, {elapsed:.0f} s, {merges} git merge-file runs"
+    )
     print("cells: correct/refused/wrong; `expected` is where the right answer comes from: the construction (`file`:")
     print("the intended file; `refuse`), or git merge-file's outcome for the same three texts (`git: clean` = its")
     print("merged file, `git: conflict` = a refusal; for those, correct = refused).  A case whose mistake made its")
@@ -1277,8 +1440,10 @@ def _print(ours: dict[Key, Tally], tools: dict[Key, Tally], forms: dict[tuple[st
             cells = [_cell(ours.get((mistake, expect, d))) for d in DIALECTS]
             cells += [_cell(tools.get((mistake, expect, t))) for t in ("git apply", "GNU patch")]
             print(f"| {mistake} | {expect} | " + " | ".join(cells) + " |")
-    groups = (("intent carried out (expected: the file)", ("file", "git: clean")),
-              ("must refuse (expected: a refusal)", ("refuse", "git: conflict")))
+    groups = (
+        ("intent carried out (expected: the file)", ("file", "git: clean")),
+        ("must refuse (expected: a refusal)", ("refuse", "git: conflict")),
+    )
     for label, expects in groups:
         tot = Tally()
         for (_m, expect, _d), t in ours.items():
@@ -1300,8 +1465,10 @@ def _print(ours: dict[Key, Tally], tools: dict[Key, Tally], forms: dict[tuple[st
             if dt.n:
                 print("  " + _summary(dialect, dt))
     if forms:
-        print("\nby variant (elision line, truncation marker or phrase): " + "; ".join(
-            f"{m} {v!r} {_cell(t)}" for (m, v), t in sorted(forms.items())))
+        print(
+            "\nby variant (elision line, truncation marker or phrase): "
+            + "; ".join(f"{m} {v!r} {_cell(t)}" for (m, v), t in sorted(forms.items()))
+        )
 
 
 if __name__ == "__main__":

@@ -61,7 +61,11 @@ def build(folder: Path, merges: int, files: int) -> str:
         mark += 1
         msg = message.encode()
         head = b"commit refs/heads/main\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s\n" % (
-            mark, 1_700_000_000 + stamp, len(msg), msg)
+            mark,
+            1_700_000_000 + stamp,
+            len(msg),
+            msg,
+        )
         head += b"".join(b"%s :%d\n" % (b"from" if i == 0 else b"merge", p) for i, p in enumerate(parents))
         out.append(head + b"".join(b"M 100644 :%d %s\n" % (m, _path(n).encode()) for n, m in marks.items()) + b"\n")
         return mark
@@ -79,15 +83,27 @@ def build(folder: Path, merges: int, files: int) -> str:
         merged = {a: _file(a, first=f"# main {i}", last=f"END_{a} = {i}")} if shared else {a: on_topic, b: on_main}
         state.update(merged)
         tip = commit(f"Merge topic {i}", [main, topic], merged, 3 * i + 3)
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=folder, input=b"".join(out), check=True, env=env,
-                   timeout=600)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=folder, input=b"".join(out), check=True, env=env, timeout=600)
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=folder, check=True, env=env, timeout=120)
     # git's own word: every merge is clean (nothing of its own beyond git's merge).
-    own = subprocess.run(["git", "log", "--merges", "--remerge-diff", "--format=", "-p", "main"], cwd=folder,
-                         capture_output=True, check=True, env=env, timeout=600).stdout
+    own = subprocess.run(
+        ["git", "log", "--merges", "--remerge-diff", "--format=", "-p", "main"],
+        cwd=folder,
+        capture_output=True,
+        check=True,
+        env=env,
+        timeout=600,
+    ).stdout
     assert own == b"", own[:500]
-    return subprocess.run(["git", "rev-list", "--max-parents=0", "main"], cwd=folder, capture_output=True, text=True,
-                          check=True, env=env, timeout=60).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "main"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=60,
+    ).stdout.strip()
 
 
 def timed(folder: Path, base: str, code: Path) -> tuple[float, float, str]:
@@ -95,8 +111,14 @@ def timed(folder: Path, base: str, code: Path) -> tuple[float, float, str]:
     env.pop("AGENT_GUARD_POLICY", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "guard", "check", "--from-ref", base, "--to-ref", "main"],
-                          cwd=folder, capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "guard", "check", "--from-ref", base, "--to-ref", "main"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:

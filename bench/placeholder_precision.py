@@ -99,17 +99,33 @@ RECALL: list[tuple[str, str]] = [
 ]
 
 _CODE_AROUND = {
-    ".py": ("def f(x):", "    return x"), ".pyi": ("class A:", "    def g(self) -> int: ..."),
-    ".js": ("function f(x) {", "}"), ".ts": ("function f(x: number) {", "}"),
-    ".tsx": ("  return (<div>", "  </div>);"), ".go": ("func f(x int) int {", "}"),
-    ".rs": ("fn f(x: i32) -> i32 {", "}"), ".java": ("class A {", "}"), ".c": ("int f(int x) {", "}"),
-    ".cpp": ("int f(int x) {", "}"), ".cs": ("class A {", "}"), ".html": ("<div>", "</div>"),
-    ".vue": ("<template>", "</template>"), ".md": ("# Title", "Some text."),
-    ".sql": ("SELECT a,", "FROM t;"), ".lua": ("function f(x)", "end"), ".hs": ("f x = x", "g y = y"),
-    ".lisp": ("(defun f (x)", "  x)"), ".clj": ("(defn f [x]", "  x)"), ".ini": ("[section]", "key = 1"),
-    ".tex": ("\\section{A}", "\\end{document}"), ".erl": ("f(X) ->", "    X."),
-    ".sh": ("f() {", "}"), ".rb": ("class A", "end"), ".yaml": ("steps:", "  - run: make"),
-    ".css": (".a {", "}"), ".php": ("function f($x) {", "}"),
+    ".py": ("def f(x):", "    return x"),
+    ".pyi": ("class A:", "    def g(self) -> int: ..."),
+    ".js": ("function f(x) {", "}"),
+    ".ts": ("function f(x: number) {", "}"),
+    ".tsx": ("  return (<div>", "  </div>);"),
+    ".go": ("func f(x int) int {", "}"),
+    ".rs": ("fn f(x: i32) -> i32 {", "}"),
+    ".java": ("class A {", "}"),
+    ".c": ("int f(int x) {", "}"),
+    ".cpp": ("int f(int x) {", "}"),
+    ".cs": ("class A {", "}"),
+    ".html": ("<div>", "</div>"),
+    ".vue": ("<template>", "</template>"),
+    ".md": ("# Title", "Some text."),
+    ".sql": ("SELECT a,", "FROM t;"),
+    ".lua": ("function f(x)", "end"),
+    ".hs": ("f x = x", "g y = y"),
+    ".lisp": ("(defun f (x)", "  x)"),
+    ".clj": ("(defn f [x]", "  x)"),
+    ".ini": ("[section]", "key = 1"),
+    ".tex": ("\\section{A}", "\\end{document}"),
+    ".erl": ("f(X) ->", "    X."),
+    ".sh": ("f() {", "}"),
+    ".rb": ("class A", "end"),
+    ".yaml": ("steps:", "  - run: make"),
+    ".css": (".a {", "}"),
+    ".php": ("function f($x) {", "}"),
 }
 
 
@@ -122,8 +138,7 @@ def change_of(path: str, data: bytes, text: str, rewrite: bool = False) -> FileC
     if not rewrite:
         return FileChange(path, Op.CREATE, None, None, data, None, 0o100644, added=added)
     # As if the edit also removed code: the strictest reading for a bare `# ...`.
-    return FileChange(path, Op.MODIFY, None, b"old()\n", data, 0o100644, 0o100644,
-                      added=added, removed=((1, "old()"),))
+    return FileChange(path, Op.MODIFY, None, b"old()\n", data, 0o100644, 0o100644, added=added, removed=((1, "old()"),))
 
 
 def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
@@ -141,8 +156,7 @@ def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
     # The older version held none of the phrase (else the check rightly calls it no new marker).
     old = [f"{ln[: len(ln) - len(ln.lstrip())]}earlier {j}" if j in marked else ln for j, ln in enumerate(lines)]
     before = ("\n".join(old) + "\n").encode()
-    change = make_change(path, Op.MODIFY, before, ("\n".join(lines) + "\n").encode(),
-                         old_mode=0o100644, new_mode=0o100644)
+    change = make_change(path, Op.MODIFY, before, ("\n".join(lines) + "\n").encode(), old_mode=0o100644, new_mode=0o100644)
     return change, len(hits)
 
 
@@ -226,8 +240,12 @@ RECALL_IN_PLACE: list[tuple[str, str, str, bool]] = [
     ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    ... rest of the docstring unchanged ...\n"), False),
     ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    (rest of the docstring omitted)\n"), False),
     ("a.py", _DOC, _DOC.replace("    One.\n    Two.\n    Three.\n", "    rest of the function unchanged\n"), False),
-    ("a.h", _BLOCK, _BLOCK.replace(" * Returns a handle.\n * Close it after.\n", " * ... rest of the comment unchanged ...\n"),
-     False),
+    (
+        "a.h",
+        _BLOCK,
+        _BLOCK.replace(" * Returns a handle.\n * Close it after.\n", " * ... rest of the comment unchanged ...\n"),
+        False,
+    ),
     ("a.js", _BLOCK, _BLOCK.replace(" * Returns a handle.\n * Close it after.\n", " * ... existing docs ...\n"), False),
     ("a.py", "x = 1\nmsg = 'hello'\ny = 2\n", "x = 1\nmsg = '... existing code ...'\ny = 2\n", False),
     ("a.h", _HEADER, "int api_0(void);\n/* ... existing code ... */\n", True),
@@ -239,8 +257,7 @@ RECALL_IN_PLACE: list[tuple[str, str, str, bool]] = [
 def recall_in_place() -> tuple[int, int]:
     found = 0
     for name, old, new, whole in RECALL_IN_PLACE:
-        change = make_change(name, Op.MODIFY, old.encode(), new.encode(), old_mode=0o100644, new_mode=0o100644,
-                             whole=whole)
+        change = make_change(name, Op.MODIFY, old.encode(), new.encode(), old_mode=0o100644, new_mode=0o100644, whole=whole)
         hit = bool(placeholder.check(CheckInput((change,), POLICY, lambda _p: True, no_attr, None), "error"))
         found += hit
         if not hit:
@@ -287,8 +304,7 @@ def recall(cases: list[tuple[str, str]], verbose: bool = True) -> tuple[int, int
         before, after = _CODE_AROUND.get(suffix, ("x = 1", "y = 2"))
         # The marker replaces a line of real code, as in an agent's lazy edit.
         old = f"{before}\n    compute(x)\n    more(x)\n{after}\n".encode()
-        change = make_change(name, Op.MODIFY, old, f"{before}\n{line}\n{after}\n".encode(),
-                             old_mode=0o100644, new_mode=0o100644)
+        change = make_change(name, Op.MODIFY, old, f"{before}\n{line}\n{after}\n".encode(), old_mode=0o100644, new_mode=0o100644)
         inp = CheckInput((change,), POLICY, lambda _p: True, no_attr, None)
         hit = any(f.line == 2 for f in placeholder.check(inp, "error"))
         syntaxes.add(syntax_for(name).name)
@@ -306,8 +322,11 @@ def main() -> int:
     args = ap.parse_args()
 
     print("precision: every line of real code as an added line; any finding is a false positive")
-    titles = {"create": "new files", "rewrite": "rewrites (the edit also removes code)",
-              "in-place": "lines with a trigger word, each written in place of an older version (prose, licenses, code)"}
+    titles = {
+        "create": "new files",
+        "rewrite": "rewrites (the edit also removes code)",
+        "in-place": "lines with a trigger word, each written in place of an older version (prose, licenses, code)",
+    }
     for mode, title in titles.items():
         t0 = time.perf_counter()
         stats = precision(args.site_packages, args.limit, mode)
@@ -316,14 +335,20 @@ def main() -> int:
         total_fp = sum(s[2] for s in stats.values())
         print(f"\n  as {title}:")
         for corpus, (lines, files, fps) in stats.items():
-            print(f"  {corpus:<11} {lines:>10,} lines {files:>7,} files {fps:>4} false positives "
-                  f"= {fps * 100_000 / max(lines, 1):.2f} per 100,000 lines")
-        print(f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives "
-              f"= {total_fp * 100_000 / max(total_lines, 1):.2f} per 100,000 lines  ({elapsed:.1f} s)")
+            print(
+                f"  {corpus:<11} {lines:>10,} lines {files:>7,} files {fps:>4} false positives "
+                f"= {fps * 100_000 / max(lines, 1):.2f} per 100,000 lines"
+            )
+        print(
+            f"  {'total':<11} {total_lines:>10,} lines {'':>13} {total_fp:>4} false positives "
+            f"= {total_fp * 100_000 / max(total_lines, 1):.2f} per 100,000 lines  ({elapsed:.1f} s)"
+        )
 
     found, total, syntaxes = recall(recall_cases())
-    print(f"\nrecall on the built-in set: {found}/{total} = {100 * found / total:.1f}% "
-          f"over {len(syntaxes)} comment syntaxes ({', '.join(sorted(syntaxes))})")
+    print(
+        f"\nrecall on the built-in set: {found}/{total} = {100 * found / total:.1f}% "
+        f"over {len(syntaxes)} comment syntaxes ({', '.join(sorted(syntaxes))})"
+    )
     found, total = recall_in_place()
     print(f"recall outside comments (docstrings, doc comments, strings, whole-file writes): {found}/{total}")
     if args.aider:

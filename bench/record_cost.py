@@ -71,9 +71,14 @@ cases = [
 print(" ".join(str(min(timeit.repeat(f, number=20000, repeat=7, timer=time.thread_time)) / 20000 * 1e9) for f in cases))
 """
 
-VALUES = ("error(...): a Finding, 6 by position", "Splice(start, end, new): 4 defaults",
-          "Located(splices=, notes=): by keyword", "Text(lines, eols): 1 default", "Match(...): 6 by position",
-          "Report(status, format, notes=)")
+VALUES = (
+    "error(...): a Finding, 6 by position",
+    "Splice(start, end, new): 4 defaults",
+    "Located(splices=, notes=): by keyword",
+    "Text(lines, eols): 1 default",
+    "Match(...): 6 by position",
+    "Report(status, format, notes=)",
+)
 
 
 def _env(checkout: Path) -> dict[str, str]:
@@ -97,8 +102,7 @@ def _scratch(path: Path) -> Path:
 
 def _classes(checkout: Path, repo: Path, patch: Path) -> tuple[int, float]:
     code = _CLASSES.replace("PATCH", repr(str(patch)))
-    r = subprocess.run([sys.executable, "-c", code], cwd=repo, env=_env(checkout), capture_output=True, timeout=120,
-                       check=False)
+    r = subprocess.run([sys.executable, "-c", code], cwd=repo, env=_env(checkout), capture_output=True, timeout=120, check=False)
     status, count, ms = r.stderr.decode().strip().splitlines()[-1].split()
     if status != "0":
         raise RuntimeError(f"git agent-apply --check exited {status}: {r.stdout.decode(errors='replace')[:500]}")
@@ -122,8 +126,10 @@ def main() -> int:
     ap.add_argument("--against", type=Path, help="another checkout, measured run by run beside this one")
     args = ap.parse_args()
     sides = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; "
-          + ", ".join(f"{k}: {v}" for k, v in sides.items()))
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; "
+        + ", ".join(f"{k}: {v}" for k, v in sides.items())
+    )
     with tempfile.TemporaryDirectory() as tmp:
         patch = _scratch(Path(tmp) / "repo")
         made: dict[str, list[float]] = {k: [] for k in sides}

@@ -46,8 +46,9 @@ class GitMerge:
             (self.folder / name).write_bytes(data)
             names.append(str(self.folder / name))
         self.calls += 1
-        proc = subprocess.run(["git", "merge-file", "-p", *names], capture_output=True, timeout=60,
-                              env={**os.environ, **GIT_ENV}, check=False)
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", *names], capture_output=True, timeout=60, env={**os.environ, **GIT_ENV}, check=False
+        )
         if proc.returncode == 0:
             return "clean", proc.stdout
         if 0 < proc.returncode < 128:  # the number of conflicts
@@ -82,8 +83,14 @@ class GitWhitespaceFix:
         target.unlink(missing_ok=True)
         (self.folder / "patch").write_text(patch, encoding="utf-8", errors="surrogateescape")
         self.calls += 1
-        proc = subprocess.run(["git", "apply", "--whitespace=fix", "patch"], cwd=self.folder, capture_output=True,
-                              timeout=60, env={**os.environ, **GIT_ENV}, check=False)
+        proc = subprocess.run(
+            ["git", "apply", "--whitespace=fix", "patch"],
+            cwd=self.folder,
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, **GIT_ENV},
+            check=False,
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"git apply --whitespace=fix failed: {proc.stderr.decode(errors='replace')}")
         out = target.read_text(encoding="utf-8", errors="surrogateescape").split("\n")

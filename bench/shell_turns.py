@@ -41,8 +41,16 @@ def hook_round(repo: Path, i: int) -> Sample:
     ti = {"command": " ".join(edit_command(i)), "description": "bench"}
 
     def payload(event: str) -> bytes:
-        return json.dumps({"session_id": "bench", "cwd": str(repo), "hook_event_name": event, "tool_name": "Bash",
-                           "tool_input": ti, "tool_use_id": f"toolu_bench_{i}"}).encode()
+        return json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": str(repo),
+                "hook_event_name": event,
+                "tool_name": "Bash",
+                "tool_input": ti,
+                "tool_use_id": f"toolu_bench_{i}",
+            }
+        ).encode()
 
     a = timed_run(["agent-guard", "hook", "claude-code"], repo, payload("PreToolUse"))
     subprocess.run(edit_command(i), cwd=repo, check=True, timeout=60)
@@ -86,7 +94,7 @@ def main() -> int:
     print(f"median (p90) ms over {args.runs} runs; cpu = user+system of the command's processes")
     head = "".join(f" | {n:,} files wall | cpu" for n in sizes)
     print(f"{'':36}{head} | {sizes[-1]:,}/{sizes[0]:,} cpu")
-    floor = {n: stats([s.cpu for s in results['git status --porcelain'][n]])[0] for n in sizes}
+    floor = {n: stats([s.cpu for s in results["git status --porcelain"][n]])[0] for n in sizes}
     for name, out in results.items():
         cells = []
         for n in sizes:
@@ -95,9 +103,14 @@ def main() -> int:
             cells.append(f" | {fmt_ms(w)} ({fmt_ms(wp).strip()}) | {fmt_ms(c)} ({fmt_ms(cp).strip()})")
         ratio = stats([s.cpu for s in out[sizes[-1]]])[0] / max(stats([s.cpu for s in out[sizes[0]]])[0], 1e-9)
         print(f"{name:36}{''.join(cells)} | {ratio:.2f}x")
-    print("cpu minus git status's, per size: " + ", ".join(
-        f"{name}: " + " / ".join(f"{(stats([s.cpu for s in out[n]])[0] - floor[n]) * 1000:.0f}" for n in sizes)
-        for name, out in results.items() if name != "git status --porcelain"))
+    print(
+        "cpu minus git status's, per size: "
+        + ", ".join(
+            f"{name}: " + " / ".join(f"{(stats([s.cpu for s in out[n]])[0] - floor[n]) * 1000:.0f}" for n in sizes)
+            for name, out in results.items()
+            if name != "git status --porcelain"
+        )
+    )
     return 0
 
 

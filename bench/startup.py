@@ -75,13 +75,14 @@ def wall(cmd: list[str], runs: int, cwd: Path, environ: dict[str, str]) -> tuple
 def importtime(args: list[str], cwd: Path, environ: dict[str, str]) -> list[tuple[int, int, int, str]]:
     """(self us, cumulative us, depth, module) per import line, in the order printed."""
     subprocess.run([sys.executable, *args], cwd=cwd, env=environ, capture_output=True, timeout=60, check=False)
-    proc = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=environ, capture_output=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], cwd=cwd, env=environ, capture_output=True, timeout=60, check=False
+    )
     rows = []
     for line in proc.stderr.decode(errors="replace").splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
-        self_us, cum, name = line[len("import time:"):].split("|", 2)
+        self_us, cum, name = line[len("import time:") :].split("|", 2)
         depth = (len(name) - len(name.lstrip(" ")) - 1) // 2  # "| " then two spaces per level
         rows.append((int(self_us), int(cum), depth, name.strip()))
     return rows
@@ -147,8 +148,7 @@ def _one_hunk(path: Path, environ: dict[str, str]) -> tuple[bytes, bytes]:
     before = a.read_bytes()
     a.write_bytes(before.replace(b"    return x + 100\n", b"    return x + 100 + 1\n"))
     fwd = subprocess.run(["git", "diff"], cwd=path, check=True, timeout=60, env=environ, capture_output=True).stdout
-    rev = subprocess.run(["git", "diff", "-R"], cwd=path, check=True, timeout=60, env=environ,
-                         capture_output=True).stdout
+    rev = subprocess.run(["git", "diff", "-R"], cwd=path, check=True, timeout=60, env=environ, capture_output=True).stdout
     a.write_bytes(before)
     return fwd, rev
 
@@ -156,8 +156,9 @@ def _one_hunk(path: Path, environ: dict[str, str]) -> tuple[bytes, bytes]:
 class Cmd:
     """A command of the paired runs: its argv (the run number may choose it), folder and standard input."""
 
-    def __init__(self, label: str, argv: list[str] | None, cwd: Path, stdin: bytes = b"",
-                 alternate: list[str] | None = None) -> None:
+    def __init__(
+        self, label: str, argv: list[str] | None, cwd: Path, stdin: bytes = b"", alternate: list[str] | None = None
+    ) -> None:
         self.label, self.argv, self.cwd, self.stdin, self.alternate = label, argv, cwd, stdin, alternate
         self.count = 0
 
@@ -173,13 +174,13 @@ def timed(cmd: Cmd, environ: dict[str, str]) -> tuple[float, float]:
     argv = cmd.next_argv()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cmd.cwd, env=environ, input=cmd.stdin, capture_output=True, timeout=60,
-                          check=False)
+    proc = subprocess.run(argv, cwd=cmd.cwd, env=environ, input=cmd.stdin, capture_output=True, timeout=60, check=False)
     dt = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: "
-                           f"{(proc.stdout + proc.stderr).decode(errors='replace')[:800]}")
+        raise RuntimeError(
+            f"{' '.join(argv)} exited {proc.returncode}: {(proc.stdout + proc.stderr).decode(errors='replace')[:800]}"
+        )
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return dt, cpu
 
@@ -206,24 +207,38 @@ def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path) -> Non
     b = quiet / "b.py"
     b.write_bytes(b.read_bytes().replace(b"B50 = 50\n", b"B50 = 5000\n"))
     subprocess.run(["git", "add", "b.py"], cwd=quiet, check=True, timeout=60, env=environ)
-    payload = json.dumps({
-        "session_id": "bench", "transcript_path": str(work / "transcript.jsonl"), "cwd": str(quiet),
-        "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "toolu_bench",
-        "tool_input": {"file_path": str(quiet / "a.py"), "old_string": "    return x + 100\n",
-                       "new_string": "    return x + 100 + 1\n"},
-    }).encode()
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(work / "transcript.jsonl"),
+            "cwd": str(quiet),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "toolu_bench",
+            "tool_input": {
+                "file_path": str(quiet / "a.py"),
+                "old_string": "    return x + 100\n",
+                "new_string": "    return x + 100 + 1\n",
+            },
+        }
+    ).encode()
     guard_bin = str(BIN / "agent-guard")
     yardstick = Cmd(YARDSTICK, [sys.executable, "-c", "import pygit2"], work)
     cmds = [
-        Cmd("git agent-apply FILE  (applies; patch, reverse, ...)", ["git", "agent-apply", str(work / "fwd.patch")],
-            applied, alternate=["git", "agent-apply", str(work / "rev.patch")]),
+        Cmd(
+            "git agent-apply FILE  (applies; patch, reverse, ...)",
+            ["git", "agent-apply", str(work / "fwd.patch")],
+            applied,
+            alternate=["git", "agent-apply", str(work / "rev.patch")],
+        ),
         Cmd("git agent-apply --check FILE", ["git", "agent-apply", "--check", str(work / "fwd.patch")], quiet),
-        Cmd("agent-guard hook claude-code  (PreToolUse Edit)", [guard_bin, "hook", "claude-code"], quiet,
-            stdin=payload),
+        Cmd("agent-guard hook claude-code  (PreToolUse Edit)", [guard_bin, "hook", "claude-code"], quiet, stdin=payload),
         Cmd("agent-guard check  (a staged one-line change)", [guard_bin, "check"], quiet),
     ]
-    print(f"\nPaired with {YARDSTICK}: {pairs} pairs per command (+{warmups} warm-up pairs), "
-          "A B A B ..., which goes first alternating; commands taken in turn")
+    print(
+        f"\nPaired with {YARDSTICK}: {pairs} pairs per command (+{warmups} warm-up pairs), "
+        "A B A B ..., which goes first alternating; commands taken in turn"
+    )
     walls: dict[str, list[tuple[float, float]]] = {c.label: [] for c in cmds}
     cpus: dict[str, list[tuple[float, float]]] = {c.label: [] for c in cmds}
     for r in range(warmups + pairs):
@@ -257,8 +272,10 @@ def main() -> int:
     e = env()
     top = Path(tempfile.mkdtemp(prefix="ag-startup-"))
     try:
-        print(f"Python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(
+            f"Python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; load average "
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
         if args.only != "help":
             paired(args.pairs, args.warmups, e, top / "paired")
             print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -302,8 +319,10 @@ def main() -> int:
         guard_mods = sorted(n for n in names if n == "guard" or n.startswith("guard."))
         print(f"\nguard modules imported for --help ({len(guard_mods)}): {', '.join(guard_mods)}")
         count, secs = compile_cost(guard_mods)
-        print(f"compiling those {count} source files (no bytecode cache, e.g. PYTHONDONTWRITEBYTECODE=1 with no "
-              f"__pycache__): {secs * 1000:.1f} ms")
+        print(
+            f"compiling those {count} source files (no bytecode cache, e.g. PYTHONDONTWRITEBYTECODE=1 with no "
+            f"__pycache__): {secs * 1000:.1f} ms"
+        )
     finally:
         shutil.rmtree(top, ignore_errors=True)
     return 0

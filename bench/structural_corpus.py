@@ -112,8 +112,7 @@ RULES: dict[str, list[Rule]] = {
     ],
 }
 
-POLICY = ("checks: {whitespace: off, placeholder: off, syntax: off, budget: off, conflict-marker: off, "
-          "no-op: off}\n")
+POLICY = "checks: {whitespace: off, placeholder: off, syntax: off, budget: off, conflict-marker: off, no-op: off}\n"
 SKIP_DIRS = {"__pycache__", ".git", "node_modules/.cache", "test-data"}
 HOME = Path.home()
 
@@ -132,8 +131,17 @@ def _walk(top: Path) -> Iterator[Path]:
 
 def _roots(extra: list[Path]) -> list[Path]:
     roots = [Path(sysconfig.get_paths()["stdlib"]), Path(sysconfig.get_paths()["purelib"])]
-    roots += [Path(p) for p in ("/usr/lib/node_modules", "/usr/local/lib/node_modules", "/usr/share/nodejs",
-                                "/usr/lib/go/src", "/usr/local/go/src", "/usr/share/doc")]
+    roots += [
+        Path(p)
+        for p in (
+            "/usr/lib/node_modules",
+            "/usr/local/lib/node_modules",
+            "/usr/share/nodejs",
+            "/usr/lib/go/src",
+            "/usr/local/go/src",
+            "/usr/share/doc",
+        )
+    ]
     roots += sorted(Path("/usr/lib").glob("go-*/src"))
     roots += sorted(HOME.glob(".rustup/toolchains/*/lib/rustlib/src/rust/library"))
     roots += [HOME / ".cargo" / "registry" / "src", HOME / "go" / "pkg" / "mod"]
@@ -153,8 +161,9 @@ def _exported(gitdirs: list[str], into: Path) -> list[Path]:
     out = []
     for n, gitdir in enumerate(gitdirs):
         dest = into / f"git-{n}"
-        listed = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "-z", "HEAD"], capture_output=True,
-                                timeout=600, env=env, check=True).stdout.split(b"\0")
+        listed = subprocess.run(
+            ["git", "--git-dir", gitdir, "ls-tree", "-r", "-z", "HEAD"], capture_output=True, timeout=600, env=env, check=True
+        ).stdout.split(b"\0")
         wanted: list[tuple[str, str]] = []
         for item in listed:
             if not item:
@@ -164,8 +173,14 @@ def _exported(gitdirs: list[str], into: Path) -> list[Path]:
             path = name.decode("utf-8", "replace")
             if kind == b"blob" and mode == b"100644" and languages.of_path(path) is not None:
                 wanted.append((oid.decode(), path))
-        batch = subprocess.run(["git", "--git-dir", gitdir, "cat-file", "--batch"], capture_output=True, timeout=1800,
-                               input="".join(f"{oid}\n" for oid, _p in wanted).encode(), env=env, check=True).stdout
+        batch = subprocess.run(
+            ["git", "--git-dir", gitdir, "cat-file", "--batch"],
+            capture_output=True,
+            timeout=1800,
+            input="".join(f"{oid}\n" for oid, _p in wanted).encode(),
+            env=env,
+            check=True,
+        ).stdout
         pos = 0
         for _oid, path in wanted:
             end = batch.index(b"\n", pos)
@@ -176,7 +191,7 @@ def _exported(gitdirs: list[str], into: Path) -> list[Path]:
             size = int(header[2])
             target = dest / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(batch[pos:pos + size])
+            target.write_bytes(batch[pos : pos + size])
             pos += size + 1
         out.append(dest)
     return out
@@ -261,8 +276,9 @@ def _cli(tool: str, lang: str, rule: Rule, folder: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def run_rule(tool: str, lang: str, rule: Rule, files: dict[str, str], pristine: Path, work: Path, repo: Path,
-             show: int) -> Outcome:
+def run_rule(
+    tool: str, lang: str, rule: Rule, files: dict[str, str], pristine: Path, work: Path, repo: Path, show: int
+) -> Outcome:
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(pristine / lang, work / lang)
@@ -289,8 +305,7 @@ def run_rule(tool: str, lang: str, rule: Rule, files: dict[str, str], pristine: 
 
     taken = [name for name in files if name not in partial]
     paths = [f"{lang}/"] if not partial else taken  # by name: every file but the partial ones
-    call = {"rewrite": [{"pattern": rule.pattern, "to": rule.to, "selector": rule.selector}], "paths": paths,
-            "language": lang}
+    call = {"rewrite": [{"pattern": rule.pattern, "to": rule.to, "selector": rule.selector}], "paths": paths, "language": lang}
     refusal = ""
     written: dict[str, bytes] = {}
     engine = (0.0, 0.0)
@@ -309,11 +324,15 @@ def run_rule(tool: str, lang: str, rule: Rule, files: dict[str, str], pristine: 
         if ours == theirs[name]:
             agree += 1
         elif len(shown) < show:
-            diff = difflib.unified_diff(theirs[name].decode(errors="replace").splitlines(True),
-                                        ours.decode(errors="replace").splitlines(True), "ast-grep", "agent-guard", n=1)
+            diff = difflib.unified_diff(
+                theirs[name].decode(errors="replace").splitlines(True),
+                ours.decode(errors="replace").splitlines(True),
+                "ast-grep",
+                "agent-guard",
+                n=1,
+            )
             shown.append(f"--- {name}\n" + "".join(list(diff)[:30]))
-    return Outcome(len(files), matched, count, len(partial), agree, len(taken), fill_agree, engine, fill, cli, refusal,
-                   shown)
+    return Outcome(len(files), matched, count, len(partial), agree, len(taken), fill_agree, engine, fill, cli, refusal, shown)
 
 
 # --------------------------------------------------------------------------- the run
@@ -336,8 +355,11 @@ def _per_thousand(seconds: float, files: int) -> str:
 
 
 def _timed_apply(repo: Path, lang: str, rule: Rule) -> str:
-    call = {"rewrite": [{"pattern": rule.pattern, "to": rule.to, "selector": rule.selector}], "paths": [f"{lang}/"],
-            "language": lang}
+    call = {
+        "rewrite": [{"pattern": rule.pattern, "to": rule.to, "selector": rule.selector}],
+        "paths": [f"{lang}/"],
+        "language": lang,
+    }
     g = Guard(repo)
     wall = time.perf_counter()
     report = g.apply(json.dumps(call))
@@ -347,8 +369,10 @@ def _timed_apply(repo: Path, lang: str, rule: Rule) -> str:
     wall = time.perf_counter()
     undone = history.rollback(g, None, None, None)
     rolled = time.perf_counter() - wall
-    return (f"  apply {lang} {rule.pattern!r}: {len(report.changes)} files written and recorded in {applied * 1000:,.0f} ms; "
-            f"rollback {undone.status} in {rolled * 1000:,.0f} ms")
+    return (
+        f"  apply {lang} {rule.pattern!r}: {len(report.changes)} files written and recorded in {applied * 1000:,.0f} ms; "
+        f"rollback {undone.status} in {rolled * 1000:,.0f} ms"
+    )
 
 
 def main() -> int:
@@ -380,16 +404,19 @@ def main() -> int:
                 (pristine / name).parent.mkdir(parents=True, exist_ok=True)
                 (pristine / name).write_text(text, encoding="utf-8")
         _repository(repo, files)
-        print(f"{version}; corpus built in {time.perf_counter() - started:.1f} s: "
-              + ", ".join(f"{lang} {len(t):,} files ({sum(len(x) for x in t.values()) / 1e6:.1f} MB)"
-                          for lang, t in files.items()))
+        print(
+            f"{version}; corpus built in {time.perf_counter() - started:.1f} s: "
+            + ", ".join(f"{lang} {len(t):,} files ({sum(len(x) for x in t.values()) / 1e6:.1f} MB)" for lang, t in files.items())
+        )
         for lang in wanted:
             if lang not in files:
                 print(f"{lang}: no source files on this machine")
         print()
-        head = (f"{'language':<11} {'rule':<38} {'files':>6} {'matched':>7} {'matches':>7} {'partial':>7} "
-                f"{'agree':>11} {'fill agree':>11} {'engine ms/1k':>13} {'(cpu)':>7} {'fill ms/1k':>10} {'(cpu)':>7} "
-                f"{'ast-grep ms/1k':>14} {'(cpu)':>7}")
+        head = (
+            f"{'language':<11} {'rule':<38} {'files':>6} {'matched':>7} {'matches':>7} {'partial':>7} "
+            f"{'agree':>11} {'fill agree':>11} {'engine ms/1k':>13} {'(cpu)':>7} {'fill ms/1k':>10} {'(cpu)':>7} "
+            f"{'ast-grep ms/1k':>14} {'(cpu)':>7}"
+        )
         print(head)
         totals = [0, 0, 0, 0]
         notes: list[str] = []
@@ -398,20 +425,25 @@ def main() -> int:
                 o = run_rule(tool, lang, rule, texts, pristine, scratch / "work", repo, args.show)
                 totals = [totals[0] + o.agree, totals[1] + o.compared, totals[2] + o.fill_agree, totals[3] + o.files]
                 label = rule.pattern.replace("\n", "\\n")[:38]
-                print(f"{lang:<11} {label:<38} {o.files:>6,} {o.matched:>7,} {o.matches:>7,} {o.partial:>7,} "
-                      f"{o.agree:>5,}/{o.compared:<5,} {o.fill_agree:>5,}/{o.files:<5,} "
-                      f"{_per_thousand(o.engine[0], o.files):>13} {_per_thousand(o.engine[1], o.files):>7} "
-                      f"{_per_thousand(o.fill[0], o.files):>10} {_per_thousand(o.fill[1], o.files):>7} "
-                      f"{_per_thousand(o.cli[0], o.files):>14} "
-                      f"{_per_thousand(o.cli[1], o.files):>7}", flush=True)
+                print(
+                    f"{lang:<11} {label:<38} {o.files:>6,} {o.matched:>7,} {o.matches:>7,} {o.partial:>7,} "
+                    f"{o.agree:>5,}/{o.compared:<5,} {o.fill_agree:>5,}/{o.files:<5,} "
+                    f"{_per_thousand(o.engine[0], o.files):>13} {_per_thousand(o.engine[1], o.files):>7} "
+                    f"{_per_thousand(o.fill[0], o.files):>10} {_per_thousand(o.fill[1], o.files):>7} "
+                    f"{_per_thousand(o.cli[0], o.files):>14} "
+                    f"{_per_thousand(o.cli[1], o.files):>7}",
+                    flush=True,
+                )
                 if o.refusal:
                     notes.append(f"  {lang} {label}: the engine refused: {o.refusal}")
                 for text in o.shown:
                     notes.append(text)
             if args.apply and RULES[lang]:
                 notes.append(_timed_apply(repo, lang, RULES[lang][0]))
-        print(f"\nengine --check agrees with ast-grep on {totals[0]:,} of {totals[1]:,} files it takes; "
-              f"the search-and-fill alone on {totals[2]:,} of {totals[3]:,} (partial ones included)")
+        print(
+            f"\nengine --check agrees with ast-grep on {totals[0]:,} of {totals[1]:,} files it takes; "
+            f"the search-and-fill alone on {totals[2]:,} of {totals[3]:,} (partial ones included)"
+        )
         for note in notes:
             print(note)
     finally:

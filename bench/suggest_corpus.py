@@ -86,8 +86,14 @@ from locate_corpus import (  # bench/, this script's folder, is on the import pa
 )
 from scratch import GitMerge
 
-LOCATE_ROWS = ("stale-adjoining", "invented-adjoining", "misremembered-adjoining", "stale-inside",
-               "hallucinated-removed", "ambiguous")
+LOCATE_ROWS = (
+    "stale-adjoining",
+    "invented-adjoining",
+    "misremembered-adjoining",
+    "stale-inside",
+    "hallucinated-removed",
+    "ambiguous",
+)
 OWN_ROWS = ("context-drift", "lines-added")
 HASHLINE_ROWS = ("hashline-adjoining", "hashline-changed", "hashline-reread")
 READ_ROWS = ("mcp-far", "mcp-adjoining", "mcp-inside", "rbe-adjoining", "rbe-inside")
@@ -282,8 +288,13 @@ def read_case(src: Source, e: Edit, dialect: str, row: str, rng: random.Random) 
             return None
         intended = None
     case = Case(src, e, dialect, row, file, "\n", intended, render(m))
-    return Run(case, READ_AS.get(dialect, dialect), read=seen, policy="rbe" if row.startswith("rbe") else "default",
-               mcp=row.startswith("mcp"))
+    return Run(
+        case,
+        READ_AS.get(dialect, dialect),
+        read=seen,
+        policy="rbe" if row.startswith("rbe") else "default",
+        mcp=row.startswith("mcp"),
+    )
 
 
 # --------------------------------------------------------------------------- running
@@ -315,16 +326,14 @@ class Bench:
             hashline_read.read(g, s.src.rel, None, agent, cwd=s.root)
         audience = MCP if r.mcp else Audience("cli")
         cwd = s.root
-        report = g.apply(r.case.text, format=r.dialect, agent=agent, check=True, cwd=cwd, audience=audience,
-                         require_read=r.mcp)
+        report = g.apply(r.case.text, format=r.dialect, agent=agent, check=True, cwd=cwd, audience=audience, require_read=r.mcp)
         if report.status != "refused":
             return "not refused", "", ""
         sug = report.suggestion
         codes = ",".join(sorted({f.code for f in report.findings if f.severity == "error"}))
         if sug is None:
             return "none", "\n".join(str(f) for f in report.findings), codes
-        again = g.apply(sug.edit, format=sug.format, agent=agent, check=True, cwd=cwd, audience=audience,
-                        require_read=r.mcp)
+        again = g.apply(sug.edit, format=sug.format, agent=agent, check=True, cwd=cwd, audience=audience, require_read=r.mcp)
         note = f"[{codes}] suggestion ({sug.format}):\n{sug.edit}\nwhy: {sug.why}"
         if again.status != "checked":
             return "refused", note + "\nsent back: " + "; ".join(str(f) for f in again.findings), codes
@@ -350,9 +359,13 @@ def cases_for(src: Source, row: str, seed: int, sites: int, merge: GitMerge, n: 
         dialects: tuple[str, ...] = PATCHES
     else:
         picks, make = places(src, "none", seed + 1000 * (ROWS.index(row) + 1), sites)
-        dialects = (("unified", "unified+index", "codex", "search-replace", "json") if row.startswith("lines-added") else
-                    ("unified", "codex", "search-replace", "json") if row == "context-drift" or row in READ_ROWS else
-                    ("hashline",))
+        dialects = (
+            ("unified", "unified+index", "codex", "search-replace", "json")
+            if row.startswith("lines-added")
+            else ("unified", "codex", "search-replace", "json")
+            if row == "context-drift" or row in READ_ROWS
+            else ("hashline",)
+        )
     out: list[Run] = []
     made = 0
     for k, i in enumerate(picks):
@@ -386,8 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--only", help="run only these rows (comma-separated)")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the defects (elsewhere, refused)")
-    ap.add_argument("--show-none", action="store_true",
-                    help="show refusals without a suggestion whose intent is an edit (coverage)")
+    ap.add_argument(
+        "--show-none", action="store_true", help="show refusals without a suggestion whose intent is an edit (coverage)"
+    )
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     srcs = sources(args.files, rng)
@@ -425,13 +439,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _print(tallies: dict[tuple[str, str], Tally], unrefused: dict[str, int], srcs: list[Source], elapsed: float,
-           args: argparse.Namespace) -> None:
+def _print(
+    tallies: dict[tuple[str, str], Tally], unrefused: dict[str, int], srcs: list[Source], elapsed: float, args: argparse.Namespace
+) -> None:
     langs = defaultdict(int)
     for s in srcs:
         langs[s.lang] += 1
-    print(f"suggest corpus: {len(srcs)} files ({langs['py']} Python stdlib, {langs['c']} C headers, {langs['js']} npm JS), "
-          f"{args.sites} edits per file and row, seed {args.seed}, {elapsed:.0f} s")
+    print(
+        f"suggest corpus: {len(srcs)} files ({langs['py']} Python stdlib, {langs['c']} C headers, {langs['js']} npm JS), "
+        f"{args.sites} edits per file and row, seed {args.seed}, {elapsed:.0f} s"
+    )
     print("cells: refused cases, then lands / elsewhere / refused when sent back / no suggestion\n")
     dialects = ("unified", "unified+index", "codex", "search-replace", "json", "hashline")
     print("| row | " + " | ".join(dialects) + " | not refused |")
@@ -449,18 +466,22 @@ def _print(tallies: dict[tuple[str, str], Tally], unrefused: dict[str, int], src
         for o in OUTCOMES:
             tot.counts[o] += t.counts[o]
     made = tot.n - tot.counts["none"]
-    print(f"\n{tot.n} refused cases; {made} carry a suggestion ({100 * made / max(1, tot.n):.1f}%): "
-          f"{tot.counts['lands']} land as intended ({100 * tot.counts['lands'] / max(1, made):.1f}% of suggestions), "
-          f"{tot.counts['elsewhere']} land elsewhere, {tot.counts['refused']} are refused when sent back")
+    print(
+        f"\n{tot.n} refused cases; {made} carry a suggestion ({100 * made / max(1, tot.n):.1f}%): "
+        f"{tot.counts['lands']} land as intended ({100 * tot.counts['lands'] / max(1, made):.1f}% of suggestions), "
+        f"{tot.counts['elsewhere']} land elsewhere, {tot.counts['refused']} are refused when sent back"
+    )
     missed: dict[str, int] = defaultdict(int)
     for t in tallies.values():
         for code, k in t.missed.items():
             missed[code] += k
     meant = sum(missed.values()) + tot.counts["lands"] + tot.counts["elsewhere"] + tot.counts["refused"]
-    print(f"of the {meant} refused cases whose intent is an edit, {tot.counts['lands']} "
-          f"({100 * tot.counts['lands'] / max(1, meant):.1f}%) carry a suggestion that lands as intended; "
-          f"the {sum(missed.values())} without one were refused as " +
-          ", ".join(f"{c} ({k})" for c, k in sorted(missed.items(), key=lambda x: -x[1])))
+    print(
+        f"of the {meant} refused cases whose intent is an edit, {tot.counts['lands']} "
+        f"({100 * tot.counts['lands'] / max(1, meant):.1f}%) carry a suggestion that lands as intended; "
+        f"the {sum(missed.values())} without one were refused as "
+        + ", ".join(f"{c} ({k})" for c, k in sorted(missed.items(), key=lambda x: -x[1]))
+    )
 
 
 if __name__ == "__main__":

@@ -33,57 +33,121 @@ ESM = re.compile(r"^\s*(?:import\s*[\w{*'\"]|export\s)", re.MULTILINE)
 
 # (language, file name, a template of about ten lines; {n} is replaced by a counter)
 TEMPLATES: list[tuple[str, str, str]] = [
-    ("python", "big.py", "def f{n}(a, b=None):\n    if a:\n        return [x * {n} for x in a]\n    d = {{'k': b, 'n': {n}}}\n"
-     "    try:\n        return d['k']\n    except KeyError:\n        return None\n\n\n"),
+    (
+        "python",
+        "big.py",
+        "def f{n}(a, b=None):\n    if a:\n        return [x * {n} for x in a]\n    d = {{'k': b, 'n': {n}}}\n"
+        "    try:\n        return d['k']\n    except KeyError:\n        return None\n\n\n",
+    ),
     ("json", "big.json", None),  # built below: one object per line in an array
-    ("yaml", "big.yaml", "key{n}:\n  name: item {n}\n  tags: [a, b, c]\n  nested:\n    value: {n}\n    flag: true\n"
-     "  list:\n    - one\n    - two\n  text: \"quoted {n}\"\n"),
-    ("toml", "big.toml", "[section{n}]\nname = \"item {n}\"\nvalue = {n}\nflag = true\nlist = [1, 2, 3]\n"
-     "nested = {{ a = 1, b = \"x\" }}\nfloat = 1.5\ndate = 2024-01-01\n# comment {n}\n\n"),
-    ("javascript", "big.js", "function f{n}(a, b = null) {{\n  if (a) {{\n    return a.map((x) => x * {n});\n  }}\n"
-     "  const d = {{ k: b, n: {n} }};\n  try {{\n    return d.k ?? `n${{d.n}}`;\n"
-     "  }} catch (e) {{\n    return null;\n  }}\n}}\n"),
-    ("typescript", "big.ts", "export function f{n}(a: number[], b: string | null = null): number[] | string | null {{\n"
-     "  if (a.length) {{\n    return a.map((x: number) => x * {n});\n  }}\n  const d: Record<string, unknown> = {{ k: b }};\n"
-     "  return (d.k as string) ?? null;\n}}\n\ninterface I{n} {{ id: number; name?: string }}\n\n"),
-    ("tsx", "big.tsx", "export function C{n}({{ items }}: {{ items: string[] }}) {{\n  return (\n    <ul className=\"c{n}\">\n"
-     "      {{items.map((x) => (\n        <li key={{x}}>{{x}}</li>\n      ))}}\n    </ul>\n  );\n}}\n\n"),
+    (
+        "yaml",
+        "big.yaml",
+        "key{n}:\n  name: item {n}\n  tags: [a, b, c]\n  nested:\n    value: {n}\n    flag: true\n"
+        '  list:\n    - one\n    - two\n  text: "quoted {n}"\n',
+    ),
+    (
+        "toml",
+        "big.toml",
+        '[section{n}]\nname = "item {n}"\nvalue = {n}\nflag = true\nlist = [1, 2, 3]\n'
+        'nested = {{ a = 1, b = "x" }}\nfloat = 1.5\ndate = 2024-01-01\n# comment {n}\n\n',
+    ),
+    (
+        "javascript",
+        "big.js",
+        "function f{n}(a, b = null) {{\n  if (a) {{\n    return a.map((x) => x * {n});\n  }}\n"
+        "  const d = {{ k: b, n: {n} }};\n  try {{\n    return d.k ?? `n${{d.n}}`;\n"
+        "  }} catch (e) {{\n    return null;\n  }}\n}}\n",
+    ),
+    (
+        "typescript",
+        "big.ts",
+        "export function f{n}(a: number[], b: string | null = null): number[] | string | null {{\n"
+        "  if (a.length) {{\n    return a.map((x: number) => x * {n});\n  }}\n  const d: Record<string, unknown> = {{ k: b }};\n"
+        "  return (d.k as string) ?? null;\n}}\n\ninterface I{n} {{ id: number; name?: string }}\n\n",
+    ),
+    (
+        "tsx",
+        "big.tsx",
+        'export function C{n}({{ items }}: {{ items: string[] }}) {{\n  return (\n    <ul className="c{n}">\n'
+        "      {{items.map((x) => (\n        <li key={{x}}>{{x}}</li>\n      ))}}\n    </ul>\n  );\n}}\n\n",
+    ),
     ("go", "big.go", None),  # needs a package clause first
-    ("rust", "big.rs", "pub fn f{n}(a: &[i64], b: Option<&str>) -> Vec<i64> {{\n    if let Some(s) = b {{\n"
-     "        println!(\"{{}}\", s);\n    }}\n    a.iter().map(|x| x * {n}).collect()\n}}\n\n"
-     "struct S{n} {{ id: u32, name: String }}\n\n"),
+    (
+        "rust",
+        "big.rs",
+        "pub fn f{n}(a: &[i64], b: Option<&str>) -> Vec<i64> {{\n    if let Some(s) = b {{\n"
+        '        println!("{{}}", s);\n    }}\n    a.iter().map(|x| x * {n}).collect()\n}}\n\n'
+        "struct S{n} {{ id: u32, name: String }}\n\n",
+    ),
     ("java", "Big.java", None),  # needs a class around the methods
-    ("c", "big.c", "static int f{n}(const int *a, int n)\n{{\n    int s = 0;\n    for (int i = 0; i < n; i++) {{\n"
-     "        s += a[i] * {n};\n    }}\n    return s > 0 ? s : -1;\n}}\n\n"),
-    ("cpp", "big.cpp", "template <typename T>\nstd::vector<T> f{n}(const std::vector<T>& a) {{\n  std::vector<T> out;\n"
-     "  for (const auto& x : a) {{\n    out.push_back(x * {n});\n  }}\n  return out;\n}}\n\n"),
+    (
+        "c",
+        "big.c",
+        "static int f{n}(const int *a, int n)\n{{\n    int s = 0;\n    for (int i = 0; i < n; i++) {{\n"
+        "        s += a[i] * {n};\n    }}\n    return s > 0 ? s : -1;\n}}\n\n",
+    ),
+    (
+        "cpp",
+        "big.cpp",
+        "template <typename T>\nstd::vector<T> f{n}(const std::vector<T>& a) {{\n  std::vector<T> out;\n"
+        "  for (const auto& x : a) {{\n    out.push_back(x * {n});\n  }}\n  return out;\n}}\n\n",
+    ),
     ("c_sharp", "Big.cs", None),
-    ("ruby", "big.rb", "def f{n}(a, b = nil)\n  return a.map {{ |x| x * {n} }} if a\n  h = {{ k: b, n: {n} }}\n"
-     "  begin\n    h.fetch(:k)\n  rescue KeyError\n    nil\n  end\nend\n\n"),
+    (
+        "ruby",
+        "big.rb",
+        "def f{n}(a, b = nil)\n  return a.map {{ |x| x * {n} }} if a\n  h = {{ k: b, n: {n} }}\n"
+        "  begin\n    h.fetch(:k)\n  rescue KeyError\n    nil\n  end\nend\n\n",
+    ),
     ("php", "big.php", None),
-    ("bash", "big.sh", "f{n}() {{\n  local a=\"$1\"\n  if [ -n \"$a\" ]; then\n    echo \"item {n}: $a\"\n  else\n"
-     "    for x in 1 2 3; do echo \"$x\"; done\n  fi\n  return 0\n}}\n\n"),
-    ("html", "big.html", "<section id=\"s{n}\" class=\"item\">\n  <h2>Item {n}</h2>\n  <p>Some <em>text</em> for {n}.</p>\n"
-     "  <ul>\n    <li><a href=\"/a/{n}\">a</a></li>\n    <li>b</li>\n  </ul>\n  <img src=\"x.png\" alt=\"x\">\n</section>\n"),
-    ("css", "big.css", ".item-{n} {{\n  color: #333;\n  margin: 0 auto;\n  padding: 4px 8px;\n}}\n\n"
-     ".item-{n}:hover > a {{\n  color: red;\n}}\n\n"),
+    (
+        "bash",
+        "big.sh",
+        'f{n}() {{\n  local a="$1"\n  if [ -n "$a" ]; then\n    echo "item {n}: $a"\n  else\n'
+        '    for x in 1 2 3; do echo "$x"; done\n  fi\n  return 0\n}}\n\n',
+    ),
+    (
+        "html",
+        "big.html",
+        '<section id="s{n}" class="item">\n  <h2>Item {n}</h2>\n  <p>Some <em>text</em> for {n}.</p>\n'
+        '  <ul>\n    <li><a href="/a/{n}">a</a></li>\n    <li>b</li>\n  </ul>\n  <img src="x.png" alt="x">\n</section>\n',
+    ),
+    (
+        "css",
+        "big.css",
+        ".item-{n} {{\n  color: #333;\n  margin: 0 auto;\n  padding: 4px 8px;\n}}\n\n"
+        ".item-{n}:hover > a {{\n  color: red;\n}}\n\n",
+    ),
 ]
 WRAP = {
-    "go": ("package big\n\nimport \"fmt\"\n\n",
-           "func F{n}(a []int, b *string) []int {{\n\tif b != nil {{\n\t\tfmt.Println(*b)\n\t}}\n"
-           "\tout := make([]int, 0, len(a))\n\tfor _, x := range a {{\n\t\tout = append(out, x*{n})\n\t}}\n"
-           "\treturn out\n}}\n\n", ""),
-    "java": ("package big;\n\nimport java.util.*;\n\npublic class Big {\n",
-             "    static List<Integer> f{n}(List<Integer> a) {{\n        List<Integer> out = new ArrayList<>();\n"
-             "        for (int x : a) {{\n            out.add(x * {n});\n        }}\n        return out;\n    }}\n\n", "}\n"),
-    "c_sharp": ("using System.Collections.Generic;\n\nnamespace Big {\npublic static class Big {\n",
-                "    public static List<int> F{n}(List<int> a) {{\n        var o = new List<int>();\n"
-                "        foreach (var x in a) {{\n            o.Add(x * {n});\n        }}\n"
-                "        return o;\n    }}\n\n", "}\n}\n"),
-    "php": ("<?php\n\n", "function f{n}(array $a, ?string $b = null): array {{\n    if ($b !== null) {{\n"
-            "        echo \"item {n}: $b\";\n    }}\n    return array_map(fn($x) => $x * {n}, $a);\n}}\n\n", ""),
-    "json": ("[\n", "  {{\"id\": {n}, \"name\": \"item {n}\", \"tags\": [\"a\", \"b\"], \"ok\": true, \"v\": null}},\n",
-             "  {\"end\": true}\n]\n"),
+    "go": (
+        'package big\n\nimport "fmt"\n\n',
+        "func F{n}(a []int, b *string) []int {{\n\tif b != nil {{\n\t\tfmt.Println(*b)\n\t}}\n"
+        "\tout := make([]int, 0, len(a))\n\tfor _, x := range a {{\n\t\tout = append(out, x*{n})\n\t}}\n"
+        "\treturn out\n}}\n\n",
+        "",
+    ),
+    "java": (
+        "package big;\n\nimport java.util.*;\n\npublic class Big {\n",
+        "    static List<Integer> f{n}(List<Integer> a) {{\n        List<Integer> out = new ArrayList<>();\n"
+        "        for (int x : a) {{\n            out.add(x * {n});\n        }}\n        return out;\n    }}\n\n",
+        "}\n",
+    ),
+    "c_sharp": (
+        "using System.Collections.Generic;\n\nnamespace Big {\npublic static class Big {\n",
+        "    public static List<int> F{n}(List<int> a) {{\n        var o = new List<int>();\n"
+        "        foreach (var x in a) {{\n            o.Add(x * {n});\n        }}\n"
+        "        return o;\n    }}\n\n",
+        "}\n}\n",
+    ),
+    "php": (
+        "<?php\n\n",
+        "function f{n}(array $a, ?string $b = null): array {{\n    if ($b !== null) {{\n"
+        '        echo "item {n}: $b";\n    }}\n    return array_map(fn($x) => $x * {n}, $a);\n}}\n\n',
+        "",
+    ),
+    "json": ("[\n", '  {{"id": {n}, "name": "item {n}", "tags": ["a", "b"], "ok": true, "v": null}},\n', '  {"end": true}\n]\n'),
 }
 
 
@@ -119,10 +183,15 @@ def cost(lines: int, repeat: int) -> None:
         text = before.decode()
         mid = text.index("\n", len(text) // 2) + 1
         keep = (text[:mid] + text[mid:].replace("1", "2", 1)).encode()
-        broken = (text[:mid] + text[mid:].replace(":" if language in ("python", "yaml") else "{", "", 1)
-                  if language not in ("toml", "json", "bash", "html", "css")
-                  else text[:mid] + {"toml": "x = \n", "json": "{,\n", "bash": "if then\n", "html": "<p class=\"x>\n",
-                                     "css": "a { color: red;\n"}[language] + text[mid:]).encode()
+        broken = (
+            text[:mid] + text[mid:].replace(":" if language in ("python", "yaml") else "{", "", 1)
+            if language not in ("toml", "json", "bash", "html", "css")
+            else text[:mid]
+            + {"toml": "x = \n", "json": "{,\n", "bash": "if then\n", "html": '<p class="x>\n', "css": "a { color: red;\n"}[
+                language
+            ]
+            + text[mid:]
+        ).encode()
         times = {}
         for label, after in (("keeps", keep), ("breaks", broken)):
             change = make_change(name, Op.MODIFY, before, after)
@@ -135,14 +204,18 @@ def cost(lines: int, repeat: int) -> None:
             times[label] = best * 1000
         mbs = len(before) / 1e6 / (times["keeps"] / 1000)
         nlines = before.count(b"\n")
-        print(f"{language:12} {nlines:6} {len(before) // 1024:5} {load:8.1f} {times['keeps']:9.1f} "
-              f"{times['breaks']:10.1f} {mbs:6.1f}")
+        print(
+            f"{language:12} {nlines:6} {len(before) // 1024:5} {load:8.1f} {times['keeps']:9.1f} "
+            f"{times['breaks']:10.1f} {mbs:6.1f}"
+        )
 
 
 def startup() -> None:
-    code = ("import sys, time; t = time.perf_counter(); import guard.cli.commands, guard.checks, guard.checks.syntax; "
-            "print(f'{(time.perf_counter() - t) * 1000:.0f}', "
-            "sorted(m for m in sys.modules if m.startswith('tree_sitter')))")
+    code = (
+        "import sys, time; t = time.perf_counter(); import guard.cli.commands, guard.checks, guard.checks.syntax; "
+        "print(f'{(time.perf_counter() - t) * 1000:.0f}', "
+        "sorted(m for m in sys.modules if m.startswith('tree_sitter')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     ms, loaded = out.split(" ", 1)
     print(f"\nstart-up: importing guard.cli.commands and the checks takes {ms} ms; grammars loaded: {loaded.strip()}")

@@ -48,8 +48,7 @@ def clone(base: Path, n: int) -> Path:
             shutil.rmtree(path)
         t0 = time.perf_counter()
         run(["git", "clone", "-q", "--local", str(source), str(path)], base)
-        subprocess.run(["git", "status", "--porcelain"], cwd=path, env=bench_env(), timeout=600, check=True,
-                       capture_output=True)
+        subprocess.run(["git", "status", "--porcelain"], cwd=path, env=bench_env(), timeout=600, check=True, capture_output=True)
         ok.write_text(f"{n}\n")
         with (path / ".git" / "info" / "exclude").open("a") as fh:
             fh.write(".verify-ok\n")
@@ -159,8 +158,10 @@ def main() -> int:
             files = sum(1 for f in work.rglob("*") if f.is_file() and f.relative_to(work).parts[0] != ".git")
             print(f"  {n:>7,} files: {sample.wall:7.1f} s wall, {sample.cpu:7.1f} s cpu ({files:,} paths in the checkout)")
 
-    rows = {"git agent-apply (no verify)": applies(None, p, r, base, after),
-            "git agent-apply + verify 'true'": applies(policy, p, r, base, after)}
+    rows = {
+        "git agent-apply (no verify)": applies(None, p, r, base, after),
+        "git agent-apply + verify 'true'": applies(policy, p, r, base, after),
+    }
     results: dict[str, dict[int, list[Sample]]] = {}
     for name, one in rows.items():
         out: dict[int, list[Sample]] = {n: [] for n in repos}
@@ -187,10 +188,14 @@ def main() -> int:
         ratio = stats([s.cpu for s in out[sizes[-1]]])[0] / max(stats([s.cpu for s in out[sizes[0]]])[0], 1e-9)
         print(f"{name:34}{''.join(cells)} | {ratio:.2f}x")
     names = list(results)
-    print("verify's share (median cpu with verify minus without), per size: " + " / ".join(
-        f"{n:,}: "
-        f"{(stats([s.cpu for s in results[names[1]][n]])[0] - stats([s.cpu for s in results[names[0]][n]])[0]) * 1000:.0f} ms"
-        for n in sizes))
+    print(
+        "verify's share (median cpu with verify minus without), per size: "
+        + " / ".join(
+            f"{n:,}: "
+            f"{(stats([s.cpu for s in results[names[1]][n]])[0] - stats([s.cpu for s in results[names[0]][n]])[0]) * 1000:.0f} ms"
+            for n in sizes
+        )
+    )
     inproc: dict[int, dict[str, list[float]]] = {n: {s: [] for s in STEPS} for n in repos}
     for i in range(args.runs + 1):
         for n, repo in repos.items():

@@ -71,8 +71,9 @@ def scratch_repo(path: Path, environ: dict[str, str]) -> None:
 class Way:
     """One way of running the two hooks of an edit, in its own repository."""
 
-    def __init__(self, label: str, repo: Path, call: Callable[[Path, bytes, dict[str, str]], tuple[int, bytes]],
-                 environ: dict[str, str]) -> None:
+    def __init__(
+        self, label: str, repo: Path, call: Callable[[Path, bytes, dict[str, str]], tuple[int, bytes]], environ: dict[str, str]
+    ) -> None:
         self.label, self.repo, self.call, self.environ = label, repo, call, environ
         self.count = 0
         self.walls: list[float] = []
@@ -85,9 +86,20 @@ class Way:
         old, new = (LINE, CHANGED) if LINE in text else (CHANGED, LINE)
         self.count += 1
         tool_input = {"file_path": str(a), "old_string": old.decode(), "new_string": new.decode()}
-        pre, post = (json.dumps({"session_id": "bench", "cwd": str(self.repo), "hook_event_name": event,
-                                 "tool_name": "Edit", "tool_use_id": f"toolu_{self.count}", "tool_input": tool_input,
-                                 "prompt_id": f"{self.count:08x}"}).encode() for event in ("PreToolUse", "PostToolUse"))
+        pre, post = (
+            json.dumps(
+                {
+                    "session_id": "bench",
+                    "cwd": str(self.repo),
+                    "hook_event_name": event,
+                    "tool_name": "Edit",
+                    "tool_use_id": f"toolu_{self.count}",
+                    "tool_input": tool_input,
+                    "prompt_id": f"{self.count:08x}",
+                }
+            ).encode()
+            for event in ("PreToolUse", "PostToolUse")
+        )
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         status, said = self.call(self.repo, pre, self.environ)
@@ -116,8 +128,9 @@ def process(argv: list[str]) -> Callable[[Path, bytes, dict[str, str]], tuple[in
 def http_call(port: int, token: str) -> Callable[[Path, bytes, dict[str, str]], tuple[int, bytes]]:
     def call(cwd: Path, payload: bytes, environ: dict[str, str]) -> tuple[int, bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        conn.request("POST", "/claude-code", body=payload, headers={
-            "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        conn.request(
+            "POST", "/claude-code", body=payload, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        )
         resp = conn.getresponse()
         body = resp.read()
         conn.close()
@@ -138,6 +151,7 @@ def floor(argv: list[str]) -> Callable[[Path, bytes, dict[str, str]], tuple[int,
 
 def server_cpu(pid: int) -> float:
     """User + system seconds of the server, its workers and the workers it reaped (Linux /proc; clock ticks)."""
+
     def ticks(p: int, fields: tuple[int, ...]) -> int:
         try:
             stat = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
@@ -171,8 +185,13 @@ def main() -> int:
         e = base_env(work)
         warm_env = dict(e, XDG_RUNTIME_DIR=str(run_dir))
         cold_env = dict(e, XDG_RUNTIME_DIR=str(no_server))
-        server = subprocess.Popen([sys.executable, "-m", "guard", "serve", "--http", "0"], env=warm_env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=work)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "guard", "serve", "--http", "0"],
+            env=warm_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=work,
+        )
         assert server.stdout is not None
         ready = server.stdout.readline().decode()
         if "listening" not in ready:
@@ -193,13 +212,15 @@ def main() -> int:
             repo = work / f"repo{len(ways)}"
             scratch_repo(repo, e)
             ways.append(Way(label, repo, call, environ))
-        print(f"Python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.rounds} rounds (+{args.warmups} warm-up)")
+        print(
+            f"Python {sys.version.split()[0]} at {sys.executable}; {os.cpu_count()} CPUs; load average "
+            f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.rounds} rounds (+{args.warmups} warm-up)"
+        )
         cpu_before = 0.0
         for r in range(args.warmups + args.rounds):
             if r == args.warmups:
                 cpu_before = server_cpu(server.pid)
-            order = ways[r % len(ways):] + ways[:r % len(ways)]
+            order = ways[r % len(ways) :] + ways[: r % len(ways)]
             for way in order:
                 wall, cpu = way.edit()
                 if r >= args.warmups:
@@ -208,20 +229,29 @@ def main() -> int:
         served = server_cpu(server.pid) - cpu_before
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         cold = ways[0]
-        print(f"\n{'per edit (PreToolUse + PostToolUse)':<40} {'wall ms: median (quartiles; min-max)':<40} "
-              f"{'cold/this':>9}  {'hook CPU ms':>11}")
+        print(
+            f"\n{'per edit (PreToolUse + PostToolUse)':<40} {'wall ms: median (quartiles; min-max)':<40} "
+            f"{'cold/this':>9}  {'hook CPU ms':>11}"
+        )
         for way in ways:
             lo, q1, med, q3, hi = quartiles([w * 1000 for w in way.walls])
             ratio = statistics.median(c / w for c, w in zip(cold.walls, way.walls))
             cpu = statistics.median(way.cpus) * 1000
             print(f"{way.label:<40} {med:6.1f} ({q1:5.1f}-{q3:5.1f}; {lo:5.1f}-{hi:6.1f}){'':5} {ratio:8.2f}x  {cpu:11.1f}")
         warm_edits = sum(len(w.walls) for w in ways[1:4])
-        print(f"\nserver CPU (the server and its workers): {served * 1000:.0f} ms "
-              f"for {warm_edits} edits, {served * 1000 / max(warm_edits, 1):.1f} ms per edit (10 ms clock ticks)")
+        print(
+            f"\nserver CPU (the server and its workers): {served * 1000:.0f} ms "
+            f"for {warm_edits} edits, {served * 1000 / max(warm_edits, 1):.1f} ms per edit (10 ms clock ticks)"
+        )
     finally:
         if server is not None:
-            subprocess.run([sys.executable, "-m", "guard", "serve", "--stop"], env=dict(base_env(work),
-                           XDG_RUNTIME_DIR=str(work / "run")), capture_output=True, timeout=30, check=False)
+            subprocess.run(
+                [sys.executable, "-m", "guard", "serve", "--stop"],
+                env=dict(base_env(work), XDG_RUNTIME_DIR=str(work / "run")),
+                capture_output=True,
+                timeout=30,
+                check=False,
+            )
             try:
                 server.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -61,48 +61,84 @@ def forget(repo: str | os.PathLike[str] | None = None) -> None:
         _sessions.clear()
         return
     real = os.path.realpath(repo)
-    gone = {id(v) for k, v in _sessions.items() if k[0] == real or str(v.root) == real
-            or real.startswith(str(v.root) + os.sep)}
+    gone = {id(v) for k, v in _sessions.items() if k[0] == real or str(v.root) == real or real.startswith(str(v.root) + os.sep)}
     for k in [k for k, v in _sessions.items() if id(v) in gone]:
         del _sessions[k]
 
 
-def apply(edit: str | bytes, repo: str | os.PathLike[str] = ".", *, format: str = "auto", agent: str | None = None,
-          turn: str | None = None, check: bool = False, path: str | None = None, policy: str | None = None) -> "Report":
+def apply(
+    edit: str | bytes,
+    repo: str | os.PathLike[str] = ".",
+    *,
+    format: str = "auto",
+    agent: str | None = None,
+    turn: str | None = None,
+    check: bool = False,
+    path: str | None = None,
+    policy: str | None = None,
+) -> "Report":
     """Apply one edit in any dialect, or refuse it whole; returns the Report."""
     return session(repo, policy).apply(edit, format=format, agent=agent, turn=turn, check=check, path=path)
 
 
-def check(repo: str | os.PathLike[str] = ".", *, from_ref: str | None = None, to_ref: str | None = None,
-          all_files: bool = False, paths: tuple[str, ...] = (), policy: str | None = None) -> "Report":
+def check(
+    repo: str | os.PathLike[str] = ".",
+    *,
+    from_ref: str | None = None,
+    to_ref: str | None = None,
+    all_files: bool = False,
+    paths: tuple[str, ...] = (),
+    policy: str | None = None,
+) -> "Report":
     """Check the staged change (the default), a commit range (`from_ref`..`to_ref`), or all files against the policy."""
     from . import commit_check
 
     return commit_check.check(session(repo, policy), from_ref=from_ref, to_ref=to_ref, all_files=all_files, paths=paths)
 
 
-def read(path: str, repo: str | os.PathLike[str] = ".", *, lines: tuple[int, int] | None = None,
-         agent: str | None = None, policy: str | None = None) -> str:
+def read(
+    path: str,
+    repo: str | os.PathLike[str] = ".",
+    *,
+    lines: tuple[int, int] | None = None,
+    agent: str | None = None,
+    policy: str | None = None,
+) -> str:
     """A file as hashline-tagged numbered lines (what `git agent-read` prints)."""
     from .reading import hashline_read
 
     return hashline_read.read(session(repo, policy), path, lines, agent)
 
 
-def rollback(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, turn: str | None = None,
-             to: str | None = None, check: bool = False, force: bool = False, policy: str | None = None,
-             clone: str | None = None, commit: str | None = None) -> "Report":
+def rollback(
+    repo: str | os.PathLike[str] = ".",
+    *,
+    agent: str | None = None,
+    turn: str | None = None,
+    to: str | None = None,
+    check: bool = False,
+    force: bool = False,
+    policy: str | None = None,
+    clone: str | None = None,
+    commit: str | None = None,
+) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
     from .record import history
 
-    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone,
-                            commit=commit)
+    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone, commit=commit)
 
 
-def log(repo: str | os.PathLike[str] = ".", *, agent: str | None = None, limit: int | None = None,
-        patch: bool = False, policy: str | None = None, clone: str | None = None,
-        local: bool = False) -> list[dict[str, Any]]:
+def log(
+    repo: str | os.PathLike[str] = ".",
+    *,
+    agent: str | None = None,
+    limit: int | None = None,
+    patch: bool = False,
+    policy: str | None = None,
+    clone: str | None = None,
+    local: bool = False,
+) -> list[dict[str, Any]]:
     """Recorded turns, newest first, as dictionaries (the `--json` shape): this clone's and those
     fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
     from .record import history

@@ -61,8 +61,9 @@ def opcodes(a: Sequence[str], b: Sequence[str], regions: Iterable[Region] | None
         if a0 == a1 or b0 == b1 or a1 - a0 == 1 == b1 - b0:
             ops.append(("replace" if a0 < a1 and b0 < b1 else ("delete" if a0 < a1 else "insert"), a0, a1, b0, b1))
             continue
-        ops += [(tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1)
-                for tag, i0, i1, j0, j1 in aligned(a[a0:a1], b[b0:b1]) if tag != "equal"]
+        ops += [
+            (tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1) for tag, i0, i1, j0, j1 in aligned(a[a0:a1], b[b0:b1]) if tag != "equal"
+        ]
     return ops
 
 
@@ -171,8 +172,10 @@ def render(
 ) -> str:
     lines = header(path, op, old_path, old_mode, new_mode)
     if binary:
-        lines.append(f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + (old_path or path)} and "
-                     f"{'/dev/null' if op is Op.DELETE else 'b/' + path} differ")
+        lines.append(
+            f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + (old_path or path)} and "
+            f"{'/dev/null' if op is Op.DELETE else 'b/' + path} differ"
+        )
         return "\n".join(lines) + "\n"
     if not ops:
         return "\n".join(lines) + "\n" if len(lines) > 1 or op in (Op.CREATE, Op.DELETE) else ""

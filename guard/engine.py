@@ -138,8 +138,20 @@ class Guard(Workspace):
         # are not UTF-8, it is refused below as `not-utf8` like any other such input.
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         here = self.folder(cwd)
-        report = self._apply(raw, format, agent, turn, check, path, pol, here, audience or Audience("cli", here),
-                             require_read, verify_deadline, verify_fixes)
+        report = self._apply(
+            raw,
+            format,
+            agent,
+            turn,
+            check,
+            path,
+            pol,
+            here,
+            audience or Audience("cli", here),
+            require_read,
+            verify_deadline,
+            verify_fixes,
+        )
         if report.changes or report.findings:
             from .files import redaction
 
@@ -154,28 +166,56 @@ class Guard(Workspace):
 
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
-    def _apply(self, raw: bytes, dialect: str, agent: str, turn: str | None, check: bool, path: str | None, pol: Policy,
-               here: str = "", audience: Audience = CLI, require_read: bool = False,
-               verify_deadline: tuple[float, str] | None = None, verify_fixes: bool = True) -> Report:
+    def _apply(
+        self,
+        raw: bytes,
+        dialect: str,
+        agent: str,
+        turn: str | None,
+        check: bool,
+        path: str | None,
+        pol: Policy,
+        here: str = "",
+        audience: Audience = CLI,
+        require_read: bool = False,
+        verify_deadline: tuple[float, str] | None = None,
+        verify_fixes: bool = True,
+    ) -> Report:
         too_big = _over_byte_budget(len(raw), pol)
         if too_big is not None:
             return Report("refused", None if dialect == "auto" else dialect, findings=(too_big,))
         if raw.startswith(BOM):
-            raw = raw[len(BOM):]
+            raw = raw[len(BOM) :]
         if b"\x00" in raw:
-            return Report("refused", None, findings=(error(
-                "binary", None, None, "the edit contains NUL bytes: binary input is not an edit",
-                "send text edits only; binary files cannot be changed through agent-guard"),))
+            return Report(
+                "refused",
+                None,
+                findings=(
+                    error(
+                        "binary",
+                        None,
+                        None,
+                        "the edit contains NUL bytes: binary input is not an edit",
+                        "send text edits only; binary files cannot be changed through agent-guard",
+                    ),
+                ),
+            )
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             # ED A0..ED BF: a lone surrogate of a str (see `apply`), not a byte anyone sent.
-            pair = raw[exc.start:exc.start + 2]
+            pair = raw[exc.start : exc.start + 2]
             half = len(pair) == 2 and pair[0] == 0xED and pair[1] >= 0xA0
             what = ": half of a UTF-16 surrogate pair, no character" if half else ""
-            return Report("refused", None, findings=(error(
-                "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})",
-                "send the edit as UTF-8"),))
+            return Report(
+                "refused",
+                None,
+                findings=(
+                    error(
+                        "not-utf8", None, None, f"the edit is not UTF-8 text (byte {exc.start}{what})", "send the edit as UTF-8"
+                    ),
+                ),
+            )
         edits, findings = dialects.parse(text, dialect, path, audience)
         if edits is None:
             return Report("refused", None if dialect == "auto" else dialect, findings=tuple(findings))
@@ -185,28 +225,56 @@ class Guard(Workspace):
         verified: Verified | None = None
         for _round in range(VERIFY_ROUNDS):
             with worktree.locked(self.repo):
-                outcome = self._decide(edits, raw, agent, turn, check, pol, here, audience, require_read, verified,
-                                       path)
+                outcome = self._decide(edits, raw, agent, turn, check, pol, here, audience, require_read, verified, path)
             if isinstance(outcome, Report):
                 return outcome
             from . import verify
 
             until, name = verify_deadline if verify_deadline is not None else (None, "")
-            verdict = verify.run(self.repo, pol, agent, outcome.changes, until=until, take_fixes=verify_fixes,
-                                 deadline_name=name)
+            verdict = verify.run(self.repo, pol, agent, outcome.changes, until=until, take_fixes=verify_fixes, deadline_name=name)
             if verdict.refused:
-                return Report("refused", edits.format, outcome.changes, outcome.findings + verdict.findings,
-                              notes=outcome.notes + verdict.notes, extra={"verify": list(verdict.runs)})
+                return Report(
+                    "refused",
+                    edits.format,
+                    outcome.changes,
+                    outcome.findings + verdict.findings,
+                    notes=outcome.notes + verdict.notes,
+                    extra={"verify": list(verdict.runs)},
+                )
             verified = Verified(_key(outcome.changes), verdict)
         files = ", ".join(sorted({c.path for c in outcome.changes})) if outcome.changes else "its files"
-        return Report("refused", edits.format, outcome.changes, outcome.findings + (error(
-            "stale", None, None, f"{files} changed {VERIFY_ROUNDS} times while the verify commands ran on this edit's "
-                                 "result; nothing was written",
-            "read the files again and send the edit again"),), notes=outcome.notes)
+        return Report(
+            "refused",
+            edits.format,
+            outcome.changes,
+            outcome.findings
+            + (
+                error(
+                    "stale",
+                    None,
+                    None,
+                    f"{files} changed {VERIFY_ROUNDS} times while the verify commands ran on this edit's "
+                    "result; nothing was written",
+                    "read the files again and send the edit again",
+                ),
+            ),
+            notes=outcome.notes,
+        )
 
-    def _decide(self, edits: EditSet, raw: bytes, agent: str, turn: str | None, check: bool, pol: Policy, here: str,
-                audience: Audience, require_read: bool, verified: Verified | None,
-                path: str | None = None) -> Report | Planned:
+    def _decide(
+        self,
+        edits: EditSet,
+        raw: bytes,
+        agent: str,
+        turn: str | None,
+        check: bool,
+        pol: Policy,
+        here: str,
+        audience: Audience,
+        require_read: bool,
+        verified: Verified | None,
+        path: str | None = None,
+    ) -> Report | Planned:
         """Under the repository lock: plan the edit, and write it when it passes (unless `check`).  The plan
         itself when the policy's verify commands have yet to judge it (`verified` is about other changes)."""
         stage.recover(self.repo)
@@ -244,23 +312,35 @@ class Guard(Workspace):
         emptied = self._emptied(plan.changes, here)
         if emptied:
             folders = ", ".join(d + "/" for d in emptied)
-            plan = plan._replace(notes=plan.notes + (
-                f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
-                f"{folders}, empty once the files are deleted (as git rm does)",))
+            plan = plan._replace(
+                notes=plan.notes
+                + (
+                    f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                    f"{folders}, empty once the files are deleted (as git rm does)",
+                )
+            )
         if status != "applied":
             return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes, extra=extra)
         try:
             turn_ref = self._write_turn(plan.changes, pol, agent, turn, edits.format, len(raw), remove_dirs=emptied)
         except worktree.UnsafePath as exc:
-            return Report("refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes,
-                          extra=extra)
+            return Report(
+                "refused", edits.format, plan.changes, plan.findings + (swapped_path(exc),), notes=plan.notes, extra=extra
+            )
         except RefLocked as exc:
-            return Report("refused", edits.format, plan.changes, plan.findings + (lock_finding(exc.name, exc.lock),),
-                          notes=plan.notes, extra=extra)
+            return Report(
+                "refused",
+                edits.format,
+                plan.changes,
+                plan.findings + (lock_finding(exc.name, exc.lock),),
+                notes=plan.notes,
+                extra=extra,
+            )
         return Report("applied", edits.format, plan.changes, plan.findings, turn_ref, plan.notes, extra=extra)
 
-    def _with_verdict(self, plan: Planned, verdict: Verdict, pol: Policy, agent: str, turn: str | None,
-                      edit_bytes: int) -> Planned:
+    def _with_verdict(
+        self, plan: Planned, verdict: Verdict, pol: Policy, agent: str, turn: str | None, edit_bytes: int
+    ) -> Planned:
         """`plan` as the verify commands leave it: the files a ``fix: true`` command changed take its
         changes (repair ``verify-fix``), and the policy's checks judge them again, reporting only (the
         files must stay what the commands passed: a whitespace fix becomes a warning)."""
@@ -270,10 +350,21 @@ class Guard(Workspace):
         if not verdict.fixed:
             return Planned(plan.changes, findings, notes)
         changes = tuple(
-            diffs.make_change(c.path, c.op, c.before, verdict.fixed[c.path], old_path=c.old_path, old_mode=c.old_mode,
-                              new_mode=c.new_mode, repairs=(*c.repairs, "verify-fix"), whole=c.whole)
-            if c.path in verdict.fixed and c.after is not None else c
-            for c in plan.changes)
+            diffs.make_change(
+                c.path,
+                c.op,
+                c.before,
+                verdict.fixed[c.path],
+                old_path=c.old_path,
+                old_mode=c.old_mode,
+                new_mode=c.new_mode,
+                repairs=(*c.repairs, "verify-fix"),
+                whole=c.whole,
+            )
+            if c.path in verdict.fixed and c.after is not None
+            else c
+            for c in plan.changes
+        )
         levels = dict(pol.data.get("checks") or {})  # type: ignore[call-overload]
         if levels.get("whitespace") == "fix":
             levels["whitespace"] = "warning"
@@ -285,8 +376,12 @@ class Guard(Workspace):
         """The folders the files `changes` delete (or move away) leave empty, deepest first: taken away
         with them, as `git rm` and `git apply` do; never the folder relative paths start from (the
         current one), nor one above it."""
-        gone = [p for c in changes for p in (c.path if c.after is None else None,
-                                               c.old_path if c.old_path and c.old_path != c.path else None) if p]
+        gone = [
+            p
+            for c in changes
+            for p in (c.path if c.after is None else None, c.old_path if c.old_path and c.old_path != c.path else None)
+            if p
+        ]
         if not gone:
             return []
         kept = {""} | {here.rsplit("/", i)[0] for i in range(here.count("/") + 1)} if here else {""}
@@ -296,22 +391,39 @@ class Guard(Workspace):
     def _check_turn(self, pol: Policy, agent: str, turn: str | None) -> None:
         """A usage error when `turn` names an earlier turn of the agent (call under the lock)."""
         if turn is not None:
-            problem = ledger.check_turn_id(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
-                                            memo=self.ledger_memo)
+            problem = ledger.check_turn_id(
+                self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn, memo=self.ledger_memo
+            )
             if problem is not None:
                 raise UsageError(problem)
 
-    def _write_turn(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, dialect: str,
-                    edit_bytes: int, kind: str = "turn", rolls_back: Sequence[str] = (),
-                    remove_dirs: Sequence[str] = ()) -> TurnRef:
+    def _write_turn(
+        self,
+        changes: Sequence[FileChange],
+        pol: Policy,
+        agent: str,
+        turn: str | None,
+        dialect: str,
+        edit_bytes: int,
+        kind: str = "turn",
+        rolls_back: Sequence[str] = (),
+        remove_dirs: Sequence[str] = (),
+    ) -> TurnRef:
         """Write `changes` to the work tree and record them as the agent's turn (``stage.write_turn``)."""
         new = ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes, kind, tuple(rolls_back), session=self.session(agent))
-        staged = stage.write_turn(self.repo, pol.ledger_prefix, new, changes, remove_dirs=remove_dirs,
-                                  memo=self.ledger_memo)
+        staged = stage.write_turn(self.repo, pol.ledger_prefix, new, changes, remove_dirs=remove_dirs, memo=self.ledger_memo)
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
-    def record(self, changes: Sequence[FileChange], *, agent: str | None = None, turn: str | None = None,
-               dialect: str = "external", edit_bytes: int = 0, created_dirs: Sequence[str] = ()) -> TurnRef:
+    def record(
+        self,
+        changes: Sequence[FileChange],
+        *,
+        agent: str | None = None,
+        turn: str | None = None,
+        dialect: str = "external",
+        edit_bytes: int = 0,
+        created_dirs: Sequence[str] = (),
+    ) -> TurnRef:
         """Record changes another tool already wrote to the work tree as a turn.
 
         Nothing is written but the ledger: each change's ``before`` must be the file
@@ -326,15 +438,29 @@ class Guard(Workspace):
         with worktree.locked(self.repo):
             stage.recover(self.repo)
             self._check_turn(pol, agent, turn)
-            staged = stage.record_turn(self.repo, pol.ledger_prefix, ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes,
-                                                                                    session=self.session(agent)),
-                                       changes, created_dirs, memo=self.ledger_memo)
+            staged = stage.record_turn(
+                self.repo,
+                pol.ledger_prefix,
+                ledger.NewTurn(agent, turn, dialect, pol.name, edit_bytes, session=self.session(agent)),
+                changes,
+                created_dirs,
+                memo=self.ledger_memo,
+            )
         return TurnRef(agent, staged.turn, staged.commit, staged.ref)
 
     # ------------------------------------------------------------------ planning
 
-    def plan(self, edits: EditSet, pol: Policy, agent: str, turn: str | None, edit_bytes: int, here: str = "",
-             audience: Audience = CLI, require_read: bool = False) -> Planned:
+    def plan(
+        self,
+        edits: EditSet,
+        pol: Policy,
+        agent: str,
+        turn: str | None,
+        edit_bytes: int,
+        here: str = "",
+        audience: Audience = CLI,
+        require_read: bool = False,
+    ) -> Planned:
         """Locate and check `edits`; relative paths start from the folder `here` (see ``folder``);
         `require_read`: see ``apply``."""
         from . import checks
@@ -354,8 +480,11 @@ class Guard(Workspace):
             notes += expanded.notes
         seen: dict[str, int] = {}
         tiers = tuple(pol.tiers)
-        if any(isinstance(c, LineRange) and (c.block or c.cut is not None or c.paste is not None)
-               for fe in edits.files for c in fe.changes):
+        if any(
+            isinstance(c, LineRange) and (c.block or c.cut is not None or c.paste is not None)
+            for fe in edits.files
+            for c in fe.changes
+        ):
             # Blocks and registers: line numbers and lines only the files as read can give.
             from .reading import registers
 
@@ -364,18 +493,32 @@ class Guard(Workspace):
                 return Planned((), tuple(refused), ())
         attr = self.attributes_before(pol, agent, turn)
         for fe in edits.files:
-            ch, fs, ns = target.change_for(self, fe, pol, tiers, here, audience,
-                                           guessed_whole=edits.detected and edits.format == "whole",
-                                           require_read=require_read, attr=attr)
+            ch, fs, ns = target.change_for(
+                self,
+                fe,
+                pol,
+                tiers,
+                here,
+                audience,
+                guessed_whole=edits.detected and edits.format == "whole",
+                require_read=require_read,
+                attr=attr,
+            )
             findings += fs
             notes += ns
             if ch is None:
                 continue
             for p in {ch.path, ch.old_path or ch.path}:
                 if p in seen:
-                    findings.append(error("overlap", p, fe.source_line or None,
-                                          f"{p} is changed by two separate file sections of this edit",
-                                          "put every change to one file in one section"))
+                    findings.append(
+                        error(
+                            "overlap",
+                            p,
+                            fe.source_line or None,
+                            f"{p} is changed by two separate file sections of this edit",
+                            "put every change to one file in one section",
+                        )
+                    )
                 seen[p] = 1
             changes.append(ch)
         # A folder the edit makes a git directory (whatever the names) runs what its config says.
@@ -390,13 +533,15 @@ class Guard(Workspace):
         result = checks.run(self._check_input(changes, pol, agent, turn, edit_bytes, attr))
         return Planned(tuple(result.changes), tuple(findings) + tuple(result.findings), tuple(notes))
 
-    def _check_input(self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, edit_bytes: int,
-                     attr: AttrLookup) -> CheckInput:
+    def _check_input(
+        self, changes: Sequence[FileChange], pol: Policy, agent: str, turn: str | None, edit_bytes: int, attr: AttrLookup
+    ) -> CheckInput:
         """What the policy's checks judge `changes` with: git's view of the paths, the agent's usage so far."""
         from . import checks
 
-        turn_used, session_used = ledger.usage(self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn,
-                                               self.session(agent), memo=self.ledger_memo)
+        turn_used, session_used = ledger.usage(
+            self.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, turn, self.session(agent), memo=self.ledger_memo
+        )
         return checks.CheckInput(
             changes=tuple(changes),
             policy=pol,
@@ -424,8 +569,9 @@ class Guard(Workspace):
 
     # ------------------------------------------------------------------ events
 
-    def _event(self, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, started: float,
-               tool: str | None = None) -> None:
+    def _event(
+        self, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, started: float, tool: str | None = None
+    ) -> None:
         try:
             from .report import events
         except ImportError:
@@ -450,17 +596,25 @@ def _over_byte_budget(edit_bytes: int, pol: Policy) -> Finding | None:
     if limit is None or edit_bytes <= limit or pol.level("budget") != "error":
         return None
     setting = "budget.per_edit.bytes"
-    return error("budget", None, None,
-                 f"this edit would reach {edit_bytes:,} bytes of edit input; the limit is {limit:,} "
-                 f"({setting}, from {pol.source(setting)})",
-                 "split the change into smaller edits")
+    return error(
+        "budget",
+        None,
+        None,
+        f"this edit would reach {edit_bytes:,} bytes of edit input; the limit is {limit:,} "
+        f"({setting}, from {pol.source(setting)})",
+        "split the change into smaller edits",
+    )
 
 
 def swapped_path(exc: worktree.UnsafePath) -> Finding:
     """A folder became a symlink between the checks and the write (which then undid itself)."""
-    return error("path-outside", None, None,
-                 f"{exc} at write time (it was a plain folder when the edit was checked); nothing was written",
-                 "something replaced a folder with a symbolic link while the edit ran; check the repository, then retry")
+    return error(
+        "path-outside",
+        None,
+        None,
+        f"{exc} at write time (it was a plain folder when the edit was checked); nothing was written",
+        "something replaced a folder with a symbolic link while the edit ran; check the repository, then retry",
+    )
 
 
 def ref_locked(repo: GitRepo, ref: str) -> Finding | None:
@@ -471,7 +625,9 @@ def ref_locked(repo: GitRepo, ref: str) -> Finding | None:
 
 def lock_finding(ref: str, lock: Path) -> Finding:
     return error(
-        "stale", None, None,
+        "stale",
+        None,
+        None,
         f"the ledger ref {ref} is locked: {lock} exists, so no turn can be recorded (nothing was changed)",
         "another git or agent-guard command may be updating it: wait and retry. If none is running "
         f"(`ps` shows no git and no agent-guard), the lock was left by one that died: remove it "

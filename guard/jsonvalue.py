@@ -69,8 +69,7 @@ def raw_decode(text: str, pos: int = 0) -> tuple[Any, int]:
     try:
         value, end = _DECODER.raw_decode(text, pos)
     except RecursionError:
-        raise json.JSONDecodeError(
-            f"nested more than about {sys.getrecursionlimit():,} levels deep", text, pos) from None
+        raise json.JSONDecodeError(f"nested more than about {sys.getrecursionlimit():,} levels deep", text, pos) from None
     if _ESCAPED_SURROGATE().search(text, pos, end):
         bad = _lone_surrogate(value)
         if bad is not None:
@@ -80,7 +79,9 @@ def raw_decode(text: str, pos: int = 0) -> tuple[Any, int]:
             raise json.JSONDecodeError(
                 f"\\u{ord(half.group()):04x} is half of a UTF-16 surrogate pair with no other half: "
                 "no character (write both halves, e.g. \\ud83d\\ude00, or the character itself)",
-                text, at if at >= 0 else pos)
+                text,
+                at if at >= 0 else pos,
+            )
     return value, end
 
 

@@ -187,8 +187,11 @@ LAST_SEEN = "@seen"
 def line_anchored(fe: FileEdit) -> bool:
     """Whether `fe` names lines of the file as the agent read it (a hashline edit: a base, and
     only ``LineRange`` changes without ``expect``), which ``anchors`` resolves against the read."""
-    return bool(fe.base) and fe.content is None and bool(fe.changes) and all(
-        isinstance(c, LineRange) and c.expect is None for c in fe.changes
+    return (
+        bool(fe.base)
+        and fe.content is None
+        and bool(fe.changes)
+        and all(isinstance(c, LineRange) and c.expect is None for c in fe.changes)
     )
 
 
@@ -286,8 +289,10 @@ class _Record(type):
             if n in ns:
                 value = defaults[n] = ns.pop(n)  # a class attribute of that name would hide the slot
                 if isinstance(value, (list, dict, set)):
-                    raise TypeError(f"{name}.{n}: a {type(value).__name__} default would be shared by every "
-                                    f"value; use field(default_factory={type(value).__name__})")
+                    raise TypeError(
+                        f"{name}.{n}: a {type(value).__name__} default would be shared by every "
+                        f"value; use field(default_factory={type(value).__name__})"
+                    )
         required = [n for n in fields if n not in defaults]
         if required and fields.index(required[-1]) >= len(required):
             raise TypeError(f"{name}.{required[-1]}: a field without a default follows one with a default")
@@ -357,7 +362,7 @@ class Value(metaclass=_Record):
         if len(args) > len(fields):
             raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
         values = list(args)
-        for name in fields[len(args):]:
+        for name in fields[len(args) :]:
             if name in kwargs:
                 values.append(kwargs.pop(name))
             elif name in cls._defaults:
@@ -368,9 +373,9 @@ class Value(metaclass=_Record):
         for name in kwargs:
             said = "got multiple values for argument" if name in fields else "got an unexpected keyword argument"
             raise TypeError(f"{cls.__name__}() {said} {name!r}")
-        if not by_name and not any([isinstance(cls._defaults[n], _Made) for n in fields[len(args):]]):
+        if not by_name and not any([isinstance(cls._defaults[n], _Made) for n in fields[len(args) :]]):
             # The next call with as many arguments, by position, takes these defaults as they are.
-            cls._tails[len(args)] = tuple(values[len(args):])
+            cls._tails[len(args)] = tuple(values[len(args) :])
         return tuple(values)
 
     def _init(self, *values: object) -> None:
@@ -543,8 +548,9 @@ class ParseError(Exception):
     (Not a ``Value``: Python sets ``__traceback__`` on exceptions as they travel.)
     """
 
-    def __init__(self, message: str, line: int | None = None, hint: str = "", path: str | None = None,
-                 read: str | None = None) -> None:
+    def __init__(
+        self, message: str, line: int | None = None, hint: str = "", path: str | None = None, read: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -559,6 +565,11 @@ class ParseError(Exception):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ParseError) and (self.message, self.line, self.hint, self.path, self.read) == (
-            other.message, other.line, other.hint, other.path, other.read)
+            other.message,
+            other.line,
+            other.hint,
+            other.path,
+            other.read,
+        )
 
     __hash__ = Exception.__hash__

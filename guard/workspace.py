@@ -23,8 +23,13 @@ if TYPE_CHECKING:
 
 
 class Workspace:
-    def __init__(self, start: str | os.PathLike[str] = ".", policy: str | None = None, bare_ok: bool = False,
-                 policy_cache: PolicyCache | None = None) -> None:
+    def __init__(
+        self,
+        start: str | os.PathLike[str] = ".",
+        policy: str | None = None,
+        bare_ok: bool = False,
+        policy_cache: PolicyCache | None = None,
+    ) -> None:
         """`policy_cache`: where parsed policies are kept between processes (None: the user's cache folder)."""
         try:
             self.repo = GitRepo(start, bare_ok)
@@ -76,8 +81,10 @@ class Workspace:
         pyproject.toml, where a policy may be too) changed."""
         from . import policy as policy_mod
 
-        stamp = tuple(os.stat(f).st_mtime_ns if os.path.exists(f) else 0
-                      for f in (self.root / ".agent-guard.yaml", self.root / "pyproject.toml"))
+        stamp = tuple(
+            os.stat(f).st_mtime_ns if os.path.exists(f) else 0
+            for f in (self.root / ".agent-guard.yaml", self.root / "pyproject.toml")
+        )
         key = agent or ""
         hit = self._policies.get(key)
         if hit is not None and hit[0] == stamp:

@@ -393,8 +393,7 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.close(dfd)
 
 
-def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] = (),
-          last: LastStep | None = None) -> list[str]:
+def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] = (), last: LastStep | None = None) -> list[str]:
     """Write every path, then take the `last` step, all or nothing (see the module doc).
 
     `remove_dirs`: folders to remove once the files are written, each only if it is empty
@@ -415,8 +414,16 @@ def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] 
         kept = now.get(w.path) if now.get(w.path) is not None else now.get(w.like) if w.like else None
         placed.append(w if w.bits is not None else w._replace(bits=permissions(kept, w.after_mode, umask)))
         # The exact bits the path had (None: no file), so that recovery puts them back as they were.
-        files.append({"path": w.path, "before": before_id, "after": after_id,
-                      "before_mode": w.before_mode, "after_mode": w.after_mode, "before_bits": now.get(w.path)})
+        files.append(
+            {
+                "path": w.path,
+                "before": before_id,
+                "after": after_id,
+                "before_mode": w.before_mode,
+                "after_mode": w.after_mode,
+                "before_bits": now.get(w.path),
+            }
+        )
     created: list[str] = []
     # Only folders there now: recovery makes each again, and must not make one that was not there.
     removable = [d for d in dict.fromkeys(remove_dirs) if _is_real_dir(repo.root, d)]

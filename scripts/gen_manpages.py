@@ -95,10 +95,10 @@ def render_main() -> str:
     summary = (cli.help or "agent-guard").splitlines()[0].replace("\\", "\\\\")
     git_pages = ",\n".join(f".BR git-agent-{name} (1)" for name in COMMANDS)
     return (
-        '.TH AGENT-GUARD 1 "" "agent-guard" "agent-guard manual"\n' + _LAYOUT +
-        f".SH NAME\nagent-guard \\- {summary}\n"
+        '.TH AGENT-GUARD 1 "" "agent-guard" "agent-guard manual"\n' + _LAYOUT + f".SH NAME\nagent-guard \\- {summary}\n"
         f".SH SYNOPSIS\n.nf\n{_escape(cli.get_help(ctx))}\n.fi\n"
-        ".SH COMMANDS\n" + "".join(_sections(cli, "agent-guard"))
+        ".SH COMMANDS\n"
+        + "".join(_sections(cli, "agent-guard"))
         + f".SH SEE ALSO\n{git_pages}\n.PP\n\\fBgit agent-X ARGS\\fR is \\fBagent-guard X ARGS\\fR.\n"
     )
 

@@ -157,8 +157,14 @@ def run(case: Path, repo: Repo, cli: Callable[..., Result], args: Sequence[str] 
     # The reported diff is a patch of what was written: it reverses cleanly, and reads as the report says.
     diff = report["diff"]
     assert isinstance(diff, str) and diff, f"an applied edit reports an empty diff: {result}"
-    proc = subprocess.run(["git", "apply", "--check", "-R", "-"], cwd=repo.root, input=diff.encode("utf-8"),
-                          capture_output=True, timeout=60, check=False)
+    proc = subprocess.run(
+        ["git", "apply", "--check", "-R", "-"],
+        cwd=repo.root,
+        input=diff.encode("utf-8"),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, f"git apply --check -R: {proc.stderr.decode(errors='replace')}\n{diff}"
     _counts_agree(diff, files)
 

@@ -55,9 +55,7 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, check=False
-    )
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, timeout=60, check=False)
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode("utf-8", errors="replace")
@@ -94,23 +92,34 @@ CRASHPOINTS = str(Path(__file__).resolve().parent / "crashpoints")
 
 def python(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`python ARGS` in `cwd`, importing this checkout, with text output (bounded in time)."""
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
-                          env=checkout_env(env), timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=checkout_env(env), timeout=120, check=False
+    )
 
 
-def guard(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-          timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+def guard(
+    cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
     """`python -m guard ARGS` in `cwd`: agent-guard from this checkout in a child process (bounded in time)."""
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, input=input, capture_output=True,
-                          env=checkout_env(env), timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "guard", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        env=checkout_env(env),
+        timeout=timeout,
+        check=False,
+    )
 
 
-def command(cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+def command(
+    cwd: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[bytes]:
     """`ARGS` (`git agent-check ...`, `git commit`, `agent-guard ...`) in `cwd`, as a user's shell
     runs it, with this checkout's commands first on PATH (bounded in time)."""
-    return subprocess.run(list(args), cwd=cwd, input=input, capture_output=True, env=checkout_env(env),
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        list(args), cwd=cwd, input=input, capture_output=True, env=checkout_env(env), timeout=timeout, check=False
+    )
 
 
 _TEMPLATE: list[Path] = []  # the `.git` that `Repo` copies (set once per test process below)
@@ -124,8 +133,7 @@ def empty_git_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     15 of the ~50 files a small test leaves, written and deleted again for some 4000 repositories."""
     made = tmp_path_factory.mktemp("git-init")
     env = {**os.environ, **GIT_ENV, "HOME": str(made), "XDG_CONFIG_HOME": str(made / ".config")}
-    subprocess.run(["git", "init", "-q", "-b", "main", "repo"], cwd=made, env=env, capture_output=True,
-                   timeout=60, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", "repo"], cwd=made, env=env, capture_output=True, timeout=60, check=True)
     dot_git = made / "repo" / ".git"
     for sample in (dot_git / "hooks").glob("*.sample"):
         sample.unlink()

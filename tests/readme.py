@@ -54,7 +54,7 @@ def blocks(path: Path = README) -> list[Block]:
             end += 1
         previous = lines[i - 1].strip() if i > 0 else ""
         marker = _MARKER.match(previous)
-        out.append(Block(lang, "".join(lines[i + 1:end]), i + 1, marker.group(1) if marker else "", section))
+        out.append(Block(lang, "".join(lines[i + 1 : end]), i + 1, marker.group(1) if marker else "", section))
         i = end + 1
     return out
 

@@ -159,7 +159,7 @@ def test_read(project: Repo) -> None:
     out = guard.read("hello.py", project.root, lines=(1, 2), agent="h")
     head, *lines = out.splitlines()
     assert head.startswith("[hello.py#") and lines == ["1:def greet(name):", "2:    return 'hello ' + name", "(lines 1-2 of 6)"]
-    tag = head[len("[hello.py#"):-1]
+    tag = head[len("[hello.py#") : -1]
     r = guard.apply(f"[hello.py#{tag}]\nreplace 2..2\n+    return 'hey ' + name\n", repo=project.root, agent="h")
     assert r.status == "applied", r.findings
 
@@ -183,8 +183,12 @@ def test_a_session_sees_attribute_files_change_between_calls(project: Repo) -> N
     g = guard.session(project.root)
     assert g.apply(change, check=True).status == "checked"
     attributes_file = project.root.parent / "attributes"
-    for where in (project.root / ".gitattributes", project.root / "sub" / ".gitattributes",
-                  project.root / ".git" / "info" / "attributes", attributes_file):
+    for where in (
+        project.root / ".gitattributes",
+        project.root / "sub" / ".gitattributes",
+        project.root / ".git" / "info" / "attributes",
+        attributes_file,
+    ):
         where.parent.mkdir(parents=True, exist_ok=True)
         where.write_text("*.txt binary\n")
         if where == attributes_file:

@@ -44,15 +44,22 @@ def test_blob_ids_match_libgit2(data: bytes) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", "", "c c"]), max_size=5), st.lists(st.sampled_from(["a", "b", ""]), max_size=5),
-       st.sampled_from(["x", "a", ""]), st.sampled_from(["y", "b", "a"]))
+@given(
+    st.lists(st.sampled_from(["a", "b", "", "c c"]), max_size=5),
+    st.lists(st.sampled_from(["a", "b", ""]), max_size=5),
+    st.sampled_from(["x", "a", ""]),
+    st.sampled_from(["y", "b", "a"]),
+)
 def test_one_line_for_one_is_difflibs_opcode(before: list[str], after: list[str], old: str, new: str) -> None:
     # diffs.opcodes answers a region of one line for one without difflib: as difflib does.
     a, b = before + [old] + after, before + [new] + after
     region = whole_region(a, b)
     a0, a1, b0, b1 = region
-    expected = [(tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1) for tag, i0, i1, j0, j1 in
-                difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False).get_opcodes() if tag != "equal"]
+    expected = [
+        (tag, a0 + i0, a0 + i1, b0 + j0, b0 + j1)
+        for tag, i0, i1, j0, j1 in difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
     assert opcodes(a, b, [region]) == expected
 
 

@@ -28,8 +28,7 @@ INPUTS = [
     ("long-number-as-path", '{"file_path": ' + LONG + ', "content": "x\\n"}', "parse-error"),
     ("long-number-as-text", '{"file_path": "a.txt", "old_string": "one", "new_string": ' + LONG + "}", "parse-error"),
     ("long-negative-number", '{"file_path": "a.txt", "content": -' + LONG + "}", "parse-error"),
-    ("long-number-as-line", '{"command": "insert", "path": "a.txt", "insert_line": ' + LONG + ', "new_str": "x"}',
-     "parse-error"),
+    ("long-number-as-line", '{"command": "insert", "path": "a.txt", "insert_line": ' + LONG + ', "new_str": "x"}', "parse-error"),
     ("surrogate-in-content", '{"file_path": "a.txt", "content": "\\ud800\\n"}', "parse-error"),
     ("surrogate-in-old-text", '{"file_path": "a.txt", "old_string": "one\\udfff", "new_string": "x"}', "parse-error"),
     ("surrogate-in-path", '{"file_path": "\\ud800.txt", "content": "x\\n"}', "parse-error"),
@@ -65,9 +64,11 @@ def test_bad_input_is_refused(project: Repo, cli, text: str, code: str) -> None:
     assert project.snapshot() == before
 
 
-@pytest.mark.parametrize("text,code", [i[1:] for i in INPUTS if i[0] in (
-    "nested-brackets", "long-number-as-path", "surrogate-in-content", "dot-git-ntfs-stream")],
-    ids=["nested-brackets", "long-number-as-path", "surrogate-in-content", "dot-git-ntfs-stream"])
+@pytest.mark.parametrize(
+    "text,code",
+    [i[1:] for i in INPUTS if i[0] in ("nested-brackets", "long-number-as-path", "surrogate-in-content", "dot-git-ntfs-stream")],
+    ids=["nested-brackets", "long-number-as-path", "surrogate-in-content", "dot-git-ntfs-stream"],
+)
 def test_bad_input_is_refused_by_the_program(project: Repo, text: str, code: str) -> None:
     """The console program (a fresh interpreter, its own recursion limit and quick exit)."""
     before = project.snapshot()
@@ -84,8 +85,12 @@ def test_lone_surrogates_through_the_python_api(project: Repo) -> None:
     from guard.reading.hashline_read import Unreadable
 
     before = project.snapshot()
-    for text, kw in (("\ud800", {}), ('{"file_path": "a.txt", "content": "\udfff"}', {}),
-                     ("x\n", {"format": "whole", "path": "\ud800.txt"}), ("x\n", {"format": "whole", "path": "a\udcff"})):
+    for text, kw in (
+        ("\ud800", {}),
+        ('{"file_path": "a.txt", "content": "\udfff"}', {}),
+        ("x\n", {"format": "whole", "path": "\ud800.txt"}),
+        ("x\n", {"format": "whole", "path": "a\udcff"}),
+    ):
         report = guard.apply(text, repo=project.root, **kw)
         assert report.status == "refused" and [f.code for f in report.findings] == ["not-utf8"], (text, report)
         json.loads(report.to_json())  # the report itself is valid output

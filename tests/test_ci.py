@@ -11,8 +11,7 @@ from conftest import BIN, command, command_env
 from readme import blocks
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("agent-guard", "git-agent-apply", "git-agent-check", "git-agent-log", "git-agent-rollback",
-            "git-agent-read")
+COMMANDS = ("agent-guard", "git-agent-apply", "git-agent-check", "git-agent-log", "git-agent-rollback", "git-agent-read")
 
 
 def _test_command() -> str:
@@ -30,8 +29,14 @@ def test_ci_runs_exactly_the_readmes_test_command() -> None:
 
 
 def _clean_path(tmp_path: Path, path: str) -> tuple[str, str]:
-    proc = subprocess.run([sys.executable, str(ROOT / ".ci" / "clean_path.py"), str(tmp_path / "shadow")],
-                          env=dict(os.environ, PATH=path), capture_output=True, text=True, timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "clean_path.py"), str(tmp_path / "shadow")],
+        env=dict(os.environ, PATH=path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return proc.stdout.strip(), proc.stderr
 
 
@@ -42,16 +47,24 @@ def test_ci_path_hides_every_other_agent_guard(tmp_path: Path) -> None:
     for name in (*COMMANDS, "some-tool"):
         (earlier / name).write_text("#!/bin/sh\nexit 0\n")
         (earlier / name).chmod(0o755)
-    git_dir = str(Path(subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True,
-                                      timeout=60, check=True).stdout.strip()).parent)
+    git_dir = str(
+        Path(
+            subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+        ).parent
+    )
     path, said = _clean_path(tmp_path, os.pathsep.join([str(earlier), str(BIN), git_dir]))
     for name in COMMANDS:
-        found = subprocess.run(["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path),
-                               capture_output=True, timeout=60)
+        found = subprocess.run(
+            ["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path), capture_output=True, timeout=60
+        )
         assert found.returncode != 0, (name, found.stdout)
     for name in ("some-tool", "git"):
-        assert subprocess.run(["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path),
-                              capture_output=True, timeout=60).returncode == 0, name
+        assert (
+            subprocess.run(
+                ["sh", "-c", f"command -v {name}"], env=dict(os.environ, PATH=path), capture_output=True, timeout=60
+            ).returncode
+            == 0
+        ), name
     assert f"hiding {', '.join(sorted(COMMANDS))} in {earlier} from the tests" in said
     assert str(BIN) not in path.split(os.pathsep)
 

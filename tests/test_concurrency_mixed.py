@@ -73,21 +73,28 @@ def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
                 text = (Path(root) / "f0.txt").read_text()
                 current = next(ln for ln in text.splitlines() if ln.startswith("shared: "))
                 new = f"shared: {me}-{n}"
-                rep = g.apply(json.dumps({"file_path": "f0.txt", "old_string": current + "\n", "new_string": new + "\n"}),
-                              agent=contender)
+                rep = g.apply(
+                    json.dumps({"file_path": "f0.txt", "old_string": current + "\n", "new_string": new + "\n"}), agent=contender
+                )
                 rec.update(op="contest", agent=contender, old=current, new=new)
             else:
                 k = rng.randrange(files)
                 v = values[k]
-                rep = g.apply(json.dumps({"file_path": f"f{k}.txt", "old_string": f"p{me}: {v}\n",
-                                          "new_string": f"p{me}: {v + 1}\n"}), agent=owner)
+                rep = g.apply(
+                    json.dumps({"file_path": f"f{k}.txt", "old_string": f"p{me}: {v}\n", "new_string": f"p{me}: {v + 1}\n"}),
+                    agent=owner,
+                )
                 rec.update(op="apply", agent=owner, file=k)
                 if rep.status == "applied":
                     assert rep.turn is not None
                     stack.append((k, v, rep.turn.id))
                     values[k] = v + 1
-            rec.update(status=rep.status, codes=[f.code for f in rep.findings if f.severity == "error"],
-                       commit=rep.turn.commit if rep.turn else None, ref=rep.turn.ref if rep.turn else None)
+            rec.update(
+                status=rep.status,
+                codes=[f.code for f in rep.findings if f.severity == "error"],
+                commit=rep.turn.commit if rep.turn else None,
+                ref=rep.turn.ref if rep.turn else None,
+            )
         except Exception as exc:  # reported, and fails the test: an operation must land or be refused
             rec.update(status="error", error=f"{type(exc).__name__}: {exc}")
         print(json.dumps(rec), flush=True)
@@ -135,11 +142,19 @@ def run_workers(
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, int]], dict[str, list[str]]]:
     monitor = RefMonitor(root / ".git")
     monitor.start()
-    code = ("import sys; sys.path[:0] = [sys.argv[1]]; "
-            "from test_concurrency_mixed import worker; worker(*sys.argv[2:3], *map(int, sys.argv[3:]))")
-    children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(root), str(i), str(ops), str(files),
-                                  str(seed * 100 + i)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for i in range(procs)]
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1]]; "
+        "from test_concurrency_mixed import worker; worker(*sys.argv[2:3], *map(int, sys.argv[3:]))"
+    )
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(TESTS), str(root), str(i), str(ops), str(files), str(seed * 100 + i)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=checkout_env(),
+        )
+        for i in range(procs)
+    ]
     records: list[dict[str, Any]] = []
     finals: dict[int, dict[str, int]] = {}
     for child in children:
@@ -161,8 +176,14 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
     return subprocess.run(["git", "merge-base", "--is-ancestor", old, new], cwd=root, timeout=60).returncode == 0
 
 
-def check_outcome(repo: Repo, records: list[dict[str, Any]], finals: dict[int, dict[str, int]], seen: dict[str, list[str]],
-                  procs: int, files: int) -> dict[str, int]:
+def check_outcome(
+    repo: Repo,
+    records: list[dict[str, Any]],
+    finals: dict[int, dict[str, int]],
+    seen: dict[str, list[str]],
+    procs: int,
+    files: int,
+) -> dict[str, int]:
     """Every invariant of the module doc; returns counts for a report."""
     errors = [r for r in records if r["status"] not in ("applied", "refused")]
     assert not errors, errors[:5]
@@ -204,9 +225,15 @@ def check_outcome(repo: Repo, records: list[dict[str, Any]], finals: dict[int, d
         assert sum(1 for kind in kinds if kind in ("turn", "rollback")) == landed_here, name
     assert not journal_pending(repo.root / ".git" / "agent-guard" / "journal.json")
     assert not [p for p in repo.root.rglob("*") if ".agent-guard-tmp-" in p.name]
-    return {"operations": len(records), "landed": sum(r["status"] == "applied" for r in records),
-            "refused": sum(r["status"] == "refused" for r in records), "rollbacks": sum(r["op"] == "rollback" for r in records),
-            "contested_landed": len(landed), "ref_values": sum(len(v) for v in seen.values()), "ancestor_checks": pairs}
+    return {
+        "operations": len(records),
+        "landed": sum(r["status"] == "applied" for r in records),
+        "refused": sum(r["status"] == "refused" for r in records),
+        "rollbacks": sum(r["op"] == "rollback" for r in records),
+        "contested_landed": len(landed),
+        "ref_values": sum(len(v) for v in seen.values()),
+        "ancestor_checks": pairs,
+    }
 
 
 def test_applies_and_rollbacks_at_once(repo: Repo) -> None:
@@ -226,12 +253,21 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
 
     report = Guard(repo.root).apply(json.dumps({"file_path": "a.txt", "old_string": "one", "new_string": "two"}))
     assert report.status == "applied" and report.turn is not None
-    code = ("import sys; sys.path[:0] = [sys.argv[1]]\n"
-            "from guard.engine import Guard, UsageError\nfrom guard.record.history import rollback\n"
-            "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
-            "except UsageError as e:\n    print('usage:', e)\n")
-    children = [subprocess.Popen([sys.executable, "-c", code, str(TESTS), str(repo.root), report.turn.id],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for _ in range(4)]
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1]]\n"
+        "from guard.engine import Guard, UsageError\nfrom guard.record.history import rollback\n"
+        "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
+        "except UsageError as e:\n    print('usage:', e)\n"
+    )
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(TESTS), str(repo.root), report.turn.id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=checkout_env(),
+        )
+        for _ in range(4)
+    ]
     outs = [c.communicate(timeout=120)[0].decode().strip() for c in children]
     assert sorted(outs)[0] == "applied" and outs.count("applied") == 1, outs
     assert all("already rolled back" in o for o in outs if o != "applied"), outs
@@ -241,9 +277,10 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
 # ---------------------------------------------------------------------- kill -9 at random moments
 # (the long run, 200+ trials on 24 files, is bench/crash_trials.py)
 
-KILL_PATCH = "".join(
-    f"--- a/k{i}.txt\n+++ b/k{i}.txt\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+LINE 2\n line 3\n" for i in range(5)
-) + "--- /dev/null\n+++ b/fresh/dir/new.txt\n@@ -0,0 +1 @@\n+born\n"
+KILL_PATCH = (
+    "".join(f"--- a/k{i}.txt\n+++ b/k{i}.txt\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+LINE 2\n line 3\n" for i in range(5))
+    + "--- /dev/null\n+++ b/fresh/dir/new.txt\n@@ -0,0 +1 @@\n+born\n"
+)
 KILL_FILES = {f"k{i}.txt": "".join(f"line {j}\n" for j in range(6)) for i in range(5)}
 
 
@@ -310,8 +347,13 @@ def test_random_kills_during_applies_and_rollbacks(repo: Repo) -> None:
     for trial in range(10):
         command = ["apply"] if state == "before" else ["rollback"]
         ref_before = _ref(repo)
-        proc = subprocess.Popen([sys.executable, "-m", "guard", *command], cwd=repo.root, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "guard", *command],
+            cwd=repo.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         assert proc.stdin is not None
         proc.stdin.write(KILL_PATCH.encode() if state == "before" else b"")
         proc.stdin.close()

@@ -55,7 +55,7 @@ def whole(path: str, content: str = "x\n") -> dict[str, str]:
 # ---------------------------------------------------------------- git directories in the tree
 GIT_DIR_FILES = {
     "HEAD": "ref: refs/heads/main\n",
-    "config": "[core]\n\tworktree = ..\n\tfsmonitor = \"touch pwned\"\n",
+    "config": '[core]\n\tworktree = ..\n\tfsmonitor = "touch pwned"\n',
     "objects/info/packs": "",
     "refs/heads/main": "",
 }
@@ -93,8 +93,9 @@ def test_a_commondir_file_stands_for_objects_and_refs(project: Repo) -> None:
 def test_a_git_directory_by_every_dialect(project: Repo) -> None:
     diff = "".join(f"--- /dev/null\n+++ b/src/{n}\n@@ -0,0 +1 @@\n+x\n" for n in ("HEAD", "objects/a", "refs/b"))
     refused_unchanged(project, diff)
-    codex = "*** Begin Patch\n" + "".join(f"*** Add File: src/{n}\n+x\n" for n in ("HEAD", "objects/a", "refs/b")) \
-        + "*** End Patch\n"
+    codex = (
+        "*** Begin Patch\n" + "".join(f"*** Add File: src/{n}\n+x\n" for n in ("HEAD", "objects/a", "refs/b")) + "*** End Patch\n"
+    )
     refused_unchanged(project, codex)
     project.write({"src/objects/a": "x\n", "src/refs/b": "x\n"})  # the user's files: only HEAD is missing
     refused_unchanged(project, "src/HEAD\n```\nref: refs/heads/main\n```\n", "--format", "whole")
@@ -108,8 +109,9 @@ def test_a_git_directory_the_user_allows(project: Repo) -> None:
 
 
 def _git_dir_from(folder: Path) -> str:
-    out = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=folder, capture_output=True, text=True,
-                         timeout=60, check=False)
+    out = subprocess.run(
+        ["git", "rev-parse", "--absolute-git-dir"], cwd=folder, capture_output=True, text=True, timeout=60, check=False
+    )
     return out.stdout.strip()
 
 
@@ -118,8 +120,7 @@ def _git_dir_from(folder: Path) -> str:
 PIECES = {"HEAD": "ref: refs/heads/main\n", "objects/x": "", "refs/x": "", "commondir": "../../.git\n", "config": ""}
 
 
-@pytest.mark.parametrize("names", [c for n in range(1, 6) for c in itertools.combinations(PIECES, n)],
-                         ids=lambda c: "+".join(c))
+@pytest.mark.parametrize("names", [c for n in range(1, 6) for c in itertools.combinations(PIECES, n)], ids=lambda c: "+".join(c))
 def test_the_rule_agrees_with_git(project: Repo, names: tuple[str, ...]) -> None:
     edit = [whole(f"p/q/{name}", PIECES[name]) for name in names]
     result = apply(project, edit)
@@ -173,24 +174,25 @@ def test_a_folder_the_configuration_names_covers_its_files(project: Repo) -> Non
 
 def test_configuration_from_every_scope(project: Repo, tmp_path: Path) -> None:
     glob = tmp_path / "global.cfg"
-    glob.write_text(f"[diff \"x\"]\n\ttextconv = {project.root}/tools/global-conv\n")
+    glob.write_text(f'[diff "x"]\n\ttextconv = {project.root}/tools/global-conv\n')
     refused_unchanged(project, [whole("tools/global-conv", "x\n")], env={"GIT_CONFIG_GLOBAL": str(glob)})
     # `git -c` reaches agent-guard as GIT_CONFIG_PARAMETERS.
-    refused_unchanged(project, [whole("tools/cli-conv", "x\n")],
-                      env={"GIT_CONFIG_PARAMETERS": "'diff.y.textconv'='tools/cli-conv'"})
+    refused_unchanged(
+        project, [whole("tools/cli-conv", "x\n")], env={"GIT_CONFIG_PARAMETERS": "'diff.y.textconv'='tools/cli-conv'"}
+    )
     # An included file's own settings count, and a relative include resolves from the including file.
     (project.root / ".git" / "extra").mkdir()
-    (project.root / ".git" / "extra" / "more.cfg").write_text("[filter \"f\"]\n\tclean = ../../tools/deep-clean\n")
+    (project.root / ".git" / "extra" / "more.cfg").write_text('[filter "f"]\n\tclean = ../../tools/deep-clean\n')
     project.git("config", "include.path", "extra/more.cfg")
     # git runs the filter at the top of the work tree: `../../tools/deep-clean` is outside it.
     assert apply(project, [whole("tools/deep-clean", "x\n")]).code == 0
-    (project.root / ".git" / "extra" / "more.cfg").write_text("[filter \"f\"]\n\tclean = tools/deep-clean\n")
+    (project.root / ".git" / "extra" / "more.cfg").write_text('[filter "f"]\n\tclean = tools/deep-clean\n')
     refused_unchanged(project, [whole("tools/deep-clean", "y\n")])
 
 
 def test_an_included_files_settings_count(project: Repo) -> None:
     extra = project.root / ".git" / "extra.cfg"
-    extra.write_text("[filter \"f\"]\n\tclean = tools/included-clean\n[include]\n\tpath = ../tools/nested.cfg\n")
+    extra.write_text('[filter "f"]\n\tclean = tools/included-clean\n[include]\n\tpath = ../tools/nested.cfg\n')
     project.git("config", "include.path", "extra.cfg")
     refused_unchanged(project, [whole("tools/included-clean", "x\n")])
     refused_unchanged(project, [whole("tools/nested.cfg", "[core]\n\tfsmonitor = evil\n")])
@@ -203,10 +205,25 @@ def test_the_configuration_is_read_again_when_it_changes(project: Repo) -> None:
 
 
 # ---------------------------------------------------------------- fixed names
-FIXED = [".gitattributes", "src/.gitattributes", "deep/er/.gitattributes", ".GitAttributes",
-         ".git\u200battributes", ".gitmodules", ".pre-commit-config.yaml", ".pre-commit-config.yml",
-         "sub/.pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yaml",
-         "lefthook-local.json", ".config/lefthook.toml", ".husky/pre-commit", ".husky/_/h", ".overcommit.yml"]
+FIXED = [
+    ".gitattributes",
+    "src/.gitattributes",
+    "deep/er/.gitattributes",
+    ".GitAttributes",
+    ".git\u200battributes",
+    ".gitmodules",
+    ".pre-commit-config.yaml",
+    ".pre-commit-config.yml",
+    "sub/.pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    "lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.json",
+    ".config/lefthook.toml",
+    ".husky/pre-commit",
+    ".husky/_/h",
+    ".overcommit.yml",
+]
 
 
 @pytest.mark.parametrize("path", FIXED)
@@ -215,9 +232,13 @@ def test_a_fixed_control_file_is_refused_to_create(project: Repo, path: str) -> 
     assert "control file" in report["findings"][0]["message"]  # type: ignore[index]
 
 
-EXISTING = {".gitattributes": "*.txt text\n", "src/.gitattributes": "*.py diff=python\n", ".gitmodules": "",
-            ".pre-commit-config.yaml": "repos:\n- repo: local\n  hooks:\n  - id: agent-guard\n    entry: agent-guard check\n"
-            "    name: agent-guard\n    language: system\n"}
+EXISTING = {
+    ".gitattributes": "*.txt text\n",
+    "src/.gitattributes": "*.py diff=python\n",
+    ".gitmodules": "",
+    ".pre-commit-config.yaml": "repos:\n- repo: local\n  hooks:\n  - id: agent-guard\n    entry: agent-guard check\n"
+    "    name: agent-guard\n    language: system\n",
+}
 
 
 @pytest.fixture
@@ -233,8 +254,10 @@ def _operations(path: str, text: str) -> list[object]:
     if lines:
         ops.append({"file_path": path, "old_string": lines[0], "new_string": lines[0] + " -whitespace"})
         removed = "".join(f"-{ln}\n" for ln in lines)
-        ops.append(f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
-                   f"@@ -1,{len(lines)} +0,0 @@\n{removed}")
+        ops.append(
+            f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
+            f"@@ -1,{len(lines)} +0,0 @@\n{removed}"
+        )
     ops.append(f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n")
     ops.append(f"diff --git a/{path} b/moved-away\nsimilarity index 100%\nrename from {path}\nrename to moved-away\n")
     ops.append("diff --git a/a.txt b/{0}\nsimilarity index 100%\nrename from a.txt\nrename to {0}\n".format(path))
@@ -259,18 +282,28 @@ def test_control_files_are_read_freely(controlled: Repo) -> None:
     assert result.code == 0 and "entry: agent-guard check" in result.stdout, result
 
 
-@pytest.mark.parametrize("tool,tool_input", [
-    ("Write", {"file_path": ".pre-commit-config.yaml", "content": "repos: []\n"}),
-    ("Edit", {"file_path": ".gitattributes", "old_string": "*.txt text", "new_string": "* -whitespace"}),
-    ("Write", {"file_path": "x/HEAD", "content": "ref: refs/heads/main\n"}),
-])
+@pytest.mark.parametrize(
+    "tool,tool_input",
+    [
+        ("Write", {"file_path": ".pre-commit-config.yaml", "content": "repos: []\n"}),
+        ("Edit", {"file_path": ".gitattributes", "old_string": "*.txt text", "new_string": "* -whitespace"}),
+        ("Write", {"file_path": "x/HEAD", "content": "ref: refs/heads/main\n"}),
+    ],
+)
 def test_the_claude_code_pre_hook_denies_a_control_file(controlled: Repo, tool: str, tool_input: dict[str, str]) -> None:
     from conftest import command
 
     controlled.write({"x/objects/a": "", "x/refs/b": ""})
     tool_input = {**tool_input, "file_path": str(controlled.root / tool_input["file_path"])}
-    data = {"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": str(controlled.root),
-            "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "tool_use_id": "toolu_1"}
+    data = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(controlled.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
     before = controlled.snapshot()
     result = command(controlled.root, "agent-guard", "hook", "claude-code", input=json.dumps(data).encode())
     assert result.returncode == 2 and b"path-protected" in result.stderr and b"control_editable" in result.stderr, result
@@ -279,6 +312,7 @@ def test_the_claude_code_pre_hook_denies_a_control_file(controlled: Repo, tool: 
 
 # ---------------------------------------------------------------- attributes before the turn
 STRICT_LINES = "checks: {whitespace: error, conflict-marker: error}\npaths:\n  control_editable: ['/.gitattributes']\n"
+
 
 def test_a_turn_is_judged_by_the_attributes_from_before_it(controlled: Repo) -> None:
     """A turn that may write .gitattributes (the user allows it) still cannot relax its own checks."""
@@ -318,7 +352,7 @@ def test_a_commit_that_changes_a_control_file_is_reported(controlled: Repo) -> N
 
 def test_guard_api_and_policy_show(controlled: Repo) -> None:
     g = Guard(controlled.root)
-    report = g.apply(json.dumps(whole(".gitmodules", "[submodule \"x\"]\n\tupdate = !sh evil\n")))
+    report = g.apply(json.dumps(whole(".gitmodules", '[submodule "x"]\n\tupdate = !sh evil\n')))
     assert report.status == "refused" and report.findings[0].code == "path-protected"
     shown = run_cli(controlled.root, "policy", "show")
     assert "control files" in shown.stdout, shown
@@ -351,8 +385,15 @@ def test_a_rollback_obeys_control_files_as_an_edit_does(controlled: Repo) -> Non
 STRICT_CHECKS = ".agent-guard.yaml"
 
 
-@pytest.mark.parametrize("relax", ["* -whitespace conflict-marker-size=32\n", "*.txt -whitespace\n",
-                                   "a.txt whitespace=-blank-at-eol,-trailing-space\n", "*.txt binary\n"])
+@pytest.mark.parametrize(
+    "relax",
+    [
+        "* -whitespace conflict-marker-size=32\n",
+        "*.txt -whitespace\n",
+        "a.txt whitespace=-blank-at-eol,-trailing-space\n",
+        "*.txt binary\n",
+    ],
+)
 def test_a_commit_cannot_relax_its_own_check(project: Repo, relax: str) -> None:
     """Staged, or any commit of a range: the attributes come from the tree before (HEAD, the range's base)."""
     project.commit({STRICT_CHECKS: "checks: {whitespace: error, conflict-marker: error}\n"})

@@ -93,8 +93,9 @@ def test_whole_file_write_of_a_large_file_counts_what_changed(repo: Repo, tmp_pa
     mine = report.as_dict()["files"][0]
     assert (mine["added"], mine["removed"]) == (2, 2)
     # git counts the same.
-    stat = subprocess.run(["git", "diff", "--numstat", "HEAD"], cwd=repo.root, capture_output=True, text=True,
-                          timeout=60, check=True).stdout.split()
+    stat = subprocess.run(
+        ["git", "diff", "--numstat", "HEAD"], cwd=repo.root, capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
     assert stat[:2] == ["2", "2"]
 
 
@@ -149,8 +150,9 @@ def test_a_whole_file_write_of_alternations_is_counted_as_git_counts(repo: Repo)
     report = guard.apply(json.dumps({"path": "f.txt", "content": text}), repo=repo.root, format="json", check=True)
     mine = report.as_dict()["files"][0]
     (repo.root / "f.txt").write_text(text)
-    stat = subprocess.run(["git", "diff", "--numstat"], cwd=repo.root, capture_output=True, text=True,
-                          timeout=60, check=True).stdout.split()
+    stat = subprocess.run(
+        ["git", "diff", "--numstat"], cwd=repo.root, capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
     assert [str(mine["added"]), str(mine["removed"])] == stat[:2] == ["1000", "1000"]
 
 
@@ -159,8 +161,7 @@ def test_a_stale_message_over_long_lines_comes_at_once(repo: Repo, tmp_path: Pat
     # finding marks where they differ (a character alignment) and shows a part of each line.
     repo.commit({"f.txt": "a1\na2\n" + "x" * 2000 + "\nkeep\nz1\nz2\n"})
     patch = tmp_path / "p.diff"
-    patch.write_text("--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,6 @@\n a1\n a2\n " + "xy" * 1000
-                     + "\n-keep\n+KEEP\n z1\n z2\n")
+    patch.write_text("--- a/f.txt\n+++ b/f.txt\n@@ -1,6 +1,6 @@\n a1\n a2\n " + "xy" * 1000 + "\n-keep\n+KEEP\n z1\n z2\n")
     r = guard_process(repo.root, "apply", "--check", str(patch), timeout=60)  # it took 77 s before
     err = r.stdout.decode()
     assert r.returncode == 1 and "stale" in err, err

@@ -21,45 +21,91 @@ SECRET = "s3cret-token-value"
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.floats(-2e9, 4e9) | st.integers(-2 * 10**9, 4 * 10**9).flatmap(
-    lambda s: st.sampled_from([0.0, 5e-7, -5e-7, 0.9999995, 0.0005, 0.9995]).map(lambda f: s + f)))
+@given(
+    st.floats(-2e9, 4e9)
+    | st.integers(-2 * 10**9, 4 * 10**9).flatmap(
+        lambda s: st.sampled_from([0.0, 5e-7, -5e-7, 0.9999995, 0.0005, 0.9995]).map(lambda f: s + f)
+    )
+)
 def test_timestamp_is_datetimes(when: float) -> None:
     dt = datetime.fromtimestamp(when, timezone.utc)
     assert events.timestamp(when) == dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 def _change(path: str, repairs: tuple[str, ...] = ()) -> FileChange:
-    return FileChange(path, Op.MODIFY, None, f"{SECRET}\n".encode(), b"x\n", 0o100644, 0o100644,
-                      added=((1, "x"),), removed=((1, SECRET),), hunks=1, repairs=repairs, diff=f"-{SECRET}\n+x\n")
+    return FileChange(
+        path,
+        Op.MODIFY,
+        None,
+        f"{SECRET}\n".encode(),
+        b"x\n",
+        0o100644,
+        0o100644,
+        added=((1, "x"),),
+        removed=((1, SECRET),),
+        hunks=1,
+        repairs=repairs,
+        diff=f"-{SECRET}\n+x\n",
+    )
 
 
 def _event(i: int, agent: str = "a", pad: int = 0) -> dict[str, object]:
-    return {"v": 1, "time": events.timestamp(1_767_225_600 + i), "kind": "apply", "agent": agent, "seq": i,
-            "files": ["p" * pad] if pad else [], "status": "applied"}
+    return {
+        "v": 1,
+        "time": events.timestamp(1_767_225_600 + i),
+        "kind": "apply",
+        "agent": agent,
+        "seq": i,
+        "files": ["p" * pad] if pad else [],
+        "status": "applied",
+    }
 
 
 # ---------------------------------------------------------------------- from_report
 
 
 def test_from_report_applied_with_repairs_keeps_no_contents() -> None:
-    report = Report("applied", "unified",
-                    changes=(_change("a.py", ("recount", "offset")), _change("b.py", ("recount", "indent"))),
-                    findings=(warning("whitespace", "a.py", 3, "trailing space"),),
-                    turn=TurnRef("claude", "7", "c" * 40, "refs/agent-guard/claude"))
+    report = Report(
+        "applied",
+        "unified",
+        changes=(_change("a.py", ("recount", "offset")), _change("b.py", ("recount", "indent"))),
+        findings=(warning("whitespace", "a.py", 3, "trailing space"),),
+        turn=TurnRef("claude", "7", "c" * 40, "refs/agent-guard/claude"),
+    )
     ev = events.from_report("apply", "claude", None, report, 321, 0.0123456789, now=1_767_225_600.5)
     assert ev == {
-        "v": 1, "time": "2026-01-01T00:00:00.500Z", "kind": "apply", "agent": "claude", "turn": "7",
-        "dialect": "unified", "status": "applied", "dry_run": False, "files": ["a.py", "b.py"], "nfiles": 2,
-        "added": 2, "removed": 2, "repairs": ["recount", "offset", "indent"], "errors": [],
-        "warnings": ["whitespace"], "size": 321, "duration": 0.012346,
+        "v": 1,
+        "time": "2026-01-01T00:00:00.500Z",
+        "kind": "apply",
+        "agent": "claude",
+        "turn": "7",
+        "dialect": "unified",
+        "status": "applied",
+        "dry_run": False,
+        "files": ["a.py", "b.py"],
+        "nfiles": 2,
+        "added": 2,
+        "removed": 2,
+        "repairs": ["recount", "offset", "indent"],
+        "errors": [],
+        "warnings": ["whitespace"],
+        "size": 321,
+        "duration": 0.012346,
     }
     assert SECRET not in json.dumps(ev)
 
 
 def test_from_report_refused_lists_error_codes_and_paths_once() -> None:
-    report = Report("refused", None, findings=(
-        error("not-found", "a.py", 4, "no match"), error("not-found", "a.py", 9, "no match"),
-        error("parse-error", None, 1, "bad"), warning("placeholder", "b.py", 2, "elided")))
+    report = Report(
+        "refused",
+        None,
+        findings=(
+            error("not-found", "a.py", 4, "no match"),
+            error("not-found", "a.py", 9, "no match"),
+            error("parse-error", None, 1, "bad"),
+            warning("placeholder", "b.py", 2, "elided"),
+        ),
+    )
     ev = events.from_report("apply", "gpt", "t1", report, 10, 0.5)
     assert (ev["status"], ev["dialect"], ev["turn"], ev["dry_run"]) == ("refused", None, "t1", False)
     assert ev["files"] == ["a.py", "b.py"] and ev["nfiles"] == 2
@@ -129,8 +175,9 @@ for i in range(n):
 
 
 def _writers(d: Path, procs: int, n: int, pad: int, max_bytes: int) -> None:
-    running = [subprocess.Popen([sys.executable, "-c", _WRITER, str(d), f"w{k}", str(n), str(pad), str(max_bytes)])
-               for k in range(procs)]
+    running = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(d), f"w{k}", str(n), str(pad), str(max_bytes)]) for k in range(procs)
+    ]
     try:
         deadline = time.monotonic() + 60
         while len(list(d.glob("ready.*"))) < procs and time.monotonic() < deadline:
@@ -186,8 +233,10 @@ def test_every_apply_logs_one_event(repo: Repo, cli) -> None:  # type: ignore[no
     assert repo.snapshot() == before
     log = _log(repo)
     assert [(e["agent"], e["kind"], e["status"], e["dialect"]) for e in log] == [
-        ("claude", "apply", "applied", "unified"), ("claude", "apply", "checked", "unified"),
-        ("gpt", "apply", "refused", "unified")]
+        ("claude", "apply", "applied", "unified"),
+        ("claude", "apply", "checked", "unified"),
+        ("gpt", "apply", "refused", "unified"),
+    ]
     assert log[0]["repairs"] == [] and log[0]["turn"] is not None and log[0]["files"] == ["f.txt"]
     assert log[1]["repairs"] == ["recount"] and log[1]["dry_run"] is True
     assert log[2]["errors"] == ["not-found"] and log[2]["files"] == ["f.txt"]

@@ -158,7 +158,10 @@ def test_parse_maps_every_op_to_line_ranges() -> None:
     )
     (fe,) = hashline.parse(text).files
     assert fe == FileEdit(
-        "src/a.py", Op.MODIFY, base="1a2b3c4d", source_line=1,
+        "src/a.py",
+        Op.MODIFY,
+        base="1a2b3c4d",
+        source_line=1,
         changes=(
             LineRange(2, 3, ("x", "", "y"), None, 2),
             LineRange(5, 4, ("b",), None, 6),
@@ -176,8 +179,14 @@ def test_parse_oh_my_pi_spellings() -> None:
     (fe,) = hashline.parse(text).files
     assert fe.base == "0a3b"
     assert [(c.start, c.end, c.new) for c in fe.changes] == [  # type: ignore[union-attr]
-        (1, 2, ("x",)), (4, 3, ("y",)), (6, 5, ("z",)), (7, 8, ()), (9, 9, ("w",)), (10, 10, ()),
-        (1, 0, ("h",)), (0, -1, ("t",)),
+        (1, 2, ("x",)),
+        (4, 3, ("y",)),
+        (6, 5, ("z",)),
+        (7, 8, ()),
+        (9, 9, ("w",)),
+        (10, 10, ()),
+        (1, 0, ("h",)),
+        (0, -1, ("t",)),
     ]
     (rem,) = hashline.parse("[a.ts#0A3B]\nREM\n").files
     assert rem.op is Op.DELETE and rem.changes == (LineRange(1, hashline.LAST, (), None, 2),)
@@ -566,37 +575,69 @@ ABC = "a\nb\nc\nd\ne\n"
 
 CASES = [
     Case("replace-one-line", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 2\n+B\n", {"a.txt": "a\nB\nc\nd\ne\n"}),
-    Case("replace-grows", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 2..3\n+B1\n+B2\n+B3\n",
-         {"a.txt": "a\nB1\nB2\nB3\nd\ne\n"}),
+    Case("replace-grows", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 2..3\n+B1\n+B2\n+B3\n", {"a.txt": "a\nB1\nB2\nB3\nd\ne\n"}),
     Case("insert-at-top", {"a.txt": ABC}, "[a.txt#{TAG}]\ninsert before 1\n+top\n", {"a.txt": "top\n" + ABC}),
     Case("insert-at-end", {"a.txt": ABC}, "[a.txt#{TAG}]\nINS.TAIL:\n+end\n", {"a.txt": ABC + "end\n"}),
     Case("insert-into-empty-file", {"a.txt": ""}, "[a.txt#{TAG}]\ninsert after 0\n+first\n", {"a.txt": "first\n"}),
     Case("delete-to-end", {"a.txt": ABC}, "[a.txt#{TAG}]\ndelete 3..$\n", {"a.txt": "a\nb\n"}),
-    Case("blank-rows-in-body", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 3\n+c1\n\n+c2\n\ndelete 5\n",
-         {"a.txt": "a\nb\nc1\n\nc2\nd\n"}),
-    Case("put-cut-compat-in-a-fence", {"a.txt": ABC, "b.txt": "x\n"},
-         "```\n[a.txt#{TAG4}]\nPUT <2:\n+a2\nCUT 4..5\n```\n",
-         {"a.txt": "a\na2\nb\nc\n", "b.txt": "x\n"}),
+    Case(
+        "blank-rows-in-body",
+        {"a.txt": ABC},
+        "[a.txt#{TAG}]\nreplace 3\n+c1\n\n+c2\n\ndelete 5\n",
+        {"a.txt": "a\nb\nc1\n\nc2\nd\n"},
+    ),
+    Case(
+        "put-cut-compat-in-a-fence",
+        {"a.txt": ABC, "b.txt": "x\n"},
+        "```\n[a.txt#{TAG4}]\nPUT <2:\n+a2\nCUT 4..5\n```\n",
+        {"a.txt": "a\na2\nb\nc\n", "b.txt": "x\n"},
+    ),
     Case("delete-file", {"a.txt": ABC}, "[a.txt#{TAG}]\ndelete file\n", {"a.txt": None}),
     Case("create-file", {"a.txt": ABC}, "[n/new.txt]\ncreate\n+one\n+two\n", {"n/new.txt": "one\ntwo\n"}, reads=()),
     Case("create-over-existing", {"a.txt": ABC}, "[a.txt]\ncreate\n+x\n", error="exists", reads=()),
-    Case("reanchor-after-insert-above", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 4\n+D\n",
-         {"a.txt": "z\na\nb\nc\nD\ne\n"}, meanwhile={"a.txt": "z\n" + ABC}, repairs=("offset",)),
-    Case("reanchor-after-deletion-above", {"a.txt": ABC}, "[a.txt#{TAG}]\ninsert after 4\n+d2\n",
-         {"a.txt": "b\nc\nd\nd2\ne\n"}, meanwhile={"a.txt": "b\nc\nd\ne\n"}, repairs=("offset",)),
-    Case("stale-edited-line", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 3\n+C\n", error="stale",
-         meanwhile={"a.txt": "a\nb\nCC\nd\ne\n"}),
-    Case("stale-line-inserted-inside-range", {"a.txt": ABC}, "[a.txt#{TAG}]\ndelete 2..4\n", error="stale",
-         meanwhile={"a.txt": "a\nb\nnew\nc\nd\ne\n"}),
-    Case("stale-delete-file-after-append", {"a.txt": ABC}, "[a.txt#{TAG}]\nREM\n", error="stale",
-         meanwhile={"a.txt": ABC + "f\n"}),
-    Case("stale-empty-file-filled", {"a.txt": ""}, "[a.txt#{TAG}]\ninsert after 0\n+x\n", error="stale",
-         meanwhile={"a.txt": "someone\n"}),
-    Case("unshown-lines", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 1..3\n+x\n", error="stale",
-         reads=(("a.txt", "2:5"),)),
+    Case(
+        "reanchor-after-insert-above",
+        {"a.txt": ABC},
+        "[a.txt#{TAG}]\nreplace 4\n+D\n",
+        {"a.txt": "z\na\nb\nc\nD\ne\n"},
+        meanwhile={"a.txt": "z\n" + ABC},
+        repairs=("offset",),
+    ),
+    Case(
+        "reanchor-after-deletion-above",
+        {"a.txt": ABC},
+        "[a.txt#{TAG}]\ninsert after 4\n+d2\n",
+        {"a.txt": "b\nc\nd\nd2\ne\n"},
+        meanwhile={"a.txt": "b\nc\nd\ne\n"},
+        repairs=("offset",),
+    ),
+    Case(
+        "stale-edited-line",
+        {"a.txt": ABC},
+        "[a.txt#{TAG}]\nreplace 3\n+C\n",
+        error="stale",
+        meanwhile={"a.txt": "a\nb\nCC\nd\ne\n"},
+    ),
+    Case(
+        "stale-line-inserted-inside-range",
+        {"a.txt": ABC},
+        "[a.txt#{TAG}]\ndelete 2..4\n",
+        error="stale",
+        meanwhile={"a.txt": "a\nb\nnew\nc\nd\ne\n"},
+    ),
+    Case(
+        "stale-delete-file-after-append", {"a.txt": ABC}, "[a.txt#{TAG}]\nREM\n", error="stale", meanwhile={"a.txt": ABC + "f\n"}
+    ),
+    Case(
+        "stale-empty-file-filled",
+        {"a.txt": ""},
+        "[a.txt#{TAG}]\ninsert after 0\n+x\n",
+        error="stale",
+        meanwhile={"a.txt": "someone\n"},
+    ),
+    Case("unshown-lines", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 1..3\n+x\n", error="stale", reads=(("a.txt", "2:5"),)),
     Case("past-the-end", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 6\n+x\n", error="not-found"),
-    Case("missing-file", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 1\n+x\n", error="missing",
-         meanwhile={"a.txt": ""}),
+    Case("missing-file", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 1\n+x\n", error="missing", meanwhile={"a.txt": ""}),
     Case("parse-error", {"a.txt": ABC}, "[a.txt#{TAG}]\nreplace 1\n-a\n+x\n", error="parse-error"),
 ]
 

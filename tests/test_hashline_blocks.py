@@ -22,13 +22,15 @@ def test_block_ops_and_their_spellings() -> None:
     assert changes("PUT 4*:\n+x\n") == (LineRange(4, 4, ("x",), None, 2, block=4),)
     assert changes("PUT >4*:\n+x\n") == (LineRange(5, 4, ("x",), None, 2, block=4),)
     assert changes("CUT 4*\n") == (LineRange(4, 4, (), None, 2, block=4),)
-    for spelled, want in (("replace block 4\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4)),
-                          ("SWAP.BLK 4:\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4)),
-                          ("delete block 4\n", LineRange(4, 4, (), None, 2, block=4)),
-                          ("DEL.BLK 4\n", LineRange(4, 4, (), None, 2, block=4)),
-                          ("insert after block 4\n+x\n", LineRange(5, 4, ("x",), None, 2, block=4)),
-                          ("INS.BLK 4:\n+x\n", LineRange(5, 4, ("x",), None, 2, block=4)),
-                          ("replace 4*\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4))):
+    for spelled, want in (
+        ("replace block 4\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4)),
+        ("SWAP.BLK 4:\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4)),
+        ("delete block 4\n", LineRange(4, 4, (), None, 2, block=4)),
+        ("DEL.BLK 4\n", LineRange(4, 4, (), None, 2, block=4)),
+        ("insert after block 4\n+x\n", LineRange(5, 4, ("x",), None, 2, block=4)),
+        ("INS.BLK 4:\n+x\n", LineRange(5, 4, ("x",), None, 2, block=4)),
+        ("replace 4*\n+x\n", LineRange(4, 4, ("x",), None, 2, block=4)),
+    ):
         assert changes(spelled) == (want,), spelled
 
 
@@ -43,8 +45,10 @@ def test_registers_named_and_unlabeled() -> None:
         LineRange(14, 14, (), None, 7, block=14, paste="f"),
     )
     # `@` alone is the unlabeled register, in any spelling.
-    assert changes("delete 3\ninsert after 9 @\n") == (LineRange(3, 3, (), None, 2, cut="@1"),
-                                                         LineRange(10, 9, (), None, 3, paste="@1"))
+    assert changes("delete 3\ninsert after 9 @\n") == (
+        LineRange(3, 3, (), None, 2, cut="@1"),
+        LineRange(10, 9, (), None, 3, paste="@1"),
+    )
     # An unlabeled cut that nothing pastes is a delete.
     assert changes("CUT 3\n") == (LineRange(3, 3, (), None, 2),)
 
@@ -52,32 +56,40 @@ def test_registers_named_and_unlabeled() -> None:
 def test_registers_cross_files_and_moves() -> None:
     edits = hashline.parse("[a.py#1a2b]\nCUT 4* @f\n[b.py#3c4d]\nPUT >2 @f\nMV 'lib/b c.py'\n")
     assert edits.files == (
-        FileEdit("a.py", Op.MODIFY, changes=(LineRange(4, 4, (), None, 2, block=4, cut="f"),), base="1a2b",
-                 source_line=1),
-        FileEdit("lib/b c.py", Op.RENAME, old_path="b.py", changes=(LineRange(3, 2, (), None, 4, paste="f"),),
-                 base="3c4d", source_line=3),
+        FileEdit("a.py", Op.MODIFY, changes=(LineRange(4, 4, (), None, 2, block=4, cut="f"),), base="1a2b", source_line=1),
+        FileEdit(
+            "lib/b c.py",
+            Op.RENAME,
+            old_path="b.py",
+            changes=(LineRange(3, 2, (), None, 4, paste="f"),),
+            base="3c4d",
+            source_line=3,
+        ),
     )
     (fe,) = hashline.parse("[b.py#3c4d]\nmove to c.py\n").files
     assert fe == FileEdit("c.py", Op.RENAME, old_path="b.py", base="3c4d", source_line=1)
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("PUT >9 @nothing\n", "unknown register @nothing"),
-    ("PUT >9 @f\nCUT 2 @f\n", "pasted before it is cut"),
-    ("CUT 2 @f\nCUT 4 @f\n", "cut twice"),
-    ("PUT >9\n", "nothing to paste"),
-    ("CUT 2\nCUT 4\nPUT >9\n", "2 unlabeled cuts are pending"),
-    ("CUT 2 @f\nPUT >9 @f\n+x\n", "takes no body rows"),
-    ("CUT 2\nPUT 5.=6\n", "needs a named register"),
-    ("PUT >9:\n", "needs at least one '+' body row"),
-    ("PUT 4*:\n", "needs at least one '+' body row"),
-    ("PUT 4*\n", "needs a named register"),
-    ("PUT 4*..6:\n+x\n", "not a hashline op"),
-    ("PUT >$*:\n+x\n", "not a block"),
-    ("MV b.py\nMV c.py\n", "moved twice"),
-    ("MV a.py\n", "onto itself"),
-    ("REM\nMV b.py\n", "must be the only op"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("PUT >9 @nothing\n", "unknown register @nothing"),
+        ("PUT >9 @f\nCUT 2 @f\n", "pasted before it is cut"),
+        ("CUT 2 @f\nCUT 4 @f\n", "cut twice"),
+        ("PUT >9\n", "nothing to paste"),
+        ("CUT 2\nCUT 4\nPUT >9\n", "2 unlabeled cuts are pending"),
+        ("CUT 2 @f\nPUT >9 @f\n+x\n", "takes no body rows"),
+        ("CUT 2\nPUT 5.=6\n", "needs a named register"),
+        ("PUT >9:\n", "needs at least one '+' body row"),
+        ("PUT 4*:\n", "needs at least one '+' body row"),
+        ("PUT 4*\n", "needs a named register"),
+        ("PUT 4*..6:\n+x\n", "not a hashline op"),
+        ("PUT >$*:\n+x\n", "not a block"),
+        ("MV b.py\nMV c.py\n", "moved twice"),
+        ("MV a.py\n", "onto itself"),
+        ("REM\nMV b.py\n", "must be the only op"),
+    ],
+)
 def test_refusals(text: str, needle: str) -> None:
     with pytest.raises(ParseError, match=re.escape(needle)):
         hashline.parse(HEAD + text)
@@ -116,8 +128,9 @@ def test_a_move_across_files_is_one_turn_rolled_back_as_one(repo, cli):  # type:
     back = cli("rollback", "--json")
     assert back.code == 0, back
     after = repo.snapshot()
-    assert {k: v for k, v in after.items() if not k.startswith("<")} == \
-        {k: v for k, v in before.items() if not k.startswith("<")}, "rollback left the files changed"
+    assert {k: v for k, v in after.items() if not k.startswith("<")} == {
+        k: v for k, v in before.items() if not k.startswith("<")
+    }, "rollback left the files changed"
     assert repo.read("app.py").decode() == SRC and repo.read("util.py").decode() == DST
     assert not (repo.root / "lib").exists()
 

@@ -166,9 +166,11 @@ def test_hostile_path_is_refused_in_every_dialect(world: World, cli, raw: str, c
 
 def test_modify_through_a_symlinked_file(world: World, cli) -> None:  # type: ignore[no-untyped-def]
     before = world.state()
-    for text in ("filelink.txt\n```\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n```\n",
-                 "--- a/filelink.txt\n+++ b/filelink.txt\n@@ -1 +1 @@\n-secret\n+pwned\n",
-                 json.dumps({"file_path": "link/secret.txt", "old_string": "secret", "new_string": "pwned"})):
+    for text in (
+        "filelink.txt\n```\n<<<<<<< SEARCH\nsecret\n=======\npwned\n>>>>>>> REPLACE\n```\n",
+        "--- a/filelink.txt\n+++ b/filelink.txt\n@@ -1 +1 @@\n-secret\n+pwned\n",
+        json.dumps({"file_path": "link/secret.txt", "old_string": "secret", "new_string": "pwned"}),
+    ):
         r = cli("apply", "--json", input=text)
         assert r.code == 1 and r.json()["findings"][0]["code"] == "path-outside", r  # type: ignore[index]
     assert world.state() == before
@@ -393,8 +395,6 @@ def test_read_refuses_a_symlink_without_following_it(world: World) -> None:
     assert worktree.read(world.root, "a.txt")[0] == b"one\ntwo\nthree\n"
 
 
-
-
 # ---------------------------------------------------------------------- git's own folders, wherever they are
 
 HOOK = "#!/bin/sh\nexec agent-guard check\n"
@@ -424,15 +424,26 @@ def _edits_of(path: str, old: str, new: str) -> list[tuple[str, str]]:
         ("create", f"--- /dev/null\n+++ b/{new}\n@@ -0,0 +1 @@\n+echo pwned\n"),
         ("whole", json.dumps({"file_path": path, "content": "echo pwned\n"})),
         ("modify", json.dumps({"file_path": path, "old_string": lines[0], "new_string": "echo pwned"})),
-        ("delete", f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
-                   f"@@ -1,{len(lines)} +0,0 @@\n" + "".join(f"-{ln}\n" for ln in lines)),
+        (
+            "delete",
+            f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
+            f"@@ -1,{len(lines)} +0,0 @@\n" + "".join(f"-{ln}\n" for ln in lines),
+        ),
         ("rename-away", f"diff --git a/{path} b/moved.txt\nsimilarity index 100%\nrename from {path}\nrename to moved.txt\n"),
         ("rename-onto", f"diff --git a/a.txt b/{new}\nsimilarity index 100%\nrename from a.txt\nrename to {new}\n"),
     ]
 
 
-def _all_refused(cli, root: Path, git_dirs: tuple[Path, ...], path: str, old: str, policy: str | None = None,  # type: ignore[no-untyped-def]
-                 inner: str = ".git", new: str | None = None) -> int:
+def _all_refused(
+    cli,
+    root: Path,
+    git_dirs: tuple[Path, ...],
+    path: str,
+    old: str,
+    policy: str | None = None,  # type: ignore[no-untyped-def]
+    inner: str = ".git",
+    new: str | None = None,
+) -> int:
     """Send every edit of `path` through the CLI (`--check` and for real) and the Python API: each is
     refused as `path-protected` alone, and nothing changes.  Returns how many edits were sent."""
     import guard
@@ -518,13 +529,17 @@ def test_linked_worktree_with_hooks_path(plain: Repo, cli, tmp_path: Path) -> No
 TEAM = "extends: strict\npaths:\n  protected: ['.github/workflows/**']\n"
 
 
-@pytest.mark.parametrize("top", [
-    # A user list replaces the preset's, and names no policy file.
-    "extends: ./policies/team.yaml\npaths: {protected: []}\n",
-    # Protection off, or a warning only: the policy files stay out of reach all the same.
-    "extends: ./policies/team.yaml\nchecks: {path-protected: 'off'}\n",
-    "extends: permissive\npaths: {protected: []}\n",
-], ids=["empty-list", "check-off", "permissive"])
+@pytest.mark.parametrize(
+    "top",
+    [
+        # A user list replaces the preset's, and names no policy file.
+        "extends: ./policies/team.yaml\npaths: {protected: []}\n",
+        # Protection off, or a warning only: the policy files stay out of reach all the same.
+        "extends: ./policies/team.yaml\nchecks: {path-protected: 'off'}\n",
+        "extends: permissive\npaths: {protected: []}\n",
+    ],
+    ids=["empty-list", "check-off", "permissive"],
+)
 def test_the_policy_and_its_chain_are_always_protected(plain: Repo, cli, top: str) -> None:  # type: ignore[no-untyped-def]
     plain.commit({".agent-guard.yaml": top, "policies/team.yaml": TEAM, "policies/base.yaml": "extends: default\n"})
     gitdir = plain.root / ".git"
@@ -540,10 +555,11 @@ def test_the_policy_and_its_chain_are_always_protected(plain: Repo, cli, top: st
 def test_no_agent_creates_a_policy_file(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     """Without `.agent-guard.yaml` the preset `default` rules; an agent may not install its own."""
     before = plain.snapshot()
-    for text in (json.dumps({"file_path": ".agent-guard.yaml", "content": "extends: permissive\n"}),
-                 json.dumps({"file_path": ".Agent-Guard.yaml", "content": "extends: permissive\n"}),
-                 "diff --git a/a.txt b/.agent-guard.yaml\nsimilarity index 100%\n"
-                 "rename from a.txt\nrename to .agent-guard.yaml\n"):
+    for text in (
+        json.dumps({"file_path": ".agent-guard.yaml", "content": "extends: permissive\n"}),
+        json.dumps({"file_path": ".Agent-Guard.yaml", "content": "extends: permissive\n"}),
+        "diff --git a/a.txt b/.agent-guard.yaml\nsimilarity index 100%\nrename from a.txt\nrename to .agent-guard.yaml\n",
+    ):
         for policy in ((), ("--policy", "permissive")):
             r = cli("apply", "--json", *policy, input=text)
             assert r.code == 1 and r.json()["findings"][0]["code"] == "path-protected", r  # type: ignore[index]
@@ -565,17 +581,26 @@ def test_the_policy_through_the_mcp_server_and_the_hook(plain: Repo, cli) -> Non
     plain.commit({".agent-guard.yaml": "extends: ./policies/team.yaml\npaths: {protected: []}\n", "policies/team.yaml": TEAM})
     before = plain.snapshot()
     s = mcp_server.Session(Guard(plain.root), "model", require_read=False)
-    for name, args in (("write_file", {"path": "policies/team.yaml", "content": "extends: permissive\n"}),
-                       ("edit_file", {"path": ".agent-guard.yaml", "edits": [{"old_string": "team", "new_string": "x"}]}),
-                       ("apply_patch", {"patch": json.dumps({"file_path": "policies/team.yaml", "content": "x\n"})})):
+    for name, args in (
+        ("write_file", {"path": "policies/team.yaml", "content": "extends: permissive\n"}),
+        ("edit_file", {"path": ".agent-guard.yaml", "edits": [{"old_string": "team", "new_string": "x"}]}),
+        ("apply_patch", {"patch": json.dumps({"file_path": "policies/team.yaml", "content": "x\n"})}),
+    ):
         r = s.call(name, args)
         assert r.error and "path-protected" in r.text, (name, r.text)
     # Claude Code's hook asks the same engine: its answer is a denial (in whichever form it gives one).
-    for tool, tool_input in (("Write", {"file_path": str(plain.root / "policies/team.yaml"), "content": "extends: permissive\n"}),
-                             ("Edit", {"file_path": str(plain.root / ".agent-guard.yaml"), "old_string": "team",
-                                       "new_string": "x"})):
-        data = {"session_id": "s", "cwd": str(plain.root), "hook_event_name": "PreToolUse", "tool_name": tool,
-                "tool_input": tool_input, "tool_use_id": "toolu_1"}
+    for tool, tool_input in (
+        ("Write", {"file_path": str(plain.root / "policies/team.yaml"), "content": "extends: permissive\n"}),
+        ("Edit", {"file_path": str(plain.root / ".agent-guard.yaml"), "old_string": "team", "new_string": "x"}),
+    ):
+        data = {
+            "session_id": "s",
+            "cwd": str(plain.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "toolu_1",
+        }
         r = cli("hook", "claude-code", input=json.dumps(data))
         denied = r.code == 2 or (r.code == 0 and '"deny"' in r.stdout)
         assert denied and "path-protected" in r.stdout + r.stderr, (tool, r)
@@ -638,8 +663,13 @@ def test_protected_files_are_not_read(plain: Repo, cli) -> None:  # type: ignore
 
 def test_read_protected_true_lets_agents_read_them(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     """The policy may allow it; git's own folders stay out of reach even then."""
-    plain.commit({".githooks/pre-commit": HOOK, "notes/private.md": "mine\n",
-                  ".agent-guard.yaml": "read_protected: true\npaths: {protected_extra: ['notes/**']}\n"})
+    plain.commit(
+        {
+            ".githooks/pre-commit": HOOK,
+            "notes/private.md": "mine\n",
+            ".agent-guard.yaml": "read_protected: true\npaths: {protected_extra: ['notes/**']}\n",
+        }
+    )
     plain.write(SECRETS)
     plain.git("config", "core.hooksPath", ".githooks")
     for path, content in {**SECRETS, "notes/private.md": "mine\n", ".agent-guard.yaml": "read_protected"}.items():

@@ -60,8 +60,15 @@ class Run:
 
 def run(root: Path, args: list[str], data: bytes | None = None, timeout: float = 120) -> Run:
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", _RUN, *args], cwd=root, input=data, capture_output=True,
-                          timeout=timeout, check=False, env=dict(os.environ))
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, *args],
+        cwd=root,
+        input=data,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        env=dict(os.environ),
+    )
     seconds = time.monotonic() - started
     err = proc.stderr.decode("utf-8", "replace")
     peak = next((int(ln.split("=")[1]) for ln in err.splitlines() if ln.startswith("VMHWM_KB=")), 0) / 1024
@@ -145,8 +152,8 @@ def _many_hunks(count: int, spacing: int = 6) -> tuple[bytes, bytes, bytes]:
     before = b"".join(b"row %d\n" % i for i in range(lines))
     after = b"".join((b"ROW %d\n" if i % spacing == 0 else b"row %d\n") % i for i in range(lines))
     patch = b"--- a/many.txt\n+++ b/many.txt\n" + b"".join(
-        b"@@ -%d +%d @@\n-row %d\n+ROW %d\n" % (k * spacing + 1, k * spacing + 1, k * spacing, k * spacing)
-        for k in range(count))
+        b"@@ -%d +%d @@\n-row %d\n+ROW %d\n" % (k * spacing + 1, k * spacing + 1, k * spacing, k * spacing) for k in range(count)
+    )
     return before, after, patch
 
 
@@ -157,8 +164,10 @@ def test_10000_hunks(repo: Repo, no_limits: str) -> None:
     refused = run(repo.root, ["apply", "--json"], patch)
     assert refused.code == 1, refused.stderr
     assert set(refused.codes()) == {"budget"}
-    assert any("hunks" in f["message"] or "bytes of edit input" in f["message"]  # type: ignore[index]
-               for f in refused.out["findings"])  # type: ignore[union-attr]
+    assert any(
+        "hunks" in f["message"] or "bytes of edit input" in f["message"]  # type: ignore[index]
+        for f in refused.out["findings"]
+    )  # type: ignore[union-attr]
     assert repo.snapshot() == snap
     applied = run(repo.root, ["apply", "--json", "--policy", no_limits], patch)
     assert applied.code == 0, applied.stderr
@@ -174,7 +183,8 @@ def test_10000_hunks_over_identical_lines_do_not_go_quadratic(repo: Repo, no_lim
     n, hunks = 100_000, 10_000
     repo.commit({"same.txt": b"}\n" * n})
     patch = b"--- a/same.txt\n+++ b/same.txt\n" + b"".join(
-        b"@@ -%d,2 +%d,2 @@\n }\n-}\n+{\n" % (i * (n // hunks) + 1, i * (n // hunks) + 1) for i in range(hunks))
+        b"@@ -%d,2 +%d,2 @@\n }\n-}\n+{\n" % (i * (n // hunks) + 1, i * (n // hunks) + 1) for i in range(hunks)
+    )
     r = run(repo.root, ["apply", "--json", "--check", "--policy", no_limits], patch)
     assert r.code in (0, 1), r.stderr
     assert r.seconds < 30, r.seconds

@@ -19,24 +19,67 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "guard"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("foundations: values, errors, text, numbers", [
-        "guard.errors", "guard.model", "guard.bounds", "guard.mappings", "guard.jsonvalue", "guard.collector",
-        "guard.text", "guard.files.discovery", "guard.files.filekind"]),
+    (
+        "foundations: values, errors, text, numbers",
+        [
+            "guard.errors",
+            "guard.model",
+            "guard.bounds",
+            "guard.mappings",
+            "guard.jsonvalue",
+            "guard.collector",
+            "guard.text",
+            "guard.files.discovery",
+            "guard.files.filekind",
+        ],
+    ),
     ("git: the only code that talks to it", ["guard.repo"]),
-    ("the tree, the policy and the ledger as they are", [
-        "guard.worktree", "guard.diffs", "guard.files", "guard.syntax", "guard.policy", "guard.report",
-        "guard.record", "guard.record.ledger", "guard.record.clones"]),
-    ("an edit: parsed, targeted, located, checked", [
-        "guard.dialects", "guard.structural", "guard.reading", "guard.locate", "guard.checks", "guard.files.target",
-        "guard.suggest"]),
-    ("a turn: staged, verified, rendered", [
-        "guard.record.stage", "guard.record.sessions", "guard.record.snapshot", "guard.workspace", "guard.verify",
-        "guard.report.render"]),
-    ("the pipeline and the commit check", [
-        "guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"]),
+    (
+        "the tree, the policy and the ledger as they are",
+        [
+            "guard.worktree",
+            "guard.diffs",
+            "guard.files",
+            "guard.syntax",
+            "guard.policy",
+            "guard.report",
+            "guard.record",
+            "guard.record.ledger",
+            "guard.record.clones",
+        ],
+    ),
+    (
+        "an edit: parsed, targeted, located, checked",
+        [
+            "guard.dialects",
+            "guard.structural",
+            "guard.reading",
+            "guard.locate",
+            "guard.checks",
+            "guard.files.target",
+            "guard.suggest",
+        ],
+    ),
+    (
+        "a turn: staged, verified, rendered",
+        [
+            "guard.record.stage",
+            "guard.record.sessions",
+            "guard.record.snapshot",
+            "guard.workspace",
+            "guard.verify",
+            "guard.report.render",
+        ],
+    ),
+    (
+        "the pipeline and the commit check",
+        ["guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"],
+    ),
     ("what works on turns already made", ["guard.record.history", "guard.record.footprint", "guard.record.shell"]),
-    ("the edges: command line, adapters, the warm server, the API", [
-        "guard.cli", "guard.adapters", "guard.warm", "guard", "guard.__main__"]),
+    (
+        "the edges: command line, adapters, the warm server, the API",
+        ["guard.cli", "guard.adapters", "guard.warm", "guard", "guard.__main__"],
+    ),
 ]
 
 
@@ -73,7 +116,7 @@ def _imports() -> dict[tuple[str, str], set[str]]:
                 typing = typing_only or (isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))
                 targets: list[str] = []
                 if isinstance(child, ast.ImportFrom):
-                    base = here[:len(here) - child.level + 1] if child.level else []
+                    base = here[: len(here) - child.level + 1] if child.level else []
                     module = ".".join(base + ([child.module] if child.module else []))
                     for alias in child.names:
                         full = f"{module}.{alias.name}"
@@ -119,7 +162,7 @@ def test_no_import_circle_at_module_level() -> None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                circles.append(path[path.index(nxt):] + [nxt])
+                circles.append(path[path.index(nxt) :] + [nxt])
             elif nxt not in state:
                 walk(nxt)
         path.pop()

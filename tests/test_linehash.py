@@ -10,10 +10,18 @@ from guard.text import linehash
 
 # xxHash's own sanity values (github.com/Cyan4973/xxHash: the empty input and "abc", seed 0),
 # and the 14-byte and 101-byte sequences of its reference test, seed 0 and PRIME32.
-XXH32 = [(b"", 0, 0x02CC5D05), (b"abc", 0, 0x32D153FF), (b"a", 0, 0x550D7456),
-         (b"Nobody inspects the spammish repetition", 0, 0xE2293B2F)]
-XXH64 = [(b"", 0, 0xEF46DB3751D8E999), (b"abc", 0, 0x44BC2CF5AD770999), (b"a", 0, 0xD24EC4F1A98C6E5B),
-         (b"Nobody inspects the spammish repetition", 0, 0xFBCEA83C8A378BF1)]
+XXH32 = [
+    (b"", 0, 0x02CC5D05),
+    (b"abc", 0, 0x32D153FF),
+    (b"a", 0, 0x550D7456),
+    (b"Nobody inspects the spammish repetition", 0, 0xE2293B2F),
+]
+XXH64 = [
+    (b"", 0, 0xEF46DB3751D8E999),
+    (b"abc", 0, 0x44BC2CF5AD770999),
+    (b"a", 0, 0xD24EC4F1A98C6E5B),
+    (b"Nobody inspects the spammish repetition", 0, 0xFBCEA83C8A378BF1),
+]
 
 
 @pytest.mark.parametrize("data, seed, want", XXH32)

@@ -57,7 +57,9 @@ def test_disguised(text: str) -> None:
     assert disguised(text)
 
 
-@pytest.mark.parametrize("text", ["rest of the code", "остальной код", "código sin cambios", "其余代码不变",
-                                  "… existing code …", "naïve café", "Ωmega"])
+@pytest.mark.parametrize(
+    "text",
+    ["rest of the code", "остальной код", "código sin cambios", "其余代码不变", "… existing code …", "naïve café", "Ωmega"],
+)
 def test_not_disguised(text: str) -> None:
     assert not disguised(text)

@@ -47,8 +47,7 @@ def test_apply_prints_each_location_once(project: Repo) -> None:
     human = run_cli(project.root, "apply", input=_edit())
     assert human.code == 1
     _located_once(human.stdout, report["findings"])  # type: ignore[arg-type]
-    assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    n += 1··' (· a space)" \
-        in human.stdout
+    assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    n += 1··' (· a space)" in human.stdout
 
 
 def test_check_prints_each_location_once(project: Repo) -> None:
@@ -81,9 +80,16 @@ def test_api_mcp_and_hook_print_each_location_once(project: Repo) -> None:
     assert result.error
     _located_once(result.text, findings)
 
-    hook = json.dumps({"session_id": "s1", "cwd": str(project.root), "hook_event_name": "PreToolUse",
-                       "tool_name": "Edit", "tool_use_id": "t1",
-                       "tool_input": {"file_path": str(project.root / "app.py"), "old_string": OLD, "new_string": NEW}})
+    hook = json.dumps(
+        {
+            "session_id": "s1",
+            "cwd": str(project.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "t1",
+            "tool_input": {"file_path": str(project.root / "app.py"), "old_string": OLD, "new_string": NEW},
+        }
+    )
     answer = run_cli(project.root, "hook", "claude-code", input=hook)
     reason = json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecisionReason"] if answer.stdout else answer.stderr
     _located_once(reason, findings)
@@ -92,8 +98,10 @@ def test_api_mcp_and_hook_print_each_location_once(project: Repo) -> None:
 def test_every_refused_case_names_its_location_once(project: Repo) -> None:
     # A placeholder through every path that words one (the lazy dialect, a whole file).
     whole = "app.py\n```python\ndef total(items):\n    # ... existing code ...\n    return n\n```\n"
-    for args, data in ((["--format", "whole"], whole), (["--format", "lazy", "--path", "app.py"],
-                                                         "def total(items):\n    # ... existing code ...\n")):
+    for args, data in (
+        (["--format", "whole"], whole),
+        (["--format", "lazy", "--path", "app.py"], "def total(items):\n    # ... existing code ...\n"),
+    ):
         report = run_cli(project.root, "apply", "--json", *args, input=data).json()
         assert report["status"] == "refused"
         for f in report["findings"]:  # type: ignore[union-attr]
@@ -143,10 +151,10 @@ FAILURES: list[tuple[list[str], Any, str, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize("args,prepare,stdin,status,code", FAILURES, ids=[" ".join(f[0]) + (" (broken)" if f[1] else "")
-                                                                          for f in FAILURES])
-def test_json_is_one_object_on_every_exit(repo: Repo, args: list[str], prepare: Any, stdin: str, status: int,
-                                          code: str) -> None:
+@pytest.mark.parametrize(
+    "args,prepare,stdin,status,code", FAILURES, ids=[" ".join(f[0]) + (" (broken)" if f[1] else "") for f in FAILURES]
+)
+def test_json_is_one_object_on_every_exit(repo: Repo, args: list[str], prepare: Any, stdin: str, status: int, code: str) -> None:
     repo.commit({"app.py": CODE})
     if prepare is not None:
         prepare(repo)
@@ -167,8 +175,16 @@ def _with_input(cwd: Path, args: list[str], stdin: str):  # type: ignore[no-unty
 
     from conftest import checkout_env
 
-    return subprocess.run([sys.executable, "-m", "guard", *args], cwd=cwd, input=stdin, capture_output=True,
-                          text=True, env=checkout_env(), timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "guard", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=120,
+        check=False,
+    )
 
 
 def test_json_error_outside_a_repository_and_through_git(tmp_path: Path, repo: Repo) -> None:
@@ -213,9 +229,14 @@ def test_counts_and_line_spans_read_as_english(repo: Repo, cli) -> None:  # type
 def test_an_invalid_agent_name_says_what_is_wrong(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"app.py": CODE})
     before = repo.snapshot()
-    for name, what in (("x.lock", "it ends in '.lock', which git keeps for its lock files"), ("a b", "it holds ' '"),
-                       ("-x", "it starts with '-'"), ("a..b", "it holds '..'"), ("x.", "it ends in '.'"),
-                       ("é", "it holds 'é'")):
+    for name, what in (
+        ("x.lock", "it ends in '.lock', which git keeps for its lock files"),
+        ("a b", "it holds ' '"),
+        ("-x", "it starts with '-'"),
+        ("a..b", "it holds '..'"),
+        ("x.", "it ends in '.'"),
+        ("é", "it holds 'é'"),
+    ):
         result = cli("apply", "--agent", name, input=PATCH)
         assert result.code == 2 and f"invalid agent name {name!r}: {what}; an agent name is part of a git ref" in result.stderr
     assert repo.snapshot() == before
@@ -226,8 +247,10 @@ def test_policy_errors_name_the_file_once_and_end_cleanly(tmp_path: Path, repo: 
     bad.write_text("budget:\n  per_edit: {files: -1}\n")
     result = cli("policy", "check", str(bad))
     assert result.code == 2
-    assert result.stderr == (f"{bad}: budget.per_edit.files: expected a whole number from 0 to 9,223,372,036,854,775,807 "
-                             "(or null for no limit), got -1\n")
+    assert result.stderr == (
+        f"{bad}: budget.per_edit.files: expected a whole number from 0 to 9,223,372,036,854,775,807 "
+        "(or null for no limit), got -1\n"
+    )
     bad.write_text("extends: strcit\n")
     assert cli("policy", "check", str(bad)).stderr.startswith(f"{bad}: extends: no policy preset named 'strcit'")
     repo.commit({"app.py": CODE, ".agent-guard.yaml": "checks: {placeholder: 3}\n"})
@@ -255,17 +278,22 @@ def test_rollback_and_log_name_the_agents_that_have_turns(repo: Repo, cli) -> No
     before = repo.snapshot()
     rollback = cli("rollback")
     assert rollback.code == 2
-    assert ("agent has no recorded turns (refs/agent-guard/agent does not exist); turns are recorded for "
-            "claude (1 turn): undo claude's last turn with git agent-rollback --agent claude") in rollback.stderr
+    assert (
+        "agent has no recorded turns (refs/agent-guard/agent does not exist); turns are recorded for "
+        "claude (1 turn): undo claude's last turn with git agent-rollback --agent claude"
+    ) in rollback.stderr
     assert repo.snapshot() == before
     log = cli("log", "--agent", "codex")
-    assert log.code == 0 and "turns are recorded for claude (1 turn): list them with git agent-log --agent claude" \
-        in log.stdout
-    assert cli("apply", "--agent", "codex",
-               input=PATCH.replace("n = 0.0", "n = 0").replace("-    n = 0\n", "-    n = 0.0\n")).code == 0
+    assert log.code == 0 and "turns are recorded for claude (1 turn): list them with git agent-log --agent claude" in log.stdout
+    assert (
+        cli("apply", "--agent", "codex", input=PATCH.replace("n = 0.0", "n = 0").replace("-    n = 0\n", "-    n = 0.0\n")).code
+        == 0
+    )
     both = cli("rollback", "--agent", "gemini")
-    assert "turns are recorded for claude (1 turn), codex (1 turn): name the agent whose last turn to undo, " \
+    assert (
+        "turns are recorded for claude (1 turn), codex (1 turn): name the agent whose last turn to undo, "
         "e.g. git agent-rollback --agent claude" in both.stderr
+    )
     assert "list every agent's turns with git agent-log" in cli("log", "--agent", "gemini").stdout
     # The named agent's turns undo as asked.
     assert command(repo.root, "git", "agent-rollback", "--agent", "claude").returncode == 0
@@ -289,13 +317,11 @@ def test_a_stale_hashline_finding_points_at_the_line_where_it_is_now(repo: Repo,
     repo.commit({"a.txt": "".join(f"line {i}\n" for i in range(1, 31))})
     header = cli("read", "a.txt", "--lines", "10:20").stdout.splitlines()[0]
     # Two lines added at the top, and line 15 changed: it is line 17 of the file now.
-    repo.write({"a.txt": "new A\nnew B\n" + "".join(f"line {i}\n" if i != 15 else "line FIFTEEN\n"
-                                                     for i in range(1, 31))})
+    repo.write({"a.txt": "new A\nnew B\n" + "".join(f"line {i}\n" if i != 15 else "line FIFTEEN\n" for i in range(1, 31))})
     before = repo.snapshot()
     result = cli("apply", input=f"{header}\nreplace 15\n+x\n")
     assert result.code == 1 and repo.snapshot() == before
-    assert result.stdout.splitlines()[1].startswith(
-        "a.txt:17: stale: a.txt changed since it was read (#"), result.stdout
+    assert result.stdout.splitlines()[1].startswith("a.txt:17: stale: a.txt changed since it was read (#"), result.stdout
     assert "line 15 no longer holds what the read showed (line 15 was 'line 15'; it is line 17 now)" in result.stdout
     assert "    17| line FIFTEEN" in result.stdout
 

@@ -29,8 +29,12 @@ OPTIONS: list[tuple[tuple[str, ...], str, list[str], str]] = [
     (("log",), "--max-count", ["0"], "from 1 to 1,000,000,000"),
     (("gc",), "--keep", [], "from 0 to 1,000,000,000"),
     (("stats",), "--min-events", ["0"], "from 1 to 1,000,000,000"),
-    (("read", "a.txt"), "--lines", ["0", "0:3", "3:1", "-1:3", f"1:{HUGE}", f"{HUGE}:", "1.5:2", f"1:{DIGITS}"],
-     "from 1 to 2,147,483,647"),
+    (
+        ("read", "a.txt"),
+        "--lines",
+        ["0", "0:3", "3:1", "-1:3", f"1:{HUGE}", f"{HUGE}:", "1.5:2", f"1:{DIGITS}"],
+        "from 1 to 2,147,483,647",
+    ),
 ]
 AGES: list[tuple[tuple[str, ...], str, str]] = [
     (("gc",), "--older-than", "from 1s to 100 years"),
@@ -39,9 +43,12 @@ AGES: list[tuple[tuple[str, ...], str, str]] = [
 AGE_VALUES = ["0d", "-1d", f"{HUGE}d", f"{DIGITS}d", "1e30d", "nand", "infd", "1.5d", "36601d", "5229w", "d", "7"]
 
 # (`--lines -1` is `:1`, the first line: `-` separates A and B there as `:` does.)
-CASES = [(cmd, opt, value, words) for cmd, opt, extra, words in OPTIONS for value in HOSTILE + extra
-         if (opt, value) != ("--lines", "-1")] + \
-    [(cmd, opt, value, words) for cmd, opt, words in AGES for value in AGE_VALUES]
+CASES = [
+    (cmd, opt, value, words)
+    for cmd, opt, extra, words in OPTIONS
+    for value in HOSTILE + extra
+    if (opt, value) != ("--lines", "-1")
+] + [(cmd, opt, value, words) for cmd, opt, words in AGES for value in AGE_VALUES]
 
 
 @pytest.fixture
@@ -53,13 +60,17 @@ def project(repo: Repo, cli) -> Repo:  # type: ignore[no-untyped-def]
     return repo
 
 
-@pytest.mark.parametrize("command,option,value,words", CASES,
-                         ids=[f"{' '.join(c)} {o} {v[:12]}" for c, o, v, _w in CASES])
-def test_a_number_out_of_range_is_a_usage_error(project: Repo, cli, command: tuple[str, ...], option: str,  # type: ignore[no-untyped-def]
-                                                value: str, words: str) -> None:
+@pytest.mark.parametrize("command,option,value,words", CASES, ids=[f"{' '.join(c)} {o} {v[:12]}" for c, o, v, _w in CASES])
+def test_a_number_out_of_range_is_a_usage_error(
+    project: Repo,
+    cli,
+    command: tuple[str, ...],
+    option: str,  # type: ignore[no-untyped-def]
+    value: str,
+    words: str,
+) -> None:
     before = project.snapshot()
-    r = cli(*command, f"{option}={value}" if option.startswith("--") else option, *([] if option.startswith("--")
-                                                                                    else [value]))
+    r = cli(*command, f"{option}={value}" if option.startswith("--") else option, *([] if option.startswith("--") else [value]))
     assert r.code == 2, r
     said = r.stdout + r.stderr
     assert words in said, said
@@ -89,8 +100,15 @@ def test_in_range_values_still_work(project: Repo, cli) -> None:  # type: ignore
 def test_hook_deadline_out_of_range_denies(repo: Repo, value: str) -> None:
     """The hook's own reader (no click) and click's agree: out of range, a usage error, which denies."""
     repo.commit({"a.txt": "one\n"})
-    r = subprocess.run([sys.executable, "-m", "guard", "hook", "claude-code", "--deadline", value], input=b"{}",
-                       cwd=repo.root, capture_output=True, env=checkout_env(), timeout=60, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "guard", "hook", "claude-code", "--deadline", value],
+        input=b"{}",
+        cwd=repo.root,
+        capture_output=True,
+        env=checkout_env(),
+        timeout=60,
+        check=False,
+    )
     assert r.returncode == 2 and b"--deadline" in r.stderr and b"from 0.001 to 86,400" in r.stderr, r
 
 
@@ -104,21 +122,24 @@ MCP_BAD = [
     ("list_turns", {"limit": 0}, "must be a whole number from 1 to 1,000,000,000, not 0"),
     ("list_turns", {"limit": -1}, "must be a whole number from 1 to 1,000,000,000, not -1"),
     ("list_turns", {"limit": 2.5}, "must be a whole number from 1 to 1,000,000,000, not the number 2.5"),
-    ("read_file", {"path": "a.txt", "start_line": 10**30}, "must be a whole number from 1 to 2,147,483,647, not a "
-                                                           "number of 31 digits"),
-    ("read_file", {"path": "a.txt", "end_line": 2**31}, "must be a whole number from 1 to 2,147,483,647, not "
-                                                        "2,147,483,648"),
-    ("read_file", {"path": "a.txt", "start_line": 1e30}, "must be a whole number from 1 to 2,147,483,647, not the "
-                                                         "number 1e+30"),
-    ("read_file", {"path": "a.txt", "end_line": float("-inf")}, "must be a whole number from 1 to 2,147,483,647, not the "
-                                                               "number -inf"),
+    (
+        "read_file",
+        {"path": "a.txt", "start_line": 10**30},
+        "must be a whole number from 1 to 2,147,483,647, not a number of 31 digits",
+    ),
+    ("read_file", {"path": "a.txt", "end_line": 2**31}, "must be a whole number from 1 to 2,147,483,647, not 2,147,483,648"),
+    ("read_file", {"path": "a.txt", "start_line": 1e30}, "must be a whole number from 1 to 2,147,483,647, not the number 1e+30"),
+    (
+        "read_file",
+        {"path": "a.txt", "end_line": float("-inf")},
+        "must be a whole number from 1 to 2,147,483,647, not the number -inf",
+    ),
     ("read_file", {"path": "a.txt", "start_line": 0}, "must be a whole number from 1 to 2,147,483,647, not 0"),
 ]
 
 
 @pytest.mark.parametrize("tool,args,words", MCP_BAD, ids=[f"{t}-{a}" for t, a, _w in MCP_BAD])
-def test_mcp_numbers_out_of_range_are_error_results(project: Repo, tool: str, args: dict[str, object],
-                                                    words: str) -> None:
+def test_mcp_numbers_out_of_range_are_error_results(project: Repo, tool: str, args: dict[str, object], words: str) -> None:
     pytest.importorskip("mcp")
     from guard.adapters import mcp_server
     from guard.engine import Guard
@@ -133,7 +154,12 @@ def test_mcp_numbers_out_of_range_are_error_results(project: Repo, tool: str, ar
 
 # Line numbers in edits: a refusal (`parse-error`) naming the range, never an internal error.
 EDITS = [
-    "replace 1..{n}", "replace {n}", "insert after {n}", "insert before {n}", "delete {n}..{n}", "PUT 1..{n}:",
+    "replace 1..{n}",
+    "replace {n}",
+    "insert after {n}",
+    "insert before {n}",
+    "delete {n}..{n}",
+    "PUT 1..{n}:",
 ]
 
 
@@ -153,8 +179,7 @@ def test_hashline_line_numbers_out_of_range_are_parse_errors(project: Repo, cli,
 @pytest.mark.parametrize("value", ["-1", "1e30", "NaN", "Infinity", HUGE, DIGITS, "2147483648", "1.5", "true"])
 def test_json_insert_line_out_of_range_is_a_parse_error(project: Repo, cli, value: str) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
-    r = cli("apply", "--json", input='{"command": "insert", "path": "a.txt", "insert_line": ' + value
-            + ', "new_str": "x"}')
+    r = cli("apply", "--json", input='{"command": "insert", "path": "a.txt", "insert_line": ' + value + ', "new_str": "x"}')
     assert r.code == 1, r
     [f] = r.json()["findings"]
     assert f["code"] == "parse-error" and "from 0 to 2,147,483,647" in f["message"], f

@@ -46,7 +46,7 @@ EDITS = {
     "plain diff, no prefix": "--- app.py\n+++ app.py\n@@ -1 +1 @@\n-sub = 1\n+sub = 2\n",
     "plain diff naming the folder": "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-sub = 1\n+sub = 2\n",
     "git diff of src/app.py": "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
-                              "@@ -1 +1 @@\n-sub = 1\n+sub = 2\n",
+    "@@ -1 +1 @@\n-sub = 1\n+sub = 2\n",
 }
 
 
@@ -64,8 +64,9 @@ def test_a_git_diff_names_files_from_the_top(twin: Repo, cli) -> None:  # type: 
     assert changed(twin) == {"app.py": b"top = 2\n"}
 
 
-@pytest.mark.parametrize("name", ["plain diff, a/ b/", "plain diff, no prefix", "plain diff naming the folder",
-                                  "git diff of src/app.py"])
+@pytest.mark.parametrize(
+    "name", ["plain diff, a/ b/", "plain diff, no prefix", "plain diff naming the folder", "git diff of src/app.py"]
+)
 def test_diffs_land_where_git_apply_puts_them(twin: Repo, cli, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
     copy = tmp_path / "copy"
     shutil.copytree(twin.root, copy, symlinks=True)
@@ -98,8 +99,9 @@ def test_read_then_hashline_edit_from_a_subfolder(twin: Repo, cli) -> None:  # t
 
 def test_missing_file_hint_says_where_paths_start(twin: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     before = twin.snapshot()
-    r = cli("apply", "--json", input=json.dumps({"file_path": "nope.py", "old_string": "a", "new_string": "b"}),
-            cwd=twin.root / "src")
+    r = cli(
+        "apply", "--json", input=json.dumps({"file_path": "nope.py", "old_string": "a", "new_string": "b"}), cwd=twin.root / "src"
+    )
     [f] = r.json()["findings"]
     assert (f["code"], f["path"]) == ("missing", "src/nope.py")
     assert "relative paths start from the current folder, src/, as for git" in f["hint"], f
@@ -165,8 +167,9 @@ def test_git_agent_read_through_git_from_a_subfolder(twin: Repo) -> None:
     from conftest import checkout_env
 
     env = checkout_env({"PATH": f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}"})
-    r = subprocess.run(["git", "agent-read", "app.py"], cwd=twin.root / "src", env=env, capture_output=True,
-                       text=True, timeout=60)
+    r = subprocess.run(
+        ["git", "agent-read", "app.py"], cwd=twin.root / "src", env=env, capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0 and r.stdout.startswith("[app.py#") and "1:sub = 1" in r.stdout, r
 
 

@@ -204,10 +204,20 @@ def test_glob(pattern: str, path: str, expected: bool) -> None:
 DEFAULT = policy_mod.load(None, "default")
 
 
-@pytest.mark.parametrize("path", [
-    ".github/workflows/release.yml", ".gitlab-ci.yml", ".env", "api/.env", ".env.production",
-    "certs/server.pem", "keys/deploy.key", "id_rsa", ".ssh/id_rsa.pub",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".github/workflows/release.yml",
+        ".gitlab-ci.yml",
+        ".env",
+        "api/.env",
+        ".env.production",
+        "certs/server.pem",
+        "keys/deploy.key",
+        "id_rsa",
+        ".ssh/id_rsa.pub",
+    ],
+)
 def test_default_protected(path: str) -> None:
     finding = protected_finding(path, DEFAULT)
     assert finding is not None and finding.code == "path-protected" and finding.severity == "error"

@@ -50,8 +50,16 @@ def test_default_preset_values() -> None:
     assert p.budget("per_edit") == {"files": 20, "lines_added": 400, "lines_removed": 400, "hunks": 40, "bytes": 200000}
     assert p.max_file_bytes == 1_000_000
     assert p.allow_create and not p.read_before_edit and p.allow == ()
-    assert set(p.protected) >= {".github/workflows/**", ".gitlab-ci.yml", ".env", ".env.*", "**/*.pem",
-                                "**/*.key", "**/id_rsa*", ".agent-guard.yaml"}
+    assert set(p.protected) >= {
+        ".github/workflows/**",
+        ".gitlab-ci.yml",
+        ".env",
+        ".env.*",
+        "**/*.pem",
+        "**/*.key",
+        "**/id_rsa*",
+        ".agent-guard.yaml",
+    }
     assert p.get("whitespace.rules") == "blank-at-eol,space-before-tab,blank-at-eof"
 
 
@@ -108,12 +116,15 @@ def test_extends_null_starts_from_nothing(tmp_path: Path) -> None:
 
 
 def test_per_agent_override(tmp_path: Path) -> None:
-    write(tmp_path / ".agent-guard.yaml", (
-        "extends: default\n"
-        "agents:\n"
-        "  claude: {budget: {per_turn: {lines_added: 200}}, checks: {no-op: error}}\n"
-        "  codex: {read_before_edit: true}\n"
-    ))
+    write(
+        tmp_path / ".agent-guard.yaml",
+        (
+            "extends: default\n"
+            "agents:\n"
+            "  claude: {budget: {per_turn: {lines_added: 200}}, checks: {no-op: error}}\n"
+            "  codex: {read_before_edit: true}\n"
+        ),
+    )
     claude = policy.load(tmp_path, agent="claude")
     assert claude.budget("per_turn")["lines_added"] == 200
     assert claude.budget("per_turn")["files"] == 50  # the rest of per_turn still from default
@@ -134,8 +145,11 @@ def test_agent_override_in_a_preset_chain(tmp_path: Path) -> None:
 
 
 BAD = [
-    ("unknown-nested-key", "budget: {per_edit: {lines_addded: 3}}\n",
-     ["budget.per_edit.lines_addded", "did you mean 'budget.per_edit.lines_added'"]),
+    (
+        "unknown-nested-key",
+        "budget: {per_edit: {lines_addded: 3}}\n",
+        ["budget.per_edit.lines_addded", "did you mean 'budget.per_edit.lines_added'"],
+    ),
     ("unknown-top-key", "chekcs: {placeholder: error}\n", ["chekcs", "did you mean 'checks'"]),
     ("unknown-check", "checks: {placehodler: error}\n", ["checks.placehodler", "did you mean 'checks.placeholder'"]),
     ("bad-level", "checks: {placeholder: eror}\n", ["checks.placeholder", "did you mean 'error'"]),
@@ -148,26 +162,41 @@ BAD = [
     ("wrong-type-bool", "read_before_edit: yes please\n", ["read_before_edit", "true or false"]),
     ("bad-tier", "locate: {tiers: [offset, fuzzy]}\n", ["locate.tiers", "did you mean 'fuzz'"]),
     ("bad-regex", "placeholder: {patterns: ['(unclosed']}\n", ["placeholder.patterns", "regular expression"]),
-    ("bad-whitespace-rule", "whitespace: {rules: 'blank-at-eol,space-befor-tab'}\n",
-     ["whitespace.rules", "did you mean 'space-before-tab'"]),
+    (
+        "bad-whitespace-rule",
+        "whitespace: {rules: 'blank-at-eol,space-befor-tab'}\n",
+        ["whitespace.rules", "did you mean 'space-before-tab'"],
+    ),
     ("bad-ref-prefix", "ledger: {ref_prefix: 'heads/x'}\n", ["ledger.ref_prefix"]),
     ("bad-agent-key", "agents: {claude: {budgets: {}}}\n", ["agents.claude.budgets", "did you mean 'agents.claude.budget'"]),
     ("agent-extends", "agents: {claude: {extends: strict}}\n", ["agents.claude.extends"]),
     ("not-a-mapping", "- a\n- b\n", ["a policy is a mapping"]),
     ("not-yaml", "checks: {placeholder: [\n", ["not valid YAML", "line"]),
-    ("protected-extra-typo", "paths: {protected_extras: ['x/**']}\n",
-     ["paths.protected_extras", "did you mean 'paths.protected_extra'"]),
-    ("protected-extra-words-swapped", "paths: {extra_protected: ['x/**']}\n",
-     ["paths.extra_protected", "did you mean 'paths.protected_extra'"]),
+    (
+        "protected-extra-typo",
+        "paths: {protected_extras: ['x/**']}\n",
+        ["paths.protected_extras", "did you mean 'paths.protected_extra'"],
+    ),
+    (
+        "protected-extra-words-swapped",
+        "paths: {extra_protected: ['x/**']}\n",
+        ["paths.extra_protected", "did you mean 'paths.protected_extra'"],
+    ),
     ("protected-extra-not-a-list", "paths: {protected_extra: 'x/**'}\n", ["paths.protected_extra", "expected a list"]),
     ("read-protected-typo", "read_protectd: true\n", ["read_protectd", "did you mean 'read_protected'"]),
     # A key put at the wrong level (the README's own example): where it goes, not a neighbour's spelling.
-    ("extra-protected-at-the-top", "extra_protected: ['x/**']\n",
-     ["extra_protected: unknown key; did you mean 'paths.protected_extra'? (protected_extra goes under paths:)"]),
+    (
+        "extra-protected-at-the-top",
+        "extra_protected: ['x/**']\n",
+        ["extra_protected: unknown key; did you mean 'paths.protected_extra'? (protected_extra goes under paths:)"],
+    ),
     ("protected-extra-at-the-top", "protected_extra: ['x/**']\n", ["did you mean 'paths.protected_extra'?"]),
     ("tiers-at-the-top", "tiers: [offset]\n", ["did you mean 'locate.tiers'? (tiers goes under locate:)"]),
-    ("agent-key-at-the-wrong-level", "agents: {claude: {extra_protected: ['x']}}\n",
-     ["did you mean 'agents.claude.paths.protected_extra'?"]),
+    (
+        "agent-key-at-the-wrong-level",
+        "agents: {claude: {extra_protected: ['x']}}\n",
+        ["did you mean 'agents.claude.paths.protected_extra'?"],
+    ),
     ("exclude-a-protected-path", "exclude: {path-protected: ['x']}\n", ["exclude.path-protected", "cannot be excluded"]),
     ("exclude-a-typo", "exclude: {placeholdr: ['x']}\n", ["did you mean 'exclude.placeholder'"]),
     ("baseline-outside", "baseline: ../b.json\n", ["baseline", "inside the repository"]),
@@ -240,9 +269,10 @@ def test_unreadable_file(tmp_path: Path) -> None:
 
 
 def test_show_round_trips_with_sources(tmp_path: Path) -> None:
-    write(tmp_path / ".agent-guard.yaml", (
-        "extends: strict\nchecks: {placeholder: warning}\nagents: {claude: {budget: {per_turn: {files: 2}}}}\n"
-    ))
+    write(
+        tmp_path / ".agent-guard.yaml",
+        ("extends: strict\nchecks: {placeholder: warning}\nagents: {claude: {budget: {per_turn: {files: 2}}}}\n"),
+    )
     p = policy.load(tmp_path, agent="claude")
     text = policy.show(p)
     assert yaml.safe_load(text) == p.data
@@ -385,9 +415,13 @@ def test_protected_extra_adds_up_across_layers_and_agents(tmp_path: Path) -> Non
     """What a team's policy adds, the file that extends it (or an agent's overrides) cannot drop,
     even when it replaces `paths.protected` itself."""
     team = write(tmp_path / "team.yaml", "extends: default\npaths: {protected_extra: ['infra/**']}\n")
-    own = write(tmp_path / ".agent-guard.yaml", (
-        "extends: ./team.yaml\npaths: {protected: ['.env'], protected_extra: ['deploy/**']}\n"
-        "agents: {claude: {paths: {protected_extra: ['notes/**']}}}\n"))
+    own = write(
+        tmp_path / ".agent-guard.yaml",
+        (
+            "extends: ./team.yaml\npaths: {protected: ['.env'], protected_extra: ['deploy/**']}\n"
+            "agents: {claude: {paths: {protected_extra: ['notes/**']}}}\n"
+        ),
+    )
     p = policy.load(tmp_path)
     assert p.protected == (".env", "infra/**", "deploy/**")
     assert p.sources["paths.protected_extra"] == f"{team.resolve()} + {own.resolve()}"
@@ -455,8 +489,10 @@ def test_policy_show_outside_a_repository(tmp_path: Path, cli, monkeypatch: pyte
     assert strict.code == 0 and strict.json()["name"] == "strict(extends default)", strict
     assert cli("policy", "show", cwd=outside).stdout.startswith("# effective policy: default\n")
     write(outside / "team.yaml", "extends: permissive\n")
-    assert cli("policy", "show", "--policy", "team.yaml", "--json", cwd=outside).json()["name"] == \
-        "team.yaml(extends permissive(extends default))"
+    assert (
+        cli("policy", "show", "--policy", "team.yaml", "--json", cwd=outside).json()["name"]
+        == "team.yaml(extends permissive(extends default))"
+    )
     monkeypatch.setenv("AGENT_GUARD_POLICY", "strict")
     assert cli("policy", "show", "--json", cwd=outside).json()["name"] == "strict(extends default)"
     bad = cli("policy", "show", "--policy", "strct", "--json", cwd=outside)

@@ -35,13 +35,17 @@ def test_agents_edit_pyproject_but_not_its_table(repo: Repo, cli) -> None:  # ty
     repo.commit({"pyproject.toml": PYPROJECT + TABLE})
     assert cli("read", "pyproject.toml").code == 0  # strict: an edit needs a read first
     before = repo.snapshot()
-    for content in (PYPROJECT,  # removes the table
-                    PYPROJECT + TABLE.replace('"strict"', '"permissive"'),  # relaxes it
-                    PYPROJECT + TABLE + '[tool.agent-guard.files.paths]\nallow = ["**"]\n',  # adds to it
-                    PYPROJECT + TABLE + "[broken\n"):  # leaves a file no one can read the policy from
+    for content in (
+        PYPROJECT,  # removes the table
+        PYPROJECT + TABLE.replace('"strict"', '"permissive"'),  # relaxes it
+        PYPROJECT + TABLE + '[tool.agent-guard.files.paths]\nallow = ["**"]\n',  # adds to it
+        PYPROJECT + TABLE + "[broken\n",
+    ):  # leaves a file no one can read the policy from
         r = cli("apply", "--json", input=_write("pyproject.toml", content))
-        assert r.code == 1 and [f["code"] for f in r.json()["findings"] if f["severity"] == "error"] == [
-            "path-protected"], (content, r)
+        assert r.code == 1 and [f["code"] for f in r.json()["findings"] if f["severity"] == "error"] == ["path-protected"], (
+            content,
+            r,
+        )
         assert "[tool.agent-guard]" in r.json()["findings"][0]["message"]
     assert repo.snapshot() == before
     # The rest of the file is the agents' to change.
@@ -56,22 +60,25 @@ def test_an_agent_cannot_add_the_table(repo: Repo, cli) -> None:  # type: ignore
     relaxes it is changing the policy."""
     repo.commit({"pyproject.toml": PYPROJECT})
     before = repo.snapshot()
-    for content in (PYPROJECT + '[tool.agent-guard]\nextends = "permissive"\n',
-                    PYPROJECT + '[tool]\nagent-guard = {extends = "permissive"}\n',
-                    PYPROJECT + '[tool.agent-guard\nextends = "permissive"\n'):  # not TOML, but names it
+    for content in (
+        PYPROJECT + '[tool.agent-guard]\nextends = "permissive"\n',
+        PYPROJECT + '[tool]\nagent-guard = {extends = "permissive"}\n',
+        PYPROJECT + '[tool.agent-guard\nextends = "permissive"\n',
+    ):  # not TOML, but names it
         r = cli("apply", "--json", input=_write("pyproject.toml", content))
-        assert r.code == 1 and [f["code"] for f in r.json()["findings"] if f["severity"] == "error"] == [
-            "path-protected"], (content, r)
+        assert r.code == 1 and [f["code"] for f in r.json()["findings"] if f["severity"] == "error"] == ["path-protected"], (
+            content,
+            r,
+        )
     assert repo.snapshot() == before
-    r = cli("apply", "--json", input=_write("pyproject.toml", PYPROJECT + '[tool.ruff]\nline-length = 100\n'))
+    r = cli("apply", "--json", input=_write("pyproject.toml", PYPROJECT + "[tool.ruff]\nline-length = 100\n"))
     assert r.code == 0, r
 
 
 def test_a_table_that_does_not_read_is_a_usage_error(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"pyproject.toml": '[tool.agent-guard]\nchecks = {placeholdr = "off"}\n'})
     r = cli("policy", "show")
-    assert r.code == 2 and "[tool.agent-guard]: checks.placeholdr: unknown key; did you mean 'checks.placeholder'" \
-        in r.stderr, r
+    assert r.code == 2 and "[tool.agent-guard]: checks.placeholdr: unknown key; did you mean 'checks.placeholder'" in r.stderr, r
     repo.write({"pyproject.toml": '[tool.agent-guard\nextends = "strict"\n'})
     r = cli("policy", "show")
     assert r.code == 2 and "not valid TOML" in r.stderr and "put the policy in .agent-guard.yaml" in r.stderr, r

@@ -89,19 +89,39 @@ def _runnable() -> list[Block]:
 def test_every_shell_block_is_marked() -> None:
     for b in blocks():
         if b.lang in SHELL:
-            assert b.marker == "runnable" or b.marker.startswith(("not run: ", "file: ")), \
+            assert b.marker == "runnable" or b.marker.startswith(("not run: ", "file: ")), (
                 f"{b.where()}: mark the block <!-- runnable --> (and make it a console session) or <!-- not run: why -->"
+            )
         if b.marker == "runnable":
             assert b.lang == "console", f"{b.where()}: a runnable block is a console session ($ command, output)"
     assert len(_runnable()) >= 4
 
 
 def _environment(home: Path) -> dict[str, str]:
-    env = command_env({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                       "XDG_CACHE_HOME": str(home / ".cache"), "TZ": "UTC", "LC_ALL": "C.UTF-8",
-                       "GIT_PAGER": "cat", "PAGER": "cat", "TERM": "dumb", **GIT_ENV})
-    for key in ("AGENT_GUARD_AGENT", "AGENT_GUARD_TURN", "AGENT_GUARD_POLICY", "AGENT_GUARD_DEBUG", "GIT_DIR",
-                "GIT_WORK_TREE", "GIT_INDEX_FILE", "PRE_COMMIT", "PYTHONPATH"):
+    env = command_env(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "TZ": "UTC",
+            "LC_ALL": "C.UTF-8",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "TERM": "dumb",
+            **GIT_ENV,
+        }
+    )
+    for key in (
+        "AGENT_GUARD_AGENT",
+        "AGENT_GUARD_TURN",
+        "AGENT_GUARD_POLICY",
+        "AGENT_GUARD_DEBUG",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "PRE_COMMIT",
+        "PYTHONPATH",
+    ):
         env.pop(key, None)
     return env
 
@@ -116,9 +136,15 @@ def test_the_readme_sessions_print_what_the_readme_shows(tmp_path: Path) -> None
     home.mkdir()
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-c", "\n".join(script) + "\n"], cwd=scratch,
-                          env=_environment(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", "\n".join(script) + "\n"],
+        cwd=scratch,
+        env=_environment(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=120,
+        check=False,
+    )
     output = proc.stdout.decode("utf-8", "replace")
     chunks = re.split(r"\n@@step-(?:\d+|end)@@\n", output)
     assert chunks[0] == "" and len(chunks) == len(session) + 2, output
@@ -137,10 +163,16 @@ def test_the_set_up_demo_runs(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     env = dict(_environment(home), TMPDIR=str(tmp_path))
-    proc = subprocess.run(["sh", str(ROOT / "examples" / "demo.sh")], cwd=tmp_path, env=env, capture_output=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        ["sh", str(ROOT / "examples" / "demo.sh")], cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False
+    )
     out = proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace")
     assert proc.returncode == 0, out
-    for said in ("applied (unified): 1 file", "[offset, recount]", "(exit status 1: refused)",
-                 "applied (rollback): 1 file", "demo repository left in"):
+    for said in (
+        "applied (unified): 1 file",
+        "[offset, recount]",
+        "(exit status 1: refused)",
+        "applied (rollback): 1 file",
+        "demo repository left in",
+    ):
         assert said in out, out

@@ -28,8 +28,18 @@ ROOT = Path(__file__).resolve().parents[1]
 README_TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"
 LAZY = "def total(items):\n    # ... rest of the code unchanged\n    return result\n"
-FILES = (".agent-guard.yaml", ".pre-commit-config.yaml", ".github/workflows/agent-guard.yml", "hooks/pre-receive",
-         ".mcp.json", ".claude/settings.json", ".codex/config.toml", "AGENTS.md", ".aider.conf.yml", "opencode.json")
+FILES = (
+    ".agent-guard.yaml",
+    ".pre-commit-config.yaml",
+    ".github/workflows/agent-guard.yml",
+    "hooks/pre-receive",
+    ".mcp.json",
+    ".claude/settings.json",
+    ".codex/config.toml",
+    "AGENTS.md",
+    ".aider.conf.yml",
+    "opencode.json",
+)
 
 
 def _toml(text: str) -> dict[str, Any]:
@@ -51,7 +61,7 @@ def _shell(marker_start: str) -> str:
 
 
 def test_every_snippet_parses() -> None:
-    seen = {b.marker[len("file: "):] for b in blocks() if b.marker.startswith("file: ")}
+    seen = {b.marker[len("file: ") :] for b in blocks() if b.marker.startswith("file: ")}
     assert seen == set(FILES), seen
     for b in blocks():
         try:
@@ -82,7 +92,7 @@ def _server(argv: list[str]) -> tuple[str, list[str]]:
     """(command, args) of an `X mcp add NAME -- COMMAND ARGS...` line."""
     words = shlex.split(argv[0]) if len(argv) == 1 else argv
     cut = words.index("--")
-    return words[cut + 1], words[cut + 2:]
+    return words[cut + 1], words[cut + 2 :]
 
 
 def _agent_of(args: list[str]) -> str:
@@ -139,8 +149,11 @@ def _mcp_session(root: Path, server_command: str, args: list[str], log: Path) ->
                     await s.initialize()
                     seen["tools"] = {t.name for t in (await s.list_tools()).tools}
                     await s.call_tool("read_file", {"path": "app.py"}, read_timeout_seconds=60)
-                    edit = await s.call_tool("edit_file", {"path": "app.py", "edits": [
-                        {"old_string": "result = 0", "new_string": "result = 0.0"}]}, read_timeout_seconds=60)
+                    edit = await s.call_tool(
+                        "edit_file",
+                        {"path": "app.py", "edits": [{"old_string": "result = 0", "new_string": "result = 0.0"}]},
+                        read_timeout_seconds=60,
+                    )
                     seen["edit_error"] = bool(edit.is_error)
                     turns = await s.call_tool("list_turns", {}, read_timeout_seconds=60)
                     seen["turns"] = (turns.structured_content or {}).get("turns", [])
@@ -190,9 +203,14 @@ def test_claude_code_hook_snippet_runs(repo: Repo) -> None:
     words = shlex.split(one)
 
     def run(new: str) -> subprocess.CompletedProcess[bytes]:
-        payload = {"session_id": "s1", "cwd": str(repo.root), "hook_event_name": "PreToolUse", "tool_name": "Edit",
-                   "tool_use_id": "t1", "tool_input": {"file_path": str(repo.root / "app.py"),
-                                                       "old_string": "    result = 0\n", "new_string": new}}
+        payload = {
+            "session_id": "s1",
+            "cwd": str(repo.root),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "t1",
+            "tool_input": {"file_path": str(repo.root / "app.py"), "old_string": "    result = 0\n", "new_string": new},
+        }
         return command(repo.root, *words, input=json.dumps(payload).encode())
 
     before = repo.snapshot()
@@ -221,9 +239,14 @@ def test_python_harness_calls_exist() -> None:
     import guard
 
     [block] = [b for b in blocks() if b.lang == "python" and "import guard" in b.text]
-    calls = [node for node in ast.walk(ast.parse(block.text)) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-             and node.func.value.id == "guard"]
+    calls = [
+        node
+        for node in ast.walk(ast.parse(block.text))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "guard"
+    ]
     assert {c.func.attr for c in calls} >= {"apply", "read", "log", "rollback", "check"}  # type: ignore[attr-defined]
     for call in calls:
         function = getattr(guard, call.func.attr)  # type: ignore[attr-defined]
@@ -255,8 +278,7 @@ def test_every_environment_variable_read_is_documented() -> None:
     read = set(re.findall(r"""environ(?:\.get|\.pop)?[\[(]\s*["']([A-Z][A-Z0-9_]+)["']""", source))
     section = README_TEXT.split("## Environment, shell completion, uninstalling", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"`([A-Z][A-Z0-9_]*\*?)`", section))
-    missing = sorted(n for n in read if n not in listed and not any(
-        p.endswith("*") and n.startswith(p[:-1]) for p in listed))
+    missing = sorted(n for n in read if n not in listed and not any(p.endswith("*") and n.startswith(p[:-1]) for p in listed))
     assert read and not missing, f"read by agent-guard, not in the README's table of environment variables: {missing}"
 
 
@@ -372,8 +394,7 @@ def test_pre_receive_hook_lets_agents_turns_travel(repo: Repo, tmp_path: Path) -
     repo.commit({"app.py": CODE})
     assert _push(repo, "-q", "main").returncode == 0
     lazy = json.dumps({"file_path": "app.py", "old_string": CODE, "new_string": LAZY})
-    applied = command(repo.root, "agent-guard", "apply", "--policy", "permissive", "--agent", "claude",
-                      input=lazy.encode())
+    applied = command(repo.root, "agent-guard", "apply", "--policy", "permissive", "--agent", "claude", input=lazy.encode())
     assert applied.returncode == 0 and b"placeholder" in applied.stdout + applied.stderr, applied
     repo.git("config", "agent-guard.clone", "box")
     pushed = command(repo.root, "agent-guard", "push", "--timeout", "60", timeout=120)
@@ -422,14 +443,14 @@ def _pre_commit_blocks() -> tuple[Block, Block]:
 
 
 def _pre_commit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 @pytest.fixture
 def pre_commit_env(tmp_path: Path, package_caches: dict[str, str]) -> dict[str, str]:
-    env = command_env({**package_caches, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-                       "PRE_COMMIT_COLOR": "never"})
+    env = command_env({**package_caches, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"})
     for key in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT", "GIT_INDEX_FILE", "AGENT_GUARD_POLICY"):
         env.pop(key, None)
     return env
@@ -441,14 +462,16 @@ def _blocks_a_placeholder(repo: Repo, env: dict[str, str], warnings_shown: bool 
     start = repo.git("rev-parse", "HEAD").strip()
     repo.write({"app.py": LAZY})
     repo.git("add", "app.py")
-    blocked = subprocess.run(["git", "commit", "-m", "lazy"], cwd=repo.root, env=env, capture_output=True, text=True,
-                             timeout=600, check=False)
+    blocked = subprocess.run(
+        ["git", "commit", "-m", "lazy"], cwd=repo.root, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     assert blocked.returncode != 0 and "app.py:2: placeholder:" in blocked.stdout + blocked.stderr, blocked
     assert repo.git("rev-parse", "HEAD").strip() == start
     repo.write({"app.py": CODE.replace("return result", "return result  ")})
     repo.git("add", "app.py")
-    passed = subprocess.run(["git", "commit", "-m", "fine"], cwd=repo.root, env=env, capture_output=True, text=True,
-                            timeout=600, check=False)
+    passed = subprocess.run(
+        ["git", "commit", "-m", "fine"], cwd=repo.root, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     out = passed.stdout + passed.stderr
     assert passed.returncode == 0 and "Passed" in out, out
     if warnings_shown:
@@ -469,8 +492,10 @@ def test_pre_commit_snippet_as_written(repo: Repo, tmp_path: Path, pre_commit_en
         shallow = git(ROOT, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
         if shallow:
             pytest.skip(f"{ROOT} is a shallow clone: it may not hold the README's rev {rev}")
-        pytest.fail(f"{remote.where()}: rev {rev} is not a commit of this repository; pin a commit of main "
-                    "(pre-commit autoupdate --freeze)")
+        pytest.fail(
+            f"{remote.where()}: rev {rev} is not a commit of this repository; pin a commit of main "
+            "(pre-commit autoupdate --freeze)"
+        )
     assert url in remote.text
     repo.commit({"app.py": CODE, ".pre-commit-config.yaml": remote.text.replace(url, str(source))}, message="start")
     # The pinned commit may be older than this checkout: what it is known to do.

@@ -97,16 +97,25 @@ def test_a_caller_names_its_session(project: Repo) -> None:
 
 def _hook(repo: Repo, session_id: str, n: int):  # type: ignore[no-untyped-def]
     path = repo.root / "f.txt"
-    data = {"session_id": session_id, "transcript_path": "/tmp/t.jsonl", "cwd": str(repo.root),
-            "hook_event_name": "PreToolUse", "tool_name": "Edit",
-            "tool_input": {"file_path": str(path), "old_string": "a\n", "new_string": f"a\nhook {n}\n"},
-            "tool_use_id": f"toolu_{session_id}_{n}"}
+    data = {
+        "session_id": session_id,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(path), "old_string": "a\n", "new_string": f"a\nhook {n}\n"},
+        "tool_use_id": f"toolu_{session_id}_{n}",
+    }
     pre = run_cli(repo.root, "hook", "claude-code", input=json.dumps(data))
     if pre.code != 0 or '"deny"' in pre.stdout:
         return pre
     path.write_text(path.read_text().replace("a\n", f"a\nhook {n}\n", 1))
-    post = run_cli(repo.root, "hook", "claude-code",
-                   input=json.dumps({**data, "hook_event_name": "PostToolUse", "tool_response": {"filePath": str(path)}}))
+    post = run_cli(
+        repo.root,
+        "hook",
+        "claude-code",
+        input=json.dumps({**data, "hook_event_name": "PostToolUse", "tool_response": {"filePath": str(path)}}),
+    )
     assert post.code == 0, post
     return pre
 

@@ -29,20 +29,20 @@ def run(repo: Repo, script: str, *args: str, env: dict[str, str] | None = None):
     """`agent-guard run [ARGS] -- python -c SCRIPT`, through the installed command."""
     report = repo.root.parent / "report.json"
     report.unlink(missing_ok=True)
-    result = command(repo.root, "agent-guard", "run", "--report", str(report), *args, "--", sys.executable, "-c",
-                     script, env=env)
+    result = command(repo.root, "agent-guard", "run", "--report", str(report), *args, "--", sys.executable, "-c", script, env=env)
     shown = json.loads(report.read_text()) if report.exists() else None
     return result, shown
 
 
 def edit(path: str, old: str, new: str) -> str:
-    return (f"import pathlib; p = pathlib.Path({path!r}); t = p.read_text(); assert t.count({old!r}) == 1; "
-            f"p.write_text(t.replace({old!r}, {new!r}))")
+    return (
+        f"import pathlib; p = pathlib.Path({path!r}); t = p.read_text(); assert t.count({old!r}) == 1; "
+        f"p.write_text(t.replace({old!r}, {new!r}))"
+    )
 
 
 def test_a_command_is_one_turn(project: Repo) -> None:
-    result, report = run(project, edit("m.py", "a = 1", "a = 10") + "; open('made.txt', 'w').write('new\\n')",
-                         "--agent", "aider")
+    result, report = run(project, edit("m.py", "a = 1", "a = 10") + "; open('made.txt', 'w').write('new\\n')", "--agent", "aider")
     assert result.returncode == 0, result
     assert report is not None and report["status"] == "applied" and report["turn"]["agent"] == "aider"
     files = {f["path"]: f["op"] for f in report["files"]}
@@ -68,8 +68,12 @@ def test_a_turn_is_rolled_back_alone_while_later_edits_survive(project: Repo) ->
 
 def test_the_users_uncommitted_work_is_not_the_commands(project: Repo) -> None:
     project.write({"m.py": CODE.replace("b = 2", "b = 20"), "scratch.txt": "mine\n"})  # the user's, unstaged
-    assert run(project, edit("m.py", "a = 1", "a = 10") + "; " + edit("scratch.txt", "mine", "mine, edited"),
-               "--agent", "aider")[0].returncode == 0
+    assert (
+        run(project, edit("m.py", "a = 1", "a = 10") + "; " + edit("scratch.txt", "mine", "mine, edited"), "--agent", "aider")[
+            0
+        ].returncode
+        == 0
+    )
     assert run_cli(project.root, "rollback", "--agent", "aider").code == 0
     assert (project.root / "m.py").read_text() == CODE.replace("b = 2", "b = 20")
     assert (project.root / "scratch.txt").read_text() == "mine\n"
@@ -89,8 +93,10 @@ def test_a_discarding_git_command_is_a_turn_that_rollback_undoes(project: Repo) 
 
 def test_another_agents_turn_during_the_command_is_not_the_commands(project: Repo) -> None:
     codex = json.dumps({"file_path": "notes.txt", "old_string": "two\n", "new_string": "two by codex\n"})
-    script = (f"import subprocess; subprocess.run(['git', 'agent-apply', '--agent', 'codex'], input={codex!r}.encode(), "
-              "check=True, timeout=60); " + edit("notes.txt", "three", "three by the command"))
+    script = (
+        f"import subprocess; subprocess.run(['git', 'agent-apply', '--agent', 'codex'], input={codex!r}.encode(), "
+        "check=True, timeout=60); " + edit("notes.txt", "three", "three by the command")
+    )
     result, report = run(project, script, "--agent", "aider")
     assert result.returncode == 0, result
     diff = project.git("diff", "refs/agent-guard/aider^", "refs/agent-guard/aider")
@@ -121,7 +127,7 @@ def test_on_violation_revert_undoes_a_placeholder(project: Repo) -> None:
 
 def test_a_command_cannot_relax_its_own_checks(project: Repo) -> None:
     project.commit({".agent-guard.yaml": "checks: {whitespace: error}\n"})
-    script = ("open('.gitattributes', 'w').write('* -whitespace\\n'); " + edit("notes.txt", "one\n", "one   \n"))
+    script = "open('.gitattributes', 'w').write('* -whitespace\\n'); " + edit("notes.txt", "one\n", "one   \n")
     result, report = run(project, script)
     assert result.returncode == 1 and report is not None
     found = {(f["code"], f["path"]) for f in report["findings"]}

@@ -41,8 +41,14 @@ def hook(root: Path, tool: str, tool_input: dict[str, Any], event: str = "PreToo
     """Claude Code's hook, in-process: (exit status, everything it said)."""
     from guard.adapters.claude_code import claude_code
 
-    data = {"session_id": "s", "cwd": str(root), "hook_event_name": event, "tool_name": tool,
-            "tool_input": tool_input, "tool_use_id": "toolu_1"}
+    data = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
     a = claude_code(json.dumps(data).encode(), None, None, None, "defer")
     return a.code, a.stdout + a.stderr
 
@@ -114,8 +120,9 @@ def test_read_gate_applies_to_the_source_of_a_move_after_the_prefix_repair(plain
     s = mcp(plain.root)
     s.call("read_file", {"path": "src/app.py"})  # a read of another file counts for nothing here
     before = plain.snapshot()
-    r = s.call("apply_patch",
-               {"patch": "*** Begin Patch\n*** Update File: b/a.txt\n*** Move to: c.txt\n@@\n-two\n+2\n*** End Patch\n"})
+    r = s.call(
+        "apply_patch", {"patch": "*** Begin Patch\n*** Update File: b/a.txt\n*** Move to: c.txt\n@@\n-two\n+2\n*** End Patch\n"}
+    )
     assert r.error and "a.txt" in r.text and "stale" in r.text, r.text
     assert plain.snapshot() == before
 
@@ -123,9 +130,11 @@ def test_read_gate_applies_to_the_source_of_a_move_after_the_prefix_repair(plain
 # ====================================================================== 2. protected contents
 
 
-SECRETS = {".env": "TOKEN=hunter2\nAPI_KEY=sk-live-0123456789\n",
-           ".env.local": "DB_PASSWORD=correct-horse\n",
-           "secrets/x.key": "-----BEGIN KEY-----\nMIIEpAIBAAKCAQEA7secret\n-----END KEY-----\n"}
+SECRETS = {
+    ".env": "TOKEN=hunter2\nAPI_KEY=sk-live-0123456789\n",
+    ".env.local": "DB_PASSWORD=correct-horse\n",
+    "secrets/x.key": "-----BEGIN KEY-----\nMIIEpAIBAAKCAQEA7secret\n-----END KEY-----\n",
+}
 NEW = "REPLACED=1\n"
 
 
@@ -157,7 +166,8 @@ def test_no_output_route_shows_protected_contents(vault: Repo, cli) -> None:  # 
         outputs["api check"] = guard.apply(edit, repo=vault.root, check=True).to_json()
         s = mcp(vault.root, require_read=False)
         outputs["mcp dry run"] = (lambda m: m.text + json.dumps(m.data))(
-            s.call("write_file", {"path": path, "content": NEW, "dry_run": True}))
+            s.call("write_file", {"path": path, "content": NEW, "dry_run": True})
+        )
         r = cli("apply", "--diff", input=edit)  # applied: path-protected is a warning here
         assert r.code == 0 and vault.read(path) == NEW.encode(), r
         outputs["apply --diff"] = r.stdout + r.stderr
@@ -205,10 +215,16 @@ def test_findings_on_a_protected_file_quote_none_of_its_lines(vault: Repo, cli) 
         near = first[:-1] + ("X" if first[-1] != "X" else "Y")  # one character off: the closest region is there
         twice = next(c for c in content if c != "\n" and content.count(c) >= 2)
         edits: list[tuple[str, str, dict[str, str] | None]] = [
-            ("not-found", json.dumps({"file_path": path, "old_string": near, "new_string": "x"}),
-             {"old_string": near, "new_string": "x"}),
-            ("ambiguous", json.dumps({"file_path": path, "old_string": twice, "new_string": "x"}),
-             {"old_string": twice, "new_string": "x"}),
+            (
+                "not-found",
+                json.dumps({"file_path": path, "old_string": near, "new_string": "x"}),
+                {"old_string": near, "new_string": "x"},
+            ),
+            (
+                "ambiguous",
+                json.dumps({"file_path": path, "old_string": twice, "new_string": "x"}),
+                {"old_string": twice, "new_string": "x"},
+            ),
             ("a diff off by one character", f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-{near}\n+x\n", None),
         ]
         for label, edit, tool_input in edits:
@@ -250,8 +266,9 @@ def deployed(repo: Repo, cli) -> Repo:  # type: ignore[no-untyped-def]
     repo.commit({"deploy/prod.yml": "replicas: 2\n", "a.txt": TEXT})
     r = cli("apply", input=json.dumps({"file_path": "deploy/prod.yml", "old_string": "2", "new_string": "20"}))
     assert r.code == 0, r
-    r = cli("apply", "--agent", "model", input=json.dumps({"file_path": "deploy/prod.yml", "old_string": "20",
-                                                            "new_string": "200"}))
+    r = cli(
+        "apply", "--agent", "model", input=json.dumps({"file_path": "deploy/prod.yml", "old_string": "20", "new_string": "200"})
+    )
     assert r.code == 0, r
     repo.commit({".agent-guard.yaml": "paths:\n  protected_extra: ['deploy/**']\n"})
     return repo
@@ -268,8 +285,7 @@ def test_a_rollback_that_would_change_a_protected_path_is_refused_every_way_in(d
             flags = (["--force"] if force else []) + (["--check"] if check else [])
             results = [
                 cli("rollback", "--agent", "model", "--json", *flags).json(),
-                json.loads(command(deployed.root, "git", "agent-rollback", "--agent", "model", "--json", *flags)
-                           .stdout.decode()),
+                json.loads(command(deployed.root, "git", "agent-rollback", "--agent", "model", "--json", *flags).stdout.decode()),
                 guard.rollback(deployed.root, agent="model", force=force, check=check).as_dict(),
                 mcp(deployed.root).call("rollback", {"force": force, "dry_run": check}).data,
                 cli("rollback", "--agent", "agent", "--json", *flags).json(),
@@ -277,8 +293,10 @@ def test_a_rollback_that_would_change_a_protected_path_is_refused_every_way_in(d
             for got in results:
                 tried += 1
                 assert got is not None and got["status"] == "refused", got
-                assert any(f["code"] == "path-protected" and f["path"] == "deploy/prod.yml" and f["severity"] == "error"
-                           for f in got["findings"]), got
+                assert any(
+                    f["code"] == "path-protected" and f["path"] == "deploy/prod.yml" and f["severity"] == "error"
+                    for f in got["findings"]
+                ), got
                 assert deployed.snapshot() == before
     assert tried == 20
 
@@ -299,14 +317,17 @@ def _index_diffs(repo: Repo) -> list[tuple[str, str]]:
     head_blob = git(repo.root, "rev-parse", "HEAD:a.txt").strip()
     other = git(repo.root, "rev-parse", "HEAD:src/app.py").strip()
     body = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
-    return [(label, f"diff --git a/a.txt b/a.txt\nindex {old}..{new} 100644\n{body}") for label, old, new in (
-        ("7 hex, made up", "1234567", "89abcde"),
-        ("40 hex, made up", "1234567" + "0" * 33, "89abcde" + "f" * 33),
-        ("the file's blob now, never read", head_blob, "89abcde"),
-        ("its short id", head_blob[:7], "89abcde"),
-        ("another file's blob", other, "89abcde"),
-        ("upper case", head_blob.upper(), "89ABCDE"),
-    )]
+    return [
+        (label, f"diff --git a/a.txt b/a.txt\nindex {old}..{new} 100644\n{body}")
+        for label, old, new in (
+            ("7 hex, made up", "1234567", "89abcde"),
+            ("40 hex, made up", "1234567" + "0" * 33, "89abcde" + "f" * 33),
+            ("the file's blob now, never read", head_blob, "89abcde"),
+            ("its short id", head_blob[:7], "89abcde"),
+            ("another file's blob", other, "89abcde"),
+            ("upper case", head_blob.upper(), "89ABCDE"),
+        )
+    ]
 
 
 def test_an_index_line_the_agent_was_never_shown_does_not_satisfy_read_before_edit(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -343,8 +364,10 @@ def test_a_base_the_agent_wrote_itself_counts(plain: Repo, cli) -> None:  # type
     assert r.code == 0, r
     written = git(plain.root, "hash-object", "a.txt").strip()
     (plain.root / "a.txt").write_text("zero\none\nTWO\nthree\n")  # the user's change since
-    diff = (f"diff --git a/a.txt b/a.txt\nindex {written[:9]}..1234567 100644\n--- a/a.txt\n+++ b/a.txt\n"
-            "@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n")
+    diff = (
+        f"diff --git a/a.txt b/a.txt\nindex {written[:9]}..1234567 100644\n--- a/a.txt\n+++ b/a.txt\n"
+        "@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n"
+    )
     r = cli("apply", "--json", input=diff)
     assert r.code == 0, r
     assert plain.read("a.txt") == b"zero\none\n2\nthree\n"
@@ -360,9 +383,11 @@ def test_the_allow_list_follows_git_s_case_rule(plain: Repo, cli) -> None:  # ty
     before = plain.snapshot()
     tried = 0
     for spelling in ("SRC/evil.py", "Src/evil.py", "sRc/evil.py", "SRC/app.py", "src/../SRC/evil.py", "./Src/x.py"):
-        for edit in (json.dumps({"file_path": spelling, "content": "evil = 1\n"}),
-                     f"*** Begin Patch\n*** Add File: {spelling}\n+evil = 1\n*** End Patch\n",
-                     f"--- /dev/null\n+++ b/{spelling}\n@@ -0,0 +1 @@\n+evil = 1\n"):
+        for edit in (
+            json.dumps({"file_path": spelling, "content": "evil = 1\n"}),
+            f"*** Begin Patch\n*** Add File: {spelling}\n+evil = 1\n*** End Patch\n",
+            f"--- /dev/null\n+++ b/{spelling}\n@@ -0,0 +1 @@\n+evil = 1\n",
+        ):
             r = cli("apply", "--json", input=edit)
             tried += 1
             assert r.code == 1 and r.json()["findings"][0]["code"] == "path-protected", (spelling, r)
@@ -387,20 +412,28 @@ def test_a_rename_creates_a_path_under_create_false(plain: Repo, cli) -> None:  
     before = plain.snapshot()
     moves = [
         ("codex move", "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n one\n*** End Patch\n"),
-        ("codex move with change",
-         "*** Begin Patch\n*** Update File: a.txt\n*** Move to: new/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
-        ("codex move, prefixed",
-         "*** Begin Patch\n*** Update File: a/a.txt\n*** Move to: b/b.txt\n@@\n-two\n+2\n*** End Patch\n"),
+        (
+            "codex move with change",
+            "*** Begin Patch\n*** Update File: a.txt\n*** Move to: new/b.txt\n@@\n-two\n+2\n*** End Patch\n",
+        ),
+        (
+            "codex move, prefixed",
+            "*** Begin Patch\n*** Update File: a/a.txt\n*** Move to: b/b.txt\n@@\n-two\n+2\n*** End Patch\n",
+        ),
         ("git rename", "diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n"),
-        ("git rename with change", "diff --git a/a.txt b/c.txt\nsimilarity index 80%\nrename from a.txt\nrename to c.txt\n"
-                                   "--- a/a.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"),
+        (
+            "git rename with change",
+            "diff --git a/a.txt b/c.txt\nsimilarity index 80%\nrename from a.txt\nrename to c.txt\n"
+            "--- a/a.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+        ),
     ]
     for label, patch in moves:
         for args in (("apply", "--json"), ("apply", "--check", "--json")):
             r = cli(*args, input=patch)
             got = r.json()
-            assert r.code == 1 and any(f["code"] == "untracked" and "paths.create is false" in f["message"]
-                                       for f in got["findings"]), (label, r)
+            assert r.code == 1 and any(
+                f["code"] == "untracked" and "paths.create is false" in f["message"] for f in got["findings"]
+            ), (label, r)
             assert plain.snapshot() == before, label
         r2 = mcp(plain.root, agent="agent").call("apply_patch", {"patch": patch})  # it read a.txt above
         assert r2.error and "paths.create is false" in r2.text, (label, r2.text)
@@ -420,9 +453,11 @@ def test_a_file_the_user_untracked_and_ignored_is_out_of_the_agent_s_reach(plain
     plain.commit({".gitignore": "a.txt\ngen.txt\n"})
     before = plain.snapshot()
     for path, old in (("a.txt", "one"), ("gen.txt", "made!")):
-        for edit in (json.dumps({"file_path": path, "old_string": old, "new_string": "x"}),
-                     json.dumps({"file_path": path, "content": "x\n"}),
-                     f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n"):
+        for edit in (
+            json.dumps({"file_path": path, "old_string": old, "new_string": "x"}),
+            json.dumps({"file_path": path, "content": "x\n"}),
+            f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n",
+        ):
             r = cli("apply", "--json", input=edit)
             assert r.code == 1 and any(f["code"] == "untracked" for f in r.json()["findings"]), (path, r)
             assert plain.snapshot() == before
@@ -456,8 +491,9 @@ def _default_text() -> str:
 
 def _env_edit(repo: Repo, env: dict[str, str]) -> int:
     """The exit status of `agent-guard apply --check` writing .env (1: refused, path-protected)."""
-    r = guard_child(repo.root, "apply", "--check", "--json", input=json.dumps({"file_path": ".env", "content": "x\n"}).encode(),
-                    env=env)
+    r = guard_child(
+        repo.root, "apply", "--check", "--json", input=json.dumps({"file_path": ".env", "content": "x\n"}).encode(), env=env
+    )
     assert r.returncode in (0, 1), r
     return r.returncode
 
@@ -480,8 +516,7 @@ def _poison(folder: Path, entries: list[tuple[str, dict[str, Any]]], text: str) 
     for name, entry in entries:
         (folder / name).write_text(json.dumps({**entry, "data": _off(text)}))
     raw = text.encode()
-    (folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json").write_text(
-        json.dumps({"version": 1, "text": text, "data": _off(text)}))
+    (folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json").write_text(json.dumps({"version": 1, "text": text, "data": _off(text)}))
 
 
 @pytest.fixture
@@ -538,14 +573,15 @@ def test_a_poisoned_entry_under_an_old_or_wrong_name_is_not_used(cache_world: tu
 
     raw = text.encode()
     # The name the CRC-keyed cache used, holding the right text and the wrong data.
-    (folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json").write_text(
-        json.dumps({"version": 1, "text": text, "data": _off(text)}))
+    (folder / f"{zlib.crc32(raw):08x}-{len(raw)}.json").write_text(json.dumps({"version": 1, "text": text, "data": _off(text)}))
     assert _env_edit(repo, env) == 1
     # The genuine name, holding an entry of another loader, or of another text.
     for name, entry in entries:
-        for bad in ({**entry, "data": _off(text), "loader": "0"},
-                    {**entry, "data": _off(text), "text": text + "\n"},
-                    {"version": 1, "text": text, "data": _off(text)}):
+        for bad in (
+            {**entry, "data": _off(text), "loader": "0"},
+            {**entry, "data": _off(text), "text": text + "\n"},
+            {"version": 1, "text": text, "data": _off(text)},
+        ):
             (folder / name).write_text(json.dumps(bad))
             assert _env_edit(repo, env) == 1, bad
 
@@ -569,8 +605,17 @@ def test_the_cache_is_kept_private_and_used(cache_world: tuple[Repo, Path]) -> N
 # ====================================================================== 7. what a terminal is sent
 
 
-ESCAPES = ["\x1b]0;pwned\x07", "\x1b[2K\x1b[1A", "\x1b[31mred\x1b[0m", "\x9b2J", "\x1b]52;c;aGk=\x07",
-           "x = 1  # \u202e } \u2066if admin\u2069", "ok\rhidden = True", "\x08\x08\x08evil", "\x7f\x00"[:1]]
+ESCAPES = [
+    "\x1b]0;pwned\x07",
+    "\x1b[2K\x1b[1A",
+    "\x1b[31mred\x1b[0m",
+    "\x9b2J",
+    "\x1b]52;c;aGk=\x07",
+    "x = 1  # \u202e } \u2066if admin\u2069",
+    "ok\rhidden = True",
+    "\x08\x08\x08evil",
+    "\x7f\x00"[:1],
+]
 
 
 def test_terminal_escapes_in_added_lines_are_escaped_in_human_output(plain: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -588,8 +633,15 @@ def test_terminal_escapes_in_added_lines_are_escaped_in_human_output(plain: Repo
     }
     for route, text in outs.items():
         assert "line0 = " in text, (route, text)
-        bad = sorted({hex(ord(c)) for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0
-                      or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"})
+        bad = sorted(
+            {
+                hex(ord(c))
+                for c in text
+                if (ord(c) < 32 and c not in "\n\t")
+                or 0x7F <= ord(c) < 0xA0
+                or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+            }
+        )
         assert not bad, (route, bad)
         assert "\\x1b]0;pwned\\x07" in text and "\\u202e" in text, (route, text)
     # JSON keeps the exact content.
@@ -607,8 +659,11 @@ def test_a_finding_quotes_a_long_line_within_bounds(plain: Repo, cli) -> None:  
     """Before: a `syntax` finding printed a 60 KB line whole (in the message's excerpt, twice)."""
     long_line = "x = [" + "1, " * 20_000 + "]\n"
     plain.commit({"m.py": "def f():\n    return 1\n" + long_line, ".agent-guard.yaml": "checks: {syntax: error}\n"})
-    r = cli("apply", "--json", input=json.dumps({"file_path": "m.py", "old_string": "    return 1\n",
-                                                 "new_string": "    return (1\n"}))
+    r = cli(
+        "apply",
+        "--json",
+        input=json.dumps({"file_path": "m.py", "old_string": "    return 1\n", "new_string": "    return (1\n"}),
+    )
     got = r.json()
     assert r.code == 1 and got["findings"][0]["code"] == "syntax", r
     for f in got["findings"]:
@@ -618,8 +673,10 @@ def test_a_finding_quotes_a_long_line_within_bounds(plain: Repo, cli) -> None:  
     assert len(r.stdout + r.stderr) < 4000, len(r.stdout + r.stderr)
     # Every excerpt of a file's lines is bounded: not-found's closest region, ambiguous candidates.
     plain.commit({"wide.txt": ("y" * 50_000 + "\n") * 2})
-    for edit in ({"file_path": "wide.txt", "old_string": "y" * 49_999 + "z", "new_string": "q"},
-                 {"file_path": "wide.txt", "old_string": "y" * 50_000, "new_string": "q"}):
+    for edit in (
+        {"file_path": "wide.txt", "old_string": "y" * 49_999 + "z", "new_string": "q"},
+        {"file_path": "wide.txt", "old_string": "y" * 50_000, "new_string": "q"},
+    ):
         r = cli("apply", input=json.dumps(edit))
         assert r.code == 1 and len(r.stdout + r.stderr) < 4000, (len(r.stdout + r.stderr), r.stderr[:300])
 
@@ -646,8 +703,18 @@ def test_every_finding_about_a_protected_file_is_reworded() -> None:
 
     pol = policy.load(None, "default")
     secret = "TOKEN=hunter2"
-    for code in ("not-found", "ambiguous", "stale", "no-op", "placeholder", "whitespace", "syntax",
-                 "conflict-marker", "rollback-conflict", "some-new-code"):
+    for code in (
+        "not-found",
+        "ambiguous",
+        "stale",
+        "no-op",
+        "placeholder",
+        "whitespace",
+        "syntax",
+        "conflict-marker",
+        "rollback-conflict",
+        "some-new-code",
+    ):
         for path in (".env", "./.env", "deploy/.env.prod", "x/y.pem"):
             f = Finding(code, "error", path, 3, f"closest: {secret}", f"     1| {secret}")
             got = redaction.finding(f, pol)
@@ -665,8 +732,11 @@ def test_the_allow_list_case_rule_in_protected_finding() -> None:
 
     base = policy.load(None, "default")
     for ignorecase, refused in ((False, True), (True, False)):
-        pol = policy.Policy("t", {**base.data, "paths": {**base.data["paths"], "allow": ["src/**"]}},  # type: ignore[dict-item]
-                            ignorecase=ignorecase)
+        pol = policy.Policy(
+            "t",
+            {**base.data, "paths": {**base.data["paths"], "allow": ["src/**"]}},  # type: ignore[dict-item]
+            ignorecase=ignorecase,
+        )
         assert (paths.protected_finding("SRC/evil.py", pol) is not None) is refused
         assert paths.protected_finding("src/ok.py", pol) is None
         assert paths.protected_finding("src/.ENV", pol) is not None  # protected globs ignore case either way

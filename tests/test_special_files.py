@@ -84,8 +84,7 @@ def state(root: Path) -> dict[str, object]:
                 out[rel] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode))
     git = root / ".git"
     out["<index>"] = (git / "index").read_bytes() if (git / "index").exists() else None
-    out["<refs>"] = subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, timeout=TIMEOUT,
-                                   check=False).stdout
+    out["<refs>"] = subprocess.run(["git", "for-each-ref"], cwd=root, capture_output=True, timeout=TIMEOUT, check=False).stdout
     return out
 
 
@@ -117,8 +116,9 @@ EDITS: list[tuple[str, str, str]] = [
 
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("name,template,code", EDITS, ids=[e[0] for e in EDITS])
-def test_an_edit_of_a_special_file_is_refused_without_waiting(project: Repo, kind: str, name: str, template: str,
-                                                             code: str) -> None:
+def test_an_edit_of_a_special_file_is_refused_without_waiting(
+    project: Repo, kind: str, name: str, template: str, code: str
+) -> None:
     make, what = KINDS[kind]
     make(project.root / "data.txt")
     before = state(project.root)
@@ -153,17 +153,35 @@ def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str) -> None:
     if want == "missing":
         assert f"{KINDS[kind][1]}, not a regular file" in out
     # The Python API and the MCP tool read the same way.
-    code = ("import guard, sys\n"
-            "try:\n    guard.read('data.txt', repo='.')\nexcept Exception as e:\n"
-            "    print(type(e).__name__, getattr(e, 'finding', None) and e.finding.code)\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True,
-                       env=checkout_env(), timeout=TIMEOUT, check=False)
+    code = (
+        "import guard, sys\n"
+        "try:\n    guard.read('data.txt', repo='.')\nexcept Exception as e:\n"
+        "    print(type(e).__name__, getattr(e, 'finding', None) and e.finding.code)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=TIMEOUT,
+        check=False,
+    )
     assert r.stdout.split() == ["Unreadable", want], r
-    code = ("from guard.adapters import mcp_server\nfrom guard.engine import Guard\n"
-            "r = mcp_server.Session(Guard('.'), 'model').call('read_file', {'path': 'data.txt'})\n"
-            "print(r.error, r.data['findings'][0]['code'])\n")
-    r = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True,
-                       env=checkout_env(), timeout=TIMEOUT, check=False)
+    code = (
+        "from guard.adapters import mcp_server\nfrom guard.engine import Guard\n"
+        "r = mcp_server.Session(Guard('.'), 'model').call('read_file', {'path': 'data.txt'})\n"
+        "print(r.error, r.data['findings'][0]['code'])\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=TIMEOUT,
+        check=False,
+    )
     assert r.stdout.split() == ["True", want], r
     assert state(project.root) == before
 
@@ -207,8 +225,12 @@ def test_a_gitattributes_that_is_not_a_regular_file_is_a_usage_error(project: Re
     KINDS[kind][0](project.root / folder / ".gitattributes")
     before = state(project.root)
     edit = json.dumps({"file_path": "src/app.py", "old_string": "X = 1", "new_string": "X = 2"})
-    for args, stdin in ((("apply",), edit), (("apply", "--check"), edit), (("read", "src/app.py"), None),
-                        (("check", "--all-files"), None)):
+    for args, stdin in (
+        (("apply",), edit),
+        (("apply", "--check"), edit),
+        (("read", "src/app.py"), None),
+        (("check", "--all-files"), None),
+    ):
         status, _out, err = run(project, *args, edit=stdin)
         assert status == 2, (args, status, err)
         assert f"{folder}.gitattributes" in err and f"is {KINDS[kind][1]}, not a regular file" in err, err
@@ -217,8 +239,13 @@ def test_a_gitattributes_that_is_not_a_regular_file_is_a_usage_error(project: Re
 
 def test_a_fifo_pyproject_does_not_hold_the_syntax_check(project: Repo) -> None:
     make_fifo(project.root / "pyproject.toml")
-    status, out, _err = run(project, "apply", "--json", "--check", edit=json.dumps(
-        {"file_path": "shapes.py", "old_string": "w * h", "new_string": "(w * h"}))
+    status, out, _err = run(
+        project,
+        "apply",
+        "--json",
+        "--check",
+        edit=json.dumps({"file_path": "shapes.py", "old_string": "w * h", "new_string": "(w * h"}),
+    )
     assert status == 0 and [f["code"] for f in json.loads(out)["findings"]] == ["syntax"], out
 
 
@@ -226,13 +253,30 @@ def test_the_claude_code_hook_denies_an_edit_of_a_fifo(project: Repo) -> None:
     make_fifo(project.root / "notes.ipynb")
     make_fifo(project.root / "data.txt")
     before = state(project.root)
-    for tool, ti in (("Write", {"file_path": str(project.root / "data.txt"), "content": "x\n"}),
-                     ("Edit", {"file_path": str(project.root / "data.txt"), "old_string": "a", "new_string": "b"}),
-                     ("NotebookEdit", {"notebook_path": str(project.root / "notes.ipynb"), "new_source": "x"})):
-        data = json.dumps({"session_id": "s", "cwd": str(project.root), "hook_event_name": "PreToolUse",
-                           "tool_name": tool, "tool_input": ti, "tool_use_id": f"toolu_{tool}"})
-        r = subprocess.run([sys.executable, "-m", "guard", "hook", "claude-code"], input=data.encode(),
-                           cwd=project.root, capture_output=True, env=checkout_env(), timeout=TIMEOUT, check=False)
+    for tool, ti in (
+        ("Write", {"file_path": str(project.root / "data.txt"), "content": "x\n"}),
+        ("Edit", {"file_path": str(project.root / "data.txt"), "old_string": "a", "new_string": "b"}),
+        ("NotebookEdit", {"notebook_path": str(project.root / "notes.ipynb"), "new_source": "x"}),
+    ):
+        data = json.dumps(
+            {
+                "session_id": "s",
+                "cwd": str(project.root),
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": ti,
+                "tool_use_id": f"toolu_{tool}",
+            }
+        )
+        r = subprocess.run(
+            [sys.executable, "-m", "guard", "hook", "claude-code"],
+            input=data.encode(),
+            cwd=project.root,
+            capture_output=True,
+            env=checkout_env(),
+            timeout=TIMEOUT,
+            check=False,
+        )
         err = r.stderr.decode()
         assert r.returncode == 2 and "a named pipe (FIFO), not a regular file" in err, (tool, r)
     assert state(project.root) == before
@@ -241,8 +285,7 @@ def test_the_claude_code_hook_denies_an_edit_of_a_fifo(project: Repo) -> None:
 def test_recovery_leaves_a_fifo_put_where_a_crashed_write_was(project: Repo) -> None:
     """A kill mid-write, then someone puts a pipe at the file: recovery neither reads nor replaces it."""
     edit = json.dumps({"file_path": "shapes.py", "old_string": "w * h", "new_string": "h * w"})
-    r = guard(project.root, "apply", input=edit.encode(), env={"AGENT_GUARD_CRASH_AT": "after-file:0"},
-              timeout=TIMEOUT)
+    r = guard(project.root, "apply", input=edit.encode(), env={"AGENT_GUARD_CRASH_AT": "after-file:0"}, timeout=TIMEOUT)
     assert r.returncode == -9, r
     (project.root / "shapes.py").unlink()
     make_fifo(project.root / "shapes.py")

@@ -14,14 +14,40 @@ T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
 DAY = 86_400
 
 
-def ev(agent: str, dialect: str | None, status: str, *, repairs: tuple[str, ...] = (), errors: tuple[str, ...] = (),
-       warnings: tuple[str, ...] = (), size: int = 100, duration: float = 0.01, day: int = 0, kind: str = "apply",
-       n: int = 1) -> Iterator[dict[str, Any]]:
+def ev(
+    agent: str,
+    dialect: str | None,
+    status: str,
+    *,
+    repairs: tuple[str, ...] = (),
+    errors: tuple[str, ...] = (),
+    warnings: tuple[str, ...] = (),
+    size: int = 100,
+    duration: float = 0.01,
+    day: int = 0,
+    kind: str = "apply",
+    n: int = 1,
+) -> Iterator[dict[str, Any]]:
     for i in range(n):
-        yield {"v": 1, "time": events.timestamp(T0 + day * DAY + i), "kind": kind, "agent": agent, "turn": None,
-               "dialect": dialect, "status": status, "dry_run": status == "checked", "files": ["a.py"], "nfiles": 1,
-               "added": 1, "removed": 1, "repairs": list(repairs), "errors": list(errors), "warnings": list(warnings),
-               "size": size, "duration": duration}
+        yield {
+            "v": 1,
+            "time": events.timestamp(T0 + day * DAY + i),
+            "kind": kind,
+            "agent": agent,
+            "turn": None,
+            "dialect": dialect,
+            "status": status,
+            "dry_run": status == "checked",
+            "files": ["a.py"],
+            "nfiles": 1,
+            "added": 1,
+            "removed": 1,
+            "repairs": list(repairs),
+            "errors": list(errors),
+            "warnings": list(warnings),
+            "size": size,
+            "duration": duration,
+        }
 
 
 def synthetic() -> list[dict[str, Any]]:
@@ -39,8 +65,17 @@ def synthetic() -> list[dict[str, Any]]:
     # search-replace: 25 edits, 20 land (80%).
     log += ev("claude", "search-replace", "applied", size=1000, duration=0.5, day=1, n=15)
     log += ev("claude", "search-replace", "applied", repairs=("trailing-whitespace",), size=1100, duration=0.5, day=1, n=5)
-    log += ev("claude", "search-replace", "refused", errors=("ambiguous",), warnings=("placeholder",), size=900,
-              duration=0.4, day=1, n=5)
+    log += ev(
+        "claude",
+        "search-replace",
+        "refused",
+        errors=("ambiguous",),
+        warnings=("placeholder",),
+        size=900,
+        duration=0.4,
+        day=1,
+        n=5,
+    )
     # auto-detection failed: no dialect.
     log += ev("claude", None, "refused", errors=("parse-error",), size=50, duration=0.002, day=1, n=2)
     # pre-commit checks: not edits in a dialect.
@@ -73,24 +108,58 @@ def classes(**given: tuple[int, int]) -> dict[str, dict[str, int]]:
 
 
 CLAUDE_UNIFIED = {
-    "dialect": "unified", "tool": None, "tried": 20, "landed": 17, "clean": 12, "repaired": 5, "refused": 3, "dry_runs": 1,
-    "landing_rate": 0.85, "clean_rate": 0.6,
+    "dialect": "unified",
+    "tool": None,
+    "tried": 20,
+    "landed": 17,
+    "clean": 12,
+    "repaired": 5,
+    "refused": 3,
+    "dry_runs": 1,
+    "landing_rate": 0.85,
+    "clean_rate": 0.6,
     "by_repair": {"recount": 4, "indent": 1, "offset": 1},
-    "by_code": {"not-found": 2, "budget": 1, "stale": 1}, "by_verify": {},
+    "by_code": {"not-found": 2, "budget": 1, "stale": 1},
+    "by_verify": {},
     "classes": classes(line=(4, 2), ws=(1, 0), stale=(0, 1)),
-    "median_size": 105, "median_duration": 0.0105,
+    "median_size": 105,
+    "median_duration": 0.0105,
 }
 CLAUDE_SR = {
-    "dialect": "search-replace", "tool": None, "tried": 25, "landed": 20, "clean": 15, "repaired": 5, "refused": 5, "dry_runs": 0,
-    "landing_rate": 0.8, "clean_rate": 0.6,
-    "by_repair": {"trailing-whitespace": 5}, "by_code": {"ambiguous": 5}, "by_verify": {},
+    "dialect": "search-replace",
+    "tool": None,
+    "tried": 25,
+    "landed": 20,
+    "clean": 15,
+    "repaired": 5,
+    "refused": 5,
+    "dry_runs": 0,
+    "landing_rate": 0.8,
+    "clean_rate": 0.6,
+    "by_repair": {"trailing-whitespace": 5},
+    "by_code": {"ambiguous": 5},
+    "by_verify": {},
     "classes": classes(ws=(5, 0), dup=(0, 5), lazy=(0, 5)),
-    "median_size": 1000, "median_duration": 0.5,
+    "median_size": 1000,
+    "median_duration": 0.5,
 }
 CLAUDE_UNKNOWN = {
-    "dialect": "unknown", "tool": None, "tried": 2, "landed": 0, "clean": 0, "repaired": 0, "refused": 2, "dry_runs": 0,
-    "landing_rate": 0.0, "clean_rate": 0.0, "by_repair": {}, "by_code": {"parse-error": 2}, "by_verify": {},
-    "classes": classes(), "median_size": 50, "median_duration": 0.002,
+    "dialect": "unknown",
+    "tool": None,
+    "tried": 2,
+    "landed": 0,
+    "clean": 0,
+    "repaired": 0,
+    "refused": 2,
+    "dry_runs": 0,
+    "landing_rate": 0.0,
+    "clean_rate": 0.0,
+    "by_repair": {},
+    "by_code": {"parse-error": 2},
+    "by_verify": {},
+    "classes": classes(),
+    "median_size": 50,
+    "median_duration": 0.002,
 }
 
 
@@ -100,7 +169,13 @@ def test_claude_every_figure() -> None:
     assert claude["agent"] == "claude"
     assert claude["dialects"] == [CLAUDE_SR, CLAUDE_UNIFIED, CLAUDE_UNKNOWN]  # most edits first
     assert {k: claude[k] for k in ("tried", "landed", "clean", "repaired", "refused", "dry_runs")} == {
-        "tried": 47, "landed": 37, "clean": 27, "repaired": 10, "refused": 10, "dry_runs": 1}
+        "tried": 47,
+        "landed": 37,
+        "clean": 27,
+        "repaired": 10,
+        "refused": 10,
+        "dry_runs": 1,
+    }
     assert claude["landing_rate"] == round(37 / 47, 4) and claude["clean_rate"] == round(27 / 47, 4)
     assert claude["by_repair"] == {"trailing-whitespace": 5, "recount": 4, "indent": 1, "offset": 1}
     assert claude["by_code"] == {"ambiguous": 5, "not-found": 2, "parse-error": 2, "budget": 1, "stale": 1}
@@ -112,8 +187,12 @@ def test_claude_every_figure() -> None:
         {"repair": "recount", "edits": 4, "share": round(4 / 37, 4), "class": LINE},
         {"repair": "indent", "edits": 1, "share": round(1 / 37, 4), "class": WS},
     ]
-    assert claude["recommendation"] == {"dialect": "unified", "landing_rate": 0.85, "tried": 20,
-                                        "compared": ["unified", "search-replace"]}
+    assert claude["recommendation"] == {
+        "dialect": "unified",
+        "landing_rate": 0.85,
+        "tried": 20,
+        "compared": ["unified", "search-replace"],
+    }
     assert claude["recommendation_note"] == "85% of 20 edits land (vs search-replace 80% of 25)"
     checks = claude["checks"]
     assert (checks["tried"], checks["landed"], checks["refused"], checks["by_code"]) == (3, 2, 1, {"whitespace": 1})
@@ -137,10 +216,13 @@ def test_gpt_too_few_edits_for_a_recommendation() -> None:
 def test_gemini_tie_goes_to_the_dialect_needing_fewer_repairs() -> None:
     gemini = next(a for a in stats.aggregate(synthetic())["agents"] if a["agent"] == "gemini")
     assert [(d["dialect"], d["landing_rate"], d["clean_rate"]) for d in gemini["dialects"]] == [
-        ("search-replace", 0.9, 0.8), ("unified", 0.9, 0.9)]
+        ("search-replace", 0.9, 0.8),
+        ("unified", 0.9, 0.9),
+    ]
     assert gemini["recommendation"]["dialect"] == "unified"
-    assert gemini["recommendation_note"] == ("90% of 20 edits land (vs search-replace 90% of 20); "
-                                             "tied, and 90% land clean (vs 80%)")
+    assert gemini["recommendation_note"] == (
+        "90% of 20 edits land (vs search-replace 90% of 20); tied, and 90% land clean (vs 80%)"
+    )
 
 
 def test_recommendation_threshold_is_min_events() -> None:
@@ -166,8 +248,17 @@ def test_agent_filter_and_totals() -> None:
 
 def test_classification_covers_every_contract_name() -> None:
     assert stats.CLASSES == {
-        "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers", "anchor",
-                                                 "empty-chunk", "context-prefix", "path-prefix"),
+        "line arithmetic and invented context": (
+            "recount",
+            "offset",
+            "fuzz",
+            "not-found",
+            "line-numbers",
+            "anchor",
+            "empty-chunk",
+            "context-prefix",
+            "path-prefix",
+        ),
         "whitespace drift": ("trailing-whitespace", "indent", "unicode", "eol", "escape", "whitespace", "whitespace-fix"),
         "duplicate ambiguity": ("ambiguous",),
         "lazy elision": ("placeholder",),
@@ -176,11 +267,15 @@ def test_classification_covers_every_contract_name() -> None:
 
 
 def test_unknown_fields_and_odd_events_do_not_break_the_tally() -> None:
-    log = [{"time": "2026-01-01T00:00:00Z", "agent": "x", "status": "applied", "repairs": "not-a-list", "size": "big"},
-           {"time": "2026-01-01T00:00:01Z", "agent": "x", "dialect": "codex", "status": "refused"}]
+    log = [
+        {"time": "2026-01-01T00:00:00Z", "agent": "x", "status": "applied", "repairs": "not-a-list", "size": "big"},
+        {"time": "2026-01-01T00:00:01Z", "agent": "x", "dialect": "codex", "status": "refused"},
+    ]
     (x,) = stats.aggregate(log)["agents"]
     assert [(d["dialect"], d["tried"], d["clean"], d["refused"]) for d in x["dialects"]] == [
-        ("codex", 1, 0, 1), ("unknown", 1, 1, 0)]
+        ("codex", 1, 0, 1),
+        ("unknown", 1, 1, 0),
+    ]
     assert x["median_size"] is None
 
 
@@ -231,8 +326,12 @@ def test_since_takes_dates_times_and_ages() -> None:
     assert stats.parse_since("2026-01-15T00:00:00Z") == datetime(2026, 1, 15, tzinfo=timezone.utc)
     assert stats.parse_since("2026-01-15T02:00+02:00") == datetime(2026, 1, 15, tzinfo=timezone.utc)
     assert stats.parse_since("2026-01-15") == datetime(2026, 1, 15).astimezone()  # local midnight
-    for text, delta in (("30m", timedelta(minutes=30)), ("12h", timedelta(hours=12)), ("7d", timedelta(days=7)),
-                        ("2w", timedelta(weeks=2))):
+    for text, delta in (
+        ("30m", timedelta(minutes=30)),
+        ("12h", timedelta(hours=12)),
+        ("7d", timedelta(days=7)),
+        ("2w", timedelta(weeks=2)),
+    ):
         assert abs(datetime.now(timezone.utc) - delta - stats.parse_since(text)) < timedelta(seconds=60)
     with pytest.raises(ValueError):
         stats.parse_since("yesterday")
@@ -250,7 +349,7 @@ def test_cli_text_table(logged: Repo, cli) -> None:  # type: ignore[no-untyped-d
     lines = r.stdout.splitlines()
     assert lines[0] == "agent-guard stats: 105 events, 2026-01-01T00:00:00.000Z to 2026-02-01T00:00:17.000Z"
     i = lines.index("claude: 47 edits (1 dry run), 37 landed (79%), 10 refused")
-    claude = lines[i:lines.index("", i)]
+    claude = lines[i : lines.index("", i)]
     assert claude[1].split() == ["dialect", "tried", "clean", "repaired", "refused", "landed", "med.size", "med.time"]
     assert claude[2].split() == ["search-replace", "25", "15", "5", "5", "80%", "1000", "B", "500", "ms"]
     assert claude[3] == "    repaired by: trailing-whitespace 5"
@@ -260,16 +359,20 @@ def test_cli_text_table(logged: Repo, cli) -> None:  # type: ignore[no-untyped-d
     assert claude[7] == "    refused by:  not-found 2, budget 1, stale 1"
     assert claude[8].split() == ["unknown", "2", "0", "0", "2", "0%", "50", "B", "2.0", "ms"]
     assert claude[9] == "    refused by:  parse-error 2"
-    assert claude[10] == ("  failure classes: line arithmetic and invented context 6 (4 landed, 2 refused); "
-                          "whitespace drift 6 (6 landed, 0 refused); duplicate ambiguity 5 (0 landed, 5 refused); "
-                          "lazy elision 5 (0 landed, 5 refused); stale state 1 (0 landed, 1 refused)")
-    assert claude[11] == ("  leans on: trailing-whitespace (5 of 37 landed edits, whitespace drift); "
-                          "recount (4 of 37 landed edits, line arithmetic and invented context); "
-                          "indent (1 of 37 landed edits, whitespace drift)")
+    assert claude[10] == (
+        "  failure classes: line arithmetic and invented context 6 (4 landed, 2 refused); "
+        "whitespace drift 6 (6 landed, 0 refused); duplicate ambiguity 5 (0 landed, 5 refused); "
+        "lazy elision 5 (0 landed, 5 refused); stale state 1 (0 landed, 1 refused)"
+    )
+    assert claude[11] == (
+        "  leans on: trailing-whitespace (5 of 37 landed edits, whitespace drift); "
+        "recount (4 of 37 landed edits, line arithmetic and invented context); "
+        "indent (1 of 37 landed edits, whitespace drift)"
+    )
     assert claude[12] == "  recommended dialect: unified: 85% of 20 edits land (vs search-replace 80% of 25)"
     assert claude[13] == "  pre-commit checks: 3 run, 2 passed, 1 refused (whitespace 1)"
     assert "  recommended dialect: none yet: no dialect has 20 edits yet (most: codex with 10)" in lines
-    gpt = lines[lines.index("gpt: 15 edits, 13 landed (87%), 2 refused"):]
+    gpt = lines[lines.index("gpt: 15 edits, 13 landed (87%), 2 refused") :]
     assert gpt[2].split() == ["codex", "10", "4", "4", "2", "80%", "400", "B", "40", "ms"]
     assert gpt[5].split() == ["whole", "5", "5", "0", "0", "100%", "4.9", "KB", "100", "ms"]
 
@@ -294,7 +397,8 @@ def test_apply_then_stats_end_to_end(repo: Repo, cli) -> None:  # type: ignore[n
     assert cli("apply", "--agent", "claude", input=missing).code == 1
     (claude,) = cli("stats", "--json").json()["agents"]
     assert [(d["dialect"], d["tried"], d["clean"], d["refused"], d["by_code"]) for d in claude["dialects"]] == [
-        ("json", 2, 1, 1, {"not-found": 1})]
+        ("json", 2, 1, 1, {"not-found": 1})
+    ]
 
 
 def test_import_is_cheap() -> None:
@@ -302,8 +406,10 @@ def test_import_is_cheap() -> None:
     import sys
 
     # The CLI imports guard.report.stats at every start: it must not pull in git, the engine or the log.
-    code = ("import sys, guard.report.stats; "
-            "print(sorted({'pygit2', 'guard.engine', 'guard.report.events', 'html'} & set(sys.modules)))")
+    code = (
+        "import sys, guard.report.stats; "
+        "print(sorted({'pygit2', 'guard.engine', 'guard.report.events', 'html'} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -328,20 +434,43 @@ def test_hook_tool_calls_count_once_under_their_tool_names(repo: Repo, cli) -> N
         return 0
 
     edited = SRC.replace("s = 0", "s = 0.0")
-    assert call("Edit", {"file_path": absolute(repo, "stats.py"), "old_string": "s = 0", "new_string": "s = 0.0"},
-                "toolu_1", ("stats.py", edited)) == 0
-    assert call("Edit", {"file_path": absolute(repo, "stats.py"), "old_string": "nowhere", "new_string": "x"},
-                "toolu_2", None) == 2  # denied at PreToolUse
-    assert call("Write", {"file_path": absolute(repo, "pkg/new.py"), "content": "X = 1\n"},
-                "toolu_3", ("pkg/new.py", "X = 1\n")) == 0
+    assert (
+        call(
+            "Edit",
+            {"file_path": absolute(repo, "stats.py"), "old_string": "s = 0", "new_string": "s = 0.0"},
+            "toolu_1",
+            ("stats.py", edited),
+        )
+        == 0
+    )
+    assert (
+        call("Edit", {"file_path": absolute(repo, "stats.py"), "old_string": "nowhere", "new_string": "x"}, "toolu_2", None) == 2
+    )  # denied at PreToolUse
+    assert (
+        call("Write", {"file_path": absolute(repo, "pkg/new.py"), "content": "X = 1\n"}, "toolu_3", ("pkg/new.py", "X = 1\n"))
+        == 0
+    )
     multi = [{"old_string": "s += i", "new_string": "s += 2 * i"}]
-    assert call("MultiEdit", {"file_path": absolute(repo, "stats.py"), "edits": multi},
-                "toolu_4", ("stats.py", edited.replace("s += i", "s += 2 * i"))) == 0
+    assert (
+        call(
+            "MultiEdit",
+            {"file_path": absolute(repo, "stats.py"), "edits": multi},
+            "toolu_4",
+            ("stats.py", edited.replace("s += i", "s += 2 * i")),
+        )
+        == 0
+    )
     assert call("Write", {"file_path": absolute(repo, ".env"), "content": "T=1\n"}, "toolu_5", None) == 2
     # A PreToolUse that passed but whose tool never wrote (no PostToolUse yet) is not counted.
-    assert hook_command(repo.root, payload(repo, "Edit", {"file_path": absolute(repo, "stats.py"),
-                                                          "old_string": "return s", "new_string": "return s"},
-                                           tool_use_id="toolu_6")).returncode in (0, 2)
+    assert hook_command(
+        repo.root,
+        payload(
+            repo,
+            "Edit",
+            {"file_path": absolute(repo, "stats.py"), "old_string": "return s", "new_string": "return s"},
+            tool_use_id="toolu_6",
+        ),
+    ).returncode in (0, 2)
 
     (claude,) = cli("stats", "--json").json()["agents"]
     rows = {(d["tool"], d["dialect"]): (d["tried"], d["landed"], d["refused"], d["dry_runs"]) for d in claude["dialects"]}
@@ -378,6 +507,13 @@ def test_empty_state_says_how_events_get_recorded(repo: Repo, cli) -> None:  # t
     repo.commit({"README": "x\n"})
     out = cli("stats").stdout
     assert f"no edit events recorded yet (the log: {repo.root / '.git' / 'agent-guard' / 'events.jsonl'})" in out, out
-    for way in ("git agent-apply", "Python API", "MCP server", "agent-guard hook claude-code", "PreToolUse",
-                "PostToolUse", "git agent-check"):
+    for way in (
+        "git agent-apply",
+        "Python API",
+        "MCP server",
+        "agent-guard hook claude-code",
+        "PreToolUse",
+        "PostToolUse",
+        "git agent-check",
+    ):
         assert way in out, (way, out)

@@ -24,18 +24,40 @@ from guard.report import events, stats
 
 T0 = 1_767_225_600
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-         "--force-device-scale-factor=1", "--disable-extensions", "--mute-audio"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--hide-scrollbars",
+    "--force-device-scale-factor=1",
+    "--disable-extensions",
+    "--mute-audio",
+]
 WINDOW = (1280, 2400)
 
 
-def _ev(agent: str, dialect: str, status: str, n: int, repairs: tuple[str, ...] = (),
-        errors: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+def _ev(
+    agent: str, dialect: str, status: str, n: int, repairs: tuple[str, ...] = (), errors: tuple[str, ...] = ()
+) -> Iterator[dict[str, Any]]:
     for i in range(n):
-        yield {"v": 1, "time": events.timestamp(T0 + i), "kind": "apply", "agent": agent, "dialect": dialect,
-               "status": status, "files": ["a.py"], "repairs": list(repairs), "errors": list(errors),
-               "warnings": [], "size": 100 + i, "duration": 0.01}
+        yield {
+            "v": 1,
+            "time": events.timestamp(T0 + i),
+            "kind": "apply",
+            "agent": agent,
+            "dialect": dialect,
+            "status": status,
+            "files": ["a.py"],
+            "repairs": list(repairs),
+            "errors": list(errors),
+            "warnings": [],
+            "size": 100 + i,
+            "duration": 0.01,
+        }
 
 
 def _log() -> list[dict[str, Any]]:
@@ -115,8 +137,8 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w, h, bpp = 8, [], 0, 0, 0
     while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        (n,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + n]
         pos += 12 + n
         if kind == b"IHDR":
             w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
@@ -129,7 +151,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     prev = bytearray(stride)
     rows: list[bytes] = []
     for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
             b = prev[i]
@@ -160,10 +182,14 @@ def test_charts_render_in_headless_chromium(page: Path, tmp_path: Path) -> None:
     assert [c["data-agent"] for c in dialect_charts] == ["claude", "gemini <&>", "gpt"]
     want = stats.aggregate(_log())
     for chart, agent in zip(dialect_charts, want["agents"]):
-        bars = [(r["data-row"], r["class"].split()[1], int(r["data-count"]))
-                for r in chart["rects"] if r.get("class", "").startswith("bar ")]
-        expected = [(d["dialect"], part, d[part]) for d in agent["dialects"]
-                    for part in ("clean", "repaired", "refused") if d[part]]
+        bars = [
+            (r["data-row"], r["class"].split()[1], int(r["data-count"]))
+            for r in chart["rects"]
+            if r.get("class", "").startswith("bar ")
+        ]
+        expected = [
+            (d["dialect"], part, d[part]) for d in agent["dialects"] for part in ("clean", "repaired", "refused") if d[part]
+        ]
         assert bars == expected
         assert all(int(r["width"]) > 0 and int(r["height"]) > 0 for r in chart["rects"])
     class_charts = [c for c in parsed.charts if "classes" in c["class"].split()]
@@ -177,7 +203,7 @@ def test_charts_render_in_headless_chromium(page: Path, tmp_path: Path) -> None:
     targets = {bytes.fromhex(c[1:]): c for c in counts}
     for row in rows:
         for x in range(0, len(row), 3):
-            hit = targets.get(row[x:x + 3])
+            hit = targets.get(row[x : x + 3])
             if hit is not None:
                 counts[hit] += 1
     area = {color: 0 for color in counts}

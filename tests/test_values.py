@@ -55,8 +55,7 @@ def _classes(base: type = Value) -> list[type]:
     return out
 
 
-VALUES = sorted({c for c in _classes() if c.__module__.startswith("guard.")},
-                key=lambda c: (c.__module__, c.__qualname__))
+VALUES = sorted({c for c in _classes() if c.__module__.startswith("guard.")}, key=lambda c: (c.__module__, c.__qualname__))
 
 
 def _declared() -> set[str]:
@@ -81,16 +80,26 @@ def test_every_value_class_is_found() -> None:
     skipped = {s.split(" ")[0] for s in SKIPPED}
     # Every record in the sources is among them: a class no other import loads is held to the rule too.
     assert {n for n in _declared() if n.rsplit(".", 1)[0] not in skipped} == names
-    assert {"guard.model.Finding", "guard.commit_check.CommitFinding", "guard.policy.Policy", "guard.record.ledger.Turn",
-            "guard.adapters.mcp_server.Tool"} <= names
+    assert {
+        "guard.model.Finding",
+        "guard.commit_check.CommitFinding",
+        "guard.policy.Policy",
+        "guard.record.ledger.Turn",
+        "guard.adapters.mcp_server.Tool",
+    } <= names
 
 
 def _own_fields(cls: type) -> list[str]:
     """The fields `cls`'s source declares: its annotated names that are not ``ClassVar``s."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     body = tree.body[0].body  # type: ignore[attr-defined]
-    return [st.target.id for st in body if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)
-            and not ast.unparse(st.annotation).startswith(("ClassVar", "typing.ClassVar"))]
+    return [
+        st.target.id
+        for st in body
+        if isinstance(st, ast.AnnAssign)
+        and isinstance(st.target, ast.Name)
+        and not ast.unparse(st.annotation).startswith(("ClassVar", "typing.ClassVar"))
+    ]
 
 
 def _spelled(cls: type) -> list[str]:
@@ -111,7 +120,8 @@ def test_fields_are_declared_once(cls: type[Value]) -> None:
     assert cls._fields == getattr(base, "_fields", ()) + tuple(own)
     assert len(set(cls._fields)) == len(cls._fields)
     assert cls.__dict__["__slots__"] == tuple(own) + ("__dict__",) * any(
-        isinstance(v, cached_property) for v in cls.__dict__.values())
+        isinstance(v, cached_property) for v in cls.__dict__.values()
+    )
     # The constructor takes the fields, in order (callers pass them by position and by name).
     params = list(inspect.signature(cls).parameters)
     assert params == list(cls._fields)
@@ -138,8 +148,9 @@ def test_a_value_is_immutable_equal_by_class_and_fields_and_hashed_by_them() -> 
     other = guard.commit_check.CommitFinding("stale", "error", "a.py", 3, "changed since read", "read it again")
     assert f != other and other != f  # another class, as a dataclass subclass compared
     assert f != ("stale", "error", "a.py", 3, "changed since read", "read it again")  # not a tuple
-    assert repr(f) == ("Finding(code='stale', severity='error', path='a.py', line=3, "
-                       "message='changed since read', hint='read it again')")
+    assert repr(f) == (
+        "Finding(code='stale', severity='error', path='a.py', line=3, message='changed since read', hint='read it again')"
+    )
 
 
 def test_replace_copies_with_changed_fields_and_refuses_unknown_ones() -> None:
@@ -149,8 +160,9 @@ def test_replace_copies_with_changed_fields_and_refuses_unknown_ones() -> None:
     with pytest.raises(TypeError, match="no field 'nope'"):
         f._replace(nope=1)
     c = guard.commit_check.CommitFinding("budget", "error", None, None, "too big", commit="abc", anchor="a.py")
-    assert c._replace(line=2) == guard.commit_check.CommitFinding("budget", "error", None, 2, "too big",
-                                                                  commit="abc", anchor="a.py")
+    assert c._replace(line=2) == guard.commit_check.CommitFinding(
+        "budget", "error", None, 2, "too big", commit="abc", anchor="a.py"
+    )
 
 
 def test_copy_deepcopy_and_pickle_keep_a_value() -> None:
@@ -165,8 +177,6 @@ def test_defaults_are_made_per_value() -> None:
     assert a.extra == {} and a.extra is not b.extra
     p = guard.policy.Policy("p", {})
     assert p.sources == {} and p.sources is not guard.policy.Policy("q", {}).sources
-
-
 
 
 def test_rules_answer_in_for_a_rule_and_are_a_cache_key() -> None:
@@ -246,9 +256,12 @@ def test_a_class_with_cached_properties_keeps_them_out_of_its_value() -> None:
 
 def test_declarations_a_record_cannot_keep_are_refused() -> None:
     with pytest.raises(TypeError, match="shared by every value; use field"):
+
         class _Shared(Value):  # noqa: F841
             items: list[int] = []  # noqa: RUF012
+
     with pytest.raises(TypeError, match="without a default follows one with a default"):
+
         class _Order(Value):  # noqa: F841
             a: int = 0
             b: int  # type: ignore[misc]

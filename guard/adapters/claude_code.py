@@ -107,8 +107,10 @@ class Deadline:
         return self.ends - min(1.0, self.seconds / 10), f"the hook's deadline ({self.seconds:g} s, --deadline)"
 
     def _expire(self, signum: int, frame: FrameType | None) -> None:
-        os.write(2, (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); "
-                     "the edit was blocked\n").encode())
+        os.write(
+            2,
+            (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); the edit was blocked\n").encode(),
+        )
         os._exit(BLOCK)
 
     def __enter__(self) -> Deadline:
@@ -239,8 +241,17 @@ def _stash_name(data: dict[str, Any], rel: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
 
 
-def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, warnings: list[str],
-           took: float, intended: bytes | None = None, denied: list[str] | None = None) -> None:
+def _stash(
+    g: Guard,
+    data: dict[str, Any],
+    rel: str,
+    agent: str,
+    turn: str | None,
+    warnings: list[str],
+    took: float,
+    intended: bytes | None = None,
+    denied: list[str] | None = None,
+) -> None:
     """Keep what the post hook needs: the content before the tool, what the tool will make of it
     (`intended`, when known), whether the pre hook denied the call (`denied`: what it said), and
     what the check said (for `stats`).
@@ -264,10 +275,20 @@ def _stash(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | Non
         except OSError:
             pass
     inline = paths.read_finding(rel, g.policy(agent)) is not None
-    doc = {"path": rel, "before": _keep(g, before, inline), "intended": _keep(g, intended, inline),
-           "mode": mode, "missing_dirs": missing, "denied": denied,
-           "agent": agent, "turn": turn, "tool": data.get("tool_name"), "time": time.time(),
-           "warnings": warnings, "duration": took}
+    doc = {
+        "path": rel,
+        "before": _keep(g, before, inline),
+        "intended": _keep(g, intended, inline),
+        "mode": mode,
+        "missing_dirs": missing,
+        "denied": denied,
+        "agent": agent,
+        "turn": turn,
+        "tool": data.get("tool_name"),
+        "time": time.time(),
+        "warnings": warnings,
+        "duration": took,
+    }
     tmp = d / f".{os.getpid()}.tmp"
     tmp.write_text(json.dumps(doc), encoding="utf-8")
     os.replace(tmp, d / _stash_name(data, rel))
@@ -332,8 +353,13 @@ def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, s
         content = ti.get("content")
         made = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else None
         return json.dumps({"file_path": rel, "content": content}), "json", made
-    edits: list[Any] = ti.get("edits") if tool == "MultiEdit" else [  # type: ignore[assignment]
-        {k: ti[k] for k in ("old_string", "new_string", "replace_all") if k in ti}]
+    edits: list[Any] = (
+        ti.get("edits")
+        if tool == "MultiEdit"
+        else [  # type: ignore[assignment]
+            {k: ti[k] for k in ("old_string", "new_string", "replace_all") if k in ti}
+        ]
+    )
     if not isinstance(edits, list):
         raise PayloadError('the MultiEdit tool input has no "edits" list')
     try:
@@ -383,12 +409,10 @@ def _deny(findings: Any, suggestion: Any = None) -> Answer:
     if suggestion is not None:
         lines.append(suggestion_text(suggestion))
     reason = "\n".join(lines)
-    return Answer(BLOCK, stdout=_output({"permissionDecision": "deny", "permissionDecisionReason": reason}),
-                  stderr=reason + "\n")
+    return Answer(BLOCK, stdout=_output({"permissionDecision": "deny", "permissionDecisionReason": reason}), stderr=reason + "\n")
 
 
-def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int,
-            started: float) -> Answer:
+def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edit_bytes: int, started: float) -> Answer:
     """Deny for a finding the hook made itself (the engine logs its own refusals)."""
     from ..report import Report, events
 
@@ -397,8 +421,9 @@ def _refuse(g: Guard, finding: Any, agent: str, turn: str | None, tool: str, edi
     return _deny(report.findings)
 
 
-def _stash_denial(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, findings: Any,
-                  intended: bytes | None = None) -> None:
+def _stash_denial(
+    g: Guard, data: dict[str, Any], rel: str, agent: str, turn: str | None, findings: Any, intended: bytes | None = None
+) -> None:
     """Note a denied call, so that a PostToolUse for it (a build that let it through) undoes the write.
     `rel` as the tool named it: a path the resolver refused may still be a file of the tree."""
     from .. import worktree
@@ -409,14 +434,22 @@ def _stash_denial(g: Guard, data: dict[str, Any], rel: str, agent: str, turn: st
     if plain is None or refused is not None:
         return  # outside the tree, or in git's own folders: nothing agent-guard may write there
     try:
-        _stash(g, data, plain, agent, turn, [], 0.0, intended=intended,
-               denied=[finding_text(f) for f in findings] or ["refused"])
+        _stash(g, data, plain, agent, turn, [], 0.0, intended=intended, denied=[finding_text(f) for f in findings] or ["refused"])
     except (worktree.UnsafePath, OSError):
         pass  # not a regular file: the tool cannot have written it either
 
 
-def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any], agent: str, turn: str | None,
-        on_pass: str, deadline: Deadline | None = None) -> Answer:
+def pre(
+    g: Guard,
+    data: dict[str, Any],
+    rel: str,
+    tool: str,
+    ti: dict[str, Any],
+    agent: str,
+    turn: str | None,
+    on_pass: str,
+    deadline: Deadline | None = None,
+) -> Answer:
     """`rel` is the path in the repository as the tool wrote it, not yet resolved.
 
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
@@ -451,9 +484,19 @@ def pre(g: Guard, data: dict[str, Any], rel: str, tool: str, ti: dict[str, Any],
             return _refuse(g, special_file(exc, creates=False), agent, turn, tool, edit_bytes, started)
         return _pass(on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, dialect, intended = _edit_for(g, tool, ti, resolved)
-    report = g.apply(text, format=dialect, agent=agent, turn=turn, check=True, cwd=g.root,
-                     audience=Audience("claude-code", root=str(g.root)), tool=tool, log_pass=False,
-                     verify_deadline=deadline.verify_by() if deadline is not None else None, verify_fixes=False)
+    report = g.apply(
+        text,
+        format=dialect,
+        agent=agent,
+        turn=turn,
+        check=True,
+        cwd=g.root,
+        audience=Audience("claude-code", root=str(g.root)),
+        tool=tool,
+        log_pass=False,
+        verify_deadline=deadline.verify_by() if deadline is not None else None,
+        verify_fixes=False,
+    )
     target = report.changes[0].path if report.changes else resolved
     if report.status == "refused":
         _stash_denial(g, data, target, agent, turn, report.findings, intended)
@@ -471,9 +514,11 @@ def _unapplied_repairs(report: Any) -> list[str]:
     out: list[str] = []
     for c in report.changes:
         if "whitespace-fix" in c.repairs:
-            out.append(f"{c.path}: warning: whitespace: lines this edit adds end in blanks or hold a space before "
-                       "a tab; agent-guard fixes that in its own applies but cannot rewrite this tool's edit: "
-                       "remove them (the policy's whitespace check)")
+            out.append(
+                f"{c.path}: warning: whitespace: lines this edit adds end in blanks or hold a space before "
+                "a tab; agent-guard fixes that in its own applies but cannot rewrite this tool's edit: "
+                "remove them (the policy's whitespace check)"
+            )
     return out
 
 
@@ -523,9 +568,13 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
         elif isinstance(resp, dict) and resp.get("type") == "create":
             before, old_mode = None, None
         else:
-            return Answer(REPORTED, stderr=(
-                f"agent-guard: cannot record {tool} of {rel2}: no content from before the tool ran "
-                f"(tool_use_id {data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too\n"))
+            return Answer(
+                REPORTED,
+                stderr=(
+                    f"agent-guard: cannot record {tool} of {rel2}: no content from before the tool ran "
+                    f"(tool_use_id {data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too\n"
+                ),
+            )
     try:
         after, new_mode = worktree.read(g.root, rel2)
     except (worktree.UnsafePath, OSError) as exc:
@@ -536,28 +585,52 @@ def post(g: Guard, data: dict[str, Any], rel: str, tool: str, agent: str, turn: 
     if before != after and intended is not None and not _same_text(after, intended):
         others = _others_change(before, intended, after)
         if others is None:
-            answer = Answer(BLOCK, stderr=(
-                f"agent-guard: {rel2} also changed while this {tool} waited (another agent, or a person), in "
-                f"or next to the lines the {tool} changed: the two cannot be told apart, so nothing was recorded "
-                f"as {agent}'s turn and `git agent-rollback` will not undo this {tool}. Read the file again "
-                "before the next edit.\n"))
+            answer = Answer(
+                BLOCK,
+                stderr=(
+                    f"agent-guard: {rel2} also changed while this {tool} waited (another agent, or a person), in "
+                    f"or next to the lines the {tool} changed: the two cannot be told apart, so nothing was recorded "
+                    f"as {agent}'s turn and `git agent-rollback` will not undo this {tool}. Read the file again "
+                    "before the next edit.\n"
+                ),
+            )
             before = after  # record nothing
         else:
             before = others  # the file as everyone else left it: the turn is the tool's change alone
     if before != after:
         op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
-        change = diffs.make_change(rel2, op, before, after,
-                                   old_mode=(old_mode or new_mode) if before is not None else None,
-                                   new_mode=new_mode if after is not None else None)
+        change = diffs.make_change(
+            rel2,
+            op,
+            before,
+            after,
+            old_mode=(old_mode or new_mode) if before is not None else None,
+            new_mode=new_mode if after is not None else None,
+        )
         dialect = "whole" if tool in PASSED or tool == "Write" else "json"
-        recorded = g.record([change], agent=agent, turn=turn, dialect=dialect, edit_bytes=edit_bytes,
-                            created_dirs=created if after is not None else ())  # the file is there: so are they
+        recorded = g.record(
+            [change],
+            agent=agent,
+            turn=turn,
+            dialect=dialect,
+            edit_bytes=edit_bytes,
+            created_dirs=created if after is not None else (),
+        )  # the file is there: so are they
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
     warned = checked.get("warnings")
     took = checked.get("duration")
-    events.record(g.repo.commondir, "apply", agent, turn, landed, edit_bytes, took if isinstance(took, (int, float)) else 0.0,
-                  tool=tool, warnings=[str(w) for w in warned] if isinstance(warned, list) else [])
+    events.record(
+        g.repo.commondir,
+        "apply",
+        agent,
+        turn,
+        landed,
+        edit_bytes,
+        took if isinstance(took, (int, float)) else 0.0,
+        tool=tool,
+        warnings=[str(w) for w in warned] if isinstance(warned, list) else [],
+    )
     return answer
 
 
@@ -577,8 +650,16 @@ def _others_change(before: bytes | None, intended: bytes, now: bytes | None) -> 
     return merged.data if merged.clean else None
 
 
-def _undo_denied(g: Guard, rel: str, tool: str, stash: dict[str, Any], before: bytes | None,
-                 intended: bytes | None, agent: str, turn: str | None) -> Answer:
+def _undo_denied(
+    g: Guard,
+    rel: str,
+    tool: str,
+    stash: dict[str, Any],
+    before: bytes | None,
+    intended: bytes | None,
+    agent: str,
+    turn: str | None,
+) -> Answer:
     """A PostToolUse for a call the pre hook denied: Claude Code wrote it anyway.  Put the file back
     as it was, keeping what others changed meanwhile (git's merge rule takes the tool's change
     out; where that cannot be done, the content from before the call, with the overwritten one
@@ -603,16 +684,19 @@ def _undo_denied(g: Guard, rel: str, tool: str, stash: dict[str, Any], before: b
         if merged.clean:
             restored = merged.data
     if restored == before and now is not None and now != intended:
-        kept_note = (f" What the file held just now is kept as blob {g.repo.write_blob(now)} "
-                     f"(git cat-file -p <id> shows it).")
+        kept_note = f" What the file held just now is kept as blob {g.repo.write_blob(now)} (git cat-file -p <id> shows it)."
     with worktree.locked(g.repo):
         worktree.write(g.repo, [worktree.Write(rel, now, restored, mode, stash.get("mode") or mode or FILE)])
     report = Report("refused", None)
     events.record(g.repo.commondir, "apply", agent, turn, report, 0, 0.0, tool=tool)
-    return Answer(BLOCK, stderr=(
-        f"agent-guard: this {tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
-        f"put {rel} back as it was (nothing was recorded as {agent}'s).{kept_note} Why it was refused:\n"
-        f"{denied}\n"))
+    return Answer(
+        BLOCK,
+        stderr=(
+            f"agent-guard: this {tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
+            f"put {rel} back as it was (nothing was recorded as {agent}'s).{kept_note} Why it was refused:\n"
+            f"{denied}\n"
+        ),
+    )
 
 
 def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
@@ -645,8 +729,9 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
 # ---------------------------------------------------------------------- command
 
 
-def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str,
-                deadline: Deadline | None = None) -> Answer:
+def claude_code(
+    raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: Deadline | None = None
+) -> Answer:
     """Answer one Claude Code hook call (the payload's bytes); never raises."""
     failing = BLOCK
     try:
@@ -679,8 +764,15 @@ def claude_code(raw: bytes, agent: str | None, turn: str | None, policy: str | N
         return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
 
 
-def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None,
-             policy: str | None, deadline: Deadline | None = None) -> Answer:
+def _command(
+    data: dict[str, Any],
+    event: str,
+    tool: str,
+    agent: str | None,
+    turn: str | None,
+    policy: str | None,
+    deadline: Deadline | None = None,
+) -> Answer:
     """Bash, or any other tool the settings' matcher names: what it changes in the repository of
     the session's folder (``cwd``) is a turn of the agent (``shell``): a snapshot before it runs,
     the difference after, recorded and checked.  The pre hook never denies a command for what it
@@ -704,9 +796,15 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
     if event == "PreToolUse":
         snapshot.sweep(g.repo)
         snap = shell.begin(g, agent)
-        doc = {"snapshot": snap.as_json(), "agent": agent, "turn": turn, "started": time.time(),
-               "command": str((data.get("tool_input") or {}).get("command", ""))[:10000]
-               if isinstance(data.get("tool_input"), dict) else ""}
+        doc = {
+            "snapshot": snap.as_json(),
+            "agent": agent,
+            "turn": turn,
+            "started": time.time(),
+            "command": str((data.get("tool_input") or {}).get("command", ""))[:10000]
+            if isinstance(data.get("tool_input"), dict)
+            else "",
+        }
         tmp = name.with_name(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(doc), encoding="utf-8")
         os.replace(tmp, name)
@@ -715,16 +813,28 @@ def _command(data: dict[str, Any], event: str, tool: str, agent: str | None, tur
         doc = json.loads(name.read_bytes())
         snap = snapshot.Snapshot.from_json(doc["snapshot"])
     except (OSError, ValueError, KeyError, TypeError):
-        return Answer(REPORTED, stderr=(f"agent-guard: cannot record what {tool} changed: no snapshot from before it "
-                                        f"ran (tool_use_id {data.get('tool_use_id')!r}); add {tool} to the "
-                                        "PreToolUse matcher too\n"))
+        return Answer(
+            REPORTED,
+            stderr=(
+                f"agent-guard: cannot record what {tool} changed: no snapshot from before it "
+                f"ran (tool_use_id {data.get('tool_use_id')!r}); add {tool} to the "
+                "PreToolUse matcher too\n"
+            ),
+        )
     name.unlink(missing_ok=True)
     agent = doc.get("agent") or agent
     turn = doc.get("turn") or turn
     # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own timeout
     # still ends the hook: the verify commands keep to the deadline the pre hook had.
-    done = shell.finish(g, snap, agent=agent, turn=turn, tool=tool, command=str(doc.get("command") or ""),
-                        verify_deadline=deadline.verify_by() if deadline is not None else None)
+    done = shell.finish(
+        g,
+        snap,
+        agent=agent,
+        turn=turn,
+        tool=tool,
+        command=str(doc.get("command") or ""),
+        verify_deadline=deadline.verify_by() if deadline is not None else None,
+    )
     return _command_answer(tool, done)
 
 
@@ -738,21 +848,37 @@ def _command_answer(tool: str, done: Any) -> Answer:
     said = [finding_text(f) for f in report.findings]
     where = f"turn {report.turn.id} of {report.turn.agent}" if report.turn is not None else "no turn"
     if errors:
-        what = ("agent-guard reverted what it changed (the policy's shell.on_violation is revert)" if done.reverted
-                else "its changes stay, recorded as " + where + " (`git agent-rollback` undoes them)")
-        lines = [f"agent-guard: this {tool} command changed files in ways the policy refuses; {what}. "
-                 "Fix what each finding says:"] + said + [f"note: {n}" for n in report.notes]
+        what = (
+            "agent-guard reverted what it changed (the policy's shell.on_violation is revert)"
+            if done.reverted
+            else "its changes stay, recorded as " + where + " (`git agent-rollback` undoes them)"
+        )
+        lines = (
+            [f"agent-guard: this {tool} command changed files in ways the policy refuses; {what}. Fix what each finding says:"]
+            + said
+            + [f"note: {n}" for n in report.notes]
+        )
         return Answer(BLOCK, stderr="\n".join(lines) + "\n")
     if said or report.notes:
-        lines = [f"agent-guard recorded this {tool} command's changes as {where}:"] + said + \
-            [f"note: {n}" for n in report.notes]
-        return Answer(0, stdout=json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
-                                                                   "additionalContext": "\n".join(lines)}}) + "\n")
+        lines = [f"agent-guard recorded this {tool} command's changes as {where}:"] + said + [f"note: {n}" for n in report.notes]
+        return Answer(
+            0,
+            stdout=json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "\n".join(lines)}})
+            + "\n",
+        )
     return Answer(0)
 
 
-def _answer(data: dict[str, Any], event: str, tool: str, agent: str | None, turn: str | None, policy: str | None,
-            on_pass: str, deadline: Deadline | None = None) -> Answer:
+def _answer(
+    data: dict[str, Any],
+    event: str,
+    tool: str,
+    agent: str | None,
+    turn: str | None,
+    policy: str | None,
+    on_pass: str,
+    deadline: Deadline | None = None,
+) -> Answer:
     from ..engine import default_agent
 
     ti, target = _tool_input(data, tool)

@@ -131,14 +131,23 @@ def _report(report) -> Result:  # type: ignore[no-untyped-def]
 
 
 _TYPES: dict[str, tuple[type, str]] = {
-    "string": (str, "a string"), "integer": (int, "an integer"), "boolean": (bool, "true or false"),
-    "array": (list, "an array"), "object": (dict, "an object"),
+    "string": (str, "a string"),
+    "integer": (int, "an integer"),
+    "boolean": (bool, "true or false"),
+    "array": (list, "an array"),
+    "object": (dict, "an object"),
 }
 
 
 def _json_type(value: Any) -> str:
-    names = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"), (list, "an array"),
-             (dict, "an object"))
+    names = (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a number"),
+        (str, "a string"),
+        (list, "an array"),
+        (dict, "an object"),
+    )
     return next((name for t, name in names if isinstance(value, t)), "null")
 
 
@@ -163,18 +172,23 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             if want is int and isinstance(value, float) and "minimum" in spec and "maximum" in spec:
                 # 1e30, 2.5, NaN: say the range, and the number as it came.
-                return [f"{name} must be a whole number from {spec['minimum']:,} to {spec['maximum']:,}, "
-                        f"not the number {value!r}"]
+                return [
+                    f"{name} must be a whole number from {spec['minimum']:,} to {spec['maximum']:,}, not the number {value!r}"
+                ]
             return [f"{name} must be {label}, not {_json_type(value)}"]
     if "enum" in spec and value not in spec["enum"]:
         return [f"{name} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}"]
     low, high = spec.get("minimum"), spec.get("maximum")
     if (low is not None and value < low) or (high is not None and value > high):
         shown = f"{value:,}" if abs(value) < 10**30 else f"a number of {len(str(abs(value))):,} digits"
-        span = f"from {low:,} to {high:,}" if low is not None and high is not None else \
-            f"at least {low:,}" if low is not None else f"at most {high:,}"
-        return [f"{name} must be {'a whole number ' if kind == 'integer' and high is not None else ''}{span}, "
-                f"not {shown}"]
+        span = (
+            f"from {low:,} to {high:,}"
+            if low is not None and high is not None
+            else f"at least {low:,}"
+            if low is not None
+            else f"at most {high:,}"
+        )
+        return [f"{name} must be {'a whole number ' if kind == 'integer' and high is not None else ''}{span}, not {shown}"]
     if kind == "array":
         least = spec.get("minItems", 0)
         if len(value) < least:
@@ -194,8 +208,11 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
         if key not in props:
             if spec.get("additionalProperties") is False:
                 known = ", ".join(props)
-                out.append(f"unknown argument {key!r}; arguments: {known}" if top
-                           else f"{name} has an unknown key {key!r}; keys: {known}")
+                out.append(
+                    f"unknown argument {key!r}; arguments: {known}"
+                    if top
+                    else f"{name} has an unknown key {key!r}; keys: {known}"
+                )
         elif not (top and item is None and key not in required):
             out += _problems(props[key], item, inner)
     return out
@@ -213,8 +230,10 @@ def read_file(s: Session, args: dict[str, Any]) -> Result:
     if start is not None or end is not None:
         lines = (start or 1, end if end is not None else _TO_END)
         if lines[0] < 1 or lines[1] < lines[0]:
-            return Result(f"read_file: no lines {lines[0]} to {lines[1]}: lines start at 1 and end_line must not be "
-                          "less than start_line", error=True)
+            return Result(
+                f"read_file: no lines {lines[0]} to {lines[1]}: lines start at 1 and end_line must not be less than start_line",
+                error=True,
+            )
     try:
         return Result(hashline_read.read(s.g, args["path"], lines, s.agent, cwd=s.g.root, audience=MCP).rstrip("\n"))
     except hashline_read.Unreadable as exc:
@@ -231,8 +250,16 @@ def write_file(s: Session, args: dict[str, Any]) -> Result:
 
 def _apply_json(s: Session, args: dict[str, Any], edit: dict[str, Any], tool: str) -> Result:
     """An edit of one file the agent must have read, as the JSON dialect says it."""
-    report = s.g.apply(json.dumps(edit), format="json", agent=s.agent, check=bool(args.get("dry_run")),
-                       cwd=s.g.root, audience=MCP, tool=tool, require_read=s.require_read)
+    report = s.g.apply(
+        json.dumps(edit),
+        format="json",
+        agent=s.agent,
+        check=bool(args.get("dry_run")),
+        cwd=s.g.root,
+        audience=MCP,
+        tool=tool,
+        require_read=s.require_read,
+    )
     s.note_written(report)
     return _report(report)
 
@@ -241,8 +268,16 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
     dialect = args.get("format") or "auto"
     # The read rule of edit_file and write_file, for every file the patch changes, moves or
     # deletes: the engine judges it on the paths it will write (``target.change_for``).
-    report = s.g.apply(args["patch"], format=dialect, agent=s.agent, check=bool(args.get("dry_run")), cwd=s.g.root,
-                       audience=MCP, tool="apply_patch", require_read=s.require_read)
+    report = s.g.apply(
+        args["patch"],
+        format=dialect,
+        agent=s.agent,
+        check=bool(args.get("dry_run")),
+        cwd=s.g.root,
+        audience=MCP,
+        tool="apply_patch",
+        require_read=s.require_read,
+    )
     s.note_written(report)
     return _report(report)
 
@@ -261,106 +296,187 @@ def rollback(s: Session, args: dict[str, Any]) -> Result:
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
-    report = history.rollback(s.g, s.agent, args.get("turn"), args.get("to"),
-                              check=bool(args.get("dry_run")), force=bool(args.get("force")))
+    report = history.rollback(
+        s.g, s.agent, args.get("turn"), args.get("to"), check=bool(args.get("dry_run")), force=bool(args.get("force"))
+    )
     return _report(report)
 
 
-_PATH = {"type": "string", "description": "File path relative to the repository root (whatever folder the "
-                                         "server runs in), e.g. src/app.py."}
-_DRY = {"type": "boolean", "default": False,
-        "description": "Only check: report findings and the diff, write nothing."}
+_PATH = {
+    "type": "string",
+    "description": "File path relative to the repository root (whatever folder the server runs in), e.g. src/app.py.",
+}
+_DRY = {"type": "boolean", "default": False, "description": "Only check: report findings and the diff, write nothing."}
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (
-    Tool("read_file",
-         "Read a file of the repository. Returns a header [PATH#TAG] (TAG identifies this exact content) and "
-         "the lines as N:text, numbered from 1. Give start_line/end_line to read part of a long file. "
-         "Read a file before changing it with edit_file or write_file: edits to a file you have not read, "
-         "or that changed since you read it, are refused as stale. A hashline patch (apply_patch) names "
-         "lines by these numbers under the same [PATH#TAG] header.",
-         {"type": "object", "properties": {
-             "path": _PATH,
-             "start_line": {"type": "integer", "minimum": int(LINE.low), "maximum": int(LINE.high),
-                            "description": "First line to show (default 1)."},
-             "end_line": {"type": "integer", "minimum": int(LINE.low), "maximum": int(LINE.high),
-                          "description": "Last line to show (default: the end)."},
-         }, "required": ["path"], "additionalProperties": False},
-         read_file, read_only=True),
-    Tool("edit_file",
-         "Replace exact text in one file. Each edit's old_string must match the file as it is now, "
-         "character for character (indentation included, no line numbers), and occur exactly once "
-         "unless replace_all is true: include enough surrounding lines to make it unique. Every edit is "
-         "matched against the file as it was before this call, not after the earlier edits of the call; "
-         "edits must not touch the same lines. All edits apply together or none does. "
-         "Read the file first (read_file). " + FINDINGS + " The result shows the diff actually written "
-         "and the turn id to roll it back.",
-         {"type": "object", "properties": {
-             "path": _PATH,
-             "edits": {"type": "array", "minItems": 1, "description": "One or more replacements in this file.",
-                       "items": {"type": "object", "properties": {
-                           "old_string": {"type": "string", "description": "Exact text to replace (not empty)."},
-                           "new_string": {"type": "string", "description": "Text to put in its place."},
-                           "replace_all": {"type": "boolean", "default": False,
-                                           "description": "Replace every occurrence instead of exactly one."},
-                       }, "required": ["old_string", "new_string"], "additionalProperties": False}},
-             "dry_run": _DRY,
-         }, "required": ["path", "edits"], "additionalProperties": False},
-         edit_file),
-    Tool("write_file",
-         "Create a file with the given content, or replace an existing file's whole content (read it first). "
-         "Prefer edit_file for changes to part of a file. Write the complete content: elisions such as "
-         "'... rest unchanged ...' are refused (placeholder). " + FINDINGS,
-         {"type": "object", "properties": {
-             "path": _PATH,
-             "content": {"type": "string", "description": "The complete new content of the file."},
-             "dry_run": _DRY,
-         }, "required": ["path", "content"], "additionalProperties": False},
-         write_file),
-    Tool("apply_patch",
-         "Apply a patch to one or more files, all or nothing. Dialects: unified diff (git diff / diff -u), "
-         "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
-         "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
-         "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), JSON "
-         "str_replace objects, whole files or lazy snippets in fences labelled with their path (format whole "
-         "or lazy), or ast-grep structural rewrites. The dialect is detected unless format names it. "
-         "Every file path in the patch is relative to the repository root. Read every existing file the "
-         "patch changes first (read_file): a file you have not read, or that changed since, is refused as stale. "
-         "Context lines must match the file; small drift in line numbers or whitespace is repaired and "
-         "reported. " + FINDINGS,
-         {"type": "object", "properties": {
-             "patch": {"type": "string", "description": "The patch text."},
-             "format": {"type": "string",
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool(
+            "read_file",
+            "Read a file of the repository. Returns a header [PATH#TAG] (TAG identifies this exact content) and "
+            "the lines as N:text, numbered from 1. Give start_line/end_line to read part of a long file. "
+            "Read a file before changing it with edit_file or write_file: edits to a file you have not read, "
+            "or that changed since you read it, are refused as stale. A hashline patch (apply_patch) names "
+            "lines by these numbers under the same [PATH#TAG] header.",
+            {
+                "type": "object",
+                "properties": {
+                    "path": _PATH,
+                    "start_line": {
+                        "type": "integer",
+                        "minimum": int(LINE.low),
+                        "maximum": int(LINE.high),
+                        "description": "First line to show (default 1).",
+                    },
+                    "end_line": {
+                        "type": "integer",
+                        "minimum": int(LINE.low),
+                        "maximum": int(LINE.high),
+                        "description": "Last line to show (default: the end).",
+                    },
+                },
+                "required": ["path"],
+                "additionalProperties": False,
+            },
+            read_file,
+            read_only=True,
+        ),
+        Tool(
+            "edit_file",
+            "Replace exact text in one file. Each edit's old_string must match the file as it is now, "
+            "character for character (indentation included, no line numbers), and occur exactly once "
+            "unless replace_all is true: include enough surrounding lines to make it unique. Every edit is "
+            "matched against the file as it was before this call, not after the earlier edits of the call; "
+            "edits must not touch the same lines. All edits apply together or none does. "
+            "Read the file first (read_file). " + FINDINGS + " The result shows the diff actually written "
+            "and the turn id to roll it back.",
+            {
+                "type": "object",
+                "properties": {
+                    "path": _PATH,
+                    "edits": {
+                        "type": "array",
+                        "minItems": 1,
+                        "description": "One or more replacements in this file.",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "old_string": {"type": "string", "description": "Exact text to replace (not empty)."},
+                                "new_string": {"type": "string", "description": "Text to put in its place."},
+                                "replace_all": {
+                                    "type": "boolean",
+                                    "default": False,
+                                    "description": "Replace every occurrence instead of exactly one.",
+                                },
+                            },
+                            "required": ["old_string", "new_string"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "dry_run": _DRY,
+                },
+                "required": ["path", "edits"],
+                "additionalProperties": False,
+            },
+            edit_file,
+        ),
+        Tool(
+            "write_file",
+            "Create a file with the given content, or replace an existing file's whole content (read it first). "
+            "Prefer edit_file for changes to part of a file. Write the complete content: elisions such as "
+            "'... rest unchanged ...' are refused (placeholder). " + FINDINGS,
+            {
+                "type": "object",
+                "properties": {
+                    "path": _PATH,
+                    "content": {"type": "string", "description": "The complete new content of the file."},
+                    "dry_run": _DRY,
+                },
+                "required": ["path", "content"],
+                "additionalProperties": False,
+            },
+            write_file,
+        ),
+        Tool(
+            "apply_patch",
+            "Apply a patch to one or more files, all or nothing. Dialects: unified diff (git diff / diff -u), "
+            "Codex patch (*** Begin Patch ... *** End Patch), SEARCH/REPLACE blocks (a file path line, then "
+            "<<<<<<< SEARCH / ======= / >>>>>>> REPLACE), hashline edits against a read_file result "
+            "([PATH#TAG] then replace A..B / insert after N / delete A..B with '+' body rows), JSON "
+            "str_replace objects, whole files or lazy snippets in fences labelled with their path (format whole "
+            "or lazy), or ast-grep structural rewrites. The dialect is detected unless format names it. "
+            "Every file path in the patch is relative to the repository root. Read every existing file the "
+            "patch changes first (read_file): a file you have not read, or that changed since, is refused as stale. "
+            "Context lines must match the file; small drift in line numbers or whitespace is repaired and "
+            "reported. " + FINDINGS,
+            {
+                "type": "object",
+                "properties": {
+                    "patch": {"type": "string", "description": "The patch text."},
+                    "format": {
+                        "type": "string",
                         "enum": ["auto", *DIALECTS],
-                        "default": "auto", "description": "The patch dialect (default: detect it)."},
-             "dry_run": _DRY,
-         }, "required": ["patch"], "additionalProperties": False},
-         apply_patch),
-    Tool("list_turns",
-         "List the recorded turns (each applied edit or rollback), newest first: turn id, files, lines "
-         "added/removed, and whether it was rolled back. Use a turn id with rollback. With diff, each turn's "
-         "diff; a protected file (.env, keys...) shows as its name and counts, never its contents.",
-         {"type": "object", "properties": {
-             "limit": {"type": "integer", "minimum": int(TURNS.low), "maximum": int(TURNS.high), "default": 10,
-                       "description": "At most this many turns."},
-             "diff": {"type": "boolean", "default": False, "description": "Include each turn's diff."},
-             "all_agents": {"type": "boolean", "default": False,
-                            "description": "Also list other agents' turns (default: only this server's agent)."},
-         }, "additionalProperties": False},
-         list_turns, read_only=True),
-    Tool("rollback",
-         "Undo turns of this agent: with no arguments the last turn still in effect; with turn, that one "
-         "turn (later changes to other lines are kept); with to, every turn after that one. The rollback "
-         "is itself recorded as a turn. rollback-conflict means a later change overlaps what must be "
-         "undone: nothing was changed; set force only if the user agrees to lose that later change.",
-         {"type": "object", "properties": {
-             "turn": {"type": "string", "description": "Undo just this turn (an id from list_turns)."},
-             "to": {"type": "string", "description": "Undo every turn after this one."},
-             "force": {"type": "boolean", "default": False,
-                       "description": "Undo even where later changes overlap (they are lost)."},
-             "dry_run": _DRY,
-         }, "additionalProperties": False},
-         rollback),
-)}
+                        "default": "auto",
+                        "description": "The patch dialect (default: detect it).",
+                    },
+                    "dry_run": _DRY,
+                },
+                "required": ["patch"],
+                "additionalProperties": False,
+            },
+            apply_patch,
+        ),
+        Tool(
+            "list_turns",
+            "List the recorded turns (each applied edit or rollback), newest first: turn id, files, lines "
+            "added/removed, and whether it was rolled back. Use a turn id with rollback. With diff, each turn's "
+            "diff; a protected file (.env, keys...) shows as its name and counts, never its contents.",
+            {
+                "type": "object",
+                "properties": {
+                    "limit": {
+                        "type": "integer",
+                        "minimum": int(TURNS.low),
+                        "maximum": int(TURNS.high),
+                        "default": 10,
+                        "description": "At most this many turns.",
+                    },
+                    "diff": {"type": "boolean", "default": False, "description": "Include each turn's diff."},
+                    "all_agents": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": "Also list other agents' turns (default: only this server's agent).",
+                    },
+                },
+                "additionalProperties": False,
+            },
+            list_turns,
+            read_only=True,
+        ),
+        Tool(
+            "rollback",
+            "Undo turns of this agent: with no arguments the last turn still in effect; with turn, that one "
+            "turn (later changes to other lines are kept); with to, every turn after that one. The rollback "
+            "is itself recorded as a turn. rollback-conflict means a later change overlaps what must be "
+            "undone: nothing was changed; set force only if the user agrees to lose that later change.",
+            {
+                "type": "object",
+                "properties": {
+                    "turn": {"type": "string", "description": "Undo just this turn (an id from list_turns)."},
+                    "to": {"type": "string", "description": "Undo every turn after this one."},
+                    "force": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": "Undo even where later changes overlap (they are lost).",
+                    },
+                    "dry_run": _DRY,
+                },
+                "additionalProperties": False,
+            },
+            rollback,
+        ),
+    )
+}
 
 
 # ---------------------------------------------------------------------- serving
@@ -374,22 +490,28 @@ def serve(session: Session) -> None:
     from mcp.server.stdio import stdio_server
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=t.name, description=t.description, input_schema=t.schema,
-                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False,
-                                                         open_world_hint=False))
-            for t in TOOLS.values()])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=t.name,
+                    description=t.description,
+                    input_schema=t.schema,
+                    annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=False, open_world_hint=False),
+                )
+                for t in TOOLS.values()
+            ]
+        )
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         # Tools run to completion without awaiting, so calls are served one at a time.
         r = session.call(params.name, dict(params.arguments or {}))
-        return types.CallToolResult(content=[types.TextContent(type="text", text=r.text)],
-                                    structured_content=r.data, is_error=r.error)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=r.text)], structured_content=r.data, is_error=r.error
+        )
 
     from ..report.render import version
 
-    server = Server("agent-guard", version=version(), instructions=INSTRUCTIONS,
-                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server("agent-guard", version=version(), instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 
     async def main() -> None:
         async with stdio_server() as (read, write):

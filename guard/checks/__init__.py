@@ -23,8 +23,19 @@ from .base import LEVELS, AttrLookup, Blocks, Check, CheckInput, CheckResult, Co
 from .encoding import content_finding
 
 __all__ = [
-    "ALWAYS", "AttrLookup", "Blocks", "CHECKS", "Check", "CheckInput", "CheckResult", "Committed", "LEVELS", "Usage",
-    "content_finding", "no_attr", "run",
+    "ALWAYS",
+    "AttrLookup",
+    "Blocks",
+    "CHECKS",
+    "Check",
+    "CheckInput",
+    "CheckResult",
+    "Committed",
+    "LEVELS",
+    "Usage",
+    "content_finding",
+    "no_attr",
+    "run",
 ]
 
 CHECKS: dict[str, Check] = {
@@ -47,8 +58,10 @@ def run(inp: CheckInput) -> CheckResult:
     changes = inp.changes
     pol = inp.policy
     if pol.level("whitespace") == "fix":
-        changes = tuple(c if pol.excluded("whitespace", c.path) else
-                        whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks) for c in changes)
+        changes = tuple(
+            c if pol.excluded("whitespace", c.path) else whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks)
+            for c in changes
+        )
         inp = inp._replace(changes=changes)
     findings = []
     for name, check in CHECKS.items():

@@ -162,9 +162,16 @@ def capped(findings: list[Finding], limit: int = PER_FILE) -> list[Finding]:
     for (code, path), count in seen.items():
         if count > limit:
             first = next(f for f in out if f.code == code and f.path == path)
-            out.append(Finding(code, first.severity, path, None,
-                               f"... and {count - limit} more lines of {path} with the same problem",
-                               first.hint))
+            out.append(
+                Finding(
+                    code,
+                    first.severity,
+                    path,
+                    None,
+                    f"... and {count - limit} more lines of {path} with the same problem",
+                    first.hint,
+                )
+            )
     return out
 
 

@@ -25,8 +25,11 @@ from ..text.wording import short_id
 from .base import CheckInput, Committed
 
 _WHAT = {
-    "files": "files", "lines_added": "added lines", "lines_removed": "removed lines",
-    "hunks": "hunks", "bytes": "bytes of edit input",
+    "files": "files",
+    "lines_added": "added lines",
+    "lines_removed": "removed lines",
+    "hunks": "hunks",
+    "bytes": "bytes of edit input",
 }
 _COMMITTED_WHAT = {**_WHAT, "bytes": "bytes of changed lines"}
 _SCOPE = {"per_edit": "this edit", "per_turn": "this turn", "per_session": "this session"}
@@ -34,18 +37,46 @@ _HINT = {
     "per_edit": "split the change into smaller edits",
     "per_turn": "finish this turn and continue in the next one, or ask the user to raise the limit",
     "per_session": "this session's budget is spent; ask the user to review the session's turns "
-                   "(agent-guard log), then to end the session (agent-guard session --end) or raise the limit",
+    "(agent-guard log), then to end the session (agent-guard session --end) or raise the limit",
 }
 
 
 # Lock files package managers write (by name, at any depth): not counted in budgets.
-LOCK_FILES = frozenset({
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
-    "deno.lock", "poetry.lock", "Pipfile.lock", "pdm.lock", "uv.lock", "pixi.lock", "conda-lock.yml",
-    "Cargo.lock", "go.sum", "go.work.sum", "composer.lock", "Gemfile.lock", "mix.lock", "pubspec.lock",
-    "Podfile.lock", "Package.resolved", "packages.lock.json", "paket.lock", "gradle.lockfile", "flake.lock",
-    "Manifest.toml", "renv.lock", "cabal.project.freeze", "stack.yaml.lock", ".terraform.lock.hcl",
-})
+LOCK_FILES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lock",
+        "bun.lockb",
+        "deno.lock",
+        "poetry.lock",
+        "Pipfile.lock",
+        "pdm.lock",
+        "uv.lock",
+        "pixi.lock",
+        "conda-lock.yml",
+        "Cargo.lock",
+        "go.sum",
+        "go.work.sum",
+        "composer.lock",
+        "Gemfile.lock",
+        "mix.lock",
+        "pubspec.lock",
+        "Podfile.lock",
+        "Package.resolved",
+        "packages.lock.json",
+        "paket.lock",
+        "gradle.lockfile",
+        "flake.lock",
+        "Manifest.toml",
+        "renv.lock",
+        "cabal.project.freeze",
+        "stack.yaml.lock",
+        ".terraform.lock.hcl",
+    }
+)
 # The attributes that mark a file generated (asked for every file of a commit at once).
 ATTRIBUTES = ("linguist-generated", "diff")
 
@@ -55,8 +86,9 @@ def generated(path: str, inp: CheckInput) -> bool:
     if path.rpartition("/")[2] in LOCK_FILES:
         return True
     marked = inp.attr(path, "linguist-generated")
-    return marked is True or (isinstance(marked, str) and marked.lower() in ("true", "set", "1")) \
-        or inp.attr(path, "diff") is False
+    return (
+        marked is True or (isinstance(marked, str) and marked.lower() in ("true", "set", "1")) or inp.attr(path, "diff") is False
+    )
 
 
 def counted(inp: CheckInput) -> tuple[FileChange, ...]:
@@ -93,8 +125,9 @@ def _over(scope: str, used: Mapping[str, int], inp: CheckInput, level: str) -> l
             message = f"{_SCOPE[scope]} would reach {value:,} {_WHAT.get(key, key)}; the limit is {limit:,} {source}"
             hint = _HINT[scope]
         else:
-            message = (f"{inp.committed.label} has {value:,} {_COMMITTED_WHAT.get(key, key)}; "
-                       f"one commit may have {limit:,} {source}")
+            message = (
+                f"{inp.committed.label} has {value:,} {_COMMITTED_WHAT.get(key, key)}; one commit may have {limit:,} {source}"
+            )
             hint = _split_hint(inp.committed, key)
         out.append(Finding("budget", level, None, None, message, hint))
     return out
@@ -112,12 +145,15 @@ def _too_large(inp: CheckInput, level: str) -> list[Finding]:
             continue
         after = f"{len(c.after):,} bytes"
         if inp.committed is None:
-            message, hint = (f"{c.path} would be {after}; the limit is {limit:,} {source}",
-                             "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes")
+            message, hint = (
+                f"{c.path} would be {after}; the limit is {limit:,} {source}",
+                "keep the file smaller (split it), or ask the user to raise budget.max_file_bytes",
+            )
         elif c.before is None or len(c.before) <= limit:
-            message, hint = (f"{c.path} becomes {after} in {inp.committed.label}; the limit is {limit:,} {source}",
-                             "keep large files out of the repository (or split the file), or raise "
-                             "budget.max_file_bytes")
+            message, hint = (
+                f"{c.path} becomes {after} in {inp.committed.label}; the limit is {limit:,} {source}",
+                "keep large files out of the repository (or split the file), or raise budget.max_file_bytes",
+            )
         else:
             continue  # it was that large before this commit
         out.append(Finding("budget", level, c.path, None, message, hint))
@@ -142,7 +178,10 @@ def _changed_bytes(c: FileChange) -> int:
 
 def _split_hint(committed: Committed, key: str) -> str:
     commit = committed.commit
-    how = (f"split commit {short_id(commit)} into smaller ones (`git rebase -i {short_id(commit)}^`, "
-           "mark it `edit`, then `git reset HEAD^` and commit in parts)" if commit else
-           "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first")
+    how = (
+        f"split commit {short_id(commit)} into smaller ones (`git rebase -i {short_id(commit)}^`, "
+        "mark it `edit`, then `git reset HEAD^` and commit in parts)"
+        if commit
+        else "commit it in parts: unstage some of it (`git restore --staged PATH`, or `git reset -p`) and commit the rest first"
+    )
     return f"{how}; or raise budget.per_edit.{key} in .agent-guard.yaml"

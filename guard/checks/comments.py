@@ -46,8 +46,7 @@ HASH = Syntax("hash", (_HASH_WORD,), (), "\"'", marks=("#",))
 INI = Syntax("ini", (r"^[ \t]*[;#]",), (), "", code=False, marks=(";", "#"))
 MARKUP = Syntax("markup", (), (("<!--", "-->"),), "", code=False, marks=("<!--",))
 # Vue, Svelte: markup with scripts and styles; no strings, prose has apostrophes.
-COMPONENT = Syntax("component", (r"(?<![:\w])//",), (("<!--", "-->"), ("/*", "*/")), "",
-                   marks=("//", "<!--", "/*"))
+COMPONENT = Syntax("component", (r"(?<![:\w])//",), (("<!--", "-->"), ("/*", "*/")), "", marks=("//", "<!--", "/*"))
 SQL = Syntax("sql", (r"--",), (("/*", "*/"),), "'\"", marks=("--", "/*"))
 LUA = Syntax("lua", (r"--(?!\[\[)",), (("--[[", "]]"),), "'\"", marks=("--",))
 HASKELL = Syntax("haskell", (r"--",), (("{-", "-}"),), '"', marks=("--", "{-"))
@@ -56,8 +55,13 @@ TEX = Syntax("tex", (r"(?<!\\)%",), (), "", code=False, marks=("%",))
 ERLANG = Syntax("erlang", (r"%",), (), '"', marks=("%",))
 FORTRAN = Syntax("fortran", (r"!",), (), "\"'", marks=("!",))
 # Anything else: whole-line comments in every common syntax, no string awareness.
-GENERIC = Syntax("generic", ("#", "//", "--", ";", "%", "/*", "<!--", "*"), lexed=False, code=False,
-                 marks=("#", "//", "--", ";", "%", "/*", "<!--", "*"))
+GENERIC = Syntax(
+    "generic",
+    ("#", "//", "--", ";", "%", "/*", "<!--", "*"),
+    lexed=False,
+    code=False,
+    marks=("#", "//", "--", ";", "%", "/*", "<!--", "*"),
+)
 
 _BY_SUFFIX: dict[str, Syntax] = {}
 for _syntax, _suffixes in (
@@ -69,8 +73,11 @@ for _syntax, _suffixes in (
     (CSS, "css"),
     (SCSS, "scss sass less styl"),
     (PYTHON, "py pyi pyw pyx pxd"),
-    (HASH, "sh bash zsh ksh fish rb pl pm t r yaml yml toml cfg conf mk cmake nim jl ex exs cr ps1 "
-           "psm1 tcl awk coffee gitignore gitattributes dockerignore editorconfig properties env nix tf hcl"),
+    (
+        HASH,
+        "sh bash zsh ksh fish rb pl pm t r yaml yml toml cfg conf mk cmake nim jl ex exs cr ps1 "
+        "psm1 tcl awk coffee gitignore gitattributes dockerignore editorconfig properties env nix tf hcl",
+    ),
     (INI, "ini"),
     (MARKUP, "html htm xhtml xml svg xsd xsl md markdown mdx"),
     (COMPONENT, "vue svelte astro"),
@@ -86,11 +93,26 @@ for _syntax, _suffixes in (
         _BY_SUFFIX[_suffix] = _syntax
 
 _BY_NAME = {
-    "makefile": HASH, "gnumakefile": HASH, "dockerfile": HASH, "containerfile": HASH,
-    "cmakelists.txt": HASH, "gemfile": HASH, "rakefile": HASH, "vagrantfile": HASH,
-    "podfile": HASH, "brewfile": HASH, "justfile": HASH, "procfile": HASH, "build": PYTHON,
-    "workspace": PYTHON, "sconstruct": PYTHON, "sconscript": PYTHON, ".bashrc": HASH,
-    ".profile": HASH, ".zshrc": HASH, "jenkinsfile": JVM,
+    "makefile": HASH,
+    "gnumakefile": HASH,
+    "dockerfile": HASH,
+    "containerfile": HASH,
+    "cmakelists.txt": HASH,
+    "gemfile": HASH,
+    "rakefile": HASH,
+    "vagrantfile": HASH,
+    "podfile": HASH,
+    "brewfile": HASH,
+    "justfile": HASH,
+    "procfile": HASH,
+    "build": PYTHON,
+    "workspace": PYTHON,
+    "sconstruct": PYTHON,
+    "sconscript": PYTHON,
+    ".bashrc": HASH,
+    ".profile": HASH,
+    ".zshrc": HASH,
+    "jenkinsfile": JVM,
 }
 
 
@@ -174,7 +196,7 @@ class CommentMap:
         while k >= 0 and self.spans[k][1] > start:
             s, e = self.spans[k]
             if s < stop:
-                found.append((line[max(s, start) - start: min(e, stop) - start], s >= start))
+                found.append((line[max(s, start) - start : min(e, stop) - start], s >= start))
             k -= 1
         return found[::-1]
 

@@ -58,8 +58,14 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         if not any(t[0] in "<>|" for _n, t in found):
             continue  # lone `=======` lines: headings, not a conflict
         for number, text in found:
-            findings.append(Finding(
-                "conflict-marker", level, change.path, number,
-                f"the added line {quote(text)} is a merge-conflict marker",
-                "resolve the conflict: keep the right side's lines and drop the marker lines"))
+            findings.append(
+                Finding(
+                    "conflict-marker",
+                    level,
+                    change.path,
+                    number,
+                    f"the added line {quote(text)} is a merge-conflict marker",
+                    "resolve the conflict: keep the right side's lines and drop the marker lines",
+                )
+            )
     return findings

@@ -39,7 +39,7 @@ def _utf8_problem(data: bytes) -> tuple[str, str | None] | None:
     if data.startswith(_UTF16_32_BOMS) and not data.startswith(BOM):
         guess = "utf-32" if data[:4] in _UTF16_32_BOMS[:2] else "utf-16"
         return f"it starts with a {guess.upper()} byte-order mark", guess
-    body = data[len(BOM):] if data.startswith(BOM) else data
+    body = data[len(BOM) :] if data.startswith(BOM) else data
     try:
         body.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -65,20 +65,34 @@ def content_finding(path: str, data: bytes, attr: AttrLookup, level: str = "erro
     """`binary` or `not-utf8` when the file `path` holding `data` is not editable text."""
     mark = marked_binary(path, attr)
     if mark is not None:
-        return Finding("binary", level, path, None,
-                       f"{path} is marked binary in .gitattributes ({mark}); agent-guard edits text files only",
-                       "leave this file out of the edit; binary files must be changed by other means")
+        return Finding(
+            "binary",
+            level,
+            path,
+            None,
+            f"{path} is marked binary in .gitattributes ({mark}); agent-guard edits text files only",
+            "leave this file out of the edit; binary files must be changed by other means",
+        )
     if _nul(data):
-        return Finding("binary", level, path, _line_at(data, data.index(b"\x00")),
-                       f"{path} is a binary file (it holds NUL bytes); agent-guard edits text files only",
-                       "leave this file out of the edit; binary files must be changed by other means")
+        return Finding(
+            "binary",
+            level,
+            path,
+            _line_at(data, data.index(b"\x00")),
+            f"{path} is a binary file (it holds NUL bytes); agent-guard edits text files only",
+            "leave this file out of the edit; binary files must be changed by other means",
+        )
     problem = _utf8_problem(data)
     if problem is not None:
         what, guess = problem
-        return Finding("not-utf8", level, path, None,
-                       f"{path} is not UTF-8 text: {what}{_looks(guess)}",
-                       f"convert it to UTF-8 first (e.g. `iconv -f {guess or 'ENCODING'} -t utf-8`), "
-                       "or leave it out of the edit")
+        return Finding(
+            "not-utf8",
+            level,
+            path,
+            None,
+            f"{path} is not UTF-8 text: {what}{_looks(guess)}",
+            f"convert it to UTF-8 first (e.g. `iconv -f {guess or 'ENCODING'} -t utf-8`), or leave it out of the edit",
+        )
     return None
 
 
@@ -91,16 +105,28 @@ def check_binary(inp: CheckInput, level: str) -> list[Finding]:
             continue
         mark = marked_binary(change.path, inp.attr)
         if mark is not None:
-            findings.append(Finding(
-                "binary", level, change.path, None,
-                f"the edit writes {change.path}, which .gitattributes marks binary ({mark})",
-                "leave this file out of the edit; binary files must be changed by other means"))
+            findings.append(
+                Finding(
+                    "binary",
+                    level,
+                    change.path,
+                    None,
+                    f"the edit writes {change.path}, which .gitattributes marks binary ({mark})",
+                    "leave this file out of the edit; binary files must be changed by other means",
+                )
+            )
         elif _nul(change.after):
             at = change.after.index(b"\x00")
-            findings.append(Finding(
-                "binary", level, change.path, _line_at(change.after, at),
-                f"the new content of {change.path} holds a NUL byte (offset {at}): that is binary, not text",
-                "write text only; remove the NUL bytes (an escape such as \\0 may have been decoded)"))
+            findings.append(
+                Finding(
+                    "binary",
+                    level,
+                    change.path,
+                    _line_at(change.after, at),
+                    f"the new content of {change.path} holds a NUL byte (offset {at}): that is binary, not text",
+                    "write text only; remove the NUL bytes (an escape such as \\0 may have been decoded)",
+                )
+            )
     return findings
 
 
@@ -115,10 +141,16 @@ def check_utf8(inp: CheckInput, level: str) -> list[Finding]:
         problem = _utf8_problem(data)
         if problem is not None:
             what, guess = problem
-            findings.append(Finding(
-                "not-utf8", level, change.path, None,
-                f"the new content of {change.path} is not UTF-8: {what}{_looks(guess)}",
-                "write the file as UTF-8 text"))
+            findings.append(
+                Finding(
+                    "not-utf8",
+                    level,
+                    change.path,
+                    None,
+                    f"the new content of {change.path} is not UTF-8: {what}{_looks(guess)}",
+                    "write the file as UTF-8 text",
+                )
+            )
     return findings
 
 
@@ -139,11 +171,17 @@ def _committed_binary(inp: CheckInput, level: str) -> list[Finding]:
             continue  # a binary file arriving (before is None) is fine
         if _its_doing(c, inp):
             line = _line_at(c.after, c.after.index(b"\x00"))
-            findings.append(Finding(
-                "binary", level, c.path, None, f"{c.path} was text and now holds a NUL byte at line {line}: "
-                "this change makes it binary",
-                "remove the NUL bytes (an escape such as \\0 may have been written as a raw byte), "
-                f"or mark the file binary in .gitattributes (`{c.path} binary`) if that is intended"))
+            findings.append(
+                Finding(
+                    "binary",
+                    level,
+                    c.path,
+                    None,
+                    f"{c.path} was text and now holds a NUL byte at line {line}: this change makes it binary",
+                    "remove the NUL bytes (an escape such as \\0 may have been written as a raw byte), "
+                    f"or mark the file binary in .gitattributes (`{c.path} binary`) if that is intended",
+                )
+            )
     return findings
 
 
@@ -164,8 +202,15 @@ def _committed_utf8(inp: CheckInput, level: str) -> list[Finding]:
                 continue
             what, guess = problem[0] + _looks(problem[1]), problem[1]
         if _its_doing(c, inp):
-            findings.append(Finding(
-                "not-utf8", level, c.path, None, f"{c.path} is not UTF-8 text: {what}",
-                f"convert it (`iconv -f {guess or 'ENCODING'} -t utf-8`) and stage it again, "
-                f"or mark it binary in .gitattributes (`{c.path} binary`) if it is not text"))
+            findings.append(
+                Finding(
+                    "not-utf8",
+                    level,
+                    c.path,
+                    None,
+                    f"{c.path} is not UTF-8 text: {what}",
+                    f"convert it (`iconv -f {guess or 'ENCODING'} -t utf-8`) and stage it again, "
+                    f"or mark it binary in .gitattributes (`{c.path} binary`) if it is not text",
+                )
+            )
     return findings

@@ -65,7 +65,21 @@ FIRM, BARE = "firm", "bare"
 MAX_NOTE = 300
 
 CODE, NAME, REST, SAME, ALIKE, KEEP, OMIT, LIST, PLACE, NONE, NOT, CHANGE, SHOWN, SMALL = (
-    "code", "name", "rest", "same", "alike", "keep", "omit", "list", "place", "none", "not", "change", "shown", "small")
+    "code",
+    "name",
+    "rest",
+    "same",
+    "alike",
+    "keep",
+    "omit",
+    "list",
+    "place",
+    "none",
+    "not",
+    "change",
+    "shown",
+    "small",
+)
 # The concepts a note that elides is made of (besides code nouns and small words).
 SAYING = (REST, SAME, ALIKE, KEEP, OMIT, LIST, PLACE, CHANGE, SHOWN)
 UNKNOWN, DOTS, OPEN, CLOSE, SEP = "unknown", "dots", "open", "close", "sep"
@@ -159,8 +173,12 @@ WORDS: dict[str, tuple[str, ...]] = {
         "изменени* изменен* измен*",
         "改动 改動 修改 变化 變化 更改 变动 變動 変更 변경 수정",
     ),
-    SHOWN: ("shown repeated included reproduced listed copied displayed written",
-            "mostrado mostrada montre gezeigt mostrato", "показан*", ""),
+    SHOWN: (
+        "shown repeated included reproduced listed copied displayed written",
+        "mostrado mostrada montre gezeigt mostrato",
+        "показан*",
+        "",
+    ),
     SMALL: (
         "the a an of to in on at for from by with as is are was were be been being it its this that these those all "
         "any each every here there and or so also just still simply please else left like will would should can "
@@ -189,23 +207,31 @@ _CJK = ((0x1100, 0x11FF), (0x3040, 0x30FF), (0x3130, 0x318F), (0x3400, 0x9FFF), 
 
 def _cjk(word: str) -> bool:
     return any(lo <= ord(c) <= hi for c in word for lo, hi in _CJK)
+
+
 # The nouns `rest` and `remainder` ("the rest") right before a noun are an adjective ("REST API").
 _NOUN_REST = ("rest", "remainder")
 # Code nouns a name may follow: `class Foo`, `function bar`.
-_NAMERS = frozenset((
-    "class function func fn method module struct enum file component macro hook route endpoint test handler "
-    "helper procedure routine script template typedef prototype"
-).split())
+_NAMERS = frozenset(
+    (
+        "class function func fn method module struct enum file component macro hook route endpoint test handler "
+        "helper procedure routine script template typedef prototype"
+    ).split()
+)
 # Words a note cannot begin or end with: it is a piece of a sentence that goes on elsewhere.
-_OPENING = frozenset((
-    "of to in on at for from by with and or so that which who whom whose them will would should have has had "
-    "because than into onto then when if where while"
-).split())
-_CLOSING = frozenset((
-    "the a an of to in on at for from by with as is are was were be been and or so that this these those its "
-    "their our your my will would should can may must has have had than if when into onto "
-    "de del la el los las le les du des der die das den dem von und oder y o e et ou di della il и в на по"
-).split())
+_OPENING = frozenset(
+    (
+        "of to in on at for from by with and or so that which who whom whose them will would should have has had "
+        "because than into onto then when if where while"
+    ).split()
+)
+_CLOSING = frozenset(
+    (
+        "the a an of to in on at for from by with as is are was were be been and or so that this these those its "
+        "their our your my will would should can may must has have had than if when into onto "
+        "de del la el los las le les du des der die das den dem von und oder y o e et ou di della il и в на по"
+    ).split()
+)
 _ARTICLES = frozenset("the a an this that these those each every any all".split())
 # Base verbs: after `not` an instruction (`do not edit`), not a state (`not edited`).
 _VERBS = frozenset("change modify edit alter touch show repeat include list copy".split())
@@ -273,7 +299,7 @@ def _split_cjk(word: str, voc: Vocabulary) -> list[tuple[str, str]]:
     unknown = ""
     while i < len(word):
         for n in range(min(voc.longest_cjk, len(word) - i), 0, -1):
-            concept = voc.cjk.get(word[i:i + n])
+            concept = voc.cjk.get(word[i : i + n])
             if concept is not None:
                 break
         else:
@@ -283,7 +309,7 @@ def _split_cjk(word: str, voc: Vocabulary) -> list[tuple[str, str]]:
         if unknown:
             out.append((UNKNOWN, unknown))
             unknown = ""
-        out.append((concept, word[i:i + n]))
+        out.append((concept, word[i : i + n]))
         i += n
     if unknown:
         out.append((UNKNOWN, unknown))
@@ -323,9 +349,9 @@ def tokens(note: str) -> list[tuple[str, str]] | None:
     i = 0
     while i < len(raw):
         for n in range(min(voc.longest_phrase, len(raw) - i) if raw[i][1] in voc.starts else 1, 1, -1):
-            concept = voc.phrases.get(tuple(t for _c, t in raw[i:i + n]))
+            concept = voc.phrases.get(tuple(t for _c, t in raw[i : i + n]))
             if concept is not None:
-                out.append((concept, " ".join(t for _c, t in raw[i:i + n])))
+                out.append((concept, " ".join(t for _c, t in raw[i : i + n])))
                 i += n
                 break
         else:
@@ -363,11 +389,13 @@ def _resolve(toks: list[tuple[str, str]]) -> list[str]:
         elif c in (SAME, ALIKE, OMIT) and after in (CODE, NAME, UNKNOWN) and not texts[i].startswith("as "):
             # `unchanged inputs`, `the same block`, `truncated versions`: it describes a thing.
             concepts[i] = SMALL if c == ALIKE else UNKNOWN
-        elif c == ALIKE and i + 2 < n and texts[i + 1] == "as" and (concepts[i + 2] in (NAME, UNKNOWN)
-                                                                    or texts[i + 2].isdigit()):
+        elif c == ALIKE and i + 2 < n and texts[i + 1] == "as" and (concepts[i + 2] in (NAME, UNKNOWN) or texts[i + 2].isdigit()):
             concepts[i] = SMALL  # `the same as parse()`: a comparison with a named thing
-        elif c in (SAME, ALIKE) and texts[i].startswith("as ") and any(
-                k not in PUNCTUATION and k != SMALL for k in concepts[i + 1:]):
+        elif (
+            c in (SAME, ALIKE)
+            and texts[i].startswith("as ")
+            and any(k not in PUNCTUATION and k != SMALL for k in concepts[i + 1 :])
+        ):
             concepts[i] = SMALL  # `as they are metaclass methods`: a reason, not a state
         elif c == PLACE and i + 1 < n and texts[i + 1] in _ARTICLES:
             concepts[i] = SMALL  # `before the first block`: a preposition
@@ -392,9 +420,14 @@ def _unknown_role(toks: list[tuple[str, str]], concepts: list[str], i: int, keep
     k = i - 1
     while k >= 0 and concepts[k] == UNKNOWN:
         k -= 1
-    first = all(c in (DOTS, OPEN) for c in concepts[:k + 1])
-    if (j < len(concepts) and concepts[j] == CODE and not first and toks[k][1] not in _PRONOUNS
-            and concepts[k] not in (CODE, NAME)):
+    first = all(c in (DOTS, OPEN) for c in concepts[: k + 1])
+    if (
+        j < len(concepts)
+        and concepts[j] == CODE
+        and not first
+        and toks[k][1] not in _PRONOUNS
+        and concepts[k] not in (CODE, NAME)
+    ):
         return MODIFIES
     if not keeps:
         return None
@@ -432,8 +465,12 @@ def elides(note: str, words_needed: int = 1) -> str | None:
         return None
     wrapped = (concepts[0] == OPEN and concepts[-1] == CLOSE) or DOTS in (concepts[0], concepts[-1])
     where = bool(has & {REST, PLACE})
-    firm = (OMIT in has or (SAME in has and KEEP not in has and (where or CODE in has))
-            or (ALIKE in has and REST in has) or (KEEP in has and where))
+    firm = (
+        OMIT in has
+        or (SAME in has and KEEP not in has and (where or CODE in has))
+        or (ALIKE in has and REST in has)
+        or (KEEP in has and where)
+    )
     if firm:
         # `other retries stay the same`: what REST names is unknown, so it may be behaviour.
         return BARE if RESTED in roles else FIRM

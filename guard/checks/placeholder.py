@@ -68,8 +68,9 @@ from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
 from .comments import CommentMap, Syntax, syntax_for
 
 HINT = "write the full code or leave that region out of the edit"
-WHOLE_HINT = ("send the whole new text, every line of it, or change the file with a diff or SEARCH/REPLACE edit "
-              "of the lines that change")
+WHOLE_HINT = (
+    "send the whole new text, every line of it, or change the file with a diff or SEARCH/REPLACE edit of the lines that change"
+)
 # A placeholder is a short line.  Longer text is never judged, so no pattern below can
 # spend more than a bounded time on an agent's input (a 100 KB comment of dots, say).
 MAX_LINE = 1000
@@ -79,28 +80,156 @@ MAX_BODY = 300
 # ellipsis or a word that some placeholder form needs (found with str.find, which
 # runs at memory speed), and lines holding only an ellipsis.
 VOCAB = (
-    "...", "…", ". . .", "exist", "other", "remain", "previous", "original", "prior", "unchanged", "here",
-    "same", "before", "intact", "untouched", "omit", "elided", "shown", "snip", "truncat", "brevity",
-    "rest", "more", "your", "as it was", "as is",
+    "...",
+    "…",
+    ". . .",
+    "exist",
+    "other",
+    "remain",
+    "previous",
+    "original",
+    "prior",
+    "unchanged",
+    "here",
+    "same",
+    "before",
+    "intact",
+    "untouched",
+    "omit",
+    "elided",
+    "shown",
+    "snip",
+    "truncat",
+    "brevity",
+    "rest",
+    "more",
+    "your",
+    "as it was",
+    "as is",
 )
 # And for a line that stands where the edit removes lines: every word a note needs to say
 # code is left out (``notes.triggers``: not a code noun or a small word) holds one of these
 # or of VOCAB (tests/checks/test_notes.py holds them together).
 NOTE_VOCAB = (
-    "unchang", "untouch", "elid", "as it is", "as they", "everything", "leftover", "keep", "kept", "retain",
-    "preserv", "leave", "alone", "stay", "identic", "verbatim", "ditto", "likewise", "etc", "so on", "so forth",
-    "left out", "abbreviat", "abridg", "above", "below", "earlier", "elsewhere", "already", "chang", "modif",
-    "alter", "edit", "differen", "touch", "repeat", "includ", "reproduc", "listed", "copied", "displayed", "written",
-    "previa", "previo", "this point", "continues", "follows", "goes", "onward",
+    "unchang",
+    "untouch",
+    "elid",
+    "as it is",
+    "as they",
+    "everything",
+    "leftover",
+    "keep",
+    "kept",
+    "retain",
+    "preserv",
+    "leave",
+    "alone",
+    "stay",
+    "identic",
+    "verbatim",
+    "ditto",
+    "likewise",
+    "etc",
+    "so on",
+    "so forth",
+    "left out",
+    "abbreviat",
+    "abridg",
+    "above",
+    "below",
+    "earlier",
+    "elsewhere",
+    "already",
+    "chang",
+    "modif",
+    "alter",
+    "edit",
+    "differen",
+    "touch",
+    "repeat",
+    "includ",
+    "reproduc",
+    "listed",
+    "copied",
+    "displayed",
+    "written",
+    "previa",
+    "previo",
+    "this point",
+    "continues",
+    "follows",
+    "goes",
+    "onward",
     # Spanish, Portuguese, French, German, Italian written without accents (with them, or in
     # another script, a line is folded and searched for every word ``notes`` knows).
-    "otro", "otra", "outro", "outra", "autre", "andere", "altri", "altre", "demas", "demais", "riman", "ubrig",
-    "igual", "mism", "mesm", "identiq", "identis", "meme", "antes", "estaba", "avant", "tel quel", "unverand",
-    "gleich", "bisher", "vorher", "wie oben", "invariat", "ugual", "stess", "come prima", "manten", "mantem",
-    "mantid", "mantien", "permanec", "conserv", "garde", "bleib", "behalt", "erhalt", "gelass", "gekurzt", "omess",
-    "anterior", "arriba", "abajo", "acima", "abaixo", "preceden", "dessus", "dessous", "bestehend", "vorhanden",
-    "ursprung", "oben", "unten", "esistent", "sopra", "sotto", "cambi", "mudanc", "anderung", "geandert",
-    "mostrad", "mostrat", "montre", "gezeigt",
+    "otro",
+    "otra",
+    "outro",
+    "outra",
+    "autre",
+    "andere",
+    "altri",
+    "altre",
+    "demas",
+    "demais",
+    "riman",
+    "ubrig",
+    "igual",
+    "mism",
+    "mesm",
+    "identiq",
+    "identis",
+    "meme",
+    "antes",
+    "estaba",
+    "avant",
+    "tel quel",
+    "unverand",
+    "gleich",
+    "bisher",
+    "vorher",
+    "wie oben",
+    "invariat",
+    "ugual",
+    "stess",
+    "come prima",
+    "manten",
+    "mantem",
+    "mantid",
+    "mantien",
+    "permanec",
+    "conserv",
+    "garde",
+    "bleib",
+    "behalt",
+    "erhalt",
+    "gelass",
+    "gekurzt",
+    "omess",
+    "anterior",
+    "arriba",
+    "abajo",
+    "acima",
+    "abaixo",
+    "preceden",
+    "dessus",
+    "dessous",
+    "bestehend",
+    "vorhanden",
+    "ursprung",
+    "oben",
+    "unten",
+    "esistent",
+    "sopra",
+    "sotto",
+    "cambi",
+    "mudanc",
+    "anderung",
+    "geandert",
+    "mostrad",
+    "mostrat",
+    "montre",
+    "gezeigt",
 )
 
 
@@ -158,17 +287,19 @@ _SHORT = (
 # commit without a suspect comment costs: they are compiled when a comment is first
 # judged (``_big``), and stay reachable as module attributes (``__getattr__``).
 # Phrases that elide code as a whole comment, without ellipsis or brackets.
-_PHRASE = "|".join((
-    rf"{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}{_SUFFIX}",
-    _KEEP,
-    rf"{_OWNER}(?:existing|previous|original|prior|old|other|remaining|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
-    rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
-    rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
-    _SHORT,
-    # `rest unchanged`, `the rest remains the same` (the issue's own example).
-    r"(?:the\s+)?rest(?:\s+of\s+(?:it|this|file|the\s+file))?\s+(?:is\s+|remains\s+|stays\s+)?"
-    r"(?:unchanged|the\s+same|as\s+before|as\s+is|omitted|untouched)",
-))
+_PHRASE = "|".join(
+    (
+        rf"{_OWNER}(?:rest|remainder)\s+of\s+{_OWNER}{_WORDS}{_CODE}{_SUFFIX}",
+        _KEEP,
+        rf"{_OWNER}(?:existing|previous|original|prior|old|other|remaining|unchanged)\s+{_WORDS}{_CODE}{_SUFFIX}",
+        rf"{_CODE}\s+(?:is|are|remains?|stays?)\s+unchanged",
+        rf"your\s+{_WORDS}{_CODE}\s+(?:goes\s+|go\s+)?here|(?:the\s+)?{_CODE}\s+goes\s+here",
+        _SHORT,
+        # `rest unchanged`, `the rest remains the same` (the issue's own example).
+        r"(?:the\s+)?rest(?:\s+of\s+(?:it|this|file|the\s+file))?\s+(?:is\s+|remains\s+|stays\s+)?"
+        r"(?:unchanged|the\s+same|as\s+before|as\s+is|omitted|untouched)",
+    )
+)
 # Inside an ellipsis or brackets, the suffix may go: `... existing code ...`, `(other methods)`.
 _TIGHT = (
     rf"(?:{_PHRASE})"
@@ -378,7 +509,7 @@ def suspect(text: str, syntax: Syntax) -> str | None:
         for open_, close in syntax.block:
             end = comment.find(close, len(open_)) if comment.startswith(open_) else -1
             if end != -1:
-                comment, after = comment[: end + len(close)], comment[end + len(close):]
+                comment, after = comment[: end + len(close)], comment[end + len(close) :]
                 break
         only = not text[:pos].strip(" \t{") and not after.strip(" \t}")
         kind = judge(body(comment), only and not comment.startswith(_DOC))
@@ -500,7 +631,9 @@ _WRAPPED = lazy(r"(?:\.{3}|…)[ \t]*([^.…\n]{1,80}?)[ \t]*(?:\.{3}|…)|[\[(<
 
 _ELIDES = lazy(
     r"\b(?:existing|rest|remaining|remainder|unchanged|omitted|elided|previous|prior|original|same|snip(?:ped)?"
-    r"|keep|kept|as\s+(?:before|is|it\s+was)|untouched|intact|truncated|here)\b", re.IGNORECASE)
+    r"|keep|kept|as\s+(?:before|is|it\s+was)|untouched|intact|truncated|here)\b",
+    re.IGNORECASE,
+)
 _WORDS_RE = lazy(r"[^\W\d_]{2,}\s+\S*[^\W\d_]")  # two words: letters, blanks, letters
 
 
@@ -587,8 +720,7 @@ def _continues_written(lines: tuple[str, ...], number: int, added: set[int]) -> 
     return prev >= 0 and prev + 1 in added and bool(_OPEN_END().search(_core(lines[prev])))
 
 
-def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int],
-             blocks: Blocks | None = None) -> list[Marker]:
+def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int], blocks: Blocks | None = None) -> list[Marker]:
     """Elision judged by what the edit does: a phrase standing where the edit drops old lines.
 
     A whole-file write that shrinks the file is judged on every line it adds, and on
@@ -638,15 +770,18 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
         if 0 < last <= len(lines) and not (exempt is not None and exempt.search(lines[last - 1])):
             text = lines[last - 1]
             if last not in known and _trails_off(text, change.path):
-                found.append(Marker(last, text, _core(text) or text.strip(), True,
-                                    whole=_shrunk(change, f"ends with {quote(text)}")))
+                found.append(
+                    Marker(last, text, _core(text) or text.strip(), True, whole=_shrunk(change, f"ends with {quote(text)}"))
+                )
     return found
 
 
 # Code, not words: an assignment, a call or an index, a statement's end, a path, a string (a quote
 # that is not an apostrophe), a logical operator, an operator between blanks, a scope or an arrow.
-_CODEISH = lazy(r"""[=;$@\\/"]|&&|\|\||\w\((?!\))|\w\[|[)\]][(\[]|[)\]]\.\w|::|->| [*+%<>] """
-                r"""|(?<![^\W\d_])'|'(?![^\W\d_])""")
+_CODEISH = lazy(
+    r"""[=;$@\\/"]|&&|\|\||\w\((?!\))|\w\[|[)\]][(\[]|[)\]]\.\w|::|->| [*+%<>] """
+    r"""|(?<![^\W\d_])'|'(?![^\W\d_])"""
+)
 _DELIMITERS = ('"""', "'''", "`")
 
 
@@ -667,7 +802,7 @@ def _note(text: str, syntax: Syntax) -> tuple[str, bool, int] | None:
     if syntax.marks and comment.startswith(syntax.marks) and not comment.startswith("*/"):
         for open_, close in syntax.block:
             end = comment.find(close, len(open_)) if comment.startswith(open_) else -1
-            if end != -1 and comment[end + len(close):].strip(" \t}"):
+            if end != -1 and comment[end + len(close) :].strip(" \t}"):
                 return None  # `/* ... */ code()`: the comment explains the code after it
         note = body(comment)
         if _CODEISH().search(note) or not _balanced(note):
@@ -679,8 +814,9 @@ def _note(text: str, syntax: Syntax) -> tuple[str, bool, int] | None:
     written = _OPEN().sub("", written, count=1)  # a line inside a block comment, another language's comment
     core = _core(line)
     # In brackets, or between two ellipses (prose trails off with one: `... defined above...`).
-    wrapped = bool(core) and (core[0] in _PAIRS and core[-1] == _PAIRS[core[0]]
-                              or core.startswith(("...", "…")) and core.endswith(("...", "…")))
+    wrapped = bool(core) and (
+        core[0] in _PAIRS and core[-1] == _PAIRS[core[0]] or core.startswith(("...", "…")) and core.endswith(("...", "…"))
+    )
     prose = syntax.code and bool(syntax.triple or syntax.spanning or syntax.block)
     if not core or not (wrapped or prose) or _CODEISH().search(written) or not _balanced(core):
         return None
@@ -773,8 +909,10 @@ def _trails_off(text: str, path: str) -> bool:
 def _shrunk(change: FileChange, what: str) -> str:
     assert change.before is not None and change.after is not None
     old_n, new_n = _line_count(change.before), _line_count(change.after)
-    return (f"this whole-file write shrinks {change.path} from {old_n} to {new_n} lines and {what}: "
-            "the lines it drops look elided, not deleted")
+    return (
+        f"this whole-file write shrinks {change.path} from {old_n} to {new_n} lines and {what}: "
+        "the lines it drops look elided, not deleted"
+    )
 
 
 def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
@@ -810,24 +948,40 @@ def _findings(change: FileChange, found: list[Marker], level: str) -> list[Findi
         said = repr(m.phrase)
         if disguised(m.phrase):
             said += f", which reads {fold(m.phrase).strip()!r}: look-alike or invisible characters"
-        out.append(Finding("placeholder", level, path, m.line,
-                           f"the added line {quote(m.text)} stands in for code ({said}); {effect}", HINT))
+        out.append(
+            Finding(
+                "placeholder", level, path, m.line, f"the added line {quote(m.text)} stands in for code ({said}); {effect}", HINT
+            )
+        )
     weak = [m for m in found if not m.strong]
     if not weak or change.before is None or change.after is None:
         return out
     old_n, new_n = _line_count(change.before), _line_count(change.after)
     if new_n < old_n * 0.5 and old_n - new_n > 20:
         m = weak[0]
-        out.append(Finding(
-            "placeholder", level, path, m.line,
-            f"the edit shrinks the file from {old_n} to {new_n} lines around {quote(m.text)}; "
-            "the marker looks like elided code", HINT))
+        out.append(
+            Finding(
+                "placeholder",
+                level,
+                path,
+                m.line,
+                f"the edit shrinks the file from {old_n} to {new_n} lines around {quote(m.text)}; "
+                "the marker looks like elided code",
+                HINT,
+            )
+        )
     elif new_n < old_n and weak[-1].line == _last_nonblank(change.after):
         m = weak[-1]
-        out.append(Finding(
-            "placeholder", level, path, m.line,
-            f"the new text ends with {quote(m.text)} and is shorter than before; "
-            "the rest of the file looks elided", HINT))
+        out.append(
+            Finding(
+                "placeholder",
+                level,
+                path,
+                m.line,
+                f"the new text ends with {quote(m.text)} and is shorter than before; the rest of the file looks elided",
+                HINT,
+            )
+        )
     return out
 
 

@@ -76,7 +76,7 @@ def _show(lines: tuple[str, ...], at: int, column: int) -> str:
     def shown(text: str) -> str:
         if not long:
             return text
-        cut = text[start:start + CLIP]
+        cut = text[start : start + CLIP]
         return ("..." if start else "") + cut + ("..." if len(text) > start + CLIP else "")
 
     out = [f"{n:>6}| {shown(lines[n - 1])}" for n in range(lo, hi + 1)]
@@ -134,11 +134,16 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         else:
             edit = ""
         target = f" (parsed as Python {python[0]}.{python[1]})" if python and prob.language == "python" else ""
-        findings.append(Finding(
-            "syntax", level, path, prob.line,
-            f"after this edit {path} no longer parses as {prob.language}{target}: {prob.message} "
-            f"(column {prob.column}){edit}",
-            "the file parsed before the edit; fix the edit so it still does (a bracket, quote or indent "
-            f"lost or added near line {near or prob.line}):\n" + _show(lines, prob.line, prob.column),
-        ))
+        findings.append(
+            Finding(
+                "syntax",
+                level,
+                path,
+                prob.line,
+                f"after this edit {path} no longer parses as {prob.language}{target}: {prob.message} "
+                f"(column {prob.column}){edit}",
+                "the file parsed before the edit; fix the edit so it still does (a bracket, quote or indent "
+                f"lost or added near line {near or prob.line}):\n" + _show(lines, prob.line, prob.column),
+            )
+        )
     return findings

@@ -21,23 +21,37 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         # under `paths.create: false` it is a create like any other.
         moves = bool(change.old_path) and change.old_path != change.path
         if (creates or moves) and not inp.policy.allow_create:
-            what = (f"moving {change.old_path} to {change.path} creates {change.path}" if moves and not creates
-                    else f"{change.path} does not exist")
-            findings.append(Finding(
-                "untracked", level, change.path, None,
-                f"creating files is not allowed by policy ({what}; "
-                f"paths.create is false, from {inp.policy.source('paths.create')})",
-                "edit the file where it is instead, or ask the user to move it" if moves and not creates
-                else "edit an existing file instead, or ask the user to create this one",
-            ))
+            what = (
+                f"moving {change.old_path} to {change.path} creates {change.path}"
+                if moves and not creates
+                else f"{change.path} does not exist"
+            )
+            findings.append(
+                Finding(
+                    "untracked",
+                    level,
+                    change.path,
+                    None,
+                    f"creating files is not allowed by policy ({what}; "
+                    f"paths.create is false, from {inp.policy.source('paths.create')})",
+                    "edit the file where it is instead, or ask the user to move it"
+                    if moves and not creates
+                    else "edit an existing file instead, or ask the user to create this one",
+                )
+            )
         if creates:
             continue
         source = change.old_path if change.op is Op.RENAME and change.old_path else change.path
         if not inp.tracked(source):
             verb = {Op.DELETE: "delete", Op.RENAME: "rename"}.get(change.op, "modify")
-            findings.append(Finding(
-                "untracked", level, source, None,
-                f"the edit would {verb} {source}, which git does not track; its old content could not be restored",
-                f"ask the user to `git add {source}` first, or leave it out of the edit",
-            ))
+            findings.append(
+                Finding(
+                    "untracked",
+                    level,
+                    source,
+                    None,
+                    f"the edit would {verb} {source}, which git does not track; its old content could not be restored",
+                    f"ask the user to `git add {source}` first, or leave it out of the edit",
+                )
+            )
     return findings

@@ -39,9 +39,16 @@ from .base import Blocks, CheckInput, capped, lines_containing
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
 # What `whitespace` set as a gitattribute turns on (git: all but the loosening rules and tab-in-indent).
 ALL = frozenset({"blank-at-eol", "space-before-tab", "indent-with-non-tab", "blank-at-eof"})
-_KNOWN = frozenset({
-    "blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent", "blank-at-eof", "cr-at-eol",
-})
+_KNOWN = frozenset(
+    {
+        "blank-at-eol",
+        "space-before-tab",
+        "indent-with-non-tab",
+        "tab-in-indent",
+        "blank-at-eof",
+        "cr-at-eol",
+    }
+)
 
 
 class Rules(Value):
@@ -68,7 +75,7 @@ def parse_rules(spec: str, base: Rules) -> Rules:
         if not name:
             continue
         if name.startswith("tabwidth="):
-            value = name[len("tabwidth="):]
+            value = name[len("tabwidth=") :]
             if value.isdigit() and 1 <= int(value) <= 63:
                 tabwidth = int(value)
             continue
@@ -181,7 +188,7 @@ def fix_line(text: str, rules: Rules) -> str:
             width = rules.tabwidth - column % rules.tabwidth if ch == "\t" else 1
             out.append(" " * width)
             column += width
-        indent = "".join(out) + indent[last_tab + 1:]
+        indent = "".join(out) + indent[last_tab + 1 :]
     return indent + rest + cr
 
 
@@ -244,7 +251,7 @@ def _shown(text: str, broken: list[str], limit: int = 100) -> str:
     shown = visible(text, unicode=False)
     if len(shown) > limit:
         if "blank-at-eol" in broken:
-            shown = "..." + shown[len(shown) - limit + 3:]
+            shown = "..." + shown[len(shown) - limit + 3 :]
         else:
             shown = shown[: limit - 3] + "..."
     legend = [what for mark, what in (("·", "· a space"), ("→", "→ a tab"), ("␍", "␍ a CR")) if mark in shown]
@@ -270,16 +277,30 @@ def problems(change: FileChange, rules: Rules, level: str, blocks: Blocks | None
             broken = line_errors(text, rules)
             if broken:
                 what = ", ".join(f"{_WHAT[r]} ({r})" for r in broken)
-                out.append(Finding("whitespace", level, path, number,
-                                   f"{what} in the added line {_shown(text, broken)}",
-                                   "; ".join(_HINT[r] for r in broken)))
+                out.append(
+                    Finding(
+                        "whitespace",
+                        level,
+                        path,
+                        number,
+                        f"{what} in the added line {_shown(text, broken)}",
+                        "; ".join(_HINT[r] for r in broken),
+                    )
+                )
     if "blank-at-eof" in rules and not change.added[-1][1].strip(" \t\r"):
         # (Only a blank last added line can start such a run: counting lines is a pass.)
         blank = _trailing_blank_added(change, _line_count(change.after))
         if blank:
-            out.append(Finding("whitespace", level, path, blank[0],
-                               f"blank lines added at the end of the file ({span(blank[0], blank[-1])}; blank-at-eof)",
-                               "end the file with its last line of content"))
+            out.append(
+                Finding(
+                    "whitespace",
+                    level,
+                    path,
+                    blank[0],
+                    f"blank lines added at the end of the file ({span(blank[0], blank[-1])}; blank-at-eof)",
+                    "end the file with its last line of content",
+                )
+            )
     return out
 
 
@@ -315,10 +336,16 @@ def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileC
     for number, fixed in fixes.items():
         lines[number - 1] = fixed
     if blank:
-        del lines[blank[0] - 1:], eols[blank[0] - 1:]
+        del lines[blank[0] - 1 :], eols[blank[0] - 1 :]
     new_text = Text(tuple(lines), tuple(eols), text.bom)
     return make_change(
-        change.path, change.op, change.before, new_text.encode(),
-        old_path=change.old_path, old_mode=change.old_mode, new_mode=change.new_mode,
-        repairs=(*change.repairs, "whitespace-fix"), after_text=new_text,
+        change.path,
+        change.op,
+        change.before,
+        new_text.encode(),
+        old_path=change.old_path,
+        old_mode=change.old_mode,
+        new_mode=change.new_mode,
+        repairs=(*change.repairs, "whitespace-fix"),
+        after_text=new_text,
     )

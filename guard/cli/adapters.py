@@ -23,8 +23,10 @@ def hook_group() -> None:
 
 def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if value == "allow":
-        raise click.BadParameter("'allow' was removed: the hook never grants permission. Leave the option out "
-                                 "(no decision: Claude Code's own permission rules apply) or give 'ask'")
+        raise click.BadParameter(
+            "'allow' was removed: the hook never grants permission. Leave the option out "
+            "(no decision: Claude Code's own permission rules apply) or give 'ask'"
+        )
     if value not in options.ON_PASS:
         raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
     return value
@@ -49,13 +51,21 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
 
 
 @lazy_command("mcp", context_settings=CONTEXT)
-@click.option("--repo", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="The repository to serve (any folder inside it).")
+@click.option(
+    "--repo",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="The repository to serve (any folder inside it).",
+)
 @click.option("--agent", default=None, help="Agent name for the turns (default: $AGENT_GUARD_AGENT, else 'agent').")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-@click.option("--require-read/--no-require-read", default=True, show_default=True,
-              help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their "
-                   "current state.")
+@click.option(
+    "--require-read/--no-require-read",
+    default=True,
+    show_default=True,
+    help="Refuse edit_file/write_file/apply_patch on existing files the agent has not read in their current state.",
+)
 def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
     """The repository is the one the server starts in (or --repo); no tool reads or
     writes outside it.  Each server is one budget session (unless $AGENT_GUARD_SESSION

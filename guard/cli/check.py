@@ -19,8 +19,17 @@ from .fast import check_conflict, run_check
 
 @lazy_command("check", context_settings=CONTEXT)
 @declared(options.CHECK)
-def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to_ref: str | None,
-              policy: str | None, renderer: str | None, as_json: bool, quiet: bool, baseline_out: str | None) -> None:
+def check_cmd(
+    paths: tuple[str, ...],
+    mode: str | None,
+    from_ref: str | None,
+    to_ref: str | None,
+    policy: str | None,
+    renderer: str | None,
+    as_json: bool,
+    quiet: bool,
+    baseline_out: str | None,
+) -> None:
     """PATHS limit the check (pre-commit passes the files it selected); a named file
     with no staged change is checked whole.  Findings the policy's baseline file
     lists are not reported.  Exit status: 0 no error finding, 1 an error finding,
@@ -29,9 +38,19 @@ def check_cmd(paths: tuple[str, ...], mode: str | None, from_ref: str | None, to
     problem = check_conflict(mode, from_ref, to_ref, renderer, as_json)
     if problem is not None:
         raise click.UsageError(problem)
-    sys.exit(run_check(paths, mode=mode, from_ref=from_ref, to_ref=to_ref, policy=policy,
-                       renderer="json" if as_json else renderer, process_ends=process_ends(), quiet=quiet,
-                       baseline_out=baseline_out))
+    sys.exit(
+        run_check(
+            paths,
+            mode=mode,
+            from_ref=from_ref,
+            to_ref=to_ref,
+            policy=policy,
+            renderer="json" if as_json else renderer,
+            process_ends=process_ends(),
+            quiet=quiet,
+            baseline_out=baseline_out,
+        )
+    )
 
 
 @lazy_command("install-hook", context_settings=CONTEXT)

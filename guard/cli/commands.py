@@ -144,8 +144,9 @@ LAZY: dict[str, tuple[str, str]] = {
 }
 
 
-def _lazy(make: Callable[..., Callable[[Callable[..., Any]], click.Command]], name: str,
-          settings: dict[str, Any]) -> Callable[[Callable[..., Any]], click.Command]:
+def _lazy(
+    make: Callable[..., Callable[[Callable[..., Any]], click.Command]], name: str, settings: dict[str, Any]
+) -> Callable[[Callable[..., Any]], click.Command]:
     summary = LAZY[name][1]
 
     def register(f: Callable[..., Any]) -> click.Command:
@@ -221,8 +222,16 @@ def _change_folder(ctx: click.Context, param: click.Parameter, folders: tuple[st
 
 @click.group(context_settings=CONTEXT, cls=_LazyGroup)
 @click.version_option(package_name="agent-guard", prog_name="agent-guard")
-@click.option("-C", "folders", multiple=True, metavar="DIR", expose_value=False, is_eager=True, callback=_change_folder,
-              help="Run as if started in DIR (as git -C; each one relative to the one before).")
+@click.option(
+    "-C",
+    "folders",
+    multiple=True,
+    metavar="DIR",
+    expose_value=False,
+    is_eager=True,
+    callback=_change_folder,
+    help="Run as if started in DIR (as git -C; each one relative to the one before).",
+)
 def cli() -> None:
     """Validate coding agents' edits, apply them all-or-nothing, record every turn.
 
@@ -235,8 +244,18 @@ def cli() -> None:
 
 @cli.command("apply", context_settings=CONTEXT)
 @declared(options.APPLY)
-def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | None, policy: str | None,
-              target: str | None, check: bool, as_json: bool, show_diff: bool, quiet: bool) -> None:
+def apply_cmd(
+    file: str | None,
+    dialect: str,
+    agent: str | None,
+    turn: str | None,
+    policy: str | None,
+    target: str | None,
+    check: bool,
+    as_json: bool,
+    show_diff: bool,
+    quiet: bool,
+) -> None:
     """Apply one edit (FILE, or standard input) to the working tree, or refuse it whole.
 
     The report goes to standard output, refused or not.  Exit status: 0 applied
@@ -249,8 +268,20 @@ def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | Non
         data = read_input(file, quiet)
     except OSError as exc:
         raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
-    sys.exit(run_apply(data, dialect=dialect, agent=agent, turn=turn, policy=policy, target=target, check=check,
-                       as_json=as_json, show_diff=show_diff, quiet=quiet))
+    sys.exit(
+        run_apply(
+            data,
+            dialect=dialect,
+            agent=agent,
+            turn=turn,
+            policy=policy,
+            target=target,
+            check=check,
+            as_json=as_json,
+            show_diff=show_diff,
+            quiet=quiet,
+        )
+    )
 
 
 @cli.command("log", context_settings=CONTEXT)
@@ -263,8 +294,17 @@ def apply_cmd(file: str | None, dialect: str, agent: str | None, turn: str | Non
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {version, turns}.")
 @click.option("-q", "--quiet", is_flag=True, help="No diffs, even with -p (as git log --quiet).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-def log_cmd(agent: str | None, clone: str | None, local: bool, turn_id: str | None, patch: bool, max_count: int | None,
-            as_json: bool, quiet: bool, policy: str | None) -> None:
+def log_cmd(
+    agent: str | None,
+    clone: str | None,
+    local: bool,
+    turn_id: str | None,
+    patch: bool,
+    max_count: int | None,
+    as_json: bool,
+    quiet: bool,
+    policy: str | None,
+) -> None:
     """List recorded turns, newest first (on a terminal, through git's pager).
 
     This clone's turns, and those fetched from other clones (agent-guard fetch),
@@ -286,8 +326,11 @@ def log_cmd(agent: str | None, clone: str | None, local: bool, turn_id: str | No
         from ..engine import default_agent
 
         who = default_agent(agent) if agent else ""
-        click.echo(history.no_turns(g, who, g.policy(agent).ledger_prefix, "log") if who else
-                   "no recorded turns: no agent has any in this repository yet; an applied edit records one")
+        click.echo(
+            history.no_turns(g, who, g.policy(agent).ledger_prefix, "log")
+            if who
+            else "no recorded turns: no agent has any in this repository yet; an applied edit records one"
+        )
     else:
         _paged(history.render(turns, patch, colour=colour(sys.stdout)))
 
@@ -334,8 +377,19 @@ def _paged(text: str) -> None:
 @click.option("--diff", "show_diff", is_flag=True, help="Also print the diff that was (or would be) written.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing unless the rollback is refused.")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clone: str | None, commit: str | None,
-                 check: bool, force: bool, as_json: bool, show_diff: bool, quiet: bool, policy: str | None) -> None:
+def rollback_cmd(
+    agent: str | None,
+    turn_id: str | None,
+    to_id: str | None,
+    clone: str | None,
+    commit: str | None,
+    check: bool,
+    force: bool,
+    as_json: bool,
+    show_diff: bool,
+    quiet: bool,
+    policy: str | None,
+) -> None:
     """Undo the agent's last turn (or --turn ID, or every turn after --to ID).
 
     A turn recorded in another clone and fetched here (agent-guard fetch) is undone with
@@ -347,24 +401,34 @@ def rollback_cmd(agent: str | None, turn_id: str | None, to_id: str | None, clon
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone,
-                              commit=commit)
+    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone, commit=commit)
     sys.exit(emit(report, as_json, show_diff, quiet))
 
 
 @cli.command("gc", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="Only this agent (default: all).")
-@click.option("--keep", type=InRange(KEEP), default=None,
-              help=f"Keep this many newest turns per agent ({KEEP.range_text()}; 0 drops every turn).")
-@click.option("--older-than", "older", default=None, metavar="AGE",
-              help="Drop turns older than this: a number and a unit (s, m, h, d, w), e.g. 30d, 12h; at most 100 years.")
-@click.option("--include-pushed", is_flag=True,
-              help="Also drop turns that were pushed (a fetched copy holds them); kept otherwise.")
+@click.option(
+    "--keep",
+    type=InRange(KEEP),
+    default=None,
+    help=f"Keep this many newest turns per agent ({KEEP.range_text()}; 0 drops every turn).",
+)
+@click.option(
+    "--older-than",
+    "older",
+    default=None,
+    metavar="AGE",
+    help="Drop turns older than this: a number and a unit (s, m, h, d, w), e.g. 30d, 12h; at most 100 years.",
+)
+@click.option(
+    "--include-pushed", is_flag=True, help="Also drop turns that were pushed (a fetched copy holds them); kept otherwise."
+)
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
 @click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
-def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool, quiet: bool,
-           policy: str | None) -> None:
+def gc_cmd(
+    agent: str | None, keep: int | None, older: str | None, include_pushed: bool, dry_run: bool, quiet: bool, policy: str | None
+) -> None:
     """Prune old turns from the shadow refs.
 
     Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
@@ -381,8 +445,12 @@ def gc_cmd(agent: str | None, keep: int | None, older: str | None, include_pushe
 
 @cli.command("session", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="The agent whose session it is (default: $AGENT_GUARD_AGENT, else 'agent').")
-@click.option("--end", "end_it", is_flag=True,
-              help="End the agent's command-line session: its next turn starts a new one, its per_session budget at zero.")
+@click.option(
+    "--end",
+    "end_it",
+    is_flag=True,
+    help="End the agent's command-line session: its next turn starts a new one, its per_session budget at zero.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--policy", default=None, help="Preset name or policy file whose per_session budget is shown.")
 def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | None) -> None:
@@ -410,8 +478,9 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     if as_json:
         import json
 
-        click.echo(json.dumps({"agent": name, "session": current, "source": source, "ended": end_it,
-                               "used": used, "limits": limits}))
+        click.echo(
+            json.dumps({"agent": name, "session": current, "source": source, "ended": end_it, "used": used, "limits": limits})
+        )
         return
     if end_it:
         click.echo(f"ended {name}'s session; the next turn starts session {current}")
@@ -429,9 +498,12 @@ def policy_group() -> None:
 
 @policy_group.command("show", context_settings=CONTEXT)
 @click.option("--agent", default=None, help="The policy as this agent gets it (its agents: overrides).")
-@click.option("--policy", default=None,
-              help="Preset name or policy file (default: $AGENT_GUARD_POLICY, else the repository's "
-                   ".agent-guard.yaml or [tool.agent-guard] in pyproject.toml, else 'default').")
+@click.option(
+    "--policy",
+    default=None,
+    help="Preset name or policy file (default: $AGENT_GUARD_POLICY, else the repository's "
+    ".agent-guard.yaml or [tool.agent-guard] in pyproject.toml, else 'default').",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the settings and where each came from.")
 def policy_show(agent: str | None, policy: str | None, as_json: bool) -> None:
     """Print the effective policy, with where each value came from.
@@ -545,8 +617,9 @@ def _load_more() -> None:
         importlib.import_module(module)
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None,
-         process_ends: bool = False) -> NoReturn:
+def main(
+    argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None, process_ends: bool = False
+) -> NoReturn:
     """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status.
 
     `process_ends`: the caller ends the process after the command (``program.run``).

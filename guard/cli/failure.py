@@ -13,8 +13,7 @@ from typing import Sequence
 
 # The commands that take --json (tests/test_messages.py checks this against the CLI); a group's
 # command by its two words.
-JSON_COMMANDS = frozenset({"apply", "check", "log", "show", "rollback", "read", "stats", "policy show", "policy list",
-                           "session"})
+JSON_COMMANDS = frozenset({"apply", "check", "log", "show", "rollback", "read", "stats", "policy show", "policy list", "session"})
 
 
 def failure_status(exc: BaseException, as_json: bool = False) -> int:

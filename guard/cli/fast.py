@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------- apply
 
+
 def parse_apply(args: Sequence[str]) -> dict[str, Any] | None:
     """`apply`'s arguments as click reads them (``commands.apply_cmd``), or None when click must read them."""
     return APPLY.read(args)
@@ -43,8 +44,10 @@ def whole_without_input(dialect: str, target: str | None, file: str | None) -> b
 
 
 # What `apply` says when it waits on a terminal for the edit (``read_input``).
-WAITING = ("agent-guard: reading the edit from standard input (a diff, a Codex patch, SEARCH/REPLACE blocks, "
-           "JSON...); end it with Ctrl-D, or give a FILE: git agent-apply FILE\n")
+WAITING = (
+    "agent-guard: reading the edit from standard input (a diff, a Codex patch, SEARCH/REPLACE blocks, "
+    "JSON...); end it with Ctrl-D, or give a FILE: git agent-apply FILE\n"
+)
 
 
 def read_input(file: str | None, quiet: bool = False) -> bytes:
@@ -62,9 +65,19 @@ def read_input(file: str | None, quiet: bool = False) -> bytes:
         return fh.read()
 
 
-def run_apply(data: bytes, *, dialect: str = "auto", agent: str | None = None, turn: str | None = None,
-              policy: str | None = None, target: str | None = None, check: bool = False, as_json: bool = False,
-              show_diff: bool = False, quiet: bool = False) -> int:
+def run_apply(
+    data: bytes,
+    *,
+    dialect: str = "auto",
+    agent: str | None = None,
+    turn: str | None = None,
+    policy: str | None = None,
+    target: str | None = None,
+    check: bool = False,
+    as_json: bool = False,
+    show_diff: bool = False,
+    quiet: bool = False,
+) -> int:
     """`agent-guard apply` once its options are read and its input is in hand: print the report, return the status."""
     from ..engine import Guard
 
@@ -97,8 +110,8 @@ def emit(report: Report, as_json: bool, show_diff: bool = False, quiet: bool = F
 
 # ---------------------------------------------------------------------- check
 
-def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, renderer: str | None,
-                   as_json: bool) -> str | None:
+
+def check_conflict(mode: str | None, from_ref: str | None, to_ref: str | None, renderer: str | None, as_json: bool) -> str | None:
     """What is wrong with a combination of `check`'s options, or None."""
     if as_json and renderer not in (None, "json"):
         return f"--json and --output-format {renderer} disagree; give one"
@@ -140,15 +153,24 @@ def repo_paths(root: Path, raw: Sequence[str]) -> tuple[str, ...]:
         if real == top:
             out.append("")
         elif real.startswith(inside):
-            out.append(real[len(inside):])
+            out.append(real[len(inside) :])
         else:
             raise UsageError(f"{p} is outside the repository {root}; name paths inside it")
     return tuple(out)
 
 
-def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | None = None,
-              to_ref: str | None = None, policy: str | None = None, renderer: str | None = None,
-              process_ends: bool = False, quiet: bool = False, baseline_out: str | None = None) -> int:
+def run_check(
+    paths: Sequence[str],
+    *,
+    mode: str | None = None,
+    from_ref: str | None = None,
+    to_ref: str | None = None,
+    policy: str | None = None,
+    renderer: str | None = None,
+    process_ends: bool = False,
+    quiet: bool = False,
+    baseline_out: str | None = None,
+) -> int:
     """`agent-guard check` once its options are read (by click or by ``parse_check``): print the
     report, return the status.
 
@@ -182,14 +204,20 @@ def run_check(paths: Sequence[str], *, mode: str | None = None, from_ref: str | 
             g.recover()  # a write a crash interrupted is rolled back before the tree is checked
             # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
             named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
-            report = commit_check.check(g, from_ref=from_ref, to_ref=to_ref, all_files=mode == "all-files",
-                                        paths=named, use_baseline=baseline_out is None, progress=progress)
+            report = commit_check.check(
+                g,
+                from_ref=from_ref,
+                to_ref=to_ref,
+                all_files=mode == "all-files",
+                paths=named,
+                use_baseline=baseline_out is None,
+                progress=progress,
+            )
         finally:
             progress.end()
     if baseline_out is not None:
         return _write_baseline(report, baseline_out, g.root, renderer, quiet)
-    if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings \
-            and (quiet or not report.notes):
+    if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings and (quiet or not report.notes):
         # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
         # show): a clean check has nothing to add to its "Passed".
         return report.exit_code
@@ -216,16 +244,22 @@ def _write_baseline(report: Report, target: str, root: Path, renderer: str | Non
 
         sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
     elif not quiet:
-        where = (f"name it in .agent-guard.yaml (baseline: {name}) and commit it" if inside else
-                 "move it into the repository and name it in .agent-guard.yaml (baseline: PATH)")
-        sys.stdout.write(f"agent-guard check: wrote the baseline {target}: {listed:,} finding"
-                         f"{'s' if listed != 1 else ''} in {files}; {where}: later checks then report only findings "
-                         "it does not list\n")
+        where = (
+            f"name it in .agent-guard.yaml (baseline: {name}) and commit it"
+            if inside
+            else "move it into the repository and name it in .agent-guard.yaml (baseline: PATH)"
+        )
+        sys.stdout.write(
+            f"agent-guard check: wrote the baseline {target}: {listed:,} finding"
+            f"{'s' if listed != 1 else ''} in {files}; {where}: later checks then report only findings "
+            "it does not list\n"
+        )
     sys.stdout.flush()
     return 0
 
 
 # ---------------------------------------------------------------------- hook claude-code
+
 
 def parse_claude_code(args: Sequence[str]) -> dict[str, Any] | None:
     """`hook claude-code`'s arguments as click reads them (``adapters.claude_code_cmd``), or None
@@ -272,17 +306,20 @@ def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_
     return answer.code
 
 
-def _ask_server(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float,
-                started: float, timer: Any) -> tuple[int, bytes, bytes] | None:
+def _ask_server(
+    agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float, started: float, timer: Any
+) -> tuple[int, bytes, bytes] | None:
     """The user's `agent-guard serve`'s answer to this call (``guard/warm/client.py``), or None when
     this process must do the work itself (no server of the user's, of this code, answers)."""
     if not hasattr(os, "environb"):  # pragma: no cover - no POSIX: no Unix socket
         return None
     from ..warm import client
 
-    words = [f"{name}={value}" for name, value in (("--agent", agent), ("--turn", turn), ("--policy", policy))
-             if value is not None]
+    words = [
+        f"{name}={value}" for name, value in (("--agent", agent), ("--turn", turn), ("--policy", policy)) if value is not None
+    ]
     words += [f"--on-pass={on_pass}", f"--deadline={deadline!r}"]
     # The deadline is armed already (`timer`): it bounds the server's answer too.
-    return client.ask([os.fsencode(w) for w in words], os.environb, sys.stdin.buffer.read, started,
-                      lambda left, total: None, timer.after_write)
+    return client.ask(
+        [os.fsencode(w) for w in words], os.environb, sys.stdin.buffer.read, started, lambda left, total: None, timer.after_write
+    )

@@ -22,8 +22,18 @@ from typing import Any, Sequence
 
 # `apply --dialect`: "auto" and the names of ``dialects.DIALECTS``, spelled out here so that
 # reading the arguments does not import the parsers (tests/cli/test_fast_reader.py).
-DIALECT_CHOICES = ("auto", "unified", "codex", "search-replace", "json", "whole", "hashline", "hashline-json", "lazy",
-                   "structural")
+DIALECT_CHOICES = (
+    "auto",
+    "unified",
+    "codex",
+    "search-replace",
+    "json",
+    "whole",
+    "hashline",
+    "hashline-json",
+    "lazy",
+    "structural",
+)
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
 
 
@@ -53,12 +63,22 @@ class Option:
     ``guard.bounds.Bound``, whose range the help names where it says ``{range}``);
     `metavar` and `show_default` shape the help line."""
 
-    __slots__ = ("key", "flags", "takes_value", "default", "help", "given", "choices", "bound", "metavar",
-                 "show_default")
+    __slots__ = ("key", "flags", "takes_value", "default", "help", "given", "choices", "bound", "metavar", "show_default")
 
-    def __init__(self, key: str, flags: tuple[str, ...], takes_value: bool, default: object, help: str, *,
-                 given: object = True, choices: tuple[str, ...] | Later | None = None, bound: Later | None = None,
-                 metavar: str | None = None, show_default: bool = False) -> None:
+    def __init__(
+        self,
+        key: str,
+        flags: tuple[str, ...],
+        takes_value: bool,
+        default: object,
+        help: str,
+        *,
+        given: object = True,
+        choices: tuple[str, ...] | Later | None = None,
+        bound: Later | None = None,
+        metavar: str | None = None,
+        show_default: bool = False,
+    ) -> None:
         self.key, self.flags, self.takes_value, self.default, self.help = key, flags, takes_value, default, help
         self.given, self.choices, self.bound, self.metavar = given, choices, bound, metavar
         self.show_default = show_default
@@ -197,56 +217,116 @@ class Command:
 
 
 # Shared by the three commands.
-_POLICY = Option("policy", ("--policy",), True, None, "Preset name or policy file (default: .agent-guard.yaml, else "
-                 "'default').")
+_POLICY = Option("policy", ("--policy",), True, None, "Preset name or policy file (default: .agent-guard.yaml, else 'default').")
 
-APPLY = Command((
-    Option("dialect", ("--format", "--dialect"), True, "auto", "The edit's dialect (--dialect is the same option); "
-           "auto detects it.", choices=DIALECT_CHOICES, show_default=True),
-    Option("agent", ("--agent",), True, None, "Agent name (default: $AGENT_GUARD_AGENT, else 'agent')."),
-    Option("turn", ("--turn",), True, None, "Turn id; applies with the same id form one turn (default: a new turn)."),
-    _POLICY,
-    Option("target", ("--path",), True, None, "With --format whole: the file the input replaces."),
-    Option("check", ("--check",), False, False, "Decide and report; change nothing (no file, no ref)."),
-    Option("as_json", ("--json",), False, False, "Print one JSON object instead of the report."),
-    Option("show_diff", ("--diff",), False, False, "Also print the diff that was (or would be) written."),
-    Option("quiet", ("-q", "--quiet"), False, False, "Print nothing unless the edit is refused."),
-), Positional("file", files_only=True))
+APPLY = Command(
+    (
+        Option(
+            "dialect",
+            ("--format", "--dialect"),
+            True,
+            "auto",
+            "The edit's dialect (--dialect is the same option); auto detects it.",
+            choices=DIALECT_CHOICES,
+            show_default=True,
+        ),
+        Option("agent", ("--agent",), True, None, "Agent name (default: $AGENT_GUARD_AGENT, else 'agent')."),
+        Option("turn", ("--turn",), True, None, "Turn id; applies with the same id form one turn (default: a new turn)."),
+        _POLICY,
+        Option("target", ("--path",), True, None, "With --format whole: the file the input replaces."),
+        Option("check", ("--check",), False, False, "Decide and report; change nothing (no file, no ref)."),
+        Option("as_json", ("--json",), False, False, "Print one JSON object instead of the report."),
+        Option("show_diff", ("--diff",), False, False, "Also print the diff that was (or would be) written."),
+        Option("quiet", ("-q", "--quiet"), False, False, "Print nothing unless the edit is refused."),
+    ),
+    Positional("file", files_only=True),
+)
 
-CHECK = Command((
-    Option("mode", ("--staged",), False, None, "Check the staged change: HEAD against the index (the default).",
-           given="staged"),
-    Option("mode", ("--all-files",), False, None, "Check every tracked file whole, as staged (to adopt agent-guard "
-           "on an existing repository).", given="all-files"),
-    Option("from_ref", ("--from-ref",), True, None, "With --to-ref: check each commit of FROM..TO on its own, a merge "
-           "on what it adds to git's merge of its parents (default: $PRE_COMMIT_FROM_REF; git's null id: every "
-           "commit TO reaches).", metavar="REF"),
-    Option("to_ref", ("--to-ref",), True, None, "The end of the range (default: $PRE_COMMIT_TO_REF).", metavar="REF"),
-    Option("policy", ("--policy",), True, None, "Preset name or policy file (default: .agent-guard.yaml, else "
-           "'default'; for a range, the one committed at FROM)."),
-    Option("renderer", ("--output-format", "--format"), True, None, "How to print the report: human (default), "
-           "json, github (workflow annotations) or sarif (for code scanning).  --format is the older name.",
-           choices=Later("guard.report.render", "RENDERERS")),
-    Option("as_json", ("--json",), False, False, "Same as --output-format json."),
-    Option("quiet", ("-q", "--quiet"), False, False, "Print the findings only: no summary, nothing when there are "
-           "none."),
-    Option("baseline_out", ("--write-baseline",), True, None, "With --all-files: write today's findings to FILE "
-           "(name it in the policy as baseline: FILE), so that later checks report only new ones; exits 0.",
-           metavar="FILE"),
-), Positional("paths", many=True))
+CHECK = Command(
+    (
+        Option(
+            "mode", ("--staged",), False, None, "Check the staged change: HEAD against the index (the default).", given="staged"
+        ),
+        Option(
+            "mode",
+            ("--all-files",),
+            False,
+            None,
+            "Check every tracked file whole, as staged (to adopt agent-guard on an existing repository).",
+            given="all-files",
+        ),
+        Option(
+            "from_ref",
+            ("--from-ref",),
+            True,
+            None,
+            "With --to-ref: check each commit of FROM..TO on its own, a merge "
+            "on what it adds to git's merge of its parents (default: $PRE_COMMIT_FROM_REF; git's null id: every "
+            "commit TO reaches).",
+            metavar="REF",
+        ),
+        Option("to_ref", ("--to-ref",), True, None, "The end of the range (default: $PRE_COMMIT_TO_REF).", metavar="REF"),
+        Option(
+            "policy",
+            ("--policy",),
+            True,
+            None,
+            "Preset name or policy file (default: .agent-guard.yaml, else 'default'; for a range, the one committed at FROM).",
+        ),
+        Option(
+            "renderer",
+            ("--output-format", "--format"),
+            True,
+            None,
+            "How to print the report: human (default), "
+            "json, github (workflow annotations) or sarif (for code scanning).  --format is the older name.",
+            choices=Later("guard.report.render", "RENDERERS"),
+        ),
+        Option("as_json", ("--json",), False, False, "Same as --output-format json."),
+        Option("quiet", ("-q", "--quiet"), False, False, "Print the findings only: no summary, nothing when there are none."),
+        Option(
+            "baseline_out",
+            ("--write-baseline",),
+            True,
+            None,
+            "With --all-files: write today's findings to FILE "
+            "(name it in the policy as baseline: FILE), so that later checks report only new ones; exits 0.",
+            metavar="FILE",
+        ),
+    ),
+    Positional("paths", many=True),
+)
 
-CLAUDE_CODE = Command((
-    Option("agent", ("--agent",), True, None, "Agent name (default: $AGENT_GUARD_AGENT, else 'claude')."),
-    Option("turn", ("--turn",), True, None, "Turn id (default: one turn per user prompt, else one per tool call)."),
-    _POLICY,
-    Option("on_pass", ("--on-pass",), True, "defer", "For an edit that passes: defer (no decision: Claude Code's "
-           "permission rules apply) or ask (prompt the user every time). The hook never allows.", choices=ON_PASS,
-           metavar="[defer|ask]", show_default=True),
-    Option("deadline", ("--deadline",), True, Later("guard.adapters.claude_code", "DEADLINE"), "Deny when the pre "
-           "hook has not answered by then; keep it under the hook's timeout in Claude Code's settings (30 s in our "
-           "snippet); {range}.", bound=Later("guard.bounds", "DEADLINE_SECONDS"), metavar="SECONDS",
-           show_default=True),
-))
+CLAUDE_CODE = Command(
+    (
+        Option("agent", ("--agent",), True, None, "Agent name (default: $AGENT_GUARD_AGENT, else 'claude')."),
+        Option("turn", ("--turn",), True, None, "Turn id (default: one turn per user prompt, else one per tool call)."),
+        _POLICY,
+        Option(
+            "on_pass",
+            ("--on-pass",),
+            True,
+            "defer",
+            "For an edit that passes: defer (no decision: Claude Code's "
+            "permission rules apply) or ask (prompt the user every time). The hook never allows.",
+            choices=ON_PASS,
+            metavar="[defer|ask]",
+            show_default=True,
+        ),
+        Option(
+            "deadline",
+            ("--deadline",),
+            True,
+            Later("guard.adapters.claude_code", "DEADLINE"),
+            "Deny when the pre "
+            "hook has not answered by then; keep it under the hook's timeout in Claude Code's settings (30 s in our "
+            "snippet); {range}.",
+            bound=Later("guard.bounds", "DEADLINE_SECONDS"),
+            metavar="SECONDS",
+            show_default=True,
+        ),
+    )
+)
 
 # The commands read without click, by the words that name them (``program.FAST`` runs them).
 COMMANDS: dict[tuple[str, ...], Command] = {("apply",): APPLY, ("check",): CHECK, ("hook", "claude-code"): CLAUDE_CODE}

@@ -45,9 +45,17 @@ def _check(args: Sequence[str]) -> int | None:
     if opts is None:
         return None
     try:
-        return run_check(opts["paths"], mode=opts["mode"], from_ref=opts["from_ref"], to_ref=opts["to_ref"],
-                         policy=opts["policy"], renderer="json" if opts["as_json"] else opts["renderer"],
-                         process_ends=True, quiet=opts["quiet"], baseline_out=opts["baseline_out"])
+        return run_check(
+            opts["paths"],
+            mode=opts["mode"],
+            from_ref=opts["from_ref"],
+            to_ref=opts["to_ref"],
+            policy=opts["policy"],
+            renderer="json" if opts["as_json"] else opts["renderer"],
+            process_ends=True,
+            quiet=opts["quiet"],
+            baseline_out=opts["baseline_out"],
+        )
     except (Exception, KeyboardInterrupt) as exc:
         return _failed(exc, opts["as_json"] or opts["renderer"] == "json")
 
@@ -83,7 +91,7 @@ def _fast(args: Sequence[str], command: str | None) -> int | None:
         if tuple(words[: len(name)]) == name:
             # One edit, one hook call or one commit, then the process ends (``guard.collector``).
             with Paused(process_ends=True):
-                return runner(words[len(name):])
+                return runner(words[len(name) :])
     return None
 
 
@@ -172,8 +180,7 @@ def git() -> NoReturn:
     name = os.path.basename(sys.argv[0]).removesuffix(".exe")
     sub = name.removeprefix("git-agent-") if name.startswith("git-agent-") else ""
     if not sub:
-        sys.stderr.write(f"agent-guard: started as {name!r}, which names no git-agent-X command; "
-                         "run agent-guard COMMAND\n")
+        sys.stderr.write(f"agent-guard: started as {name!r}, which names no git-agent-X command; run agent-guard COMMAND\n")
         os._exit(2)
     _git(sub)
 

@@ -15,11 +15,20 @@ from .commands import CONTEXT, in_a_repository, lazy_command
 
 @lazy_command("read", context_settings=CONTEXT)
 @click.argument("path")
-@click.option("--lines", "span", default=None, metavar="A:B",
-              help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.")
+@click.option(
+    "--lines",
+    "span",
+    default=None,
+    metavar="A:B",
+    help="Only lines A to B (1-based, inclusive); A: runs to the end, :B starts at the top.",
+)
 @click.option("--agent", default=None, help="Agent the read is recorded for (default: $AGENT_GUARD_AGENT, else 'agent').")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object: {version, path, header, tag, first, last, total, lines: [{line, text}]}.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object: {version, path, header, tag, first, last, total, lines: [{line, text}]}.",
+)
 def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> None:
     """Edit the lines by number under the same header (git agent-apply):
 

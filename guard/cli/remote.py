@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 _REMOTE = click.argument("remote", default="origin", metavar="[REMOTE]")
 _PRINT = click.option("--print", "only_print", is_flag=True, help="Print the git command; do not run it.")
 _POLICY = click.option("--policy", default=None, help="Preset name or policy file (for ledger.ref_prefix).")
-_TIMEOUT = click.option("--timeout", type=InRange(DEADLINE_SECONDS, "SECONDS"), default=None,
-                        help="Stop git after this many seconds (default: no limit, as git).")
+_TIMEOUT = click.option(
+    "--timeout",
+    type=InRange(DEADLINE_SECONDS, "SECONDS"),
+    default=None,
+    help="Stop git after this many seconds (default: no limit, as git).",
+)
 
 
 def _checked(remote: str, policy: str | None) -> tuple[Guard, str]:

@@ -24,12 +24,18 @@ from .commands import CONTEXT, _guard, lazy_command
 @click.option("--agent", default=None, metavar="NAME", help="Whose turn (default: $AGENT_GUARD_AGENT, else agent).")
 @click.option("--turn", default=None, metavar="ID", help="Continue the agent's turn ID (default: a new turn).")
 @click.option("--policy", default=None, metavar="NAME|PATH", help="Policy preset or file (default: .agent-guard.yaml).")
-@click.option("--report", "report_file", default=None, type=click.Path(dir_okay=False, writable=True),
-              help="Also write the turn's JSON report (the shape of `apply --json`) to FILE.")
+@click.option(
+    "--report",
+    "report_file",
+    default=None,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also write the turn's JSON report (the shape of `apply --json`) to FILE.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Say nothing when the command changed nothing the policy minds.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run_cmd(agent: str | None, turn: str | None, policy: str | None, report_file: str | None, quiet: bool,
-            command: tuple[str, ...]) -> None:
+def run_cmd(
+    agent: str | None, turn: str | None, policy: str | None, report_file: str | None, quiet: bool, command: tuple[str, ...]
+) -> None:
     """Use `--` before the command: agent-guard run --agent aider -- aider --yes-always.
     The changes are checked as an edit is; the exit status is the command's, or 1 when
     the policy refuses what it did (with shell.on_violation: revert, it is also undone).
@@ -55,9 +61,11 @@ def run_cmd(agent: str | None, turn: str | None, policy: str | None, report_file
     if not quiet or failed or report.findings:
         text = human(report)
         if failed:
-            text += ("\nagent-guard: the command's changes were reverted (shell.on_violation: revert)" if done.reverted
-                     else "\nagent-guard: the command's changes stay (shell.on_violation: warn); "
-                          "`git agent-rollback` undoes them")
+            text += (
+                "\nagent-guard: the command's changes were reverted (shell.on_violation: revert)"
+                if done.reverted
+                else "\nagent-guard: the command's changes stay (shell.on_violation: warn); `git agent-rollback` undoes them"
+            )
         sys.stderr.write(text + "\n")
     sys.exit(1 if failed else status)
 

@@ -18,17 +18,31 @@ TIMEOUT = 30  # seconds Claude Code gives the hook, as in hooks/claude-code-sett
 
 
 @lazy_command("serve", context_settings=CONTEXT)
-@click.option("--http", "http_port", type=InRange(PORT, "PORT"), default=None,
-              help="Also answer Claude Code's http hook form on 127.0.0.1:PORT (0: a free port), to requests with "
-                   "the token in the server's http-token file. An http hook that fails lets the edit through "
-                   "unless its settings say \"onFailure\": \"block\": prefer the command form.")
-@click.option("--detach", is_flag=True, help="Run in the background (its log: server.log beside the socket); "
-                                             "return once it listens.")
+@click.option(
+    "--http",
+    "http_port",
+    type=InRange(PORT, "PORT"),
+    default=None,
+    help="Also answer Claude Code's http hook form on 127.0.0.1:PORT (0: a free port), to requests with "
+    "the token in the server's http-token file. An http hook that fails lets the edit through "
+    'unless its settings say "onFailure": "block": prefer the command form.',
+)
+@click.option(
+    "--detach", is_flag=True, help="Run in the background (its log: server.log beside the socket); return once it listens."
+)
 @click.option("--stop", "action", flag_value="stop", help="Stop your server.")
-@click.option("--status", "action", flag_value="status",
-              help="Say whether your server runs, and whether it runs this code (exit 1 when not).")
-@click.option("--settings", "action", flag_value="settings",
-              help="Print Claude Code settings whose hooks use the server (with --http PORT: the http form).")
+@click.option(
+    "--status",
+    "action",
+    flag_value="status",
+    help="Say whether your server runs, and whether it runs this code (exit 1 when not).",
+)
+@click.option(
+    "--settings",
+    "action",
+    flag_value="settings",
+    help="Print Claude Code settings whose hooks use the server (with --http PORT: the http form).",
+)
 def serve_cmd(http_port: int | None, detach: bool, action: str | None) -> None:
     """`agent-guard hook claude-code` asks it when it runs (and does the work itself
     when it does not); the settings from --settings run a smaller command that
@@ -71,8 +85,16 @@ def settings(http_port: int | None) -> dict[str, object]:
         command = f"{shlex.quote(sys.executable)} -SI {shlex.quote(str(Path(hook.__file__).resolve()))}"
         entry: dict[str, object] = {"type": "command", "command": command, "timeout": TIMEOUT}
         return {"hooks": {event: [{"matcher": MATCHER, "hooks": [entry]}] for event in ("PreToolUse", "PostToolUse")}}
-    http: dict[str, object] = {"type": "http", "url": f"http://127.0.0.1:{http_port}/claude-code",
-                               "headers": {"Authorization": "Bearer $AGENT_GUARD_TOKEN"},
-                               "allowedEnvVars": ["AGENT_GUARD_TOKEN"], "timeout": TIMEOUT}
-    return {"hooks": {"PreToolUse": [{"matcher": MATCHER, "hooks": [dict(http, onFailure="block")]}],
-                      "PostToolUse": [{"matcher": MATCHER, "hooks": [http]}]}}
+    http: dict[str, object] = {
+        "type": "http",
+        "url": f"http://127.0.0.1:{http_port}/claude-code",
+        "headers": {"Authorization": "Bearer $AGENT_GUARD_TOKEN"},
+        "allowedEnvVars": ["AGENT_GUARD_TOKEN"],
+        "timeout": TIMEOUT,
+    }
+    return {
+        "hooks": {
+            "PreToolUse": [{"matcher": MATCHER, "hooks": [dict(http, onFailure="block")]}],
+            "PostToolUse": [{"matcher": MATCHER, "hooks": [http]}],
+        }
+    }

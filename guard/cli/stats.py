@@ -15,16 +15,29 @@ from .commands import CONTEXT, InRange, _guard, in_a_repository, lazy_command
 
 @lazy_command("stats", context_settings=CONTEXT)
 @click.option("--agent", default=None, metavar="NAME", help="Only this agent (default: every agent).")
-@click.option("--since", default=None, metavar="DATE", help="Only events from DATE on: 2026-01-31, an ISO time, or an age "
-                   "(7d, 12h; at most 100 years).")
+@click.option(
+    "--since",
+    default=None,
+    metavar="DATE",
+    help="Only events from DATE on: 2026-01-31, an ISO time, or an age (7d, 12h; at most 100 years).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the table.")
-@click.option("--html", "html_file", default=None, type=click.Path(dir_okay=False, writable=True),
-              help="Also write a static page (charts per agent, viewable offline) to FILE.")
-@click.option("--min-events", type=InRange(EVENTS), default=MIN_EVENTS, show_default=True,
-              help=f"Edits a dialect needs before it can be recommended ({EVENTS.range_text()}).")
+@click.option(
+    "--html",
+    "html_file",
+    default=None,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also write a static page (charts per agent, viewable offline) to FILE.",
+)
+@click.option(
+    "--min-events",
+    type=InRange(EVENTS),
+    default=MIN_EVENTS,
+    show_default=True,
+    help=f"Edits a dialect needs before it can be recommended ({EVENTS.range_text()}).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress, and no note that the page was written.")
-def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int,
-              quiet: bool) -> None:
+def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: str | None, min_events: int, quiet: bool) -> None:
     """Read from the log every apply and check writes (.git/agent-guard/events.jsonl).
     The recommended dialect is the one with the best landing rate among those with
     at least --min-events edits; ties go to the one that needs fewer repairs.
@@ -38,9 +51,11 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
     except OutOfRange as exc:
         raise click.BadParameter(str(exc), param_hint="--since") from None
     except ValueError:
-        raise click.BadParameter(f"{str(since)[:40]!r} is not a date: use 2026-01-31, 2026-01-31T12:00 or an age "
-                                 "(a whole number and a unit m, h, d or w, from 1m to 100 years) such as 7d",
-                                 param_hint="--since") from None
+        raise click.BadParameter(
+            f"{str(since)[:40]!r} is not a date: use 2026-01-31, 2026-01-31T12:00 or an age "
+            "(a whole number and a unit m, h, d or w, from 1m to 100 years) such as 7d",
+            param_hint="--since",
+        ) from None
     g = _guard()
     progress = Progress("agent-guard stats: reading the event log", quiet)
     try:

@@ -86,8 +86,7 @@ def commit_policy(pol: Policy, whole: bool, budget: bool = True, per_edit: tuple
 
 
 # The attributes each check asks for every file (asked for a whole unit at once).
-_ATTRIBUTES = {"whitespace": ("whitespace",), "conflict-marker": ("conflict-marker-size",),
-               "budget": checks.budget.ATTRIBUTES}
+_ATTRIBUTES = {"whitespace": ("whitespace",), "conflict-marker": ("conflict-marker-size",), "budget": checks.budget.ATTRIBUTES}
 # A commit's report lists the line checks' findings change by change, then what the
 # commit does to files' encodings (by change), then its budget.
 _LATER = {"binary": 1, "not-utf8": 1, "budget": 2}
@@ -105,8 +104,10 @@ def _in_order(findings: Sequence[Finding], changes: Sequence[FileChange]) -> lis
 
 # The budget.per_edit limits a merge commit's own change is held to (``merges``).
 _MERGE_LIMITS = ("files", "lines_added")
-_MERGE_HINT = ("do the merge with no change of its own beyond resolving conflicts, and commit the rest on its own "
-               "before or after it; or raise budget.per_edit.{key} in .agent-guard.yaml")
+_MERGE_HINT = (
+    "do the merge with no change of its own beyond resolving conflicts, and commit the rest on its own "
+    "before or after it; or raise budget.per_edit.{key} in .agent-guard.yaml"
+)
 
 
 class _Judge:
@@ -169,8 +170,19 @@ class _Judge:
         if unit.kept:
             found = _own(found, unit)
         anchor = unit.changes[0].path
-        return [CommitFinding(f.code, f.severity, f.path, f.line, f.message, _hint(f, unit), commit=unit.commit,
-                              anchor=None if f.path else anchor) for f in found]
+        return [
+            CommitFinding(
+                f.code,
+                f.severity,
+                f.path,
+                f.line,
+                f.message,
+                _hint(f, unit),
+                commit=unit.commit,
+                anchor=None if f.path else anchor,
+            )
+            for f in found
+        ]
 
 
 def _own(found: Sequence[Finding], unit: Unit) -> list[Finding]:
@@ -205,9 +217,17 @@ def _baseline(g: Workspace, pol: Policy, base: str | None, from_ref: str | None)
     return baseline.from_work_tree(g.root, pol.baseline)
 
 
-def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
-          paths: Sequence[str] = (), staged: bool = True, use_baseline: bool = True,
-          progress: Progress | None = None) -> Report:
+def check(
+    g: Workspace,
+    *,
+    from_ref: str | None = None,
+    to_ref: str | None = None,
+    all_files: bool = False,
+    paths: Sequence[str] = (),
+    staged: bool = True,
+    use_baseline: bool = True,
+    progress: Progress | None = None,
+) -> Report:
     """Check the staged change (default), every commit of from_ref..to_ref, or all files.
 
     `paths` are relative to the repository root; they limit the check (a named file
@@ -227,8 +247,10 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
         wanted = frozenset()
     repo = g.repo
     if repo.bare and (from_ref is None or to_ref is None):
-        raise UsageError(f"{repo.gitdir} is a bare repository: it has no index or work tree to check; "
-                         "check the commits of a range: agent-guard check --from-ref A --to-ref B")
+        raise UsageError(
+            f"{repo.gitdir} is a bare repository: it has no index or work tree to check; "
+            "check the commits of a range: agent-guard check --from-ref A --to-ref B"
+        )
     # A range is judged by a policy from outside it (read before its commits are: a broken
     # policy is a usage error however long the range).
     source = range_policy.for_range(g, from_ref) if from_ref is not None else None
@@ -251,8 +273,9 @@ def check(g: Workspace, *, from_ref: str | None = None, to_ref: str | None = Non
     if listed is not None:
         extra["baseline"] = {"file": listed.where, "passed": listed.matched}
         if listed.matched:
-            notes.append(f"{listed.matched} finding{'s' if listed.matched != 1 else ''} listed in the baseline "
-                         f"{listed.where} not reported")
+            notes.append(
+                f"{listed.matched} finding{'s' if listed.matched != 1 else ''} listed in the baseline {listed.where} not reported"
+            )
     elif use_baseline and pol.baseline is not None:
         notes.append(f"the policy names the baseline {pol.baseline}, which does not exist: every finding is reported")
     # The change list is for the report's "files"; the diffs are the user's own commits.

@@ -84,20 +84,30 @@ def parse(data: bytes, where: str) -> Baseline:
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"baseline {where} is not a baseline file: {exc}; write it again with "
-                         "agent-guard check --all-files --write-baseline FILE") from None
+        raise UsageError(
+            f"baseline {where} is not a baseline file: {exc}; write it again with "
+            "agent-guard check --all-files --write-baseline FILE"
+        ) from None
     entries = doc.get("findings") if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(entries, list):
-        raise UsageError(f"baseline {where} is not a version-{VERSION} baseline file; write it again with "
-                         "agent-guard check --all-files --write-baseline FILE")
+        raise UsageError(
+            f"baseline {where} is not a version-{VERSION} baseline file; write it again with "
+            "agent-guard check --all-files --write-baseline FILE"
+        )
     counts: Counter[Key] = Counter()
     for i, e in enumerate(entries):
         path, code, line = (e.get(k) for k in ("path", "code", "text")) if isinstance(e, dict) else (None,) * 3
         count = e.get("count", 1) if isinstance(e, dict) else None
-        if not (isinstance(path, str) and isinstance(code, str) and isinstance(line, str)) \
-                or not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise UsageError(f"baseline {where}: entry {i} is not {{path, code, text, count}}; write it again with "
-                             "agent-guard check --all-files --write-baseline FILE")
+        if (
+            not (isinstance(path, str) and isinstance(code, str) and isinstance(line, str))
+            or not isinstance(count, int)
+            or isinstance(count, bool)
+            or count < 1
+        ):
+            raise UsageError(
+                f"baseline {where}: entry {i} is not {{path, code, text, count}}; write it again with "
+                "agent-guard check --all-files --write-baseline FILE"
+            )
         counts[(path, code, line)] += count
     return Baseline(where, counts)
 
@@ -131,9 +141,12 @@ def text(findings: Sequence[Finding], changes: Sequence[FileChange]) -> tuple[st
     writing it again over the same findings changes nothing."""
     counts = Counter(k for k in keys(findings, changes) if k is not None)
     entries = [{"path": p, "code": c, "text": t, "count": n} for (p, c, t), n in sorted(counts.items())]
-    doc = {"version": VERSION, "tool": "agent-guard",
-           "about": "findings agent-guard check passes over: path, code and the text of the line (or the message)",
-           "findings": entries}
+    doc = {
+        "version": VERSION,
+        "tool": "agent-guard",
+        "about": "findings agent-guard check passes over: path, code and the text of the line (or the message)",
+        "findings": entries,
+    }
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n", sum(counts.values())
 
 

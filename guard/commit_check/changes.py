@@ -88,7 +88,7 @@ def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
         return None
     bom = data.startswith(BOM)
     try:
-        text = (data[len(BOM):] if bom else data).decode("utf-8")
+        text = (data[len(BOM) :] if bom else data).decode("utf-8")
     except UnicodeDecodeError:
         return None
     if "\r" in text:
@@ -100,8 +100,7 @@ def text_of(data: bytes) -> tuple[str, tuple[str, ...]] | None:
     return (text[:-1] if text.endswith("\n") else text), tuple(parts)
 
 
-def created(path: str, data: bytes, mode: int | None,
-            texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> FileChange:
+def created(path: str, data: bytes, mode: int | None, texts: dict[int, tuple[str, tuple[str, ...]]] | None = None) -> FileChange:
     """`diffs.make_change(path, CREATE, None, data)` without rendering the diff.
 
     A commit's new files are most of a large change, and nobody reads their diff
@@ -110,16 +109,29 @@ def created(path: str, data: bytes, mode: int | None,
     """
     decoded = text_of(data)
     lines = decoded[1] if decoded is not None else ()
-    change = FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
-                        new_mode=mode, added=NumberedLines(lines), hunks=1 if lines else 0)
+    change = FileChange(
+        path=path,
+        op=Op.CREATE,
+        old_path=None,
+        before=None,
+        after=data,
+        old_mode=None,
+        new_mode=mode,
+        added=NumberedLines(lines),
+        hunks=1 if lines else 0,
+    )
     if texts is not None and decoded is not None:
         texts[id(change)] = decoded
     return change
 
 
-def file_changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[str],
-                 texts: dict[int, tuple[str, tuple[str, ...]]] | None = None,
-                 read: Callable[[str], bytes | None] | None = None) -> tuple[FileChange, ...]:
+def file_changes(
+    repo: GitRepo,
+    deltas: Iterable[TreeChange],
+    wanted: frozenset[str],
+    texts: dict[int, tuple[str, tuple[str, ...]]] | None = None,
+    read: Callable[[str], bytes | None] | None = None,
+) -> tuple[FileChange, ...]:
     """The changes of `deltas` at the `wanted` paths, their blobs read with `read` (the repository's by default)."""
     read = read or repo.read_blob
     out: list[FileChange] = []
@@ -133,15 +145,26 @@ def file_changes(repo: GitRepo, deltas: Iterable[TreeChange], wanted: frozenset[
         if before is None and after is not None and d.status == "A":
             out.append(created(d.path, after, d.new.mode if d.new else None, texts))
             continue
-        out.append(diffs.make_change(
-            d.path, _OPS[d.status], before, after, old_path=d.old_path,
-            old_mode=d.old.mode if d.old else None, new_mode=d.new.mode if d.new else None))
+        out.append(
+            diffs.make_change(
+                d.path,
+                _OPS[d.status],
+                before,
+                after,
+                old_path=d.old_path,
+                old_mode=d.old.mode if d.old else None,
+                new_mode=d.new.mode if d.new else None,
+            )
+        )
     return tuple(out)
 
 
-def _whole(repo: GitRepo, entries: Sequence[tuple[str, Entry]],
-           texts: dict[int, tuple[str, tuple[str, ...]]] | None = None, progress: Progress | None = None
-           ) -> tuple[FileChange, ...]:
+def _whole(
+    repo: GitRepo,
+    entries: Sequence[tuple[str, Entry]],
+    texts: dict[int, tuple[str, tuple[str, ...]]] | None = None,
+    progress: Progress | None = None,
+) -> tuple[FileChange, ...]:
     out: list[FileChange] = []
     for done, (path, entry) in enumerate(entries):
         if progress is not None and not done % 64:
@@ -163,8 +186,10 @@ def _index_tree(repo: GitRepo) -> str:
     try:
         return repo.index_tree(os.path.abspath(index_file) if index_file else None)
     except GitError as exc:
-        raise UsageError(f"{str(exc).rstrip('.')}; resolve the merge conflict first (`git status` lists the "
-                         "files; edit them and `git add` them), then check again") from None
+        raise UsageError(
+            f"{str(exc).rstrip('.')}; resolve the merge conflict first (`git status` lists the "
+            "files; edit them and `git add` them), then check again"
+        ) from None
 
 
 def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
@@ -245,12 +270,14 @@ def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
     except GitError:
         raise UsageError(
             f"{option} {ref!r} is not a commit in this repository; fetch it first "
-            "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)") from None
+            "(in CI: `actions/checkout` with `fetch-depth: 0`, or `git fetch origin BRANCH`)"
+        ) from None
     try:
         repo.commit_info(oid)
     except GitError:
-        raise UsageError(f"{option} {ref!r} names {oid[:10]}, which is not a commit; "
-                         "give a branch, a tag or a commit id") from None
+        raise UsageError(
+            f"{option} {ref!r} names {oid[:10]}, which is not a commit; give a branch, a tag or a commit id"
+        ) from None
     return oid
 
 
@@ -281,20 +308,23 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str], pr
             raise UsageError(
                 f"the history is cut off (shallow) at {info.oid[:10]}, inside {from_ref}..{to_ref}: its parent is "
                 "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
-                "`actions/checkout` with `fetch-depth: 0`)")
+                "`actions/checkout` with `fetch-depth: 0`)"
+            )
         if len(info.parents) > 1:
             merges += 1
             unit, conflicted = merge_unit(repo, info, f"merge commit {short_id(info.oid)} {subject!r}", wanted)
             units.append(unit)
-            listed.append({**row, "merge": {"parents": len(info.parents), "conflicted": conflicted},
-                           **_totals(unit.changes)})
+            listed.append({**row, "merge": {"parents": len(info.parents), "conflicted": conflicted}, **_totals(unit.changes)})
             continue
         roots += not info.parents
         parent = repo.commit_tree(info.parents[0]) if info.parents else None
         texts: dict[int, tuple[str, tuple[str, ...]]] = {}
         changes = file_changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
-        units.append(Unit(f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts,
-                          kind=CHANGE if info.parents else ROOT))
+        units.append(
+            Unit(
+                f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts, kind=CHANGE if info.parents else ROOT
+            )
+        )
         listed.append({**row, **({} if info.parents else {"root": True}), **_totals(changes)})
     if progress is not None:
         progress(len(commits), len(commits), "reading commits")
@@ -302,11 +332,14 @@ def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str], pr
     if base is None:
         notes.append(f"--from-ref is the null id: every commit {to_ref} reaches was checked, from its root commits on")
     if roots:
-        notes.append(f"{plural(roots, 'root commit')} (no parent): every file in it is added content, judged as a "
-                     "new file; the per-commit budget is not applied to it")
+        notes.append(
+            f"{plural(roots, 'root commit')} (no parent): every file in it is added content, judged as a "
+            "new file; the per-commit budget is not applied to it"
+        )
     if merges:
-        notes.append(f"{plural(merges, 'merge commit')}: each judged on what it holds beyond git's automatic merge "
-                     "of its parents")
+        notes.append(
+            f"{plural(merges, 'merge commit')}: each judged on what it holds beyond git's automatic merge of its parents"
+        )
     if not commits:
         notes.append(f"no commits in {from_ref}..{to_ref}")
     return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
@@ -322,18 +355,25 @@ def _all_files(repo: GitRepo, wanted: frozenset[str], progress: Progress | None 
     entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and matches(d.path, wanted)]
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
     changes = _whole(repo, entries, texts, progress)
-    units = [Unit("the files checked whole", None, changes[i:i + WHOLE_UNIT], True, texts)
-             for i in range(0, len(changes), WHOLE_UNIT)] or [Unit("the files checked whole", None, (), True, texts)]
+    units = [
+        Unit("the files checked whole", None, changes[i : i + WHOLE_UNIT], True, texts)
+        for i in range(0, len(changes), WHOLE_UNIT)
+    ] or [Unit("the files checked whole", None, (), True, texts)]
     return units, {"mode": "all-files", "whole_files": len(changes)}, []
 
 
 def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
-    return {"files": len(changes), "added": sum(len(c.added) for c in changes),
-            "removed": sum(len(c.removed) for c in changes)}
+    return {"files": len(changes), "added": sum(len(c.added) for c in changes), "removed": sum(len(c.removed) for c in changes)}
 
 
-def changes_from_git(repo: GitRepo, wanted: frozenset[str], from_ref: str | None = None, to_ref: str | None = None,
-                     all_files: bool = False, progress: Progress | None = None) -> Found:
+def changes_from_git(
+    repo: GitRepo,
+    wanted: frozenset[str],
+    from_ref: str | None = None,
+    to_ref: str | None = None,
+    all_files: bool = False,
+    progress: Progress | None = None,
+) -> Found:
     """The commits of from_ref..to_ref one by one, every file whole (`all_files`), or else the
     staged change; `wanted` (repository paths, empty for all) limits what is judged.  `progress`
     is told (done, total, step) as commits and files are read."""

@@ -48,8 +48,11 @@ def hook_script(python: str = "") -> str:
     """The plain pre-commit hook; `python` (an interpreter with agent-guard) is tried before PATH."""
     import shlex
 
-    return (_HOOK.replace("__MARK__", HOOK_MARK).replace("__PREVIOUS__", PREVIOUS)
-            .replace("__PYTHON__", shlex.quote(python) if python else "''"))
+    return (
+        _HOOK.replace("__MARK__", HOOK_MARK)
+        .replace("__PREVIOUS__", PREVIOUS)
+        .replace("__PYTHON__", shlex.quote(python) if python else "''")
+    )
 
 
 def hooks_dir(g: Workspace) -> tuple[Path, bool]:
@@ -99,7 +102,8 @@ def install(g: Workspace, python: str) -> list[str]:
         if os.path.lexists(previous):
             raise UsageError(
                 f"{target} is another tool's hook, and {previous} (where install-hook keeps such a hook) "
-                "exists too; move one of them away, then run `agent-guard install-hook` again")
+                "exists too; move one of them away, then run `agent-guard install-hook` again"
+            )
         os.replace(target, previous)
         lines.append(f"agent-guard: installed the pre-commit hook at {where}")
         lines.append(f"  the hook that was there is now {previous}; it runs first, and a failure there still stops the commit")

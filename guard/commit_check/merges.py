@@ -48,8 +48,10 @@ def merge_unit(repo: GitRepo, info: CommitInfo, label: str, wanted: frozenset[st
     try:
         remerged = repo.remerge(info.parents, own)
     except GitError as exc:
-        raise UsageError(f"{label}: {exc}; every commit its parents reach must be here to merge them again "
-                         "(`git fetch --unshallow`, or `actions/checkout` with `fetch-depth: 0`)") from None
+        raise UsageError(
+            f"{label}: {exc}; every commit its parents reach must be here to merge them again "
+            "(`git fetch --unshallow`, or `actions/checkout` with `fetch-depth: 0`)"
+        ) from None
     made = remerged.blobs
 
     def read(oid: str) -> bytes | None:

@@ -53,17 +53,19 @@ def for_range(g: Workspace, from_ref: str) -> RangePolicy:
         pol = g.policy()
         return RangePolicy(pol, f"--policy {g.policy_spec}", frozenset(pol.own_files) | {POLICY_FILE}, _on_disk(g, pol))
     if from_ref.strip() in NULL_IDS:
-        return RangePolicy(_loaded(None), "the preset default (the range has no base commit to read a policy from)",
-                           frozenset({POLICY_FILE}))
+        return RangePolicy(
+            _loaded(None), "the preset default (the range has no base commit to read a policy from)", frozenset({POLICY_FILE})
+        )
     base = resolve_commit(g.repo, from_ref, "--from-ref")
     try:
         at_base = committed(g.repo, base, from_ref)
     except policy_mod.PolicyError as exc:
-        raise UsageError(f"policy: {exc}\n(the policy committed at the range's base judges the range; to judge it "
-                         "by another, give --policy NAME|FILE)") from None
+        raise UsageError(
+            f"policy: {exc}\n(the policy committed at the range's base judges the range; to judge it "
+            "by another, give --policy NAME|FILE)"
+        ) from None
     if at_base is None:
-        return RangePolicy(_loaded(None), f"the preset default ({from_ref} holds no {POLICY_FILE})",
-                           frozenset({POLICY_FILE}))
+        return RangePolicy(_loaded(None), f"the preset default ({from_ref} holds no {POLICY_FILE})", frozenset({POLICY_FILE}))
     return RangePolicy(at_base, f"the policy committed at {from_ref}", frozenset(at_base.own_files) | {POLICY_FILE})
 
 
@@ -133,15 +135,19 @@ class Watch:
             path = change.path if change.path in self.files else change.old_path or change.path
             what = _described(old, new, failure)
             if path in self.source.disk:
-                effect = (f"this check read {path!r} from the work tree ({self.source.where}), as the range may have "
-                          "left it: name a preset or a file outside the repository, or leave --policy out to judge "
-                          "the range by the policy committed at its base")
+                effect = (
+                    f"this check read {path!r} from the work tree ({self.source.where}), as the range may have "
+                    "left it: name a preset or a file outside the repository, or leave --policy out to judge "
+                    "the range by the policy committed at its base"
+                )
             else:
                 effect = f"this check judged every commit of the range by {self.source.where}, which the change does not touch"
             message = f"{path!r} is a file the policy is read from, and this commit {what}; {effect}"
-            hint = ("review the policy change on its own: it applies to the checks of every range that starts "
-                    "after it (a commit that relaxes the policy beside code the old policy refuses is how a check "
-                    "gets switched off)")
+            hint = (
+                "review the policy change on its own: it applies to the checks of every range that starts "
+                "after it (a commit that relaxes the policy beside code the old policy refuses is how a check "
+                "gets switched off)"
+            )
             out.append(CommitFinding("path-protected", "warning", path, None, message, hint, commit=commit))
         return out
 

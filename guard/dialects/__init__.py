@@ -89,8 +89,9 @@ def _hint(exc: ParseError, audience: Audience, fallback: str) -> str:
     return f"{how}; {hint}" if hint else how
 
 
-def parse(text: str, dialect: str = "auto", path: str | None = None,
-          audience: Audience = CLI) -> tuple[EditSet | None, list[Finding]]:
+def parse(
+    text: str, dialect: str = "auto", path: str | None = None, audience: Audience = CLI
+) -> tuple[EditSet | None, list[Finding]]:
     """Parse `text` in `dialect` (or detect it, for "auto"): an EditSet, or parse-error findings.
 
     Known contamination is handled around the dialect parsers (contamination.py):
@@ -102,8 +103,15 @@ def parse(text: str, dialect: str = "auto", path: str | None = None,
     if not raw_content:
         answer = contamination.answer(text)
         if text.strip() and not answer.strip():
-            return None, [error("parse-error", path, 1, "the input is a reasoning block and nothing after it",
-                                "send the edit itself after the closing tag of the reasoning")]
+            return None, [
+                error(
+                    "parse-error",
+                    path,
+                    1,
+                    "the input is a reasoning block and nothing after it",
+                    "send the edit itself after the closing tag of the reasoning",
+                )
+            ]
         text = answer
     edits, findings = _parse(text, dialect, path, audience)
     if edits is None and not raw_content:
@@ -128,9 +136,11 @@ def _mixed(text: str, path: str | None, audience: Audience) -> Finding | None:
         return None
     said = " and ".join(f"{name} (line {line}: {shown[:80]!r})" for name, line, shown in found)
     return error(
-        "parse-error", path, found[1][1], f"input mixes dialects: {said}",
-        f"send one dialect per call, or name the one to read with {audience.option('format')}; "
-        f"accepted dialects: {ACCEPTED}",
+        "parse-error",
+        path,
+        found[1][1],
+        f"input mixes dialects: {said}",
+        f"send one dialect per call, or name the one to read with {audience.option('format')}; accepted dialects: {ACCEPTED}",
     )
 
 

@@ -51,9 +51,7 @@ BODY_HINT = (
     "'@@', '*** End of File', or the next operation: '*** Add File: ', "
     "'*** Delete File: ', '*** Update File: ', '*** End Patch'"
 )
-HEADER_HINT = (
-    "a chunk starts with '@@' alone or '@@ ' followed by a line of the file that comes before the change"
-)
+HEADER_HINT = "a chunk starts with '@@' alone or '@@ ' followed by a line of the file that comes before the change"
 
 _MARKER_WS = " \t\r\ufeff"
 _OP = lazy(r"\*\*\* (Add File|Delete File|Update File|Move to):[ \t]*(.*)")
@@ -216,16 +214,14 @@ def _parse_update(env: _Envelope, i: int, path: str) -> tuple[FileEdit, int]:
         raise ParseError(
             f"'*** Update File: {path}' at line {env.line_no(i)} has no chunks",
             env.line_no(i),
-            f"follow it with '@@' and lines starting with ' ', '-' or '+'; to remove the file "
-            f"use '*** Delete File: {path}'",
+            f"follow it with '@@' and lines starting with ' ', '-' or '+'; to remove the file use '*** Delete File: {path}'",
             path,
         )
     source = env.line_no(i)
     fixed_all = tuple(dict.fromkeys(repairs))
     if new_path is None or new_path == path:
         return FileEdit(path=path, op=Op.MODIFY, changes=tuple(hunks), source_line=source, repairs=fixed_all), j
-    edit = FileEdit(path=new_path, op=Op.RENAME, old_path=path, changes=tuple(hunks), source_line=source,
-                    repairs=fixed_all)
+    edit = FileEdit(path=new_path, op=Op.RENAME, old_path=path, changes=tuple(hunks), source_line=source, repairs=fixed_all)
     return edit, j
 
 

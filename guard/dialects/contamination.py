@@ -74,9 +74,7 @@ ESCAPE = "escape"
 # ---------------------------------------------------------------- reasoning
 
 _REASONING = lazy(r"^[ \t]*<(think|thinking|reasoning)>", re.MULTILINE)
-_EDIT_START = lazy(
-    r"^(?:[ \t]*(?:`{3,}|~{3,}|<{5,9} SEARCH|\*\*\* Begin Patch)|diff --git |--- |@@ )", re.MULTILINE
-)
+_EDIT_START = lazy(r"^(?:[ \t]*(?:`{3,}|~{3,}|<{5,9} SEARCH|\*\*\* Begin Patch)|diff --git |--- |@@ )", re.MULTILINE)
 
 
 def answer(text: str) -> str:

@@ -90,12 +90,7 @@ def opener(line: str) -> tuple[str, str, str] | None:
 
 def _closes(line: str, marker: str, indent: int) -> bool:
     m = _CLOSER().fullmatch(line.rstrip("\n"))
-    return (
-        m is not None
-        and m["marker"][0] == marker[0]
-        and len(m["marker"]) >= len(marker)
-        and len(m["indent"]) <= indent + 3
-    )
+    return m is not None and m["marker"][0] == marker[0] and len(m["marker"]) >= len(marker) and len(m["indent"]) <= indent + 3
 
 
 def _dedent(line: str, width: int) -> str:

@@ -127,8 +127,11 @@ _OPS: tuple[tuple[Callable[[], re.Pattern[str]], str], ...] = tuple(
         (rf"(?:(?P<put>put)|swap|xchg|replace)\s+{_BLOCK}{_LINES}{_RANGE}{_REGISTER}{_END}", "replace"),
         (rf"(?:delete|cut|del)\s+{_BLOCK}{_LINES}{_RANGE}{_REGISTER}{_END}", "delete"),
         (rf"(?:insert\s+before\s+{_LINES}|(?P<put>put)\s*<\s*|ins\.pre\s+)(?P<a>\d+){_REGISTER}{_END}", "before"),
-        (rf"(?:insert\s+after\s+{_BLOCK}{_LINES}|(?P<put>put)\s*>\s*|ins\.post\s+)(?P<a>\d+|\$)(?P<star>\*)?"
-         rf"{_REGISTER}{_END}", "after"),
+        (
+            rf"(?:insert\s+after\s+{_BLOCK}{_LINES}|(?P<put>put)\s*>\s*|ins\.post\s+)(?P<a>\d+|\$)(?P<star>\*)?"
+            rf"{_REGISTER}{_END}",
+            "after",
+        ),
         # oh-my-pi's older block spellings: SWAP.BLK N (replace), DEL.BLK N (cut), INS.BLK[.POST] N (after).
         (rf"(?:swap|xchg)\.blk\s+(?P<a>\d+)(?P<blk>){_REGISTER}{_END}", "replace"),
         (rf"del\.blk\s+(?P<a>\d+)(?P<blk>){_REGISTER}{_END}", "delete"),
@@ -206,7 +209,7 @@ def _kind(line: str) -> tuple[str, re.Match[str]] | None:
 
 def _next_op(lines: list[str], i: int) -> str | None:
     """The kind of the op on the first meaningful line after line `i` (0-based), if any."""
-    for ln in lines[i + 1:]:
+    for ln in lines[i + 1 :]:
         bare = ln.strip()
         if bare and not _FENCE().fullmatch(bare):
             found = _kind(bare)
@@ -306,8 +309,12 @@ def parse(text: str, path: str | None = None) -> EditSet:
         if added is not None:
             op = added
     if not sections:
-        raise ParseError("no [PATH#TAG] section header found", 1,
-                         f"copy the header line the read prints above the ops, e.g.\n{SHAPE}", read="PATH")
+        raise ParseError(
+            "no [PATH#TAG] section header found",
+            1,
+            f"copy the header line the read prints above the ops, e.g.\n{SHAPE}",
+            read="PATH",
+        )
     return EditSet(files=tuple(_file_edits(sections)), format=NAME)
 
 
@@ -324,8 +331,10 @@ def _section_at(lines: list[str], i: int, bare: str) -> _Section | None:
         return _Section(head[0], _check_tag(head[1], no), no)
     if follows is not None:
         raise ParseError(
-            f"the header [{head[0]}] has no tag; only 'create' works without one", no,
-            f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]", read=head[0],
+            f"the header [{head[0]}] has no tag; only 'create' works without one",
+            no,
+            f"copy the header with its tag from the read's output, e.g. [{head[0]}#1a2b3c4d]",
+            read=head[0],
         )
     return None
 
@@ -337,7 +346,8 @@ def _op_at(section: _Section | None, bare: str, no: int) -> _Op | None:
         if found is None:
             return None  # prose around the edit
         raise ParseError(
-            f"{_show(bare)} comes before any [PATH#TAG] header", no,
+            f"{_show(bare)} comes before any [PATH#TAG] header",
+            no,
             f"start each file's ops with the header the read printed, e.g.\n{SHAPE}",
         )
     if found is None:
@@ -349,14 +359,19 @@ def _op_at(section: _Section | None, bare: str, no: int) -> _Op | None:
 
 def _body_row(op: _Op | None, row: str, bare: str, no: int) -> None:
     if op is None:
-        raise ParseError(f"the body row {_show(bare)} has no op above it", no,
-                         f"put an op line above the rows; {OPS_HELP}")
+        raise ParseError(f"the body row {_show(bare)} has no op above it", no, f"put an op line above the rows; {OPS_HELP}")
     if op.kind not in _BODY_OPS:
-        raise ParseError(f"'{_verb(op.kind)}' takes no body rows", no,
-                         f"remove the '+' rows, or write 'replace {op.a}..{op.b}' to put new lines there")
+        raise ParseError(
+            f"'{_verb(op.kind)}' takes no body rows",
+            no,
+            f"remove the '+' rows, or write 'replace {op.a}..{op.b}' to put new lines there",
+        )
     if op.reg is not None:
-        raise ParseError(f"'{_verb(op.kind)} ... @{op.reg}' pastes a register and takes no body rows", no,
-                         "remove the '+' rows, or drop the '@name' to write the rows there")
+        raise ParseError(
+            f"'{_verb(op.kind)} ... @{op.reg}' pastes a register and takes no body rows",
+            no,
+            "remove the '+' rows, or drop the '@name' to write the rows there",
+        )
     op.body.extend([""] * op.blanks)
     op.blanks = 0
     op.body.append(row)
@@ -375,14 +390,17 @@ def _check_tag(tag: str | None, no: int) -> str | None:
         return tag.lower() if tag else None
     raise ParseError(
         f"{tag!r} is not a tag: a tag is the 4 to 40 hex digits after '#' in the header the read printed",
-        no, "copy the header line exactly as the read printed it, e.g. [src/app.py#1a2b3c4d]",
+        no,
+        "copy the header line exactly as the read printed it, e.g. [src/app.py#1a2b3c4d]",
     )
 
 
 def _hint_for(line: str) -> str:
     if line.startswith("-"):
-        return ("hashline bodies hold only the new lines, each starting with '+'; the op's range names the lines "
-                "that go away (write '+-text' for a new line that starts with '-')")
+        return (
+            "hashline bodies hold only the new lines, each starting with '+'; the op's range names the lines "
+            "that go away (write '+-text' for a new line that starts with '-')"
+        )
     if line.startswith("@@") or line.startswith("*** "):
         return f"this is hashline, not a diff or a Codex patch; {OPS_HELP}"
     if _READ_LINE().match(line):
@@ -398,8 +416,11 @@ def _number(digits: str, no: int) -> int:
     n = int(digits) if len(digits) <= 12 else int(LINE.high) + 1
     if n > LINE.high:
         shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits):,} digits)"
-        raise ParseError(f"line number {shown} is out of range: line numbers run from 1 to {int(LINE.high):,}",
-                         no, "number lines as the read printed them")
+        raise ParseError(
+            f"line number {shown} is out of range: line numbers run from 1 to {int(LINE.high):,}",
+            no,
+            "number lines as the read printed them",
+        )
     return n
 
 
@@ -414,9 +435,11 @@ def _new_op(kind: str, m: re.Match[str], no: int) -> _Op:
         if op.kind == "insert" and op.a == LAST + 1:
             raise ParseError("'$' is the last line, not a block", no, "name the block by its first line, e.g. 'PUT >12*:'")
         if groups.get("b"):
-            raise ParseError("a block is named by its first line alone", no,
-                             f"write '{op.a}*' for the block that opens on line {op.a}, or a plain range "
-                             f"'{op.a}..{groups['b']}'")
+            raise ParseError(
+                "a block is named by its first line alone",
+                no,
+                f"write '{op.a}*' for the block that opens on line {op.a}, or a plain range '{op.a}..{groups['b']}'",
+            )
         op.block = op.a - 1 if op.kind == "insert" else op.a
     if kind == "move":
         dest = groups["dest"]
@@ -479,8 +502,11 @@ def _bind_registers(sections: list[_Section]) -> None:
             if op.kind == "delete":
                 if op.reg:
                     if op.reg in named:
-                        raise ParseError(f"the register @{op.reg} is cut twice ({_where(named[op.reg])} and here)",
-                                         op.line, "give each cut its own name, e.g. @" + op.reg + "2")
+                        raise ParseError(
+                            f"the register @{op.reg} is cut twice ({_where(named[op.reg])} and here)",
+                            op.line,
+                            "give each cut its own name, e.g. @" + op.reg + "2",
+                        )
                     named[op.reg] = op
                     op.cut = op.reg
                 else:
@@ -492,25 +518,40 @@ def _bind_registers(sections: list[_Section]) -> None:
             if op.reg:
                 if op.reg not in named:
                     if op.reg in later:
-                        raise ParseError(f"@{op.reg} is pasted before it is cut ({_where(later[op.reg])})", op.line,
-                                         "put the 'CUT ... @" + op.reg + "' op above the paste")
+                        raise ParseError(
+                            f"@{op.reg} is pasted before it is cut ({_where(later[op.reg])})",
+                            op.line,
+                            "put the 'CUT ... @" + op.reg + "' op above the paste",
+                        )
                     known = ", ".join("@" + n for n in named) or "none"
-                    raise ParseError(f"unknown register @{op.reg}: no 'CUT ... @{op.reg}' comes before it in this edit",
-                                     op.line, f"registers cut so far: {known}; registers hold lines only within one "
-                                     "edit, so cut and paste in the same call")
+                    raise ParseError(
+                        f"unknown register @{op.reg}: no 'CUT ... @{op.reg}' comes before it in this edit",
+                        op.line,
+                        f"registers cut so far: {known}; registers hold lines only within one "
+                        "edit, so cut and paste in the same call",
+                    )
                 op.paste = op.reg
             elif anonymous:
                 if op.kind == "replace":
-                    raise ParseError("pasting over lines needs a named register", op.line,
-                                     "cut with 'CUT A.=B @name' and paste with 'PUT C.=D @name', or add '+' body rows")
+                    raise ParseError(
+                        "pasting over lines needs a named register",
+                        op.line,
+                        "cut with 'CUT A.=B @name' and paste with 'PUT C.=D @name', or add '+' body rows",
+                    )
                 if not unnamed:
-                    raise ParseError("nothing to paste: no unlabeled 'CUT' comes before this op in this edit",
-                                     op.line, "put 'CUT A.=B' (or 'CUT N*') above it, name the register "
-                                     "('CUT ... @name' then 'PUT >N @name'), or add '+' body rows")
+                    raise ParseError(
+                        "nothing to paste: no unlabeled 'CUT' comes before this op in this edit",
+                        op.line,
+                        "put 'CUT A.=B' (or 'CUT N*') above it, name the register "
+                        "('CUT ... @name' then 'PUT >N @name'), or add '+' body rows",
+                    )
                 if len(unnamed) > 1:
                     pending = ", ".join(_where(c) for c in unnamed)
-                    raise ParseError(f"{len(unnamed)} unlabeled cuts are pending ({pending}): this paste cannot tell "
-                                     "which one it means", op.line, "name them: 'CUT ... @name' and 'PUT ... @name'")
+                    raise ParseError(
+                        f"{len(unnamed)} unlabeled cuts are pending ({pending}): this paste cannot tell which one it means",
+                        op.line,
+                        "name them: 'CUT ... @name' and 'PUT ... @name'",
+                    )
                 pairs += 1
                 source = unnamed.pop()
                 source.cut = op.paste = f"@{pairs}"  # no written name starts with '@'
@@ -529,7 +570,8 @@ def _file_edits(sections: list[_Section]) -> list[FileEdit]:
         elif prev.tag != sec.tag:
             raise ParseError(
                 f"{sec.path} appears under two tags (#{prev.tag} on line {prev.line}, #{sec.tag} here)",
-                sec.line, "edit a file against one read: re-read it and use the latest header for every op",
+                sec.line,
+                "edit a file against one read: re-read it and use the latest header for every op",
             )
         else:
             prev.ops.extend(sec.ops)
@@ -538,8 +580,11 @@ def _file_edits(sections: list[_Section]) -> list[FileEdit]:
 
 def _file_edit(sec: _Section) -> FileEdit:
     if not sec.ops:
-        raise ParseError(f"the section [{sec.path}{'#' + sec.tag if sec.tag else ''}] has no op",
-                         sec.line, f"put ops under the header; {OPS_HELP}")
+        raise ParseError(
+            f"the section [{sec.path}{'#' + sec.tag if sec.tag else ''}] has no op",
+            sec.line,
+            f"put ops under the header; {OPS_HELP}",
+        )
     for op in sec.ops:
         if op.kind in _BODY_OPS and not op.body and op.paste is None:
             raise ParseError(f"'{_verb(op.kind)}' needs at least one '+' body row", op.line, _empty_hint(op))
@@ -547,36 +592,42 @@ def _file_edit(sec: _Section) -> FileEdit:
     ops = [op for op in sec.ops if op.kind != "move"]
     whole = [op for op in ops if op.kind in ("create", "delete-file")]
     if whole and len(sec.ops) > 1:
-        raise ParseError(f"'{_verb(whole[0].kind)}' must be the only op for {sec.path}",
-                         whole[0].line, "send the other ops in a separate edit")
+        raise ParseError(
+            f"'{_verb(whole[0].kind)}' must be the only op for {sec.path}", whole[0].line, "send the other ops in a separate edit"
+        )
     if len(moves) > 1:
-        raise ParseError(f"{sec.path} is moved twice (line {moves[0].line} and here)", moves[1].line,
-                         "keep one 'MV DEST' per file")
+        raise ParseError(
+            f"{sec.path} is moved twice (line {moves[0].line} and here)", moves[1].line, "keep one 'MV DEST' per file"
+        )
     if sec.tag is None:
         if not whole or whole[0].kind != "create":
             raise ParseError(
                 f"the header [{sec.path}] has no tag; only 'create' works without one",
-                sec.line, f"copy the header with its tag from the read's output, e.g. [{sec.path}#1a2b3c4d]",
+                sec.line,
+                f"copy the header with its tag from the read's output, e.g. [{sec.path}#1a2b3c4d]",
                 read=sec.path,
             )
         body = whole[0].body
         return FileEdit(sec.path, Op.CREATE, content="\n".join(body) + "\n", source_line=sec.line)
     if whole and whole[0].kind == "create":
-        raise ParseError(f"'create' makes a new file, but [{sec.path}#{sec.tag}] names a version of an existing one",
-                         whole[0].line, f"write the header as [{sec.path}] to create it, or use replace/insert ops to change it")
+        raise ParseError(
+            f"'create' makes a new file, but [{sec.path}#{sec.tag}] names a version of an existing one",
+            whole[0].line,
+            f"write the header as [{sec.path}] to create it, or use replace/insert ops to change it",
+        )
     if whole:  # every line of the file as read goes: the read must have shown them all
         gone = LineRange(1, LAST, (), None, whole[0].line)
         return FileEdit(sec.path, Op.DELETE, changes=(gone,), base=sec.tag, source_line=sec.line)
     changes = tuple(
-        LineRange(op.a, op.b, tuple(op.body) if op.kind != "delete" else (), None, op.line,
-                  block=op.block, cut=op.cut, paste=op.paste)
+        LineRange(
+            op.a, op.b, tuple(op.body) if op.kind != "delete" else (), None, op.line, block=op.block, cut=op.cut, paste=op.paste
+        )
         for op in ops
     )
     if moves:
         dest = moves[0].dest
         if dest == sec.path:
-            raise ParseError(f"'MV {dest}' moves {sec.path} onto itself", moves[0].line,
-                             "name another path, or drop the MV")
+            raise ParseError(f"'MV {dest}' moves {sec.path} onto itself", moves[0].line, "name another path, or drop the MV")
         return FileEdit(dest, Op.RENAME, old_path=sec.path, changes=changes, base=sec.tag, source_line=sec.line)
     return FileEdit(sec.path, Op.MODIFY, changes=changes, base=sec.tag, source_line=sec.line)
 
@@ -584,9 +635,13 @@ def _file_edit(sec: _Section) -> FileEdit:
 def _empty_hint(op: _Op) -> str:
     at = f"{op.a}*" if op.block else f"{op.a}..{'$' if op.b == LAST else op.b}"
     if op.kind == "replace":
-        return (f"write each new line as '+text' ('+' alone for an empty line); to delete the lines write "
-                f"'delete {at}', to paste a register 'PUT {at} @name'")
+        return (
+            f"write each new line as '+text' ('+' alone for an empty line); to delete the lines write "
+            f"'delete {at}', to paste a register 'PUT {at} @name'"
+        )
     if op.kind == "insert":
-        return "write each new line as '+text' ('+' alone for an empty line), or drop the ':' and name a register " \
-               "to paste ('PUT >N @name')"
+        return (
+            "write each new line as '+text' ('+' alone for an empty line), or drop the ':' and name a register "
+            "to paste ('PUT >N @name')"
+        )
     return "write each line of the new file as '+text' ('+' alone for an empty line)"

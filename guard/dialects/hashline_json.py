@@ -67,13 +67,16 @@ LAST = -1  # the last line of the file, as in the hashline dialect
 
 _ANCHOR = lazy(r"\s*[>+-]*\s*(?P<line>\d+)\s*(?P<sep>[:#])\s*(?P<hash>[0-9A-Za-z]{2,3})(?:\s*(?:[|:].*)?)?", re.DOTALL)
 _NIBBLES = frozenset("ZPMQVRWSNKTXJBYH")
-_OPS = frozenset({"src", "single", "range", "insertAfter", "set_line", "replace_lines", "insert_after", "delete_line",
-                  "replace", "op"})
-SHAPES = ('{"path", "edits": [...]} with items {"set_line": {"anchor", "new_text"}}, {"replace_lines": '
-          '{"start_anchor", "end_anchor", "new_text"}}, {"insert_after": {"anchor", "text"}}, {"replace": '
-          '{"old_text", "new_text"}}, {"single": {"loc", "replacement"}}, {"range": {"start", "end", "replacement"}}, '
-          '{"src", "dst"}, or {"op": "replace"|"append"|"prepend", "pos", "end"?, "lines"}; anchors are "12:a3" '
-          '(or "12#ZP") as the read showed them')
+_OPS = frozenset(
+    {"src", "single", "range", "insertAfter", "set_line", "replace_lines", "insert_after", "delete_line", "replace", "op"}
+)
+SHAPES = (
+    '{"path", "edits": [...]} with items {"set_line": {"anchor", "new_text"}}, {"replace_lines": '
+    '{"start_anchor", "end_anchor", "new_text"}}, {"insert_after": {"anchor", "text"}}, {"replace": '
+    '{"old_text", "new_text"}}, {"single": {"loc", "replacement"}}, {"range": {"start", "end", "replacement"}}, '
+    '{"src", "dst"}, or {"op": "replace"|"append"|"prepend", "pos", "end"?, "lines"}; anchors are "12:a3" '
+    '(or "12#ZP") as the read showed them'
+)
 # Ops naming one line, and the field that names it (the op's value may be that anchor alone).
 _ONE_ANCHOR = {"set_line": "anchor", "insert_after": "anchor", "delete_line": "anchor", "single": "loc", "insertAfter": "loc"}
 # The hash rules oh-my-pi used with each shape, the one fresh anchors are written in first.
@@ -117,8 +120,11 @@ def parse(text: str, path: str | None = None) -> EditSet:
     try:
         value = jsonvalue.loads(stripped)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"the call is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                         exc.lineno, "send the call's arguments as one JSON object") from None
+        raise ParseError(
+            f"the call is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+            exc.lineno,
+            "send the call's arguments as one JSON object",
+        ) from None
     calls = value if isinstance(value, list) else [value]
     files: list[FileEdit] = []
     for n, call in enumerate(calls, 1):
@@ -137,8 +143,12 @@ def _file_edit(call: dict[str, Any], default: str | None, n: int) -> FileEdit:
         try:
             items = jsonvalue.loads(items)
         except json.JSONDecodeError as exc:
-            raise ParseError(f'"edits" of {path} is a string that is not a JSON list ({exc.msg}, column {exc.colno})',
-                             1, 'send "edits" as a JSON list of items, not a string holding one', path) from None
+            raise ParseError(
+                f'"edits" of {path} is a string that is not a JSON list ({exc.msg}, column {exc.colno})',
+                1,
+                'send "edits" as a JSON list of items, not a string holding one',
+                path,
+            ) from None
     if not isinstance(items, list) or not items:
         raise ParseError(f'"edits" of {path} must be a non-empty list', 1, SHAPES, path)
     changes: list[Change] = []
@@ -148,8 +158,12 @@ def _file_edit(call: dict[str, Any], default: str | None, n: int) -> FileEdit:
         changes.extend(_changes(item, path, k))
     texts = [c for c in changes if isinstance(c, Replace)]
     if texts and len(texts) < len(changes):
-        raise ParseError(f"the call for {path} mixes text replacements with edits that name lines", 1,
-                         "send the text replacements in a call of their own", path)
+        raise ParseError(
+            f"the call for {path} mixes text replacements with edits that name lines",
+            1,
+            "send the text replacements in a call of their own",
+            path,
+        )
     if texts:
         return FileEdit(path, Op.MODIFY, changes=tuple(changes), source_line=1)
     return FileEdit(path, Op.MODIFY, changes=tuple(changes), base=LAST_SEEN, source_line=1)
@@ -179,8 +193,12 @@ def _shaped(key: str, f: dict[str, Any], path: str, k: int) -> Change:
     if key == "replace":
         old = _text(f, "old_text", where)
         if not old:
-            raise ParseError(f'"old_text" of {where} is empty: it would match everywhere', 1,
-                             "name the lines with set_line or replace_lines instead", path)
+            raise ParseError(
+                f'"old_text" of {where} is empty: it would match everywhere',
+                1,
+                "name the lines with set_line or replace_lines instead",
+                path,
+            )
         return Replace(old, _text(f, "new_text", where), bool(f.get("all")), 1)
     rules = ("hex32",)
     if key in ("set_line", "single", "delete_line"):
@@ -191,8 +209,9 @@ def _shaped(key: str, f: dict[str, Any], path: str, k: int) -> Change:
         s = _anchor(f, "start_anchor" if key == "replace_lines" else "start", where, rules)
         e = _anchor(f, "end_anchor" if key == "replace_lines" else "end", where, rules)
         _ordered(s, e, where, path)
-        return LineRange(s[0], e[0], _rows(_text(f, "new_text" if key == "replace_lines" else "replacement", where)),
-                         None, 1, hashes=(s, e))
+        return LineRange(
+            s[0], e[0], _rows(_text(f, "new_text" if key == "replace_lines" else "replacement", where)), None, 1, hashes=(s, e)
+        )
     # insert_after, insertAfter
     a = _anchor(f, "anchor" if key == "insert_after" else "loc", where, rules)
     new = _rows(_text(f, "text" if key == "insert_after" else "content", where))
@@ -213,13 +232,20 @@ def _shape1(item: dict[str, Any], path: str, k: int) -> Change:
             return _needle(src.get("needle"), dst, where, path)
         keys = {"single": ("ref",), "range": ("start", "end"), "insertAfter": ("after",), "insertBefore": ("before",)}
         if kind not in keys:
-            raise ParseError(f'"src" of {where} has kind {kind!r}', 1,
-                             'a src is {"kind": "single"|"range"|"insertAfter"|"insertBefore"|"substring", ...}', path)
+            raise ParseError(
+                f'"src" of {where} has kind {kind!r}',
+                1,
+                'a src is {"kind": "single"|"range"|"insertAfter"|"insertBefore"|"substring", ...}',
+                path,
+            )
         refs = [_anchor(src, key, where, _SHAPE1) for key in keys[kind]]
     elif isinstance(src, str):
         parts = src.split("..") if ".." in src and not src.strip().startswith("...") else [src]
-        if len(parts) > 2 or not all(p.strip() == "" or _ANCHOR().fullmatch(p) for p in parts) \
-                or not any(p.strip() for p in parts):
+        if (
+            len(parts) > 2
+            or not all(p.strip() == "" or _ANCHOR().fullmatch(p) for p in parts)
+            or not any(p.strip() for p in parts)
+        ):
             return _needle(src, dst, where, path)  # oh-my-pi took any other src as text to find
         if len(parts) == 1:
             kind, refs = "single", [_ref(parts[0], where, _SHAPE1)]
@@ -232,7 +258,7 @@ def _shape1(item: dict[str, Any], path: str, k: int) -> Change:
     else:
         raise ParseError(f'"src" of {where} must be a string or an object', 1, SHAPES, path)
     if kind in ("insertAfter", "insertBefore") and not new:
-        raise ParseError(f"{where} inserts nothing", 1, "give the lines to insert in \"dst\"", path)
+        raise ParseError(f"{where} inserts nothing", 1, 'give the lines to insert in "dst"', path)
     line = refs[0][0]
     if kind == "insertAfter":
         return LineRange(line + 1, line, new, None, 1, hashes=tuple(refs))
@@ -274,8 +300,12 @@ def _line_id(item: dict[str, Any], path: str, k: int) -> Change:
     if op == "insert":
         after, before = _anchor(item, "after", where, rules), _anchor(item, "before", where, rules)
         if before[0] != after[0] + 1:
-            raise ParseError(f"{where}: lines {after[0]} and {before[0]} are not next to each other", 1,
-                             '"insert" goes between two adjacent lines; use "append" after one of them', path)
+            raise ParseError(
+                f"{where}: lines {after[0]} and {before[0]} are not next to each other",
+                1,
+                '"insert" goes between two adjacent lines; use "append" after one of them',
+                path,
+            )
         return LineRange(before[0], after[0], new, None, 1, hashes=(after, before))
     raise ParseError(f"{where}: unknown op {op!r}", 1, 'an op is "replace", "append" or "prepend"', path)
 
@@ -321,8 +351,11 @@ def _anchor(f: dict[str, Any], key: str, where: str, rules: tuple[str, ...]) -> 
 def _ref(text: str, where: str, rules: tuple[str, ...]) -> LineHash:
     m = _ANCHOR().fullmatch(text)
     if m is None:
-        raise ParseError(f"{where}: {text[:60]!r} is not an anchor", 1,
-                         'an anchor is the line number and hash the read showed, e.g. "12:a3" or "12#ZP"')
+        raise ParseError(
+            f"{where}: {text[:60]!r} is not an anchor",
+            1,
+            'an anchor is the line number and hash the read showed, e.g. "12:a3" or "12#ZP"',
+        )
     if len(m["line"]) > 12:
         raise ParseError(f"{where}: line number {m['line'][:24]}... is out of range", 1, "number lines as the read showed them")
     line, digest = int(m["line"]), m["hash"]
@@ -330,8 +363,9 @@ def _ref(text: str, where: str, rules: tuple[str, ...]) -> LineHash:
         raise ParseError(f"{where}: line numbers start at 1", 1, "number lines as the read showed them")
     if m["sep"] == "#":
         if len(digest) != 2 or not set(digest.upper()) <= _NIBBLES:
-            raise ParseError(f"{where}: {text[:60]!r} is no LINE#ID anchor", 1,
-                             "a LINE#ID hash is two of the letters ZPMQVRWSNKTXJBYH")
+            raise ParseError(
+                f"{where}: {text[:60]!r} is no LINE#ID anchor", 1, "a LINE#ID hash is two of the letters ZPMQVRWSNKTXJBYH"
+            )
         return line, digest, ("line-id",)
     if len(digest) == 3:
         return line, digest, ("base36x3",)
@@ -340,5 +374,9 @@ def _ref(text: str, where: str, rules: tuple[str, ...]) -> LineHash:
 
 def _ordered(first: LineHash, last: LineHash, where: str, path: str) -> None:
     if last[0] < first[0]:
-        raise ParseError(f"{where}: the range {first[0]}..{last[0]} ends before it starts", 1,
-                         f"write it from line {last[0]} to line {first[0]}", path)
+        raise ParseError(
+            f"{where}: the range {first[0]}..{last[0]} ends before it starts",
+            1,
+            f"write it from line {last[0]} to line {first[0]}",
+            path,
+        )

@@ -49,9 +49,7 @@ _PATH_KEYS = ("file_path", "filePath", "path")
 _OLD_NEW = (("old_string", "new_string"), ("oldString", "newString"), ("old_str", "new_str"), ("oldText", "newText"))
 _ALL_KEYS = ("replace_all", "replaceAll")
 _WRAPPERS = ("function", "arguments", "input", "tool_input", "parameters", "args")
-_EDIT_KEYS = frozenset(
-    {"command", "edits", "content", "file_text"} | {k for pair in _OLD_NEW for k in pair}
-)
+_EDIT_KEYS = frozenset({"command", "edits", "content", "file_text"} | {k for pair in _OLD_NEW for k in pair})
 
 SHAPES = (
     'accepted shapes: {"file_path", "old_string", "new_string", "replace_all"?}; '
@@ -341,8 +339,7 @@ def _command(obj: dict[str, Any], path: str | None, line: int) -> list[_Edit]:
         at = obj.get("insert_line")
         if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= LINE.high:
             raise ParseError(
-                f'"insert_line" of the insert at line {line} must be a line number from 0 to {int(LINE.high):,}, '
-                f"not {at!r}",
+                f'"insert_line" of the insert at line {line} must be a line number from 0 to {int(LINE.high):,}, not {at!r}',
                 line,
                 "insert_line 0 inserts at the top; N inserts after line N",
                 path,
@@ -408,9 +405,7 @@ def _file_edit(path: str, group: list[_Edit]) -> FileEdit:
     content = writes[0].content if writes else None
     if writes and writes[0].create_only:
         return FileEdit(path, Op.CREATE, content=content, source_line=group[0].line)
-    return FileEdit(
-        path, Op.MODIFY, changes=changes, content=content, create_missing=bool(writes), source_line=group[0].line
-    )
+    return FileEdit(path, Op.MODIFY, changes=changes, content=content, create_missing=bool(writes), source_line=group[0].line)
 
 
 def _edits(text: str, default_path: str | None = None) -> list[_Edit]:

@@ -79,8 +79,10 @@ def _file(path: str, text: str, source_line: int) -> FileEdit:
         raise ParseError(f"the snippet for {path} is empty", source_line, _hint(), path)
     if len(sn.markers) == len(sn.lines):
         raise ParseError(
-            f"the snippet for {path} holds only markers: it changes nothing", source_line,
-            "show the new code, with the unchanged lines around it", path,
+            f"the snippet for {path} holds only markers: it changes nothing",
+            source_line,
+            "show the new code, with the unchanged lines around it",
+            path,
         )
     # Without a marker the snippet is the whole file, which may be new.
     return FileEdit(path, Op.MODIFY, changes=(sn,), create_missing=not sn.markers, source_line=source_line)
@@ -88,7 +90,7 @@ def _file(path: str, text: str, source_line: int) -> FileEdit:
 
 def _hint() -> str:
     return (
-        f"write each file's snippet as:\n{SHAPE}\nor send {{\"target_file\": \"path\", \"code_edit\": \"...\"}}, "
+        f'write each file\'s snippet as:\n{SHAPE}\nor send {{"target_file": "path", "code_edit": "..."}}, '
         "or pass --path P to take the whole input as P's snippet"
     )
 
@@ -129,7 +131,9 @@ def parse(text: str, path: str | None = None) -> EditSet:
             if fence.closer_line is None:
                 raise ParseError(
                     f"the fence for {label} opened at line {fence.opener_line} is never closed: the reply looks cut short",
-                    fence.opener_line, "send the snippet again, ending its fence with the opening marker", label,
+                    fence.opener_line,
+                    "send the snippet again, ending its fence with the opening marker",
+                    label,
                 )
             found.append((label, fence.body, fence.start_line))
     if not found:
@@ -139,8 +143,10 @@ def parse(text: str, path: str | None = None) -> EditSet:
     for label, body, line in found:
         if label in seen:
             raise ParseError(
-                f"{label} has two snippets, at lines {seen[label]} and {line}", line,
-                "send one snippet per file, with every change to it", label,
+                f"{label} has two snippets, at lines {seen[label]} and {line}",
+                line,
+                "send one snippet per file, with every change to it",
+                label,
             )
         seen[label] = line
         files.append(_file(label, body, line))

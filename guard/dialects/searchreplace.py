@@ -134,8 +134,7 @@ def _read_block(lines: list[str], at: int, path: str) -> tuple[Block, int]:
         j += 1
     if j == len(lines):
         raise _error(
-            f"the SEARCH/REPLACE block for {path} opened at line {marker_line} has no `=======` line "
-            "(the input ended first)",
+            f"the SEARCH/REPLACE block for {path} opened at line {marker_line} has no `=======` line (the input ended first)",
             marker_line,
             path,
         )
@@ -146,8 +145,7 @@ def _read_block(lines: list[str], at: int, path: str) -> tuple[Block, int]:
     if j == len(lines) or is_search(lines[j]):
         where = f"before the next SEARCH at line {j + 1}" if j < len(lines) else "(the input ended first)"
         raise _error(
-            f"the SEARCH/REPLACE block for {path} opened at line {marker_line} has no `>>>>>>> REPLACE` "
-            f"line {where}",
+            f"the SEARCH/REPLACE block for {path} opened at line {marker_line} has no `>>>>>>> REPLACE` line {where}",
             marker_line,
             path,
         )

@@ -44,13 +44,14 @@ NAME = "structural"
 
 _CALLS = ("rewrite", "ops")
 _OP_KEYS = {"pattern": ("pattern", "pat"), "to": ("to", "out", "fix"), "selector": ("selector", "sel")}
-_CALL_KEYS = {"paths": ("paths", "path"), "language": ("language", "lang"), "selector": ("selector", "sel"),
-              "intent": ("i",)}
+_CALL_KEYS = {"paths": ("paths", "path"), "language": ("language", "lang"), "selector": ("selector", "sel"), "intent": ("i",)}
 _WRAPPERS = ("arguments", "input", "tool_input", "function", "parameters", "args")
 _JSON_INFOS = frozenset({"", "json", "jsonc", "json5", "jsonl", "ndjson"})
 
-SHAPE = ('a structural rewrite is {"rewrite": [{"pattern": P, "to": T}], "paths": ["src/**/*.ts"], '
-         '"language"?: L} (or oh-my-pi\'s {"ops": [{"pat": P, "out": T}], "paths": [...]})')
+SHAPE = (
+    'a structural rewrite is {"rewrite": [{"pattern": P, "to": T}], "paths": ["src/**/*.ts"], '
+    '"language"?: L} (or oh-my-pi\'s {"ops": [{"pat": P, "out": T}], "paths": [...]})'
+)
 
 
 def _documents(text: str) -> list[tuple[str, int]]:
@@ -59,8 +60,11 @@ def _documents(text: str) -> list[tuple[str, int]]:
         return [(text, 0)]
     from . import fences
 
-    return [(f.body, f.start_line - 1) for f in fences.extract(text)
-            if (f.info.split() or [""])[0].lower() in _JSON_INFOS and f.body.lstrip()[:1] in ("{", "[")]
+    return [
+        (f.body, f.start_line - 1)
+        for f in fences.extract(text)
+        if (f.info.split() or [""])[0].lower() in _JSON_INFOS and f.body.lstrip()[:1] in ("{", "[")
+    ]
 
 
 def _values(text: str, offset: int) -> Iterator[tuple[Any, int]]:
@@ -76,8 +80,11 @@ def _values(text: str, offset: int) -> Iterator[tuple[Any, int]]:
         try:
             value, end = jsonvalue.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON at line {offset + exc.lineno} column {exc.colno}: {exc.msg}",
-                             offset + exc.lineno, "send one JSON object per rewrite call; " + SHAPE) from None
+            raise ParseError(
+                f"invalid JSON at line {offset + exc.lineno} column {exc.colno}: {exc.msg}",
+                offset + exc.lineno,
+                "send one JSON object per rewrite call; " + SHAPE,
+            ) from None
         except RecursionError:
             raise ParseError("the JSON is nested too deeply", line, SHAPE) from None
         if isinstance(value, list):
@@ -98,8 +105,11 @@ def _unwrap(value: Any, line: int) -> Any:
                 try:
                     inner = jsonvalue.loads(inner)
                 except json.JSONDecodeError as exc:
-                    raise ParseError(f'the "arguments" string of the call at line {line} is not valid JSON: {exc.msg}',
-                                     line, "send the arguments as a JSON object, or as a string holding one") from None
+                    raise ParseError(
+                        f'the "arguments" string of the call at line {line} is not valid JSON: {exc.msg}',
+                        line,
+                        "send the arguments as a JSON object, or as a string holding one",
+                    ) from None
             if isinstance(inner, dict):
                 value = inner
                 break
@@ -121,8 +131,7 @@ def _calls(text: str) -> Iterator[tuple[dict[str, Any], int]]:
 def _one(obj: dict[str, Any], spellings: tuple[str, ...], what: str, line: int) -> Any:
     given = [k for k in spellings if k in obj]
     if len(given) > 1:
-        raise ParseError(f"the rewrite at line {line} gives {what} twice ({' and '.join(given)})", line,
-                         f"give {what} once")
+        raise ParseError(f"the rewrite at line {line} gives {what} twice ({' and '.join(given)})", line, f"give {what} once")
     return obj[given[0]] if given else None
 
 
@@ -150,15 +159,21 @@ def _split_commas(text: str) -> list[str]:
 def _paths(obj: dict[str, Any], line: int) -> tuple[str, ...]:
     given = [k for k in _CALL_KEYS["paths"] if k in obj]
     if not given:
-        raise ParseError(f"the rewrite at line {line} names no files", line,
-                         'add "paths": ["src/**/*.ts"] (globs, folders or files, from the current folder)')
+        raise ParseError(
+            f"the rewrite at line {line} names no files",
+            line,
+            'add "paths": ["src/**/*.ts"] (globs, folders or files, from the current folder)',
+        )
     value = obj[given[0]]
     if len(given) > 1:
-        raise ParseError(f"the rewrite at line {line} gives both \"paths\" and \"path\"", line, "give one list of paths")
+        raise ParseError(f'the rewrite at line {line} gives both "paths" and "path"', line, "give one list of paths")
     items = _split_commas(value) if isinstance(value, str) else value
     if not isinstance(items, list) or not items or not all(isinstance(p, str) and p.strip() for p in items):
-        raise ParseError(f'"{given[0]}" of the rewrite at line {line} must be a non-empty list of paths, not {value!r:.80}',
-                         line, 'e.g. "paths": ["src/**/*.ts", "lib/util.ts"]')
+        raise ParseError(
+            f'"{given[0]}" of the rewrite at line {line} must be a non-empty list of paths, not {value!r:.80}',
+            line,
+            'e.g. "paths": ["src/**/*.ts", "lib/util.ts"]',
+        )
     if any("\0" in p for p in items):
         raise ParseError(f"a path of the rewrite at line {line} holds a NUL character", line, "name files by their paths")
     return tuple(p.strip() for p in items)
@@ -170,9 +185,12 @@ def _language(obj: dict[str, Any], line: int) -> str | None:
         return None
     lang = languages.named(value) if isinstance(value, str) else None
     if lang is None:
-        raise ParseError(f"unknown language {value!r:.60} in the rewrite at line {line}", line,
-                         f"name one of ast-grep's languages: {languages.NAMES} (or leave it out: each file's "
-                         "language then comes from its extension)")
+        raise ParseError(
+            f"unknown language {value!r:.60} in the rewrite at line {line}",
+            line,
+            f"name one of ast-grep's languages: {languages.NAMES} (or leave it out: each file's "
+            "language then comes from its extension)",
+        )
     return lang.name
 
 
@@ -190,7 +208,8 @@ def _checked(pattern: str, to: str, n: int, line: int) -> None:
     single, many = template.pattern_names(pattern)
     bound = ", ".join([f"${x}" for x in sorted(single)] + [f"$$${x}" for x in sorted(many)]) or "none"
     raise ParseError(
-        f"rewrite #{n} at line {line}: " + "; ".join(wrong), line,
+        f"rewrite #{n} at line {line}: " + "; ".join(wrong),
+        line,
         f"every metavariable of `to` must be one the pattern binds, written as it is there ($NAME one node, "
         f"$$$NAME a list; the pattern binds: {bound}): ast-grep would put nothing in its place",
     )
@@ -200,8 +219,11 @@ def _rewrites(call: dict[str, Any], line: int, first: int) -> list[Rewrite]:
     unknown = set(call) - {k for keys in _CALL_KEYS.values() for k in keys} - set(_CALLS)
     if unknown:
         accepted = ", ".join(f'"{k}"' for k in (*_CALLS, *(k for keys in _CALL_KEYS.values() for k in keys)))
-        raise ParseError(f"the rewrite at line {line} has keys it cannot take: {', '.join(sorted(unknown))}", line,
-                         f"accepted keys: {accepted}")
+        raise ParseError(
+            f"the rewrite at line {line} has keys it cannot take: {', '.join(sorted(unknown))}",
+            line,
+            f"accepted keys: {accepted}",
+        )
     ops = _one(call, _CALLS, "the list of rewrites", line)
     if not isinstance(ops, list) or not ops:
         raise ParseError(f"the rewrite at line {line} holds no operation", line, SHAPE)
@@ -214,8 +236,11 @@ def _rewrites(call: dict[str, Any], line: int, first: int) -> list[Rewrite]:
             raise ParseError(f"rewrite #{n} at line {line} is a {type(op).__name__}, not an object", line, SHAPE)
         unknown = set(op) - {k for keys in _OP_KEYS.values() for k in keys}
         if unknown:
-            raise ParseError(f"rewrite #{n} at line {line} has keys it cannot take: {', '.join(sorted(unknown))}", line,
-                             'each operation is {"pattern": P, "to": T, "selector"?: KIND} (or {"pat": P, "out": T})')
+            raise ParseError(
+                f"rewrite #{n} at line {line} has keys it cannot take: {', '.join(sorted(unknown))}",
+                line,
+                'each operation is {"pattern": P, "to": T, "selector"?: KIND} (or {"pat": P, "out": T})',
+            )
         pattern = _text(_one(op, _OP_KEYS["pattern"], "the pattern", line), "pattern", line)
         to = _text(_one(op, _OP_KEYS["to"], "the replacement", line), "to", line, empty=True)
         _checked(pattern, to, n, line)

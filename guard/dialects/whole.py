@@ -75,11 +75,7 @@ def parse(text: str, path: str | None = None) -> EditSet:
 
 
 def _other_dialect(text: str) -> bool:
-    return (
-        fences.looks_like_patch(text)
-        or searchreplace.detect(text) > 0
-        or jsonedit.detect(text) > 0
-    )
+    return fences.looks_like_patch(text) or searchreplace.detect(text) > 0 or jsonedit.detect(text) > 0
 
 
 def detect(text: str) -> int:

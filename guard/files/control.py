@@ -40,11 +40,12 @@ if TYPE_CHECKING:
 
 SETTING = "paths.control_editable"
 
-_ATTRIBUTES = ("git's attributes file: it sets how git and agent-guard's checks read files (whitespace rules, "
-               "conflict-marker size, binary, and the filters and drivers git runs)")
+_ATTRIBUTES = (
+    "git's attributes file: it sets how git and agent-guard's checks read files (whitespace rules, "
+    "conflict-marker size, binary, and the filters and drivers git runs)"
+)
 _PRE_COMMIT = "pre-commit's configuration: pre-commit runs the commands its `entry:` lines name on every commit"
-_HOOKS_OFFERED = ("the hooks this repository offers to pre-commit: their `entry:` commands run in every repository "
-                  "that uses them")
+_HOOKS_OFFERED = "the hooks this repository offers to pre-commit: their `entry:` commands run in every repository that uses them"
 _LEFTHOOK = "lefthook's configuration: its git hooks run the commands it names"
 _HOOK_SCRIPTS = "a hook manager's script: git runs it on commits or pushes"
 
@@ -58,8 +59,7 @@ _ANY_DEPTH = {
 }
 # Names that control something at the top of the tree.
 _AT_TOP = {
-    ".gitmodules": "git's submodule list: it names the repositories git fetches and the commands "
-                   "`submodule.<name>.update` runs",
+    ".gitmodules": "git's submodule list: it names the repositories git fetches and the commands `submodule.<name>.update` runs",
     ".overcommit.yml": "overcommit's configuration: its git hooks run the commands it names",
     ".overcommit.yaml": "overcommit's configuration: its git hooks run the commands it names",
 }
@@ -78,16 +78,51 @@ _PATH_KEYS = {
 }
 # Keys whose value is a command git (or a git command the user runs) executes: a path
 # inside the tree that the command names is a script git runs.
-_COMMAND_KEYS = frozenset({
-    "core.fsmonitor", "core.sshcommand", "core.editor", "core.pager", "core.askpass", "core.gitproxy",
-    "sequence.editor", "diff.external", "gpg.program", "credential.helper", "interactive.difffilter",
-    "uploadpack.packobjectshook", "sendemail.smtpserver", "sendemail.tocmd", "sendemail.cccmd", "imap.tunnel",
-    "web.browser", "diff.*.command", "diff.*.textconv", "merge.*.driver", "filter.*.clean", "filter.*.smudge",
-    "filter.*.process", "credential.*.helper", "gpg.*.program", "pager.*", "alias.*", "difftool.*.cmd",
-    "difftool.*.path", "mergetool.*.cmd", "mergetool.*.path", "man.*.cmd", "man.*.path", "browser.*.cmd",
-    "browser.*.path", "remote.*.uploadpack", "remote.*.receivepack", "submodule.*.update", "trailer.*.command",
-    "trailer.*.cmd", "sendemail.*.smtpserver",
-})
+_COMMAND_KEYS = frozenset(
+    {
+        "core.fsmonitor",
+        "core.sshcommand",
+        "core.editor",
+        "core.pager",
+        "core.askpass",
+        "core.gitproxy",
+        "sequence.editor",
+        "diff.external",
+        "gpg.program",
+        "credential.helper",
+        "interactive.difffilter",
+        "uploadpack.packobjectshook",
+        "sendemail.smtpserver",
+        "sendemail.tocmd",
+        "sendemail.cccmd",
+        "imap.tunnel",
+        "web.browser",
+        "diff.*.command",
+        "diff.*.textconv",
+        "merge.*.driver",
+        "filter.*.clean",
+        "filter.*.smudge",
+        "filter.*.process",
+        "credential.*.helper",
+        "gpg.*.program",
+        "pager.*",
+        "alias.*",
+        "difftool.*.cmd",
+        "difftool.*.path",
+        "mergetool.*.cmd",
+        "mergetool.*.path",
+        "man.*.cmd",
+        "man.*.path",
+        "browser.*.cmd",
+        "browser.*.path",
+        "remote.*.uploadpack",
+        "remote.*.receivepack",
+        "submodule.*.update",
+        "trailer.*.command",
+        "trailer.*.cmd",
+        "sendemail.*.smtpserver",
+    }
+)
 # Characters that end a word of a shell command (`a;b`, `a|b`, `$(a)`).
 _SHELL_BREAK = lazy(r"[;&|()<>`$]+")
 
@@ -163,7 +198,7 @@ def _inside(tops: Sequence[str], value: str, base: str) -> str | None:
     for candidate in dict.fromkeys((full, os.path.realpath(full))):
         for top in tops:
             if candidate.startswith(top + "/"):
-                return candidate[len(top) + 1:]
+                return candidate[len(top) + 1 :]
     return None
 
 
@@ -196,8 +231,17 @@ def named_paths(entries: Iterable[ConfigEntry], root: Path) -> dict[str, str]:
         if entry.key in _PATH_KEYS:
             add(_inside(tops, entry.value, base), f"{_PATH_KEYS[entry.key]}{origin}")
         elif entry.key in _COMMAND_KEYS or pattern in _COMMAND_KEYS:
-            if entry.key == "core.fsmonitor" and entry.value.strip().lower() in ("true", "false", "yes", "no", "on",
-                                                                                  "off", "1", "0", ""):
+            if entry.key == "core.fsmonitor" and entry.value.strip().lower() in (
+                "true",
+                "false",
+                "yes",
+                "no",
+                "on",
+                "off",
+                "1",
+                "0",
+                "",
+            ):
                 continue  # the built-in monitor, or none
             if pattern == "alias.*" and not entry.value.startswith("!"):
                 continue  # a git command, not a program
@@ -232,9 +276,11 @@ def finding(path: str, what: str, pol: Policy, severity: str = "error", entry: s
     if editable(path, pol):
         return None
     return Finding(
-        "path-protected", severity, path, None,
-        f"{path!r} is {what}; agents may not change it (a control file: what it says runs later, or changes "
-        "what the checks see)",
+        "path-protected",
+        severity,
+        path,
+        None,
+        f"{path!r} is {what}; agents may not change it (a control file: what it says runs later, or changes what the checks see)",
         f"leave it out of the edit. If the user wants agents to change it, they list it in .agent-guard.yaml "
         f"under {SETTING}: `paths: {{control_editable: [{(entry or path)!r}]}}`",
     )
@@ -303,8 +349,10 @@ def nested_findings(root: Path, changes: Sequence[FileChange], pol: Policy) -> l
             if folder not in verdict:
                 verdict[folder] = git_dir_after(after, folder)
             if verdict[folder]:
-                what = (f"inside {folder + '/'!r}, a git directory once this edit is written (HEAD, objects/ and "
-                        f"refs/): git takes that folder for a repository and runs the commands its config names")
+                what = (
+                    f"inside {folder + '/'!r}, a git directory once this edit is written (HEAD, objects/ and "
+                    f"refs/): git takes that folder for a repository and runs the commands its config names"
+                )
                 found = finding(c.path, what, pol, entry=f"{folder}/**")
                 if found is not None:
                     out.append(found)

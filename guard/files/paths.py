@@ -69,7 +69,9 @@ def _outside(raw: str, what: str, hint: str) -> tuple[None, Finding]:
 
 def _protected_git(path: str) -> tuple[None, Finding]:
     return None, error(
-        "path-protected", path, None,
+        "path-protected",
+        path,
+        None,
         f"{path!r} is inside the repository's .git folder (or a name a filesystem folds to .git)",
         "agents may never change git's own files; edit files of the work tree only",
     )
@@ -136,8 +138,12 @@ def resolve(root: Path, raw: str) -> tuple[str | None, Finding | None]:
     path = "/".join(parts)
     size = len(path.encode("utf-8", "surrogateescape"))
     if size > MAX_PATH_BYTES or len(parts) > MAX_DEPTH:
-        return _outside(raw, f"the path is {size:,} bytes and {len(parts)} names deep; the limits are "
-                        f"{MAX_PATH_BYTES:,} bytes and {MAX_DEPTH} names", "use a shorter path")
+        return _outside(
+            raw,
+            f"the path is {size:,} bytes and {len(parts)} names deep; the limits are "
+            f"{MAX_PATH_BYTES:,} bytes and {MAX_DEPTH} names",
+            "use a shorter path",
+        )
     if any(_is_dot_git(c) for c in parts):
         return _protected_git(path)
     return _check_filesystem(real_root, raw, path, parts)
@@ -151,16 +157,25 @@ def _not_a_name(raw: str) -> tuple[None, Finding] | None:
     if half:
         code = ord(half.group())
         # 0xDC80-0xDCFF: a byte that is not UTF-8, as Python decodes a file name or argument.
-        what = (f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8" if 0xDC80 <= code <= 0xDCFF else
-                f"U+{code:04X}, half of a UTF-16 surrogate pair: no character, and no UTF-8")
+        what = (
+            f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8"
+            if 0xDC80 <= code <= 0xDCFF
+            else f"U+{code:04X}, half of a UTF-16 surrogate pair: no character, and no UTF-8"
+        )
         return None, error(
-            "not-utf8", raw.encode("utf-8", "backslashreplace").decode("utf-8"), None,
+            "not-utf8",
+            raw.encode("utf-8", "backslashreplace").decode("utf-8"),
+            None,
             f"the path holds {what} (at position {half.start()})",
-            "write the file name as UTF-8 text (a JSON escape must give both halves of a pair, e.g. \\ud83d\\ude00)")
+            "write the file name as UTF-8 text (a JSON escape must give both halves of a pair, e.g. \\ud83d\\ude00)",
+        )
     bad = _CONTROL.search(raw)
     if bad:
-        return _outside(raw, f"the path holds a control character {bad.group()!r} at position {bad.start()}",
-                        "write the file name without NUL, newline or other control characters")
+        return _outside(
+            raw,
+            f"the path holds a control character {bad.group()!r} at position {bad.start()}",
+            "write the file name without NUL, newline or other control characters",
+        )
     return None
 
 
@@ -173,9 +188,12 @@ def _relative(root: Path, real_root: str, raw: str) -> str | tuple[None, Finding
         if raw == base or raw.rstrip("/") == base:
             return _outside(raw, "names the repository root, not a file", "name a file inside the repository")
         if raw.startswith(base.rstrip("/") + "/"):
-            return raw[len(base.rstrip("/")) + 1:]
-    return _outside(raw, f"the absolute path is outside the repository {real_root}",
-                    f"name a file inside the repository: a relative path, or an absolute one under {real_root}")
+            return raw[len(base.rstrip("/")) + 1 :]
+    return _outside(
+        raw,
+        f"the absolute path is outside the repository {real_root}",
+        f"name a file inside the repository: a relative path, or an absolute one under {real_root}",
+    )
 
 
 def _names(real_root: str, raw: str, rel: str) -> list[str] | tuple[None, Finding]:
@@ -187,17 +205,20 @@ def _names(real_root: str, raw: str, rel: str) -> list[str] | tuple[None, Findin
             continue
         if comp == "..":
             if not parts:
-                return _outside(raw, "'..' leaves the repository",
-                                "name a file inside the repository; '..' cannot climb above its top folder")
+                return _outside(
+                    raw, "'..' leaves the repository", "name a file inside the repository; '..' cannot climb above its top folder"
+                )
             gone = parts.pop()
             # `a/..` means `.` only when `a` is a plain folder; through a symlink it does not.
             if os.path.islink(os.path.join(real_root, *parts, gone)):
-                return _outside(raw, f"'..' follows the symbolic link {'/'.join([*parts, gone])!r}",
-                                "name the file by its real location inside the repository, without '..' after the link")
+                return _outside(
+                    raw,
+                    f"'..' follows the symbolic link {'/'.join([*parts, gone])!r}",
+                    "name the file by its real location inside the repository, without '..' after the link",
+                )
             continue
         if len(comp.encode("utf-8", "surrogateescape")) > 255:
-            return _outside(raw, f"the name {comp[:40]!r}... is longer than 255 bytes",
-                            "use a shorter file name")
+            return _outside(raw, f"the name {comp[:40]!r}... is longer than 255 bytes", "use a shorter file name")
         parts.append(comp)
     return parts
 
@@ -214,14 +235,20 @@ def _check_filesystem(real_root: str, raw: str, path: str, parts: list[str]) -> 
         if is_link:
             target = os.readlink(full)
             which = "the file itself" if last else f"the folder {prefix!r}"
-            return _outside(raw, f"{which} is a symbolic link (to {target!r})",
-                            "edit the file at its real location inside the repository, not through the link")
+            return _outside(
+                raw,
+                f"{which} is a symbolic link (to {target!r})",
+                "edit the file at its real location inside the repository, not through the link",
+            )
         if not os.path.isdir(full):
             break  # nothing below a missing folder or a file can be a link or a submodule
         if os.path.lexists(os.path.join(full, ".git")):
             which = f"{prefix!r} is a submodule" if last else f"the folder {prefix!r} is a submodule"
             return None, error(
-                "path-protected", path, None, f"{path!r}: {which} (it holds its own .git)",
+                "path-protected",
+                path,
+                None,
+                f"{path!r}: {which} (it holds its own .git)",
                 "edit the submodule in its own repository, not through this one",
             )
     return path, None
@@ -273,7 +300,7 @@ def glob_source(pattern: str) -> str:
                 out.append(re.escape(c))
                 i += 1
             else:
-                body = pat[i + 1:end]
+                body = pat[i + 1 : end]
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 out.append("[" + body.replace("\\", "\\\\") + "]")
@@ -303,8 +330,7 @@ def _any_glob(patterns: tuple[str, ...], ignorecase: bool = True) -> re.Pattern[
     match per path instead of one per pattern.
     """
     try:
-        return re.compile("|".join(f"(?:{glob_source(p)})" for p in patterns),
-                          (re.IGNORECASE if ignorecase else 0) | re.DOTALL)
+        return re.compile("|".join(f"(?:{glob_source(p)})" for p in patterns), (re.IGNORECASE if ignorecase else 0) | re.DOTALL)
     except re.error:  # a bad character class somewhere: `matches` compares it literally
         return None
 
@@ -334,7 +360,9 @@ def git_folder_finding(path: str, folders: Mapping[str, str]) -> Finding | None:
         inside = _folded(folder)
         if names[: len(inside)] == inside:
             return error(
-                "path-protected", path, None,
+                "path-protected",
+                path,
+                None,
                 f"{path!r} is inside {folder + '/'!r}, {what}: git runs what is in it (hooks, commands its config names)",
                 "agents may never change git's own files; edit files of the work tree only",
             )
@@ -367,7 +395,9 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     if own is not None:
         # Like .git, whatever the level: an agent that may rewrite the policy may switch it off.
         return error(
-            "path-protected", path, None,
+            "path-protected",
+            path,
+            None,
             f"{path!r} is {_policy_file_is(own)}: agents may never change the policy that guards them",
             "leave it out of the edit; the policy is the user's to change",
         )
@@ -378,7 +408,10 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     if glob is not None:
         pattern, setting = glob
         return Finding(
-            "path-protected", level, path, None,
+            "path-protected",
+            level,
+            path,
+            None,
             f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)})",
             "agents may not change this path; leave it out of the edit, or ask the user to change it",
         )
@@ -387,9 +420,11 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     # `src/**` where the file system tells case apart (git's core.ignorecase; Policy.ignorecase).
     if allow and first_match((path,), allow, policy.ignorecase) is None:
         return Finding(
-            "path-protected", level, path, None,
-            f"{path!r} is outside the allow-list "
-            f"({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
+            "path-protected",
+            level,
+            path,
+            None,
+            f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
             "edit only paths the allow-list names, or ask the user to widen paths.allow",
         )
     return None
@@ -404,21 +439,33 @@ def read_finding(path: str, policy: Policy) -> Finding | None:
         return _protected_git(path)[1]
     if policy.read_protected:
         return None
-    hint = ("leave it unread; if agents must read protected files, the user can set `read_protected: true` "
-            "in the policy (.agent-guard.yaml)")
+    hint = (
+        "leave it unread; if agents must read protected files, the user can set `read_protected: true` "
+        "in the policy (.agent-guard.yaml)"
+    )
     own = _own_file(path, policy)
     if own is not None:
-        return error("path-protected", path, None,
-                     f"{path!r} is {_policy_file_is(own)}, and protected files are not read through agent-guard", hint)
+        return error(
+            "path-protected",
+            path,
+            None,
+            f"{path!r} is {_policy_file_is(own)}, and protected files are not read through agent-guard",
+            hint,
+        )
     if policy.level("path-protected") not in ("error", "warning"):
         return None
     glob = _glob_pattern(path, parts, policy)
     if glob is None:
         return None
     pattern, setting = glob
-    return error("path-protected", path, None,
-                 f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)}), "
-                 "and protected files are not read through agent-guard", hint)
+    return error(
+        "path-protected",
+        path,
+        None,
+        f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)}), "
+        "and protected files are not read through agent-guard",
+        hint,
+    )
 
 
 def _policy_file_is(own: str) -> str:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from ..report import Report
 
 # Findings whose message and hint name the path and the rule, never a line of the file.
-SAFE_CODES = frozenset({"path-protected", "path-outside", "untracked", "exists", "missing", "budget", "binary",
-                        "not-utf8", "overlap", "parse-error"})
+SAFE_CODES = frozenset(
+    {"path-protected", "path-outside", "untracked", "exists", "missing", "budget", "binary", "not-utf8", "overlap", "parse-error"}
+)
 
 # What a finding of each code says about a protected file, without its lines.
 _MEANING = {
@@ -47,11 +48,12 @@ _MEANING = {
     "rollback-conflict": "{path} changed after the turn, over or next to what the rollback must undo",
 }
 _HINT = {
-    "rollback-conflict": "undo or commit that later change first, or pass --force to take the turn's old side "
-                         "where they overlap",
+    "rollback-conflict": "undo or commit that later change first, or pass --force to take the turn's old side where they overlap",
 }
-_FALLBACK_HINT = ("agent-guard does not show a protected file's contents to agents; leave the change to the user, "
-                  "who can set `read_protected: true` in the policy to let agents read such files")
+_FALLBACK_HINT = (
+    "agent-guard does not show a protected file's contents to agents; leave the change to the user, "
+    "who can set `read_protected: true` in the policy to let agents read such files"
+)
 
 
 def sealed(path: str | None, policy: Policy) -> bool:
@@ -94,8 +96,9 @@ def note(c: FileChange, commit: str | None) -> str:
     else:
         see = "nothing is recorded yet: the edit itself holds them"
     head = diffs.header(c.path, c.op, c.old_path, c.old_mode, c.new_mode)
-    return "\n".join(head) + (f"\n{label}: +{len(c.added)} -{len(c.removed)}: its contents are protected and not "
-                              f"shown (read_protected is off); {see}\n")
+    return "\n".join(head) + (
+        f"\n{label}: +{len(c.added)} -{len(c.removed)}: its contents are protected and not shown (read_protected is off); {see}\n"
+    )
 
 
 def findings(found: Sequence[Finding], policy: Policy) -> tuple[Finding, ...]:

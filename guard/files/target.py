@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
     from .attributes import AttrLookup
 
+
 def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
     """An agent's path as a repository-relative one, or the finding that refuses it: outside
     the tree, in git's own folders, a control file (``control``; read freely), protected (for
@@ -57,9 +58,13 @@ def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tupl
     if sub is not None:
         # paths.resolve sees a checked-out submodule's .git; this is one not checked out,
         # whose empty folder a later `git submodule update` must find empty.
-        return None, error("path-protected", rel, None,
-                           f"{rel!r}: {sub!r} is a submodule (git records it as a commit, not files)",
-                           "edit the submodule in its own repository, not through this one")
+        return None, error(
+            "path-protected",
+            rel,
+            None,
+            f"{rel!r}: {sub!r} is a submodule (git records it as a commit, not files)",
+            "edit the submodule in its own repository, not through this one",
+        )
     return rel, None
 
 
@@ -82,8 +87,7 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]
         if tip is None or ws.repo.tree_entry(tip_tree, path) is None:
             return False
         if path not in known:
-            known[path] = not ws.repo.ignored(path) and ledger.created_by_agent(ws.repo, tip, agent, path,
-                                                                                 ws.ledger_memo)
+            known[path] = not ws.repo.ignored(path) and ledger.created_by_agent(ws.repo, tip, agent, path, ws.ledger_memo)
         return known[path]
 
     return tracked
@@ -92,9 +96,17 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str) -> Callable[[str], bool]
 _Result = tuple[FileChange | None, list[Finding], list[str]]  # the change (None: refused), findings, notes
 
 
-def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], here: str = "",
-               audience: Audience = CLI, guessed_whole: bool = False, require_read: bool = False,
-               attr: AttrLookup | None = None) -> _Result:
+def change_for(
+    ws: Workspace,
+    fe: FileEdit,
+    pol: Policy,
+    tiers: tuple[str, ...],
+    here: str = "",
+    audience: Audience = CLI,
+    guessed_whole: bool = False,
+    require_read: bool = False,
+    attr: AttrLookup | None = None,
+) -> _Result:
     """The change `fe` makes to its file (None when refused), with the findings and notes that go with it.
 
     `require_read`: an existing file the edit changes, moves or deletes must be one the agent
@@ -110,8 +122,19 @@ def change_for(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...],
     """
     attr = attr or ws.repo.attr
     if fe.binary:
-        return None, [error("binary", fe.path, None, f"binary patch for {fe.path}: agent-guard edits text only",
-                            "change binary files outside the agent, or send a text edit")], []
+        return (
+            None,
+            [
+                error(
+                    "binary",
+                    fe.path,
+                    None,
+                    f"binary patch for {fe.path}: agent-guard edits text only",
+                    "change binary files outside the agent, or send a text edit",
+                )
+            ],
+            [],
+        )
     where = _paths(ws, fe, pol, here)
     if isinstance(where, list):
         return None, where, []
@@ -151,8 +174,17 @@ def _paths(ws: Workspace, fe: FileEdit, pol: Policy, here: str) -> tuple[FileEdi
     return fe, start, src, path
 
 
-def _read_vetted(ws: Workspace, fe: FileEdit, pol: Policy, start: str, src: str, path: str, require_read: bool,
-                 audience: Audience, attr: AttrLookup) -> tuple[bytes | None, int | None, Op] | Finding:
+def _read_vetted(
+    ws: Workspace,
+    fe: FileEdit,
+    pol: Policy,
+    start: str,
+    src: str,
+    path: str,
+    require_read: bool,
+    audience: Audience,
+    attr: AttrLookup,
+) -> tuple[bytes | None, int | None, Op] | Finding:
     """The file's bytes and mode now (None: not there) and the operation it gets, once what is
     there allows the edit (``_vet``), the agent read it (`require_read`) and its content is text."""
     from ..checks import content_finding
@@ -179,8 +211,9 @@ def _read_vetted(ws: Workspace, fe: FileEdit, pol: Policy, start: str, src: str,
     return before, old_mode, op
 
 
-def _against_reads(ws: Workspace, fe: FileEdit, src: str, before: bytes | None, pol: Policy,
-                   audience: Audience) -> Anchored | None:
+def _against_reads(
+    ws: Workspace, fe: FileEdit, src: str, before: bytes | None, pol: Policy, audience: Audience
+) -> Anchored | None:
     """What the agent read decides a line-anchored edit, and (read_before_edit) an edit with no
     base of its own; None for any other edit (it is as sent).  Only those load `anchors` (and
     with it the reads record, hashline's module)."""
@@ -201,9 +234,21 @@ def _against_reads(ws: Workspace, fe: FileEdit, src: str, before: bytes | None, 
     return None
 
 
-def _edited(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], src: str, path: str,
-            before: bytes | None, old_mode: int | None, op: Op, read: Anchored | None, audience: Audience,
-            guessed_whole: bool, attr: AttrLookup) -> _Result:
+def _edited(
+    ws: Workspace,
+    fe: FileEdit,
+    pol: Policy,
+    tiers: tuple[str, ...],
+    src: str,
+    path: str,
+    before: bytes | None,
+    old_mode: int | None,
+    op: Op,
+    read: Anchored | None,
+    audience: Audience,
+    guessed_whole: bool,
+    attr: AttrLookup,
+) -> _Result:
     """The change of a file created or edited: its new text (``_new_text``), as a change."""
     stale = read.stale if read is not None else None  # read_before_edit: the file changed since the agent saw it
     text = decode(before) if before is not None else Text((), (), False)
@@ -211,8 +256,10 @@ def _edited(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], sr
     flt = attr(path, "filter")
     if isinstance(flt, str):
         # What the agent read and what an editor would write: the work-tree bytes.
-        notes.append(f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
-                     "(smudged) bytes, and git runs the filter's clean step when the file is staged")
+        notes.append(
+            f"{path} passes through the git filter {flt!r}: the edit applies to its work-tree "
+            "(smudged) bytes, and git runs the filter's clean step when the file is staged"
+        )
     dropped: Finding | None = None
     if fe.content is not None and guessed_whole and before is not None and stale is None:
         doubt = _snippet_not_file(path, text, fe.content, audience)
@@ -235,16 +282,33 @@ def _edited(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], sr
         if converted:
             repairs.append("eol")
     change = diffs.make_change(
-        path, op, before, new.encode(), old_path=src if src != path else None, old_mode=old_mode,
-        new_mode=fe.new_mode or old_mode or FILE, repairs=repairs, regions=got.regions,
-        before_text=text if before is not None else None, after_text=new, whole=fe.content is not None,
+        path,
+        op,
+        before,
+        new.encode(),
+        old_path=src if src != path else None,
+        old_mode=old_mode,
+        new_mode=fe.new_mode or old_mode or FILE,
+        repairs=repairs,
+        regions=got.regions,
+        before_text=text if before is not None else None,
+        after_text=new,
+        whole=fe.content is not None,
     )
     found = list(read.findings) if read is not None else []
     return change, found + ([dropped] if dropped is not None else []), notes + list(got.notes)
 
 
-def _new_text(ws: Workspace, fe: FileEdit, pol: Policy, tiers: tuple[str, ...], path: str, before: bytes | None,
-              text: Text, read: Anchored | None) -> Rewritten | list[Finding]:
+def _new_text(
+    ws: Workspace,
+    fe: FileEdit,
+    pol: Policy,
+    tiers: tuple[str, ...],
+    path: str,
+    before: bytes | None,
+    text: Text,
+    read: Anchored | None,
+) -> Rewritten | list[Finding]:
     """The file's new text: the edit located in the file as it is, else (``3way``) in a version
     the agent saw before; or the findings that refuse it."""
     stale = read.stale if read is not None else None
@@ -290,32 +354,55 @@ def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audie
     if seen is not None and seen.blob == ws.repo.hash_blob(current):
         return None
     why = "you have not read it" if seen is None else "it changed since you last read it"
-    return error("stale", path, None, f"{path} cannot be edited: {why}",
-                 f"read it first with {audience.read(path, agent)}, then edit the text as it reads now")
+    return error(
+        "stale",
+        path,
+        None,
+        f"{path} cannot be edited: {why}",
+        f"read it first with {audience.read(path, agent)}, then edit the text as it reads now",
+    )
 
 
-def _vet(ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None,
-         start: str) -> Finding | None:
+def _vet(
+    ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None, start: str
+) -> Finding | None:
     """The refusal of an operation that does not fit what is there, or None."""
     if before is None and ws.repo.skip_worktree(src):
         return _outside_sparse(src, op is Op.CREATE or fe.create_missing)
     if op is Op.CREATE and before is not None:
-        return error("exists", path, None, f"{path} already exists; a create would overwrite it",
-                     "send a modify edit (a diff or SEARCH/REPLACE against its current content), or delete it first")
+        return error(
+            "exists",
+            path,
+            None,
+            f"{path} already exists; a create would overwrite it",
+            "send a modify edit (a diff or SEARCH/REPLACE against its current content), or delete it first",
+        )
     if op is not Op.CREATE and before is None and not (fe.create_missing and op is Op.MODIFY):
         verb = "delete" if op is Op.DELETE else "modify"
-        return error("missing", path, None, f"cannot {verb} {src}: it does not exist",
-                     f"create it with a new-file edit, or check the path "
-                     f"({paths.start_rule(start, fe.path_base is PathBase.ROOT)})")
+        return error(
+            "missing",
+            path,
+            None,
+            f"cannot {verb} {src}: it does not exist",
+            f"create it with a new-file edit, or check the path ({paths.start_rule(start, fe.path_base is PathBase.ROOT)})",
+        )
     if (fe.new_mode or FILE) not in (FILE, EXEC):
         kind = "a symlink" if fe.new_mode == 0o120000 else "a submodule" if fe.new_mode == 0o160000 else f"mode {fe.new_mode:o}"
-        return error("path-outside", path, None,
-                     f"{path} would become {kind}: agent-guard writes regular files only "
-                     "(a link may point outside the repository)",
-                     "create links and submodules yourself, outside the agent")
+        return error(
+            "path-outside",
+            path,
+            None,
+            f"{path} would become {kind}: agent-guard writes regular files only (a link may point outside the repository)",
+            "create links and submodules yourself, outside the agent",
+        )
     if op is Op.RENAME and src != path and dest is not None:
-        return error("exists", path, None, f"cannot move {src} to {path}: {path} already exists",
-                     "delete the destination first, or move to another name")
+        return error(
+            "exists",
+            path,
+            None,
+            f"cannot move {src} to {path}: {path} already exists",
+            "delete the destination first, or move to another name",
+        )
     return None
 
 
@@ -325,11 +412,21 @@ def _not_a_file(root: Path, fe: FileEdit, src: str, path: str, exc: worktree.Uns
         return special_file(exc, fe.op is Op.CREATE or fe.create_missing or exc.path != src)
     folder = next((p for p in dict.fromkeys((src, path)) if _is_folder(root / p)), None)
     if folder is None:
-        return error("path-outside", fe.path, None, f"{exc}: agent-guard never writes through a symlink",
-                     "edit the file the link points to, by its own path inside the repository")
+        return error(
+            "path-outside",
+            fe.path,
+            None,
+            f"{exc}: agent-guard never writes through a symlink",
+            "edit the file the link points to, by its own path inside the repository",
+        )
     if fe.op is Op.CREATE or folder != src:
-        return error("exists", folder, None, f"{folder} already exists as a folder; a file cannot be written there",
-                     "name a file inside that folder, or another path")
+        return error(
+            "exists",
+            folder,
+            None,
+            f"{folder} already exists as a folder; a file cannot be written there",
+            "name a file inside that folder, or another path",
+        )
     return error("missing", folder, None, f"{folder} is a folder, not a file", "name a file")
 
 
@@ -340,14 +437,25 @@ def special_file(exc: worktree.NotAFile, creates: bool) -> Finding:
     one: no regular file is there, and agent-guard never opens anything else (a pipe
     would hold the read until something wrote to it).
     """
-    hint = ("pipes, sockets and devices are not for agents to read or write: name a regular file, or ask the "
-            f"user to remove {exc.path}")
+    hint = (
+        "pipes, sockets and devices are not for agents to read or write: name a regular file, or ask the "
+        f"user to remove {exc.path}"
+    )
     if creates:
-        return error("exists", exc.path, None,
-                     f"{exc.path} already exists as {exc.what}, not a regular file; a file cannot be written there",
-                     hint)
-    return error("missing", exc.path, None,
-                 f"{exc.path} is {exc.what}, not a regular file: agent-guard reads and edits regular files only", hint)
+        return error(
+            "exists",
+            exc.path,
+            None,
+            f"{exc.path} already exists as {exc.what}, not a regular file; a file cannot be written there",
+            hint,
+        )
+    return error(
+        "missing",
+        exc.path,
+        None,
+        f"{exc.path} is {exc.what}, not a regular file: agent-guard reads and edits regular files only",
+        hint,
+    )
 
 
 def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tuple[Finding, ...]) -> bool:
@@ -355,21 +463,36 @@ def _may_be_older(fe: FileEdit, before: bytes | None, bases: Bases, refused: tup
     # A lazy snippet's `placeholder` refusal (lines it would drop without a marker) is a reading of
     # its layout against the file, which a line changed since can break (a shown line now unique
     # elsewhere anchors it there): the version it was written against may read it whole.
-    codes = ("not-found", "ambiguous", "placeholder") if all(isinstance(c, Snippet) for c in fe.changes) \
+    codes = (
+        ("not-found", "ambiguous", "placeholder")
+        if all(isinstance(c, Snippet) for c in fe.changes)
         else ("not-found", "ambiguous")
-    return (before is not None and bool(fe.changes) and fe.content is None and bases.named is None
-            and not bases.seen and not any(isinstance(c, LineRange) for c in fe.changes)
-            and all(f.code in codes for f in refused))
+    )
+    return (
+        before is not None
+        and bool(fe.changes)
+        and fe.content is None
+        and bases.named is None
+        and not bases.seen
+        and not any(isinstance(c, LineRange) for c in fe.changes)
+        and all(f.code in codes for f in refused)
+    )
 
 
-def _bases(ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: tuple[str, ...], pol: Policy,
-           seen: tuple[str, ...]) -> Bases:
+def _bases(
+    ws: Workspace, fe: FileEdit, path: str, before: bytes | None, tiers: tuple[str, ...], pol: Policy, seen: tuple[str, ...]
+) -> Bases:
     """The texts, other than the file now, that the edit may have been made against (from git)."""
     if seen:
         return Bases(seen=tuple(t for oid in seen if (t := decode_or_none(ws.repo.read_blob(oid))) is not None))
     named = None
-    if "3way" in tiers and fe.base and before is not None and len(fe.base) >= 7 \
-            and not ws.repo.hash_blob(before).startswith(fe.base.lower()):
+    if (
+        "3way" in tiers
+        and fe.base
+        and before is not None
+        and len(fe.base) >= 7
+        and not ws.repo.hash_blob(before).startswith(fe.base.lower())
+    ):
         named = decode_or_none(ws.repo.read_blob(fe.base))  # the edit's own base, when git still has it
     earlier = _earlier(ws, path, before, pol) if before is not None and any(isinstance(c, Snippet) for c in fe.changes) else ()
     return Bases(named=named, earlier=earlier)
@@ -388,9 +511,11 @@ def _earlier(ws: Workspace, path: str, before: bytes, pol: Policy) -> tuple[tupl
         return ()  # the agent has seen the file as it is: its snippet was written against it
     head = ws.repo.head_commit()
     entry = ws.repo.tree_entry(ws.repo.commit_tree(head), path) if head else None
-    ids = ((f"{agent}'s last read", read.blob if read else None),
-           (f"{agent}'s last write", written),
-           ("HEAD's version", entry.oid if entry else None))
+    ids = (
+        (f"{agent}'s last read", read.blob if read else None),
+        (f"{agent}'s last write", written),
+        ("HEAD's version", entry.oid if entry else None),
+    )
     out: list[tuple[str, Text]] = []
     seen = {now}
     for label, oid in ids:
@@ -430,8 +555,9 @@ def _prefix_dropped(root: Path, fe: FileEdit, start: str = "", guess: bool = Fal
     return fe._replace(path=source[2:], old_path=old, repairs=repairs)
 
 
-def _delete(fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]
-            ) -> tuple[FileChange | None, list[Finding]]:
+def _delete(
+    fe: FileEdit, path: str, before: bytes | None, old_mode: int | None, tiers: tuple[str, ...]
+) -> tuple[FileChange | None, list[Finding]]:
     assert before is not None
     if fe.changes:
         text = decode(before)
@@ -440,9 +566,15 @@ def _delete(fe: FileEdit, path: str, before: bytes | None, old_mode: int | None,
             return None, list(out.findings)
         left, _ = apply_splices(text, out.splices)
         if left.lines:
-            return None, [error("stale", path, 1,
-                                f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
-                                "re-read the file: it changed since the patch was made")]
+            return None, [
+                error(
+                    "stale",
+                    path,
+                    1,
+                    f"{path} holds {plural(len(left.lines), 'line')} the delete does not show",
+                    "re-read the file: it changed since the patch was made",
+                )
+            ]
     return diffs.make_change(path, Op.DELETE, before, None, old_mode=old_mode), []
 
 
@@ -451,10 +583,16 @@ def _outside_sparse(path: str, creates: bool) -> Finding:
     folder = path.rpartition("/")[0] or "."
     hint = f"ask the user to `git sparse-checkout add {folder}` first, or leave {path} out of the edit"
     if creates:
-        return error("exists", path, None,
-                     f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it", hint)
-    return error("missing", path, None,
-                 f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint)
+        return error(
+            "exists",
+            path,
+            None,
+            f"{path} is tracked by git but outside the sparse checkout; a new file there would shadow it",
+            hint,
+        )
+    return error(
+        "missing", path, None, f"{path} is outside the sparse checkout: git tracks it, but it is not in the work tree", hint
+    )
 
 
 def _is_folder(p: Path) -> bool:
@@ -469,12 +607,13 @@ def _snippet_not_file(path: str, text: Text, content: str, audience: Audience = 
     if new_n * 2 >= old_n or old_n - new_n <= 5:
         return None
     return error(
-        "parse-error", path, None,
+        "parse-error",
+        path,
+        None,
         f"the input was read as the whole new text of {path} (a fenced block under its name), but it holds "
         f"{plural(new_n, 'line')} where {path} has {old_n}: it reads as a snippet of the file, "
         "and written whole it would delete the rest",
-        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, "
-        + audience.whole_file(),
+        "to change part of the file, send a diff or SEARCH/REPLACE blocks; to replace the whole file, " + audience.whole_file(),
     )
 
 
@@ -495,9 +634,12 @@ def _drops_definitions(path: str, text: Text, content: str, audience: Audience =
         return None
     names = sorted(dropped)
     shown = ", ".join(names[:SHOWN_DEFINITIONS]) + (
-        f" and {len(names) - SHOWN_DEFINITIONS} more" if len(names) > SHOWN_DEFINITIONS else "")
+        f" and {len(names) - SHOWN_DEFINITIONS} more" if len(names) > SHOWN_DEFINITIONS else ""
+    )
     return error(
-        "parse-error", path, None,
+        "parse-error",
+        path,
+        None,
         f"the input was read as the whole new text of {path} (a fenced block under its name), but it leaves out "
         f"{plural(lost, 'definition')} {path} has ({shown}): it reads as a snippet of the file, and written whole "
         f"it would delete {'it' if lost == 1 else 'them'}",

@@ -30,8 +30,7 @@ def not_found_hint(fi: FileIndex, want: Sequence[str], path: str) -> tuple[int |
     if found is None:
         first = want[0] if want else ""
         return None, (
-            f"none of the lines to change occur in {path} (first: {quoted(first)!r}); "
-            "re-read the file and copy the lines exactly"
+            f"none of the lines to change occur in {path} (first: {quoted(first)!r}); re-read the file and copy the lines exactly"
         )
     start, _score = found
     start = max(0, start)

@@ -101,15 +101,18 @@ def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
             out[add[lo]] = rem[lo][1]
             lo += 1
         hi = 0
-        while (hi < len(rem) - lo and hi < len(add) - lo
-               and h.lines[rem[-1 - hi][0]].text == h.lines[add[-1 - hi]].text):
+        while hi < len(rem) - lo and hi < len(add) - lo and h.lines[rem[-1 - hi][0]].text == h.lines[add[-1 - hi]].text:
             out[add[-1 - hi]] = rem[-1 - hi][1]
             hi += 1
     return out
 
 
 def _splice_for_hunk(
-    fi: FileIndex, h: Hunk, m: Match, shift: tuple[str, str] | None, plain: dict[int, str | None] | None = None,
+    fi: FileIndex,
+    h: Hunk,
+    m: Match,
+    shift: tuple[str, str] | None,
+    plain: dict[int, str | None] | None = None,
     written: Hunk | None = None,
 ) -> Splice:
     """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
@@ -244,17 +247,27 @@ def _place_hunk(
 
     want = h.old_lines
     line, hint_text = not_found_hint(fi, want, path)
-    return None, [], error(
-        "not-found",
-        path,
-        line,
-        f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
-        hint_text,
+    return (
+        None,
+        [],
+        error(
+            "not-found",
+            path,
+            line,
+            f"the lines to change (hunk at input line {h.source_line}) are not in {path}",
+            hint_text,
+        ),
     )
 
 
 def _readings(
-    fi: FileIndex, forms: _Forms, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
+    fi: FileIndex,
+    forms: _Forms,
+    tiers: Sequence[str],
+    window: tuple[int, int],
+    path: str,
+    drift: int,
+    fuzzy: bool,
 ) -> list[_Reading] | Finding:
     """The readings of the hunk: without fuzz, the first form and variant that fits; under
     fuzz, every one that does."""
@@ -352,8 +365,11 @@ def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path:
     loosest = frozenset(t for t in tiers if t in NORMALISERS)
     from .likeness import near_places, resembles
 
-    if not m.fuzzy and at >= 0 and (at in near_places(fi, m.block, loosest, (at, at + m.size))
-                                    or resembles(fi, m.block, loosest, at)):
+    if (
+        not m.fuzzy
+        and at >= 0
+        and (at in near_places(fi, m.block, loosest, (at, at + m.size)) or resembles(fi, m.block, loosest, at))
+    ):
         return ambiguous(path, fi, sorted({m.start, at}), "offset", source_line)
     return None
 
@@ -382,7 +398,13 @@ def _indent_rivals(fi: FileIndex, m: Match, window: tuple[int, int], path: str, 
 
 
 def _try_hunk(
-    fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int, fuzzy: bool,
+    fi: FileIndex,
+    h: Hunk,
+    tiers: Sequence[str],
+    window: tuple[int, int],
+    path: str,
+    drift: int,
+    fuzzy: bool,
 ) -> tuple[Match, Hunk, int] | Finding | None:
     """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
 
@@ -402,8 +424,11 @@ def _try_hunk(
     found: list[tuple[Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
     stripped = _without_invented(h, fi)
     if stripped is not None:
-        b2 = block._replace(old=stripped.old_lines, tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
-                            hint=None if stripped.old_start is None else stripped.old_start - 1)
+        b2 = block._replace(
+            old=stripped.old_lines,
+            tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
+            hint=None if stripped.old_start is None else stripped.old_start - 1,
+        )
         m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
         if finding is not None:
             return finding
@@ -411,8 +436,11 @@ def _try_hunk(
             found.append((m2, stripped, len(h.lines) - len(stripped.lines)))
     # Context that is mostly invented or wrong describes some other file: a match on
     # the few lines left would be a guess, however unique.  At most a third may be off.
-    found = [(m, hh, off) for m, hh, dropped in found
-             if (off := dropped + count_misses(fi, m.block, m.active, m.start)) <= max(1, _context(hh, dropped) // 3)]
+    found = [
+        (m, hh, off)
+        for m, hh, dropped in found
+        if (off := dropped + count_misses(fi, m.block, m.active, m.start)) <= max(1, _context(hh, dropped) // 3)
+    ]
     if len(found) == 2 and _effect(found[0][1], found[0][0].start) != _effect(found[1][1], found[1][0].start):
         if found[0][0].start != found[1][0].start:
             return ambiguous(path, fi, sorted({f[0].start for f in found}), "fuzz", h.source_line)
@@ -431,7 +459,9 @@ def _two_readings(fi: FileIndex, m: Match, path: str) -> Finding:
     k = next((k for k, x in enumerate(m.block.old) if lines[m.start + k] != norm(x)), 0)
     at = m.start + k
     return error(
-        "ambiguous", path, at + 1,
+        "ambiguous",
+        path,
+        at + 1,
         f"the context line {quoted(m.block.old[k])!r} is not line {at + 1} as it is now, and the edit means "
         "different things whether it stands for that line or for nothing (the new lines go on either side of it)",
         f"line {at + 1} is {quoted(fi.keys[at])!r}; copy it as it is into the edit, or leave it out",
@@ -457,7 +487,13 @@ def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
 
 
 def _search_drift(
-    fi: FileIndex, block: Sought, tiers: Sequence[str], window: tuple[int, int], path: str, src: int, drift: int,
+    fi: FileIndex,
+    block: Sought,
+    tiers: Sequence[str],
+    window: tuple[int, int],
+    path: str,
+    src: int,
+    drift: int,
     fuzzy: bool,
 ) -> tuple[Match | None, Finding | None]:
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
@@ -472,7 +508,9 @@ def _search_drift(
 def _misplaced(fi: FileIndex, h: Hunk, start: int, path: str) -> Finding:
     assert h.old_start is not None
     return error(
-        "not-found", path, h.old_start,
+        "not-found",
+        path,
+        h.old_start,
         f"the lines to change (hunk at input line {h.source_line}) are at line {start + 1} of {path}, "
         f"not at line {h.old_start} as the hunk header says, and this policy's locate tiers exclude `offset`",
         f"make the hunk start at line {start + 1}: the file has there:\n{start + 1:>6}| {quoted(fi.keys[start])}",
@@ -503,10 +541,11 @@ def bare_context(h: Hunk) -> Hunk:
         suf += 1
     if not pre and not suf or (pre + suf == len(rem) == len(add)):
         return h
+
     def ctx(hls: Sequence[HunkLine]) -> tuple[HunkLine, ...]:
         return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
 
-    lines = ctx(rem[:pre]) + rem[pre:len(rem) - suf] + add[pre:len(add) - suf] + ctx(rem[len(rem) - suf:])
+    lines = ctx(rem[:pre]) + rem[pre : len(rem) - suf] + add[pre : len(add) - suf] + ctx(rem[len(rem) - suf :])
     return h._replace(lines=lines)
 
 
@@ -571,16 +610,28 @@ def _locate_insertion(
     elif h.old_start is not None:
         at = h.old_start - 1
         if at < 0 or at > n:
-            return None, [], error(
-                "not-found", path, h.old_start,
-                f"the insertion point, line {h.old_start}, is past the end of {path} ({n} lines)",
-                "add context lines around the insertion so it can be located",
+            return (
+                None,
+                [],
+                error(
+                    "not-found",
+                    path,
+                    h.old_start,
+                    f"the insertion point, line {h.old_start}, is past the end of {path} ({n} lines)",
+                    "add context lines around the insertion so it can be located",
+                ),
             )
     else:
-        return None, [], error(
-            "ambiguous", path, None,
-            "an insertion with no context lines and no line number could go anywhere",
-            "include at least one unchanged line before or after the new lines",
+        return (
+            None,
+            [],
+            error(
+                "ambiguous",
+                path,
+                None,
+                "an insertion with no context lines and no line number could go anywhere",
+                "include at least one unchanged line before or after the new lines",
+            ),
         )
     eol = t.dominant_eol()
     if at > 0 and t.eols[at - 1]:

@@ -36,14 +36,45 @@ MAX_CANDIDATES = 64  # beyond this many places the edit is hopelessly ambiguous
 
 UNICODE = str.maketrans(
     {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-        "\u00ab": '"', "\u00bb": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-        "\u00a0": " ", "\u2000": " ", "\u2001": " ", "\u2002": " ", "\u2003": " ", "\u2004": " ",
-        "\u2005": " ", "\u2006": " ", "\u2007": " ", "\u2008": " ", "\u2009": " ", "\u200a": " ",
-        "\u202f": " ", "\u205f": " ", "\u3000": " ",
-        "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2000": " ",
+        "\u2001": " ",
+        "\u2002": " ",
+        "\u2003": " ",
+        "\u2004": " ",
+        "\u2005": " ",
+        "\u2006": " ",
+        "\u2007": " ",
+        "\u2008": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u202f": " ",
+        "\u205f": " ",
+        "\u3000": " ",
+        "\u200b": None,
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
         "\u2026": "...",
     }
 )
@@ -112,8 +143,7 @@ def ambiguous(path: str, fi: FileIndex, starts: Sequence[int], tier: str, src: i
         # A candidate that starts with blank lines is shown by its first line of text.
         return next((p for p in range(s, min(s + 4, len(fi.keys))) if fi.keys[p].strip()), s)
 
-    lines = "\n".join(f"{p + 1:>6}| {quoted(fi.keys[p]) if p < len(fi.keys) else ''}"
-                      for p in map(first_text, list(starts)[:10]))
+    lines = "\n".join(f"{p + 1:>6}| {quoted(fi.keys[p]) if p < len(fi.keys) else ''}" for p in map(first_text, list(starts)[:10]))
     more = "" if len(starts) <= 10 else f" (+{len(starts) - 10} more)"
     return error(
         "ambiguous",
@@ -126,8 +156,9 @@ def ambiguous(path: str, fi: FileIndex, starts: Sequence[int], tier: str, src: i
 
 
 def unescape(s: str) -> str:
-    return re.sub(r"\\(.)",
-                  lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s)
+    return re.sub(
+        r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}.get(m.group(1), m.group(0)), s
+    )
 
 
 class Sought(Value):
@@ -169,13 +200,17 @@ def reindent(line: str, shift: tuple[str, str]) -> str:
     if not line.strip():
         return line
     if remove:
-        return (line[len(remove):] if line.startswith(remove)
-                else line.lstrip(" \t") if len(indent_of(line)) < len(remove) else line)
+        return (
+            line[len(remove) :] if line.startswith(remove) else line.lstrip(" \t") if len(indent_of(line)) < len(remove) else line
+        )
     return add + line
 
 
 def candidates(
-    fi: FileIndex, active: frozenset[str], norm_old: Sequence[str], usable: Sequence[int],
+    fi: FileIndex,
+    active: frozenset[str],
+    norm_old: Sequence[str],
+    usable: Sequence[int],
     window: tuple[int, int] | None = None,
 ) -> Iterator[int]:
     """Start positions implied by the rarest usable line of the block, ascending (inside `window`, if given).
@@ -339,9 +374,7 @@ def needed(fi: FileIndex, m: Match) -> list[str]:
             continue
         fewer = m.active - {t}
         # Under fuzz a line may differ either way: needed is what makes fewer lines differ.
-        if not _match_at(fi, m.block, fewer, m.start, m.fuzzy) or (
-            m.fuzzy and count_misses(fi, m.block, fewer, m.start) > off
-        ):
+        if not _match_at(fi, m.block, fewer, m.start, m.fuzzy) or (m.fuzzy and count_misses(fi, m.block, fewer, m.start) > off):
             need.append(t)
     return need
 
@@ -351,7 +384,12 @@ def _match_at(fi: FileIndex, block: Sought, active: frozenset[str], s: int, fuzz
 
 
 def search(
-    fi: FileIndex, block: Sought, tiers: Sequence[str], window: tuple[int, int], path: str, src: int,
+    fi: FileIndex,
+    block: Sought,
+    tiers: Sequence[str],
+    window: tuple[int, int],
+    path: str,
+    src: int,
     fuzz: bool | None = None,
 ) -> tuple[Match | None, Finding | None, str]:
     """Run the tiers (only the fuzzy step, or only the others, when `fuzz` says): (match, None, tier) or (None, finding, tier)."""
@@ -363,9 +401,16 @@ def search(
         return (m._replace(block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
-    if (fuzz is not True and h is not None and size and not block.anchors and window[0] <= h
-            and h + size <= min(window[1], len(fi.keys)) and (not block.at_eof or h + size == len(fi.keys))
-            and fi.keys[h:h + size] == list(block.old)):
+    if (
+        fuzz is not True
+        and h is not None
+        and size
+        and not block.anchors
+        and window[0] <= h
+        and h + size <= min(window[1], len(fi.keys))
+        and (not block.at_eof or h + size == len(fi.keys))
+        and fi.keys[h : h + size] == list(block.old)
+    ):
         # The lines are exactly where the edit says: the exact tier would take them
         # there however many copies the file has, without indexing the file.
         return Match(h, size, frozenset(), False, block), None, "exact"

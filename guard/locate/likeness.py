@@ -30,9 +30,7 @@ def lookalike(fi: FileIndex, old: Sequence[str], window: tuple[int, int]) -> lis
         if not line.startswith(want[0][0]) or indent_of(line) != want[0][0]:
             continue
         s = p - k0
-        if all(
-            indent_of(lines[s + k]) == ind and _similar(lines[s + k].strip(), text) for k, (ind, text) in zip(shown, want)
-        ):
+        if all(indent_of(lines[s + k]) == ind and _similar(lines[s + k].strip(), text) for k, (ind, text) in zip(shown, want)):
             out.append(s)
             if len(out) > MAX_CANDIDATES:
                 break
@@ -115,7 +113,7 @@ def near_places(fi: FileIndex, block: Sought, active: frozenset[str], window: tu
     ]
     allowed = max(1, block.tags.count(CONTEXT) // 3)
     out: list[int] = []
-    for s in (candidates(fi, active, old, usable, window) if usable else ()):
+    for s in candidates(fi, active, old, usable, window) if usable else ():
         if s < 0 or s + size > len(lines):
             continue
         off = 0

@@ -15,29 +15,50 @@ def _place_range(fi: FileIndex, lr: LineRange, path: str) -> tuple[Splice | None
     new = tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in lr.new)
     if lr.expect is None:
         if s < 0 or e > n or e < s:
-            return None, [], error("not-found", path, lr.start,
-                                   f"{span(lr.start, lr.end)} {'is' if lr.start == lr.end else 'are'} outside {path} "
-                                   f"({plural(n, 'line')})",
-                                   f"{path} has {plural(n, 'line')}")
+            return (
+                None,
+                [],
+                error(
+                    "not-found",
+                    path,
+                    lr.start,
+                    f"{span(lr.start, lr.end)} {'is' if lr.start == lr.end else 'are'} outside {path} ({plural(n, 'line')})",
+                    f"{path} has {plural(n, 'line')}",
+                ),
+            )
         return Splice(s, e, new, lr.source_line), [], None
     want = list(lr.expect)
     norm = norm_fn(frozenset({"eol"}))
     if 0 <= s and e <= n and [norm(k) for k in fi.keys[s:e]] == [norm(x) for x in want]:
         return Splice(s, e, new, lr.source_line), [], None
     if not want:
-        return None, [], error("stale", path, lr.start,
-                               f"{path} changed since it was read and the insertion point cannot be re-anchored",
-                               "read the file again")
+        return (
+            None,
+            [],
+            error(
+                "stale",
+                path,
+                lr.start,
+                f"{path} changed since it was read and the insertion point cannot be re-anchored",
+                "read the file again",
+            ),
+        )
     block = Sought(tuple(want), tuple(REMOVED for _ in want), None, False, ())
     starts = match_block(fi, block, frozenset({"eol"}), (0, n), False)
     if len(starts) == 1:
         return Splice(starts[0], starts[0] + len(want), new, lr.source_line), ["offset"], None
-    return None, [], error(
-        "stale", path, lr.start,
-        f"{path} changed since it was read: {span(lr.start, lr.end)} "
-        f"no longer hold{'s' if lr.start == lr.end else ''} what was read"
-        + (f" and that text now occurs {len(starts)} times" if starts else ""),
-        "read the file again and redo the edit against the lines as they are now",
+    return (
+        None,
+        [],
+        error(
+            "stale",
+            path,
+            lr.start,
+            f"{path} changed since it was read: {span(lr.start, lr.end)} "
+            f"no longer hold{'s' if lr.start == lr.end else ''} what was read"
+            + (f" and that text now occurs {len(starts)} times" if starts else ""),
+            "read the file again and redo the edit against the lines as they are now",
+        ),
     )
 
 

@@ -99,7 +99,7 @@ def _comment_reworded(a: str, b: str) -> bool:
     elif abs(len(ta) - len(tb)) == 1:
         long, short = (ta, tb) if len(ta) > len(tb) else (tb, ta)
         cut = next((k for k in range(len(short)) if long[k] != short[k]), len(short))
-        if long[:cut] + long[cut + 1:] != short or not _WORD_TOKEN().fullmatch(long[cut]):
+        if long[:cut] + long[cut + 1 :] != short or not _WORD_TOKEN().fullmatch(long[cut]):
             return False
     else:
         return False
@@ -115,8 +115,7 @@ class Lazy:
 
     __slots__ = ("fi", "snippet", "path", "keys", "skeys", "marker", "pairs", "block_tries", "_blocks")
 
-    def __init__(self, fi: FileIndex, snippet: Snippet, path: str, keys: list[str], skeys: list[str],
-                 marker: list[bool]) -> None:
+    def __init__(self, fi: FileIndex, snippet: Snippet, path: str, keys: list[str], skeys: list[str], marker: list[bool]) -> None:
         self.fi = fi
         self.snippet = snippet
         self.path = path
@@ -155,7 +154,7 @@ def nonblank(lz: Lazy, items: Sequence[int]) -> int:
 
 
 def _first_nonblank(texts: Sequence[str], reverse: bool = False) -> str | None:
-    for t in (reversed(texts) if reverse else texts):
+    for t in reversed(texts) if reverse else texts:
         if t.strip():
             return t
     return None
@@ -179,7 +178,9 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
     i = next(i for i in piece if lz.snippet.lines[i] == new)
     if kept_before and _EXITS().match(old) and indent_width(new) == indent_width(old) and not _same_head(new, old):
         return error(
-            "ambiguous", lz.path, at + 1,
+            "ambiguous",
+            lz.path,
+            at + 1,
             f"the new line {lz.show(i)} (snippet line {lz.src(i)}) would follow line {at + 1} {lz.file_line(at)}, "
             "which the marker before it keeps and which ends the block: it could never run",
             f"show line {at + 1} in the snippet, after the new lines if they go before it",
@@ -187,7 +188,9 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
     for i, at in _meeting(lz, piece, kept, kept_before):
         if _same_head(lz.snippet.lines[i], lines[at]):
             return error(
-                "ambiguous", lz.path, at + 1,
+                "ambiguous",
+                lz.path,
+                at + 1,
                 f"the new line {lz.show(i)} (snippet line {lz.src(i)}) meets a marker and looks like a changed "
                 f"version of line {at + 1} {lz.file_line(at)}, which the marker keeps: does it replace that line or "
                 "join it?",
@@ -282,7 +285,9 @@ def place_block(lz: Lazy, piece: Sequence[int], lo: int, hi: int) -> tuple[int, 
     if len(top) > 1:
         i = piece[0]
         return error(
-            "ambiguous", lz.path, top[0][0] + 1,
+            "ambiguous",
+            lz.path,
+            top[0][0] + 1,
             f"the snippet lines {lz.src(piece[0])}-{lz.src(piece[-1])} (from {lz.show(i)}) fit {len(top)} places "
             f"of {lz.path}: lines {', '.join(str(f[0] + 1) for f in top[:10])}",
             "show an unchanged line next to them that occurs once in the file",
@@ -322,10 +327,7 @@ def reach_context(
             # Met further off too, the lines between would be replaced: a reading that
             # stands only when they are no shallower than the new lines.
             rest = piece[: len(piece) - t] if at_end else piece[t:]
-            others = [
-                q for q in hits
-                if q != adjacent and drops_quietly(lz, rest, *((lo, q) if at_end else (q + t, hi)))
-            ]
+            others = [q for q in hits if q != adjacent and drops_quietly(lz, rest, *((lo, q) if at_end else (q + t, hi)))]
             if others:
                 return _weak_context(lz, piece, part, [adjacent, others[0]], adjacent)
             return adjacent, t
@@ -336,7 +338,9 @@ def reach_context(
         if len(hits) > 1:
             i = part[0]
             return error(
-                "ambiguous", lz.path, hits[0] + 1,
+                "ambiguous",
+                lz.path,
+                hits[0] + 1,
                 f"the snippet line {lz.show(i)} (line {lz.src(i)}) matches lines "
                 f"{', '.join(str(h + 1) for h in hits)} of {lz.path}, which the merge cannot tell apart",
                 "show one more unchanged line next to it, one that occurs once in the file",
@@ -347,7 +351,9 @@ def reach_context(
     if weak(lz.skeys[edge]) and not (separated and not lz.skeys[edge].strip()):
         near = lo if at_end else hi - 1
         return error(
-            "ambiguous", lz.path, near + 1,
+            "ambiguous",
+            lz.path,
+            near + 1,
             f"the new lines at snippet line {lz.src(piece[0])} {'end' if at_end else 'start'} with "
             f"{lz.show(edge) if lz.skeys[edge].strip() else 'a blank line'} next to a marker, but {lz.path} has "
             f"{lz.file_line(near)} there (line {near + 1}): which lines does the marker keep?",
@@ -361,7 +367,9 @@ def _weak_context(lz: Lazy, piece: Sequence[int], part: Sequence[int], hits: lis
     i = part[0]
     shown = lz.show(i) if lz.skeys[i].strip() else "blank lines"
     return error(
-        "ambiguous", lz.path, other + 1,
+        "ambiguous",
+        lz.path,
+        other + 1,
         f"the new lines at snippet line {lz.src(piece[0])} meet the file at {shown}, which it has at line "
         f"{adjacent + 1} and again at line {other + 1}: the merge cannot tell whether the lines between are "
         "kept or replaced",
@@ -389,7 +397,9 @@ def edge_finding(lz: Lazy, piece: Sequence[int], start: bool) -> Finding:
     at = 0 if start else n - 1
     side, show = ("start", "first") if start else ("end", "last")
     return error(
-        "ambiguous", lz.path, at + 1,
+        "ambiguous",
+        lz.path,
+        at + 1,
         f"the new lines at snippet line {lz.src(piece[0])} go at the {side} of {lz.path} with a marker on their "
         f"other side and no unchanged line of the file next to them: are they added there, or do they replace "
         f"the {show} lines (from {lz.file_line(at)})?",
@@ -426,7 +436,9 @@ def unplaced(lz: Lazy, piece: Sequence[int], before: int, after: int, pos: int, 
     else:
         why = f"none of its lines is in the file, so nothing anchors {lz.show(first)}"
     return error(
-        "ambiguous", lz.path, pos + 1,
+        "ambiguous",
+        lz.path,
+        pos + 1,
         f"the snippet lines {lz.src(piece[0])}-{lz.src(piece[-1])} between the markers at snippet lines "
         f"{lz.src(before)} and {lz.src(after)} could go anywhere in lines {pos + 1}-{pb} of {lz.path}: {why}",
         "show an unchanged line right before or after them that occurs once in the file",
@@ -440,7 +452,9 @@ def outside(lz: Lazy, marker: int, pos: int, end: int, first: int, ib: int, pb: 
     else:
         nxt, fix = f"{lz.show(ib)} (line {pb + 1})", "show them, or put a marker for them at their indentation"
     return error(
-        "placeholder", lz.path, first + 1,
+        "placeholder",
+        lz.path,
+        first + 1,
         f"the marker at snippet line {lz.src(marker)} stands for the rest of its block ({block}), but "
         f"{lz.file_line(first)} (line {first + 1}) and what follows lie outside that block, before {nxt}, and the "
         "snippet does not show them: merged as written they would be lost or the new lines misplaced",

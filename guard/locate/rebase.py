@@ -59,8 +59,9 @@ class Rewritten(Value):
     notes: tuple[str, ...] = ()
 
 
-def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = NO_BASES
-             ) -> Rewritten | tuple[Finding, ...] | None:
+def new_text(
+    fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: Bases = NO_BASES
+) -> Rewritten | tuple[Finding, ...] | None:
     """`fe`'s changes (or whole content) made to `text`, by git's rule where the edit saw other text.
 
     The findings that refuse it; or None when read_before_edit's versions (`bases.seen`)
@@ -104,8 +105,9 @@ def new_text(fe: FileEdit, text: Text, tiers: Sequence[str], path: str, bases: B
     return Rewritten(new, regions, out.repairs, out.notes)
 
 
-def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
-                 earlier: Sequence[tuple[str, Text]]) -> Rewritten | Finding | None:
+def from_earlier(
+    fe: FileEdit, text: Text, tiers: Sequence[str], path: str, earlier: Sequence[tuple[str, Text]]
+) -> Rewritten | Finding | None:
     """An edit that does not locate in the file as it is, made against an earlier version of it.
 
     When the edit fits one of those versions exactly (the agent's last read, its last
@@ -127,14 +129,14 @@ def from_earlier(fe: FileEdit, text: Text, tiers: Sequence[str], path: str,
             continue
         merged, conflict = onto_base(old, text, edited, path)
         if conflict is not None:
-            return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; "
-                                               + conflict.message)
+            return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; " + conflict.message)
         return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
     return None
 
 
-def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[str], path: str, ordered: bool
-                ) -> Rewritten | tuple[Finding, ...] | None:
+def _since_seen(
+    fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[str], path: str, ordered: bool
+) -> Rewritten | tuple[Finding, ...] | None:
     """An edit made against a version the agent saw (read, or wrote) merged onto the file as it is
     now; the conflict; or None when it fits no such version."""
     for base in seen:
@@ -149,8 +151,9 @@ def _since_seen(fe: FileEdit, text: Text, seen: Sequence[Text], exact: Sequence[
             repairs, notes = list(out.repairs), out.notes
         merged, conflict = onto_base(base, text, edited, path)
         if conflict is not None:
-            return (conflict._replace(message=f"{path} changed since the agent last saw it (read_before_edit); "
-                                                + conflict.message),)
+            return (
+                conflict._replace(message=f"{path} changed since the agent last saw it (read_before_edit); " + conflict.message),
+            )
         return Rewritten(merged, None, tuple(repairs) + ("3way",), notes)
     return None
 
@@ -179,7 +182,9 @@ def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text,
     now = [ln.decode("utf-8", "replace").rstrip("\r\n") for ln in c.theirs]
     lines = "\n".join(f"{first + i:>6}| {quoted(x)}" for i, x in enumerate(now[:8])) or "(those lines are gone)"
     return current, error(
-        "stale", path, first,
+        "stale",
+        path,
+        first,
         f"{path} changed since the edit's base, and the change touches or adjoins lines the edit changes "
         f"(around line {first}): git's merge calls this a conflict",
         f"re-read the file and redo the edit against its current content; the file now has:\n{lines}",
@@ -189,10 +194,12 @@ def onto_base(base: Text, current: Text, edited: Text, path: str) -> tuple[Text,
 def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: Conflict, path: str) -> Finding:
     """The `stale` finding for a fuzzed splice that conflicts: the file's lines beside the edit's."""
     at = c.theirs_line - 1  # 0-based line of the file where the conflict starts
-    sp = min((s for s in splices if s.seen is not None),
-             key=lambda s: 0 if s.start <= at <= s.end else min(abs(s.start - at), abs(s.end - at)))
+    sp = min(
+        (s for s in splices if s.seen is not None),
+        key=lambda s: 0 if s.start <= at <= s.end else min(abs(s.start - at), abs(s.end - at)),
+    )
     assert sp.seen is not None
-    file_lines = list(text.lines[sp.start:sp.end])
+    file_lines = list(text.lines[sp.start : sp.end])
     edit_lines = [ln for ln, _e in sp.seen]
     rows: list[str] = []
     first_line: int | None = None
@@ -210,7 +217,9 @@ def _conflict(text: Text, base: Text, ours: Text, splices: Sequence[Splice], c: 
     lo, hi = sp.start + 1, max(sp.start + 1, sp.end)
     where = f"line {lo}" if lo == hi else f"lines {lo}-{hi}"
     return error(
-        "stale", path, first_line or lo,
+        "stale",
+        path,
+        first_line or lo,
         f"{path} does not read as the edit expects next to the lines it changes (the edit was written against "
         "other text there, or the file changed since): git's merge calls this a conflict",
         f"{shown}\nre-read {where} of {path} and redo the edit against them as they are now",
@@ -236,7 +245,7 @@ def _clipped(marked: str) -> str:
     if len(marked) <= _WIDTH:
         return marked
     start = max(0, marked.find("[") - 40)
-    return ("..." if start else "") + marked[start:start + _WIDTH] + ("..." if start + _WIDTH < len(marked) else "")
+    return ("..." if start else "") + marked[start : start + _WIDTH] + ("..." if start + _WIDTH < len(marked) else "")
 
 
 def _marked(a: str, b: str) -> tuple[str, str]:
@@ -254,9 +263,14 @@ def _marked(a: str, b: str) -> tuple[str, str]:
     return "".join(out_a), "".join(out_b)
 
 
-def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], changes: Sequence[Change],
-                      tiers: Sequence[str], path: str, splices: Sequence[Splice]
-                      ) -> tuple[Text, list[str]] | Finding | None:
+def snippet_onto_file(
+    current: Text,
+    earlier: Sequence[tuple[str, Text]],
+    changes: Sequence[Change],
+    tiers: Sequence[str],
+    path: str,
+    splices: Sequence[Splice],
+) -> tuple[Text, list[str]] | Finding | None:
     """A lazy snippet written against an earlier version of the file, merged by git's rule.
 
     A snippet carries no base, and a line it shows that differs from the file is
@@ -280,8 +294,7 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
     for label, old in earlier:
         doubt = _stale_region(old, current, shown, splices)
         if doubt is None:
-            twice = next((f for f in locate_changes(old, changes, tiers, path, True).findings
-                          if f.code == "ambiguous"), None)
+            twice = next((f for f in locate_changes(old, changes, tiers, path, True).findings if f.code == "ambiguous"), None)
             if twice is not None:
                 unsure.append((label, twice))
             continue
@@ -290,7 +303,10 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         out = locate_changes(old, changes, tiers, path, True)
         if out.findings:
             return error(
-                "stale", path, line + 1, said + ", and it does not fit that version either",
+                "stale",
+                path,
+                line + 1,
+                said + ", and it does not fit that version either",
                 f"re-read {path} and send the snippet against its current lines (show line {line + 1} as it is now)",
             )
         edited, _ = apply_splices(old, out.splices)
@@ -303,7 +319,9 @@ def snippet_onto_file(current: Text, earlier: Sequence[tuple[str, Text]], change
         # may have written it against: which of the places it meant, the snippet does not say.
         label, twice = unsure[0]
         return error(
-            "ambiguous", path, None,
+            "ambiguous",
+            path,
+            None,
             f"the snippet fits one place in {path} as it is now but more than one in {label}, which it may "
             f"have been written against: only the file's changes since then tell them apart ({twice.message})",
             f"show a line or two more around each change, enough to pick one place in {label} too, "
@@ -322,8 +340,9 @@ def _stale_region(old: Text, current: Text, shown: set[str], splices: Sequence[S
     for _tag, a0, a1, b0, b1 in diffs.opcodes(list(old.lines), list(current.lines)):
         touched = any(sp.start <= b1 and b0 <= sp.end for sp in splices)
         # It writes the version's lines again, or shows them (its anchor may then stand at another copy).
-        echoed = any((ln in written or ln in shown) and not weak(ln) and ln not in current.lines[b0:b1]
-                     for ln in old.lines[a0:a1])
+        echoed = any(
+            (ln in written or ln in shown) and not weak(ln) and ln not in current.lines[b0:b1] for ln in old.lines[a0:a1]
+        )
         if not touched and not echoed:
             continue
         new_lines = [ln for ln in current.lines[b0:b1] if ln.strip()]

@@ -101,7 +101,8 @@ def _unique_pairs(lz: Lazy, i0: int, i1: int, p0: int, p1: int) -> list[tuple[in
         f_count[k] = f_count.get(k, 0) + 1
         f_first.setdefault(k, p)
     return [
-        (i, f_first[k]) for i in range(i0 + 1, i1)
+        (i, f_first[k])
+        for i in range(i0 + 1, i1)
         if not lz.marker[i] and not weak(k := lz.skeys[i]) and s_count[k] == 1 and f_count.get(k) == 1
     ]
 
@@ -111,7 +112,9 @@ def _out_of_order(lz: Lazy, found: list[tuple[int, int]]) -> Finding | None:
     for (ia, pa), (ib, pb) in zip(found, found[1:]):
         if pb < pa:
             return error(
-                "not-found", lz.path, pb + 1,
+                "not-found",
+                lz.path,
+                pb + 1,
                 f"the snippet's lines are not in the order of {lz.path}: {lz.show(ib)} (snippet line {lz.src(ib)}) "
                 f"is line {pb + 1} of the file, but the snippet shows it after {lz.show(ia)} (line {pa + 1})",
                 "re-read the file and keep the snippet in file order; a new line that repeats a line found "
@@ -214,7 +217,7 @@ def _once(lz: Lazy, where: dict[str, list[int]], want: list[str], from_end: bool
     edge = want[-1] if from_end else want[0]
     cands = where.get(edge, [])
     for n in range(2, len(want) + 1):
-        part = want[len(want) - n:] if from_end else want[:n]
+        part = want[len(want) - n :] if from_end else want[:n]
         if all(weak(k) for k in part):
             continue
         hits = []
@@ -249,7 +252,9 @@ def _also_further(lz: Lazy, part: list[int], at: int, bound: int, forward: bool)
             continue
         if drops_quietly(lz, part, *((at, q) if forward else (q + t, at + t))):
             return error(
-                "ambiguous", lz.path, q + 1,
+                "ambiguous",
+                lz.path,
+                q + 1,
                 f"the snippet line {lz.show(part[0])} (line {lz.src(part[0])}) next to a marker matches line "
                 f"{at + 1} of {lz.path} and line {q + 1} too: are lines "
                 f"{min(at, q + t) + 1}-{max(q, at + t)} between them kept or deleted?",
@@ -379,8 +384,10 @@ def _forgotten_marker(lz: Lazy, ia: int, pa: int, ib: int, pb: int, lost: int) -
     first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
     if pa < 0 and pb >= n:
         # No line of the snippet anchors it: both edges are the ends of the file.
-        where, fix = ("(none of its lines is in the file)",
-                      "show the unchanged lines around the change, with markers for the rest")
+        where, fix = (
+            "(none of its lines is in the file)",
+            "show the unchanged lines around the change, with markers for the rest",
+        )
     elif pa < 0:
         where, fix = f"before {lz.show(ib)}, where the snippet starts", "start the snippet with a marker"
     elif pb >= n:
@@ -388,7 +395,9 @@ def _forgotten_marker(lz: Lazy, ia: int, pa: int, ib: int, pb: int, lost: int) -
     else:
         where, fix = f"between {lz.show(ia)} and {lz.show(ib)}", "put a marker where they are"
     return error(
-        "placeholder", lz.path, first + 1,
+        "placeholder",
+        lz.path,
+        first + 1,
         f"the snippet would delete lines {pa + 2}-{pb} of {lz.path} ({lost} more than it shows) {where}, "
         f"from {lz.file_line(first)} on, without a marker for them",
         f"to keep those lines, {fix}; to delete them, send a diff or a SEARCH/REPLACE edit",
@@ -457,8 +466,14 @@ def _before_anchor(lz: Lazy, piece: list[int], pos: int, ib: int, pb: int, scope
     if at_eof and scope is None and solid and not lz.skeys[piece[0]].strip():
         # Unless a blank line of the file a few lines before the end could be the
         # one shown, the lines after it being replaced.
-        blank = next((q for q in range(max(pos, pb - LAZY_SLACK - len(piece)), pb)
-                      if not lz.keys[q].strip() and drops_quietly(lz, piece, q + 1, pb)), None)
+        blank = next(
+            (
+                q
+                for q in range(max(pos, pb - LAZY_SLACK - len(piece)), pb)
+                if not lz.keys[q].strip() and drops_quietly(lz, piece, q + 1, pb)
+            ),
+            None,
+        )
         if blank is not None:
             return edge_finding(lz, piece, start=False)
     reach = reach_context(lz, piece, pos, pb, at_end=False, separated=solid and (scope == pb - 1 or at_eof))
@@ -488,8 +503,10 @@ def _at_block_end(lz: Lazy, piece: list[int], m: int, after: int, pos: int, end:
     at += head
     resume = at + tail
     present = {lz.keys[p] for p in range(pos, pb)}
-    if all(weak(lz.skeys[i]) for i in piece) or closes_outside(lz.snippet.lines[i] for i in new) or any(
-        lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new
+    if (
+        all(weak(lz.skeys[i]) for i in piece)
+        or closes_outside(lz.snippet.lines[i] for i in new)
+        or any(lz.skeys[i] in present and not weak(lz.skeys[i]) for i in new)
     ):
         # Only new code goes where a block ends: blank lines alone say nothing, a
         # closing bracket the file does not have there closes something else, and a
@@ -531,12 +548,13 @@ def _marker_in_file(lz: Lazy) -> Finding | None:
         if j < len(found) and found[j] < hi:
             at = found[j]
             return error(
-                "ambiguous", lz.path, at + 1,
+                "ambiguous",
+                lz.path,
+                at + 1,
                 f"the snippet line {lz.show(m)} (line {lz.src(m)}) reads as a marker for elided lines, but "
                 f"{lz.path} has that very line at line {at + 1}, where the marker stands: does it elide the lines "
                 "there, or show that line, the lines around it left out?",
-                "mark elided code with a marker the file does not hold (`... existing code ...` in a comment), "
-                "or send a diff",
+                "mark elided code with a marker the file does not hold (`... existing code ...` in a comment), or send a diff",
             )
     return None
 
@@ -558,11 +576,17 @@ def _place_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) 
         if len(real) and all(lz.skeys[i] in fi.positions(active) for i in real):
             first = real[0]
             where = fi.positions(active)[lz.skeys[first]][:10]
-            return [], [], error(
-                "ambiguous", path, where[0] + 1,
-                f"nothing anchors the snippet in {path}: its lines only close blocks or occur several times "
-                f"({lz.show(first)} is at line{'s' if len(where) > 1 else ''} {', '.join(str(p + 1) for p in where)})",
-                "show unchanged lines around the change that occur once in the file",
+            return (
+                [],
+                [],
+                error(
+                    "ambiguous",
+                    path,
+                    where[0] + 1,
+                    f"nothing anchors the snippet in {path}: its lines only close blocks or occur several times "
+                    f"({lz.show(first)} is at line{'s' if len(where) > 1 else ''} {', '.join(str(p + 1) for p in where)})",
+                    "show unchanged lines around the change that occur once in the file",
+                ),
             )
     f = _marker_in_file(lz)
     if f is not None:

@@ -47,7 +47,9 @@ class Located(Value):
 
 def miscount_finding(h: Hunk, path: str) -> Finding:
     return error(
-        "parse-error", path, h.source_line or None,
+        "parse-error",
+        path,
+        h.source_line or None,
         f"the hunk at input line {h.source_line} declares {h.declared_old} old and {h.declared_new} new lines "
         f"but holds {len(h.old_lines)} and {len(h.new_lines)}, and this policy's locate tiers exclude `recount`",
         f"count the lines again: {len(h.old_lines)} old (context and '-') and {len(h.new_lines)} new "
@@ -62,7 +64,9 @@ def overlaps(splices: list[Splice], path: str) -> list[Finding]:
         if b.start < a.end or (b.start == a.end and (a.start == a.end or b.start == b.end) and a.start == b.start):
             found.append(
                 error(
-                    "overlap", path, b.start + 1,
+                    "overlap",
+                    path,
+                    b.start + 1,
                     f"two edits touch the same lines of {path} ({span(a.start + 1, max(a.end, a.start + 1))} "
                     f"and {span(b.start + 1, max(b.end, b.start + 1))})",
                     "merge them into one edit, or make each edit cover different lines",
@@ -79,8 +83,8 @@ def apply_splices(text: Text, splices: Iterable[Splice]) -> tuple[Text, list[tup
     pos = 0
     final: bool | None = None
     for sp in sorted(splices, key=lambda s: (s.start, s.end)):
-        lines.extend(text.lines[pos:sp.start])
-        eols.extend(text.eols[pos:sp.start])
+        lines.extend(text.lines[pos : sp.start])
+        eols.extend(text.eols[pos : sp.start])
         b0 = len(lines)
         for ln, e in sp.new:
             lines.append(ln)

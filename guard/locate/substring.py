@@ -70,7 +70,13 @@ def _all_occurrences(hay: str, needle: str) -> list[int]:
 
 
 def _splices_from_spans(
-    fi: FileIndex, flat: _Flat, spans: list[tuple[int, int]], new: str, eol_mode: bool, src: int, old: str = "",
+    fi: FileIndex,
+    flat: _Flat,
+    spans: list[tuple[int, int]],
+    new: str,
+    eol_mode: bool,
+    src: int,
+    old: str = "",
     indent: bool = False,
 ) -> tuple[list[Splice], bool]:
     """The splices for exact matches of `old`, and whether the new text was shifted (`indent`).
@@ -147,8 +153,11 @@ def _keep_repeated(
     blank_tail = not tail.strip(" \t\r")
     if len(n) != len(new_lines) or (len(o) < 2 and (head or not tail or not blank_tail)):
         return  # (one line whose match runs to blanks at its end keeps them, as a longer text does)
-    kept = {i: k for i, k in _repeated(o, n).items()
-            if (k > 0 or not head) and (k < len(o) - 1 or ends or blank_tail) and l0 + k < len(t.lines)}
+    kept = {
+        i: k
+        for i, k in _repeated(o, n).items()
+        if (k > 0 or not head) and (k < len(o) - 1 or ends or blank_tail) and l0 + k < len(t.lines)
+    }
     for i, k in kept.items():
         new_lines[i] = (t.lines[l0 + k], t.eols[l0 + k] or new_lines[i][1])
     last = len(new_lines) - 1
@@ -218,9 +227,7 @@ def _lines_match_partial(
     return out
 
 
-def _splits_line(
-    fi: FileIndex, flat: _Flat, spans: list[tuple[int, int]], old: str, new: str, path: str
-) -> Finding | None:
+def _splits_line(fi: FileIndex, flat: _Flat, spans: list[tuple[int, int]], old: str, new: str, path: str) -> Finding | None:
     """Refuse new lines added at the edge of a text that stops or starts mid-line.
 
     `old` matched the start of a line that goes on (`f(a)` in `f(a)  # note`), and
@@ -251,7 +258,9 @@ def _splits_line(
         else:
             continue
         return error(
-            "ambiguous", path, line + 1,
+            "ambiguous",
+            path,
+            line + 1,
             f"the text to replace {where} line {line + 1}, which also has {quoted(part.strip())!r}: "
             "the new lines could go on either side of it",
             f"line {line + 1} is {quoted(fi.text.lines[line])!r}; {what}, or give whole lines",
@@ -270,8 +279,12 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
     (`_decoded`).  The first that finds the text, or refuses it, decides.
     """
     if r.old == "":
-        return [], [], error("parse-error", path, r.source_line, "the text to replace is empty",
-                             "use a whole-file write to create content"), ""
+        return (
+            [],
+            [],
+            error("parse-error", path, r.source_line, "the text to replace is empty", "use a whole-file write to create content"),
+            "",
+        )
     placed = _as_text(fi, r, tiers, path) or _by_lines(fi, r, tiers, path) or _decoded(fi, r, tiers, path)
     if placed is not None:
         return placed
@@ -341,7 +354,7 @@ def _line_matches(
         return _single_line_matches(fi, active, old_lines[0])
     found = _lines_match_partial(fi, active, old_lines, (0, len(fi.keys)))
     if ends_with_newline:
-        found = [m for m in found if m[3] == len(fi.keys[m[2]]) or norm_fn(active)(fi.keys[m[2]][m[3]:]) == ""]
+        found = [m for m in found if m[3] == len(fi.keys[m[2]]) or norm_fn(active)(fi.keys[m[2]][m[3] :]) == ""]
     return found
 
 
@@ -375,15 +388,25 @@ def _by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Pl
 
 
 def _indent_rivals(
-    fi: FileIndex, at: int, old_lines: list[str], ends_with_newline: bool, tiers: Sequence[str], name: str,
-    source_line: int, path: str,
+    fi: FileIndex,
+    at: int,
+    old_lines: list[str],
+    ends_with_newline: bool,
+    tiers: Sequence[str],
+    name: str,
+    source_line: int,
+    path: str,
 ) -> Finding | None:
     """Found (at file line `at`) only at another indent, the text may be a copy of the one
     meant, which differs a little where it is (a typographic character, say): a second place."""
     from .likeness import lookalike
 
-    rivals = {m[0] for m in _line_matches(fi, frozenset(t for t in tiers if t in NORMALISERS and t != "indent"),
-                                          old_lines, ends_with_newline)}
+    rivals = {
+        m[0]
+        for m in _line_matches(
+            fi, frozenset(t for t in tiers if t in NORMALISERS and t != "indent"), old_lines, ends_with_newline
+        )
+    }
     rivals |= set(lookalike(fi, old_lines, (0, len(fi.keys))))
     if rivals - {at}:
         return ambiguous(path, fi, sorted(rivals | {at}), name, source_line)
@@ -488,8 +511,13 @@ def _needed_replace(fi: FileIndex, m: tuple[int, int, int, int], old_lines: list
 
 
 def _replace_splice(
-    fi: FileIndex, m: tuple[int, int, int, int], new: str, ends_with_newline: bool, active: frozenset[str],
-    old_lines: list[str], src: int
+    fi: FileIndex,
+    m: tuple[int, int, int, int],
+    new: str,
+    ends_with_newline: bool,
+    active: frozenset[str],
+    old_lines: list[str],
+    src: int,
 ) -> Splice:
     t = fi.text
     s, head, e, tail = m
@@ -508,8 +536,9 @@ def _replace_splice(
     # Lines the edit repeats unchanged keep the file's bytes, when they are whole lines
     # of the file (the first from its start, the last to its end).
     tail_full = not last_key[tail:].strip("\r")
-    kept = {i: k for i, k in _repeated(old_lines, new_lines).items()
-            if (k > 0 or head == 0) and (k < len(old_lines) - 1 or tail_full)}
+    kept = {
+        i: k for i, k in _repeated(old_lines, new_lines).items() if (k > 0 or head == 0) and (k < len(old_lines) - 1 or tail_full)
+    }
     if "unicode" in active:
         plain = typography(fi, s, e - s + 1, old_lines)
         if plain is not None:
@@ -537,6 +566,7 @@ def _replace_splice(
 
 def _repeated(old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
     """{index in `new`: index in `old`} for the lines `new` repeats unchanged at its start and end."""
+
     def same(a: str, b: str) -> bool:
         return a.rstrip("\r") == b.rstrip("\r")
 

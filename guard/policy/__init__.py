@@ -69,6 +69,7 @@ __all__ = [
     "whitespace_rule_problem",
 ]
 
+
 # --- layers -------------------------------------------------------------------------
 class _Layer(Value):
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
@@ -95,8 +96,9 @@ def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
         with open(open_regular(path), encoding="utf-8") as fh:
             text = fh.read()
     except NotRegular as e:
-        raise PolicyError(f"cannot read policy {label}: it is {e.what}, not a regular file; "
-                          "write the policy to a regular file") from None
+        raise PolicyError(
+            f"cannot read policy {label}: it is {e.what}, not a regular file; write the policy to a regular file"
+        ) from None
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
@@ -120,8 +122,10 @@ def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
         except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
             raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
         if _oversized(data):
-            raise PolicyError(f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; "
-                              "a policy is a few dozen settings")
+            raise PolicyError(
+                f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; "
+                "a policy is a few dozen settings"
+            )
         _remember(text, data, cache)
     return {} if data is None else data
 
@@ -243,8 +247,7 @@ def _remembered(text: str, cache: PolicyCache | None = None) -> object:
                 os.close(fd)
     except (OSError, ValueError):
         return _NOT_REMEMBERED
-    if not isinstance(entry, dict) or entry.get("version") != 2 or entry.get("loader") != LOADER \
-            or entry.get("text") != text:
+    if not isinstance(entry, dict) or entry.get("version") != 2 or entry.get("loader") != LOADER or entry.get("text") != text:
         return _NOT_REMEMBERED
     return entry.get("data")
 
@@ -286,8 +289,11 @@ def _prune(folder: Path, keep: Path) -> None:
     """Keep the cache folder small: every edited policy text leaves an entry behind.  `keep`: the
     entry just written."""
     try:
-        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder)
-                   if e.name.endswith(".json") and e.is_file(follow_symlinks=False) and e.path != str(keep)]
+        entries = [
+            (e.stat().st_mtime_ns, e.path)
+            for e in os.scandir(folder)
+            if e.name.endswith(".json") and e.is_file(follow_symlinks=False) and e.path != str(keep)
+        ]
     except OSError:
         return
     if len(entries) < _CACHE_ENTRIES:
@@ -330,6 +336,7 @@ def _checked(layer: _Layer, data: object, root: bool) -> _Layer:
 
 def _normalised(data: dict[str, object]) -> dict[str, object]:
     """`checks: {x: off}` arrives as False (YAML 1.1); store the word."""
+
     def fix_checks(settings: object) -> object:
         if isinstance(settings, dict) and isinstance(settings.get("checks"), dict):
             checks = {k: ("off" if v is False else v) for k, v in settings["checks"].items()}
@@ -354,7 +361,7 @@ def _chain(top: _Layer, cache: PolicyCache, parent_of: Callable[[_Layer], _Layer
         parent = parent_of(layer) if parent_of is not None else _layer(layer.parent, layer.base_dir, cache)
         idents = [c.ident for c in chain]
         if parent.ident in idents:
-            loop = [c.label for c in chain[idents.index(parent.ident):]] + [parent.label]
+            loop = [c.label for c in chain[idents.index(parent.ident) :]] + [parent.label]
             raise PolicyError(f"extends cycle: {' -> '.join(loop)}; remove one of these `extends:`")
         chain.append(parent)
     return chain[::-1]
@@ -587,8 +594,13 @@ def _set(data: dict[str, object], sources: dict[str, str], path: tuple[str, ...]
 
 
 # --- public API ---------------------------------------------------------------------
-def load(root: Path | None, spec: str | None = None, agent: str | None = None,
-         cache: PolicyCache | None = None, ignorecase: bool = False) -> Policy:
+def load(
+    root: Path | None,
+    spec: str | None = None,
+    agent: str | None = None,
+    cache: PolicyCache | None = None,
+    ignorecase: bool = False,
+) -> Policy:
     """The effective policy: `spec` (preset name or path), else the repo's file (``.agent-guard.yaml``,
     else the ``[tool.agent-guard]`` table of its pyproject.toml), else `default`.
 
@@ -628,8 +640,10 @@ def _in_pyproject(root: Path) -> _Layer | None:
     try:
         found = table(data)
     except Unreadable as exc:
-        raise PolicyError(f"{path}: {exc}; it names agent-guard, so it may hold the policy ({TABLE}): "
-                          "fix the file, or put the policy in .agent-guard.yaml") from None
+        raise PolicyError(
+            f"{path}: {exc}; it names agent-guard, so it may hold the policy ({TABLE}): "
+            "fix the file, or put the policy in .agent-guard.yaml"
+        ) from None
     if not has_table(found):
         return None
     return _checked(_Layer(f"pyproject:{path}", label, f"{FILE} {TABLE}", {}, None, root), found, root=False)
@@ -656,15 +670,23 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
         for layer in chain:
             if layer.ident.startswith("pyproject:"):
                 continue  # its table is guarded, not the whole file (``pyproject``)
-            file = PRESET_DIR / f"{layer.ident[len('preset:'):]}.yaml" if layer.ident.startswith("preset:") else Path(layer.ident)
+            file = (
+                PRESET_DIR / f"{layer.ident[len('preset:') :]}.yaml" if layer.ident.startswith("preset:") else Path(layer.ident)
+            )
             real = Path(os.path.realpath(file))
             if real.is_relative_to(real_root) and real != real_root:
                 own.append(real.relative_to(real_root).as_posix())
     return tuple(dict.fromkeys(own))
 
 
-def load_committed(text: str, label: str, agent: str | None = None, cache: PolicyCache | None = None,
-                   read: Callable[[str], str | None] | None = None, at: str = "") -> Policy:
+def load_committed(
+    text: str,
+    label: str,
+    agent: str | None = None,
+    cache: PolicyCache | None = None,
+    read: Callable[[str], str | None] | None = None,
+    at: str = "",
+) -> Policy:
     """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, read from the commit
     `at` (how messages name it), not from a work tree.
 
@@ -677,8 +699,9 @@ def load_committed(text: str, label: str, agent: str | None = None, cache: Polic
     import posixpath
 
     cache = cache or PolicyCache.of_user()
-    top = _checked(_Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")),
-                   _parse_yaml(text, label, cache), root=False)
+    top = _checked(
+        _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), _parse_yaml(text, label, cache), root=False
+    )
     read_from = [DEFAULT_FILE]
 
     def parent_of(layer: _Layer) -> _Layer:
@@ -687,21 +710,30 @@ def load_committed(text: str, label: str, agent: str | None = None, cache: Polic
         if _is_bare_name(spec) or not layer.ident.startswith("commit:"):
             return _layer(spec, PRESET_DIR, cache)
         if read is None:
-            raise PolicyError(f"{layer.label}: extends {spec!r}: only a preset can be extended here, with no work "
-                              "tree to read a file from; give the policy with --policy FILE")
+            raise PolicyError(
+                f"{layer.label}: extends {spec!r}: only a preset can be extended here, with no work "
+                "tree to read a file from; give the policy with --policy FILE"
+            )
         path = posixpath.normpath(posixpath.join(layer.base_dir.as_posix(), spec))
         if spec.startswith("/") or path == ".." or path.startswith("../"):
-            raise PolicyError(f"{layer.label}: extends {spec!r}, which is outside the repository: a policy read "
-                              f"from a commit{f' ({at})' if at else ''} can extend a preset or a file of that commit; "
-                              "give the policy with --policy FILE")
+            raise PolicyError(
+                f"{layer.label}: extends {spec!r}, which is outside the repository: a policy read "
+                f"from a commit{f' ({at})' if at else ''} can extend a preset or a file of that commit; "
+                "give the policy with --policy FILE"
+            )
         found = read(path)
         if found is None:
-            raise PolicyError(f"{layer.label}: extends {spec!r}, but {path} is not a file in "
-                              f"{at or 'that commit'}; commit it, or extend a preset")
+            raise PolicyError(
+                f"{layer.label}: extends {spec!r}, but {path} is not a file in "
+                f"{at or 'that commit'}; commit it, or extend a preset"
+            )
         read_from.append(path)
         where = f"{at}:{path}" if at else path
-        return _checked(_Layer(f"commit:{path}", where, posixpath.basename(path), {}, None,
-                               Path(posixpath.dirname(path) or ".")), _parse_yaml(found, where, cache), root=False)
+        return _checked(
+            _Layer(f"commit:{path}", where, posixpath.basename(path), {}, None, Path(posixpath.dirname(path) or ".")),
+            _parse_yaml(found, where, cache),
+            root=False,
+        )
 
     chain = _chain(top, cache, parent_of)
     return _with_baseline(_build(chain, agent, tuple(dict.fromkeys(read_from))))
@@ -727,7 +759,6 @@ def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
     return []
 
 
-
 def preset_about(name: str) -> str:
     """What preset `name` is for: the first sentence of the comment that opens its file."""
     try:
@@ -747,8 +778,14 @@ def preset_about(name: str) -> str:
 def as_dict(policy: Policy) -> dict[str, object]:
     """The effective policy as `policy show --json` prints it: its settings, where each came from
     (by dotted key), and the files it is read from, which agents may never change."""
-    return {"version": 1, "name": policy.name, "agent": policy.agent, "settings": policy.data,
-            "sources": dict(policy.sources), "own_files": list(policy.own_files)}
+    return {
+        "version": 1,
+        "name": policy.name,
+        "agent": policy.agent,
+        "settings": policy.data,
+        "sources": dict(policy.sources),
+        "own_files": list(policy.own_files),
+    }
 
 
 def show(policy: Policy) -> str:
@@ -756,12 +793,16 @@ def show(policy: Policy) -> str:
     who = f" for agent {policy.agent}" if policy.agent else ""
     lines = [f"# effective policy: {policy.name}{who}"]
     if policy.own_files:
-        lines.append("# always protected, whatever paths.protected says: git's own folders (.git, a separate "
-                     f"git dir, core.hooksPath) and the policy's files ({', '.join(policy.own_files)})")
-    lines.append("# control files are protected too, unless paths.control_editable lists them: a folder an edit "
-                 "makes a git directory, files git's configuration names (includes, attributes and excludes files, "
-                 "the scripts of filters, drivers and other commands), .gitattributes, .gitmodules, and the "
-                 "configuration of pre-commit and other hook managers")
+        lines.append(
+            "# always protected, whatever paths.protected says: git's own folders (.git, a separate "
+            f"git dir, core.hooksPath) and the policy's files ({', '.join(policy.own_files)})"
+        )
+    lines.append(
+        "# control files are protected too, unless paths.control_editable lists them: a folder an edit "
+        "makes a git directory, files git's configuration names (includes, attributes and excludes files, "
+        "the scripts of filters, drivers and other commands), .gitattributes, .gitmodules, and the "
+        "configuration of pre-commit and other hook managers"
+    )
 
     def emit(node: Mapping[str, object], path: tuple[str, ...]) -> None:
         indent = "  " * len(path)

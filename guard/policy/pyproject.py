@@ -94,17 +94,28 @@ def table_finding(path: str, old_path: str | None, before: bytes | None, after: 
         new = table(now) if now is not None else _ABSENT
     except Unreadable as exc:
         if not has_table(old):
-            return _refusal(path, f"it leaves {FILE} unreadable as TOML ({str(exc)[:120]}) while naming agent-guard, "
-                                  f"which could hold a {TABLE} table")
-        return _refusal(path, f"{FILE} holds the policy in its {TABLE} table, and the change leaves the file "
-                              f"unreadable as TOML ({str(exc)[:120]})")
+            return _refusal(
+                path,
+                f"it leaves {FILE} unreadable as TOML ({str(exc)[:120]}) while naming agent-guard, "
+                f"which could hold a {TABLE} table",
+            )
+        return _refusal(
+            path,
+            f"{FILE} holds the policy in its {TABLE} table, and the change leaves the file unreadable as TOML ({str(exc)[:120]})",
+        )
     if old == new:
         return None
     what = "adds a" if not has_table(old) else "removes the" if not has_table(new) else "changes the"
-    return _refusal(path, f"the change {what} {TABLE} table of {FILE}, which is the repository's policy "
-                          "when there is no .agent-guard.yaml")
+    return _refusal(
+        path, f"the change {what} {TABLE} table of {FILE}, which is the repository's policy when there is no .agent-guard.yaml"
+    )
 
 
 def _refusal(path: str, why: str) -> Finding:
-    return error("path-protected", path, None, f"{why}: agents may never change the policy that guards them",
-                 f"leave the {TABLE} table as it is (the rest of {FILE} may change); the policy is the user's to change")
+    return error(
+        "path-protected",
+        path,
+        None,
+        f"{why}: agents may never change the policy that guards them",
+        f"leave the {TABLE} table as it is (the rest of {FILE} may change); the policy is the user's to change",
+    )

@@ -14,8 +14,17 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Union
 from ..text.regex import lazy
 
 CHECK_NAMES = (
-    "placeholder", "whitespace", "untracked", "not-utf8", "binary", "budget",
-    "path-protected", "conflict-marker", "no-op", "syntax", "stale",
+    "placeholder",
+    "whitespace",
+    "untracked",
+    "not-utf8",
+    "binary",
+    "budget",
+    "path-protected",
+    "conflict-marker",
+    "no-op",
+    "syntax",
+    "stale",
 )
 LEVELS = ("error", "warning", "off")
 WHITESPACE_LEVELS = ("error", "warning", "fix", "off")
@@ -23,8 +32,13 @@ TIERS = ("offset", "recount", "trailing-whitespace", "indent", "unicode", "eol",
 BUDGET_SCOPES = ("per_edit", "per_turn", "per_session")
 BUDGET_KEYS = ("files", "lines_added", "lines_removed", "hunks", "bytes")
 WHITESPACE_RULES = (
-    "blank-at-eol", "space-before-tab", "indent-with-non-tab", "tab-in-indent",
-    "blank-at-eof", "trailing-space", "cr-at-eol",
+    "blank-at-eol",
+    "space-before-tab",
+    "indent-with-non-tab",
+    "tab-in-indent",
+    "blank-at-eof",
+    "trailing-space",
+    "cr-at-eol",
 )
 
 
@@ -54,6 +68,7 @@ def _one_of(choices: tuple[str, ...]) -> Validator:
         close = closest(str(value), choices)
         tip = f"; did you mean '{close[0]}'?" if close else ""
         return f"expected one of {', '.join(choices)}, got {_show(value)}{tip}"
+
     return check
 
 
@@ -88,6 +103,7 @@ def _str_list(item: Callable[[str], str | None]) -> Validator:
             if problem:
                 return f"item {i} ({v!r}): {problem}"
         return None
+
     return check
 
 
@@ -116,7 +132,7 @@ def whitespace_rule_problem(rules: str) -> str | None:
         if not name:
             continue
         if name.startswith("tabwidth="):
-            width = name[len("tabwidth="):]
+            width = name[len("tabwidth=") :]
             if not width.isdigit() or not 1 <= int(width) <= 63:
                 return f"tabwidth must be a number from 1 to 63, got {width!r}"
             continue
@@ -153,8 +169,9 @@ def _ref_prefix(value: object) -> str | None:
 
 def _baseline(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
-        return ("expected the path of a baseline file inside the repository, such as .agent-guard-baseline.json, "
-                f"got {_show(value)}")
+        return (
+            f"expected the path of a baseline file inside the repository, such as .agent-guard-baseline.json, got {_show(value)}"
+        )
     parts = value.replace("\\", "/").split("/")
     if value.startswith("/") or ".." in parts or "\x00" in value or "\n" in value:
         return f"expected a path inside the repository, from its top (no leading /, no ..), got {_show(value)}"
@@ -174,8 +191,10 @@ def _verify_entry(item: object) -> str | None:
     if item == PRE_COMMIT:
         return None
     if isinstance(item, str):
-        return (f"a command is a mapping such as {_VERIFY_EXAMPLE}; the one word an entry may be is "
-                f"'{PRE_COMMIT}' (the repository's .pre-commit-config.yaml hooks), got {_show(item)}")
+        return (
+            f"a command is a mapping such as {_VERIFY_EXAMPLE}; the one word an entry may be is "
+            f"'{PRE_COMMIT}' (the repository's .pre-commit-config.yaml hooks), got {_show(item)}"
+        )
     if not isinstance(item, dict):
         return f"expected a mapping such as {_VERIFY_EXAMPLE}, or '{PRE_COMMIT}', got {_show(item)}"
     return _entry_keys(item) or _entry_command(item) or _entry_options(item)
@@ -253,8 +272,13 @@ SETTINGS: dict[str, Node] = {
     "budget": {**{scope: _BUDGET for scope in BUDGET_SCOPES}, "max_file_bytes": _limit, "skip_generated": _bool},
     "exclude": {name: _str_list(_glob) for name in EXCLUDABLE},
     "baseline": _baseline,
-    "paths": {"protected": _str_list(_glob), "protected_extra": _str_list(_glob), "allow": _str_list(_glob),
-              "create": _bool, "control_editable": _str_list(_glob)},
+    "paths": {
+        "protected": _str_list(_glob),
+        "protected_extra": _str_list(_glob),
+        "allow": _str_list(_glob),
+        "create": _bool,
+        "control_editable": _str_list(_glob),
+    },
     "locate": {"tiers": _str_list(_tier)},
     "ledger": {"ref_prefix": _ref_prefix},
     "placeholder": {"patterns": _str_list(_regex), "exempt": _str_list(_regex)},
@@ -279,9 +303,9 @@ def _words(key: str) -> frozenset[str]:
 # Keys left out of the schema on purpose, and why.
 _NOT_HERE = {
     "exclude.path-protected": "a protected path cannot be excluded from protection; to let agents change it, take it "
-                              "out of paths.protected (or its control-file entry into paths.control_editable)",
+    "out of paths.protected (or its control-file entry into paths.control_editable)",
     "exclude.stale": "the stale check cannot be excluded: it keeps an edit made against an old version of a file "
-                     "from overwriting the newer one",
+    "from overwriting the newer one",
 }
 
 
@@ -311,8 +335,13 @@ def _suggestion(key: str, path: tuple[str, ...], schema: Mapping[str, Node]) -> 
         found = next((k for k in anywhere if spelled and k[-1] == spelled[0]), None)
     if found is None:
         return f"valid keys here: {', '.join(schema)}"
-    where = "" if found[:-1] == path else (
-        f" ({found[-1]} goes under {'.'.join(found[:-1])}:)" if found[:-1] else f" ({found[-1]} goes at the top of the file)")
+    where = (
+        ""
+        if found[:-1] == path
+        else (
+            f" ({found[-1]} goes under {'.'.join(found[:-1])}:)" if found[:-1] else f" ({found[-1]} goes at the top of the file)"
+        )
+    )
     return f"did you mean '{'.'.join(found)}'?{where}"
 
 

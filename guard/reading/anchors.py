@@ -73,8 +73,15 @@ class Anchored(Value):
     stale: Finding | None = None
 
 
-def against_read(repo: GitRepo, fe: FileEdit, path: str, before: bytes | None, pol: Policy,
-                 audience: Audience = CLI, claimed: str | None = None) -> Anchored:
+def against_read(
+    repo: GitRepo,
+    fe: FileEdit,
+    path: str,
+    before: bytes | None,
+    pol: Policy,
+    audience: Audience = CLI,
+    claimed: str | None = None,
+) -> Anchored:
     """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools.
 
     `claimed`: the base the edit named (an ``index`` line) that ``seen_base`` did not accept,
@@ -144,8 +151,7 @@ class _Base(Value):
     tag: str  # how messages name the version: the tag as written, or the version's first 8 digits
 
 
-def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy,
-              audience: Audience = CLI) -> Text | Finding:
+def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, audience: Audience = CLI) -> Text | Finding:
     """The text whose line numbers the line-anchored edit `fe` (of `path`, now `before`) names, or why
     there is none: what ``against_read`` resolves the edit against (``guard.reading.registers`` reads blocks
     and registers from it)."""
@@ -176,8 +182,14 @@ def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, wh
             msg = f"{agent} has no read of {path} on record; hashline edits apply to a file as a read showed it"
         else:
             msg = f"[{path}#{tag}] is not the version of {path} that {agent} last read (that was #{read.blob[:8]})"
-        unread = Finding("stale", level if level in ("error", "warning") else "error", path, None,
-                         msg, f"read it (again) with {who.read(path)}, then redo the edit under the header it prints")
+        unread = Finding(
+            "stale",
+            level if level in ("error", "warning") else "error",
+            path,
+            None,
+            msg,
+            f"read it (again) with {who.read(path)}, then redo the edit under the header it prints",
+        )
         if level == "error":
             return unread
         found = current_id if current_id.startswith(tag) else _stored(repo, tag)
@@ -192,21 +204,31 @@ def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, wh
     except NotText:
         base = None
     if base is None:
-        return error("stale", path, None, f"the content of [{path}#{tag}] is no longer in the object database",
-                     f"read the file again with {who.read(path)}")
+        return error(
+            "stale",
+            path,
+            None,
+            f"the content of [{path}#{tag}] is no longer in the object database",
+            f"read the file again with {who.read(path)}",
+        )
     return _Base(base_id, base, shown, tuple(notes), base_id[:8] if tag == LAST_SEEN else tag)
 
 
-def _last_seen(repo: GitRepo, pol: Policy, who: _Reader, path: str, before: bytes, current_id: str,
-               read: reads.Read | None) -> str | Finding:
+def _last_seen(
+    repo: GitRepo, pol: Policy, who: _Reader, path: str, before: bytes, current_id: str, read: reads.Read | None
+) -> str | Finding:
     """The version an edit that names none (``LAST_SEEN``) is made against: the file as it is, when the
     agent read or wrote it so, or read nothing (where the policy allows); else the agent's last read."""
     if read is None or read.blob == current_id or last_written(repo, pol, who.name, path) == current_id:
         if read is None and pol.read_before_edit and pol.level("stale") == "error":
-            return error("stale", path, None,
-                         f"{who.name} has not read {path}, and this policy edits only files the agent has read "
-                         f"(read_before_edit, from {pol.source('read_before_edit')})",
-                         f"read it first with {who.read(path)}, then send the edit again")
+            return error(
+                "stale",
+                path,
+                None,
+                f"{who.name} has not read {path}, and this policy edits only files the agent has read "
+                f"(read_before_edit, from {pol.source('read_before_edit')})",
+                f"read it first with {who.read(path)}, then send the edit again",
+            )
         return current_id
     if repo.read_blob(read.blob) is None:
         return current_id
@@ -231,9 +253,18 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         a, b = (n + 1, n) if (c.end == LAST and c.start == LAST + 1) else (c.start, n if c.end == LAST else c.end)
         bad = _out_of_bounds(a, b, n)
         if bad:
-            return Anchored(fe, (error("not-found", path, None,
-                                       f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
-                                       f"number lines as {who.read(path)} prints them"),))
+            return Anchored(
+                fe,
+                (
+                    error(
+                        "not-found",
+                        path,
+                        None,
+                        f"{bad}: {path} had {plural(n, 'line')} when read as #{tag}",
+                        f"number lines as {who.read(path)} prints them",
+                    ),
+                ),
+            )
         spans.append((c, a, b))
     wrong = _wrong_hashes(fe, base, path, tag, who, base_id == current_id)
     if wrong is not None:
@@ -251,8 +282,7 @@ def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, 
         offset_or_finding = _offset(base, current, _anchored(spans, shown, n), path, tag, who)
         merged = _merged(base, current, spans)
         if isinstance(merged, Conflict):
-            stale = offset_or_finding if isinstance(offset_or_finding, Finding) else _adjoining(
-                current, merged, path, tag, who)
+            stale = offset_or_finding if isinstance(offset_or_finding, Finding) else _adjoining(current, merged, path, tag, who)
             return Anchored(fe, (stale,))
         if isinstance(offset_or_finding, Finding):
             # Lines moved by different amounts, or changed apart from the edit: the merge
@@ -269,8 +299,7 @@ def _merged(base: Text, current: Text, spans: Sequence[tuple[LineRange, int, int
     from ..repo.merge import merge_file
 
     eol = base.dominant_eol()
-    splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
-               for c, a, b in spans]
+    splices = [Splice(a - 1, b, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new)) for c, a, b in spans]
     edited, _ = apply_splices(base, splices)
     got = merge_file(base.encode(), edited.encode(), current.encode())
     return decode(got.data) if got.clean else got.conflicts[0]
@@ -280,15 +309,19 @@ def _ranges(current: Text, merged: Text, source_line: int) -> tuple[LineRange, .
     """`merged` as line ranges of `current` (each replaced or inserted stretch)."""
     eols = ["\r" if e == "\r\n" else "" for e in merged.eols]
     new = [ln + e for ln, e in zip(merged.lines, eols)]
-    return tuple(LineRange(a0 + 1, a1, tuple(new[b0:b1]), None, source_line)
-                 for _tag, a0, a1, b0, b1 in diffs.opcodes(list(current.lines), list(merged.lines)))
+    return tuple(
+        LineRange(a0 + 1, a1, tuple(new[b0:b1]), None, source_line)
+        for _tag, a0, a1, b0, b1 in diffs.opcodes(list(current.lines), list(merged.lines))
+    )
 
 
 def _adjoining(current: Text, c: Conflict, path: str, tag: str, who: _Reader) -> Finding:
     """The lines the edit touches are unchanged, but one beside them changed since the read."""
     line = c.theirs_line
     return error(
-        "stale", path, line,
+        "stale",
+        path,
+        line,
         f"{path} changed since it was read (#{tag}) next to the lines the edit changes (around line {line}): "
         "git's merge calls this a conflict",
         f"read it again with {who.read(path, _around(line, len(current.lines)))}, and redo the edit under the "
@@ -315,8 +348,11 @@ def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: _Reader, c
     from ..text import linehash
 
     named = [h for c in fe.changes if isinstance(c, LineRange) for h in c.hashes]
-    wrong = [(line, written, rules) for line, written, rules in named
-             if 1 <= line <= len(base.lines) and not linehash.matches(rules, line, base.lines[line - 1], written)]
+    wrong = [
+        (line, written, rules)
+        for line, written, rules in named
+        if 1 <= line <= len(base.lines) and not linehash.matches(rules, line, base.lines[line - 1], written)
+    ]
     if not wrong:
         return None
     rule = wrong[0][2][0]
@@ -333,10 +369,15 @@ def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: _Reader, c
     said = ", ".join(f"{line}{'#' if rule == 'line-id' else ':'}{w}" for line, w, _r in wrong[:6])
     now = linehash.anchor(rule, first, base.lines[first - 1])
     where = "as it is" if current else f"as {who.name} last read it (#{tag}; it changed since)"
-    retry = ("use these anchors, and send the edit again" if current
-             else f"read it again with {who.read(path, _around(first, len(base.lines)))} and redo the edit")
+    retry = (
+        "use these anchors, and send the edit again"
+        if current
+        else f"read it again with {who.read(path, _around(first, len(base.lines)))} and redo the edit"
+    )
     return error(
-        "not-found", path, first,
+        "not-found",
+        path,
+        first,
         f"{plural(len(wrong), 'line')} of {path} {'is' if len(wrong) == 1 else 'are'} not what the edit's anchors say "
         f"({said}): line {first} of the file {where} is {now}; an anchor is never moved to another line",
         f"{retry}; '>>>' marks the lines the edit named wrongly:\n" + "\n".join(rows),
@@ -351,8 +392,9 @@ def _out_of_bounds(a: int, b: int, n: int) -> str | None:
     return None
 
 
-def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int,
-             path: str, tag: str, who: _Reader, level: str) -> Finding | None:
+def _unshown(
+    spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int, path: str, tag: str, who: _Reader, level: str
+) -> Finding | None:
     for _change, a, b in spans:
         if b >= a:
             gaps = shown.missing(a, b)
@@ -369,9 +411,14 @@ def _unshown(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: 
             want = (sides[0], sides[-1])
         seen = ", ".join(span(x, y) for x, y in shown.shown) or "no line"
         # The finding is about that line of the file as read (not the edit's own line).
-        return Finding("stale", level, path, want[0],
-                       f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed {seen})",
-                       f"read those lines first with {who.read(path, want)}, then send the edit again")
+        return Finding(
+            "stale",
+            level,
+            path,
+            want[0],
+            f"the edit changes {what} of {path}, which the read #{tag} never showed (it showed {seen})",
+            f"read those lines first with {who.read(path, want)}, then send the edit again",
+        )
     return None
 
 
@@ -392,9 +439,13 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         if not base.lines and not current.lines:
             return 0
         what = "was empty when read" if not base.lines else "changed since it was read"
-        return error("stale", path, None, f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; "
-                     "the edit has no line to anchor on",
-                     f"read it again with {who.read(path)}, and redo the edit under the new header")
+        return error(
+            "stale",
+            path,
+            None,
+            f"{path} {what} (#{tag}) and now has {plural(len(current.lines), 'line')}; the edit has no line to anchor on",
+            f"read it again with {who.read(path)}, and redo the edit under the new header",
+        )
     ops = diffs.opcodes(list(base.lines), list(current.lines))
     changed: list[int] = []
     moved: dict[int, list[int]] = {}
@@ -419,7 +470,9 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         where = now
         since = "; that line is gone" if gone else f"; it is line {now} now" if now != first else ""
         return error(
-            "stale", path, now,
+            "stale",
+            path,
+            now,
             f"{path} changed since it was read (#{tag}): {_lines(changed)} "
             f"no longer hold{'s' if len(changed) == 1 else ''} what the read showed "
             f"(line {first} was {clip(base.lines[first - 1])!r}{since})",
@@ -430,7 +483,9 @@ def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, 
         parts = "; ".join(f"{_lines(ls)} by {d:+d}" for d, ls in sorted(moved.items(), key=lambda kv: kv[1][0]))
         first = min(ls[0] for ls in moved.values())
         return error(
-            "stale", path, first,
+            "stale",
+            path,
+            first,
             f"{path} changed since it was read (#{tag}) and the edit's lines moved by different amounts ({parts}), "
             "so no one offset re-anchors it",
             f"read it again with {who.read(path)}, and redo the edit under the new header",
@@ -459,8 +514,9 @@ def _excerpt(text: Text, line: int) -> str:
 # --------------------------------------------------------------------------- read-before-edit
 
 
-def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str,
-            claimed: str | None = None) -> Finding | None:
+def _unread(
+    repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str, claimed: str | None = None
+) -> Finding | None:
     from . import reads
 
     agent = who.name
@@ -476,8 +532,10 @@ def _unread(repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, 
     else:
         msg = f"{path} changed since {agent} last read it ({origin})"
     if claimed:
-        msg += (f"; the edit's index line names {claimed[:12]!r}, which is no version of {path} {agent} read "
-                "or wrote, so it is not the edit's base")
+        msg += (
+            f"; the edit's index line names {claimed[:12]!r}, which is no version of {path} {agent} read "
+            "or wrote, so it is not the edit's base"
+        )
     return Finding("stale", level, path, None, msg, f"read it first with {who.read(path)}, then send the edit again")
 
 

@@ -60,18 +60,21 @@ def parse_lines(spec: str) -> tuple[int, int]:
 
     text = spec.strip().replace("..", ":").replace("-", ":")
     first, sep, last = text.partition(":")
-    if not all(part.strip().isascii() and (part.strip().isdigit() or not part.strip()) for part in (first, last)) \
-            or not (first.strip() or last.strip()):
-        raise ValueError(f"{spec[:40]!r} is not a line range; write A:B, A: or :B, line numbers from 1 to "
-                         f"{int(LINE.high):,}, e.g. 10:40")
+    if not all(part.strip().isascii() and (part.strip().isdigit() or not part.strip()) for part in (first, last)) or not (
+        first.strip() or last.strip()
+    ):
+        raise ValueError(
+            f"{spec[:40]!r} is not a line range; write A:B, A: or :B, line numbers from 1 to {int(LINE.high):,}, e.g. 10:40"
+        )
     try:
         a = int(LINE.read(first)) if first.strip() else 1
         b = (int(LINE.read(last)) if last.strip() else _TO_END) if sep else a
     except OutOfRange as exc:
         raise ValueError(f"{spec!r}: a line number {exc}") from None
     if a < 1 or b < a:
-        raise ValueError(f"{spec[:40]!r} is not a line range: B must not be less than A (line numbers from 1 to "
-                         f"{int(LINE.high):,})")
+        raise ValueError(
+            f"{spec[:40]!r} is not a line range: B must not be less than A (line numbers from 1 to {int(LINE.high):,})"
+        )
     return a, b
 
 
@@ -101,19 +104,39 @@ class Shown(Value):
 
     def as_dict(self) -> dict[str, object]:
         """`git agent-read --json`: the header to edit under, and the lines by number."""
-        return {"version": 1, "path": self.path, "header": self.header, "tag": self.blob[:TAG_DIGITS],
-                "blob": self.blob, "first": self.first, "last": self.last, "total": self.total,
-                "lines": [{"line": self.first + i, "text": line} for i, line in enumerate(self.lines)]}
+        return {
+            "version": 1,
+            "path": self.path,
+            "header": self.header,
+            "tag": self.blob[:TAG_DIGITS],
+            "blob": self.blob,
+            "first": self.first,
+            "last": self.last,
+            "total": self.total,
+            "lines": [{"line": self.first + i, "text": line} for i, line in enumerate(self.lines)],
+        }
 
 
-def read(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
-         cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> str:
+def read(
+    guard_session: "Guard",
+    path: str,
+    lines: tuple[int, int] | None = None,
+    agent: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    audience: Audience | None = None,
+) -> str:
     """`path` as `git agent-read` prints it; records the read for `agent` (``shown``)."""
     return shown(guard_session, path, lines, agent, cwd, audience).text()
 
 
-def shown(guard_session: "Guard", path: str, lines: tuple[int, int] | None = None, agent: str | None = None,
-          cwd: str | os.PathLike[str] | None = None, audience: Audience | None = None) -> Shown:
+def shown(
+    guard_session: "Guard",
+    path: str,
+    lines: tuple[int, int] | None = None,
+    agent: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    audience: Audience | None = None,
+) -> Shown:
     """`path` as a read shows it; records the read for `agent`.
 
     A relative `path` starts from `cwd` (default: the current folder) when that is inside
@@ -139,21 +162,41 @@ def shown(guard_session: "Guard", path: str, lines: tuple[int, int] | None = Non
     if folder is not None:
         raise Unreadable(folder)
     if raw.endswith("/"):
-        raise Unreadable(error("missing", rel, None, f"{path!r} names a folder, and there is no folder {rel}",
-                               f"name a file (without the trailing '/'), e.g. {rel}"))
+        raise Unreadable(
+            error(
+                "missing",
+                rel,
+                None,
+                f"{path!r} names a folder, and there is no folder {rel}",
+                f"name a file (without the trailing '/'), e.g. {rel}",
+            )
+        )
     with worktree.locked(repo):
         try:
             data, _mode = worktree.read(guard_session.root, rel)
         except worktree.NotAFile as exc:
             raise Unreadable(_folder(guard_session.root, rel) or special_file(exc, creates=False)) from None
         except worktree.UnsafePath as exc:
-            raise Unreadable(_folder(guard_session.root, rel) or error(
-                "path-outside", rel, None, f"{exc}: agent-guard never reads through a symlink",
-                "read the file the link points to, by its own path inside the repository")) from None
+            raise Unreadable(
+                _folder(guard_session.root, rel)
+                or error(
+                    "path-outside",
+                    rel,
+                    None,
+                    f"{exc}: agent-guard never reads through a symlink",
+                    "read the file the link points to, by its own path inside the repository",
+                )
+            ) from None
         if data is None:
-            raise Unreadable(error("missing", rel, None, f"{rel} does not exist",
-                                   f"check the path ({paths.start_rule(here)}), or create the file with "
-                                   f"{reader.create(rel)}"))
+            raise Unreadable(
+                error(
+                    "missing",
+                    rel,
+                    None,
+                    f"{rel} does not exist",
+                    f"check the path ({paths.start_rule(here)}), or create the file with {reader.create(rel)}",
+                )
+            )
         repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
         if bad is not None:
@@ -163,11 +206,18 @@ def shown(guard_session: "Guard", path: str, lines: tuple[int, int] | None = Non
         a, b = lines if lines is not None else (1, n)
         b = min(b, n)
         if n and a > n:
-            raise Unreadable(error("not-found", rel, a, f"line {a} is past the end of {rel} ({n} lines)",
-                                   f"read lines 1 to {n}, e.g. with {reader.read(rel, who, (max(1, n - 39), n))}"))
+            raise Unreadable(
+                error(
+                    "not-found",
+                    rel,
+                    a,
+                    f"line {a} is past the end of {rel} ({n} lines)",
+                    f"read lines 1 to {n}, e.g. with {reader.read(rel, who, (max(1, n - 39), n))}",
+                )
+            )
         blob = repo.write_blob(data)
         reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
-    return Shown(rel, posixpath.relpath(rel, here) if here else rel, blob, a, b, n, tuple(text.lines[a - 1:b]))
+    return Shown(rel, posixpath.relpath(rel, here) if here else rel, blob, a, b, n, tuple(text.lines[a - 1 : b]))
 
 
 SHOWN_ENTRIES = 10  # names of a folder listed in the hint of a read that named it
@@ -185,5 +235,4 @@ def _folder(root: Path, rel: str) -> Finding | None:
     listed = ", ".join(f"{rel}/{n}" for n in names[:SHOWN_ENTRIES])
     more = f" and {len(names) - SHOWN_ENTRIES} more" if len(names) > SHOWN_ENTRIES else ""
     what = f"it holds {listed}{more}" if names else "it is empty"
-    return error("missing", rel, None, f"{rel} is a folder, not a file; a read shows one file",
-                 f"name a file in it: {what}")
+    return error("missing", rel, None, f"{rel} is a folder, not a file; a read shows one file", f"name a file in it: {what}")

@@ -76,8 +76,7 @@ def load(repo: GitRepo, agent: str) -> dict[str, Read]:
         data = json.loads(_file(repo, agent).read_bytes())
         files = data["files"]
         return {
-            path: Read(str(entry["blob"]), merge([(int(a), int(b)) for a, b in entry["shown"]]))
-            for path, entry in files.items()
+            path: Read(str(entry["blob"]), merge([(int(a), int(b)) for a, b in entry["shown"]])) for path, entry in files.items()
         }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}

@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 LAST = -1  # hashline's `$`: the last line of the file as read
 
 
-def resolve(ws: Workspace, edits: EditSet, pol: Policy, here: str = "",
-            audience: Audience = CLI) -> tuple[EditSet, list[Finding]]:
+def resolve(
+    ws: Workspace, edits: EditSet, pol: Policy, here: str = "", audience: Audience = CLI
+) -> tuple[EditSet, list[Finding]]:
     """`edits` with every block and register worked out (see the module doc), or the findings that refuse it.
 
     The module doc's two passes: ``_blocks_and_cuts`` for each file with a block op or a cut,
@@ -64,8 +65,15 @@ def resolve(ws: Workspace, edits: EditSet, pol: Policy, here: str = "",
     return edits._replace(files=tuple(files)), []
 
 
-def _blocks_and_cuts(i: int, fe: FileEdit, path: str, text: Text, kept: dict[str, tuple[str, ...]],
-                     indents: dict[tuple[int, int], str], findings: list[Finding]) -> FileEdit:
+def _blocks_and_cuts(
+    i: int,
+    fe: FileEdit,
+    path: str,
+    text: Text,
+    kept: dict[str, tuple[str, ...]],
+    indents: dict[tuple[int, int], str],
+    findings: list[Finding],
+) -> FileEdit:
     """File `i` (`fe`, read as `text`) with each block op's lines worked out; its cuts' lines go
     into `kept`, the indentation of a paste over or after a block into `indents`, and the ops
     refused into `findings`."""
@@ -90,7 +98,7 @@ def _blocks_and_cuts(i: int, fe: FileEdit, path: str, text: Text, kept: dict[str
                 c = c._replace(new=rows)
         if isinstance(c, LineRange) and c.cut is not None:
             end = len(text.lines) if c.end == LAST else c.end
-            kept[c.cut] = text.lines[c.start - 1:end]
+            kept[c.cut] = text.lines[c.start - 1 : end]
         changes.append(c)
     return fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
 
@@ -124,8 +132,13 @@ def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, audience: Audi
         return got
     path, before = got
     if before is None:
-        return error("missing", path, None, f"{path} does not exist, so it has no lines to name",
-                     f"check the path, or read the file with {audience.read(path, pol.agent or 'agent')}")
+        return error(
+            "missing",
+            path,
+            None,
+            f"{path} does not exist, so it has no lines to name",
+            f"check the path, or read the file with {audience.read(path, pol.agent or 'agent')}",
+        )
     text = anchors.base_text(ws.repo, fe, path, before, pol, audience)
     return text if isinstance(text, Finding) else (path, text)
 
@@ -134,9 +147,13 @@ def _spans(path: str, text: Text, c: LineRange) -> dict[int, int] | Finding:
     try:
         return blocks.spans(path, text.lines)
     except blocks.Unreadable as exc:
-        return error("parse-error", path, c.block,
-                     f"{_spelled(c)} names a syntax block, but {path}'s blocks cannot be read: {exc}",
-                     f"name the lines instead, e.g. {_plain(c, c.block)}")
+        return error(
+            "parse-error",
+            path,
+            c.block,
+            f"{_spelled(c)} names a syntax block, but {path}'s blocks cannot be read: {exc}",
+            f"name the lines instead, e.g. {_plain(c, c.block)}",
+        )
 
 
 def _place(path: str, text: Text, found: dict[int, int], c: LineRange) -> tuple[LineRange, str] | Finding:
@@ -144,13 +161,18 @@ def _place(path: str, text: Text, found: dict[int, int], c: LineRange) -> tuple[
     line = c.block
     n = len(text.lines)
     if not 1 <= line <= n:
-        return error("not-found", path, None, f"{_spelled(c)}: line {line} does not exist ({path} had {n} lines when read)",
-                     "number lines as the read printed them")
+        return error(
+            "not-found",
+            path,
+            None,
+            f"{_spelled(c)}: line {line} does not exist ({path} had {n} lines when read)",
+            "number lines as the read printed them",
+        )
     end = found.get(line)
     opening = text.lines[line - 1]
     if end is None:
         return _no_block(path, text, found, c)
-    indent = opening[:len(opening) - len(opening.lstrip())]
+    indent = opening[: len(opening) - len(opening.lstrip())]
     if c.end < c.start:  # after the block
         return c._replace(start=end + 1, end=end, block=0), indent
     return c._replace(start=line, end=end, block=0), indent
@@ -168,8 +190,13 @@ def _no_block(path: str, text: Text, found: dict[int, int], c: LineRange) -> Fin
     closest = blocks.nearest(found, line, 1)
     example = f" (e.g. {_spelled(c, closest[0])})" if closest else ""
     hint += f"Name a block by the line that opens it{example}, or name the lines themselves: {_plain(c, line)}"
-    return error("not-found", path, line, f"line {line} of {path} {what}: {_spelled(c)} names a function, class, "
-                 "statement or heading by its first line", hint)
+    return error(
+        "not-found",
+        path,
+        line,
+        f"line {line} of {path} {what}: {_spelled(c)} names a function, class, statement or heading by its first line",
+        hint,
+    )
 
 
 def _spelled(c: LineRange, line: int | None = None) -> str:
@@ -197,9 +224,9 @@ def _indented(rows: tuple[str, ...], indent: str) -> tuple[str, ...]:
     filled = [r for r in rows if r.strip()]
     if not filled:
         return rows
-    common = min(r[:len(r) - len(r.lstrip())] for r in filled)
+    common = min(r[: len(r) - len(r.lstrip())] for r in filled)
     while not all(r.startswith(common) for r in filled):
         common = common[:-1]
     if common == indent:
         return rows
-    return tuple(indent + r[len(common):] if r.strip() else r for r in rows)
+    return tuple(indent + r[len(common) :] if r.strip() else r for r in rows)

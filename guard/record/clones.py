@@ -62,9 +62,11 @@ def name(repo: GitRepo) -> str:
     if configured is not None:
         problem = name_problem(configured)
         if problem is not None:
-            raise UsageError(f"git config {CONFIG} is {configured[:80]!r}, which cannot name a clone: {problem}; "
-                             f"a clone name is part of a git ref name ({PUSHED}CLONE/AGENT): {ledger.NAME_RULE}; "
-                             f"set another with git config {CONFIG} NAME, or unset it for a made one")
+            raise UsageError(
+                f"git config {CONFIG} is {configured[:80]!r}, which cannot name a clone: {problem}; "
+                f"a clone name is part of a git ref name ({PUSHED}CLONE/AGENT): {ledger.NAME_RULE}; "
+                f"set another with git config {CONFIG} NAME, or unset it for a made one"
+            )
         return configured
     return _made(repo)
 
@@ -140,8 +142,10 @@ def prefix_problem(prefix: str) -> str | None:
     """Why the ledger's `prefix` cannot travel (it holds, or lies in, the clones' namespaces), or None."""
     for space in (PUSHED, FETCHED):
         if prefix.startswith(space) or space.startswith(prefix):
-            return (f"ledger.ref_prefix {prefix!r} overlaps {space}, where agent-guard keeps the turns of other "
-                    f"clones: set ledger.ref_prefix to a folder of its own, such as 'refs/agent-guard/'")
+            return (
+                f"ledger.ref_prefix {prefix!r} overlaps {space}, where agent-guard keeps the turns of other "
+                f"clones: set ledger.ref_prefix to a folder of its own, such as 'refs/agent-guard/'"
+            )
     return None
 
 
@@ -159,7 +163,7 @@ def copies(repo: GitRepo, agent: str | None = None, clone: str | None = None) ->
     """The fetched copies here (of `agent`'s ledgers, of `clone`'s), by ref name."""
     out = []
     for ref, tip in sorted(repo.refs(FETCHED).items()):
-        parts = ref[len(FETCHED):].split("/")
+        parts = ref[len(FETCHED) :].split("/")
         if len(parts) < 3 or name_problem(parts[-1]) is not None or name_problem(parts[-2]) is not None:
             continue  # not one of ours (a ref put there by hand)
         found = Copy(ref, "/".join(parts[:-2]), parts[-2], parts[-1], tip)
@@ -179,8 +183,10 @@ def remote_problem(repo: GitRepo, remote: str) -> str | None:
     """Why `remote` cannot be pushed to or fetched from here (it must be a configured remote's name), or None."""
     if repo.config(f"remote.{remote}.url") is not None or repo.config(f"remote.{remote}.pushurl") is not None:
         return None
-    return (f"{remote!r} is not a remote of this repository: give a remote's name (git remote -v lists them), "
-            "or add one with git remote add NAME URL; fetched turns are kept under the remote's name")
+    return (
+        f"{remote!r} is not a remote of this repository: give a remote's name (git remote -v lists them), "
+        "or add one with git remote add NAME URL; fetched turns are kept under the remote's name"
+    )
 
 
 def push_args(prefix: str, clone: str, remote: str) -> list[str]:
@@ -214,7 +220,7 @@ def push(repo: GitRepo, prefix: str, clone: str, remote: str, timeout: float | N
     done = run(repo.root, push_args(prefix, clone, remote), timeout)
     lines = []
     for line in pushed_refs(done.out):
-        agent = line.destination[len(f"{PUSHED}{clone}/"):]
+        agent = line.destination[len(f"{PUSHED}{clone}/") :]
         if not line.landed:
             lines.append(f"{line.source}: not pushed ({line.summary})")
             continue
@@ -253,8 +259,10 @@ def fetch(repo: GitRepo, remote: str, timeout: float | None = None) -> Outcome:
         whose = "this clone's, as pushed" if copy.clone == me else f"clone {copy.clone}"
         lines.append(f"{copy.agent} ({whose}): {plural(count, 'turn')} in {copy.ref}")
         if copy.ref in pushed and pushed[copy.ref] != copy.tip:
-            lines.append(f"warning: {PUSHED}{me}/{copy.agent} on {remote} is not what this clone last pushed there: "
-                         f"unless it was pushed from here with plain git, another clone is named {me} too, and each "
-                         "push replaces the other's turns; give every clone its own name "
-                         f"(git config {CONFIG} NAME)")
+            lines.append(
+                f"warning: {PUSHED}{me}/{copy.agent} on {remote} is not what this clone last pushed there: "
+                f"unless it was pushed from here with plain git, another clone is named {me} too, and each "
+                "push replaces the other's turns; give every clone its own name "
+                f"(git config {CONFIG} NAME)"
+            )
     return Outcome(done.status == 0, done, tuple(lines))

@@ -47,8 +47,12 @@ def items(g: Workspace, cache: bool) -> list[Item]:
     """What agent-guard keeps for the repository of `g` (and, with `cache`, for the user)."""
     from ..commit_check import githook
 
-    out = [Item("ref", name, value) for prefix in _prefixes(g) for name, value in sorted(g.repo.refs(prefix).items())
-           if _a_ledger(g, value)]
+    out = [
+        Item("ref", name, value)
+        for prefix in _prefixes(g)
+        for name, value in sorted(g.repo.refs(prefix).items())
+        if _a_ledger(g, value)
+    ]
     folders = [g.repo.commondir / DIRNAME, g.repo.gitdir / DIRNAME]
     worktrees = g.repo.commondir / "worktrees"
     if worktrees.is_dir():
@@ -142,12 +146,24 @@ def _prune(folder: Path) -> None:
 def left_to_the_user(g: Workspace) -> list[str]:
     """The user's own files that name agent-guard: not taken away, listed for the user."""
     out = []
-    for name in (".agent-guard.yaml", "pyproject.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml",
-                 ".mcp.json", ".claude/settings.json", ".codex/config.toml", "opencode.json", ".aider.conf.yml"):
+    for name in (
+        ".agent-guard.yaml",
+        "pyproject.toml",
+        ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+        ".mcp.json",
+        ".claude/settings.json",
+        ".codex/config.toml",
+        "opencode.json",
+        ".aider.conf.yml",
+    ):
         path = g.root / name
         try:
-            if path.is_file() and not path.is_symlink() and (
-                    name == ".agent-guard.yaml" or b"agent-guard" in path.read_bytes()[:1_000_000]):
+            if (
+                path.is_file()
+                and not path.is_symlink()
+                and (name == ".agent-guard.yaml" or b"agent-guard" in path.read_bytes()[:1_000_000])
+            ):
                 out.append(name)
         except OSError:
             continue

@@ -36,28 +36,34 @@ def _agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
     if agent:
         return [default_agent(agent)]
     # A ref deeper under the prefix (turns fetched there by hand) is no agent's ledger.
-    return sorted(n for n in (name[len(prefix):] for name in g.repo.refs(prefix)) if ledger.agent_problem(n) is None)
+    return sorted(n for n in (name[len(prefix) :] for name in g.repo.refs(prefix)) if ledger.agent_problem(n) is None)
 
 
 def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
     """Why `agent` has nothing for `command` ("log", "rollback") to show, and whose turns there are."""
-    others = [(name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_name(prefix, name), name)))
-              for name in _agents(g, prefix, None) if name != agent]
+    others = [
+        (name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_name(prefix, name), name)))
+        for name in _agents(g, prefix, None)
+        if name != agent
+    ]
     others = [(name, n) for name, n in others if n]
     said = f"{agent} has no recorded turns ({ledger.ref_name(prefix, agent)} does not exist)"
     me = clones.name(g.repo)
     fetched = sorted({c.clone for c in clones.copies(g.repo, agent) if c.clone != me})
     if fetched and command != "log":
-        said += (f"; turns of {agent} fetched from other clones ({', '.join(fetched)}) are undone one at a time: "
-                 f"git agent-{command} --agent {agent} --clone {fetched[0]} --turn ID")
+        said += (
+            f"; turns of {agent} fetched from other clones ({', '.join(fetched)}) are undone one at a time: "
+            f"git agent-{command} --agent {agent} --clone {fetched[0]} --turn ID"
+        )
     if not others:
         where = "this clone" if fetched and command != "log" else "this repository"
         return f"{said}; no agent has any in {where} yet: an applied edit records one"
     listed = ", ".join(f"{name} ({plural(n, 'turn')})" for name, n in others)
     name = others[0][0]
     if command == "log":
-        how = f"list them with git agent-log --agent {name}" if len(others) == 1 else \
-            "list every agent's turns with git agent-log"
+        how = (
+            f"list them with git agent-log --agent {name}" if len(others) == 1 else "list every agent's turns with git agent-log"
+        )
     elif len(others) == 1:
         how = f"undo {name}'s last turn with git agent-{command} --agent {name}"
     else:
@@ -143,9 +149,17 @@ def _turn_diff(g: Guard, t: ledger.Turn, viewer: Policy) -> str:
     out = []
     for tc in _turn_changes(g, t):
         op = {"A": Op.CREATE, "D": Op.DELETE, "R": Op.RENAME}.get(tc.status, Op.MODIFY)
-        out.append(diffs.make_change(tc.path, op, _blob(g, tc.old), _blob(g, tc.new), old_path=tc.old_path,
-                                     old_mode=tc.old.mode if tc.old else None,
-                                     new_mode=tc.new.mode if tc.new else None))
+        out.append(
+            diffs.make_change(
+                tc.path,
+                op,
+                _blob(g, tc.old),
+                _blob(g, tc.new),
+                old_path=tc.old_path,
+                old_mode=tc.old.mode if tc.old else None,
+                new_mode=tc.new.mode if tc.new else None,
+            )
+        )
     return redaction.turn_diff(out, viewer, t.commit)
 
 
@@ -159,8 +173,9 @@ def _rolled_here(g: Guard, prefix: str, agent: str) -> dict[str, str]:
     return here
 
 
-def _sources(g: Guard, prefix: str, agent: str | None, clone: str | None, local: bool
-             ) -> list[tuple[str, str, clones.Copy | None]]:
+def _sources(
+    g: Guard, prefix: str, agent: str | None, clone: str | None, local: bool
+) -> list[tuple[str, str, clones.Copy | None]]:
     """The ledgers `log` reads: (ref, agent, the fetched copy it is, or None for this clone's own)."""
     me = clones.name(g.repo)
     if clone is not None and clone != me and local:
@@ -184,14 +199,25 @@ def _no_clone(g: Guard, clone: str, agent: str | None, me: str) -> str:
     held = sorted({(c.clone, c.agent) for c in clones.copies(g.repo) if c.clone != me})
     whose = f"{default_agent(agent)}'s turns of clone {clone}" if agent else f"turns of clone {clone}"
     if not held:
-        return (f"no {whose} are here: no other clone's turns are fetched yet (this clone is {me}); "
-                "agent-guard fetch REMOTE brings every clone's turns that were pushed there")
+        return (
+            f"no {whose} are here: no other clone's turns are fetched yet (this clone is {me}); "
+            "agent-guard fetch REMOTE brings every clone's turns that were pushed there"
+        )
     listed = ", ".join(f"{a}@{c}" for c, a in held)
     return f"no {whose} are fetched here; fetched: {listed} (this clone is {me}); agent-guard fetch REMOTE brings more"
 
 
-def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str | None = None, *,
-        clone: str | None = None, local: bool = False, turn: str | None = None) -> list[dict[str, Any]]:
+def log(
+    g: Guard,
+    agent: str | None,
+    limit: int | None,
+    patch: bool,
+    viewer: str | None = None,
+    *,
+    clone: str | None = None,
+    local: bool = False,
+    turn: str | None = None,
+) -> list[dict[str, Any]]:
     """The turns of `agent` (None: every agent), newest first, as dictionaries (the `--json` shape).
 
     This clone's turns and those fetched from other clones (``clones``), each with the clone
@@ -223,22 +249,29 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
         history: Iterator[tuple[ledger.Turn, bool]] = _history(g, ref, name)
         if turn is not None:
             history = _one_turn(g, ref, name, turn, history)
-        for t, rolled in (islice(history, limit) if limit is not None else history):
+        for t, rolled in islice(history, limit) if limit is not None else history:
             if t.commit in seen:
                 continue
             seen.add(t.commit)
             origin = t.rolls_back_from
             e: dict[str, Any] = {
-                "agent": name, "id": t.id, "kind": t.kind, "commit": t.commit,
-                "clone": t.clone or (copy.clone if copy is not None else me), "ref": ref,
-                "time": int(_when(t)), "format": t.format,
+                "agent": name,
+                "id": t.id,
+                "kind": t.kind,
+                "commit": t.commit,
+                "clone": t.clone or (copy.clone if copy is not None else me),
+                "ref": ref,
+                "time": int(_when(t)),
+                "format": t.format,
                 "files": [{"op": op, "path": p, "added": a, "removed": r} for op, p, a, r in t.files],
-                "added": t.added, "removed": t.removed, "repairs": list(t.repairs), "policy": t.policy,
+                "added": t.added,
+                "removed": t.removed,
+                "repairs": list(t.repairs),
+                "policy": t.policy,
                 "rolled_back": rolled or t.commit in undone,
                 "rolled_back_here": (t.commit in undone) if copy is not None else rolled,
                 "rolls_back": list(t.rolls_back),
-                "rolls_back_from": None if origin is None else
-                {"clone": origin[0], "id": origin[1], "commit": origin[2]},
+                "rolls_back_from": None if origin is None else {"clone": origin[0], "id": origin[1], "commit": origin[2]},
             }
             if shown_to is not None:
                 e["diff"] = _turn_diff(g, t, shown_to)
@@ -249,8 +282,9 @@ def log(g: Guard, agent: str | None, limit: int | None, patch: bool, viewer: str
     return out[:limit] if limit is not None else out
 
 
-def _one_turn(g: Guard, ref: str, agent: str, turn: str, history: Iterator[tuple[ledger.Turn, bool]]
-              ) -> Iterator[tuple[ledger.Turn, bool]]:
+def _one_turn(
+    g: Guard, ref: str, agent: str, turn: str, history: Iterator[tuple[ledger.Turn, bool]]
+) -> Iterator[tuple[ledger.Turn, bool]]:
     """The turn of `agent` whose id is `turn`, from `history`: read from the tip down to it (its
     rolled-back state needs the rollbacks after it), and not at all when the turn-id index says
     the agent has none."""
@@ -274,16 +308,19 @@ def one_turn(g: Guard, turn: str, agent: str | None, patch: bool = True) -> list
         owners = ", ".join(sorted(r["agent"] for r in rows))
         raise UsageError(f"turn {turn} is a turn of {owners}: name one, e.g. --agent {rows[0]['agent']}")
     if agent is not None:
-        ids = [t.id for t in ledger.turns(g.repo, ledger.ref_name(prefix, default_agent(agent)), default_agent(agent),
-                                          limit=20, memo=g.ledger_memo)]
+        ids = [
+            t.id
+            for t in ledger.turns(
+                g.repo, ledger.ref_name(prefix, default_agent(agent)), default_agent(agent), limit=20, memo=g.ledger_memo
+            )
+        ]
         if not ids:
             raise UsageError(no_turns(g, default_agent(agent), prefix, "log"))
         raise UsageError(f"{default_agent(agent)} has no turn {turn!r}; its newest turns: {', '.join(ids)}")
     names = _agents(g, prefix, None)
     if not names:
         raise UsageError("no recorded turns: no agent has any in this repository yet; an applied edit records one")
-    raise UsageError(f"no agent has a turn {turn!r} (agents with turns: {', '.join(names)}); "
-                     "list them with git agent-log")
+    raise UsageError(f"no agent has a turn {turn!r} (agents with turns: {', '.join(names)}); list them with git agent-log")
 
 
 def _when(t: ledger.Turn) -> float:
@@ -305,14 +342,30 @@ def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False) -> str
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["time"]))
         fetched = e["ref"].startswith(clones.FETCHED)
         who = f"{e['agent']}@{e['clone']}" if fetched else e["agent"]
-        flag = "" if not e["rolled_back"] else "  (rolled back)" if not fetched else \
-            "  (rolled back here)" if e["rolled_back_here"] else f"  (rolled back in {e['clone']})"
+        flag = (
+            ""
+            if not e["rolled_back"]
+            else "  (rolled back)"
+            if not fetched
+            else "  (rolled back here)"
+            if e["rolled_back_here"]
+            else f"  (rolled back in {e['clone']})"
+        )
         origin = e["rolls_back_from"]
-        what = e["format"] if e["kind"] != "rollback" else \
-            f"rollback of {', '.join(e['rolls_back'])}" if origin is None else \
-            f"rollback of {e['agent']}@{origin['clone']} turn {origin['id']} ({origin['commit'][:12]})"
-        out.append(paint(printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  "
-                                   f"+{e['added']} -{e['removed']}{flag}"), YELLOW, colour))
+        what = (
+            e["format"]
+            if e["kind"] != "rollback"
+            else f"rollback of {', '.join(e['rolls_back'])}"
+            if origin is None
+            else f"rollback of {e['agent']}@{origin['clone']} turn {origin['id']} ({origin['commit'][:12]})"
+        )
+        out.append(
+            paint(
+                printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  +{e['added']} -{e['removed']}{flag}"),
+                YELLOW,
+                colour,
+            )
+        )
         for f in e["files"]:
             out.append(printable(f"    {f['op']} {f['path']} +{f['added']} -{f['removed']}"))
         if e["repairs"]:
@@ -361,16 +414,21 @@ class _Unblock(Value):
         committing the later change does not help; what does: putting `what` back as the turn
         left it, undoing the later turn that changed it, or --force (which `force_does`)."""
         them = "them" if what.startswith("lines") else "it"
-        ways = [f"put {what} back as the turn left {them} (git show {self.commit[:12]}:{path} shows the file "
-                "as the turn left it), then roll back again"]
+        ways = [
+            f"put {what} back as the turn left {them} (git show {self.commit[:12]}:{path} shows the file "
+            "as the turn left it), then roll back again"
+        ]
         ways += [f"undo the later turn that changed it first: {how}" for how in self.later(path)[:1]]
         ways.append(f"{self.force} (preview it with --check): it {force_does}")
-        return ("a rollback undoes the turn in the files as they are now, so committing the later change does not "
-                "unblock it; any of these does:\n" + "\n".join(f"- {w}" for w in ways))
+        return (
+            "a rollback undoes the turn in the files as they are now, so committing the later change does not "
+            "unblock it; any of these does:\n" + "\n".join(f"- {w}" for w in ways)
+        )
 
 
-def _undo_content(path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool,
-                  unblock: _Unblock | None = None) -> tuple[bytes | None, Finding | None]:
+def _undo_content(
+    path: str, current: bytes | None, after: bytes | None, before: bytes | None, force: bool, unblock: _Unblock | None = None
+) -> tuple[bytes | None, Finding | None]:
     """What `path` becomes when a turn that made it `after` from `before` is undone.
 
     git's three-way merge of the current file with the file before the turn, the
@@ -387,15 +445,22 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
         what = "was deleted" if current is None else "was changed"
         if before is None:
             what += " (the turn created it: undoing the turn deletes it)"
-        hint = (unblock.ways(path, "the file", "takes the file as it was before the turn") if unblock is not None
-                else "undo the later change first, or pass --force to take the file as it was before the turn")
-        return current, error("rollback-conflict", path, None,
-                              f"{path} {what} after the turn, so undoing the turn would lose that change", hint)
+        hint = (
+            unblock.ways(path, "the file", "takes the file as it was before the turn")
+            if unblock is not None
+            else "undo the later change first, or pass --force to take the file as it was before the turn"
+        )
+        return current, error(
+            "rollback-conflict", path, None, f"{path} {what} after the turn, so undoing the turn would lose that change", hint
+        )
     if not (_is_text(current) and _is_text(after) and _is_text(before)):
         if force:
             return before, None
-        hint = (unblock.ways(path, "the file", "takes the file as it was before the turn") if unblock is not None
-                else "pass --force to take the file as it was before the turn")
+        hint = (
+            unblock.ways(path, "the file", "takes the file as it was before the turn")
+            if unblock is not None
+            else "pass --force to take the file as it was before the turn"
+        )
         return current, error("rollback-conflict", path, None, f"{path} is not text and changed after the turn", hint)
     merged = merge_file(after, current, before, favor="theirs" if force else "normal")
     if merged.clean or force:
@@ -405,16 +470,25 @@ def _undo_content(path: str, current: bytes | None, after: bytes | None, before:
     where = f"line {first}" if count == 1 else f"lines {first}-{first + count - 1}" if count else f"the place before line {first}"
     lost = "\n".join(f"{first + i:>6}| {clip(_shown(x))}" for i, x in enumerate(c.ours[:8]))
     more = f"\n       ... and {count - 8} more" if count > 8 else ""
-    others = (f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})"
-              if len(merged.conflicts) > 1 else "")
+    others = (
+        f" (and {len(merged.conflicts) - 1} more region{'s' if len(merged.conflicts) > 2 else ''})"
+        if len(merged.conflicts) > 1
+        else ""
+    )
     keeps = "keeps every other later change and " + (
-        f"replaces these lines with the turn's old side, so they are lost:\n{lost}{more}" if count
-        else "puts the turn's old lines back there")
-    hint = (unblock.ways(path, where, keeps) if unblock is not None
-            else "undo that later change first, or pass --force: it " + keeps)
+        f"replaces these lines with the turn's old side, so they are lost:\n{lost}{more}"
+        if count
+        else "puts the turn's old lines back there"
+    )
+    hint = (
+        unblock.ways(path, where, keeps) if unblock is not None else "undo that later change first, or pass --force: it " + keeps
+    )
     return current, error(
-        "rollback-conflict", path, first,
-        f"{where} of {path} changed after the turn, next to or over what the turn changed{others}", hint,
+        "rollback-conflict",
+        path,
+        first,
+        f"{where} of {path} changed after the turn, next to or over what the turn changed{others}",
+        hint,
     )
 
 
@@ -422,8 +496,17 @@ def _shown(line: bytes) -> str:
     return line.decode("utf-8", "replace").rstrip("\r\n")
 
 
-def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None, *, check: bool = False,
-             force: bool = False, clone: str | None = None, commit: str | None = None) -> Report:
+def rollback(
+    g: Guard,
+    agent: str | None,
+    turn_id: str | None,
+    to_id: str | None,
+    *,
+    check: bool = False,
+    force: bool = False,
+    clone: str | None = None,
+    commit: str | None = None,
+) -> Report:
     """Undo the agent's last turn, one turn (`turn_id`) or every turn after `to_id` (see the module doc).
 
     `clone` with `turn_id`: that turn of another clone, fetched here (``clones``); `commit`:
@@ -438,8 +521,9 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
     if commit is not None and (turn_id is not None or to_id is not None or clone is not None):
         raise UsageError("give --commit alone: it names one turn, this clone's or one fetched from another clone")
     if clone is not None and to_id is not None:
-        raise UsageError(f"--to undoes this clone's turns after one of them; name the turn of clone {clone} to undo "
-                         "with --turn ID")
+        raise UsageError(
+            f"--to undoes this clone's turns after one of them; name the turn of clone {clone} to undo with --turn ID"
+        )
     sha = None
     if commit is not None:
         sha, agent = _turn_commit(g, agent, commit)
@@ -452,16 +536,19 @@ def rollback(g: Guard, agent: str | None, turn_id: str | None, to_id: str | None
         if clone == clones.name(g.repo):
             clone = None  # this clone's own turns
         elif turn_id is None:
-            raise UsageError(f"name the turn of clone {clone} to undo: --clone {clone} --turn ID "
-                             f"(git agent-log --clone {clone} lists them)")
+            raise UsageError(
+                f"name the turn of clone {clone} to undo: --clone {clone} --turn ID (git agent-log --clone {clone} lists them)"
+            )
     prefix = pol.ledger_prefix
     if sha is not None:
         select: Callable[[], _Selected] = partial(_commit_targets, g, agent, prefix, sha)
     elif clone is not None and turn_id is not None:
         select = partial(_fetched_targets, g, agent, prefix, clone, turn_id)
     else:
+
         def select() -> _Selected:
             return _targets(g, agent, prefix, turn_id, to_id), None
+
     asked = _force_command(agent, turn_id, to_id, clone, commit)
     rep, targets = _rollback(g, agent, pol, select, check, force, asked)
     shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
@@ -478,15 +565,17 @@ def _turn_commit(g: Guard, agent: str | None, rev: str) -> tuple[str, str]:
         sha = g.repo.resolve(rev)
         t = ledger.parse_turn(g.repo, sha, agent or "", g.ledger_memo)
     except GitError:
-        raise UsageError(f"--commit {rev[:80]!r} names no commit here: give a turn's commit id "
-                         "(git agent-log lists them, with the turns fetched from other clones)") from None
+        raise UsageError(
+            f"--commit {rev[:80]!r} names no commit here: give a turn's commit id "
+            "(git agent-log lists them, with the turns fetched from other clones)"
+        ) from None
     if t is None or t.kind not in ("turn", "rollback"):
         what = "a commit agent-guard made between turns" if t is not None else "no turn's commit"
-        raise UsageError(f"--commit {rev[:80]!r} ({sha[:12]}) is {what}: give a turn's commit id "
-                         "(git agent-log lists them)")
+        raise UsageError(f"--commit {rev[:80]!r} ({sha[:12]}) is {what}: give a turn's commit id (git agent-log lists them)")
     if agent is not None and t.agent != default_agent(agent):
-        raise UsageError(f"commit {sha[:12]} is a turn of {t.agent}, not of {agent}: leave out --agent, "
-                         f"or give --agent {t.agent}")
+        raise UsageError(
+            f"commit {sha[:12]} is a turn of {t.agent}, not of {agent}: leave out --agent, or give --agent {t.agent}"
+        )
     return sha, t.agent
 
 
@@ -504,8 +593,10 @@ def _commit_targets(g: Guard, agent: str, prefix: str, sha: str) -> _Selected:
         for t, _rolled in _history(g, copy.ref, agent):
             if t.commit == sha:
                 return _fetched_one(g, agent, prefix, copy, t)
-    raise UsageError(f"{sha[:12]} is a turn of {agent}, but no ledger here holds it, this clone's or a fetched "
-                     "one (it may have been pruned): agent-guard fetch REMOTE brings other clones' turns")
+    raise UsageError(
+        f"{sha[:12]} is a turn of {agent}, but no ledger here holds it, this clone's or a fetched "
+        "one (it may have been pruned): agent-guard fetch REMOTE brings other clones' turns"
+    )
 
 
 def _fetched_targets(g: Guard, agent: str, prefix: str, clone: str, turn_id: str) -> _Selected:
@@ -527,12 +618,16 @@ def _fetched_targets(g: Guard, agent: str, prefix: str, clone: str, turn_id: str
                 commits.discard(t.commit)
     if not hits:
         ids = [t.id for t in ledger.turns(g.repo, found[0].ref, agent, limit=20, memo=g.ledger_memo)]
-        raise UsageError(f"clone {clone} has no turn {turn_id!r} of {agent} here; its turns, as last fetched: "
-                         f"{', '.join(ids)} (agent-guard fetch REMOTE brings newer ones)")
+        raise UsageError(
+            f"clone {clone} has no turn {turn_id!r} of {agent} here; its turns, as last fetched: "
+            f"{', '.join(ids)} (agent-guard fetch REMOTE brings newer ones)"
+        )
     if len(hits) > 1:
         listed = "; ".join(f"{c[:12]} in {copy.ref}" for c, (copy, _t) in hits.items())
-        raise UsageError(f"turn {turn_id} of {agent}@{clone} is recorded at {len(hits)} commits here ({listed}): "
-                         "name the one to undo with --commit")
+        raise UsageError(
+            f"turn {turn_id} of {agent}@{clone} is recorded at {len(hits)} commits here ({listed}): "
+            "name the one to undo with --commit"
+        )
     copy, t = next(iter(hits.values()))
     return _fetched_one(g, agent, prefix, copy, t)
 
@@ -541,9 +636,11 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
     undone = _rolled_here(g, prefix, agent)
     clone = t.clone or copy.clone
     if t.commit in undone:
-        raise UsageError(f"turn {t.id} of {agent}@{clone} ({t.commit[:12]}) is already rolled back here, by "
-                         f"rollback {undone[t.commit]}; git agent-rollback --agent {agent} --turn "
-                         f"{undone[t.commit]} undoes that rollback")
+        raise UsageError(
+            f"turn {t.id} of {agent}@{clone} ({t.commit[:12]}) is already rolled back here, by "
+            f"rollback {undone[t.commit]}; git agent-rollback --agent {agent} --turn "
+            f"{undone[t.commit]} undoes that rollback"
+        )
     return [t], (clone, t.id, t.commit)
 
 
@@ -567,17 +664,20 @@ def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Findin
                 if f is controls:
                     hint = f"a rollback changes files as an edit does; {f.hint}"
                 elif f.severity == "error":
-                    hint = (f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the "
-                            f"user can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what "
-                            "it did), or roll back under a policy that allows it")
+                    hint = (
+                        f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the "
+                        f"user can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what "
+                        "it did), or roll back under a policy that allows it"
+                    )
                 else:
                     hint = f"a rollback changes files as an edit does; this policy only warns about {p}, as for an edit"
                 out.append(f._replace(hint=hint))
     return out
 
 
-def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool,
-              forced: str) -> tuple[Report, list[ledger.Turn]]:
+def _rollback(
+    g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool, forced: str
+) -> tuple[Report, list[ledger.Turn]]:
     """`forced`: the command that asks for this rollback with --force (for a refusal's hint)."""
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
@@ -598,33 +698,55 @@ def _rollback(g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected]
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes = (f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
-                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
-                 f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",) if emptied else ()
+        notes = (
+            (
+                f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
+                f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
+                f"empty once it is undone: {', '.join(d + '/' for d in emptied)}",
+            )
+            if emptied
+            else ()
+        )
         if check or not changes:
-            return Report("checked" if check else "applied", "rollback", tuple(changes), warned,
-                          notes=notes + (() if changes else (
-                              f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)),
-                          extra=extra), targets
+            return Report(
+                "checked" if check else "applied",
+                "rollback",
+                tuple(changes),
+                warned,
+                notes=notes + (() if changes else (f"{'turn' if len(targets) == 1 else 'turns'} {label}: nothing left to undo",)),
+                extra=extra,
+            ), targets
         locked = ref_locked(g.repo, ref)
         if locked is not None:
             return Report("refused", "rollback", tuple(changes), warned + (locked,), extra=extra), targets
-        new = ledger.NewTurn(agent, None, "rollback", pol.name, 0, kind="rollback", rolls_back=tuple(extra["rolls_back"]),
-                             rolls_back_from=origin, session=g.session(agent))
+        new = ledger.NewTurn(
+            agent,
+            None,
+            "rollback",
+            pol.name,
+            0,
+            kind="rollback",
+            rolls_back=tuple(extra["rolls_back"]),
+            rolls_back_from=origin,
+            session=g.session(agent),
+        )
         try:
-            staged = stage.write_turn(g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo,
-                                      like=moved_back)
+            staged = stage.write_turn(
+                g.repo, pol.ledger_prefix, new, changes, remove_dirs=created, memo=g.ledger_memo, like=moved_back
+            )
         except worktree.UnsafePath as exc:
             return Report("refused", "rollback", tuple(changes), warned + (swapped_path(exc),), extra=extra), targets
         except RefLocked as exc:
-            return Report("refused", "rollback", tuple(changes), warned + (lock_finding(exc.name, exc.lock),),
-                          extra=extra), targets
+            return Report(
+                "refused", "rollback", tuple(changes), warned + (lock_finding(exc.name, exc.lock),), extra=extra
+            ), targets
         turn_ref = TurnRef(agent, staged.turn, staged.commit, staged.ref)
     return Report("applied", "rollback", tuple(changes), warned, turn_ref, notes, extra=extra), targets
 
 
-def _undo(g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced: str
-          ) -> tuple[list[FileChange], list[Finding], dict[str, str]]:
+def _undo(
+    g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced: str
+) -> tuple[list[FileChange], list[Finding], dict[str, str]]:
     """The changes that undo `targets` (newest first) one after the other, the conflicts that
     refuse them, and where each renamed file's old path is now (its bits go back with it)."""
     state = _State(g, {})
@@ -632,8 +754,7 @@ def _undo(g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced
     moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now
     findings: list[Finding] = []
     for t in targets:  # newest first
-        unblock = _Unblock(forced, t.commit,
-                           lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
+        unblock = _Unblock(forced, t.commit, lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
         changed = _turn_changes(g, t)
         for was, now in _renamed(g, t, changed).items():
             moved_back[was] = moved_back.get(now, now)
@@ -648,17 +769,22 @@ def _undo(g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced
     return _changes(originals, state.files), findings, moved_back
 
 
-def _undo_change(g: Guard, state: _State, tc: TreeChange, force: bool, unblock: _Unblock,
-                 moved_back: dict[str, str]) -> Finding | None:
+def _undo_change(
+    g: Guard, state: _State, tc: TreeChange, force: bool, unblock: _Unblock, moved_back: dict[str, str]
+) -> Finding | None:
     """Undo one file change of a turn in `state` (a move: moved back), or the conflict that refuses it."""
     after, before = _blob(g, tc.new), _blob(g, tc.old)
     cur, cur_mode = state.get(tc.path)
     restored, f = _undo_content(tc.path, cur, after, before, force, unblock)
     if tc.status == "R" and tc.old_path:
         if f is None and state.get(tc.old_path)[0] is not None and not force:
-            f = error("rollback-conflict", tc.old_path, None,
-                      f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
-                      "remove or rename it first, or pass --force")
+            f = error(
+                "rollback-conflict",
+                tc.old_path,
+                None,
+                f"cannot move {tc.path} back to {tc.old_path}: {tc.old_path} exists again",
+                "remove or rename it first, or pass --force",
+            )
         if f is not None:
             return f
         state.files[tc.path] = (None, None)
@@ -674,8 +800,9 @@ def _undo_change(g: Guard, state: _State, tc: TreeChange, force: bool, unblock: 
     return None
 
 
-def _force_command(agent: str, turn_id: str | None, to_id: str | None, clone: str | None = None,
-                   commit: str | None = None) -> str:
+def _force_command(
+    agent: str, turn_id: str | None, to_id: str | None, clone: str | None = None, commit: str | None = None
+) -> str:
     """The rollback asked for, with --force (agent names that need quoting are not valid names)."""
     if commit is not None:
         return f"git agent-rollback --commit {commit} --force"
@@ -751,8 +878,9 @@ def _changes(
         if before == after and (after is None or bmode == amode):
             continue
         op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
-        out.append(diffs.make_change(path, op, before, after, old_mode=bmode,
-                                     new_mode=amode or (FILE if after is not None else None)))
+        out.append(
+            diffs.make_change(path, op, before, after, old_mode=bmode, new_mode=amode or (FILE if after is not None else None))
+        )
     return out
 
 
@@ -764,19 +892,27 @@ _AGE = re.compile(r"^([0-9]+)([smhdw])$")
 def _age_seconds(text: str) -> int:
     m = _AGE.match(text.strip())
     if not m:
-        raise UsageError(f"--older-than takes a whole number and a unit (s, m, h, d, w), from 1s to 100 years "
-                         f"(36,600d), e.g. 30d; got {text[:40]!r}")
+        raise UsageError(
+            f"--older-than takes a whole number and a unit (s, m, h, d, w), from 1s to 100 years "
+            f"(36,600d), e.g. 30d; got {text[:40]!r}"
+        )
     # Counted only when it can be in range: int() of a 5,000-digit count is refused by Python itself.
-    seconds = (int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-               if len(m.group(1)) <= 12 else int(AGE_SECONDS.high) + 1)
+    seconds = (
+        int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        if len(m.group(1)) <= 12
+        else int(AGE_SECONDS.high) + 1
+    )
     if AGE_SECONDS.problem(seconds) is not None:
-        raise UsageError(f"--older-than {text.strip()[:24]!r}: an age is from 1s to 100 years (36,600d, 5,228w); "
-                         "to drop every turn, give --keep 0")
+        raise UsageError(
+            f"--older-than {text.strip()[:24]!r}: an age is from 1s to 100 years (36,600d, 5,228w); "
+            "to drop every turn, give --keep 0"
+        )
     return seconds
 
 
-def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None, *, include_pushed: bool = False,
-       dry_run: bool = False) -> str:
+def gc(
+    g: Guard, agent: str | None, keep: int | None, older_than: str | None, *, include_pushed: bool = False, dry_run: bool = False
+) -> str:
     """Prune each agent's oldest turns (beyond `keep`, older than `older_than`); say what went, per agent.
 
     The kept turns are written again on a root of their own (``ledger.base_message``).  A
@@ -820,13 +956,17 @@ def gc(g: Guard, agent: str | None, keep: int | None, older_than: str | None, *,
             refs, pushed = _pushed(g, name, dropped) if not include_pushed else ([], set())
             if pushed:
                 them = "it" if len(dropped) == 1 else "them"
-                what = (f"the {plural(len(dropped), 'turn')} to prune {'was' if len(dropped) == 1 else 'were'} pushed"
-                        if len(pushed) == len(dropped) else
-                        f"{len(pushed):,} of the {plural(len(dropped), 'turn')} to prune were pushed")
-                lines.append(f"{name}: removed nothing, kept {plural(kept_turns + len(dropped), 'turn')}: {what} "
-                             f"({', '.join(refs)} {'holds' if len(refs) == 1 else 'hold'} {them}); agent-guard gc "
-                             f"--include-pushed removes {them} too, and the next agent-guard push replaces the "
-                             "remote's copy")
+                what = (
+                    f"the {plural(len(dropped), 'turn')} to prune {'was' if len(dropped) == 1 else 'were'} pushed"
+                    if len(pushed) == len(dropped)
+                    else f"{len(pushed):,} of the {plural(len(dropped), 'turn')} to prune were pushed"
+                )
+                lines.append(
+                    f"{name}: removed nothing, kept {plural(kept_turns + len(dropped), 'turn')}: {what} "
+                    f"({', '.join(refs)} {'holds' if len(refs) == 1 else 'hold'} {them}); agent-guard gc "
+                    f"--include-pushed removes {them} too, and the next agent-guard push replaces the "
+                    "remote's copy"
+                )
                 continue
             if dry_run:
                 pass

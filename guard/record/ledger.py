@@ -45,8 +45,10 @@ def ref_name(prefix: str, agent: str) -> str:
 
 
 # What `agent_problem` holds a name to (an agent's, a clone's): one part of a git ref name.
-NAME_RULE = ("a letter or digit, then letters, digits, '.', '_' or '-', at most 64 characters, without '..' and "
-             "not ending in '.' or '.lock'")
+NAME_RULE = (
+    "a letter or digit, then letters, digits, '.', '_' or '-', at most 64 characters, without '..' and "
+    "not ending in '.' or '.lock'"
+)
 AGENT_RULE = f"an agent name is part of a git ref name (refs/agent-guard/NAME): {NAME_RULE}"
 
 
@@ -80,8 +82,10 @@ def turn_id_problem(turn_id: str) -> str | None:
     else:
         bad = next((c for c in turn_id if not _TURN_ID().fullmatch(c)), "")
         what = "is empty" if not turn_id else f"holds {bad!r}"
-    return (f"invalid turn id {shown!r}: it {what}; a turn id is 1 to {MAX_TURN_ID} letters, digits, "
-            "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)")
+    return (
+        f"invalid turn id {shown!r}: it {what}; a turn id is 1 to {MAX_TURN_ID} letters, digits, "
+        "'.', '_' and '-' (e.g. 7, fix-login, p1a2b3c4)"
+    )
 
 
 # ---------------------------------------------------------------------- reading
@@ -242,8 +246,9 @@ def latest(repo: GitRepo, ref: str, agent: str, memo: Memo | None = None) -> Tur
     return next(turns(repo, ref, agent, limit=1, memo=memo), None)
 
 
-def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None, session: str,
-          memo: Memo | None = None) -> tuple[dict[str, int], dict[str, int]]:
+def usage(
+    repo: GitRepo, ref: str, agent: str, turn_id: str | None, session: str, memo: Memo | None = None
+) -> tuple[dict[str, int], dict[str, int]]:
     """What the agent used in the current turn (when `turn_id` continues the tip's turn) and in the
     budget session named `session` (guard/record/sessions.py), when the tip's turn counted in it."""
     tip = repo.ref(ref)
@@ -263,8 +268,9 @@ def usage(repo: GitRepo, ref: str, agent: str, turn_id: str | None, session: str
     return turn, used
 
 
-def turn_originals(repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Callable[[str], bool],
-                   memo: Memo | None = None) -> dict[str, bytes | None]:
+def turn_originals(
+    repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Callable[[str], bool], memo: Memo | None = None
+) -> dict[str, bytes | None]:
     """The files `wanted` picks that the agent's turn `turn_id` changed so far, when it is the
     tip's and goes on, each as it was before the turn (None: not there).
 
@@ -277,8 +283,7 @@ def turn_originals(repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Ca
         return {}
     found: dict[str, bytes | None] = {}
     for change in repo.changed_files(repo.commit_tree(t.parent), repo.commit_tree(t.commit)):
-        for path, entry in ((change.path, change.old if change.old_path is None else None),
-                            (change.old_path, change.old)):
+        for path, entry in ((change.path, change.old if change.old_path is None else None), (change.old_path, change.old)):
             if path and wanted(path):
                 found[path] = repo.read_blob(entry.oid) if entry is not None else None
     return found
@@ -312,8 +317,10 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
     for commit in commits_of(repo, ref, agent, turn_id, memo)[-1:]:
         t = parse_turn(repo, commit, agent, memo)
         what = "rollback" if t is not None and t.kind == "rollback" else "turn"
-        return (f"turn id {turn_id!r} is taken: an earlier {what} of {agent} (commit {commit[:12]}) has it, and "
-                "--turn continues only the agent's latest turn; give a new id, or none for the next number")
+        return (
+            f"turn id {turn_id!r} is taken: an earlier {what} of {agent} (commit {commit[:12]}) has it, and "
+            "--turn continues only the agent's latest turn; give a new id, or none for the next number"
+        )
     return None
 
 
@@ -329,14 +336,14 @@ class _Index(Value):
     @property
     def last(self) -> str | None:
         end = self.text.rfind("\n", 0, len(self.text) - 1) + 1
-        return self.text[end:end + 40] or None
+        return self.text[end : end + 40] or None
 
     def commits_with(self, turn_id: str) -> tuple[str, ...]:
         # A line holds one space, before the id: " <id>\n" is found at the end of its lines alone.
         needle, found = f" {turn_id}\n", []
         at = self.text.find(needle)
         while at != -1:
-            found.append(self.text[at - 40:at])
+            found.append(self.text[at - 40 : at])
             at = self.text.find(needle, at + 1)
         return tuple(found)
 
@@ -434,16 +441,19 @@ class NewTurn(Value):
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""
-        return (self.kind == "turn" and self.turn_id is not None and tip is not None
-                and tip.kind == "turn" and tip.id == self.turn_id)
+        return (
+            self.kind == "turn" and self.turn_id is not None and tip is not None and tip.kind == "turn" and tip.id == self.turn_id
+        )
 
 
 _LETTER = {"create": "A", "delete": "D", "rename": "R", "modify": "M"}
 
 
 def sync_message(agent: str, count: int) -> str:
-    return (f"agent-guard: sync {count} file(s) with the work tree before {agent}'s next turn\n\n"
-            f"Agent-Guard-Agent: {agent}\nAgent-Guard-Kind: sync\n")
+    return (
+        f"agent-guard: sync {count} file(s) with the work tree before {agent}'s next turn\n\n"
+        f"Agent-Guard-Agent: {agent}\nAgent-Guard-Kind: sync\n"
+    )
 
 
 def base_message(agent: str) -> str:
@@ -451,8 +461,15 @@ def base_message(agent: str) -> str:
     return f"agent-guard: history of {agent} pruned\n\nAgent-Guard-Agent: {agent}\nAgent-Guard-Kind: base\n"
 
 
-def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, changes: Sequence[FileChange],
-                 created_dirs: Sequence[str], memo: Memo | None = None) -> tuple[str, str]:
+def turn_message(
+    repo: GitRepo,
+    ref: str,
+    new: NewTurn,
+    tip: Turn | None,
+    changes: Sequence[FileChange],
+    created_dirs: Sequence[str],
+    memo: Memo | None = None,
+) -> tuple[str, str]:
     """The turn's id and its commit's message: what it changed, and the trailers read back.
 
     `tip`: what the ledger ref points at now.  `created_dirs`: the folders writing
@@ -487,10 +504,15 @@ def turn_message(repo: GitRepo, ref: str, new: NewTurn, tip: Turn | None, change
         r = len(c.removed) + (prev[3] if prev else 0)
         files_changed[c.path] = (_LETTER[c.op.value] if not prev else prev[0], label, a, r, c.repairs)
     repairs = sorted({r for c in changes for r in c.repairs} | (set(tip.repairs) if amend and tip else set()))
-    undone = ", ".join(new.rolls_back) if new.rolls_back_from is None else \
-        f"{new.rolls_back_from[1]} of clone {new.rolls_back_from[0]}"
-    title = {"turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
-             "rollback": f"agent-guard: {new.agent} rollback of turn(s) {undone}"}[new.kind]
+    undone = (
+        ", ".join(new.rolls_back)
+        if new.rolls_back_from is None
+        else f"{new.rolls_back_from[1]} of clone {new.rolls_back_from[0]}"
+    )
+    title = {
+        "turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
+        "rollback": f"agent-guard: {new.agent} rollback of turn(s) {undone}",
+    }[new.kind]
     from . import clones  # clones build on the ledger: asked here, not imported at the top (no circle)
 
     body = [title, ""]

@@ -57,9 +57,17 @@ class Finished(Value):
     reverted: bool
 
 
-def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, tool: str | None = None,
-           command: str = "", started: float | None = None,
-           verify_deadline: tuple[float, str] | None = None) -> Finished:
+def finish(
+    g: Guard,
+    snap: snapshot.Snapshot,
+    *,
+    agent: str,
+    turn: str | None,
+    tool: str | None = None,
+    command: str = "",
+    started: float | None = None,
+    verify_deadline: tuple[float, str] | None = None,
+) -> Finished:
     """Record what the command changed since `snap` as the agent's turn, check it, and revert it when
     the policy's ``shell.on_violation`` is ``revert`` and the checks found an error.
 
@@ -80,10 +88,13 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
     notes = tuple(f"{path}: {why}" for path, why in found.unrecorded)
     findings = list(_unrecorded_findings(found.unrecorded))
     if not found.changes:
-        report = Report("refused" if any(f.severity == "error" for f in findings) else "applied", DIALECT,
-                        findings=tuple(findings), notes=notes)
-        events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began,
-                      tool=tool)
+        report = Report(
+            "refused" if any(f.severity == "error" for f in findings) else "applied",
+            DIALECT,
+            findings=tuple(findings),
+            notes=notes,
+        )
+        events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
         return Finished(report, False)
     findings += check(g, pol, found)
     turn_ref = g.record(list(found.changes), agent=agent, turn=turn, dialect=DIALECT, edit_bytes=len(command.encode()))
@@ -97,19 +108,25 @@ def finish(g: Guard, snap: snapshot.Snapshot, *, agent: str, turn: str | None, t
         notes += verdict.notes
         extra = {"verify": list(verdict.runs)}
     failed = any(f.severity == "error" for f in findings)
-    report = Report("refused" if failed else "applied", DIALECT, found.changes, tuple(findings), turn_ref, notes,
-                    extra=extra)
+    report = Report("refused" if failed else "applied", DIALECT, found.changes, tuple(findings), turn_ref, notes, extra=extra)
     reverted = False
     if failed and on_violation(pol) == "revert":
         undo = history.rollback(g, agent, turn_ref.id, None)
         reverted = undo.status == "applied"
         if reverted:
-            report = report._replace(notes=report.notes + (
-                f"reverted: turn {turn_ref.id} was rolled back at once (shell.on_violation: revert) as turn "
-                f"{undo.turn.id if undo.turn else '?'}",))
+            report = report._replace(
+                notes=report.notes
+                + (
+                    f"reverted: turn {turn_ref.id} was rolled back at once (shell.on_violation: revert) as turn "
+                    f"{undo.turn.id if undo.turn else '?'}",
+                )
+            )
         else:
-            report = report._replace(findings=report.findings + undo.findings, notes=report.notes + (
-                f"shell.on_violation is revert, but turn {turn_ref.id} could not be rolled back: its change stays",))
+            report = report._replace(
+                findings=report.findings + undo.findings,
+                notes=report.notes
+                + (f"shell.on_violation is revert, but turn {turn_ref.id} could not be rolled back: its change stays",),
+            )
     events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
     return Finished(report, reverted)
 
@@ -121,14 +138,26 @@ def _unrecorded_findings(unrecorded: tuple[tuple[str, str], ...]) -> list[Findin
     out: list[Finding] = []
     for path, why in unrecorded:
         if why.startswith("a repository of its own"):
-            out.append(error("path-protected", path, None,
-                             f"{path!r}: {why}; git takes it for a repository and runs the commands its config "
-                             "names, so agents may not make one",
-                             f"remove it (rm -r {path!r}) or ask the user; they can allow it with "
-                             f"{SETTING} in .agent-guard.yaml"))
+            out.append(
+                error(
+                    "path-protected",
+                    path,
+                    None,
+                    f"{path!r}: {why}; git takes it for a repository and runs the commands its config "
+                    "names, so agents may not make one",
+                    f"remove it (rm -r {path!r}) or ask the user; they can allow it with {SETTING} in .agent-guard.yaml",
+                )
+            )
         else:
-            out.append(warning("stale", path, None, f"{path}: {why}; this change is not in the turn, and a "
-                               "rollback will not undo it", "check the file by hand (git diff)"))
+            out.append(
+                warning(
+                    "stale",
+                    path,
+                    None,
+                    f"{path}: {why}; this change is not in the turn, and a rollback will not undo it",
+                    "check the file by hand (git diff)",
+                )
+            )
     return out
 
 
@@ -153,6 +182,7 @@ def check(g: Guard, pol: Policy, found: snapshot.Found) -> list[Finding]:
     if levels.get("whitespace") == "fix":
         levels["whitespace"] = "warning"  # what the command wrote is written: report, never rewrite
     judged = pol._replace(data={**pol.data, "checks": levels})
-    inp = checks.CheckInput(changes=found.changes, policy=judged, tracked=lambda _p: True, attr=attr,
-                            core_whitespace=g.repo.config("core.whitespace"))
+    inp = checks.CheckInput(
+        changes=found.changes, policy=judged, tracked=lambda _p: True, attr=attr, core_whitespace=g.repo.config("core.whitespace")
+    )
     return out + list(checks.run(inp).findings)

@@ -71,8 +71,14 @@ class Snapshot(Value):
     refs: Mapping[str, str]  # ledger refs -> tips
 
     def as_json(self) -> dict[str, object]:
-        return {"version": VERSION, "taken": self.taken, "index": self.index, "index_key": self.index_key,
-                "dirty": {p: [k.key, k.blob, k.mode, k.why] for p, k in self.dirty.items()}, "refs": dict(self.refs)}
+        return {
+            "version": VERSION,
+            "taken": self.taken,
+            "index": self.index,
+            "index_key": self.index_key,
+            "dirty": {p: [k.key, k.blob, k.mode, k.why] for p, k in self.dirty.items()},
+            "refs": dict(self.refs),
+        }
 
     @classmethod
     def from_json(cls, doc: object) -> Snapshot:
@@ -155,8 +161,14 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
             dirty[d.path] = Kept(None, None, None)
             continue
         old = kept_before.get(d.path)
-        if (isinstance(old, list) and len(old) == 3 and old[0] == _key(st) and isinstance(old[1], str)
-                and taken - st.st_mtime_ns > RACY_NS and repo.read_blob(old[1]) is not None):
+        if (
+            isinstance(old, list)
+            and len(old) == 3
+            and old[0] == _key(st)
+            and isinstance(old[1], str)
+            and taken - st.st_mtime_ns > RACY_NS
+            and repo.read_blob(old[1]) is not None
+        ):
             dirty[d.path] = Kept(_key(st), old[1], old[2] if isinstance(old[2], int) else FILE)
         else:
             dirty[d.path] = _content(repo, d.path, st, limit)
@@ -269,8 +281,9 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
                 continue
         originals[path] = b
         op = Op.CREATE if b is None else Op.DELETE if a is None else Op.MODIFY
-        out.append(make_change(path, op, b, a, old_mode=bmode if b is not None else None,
-                               new_mode=amode if a is not None else None))
+        out.append(
+            make_change(path, op, b, a, old_mode=bmode if b is not None else None, new_mode=amode if a is not None else None)
+        )
     return Found(tuple(out), tuple(unrecorded), originals)
 
 
@@ -297,14 +310,20 @@ def _moved(repo: GitRepo, snap: Snapshot, path: str) -> bool:
     return kept is None or (None if st is None else _key(st)) != kept.key
 
 
-def _after(repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_index: IndexFile,
-           limit: int | None) -> tuple[bytes | None, int | None] | str | None:
+def _after(
+    repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_index: IndexFile, limit: int | None
+) -> tuple[bytes | None, int | None] | str | None:
     """`path`'s content and mode now; None when its stat data shows it did not move; or why it is
     not recorded."""
     st = _lstat(repo.root, path)
     kept = snap.dirty.get(path)
-    if kept is not None and kept.key is not None and st is not None and _key(st) == kept.key \
-            and snap.taken - st.st_mtime_ns > RACY_NS:
+    if (
+        kept is not None
+        and kept.key is not None
+        and st is not None
+        and _key(st) == kept.key
+        and snap.taken - st.st_mtime_ns > RACY_NS
+    ):
         return None
     if listed is None:
         entry = new_index.entry(path)
@@ -324,9 +343,9 @@ def _after(repo: GitRepo, snap: Snapshot, path: str, listed: Dirty | None, new_i
 _TANGLED = object()  # a path whose change cannot be told apart from another agent's
 
 
-def _others(repo: GitRepo, snap: Snapshot, prefix: str,
-            pairs: Mapping[str, tuple[bytes | None, int | None, bytes | None, int | None]]
-            ) -> dict[str, object]:
+def _others(
+    repo: GitRepo, snap: Snapshot, prefix: str, pairs: Mapping[str, tuple[bytes | None, int | None, bytes | None, int | None]]
+) -> dict[str, object]:
     """For each changed path another agent's turn also changed while the command ran, the content
     before the command with those turns' changes merged in (``_TANGLED``: they cannot be told apart)."""
     if not pairs:
@@ -336,7 +355,7 @@ def _others(repo: GitRepo, snap: Snapshot, prefix: str,
     moved = {name: tip for name, tip in repo.refs(prefix).items() if snap.refs.get(name) != tip}
     found: dict[str, object] = {}
     for name, tip in moved.items():
-        agent = name[len(prefix):]
+        agent = name[len(prefix) :]
         commits: list[ledger.Turn] = []
         commit: str | None = tip
         while commit and commit != snap.refs.get(name):

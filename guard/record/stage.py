@@ -40,9 +40,16 @@ class Staged(Value):
     turn: str  # its id
 
 
-def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange], *,
-               remove_dirs: Sequence[str] = (), memo: ledger.Memo | None = None,
-               like: Mapping[str, str] | None = None) -> Staged:
+def write_turn(
+    repo: GitRepo,
+    prefix: str,
+    new: ledger.NewTurn,
+    changes: Sequence[FileChange],
+    *,
+    remove_dirs: Sequence[str] = (),
+    memo: ledger.Memo | None = None,
+    like: Mapping[str, str] | None = None,
+) -> Staged:
     """Record `changes` as the agent's turn and write them to the work tree, all or nothing.
 
     `remove_dirs`: folders to remove once the files are written, each only if empty by
@@ -60,15 +67,27 @@ def write_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequenc
         else:
             writes.append(worktree.Write(c.path, c.before, c.after, c.old_mode, c.new_mode, like=(like or {}).get(c.path)))
     message = f"agent-guard: {new.kind} {staged.turn} ({new.dialect})"
-    worktree.write(repo, writes, remove_dirs=remove_dirs, last=worktree.LastStep(
-        run=lambda: repo.update_ref(staged.ref, staged.commit, staged.old, message),
-        note=[staged.ref, staged.old, staged.commit],
-        undo=partial(_undo_ref_move, repo)))
+    worktree.write(
+        repo,
+        writes,
+        remove_dirs=remove_dirs,
+        last=worktree.LastStep(
+            run=lambda: repo.update_ref(staged.ref, staged.commit, staged.old, message),
+            note=[staged.ref, staged.old, staged.commit],
+            undo=partial(_undo_ref_move, repo),
+        ),
+    )
     return staged
 
 
-def record_turn(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange],
-                created_dirs: Sequence[str] = (), memo: ledger.Memo | None = None) -> Staged:
+def record_turn(
+    repo: GitRepo,
+    prefix: str,
+    new: ledger.NewTurn,
+    changes: Sequence[FileChange],
+    created_dirs: Sequence[str] = (),
+    memo: ledger.Memo | None = None,
+) -> Staged:
     """Record as the agent's turn `changes` another tool already wrote: the ref moves, nothing else.
 
     Each change's ``before`` is the file as it was before that tool ran (the ledger
@@ -99,8 +118,14 @@ def _undo_ref_move(repo: GitRepo, note: object, dead_writer: bool) -> None:
         repo.update_ref(name, old, new, "agent-guard: roll back an interrupted turn")
 
 
-def _stage(repo: GitRepo, prefix: str, new: ledger.NewTurn, changes: Sequence[FileChange],
-           created_dirs: Sequence[str], memo: ledger.Memo | None) -> Staged:
+def _stage(
+    repo: GitRepo,
+    prefix: str,
+    new: ledger.NewTurn,
+    changes: Sequence[FileChange],
+    created_dirs: Sequence[str],
+    memo: ledger.Memo | None,
+) -> Staged:
     """Write the turn's blobs, trees and commit(s) to the object database (see the module doc)."""
     ref = ledger.ref_name(prefix, new.agent)
     tip = repo.ref(ref)
@@ -135,8 +160,10 @@ def _synced(repo: GitRepo, base_tree: str | None, changes: Sequence[FileChange])
     before: dict[str, Entry | None] = {}
     seen: set[str] = set()
     for ch in changes:
-        for p, data, mode in ((ch.old_path or ch.path, ch.before, ch.old_mode),
-                              (ch.path, ch.before if not ch.old_path else None, ch.old_mode)):
+        for p, data, mode in (
+            (ch.old_path or ch.path, ch.before, ch.old_mode),
+            (ch.path, ch.before if not ch.old_path else None, ch.old_mode),
+        ):
             if p in seen:
                 continue
             seen.add(p)

@@ -23,6 +23,18 @@ from .objects import read_objects_unverified
 from .values import EXEC, FILE, GITLINK, LINK, CommitInfo, Entry, TreeChange
 
 __all__ = [
-    "EXEC", "FILE", "GITLINK", "LINK", "CommitInfo", "Entry", "GitError", "GitRepo", "NotARepository", "RefLocked",
-    "RefMoved", "TreeChange", "UnreadableAttributes", "read_objects_unverified",
+    "EXEC",
+    "FILE",
+    "GITLINK",
+    "LINK",
+    "CommitInfo",
+    "Entry",
+    "GitError",
+    "GitRepo",
+    "NotARepository",
+    "RefLocked",
+    "RefMoved",
+    "TreeChange",
+    "UnreadableAttributes",
+    "read_objects_unverified",
 ]

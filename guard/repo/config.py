@@ -26,8 +26,20 @@ from typing import Callable, Sequence
 from ..model import Value
 
 # Environment variables that change what `git config --list` says.
-_ENV = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
-        "GIT_CONFIG", "HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "PREFIX")
+_ENV = (
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "PREFIX",
+)
 _CACHE_VERSION = 1
 _TIMEOUT = 20  # seconds: git reading a few small files
 
@@ -70,8 +82,14 @@ def _stat(path: str) -> list[int] | None:
 def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = ["/etc/gitconfig", os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"),
-             str(commondir / "config"), str(gitdir / "config.worktree"), str(gitdir / "HEAD")]
+    files = [
+        "/etc/gitconfig",
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+        str(commondir / "config"),
+        str(gitdir / "config.worktree"),
+        str(gitdir / "HEAD"),
+    ]
     for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
         if os.environ.get(var):
             files.append(os.path.abspath(os.environ[var]))
@@ -101,19 +119,25 @@ def _parse(out: bytes, root: Path) -> list[ConfigEntry]:
     fields = out.split(b"\0")
     entries: list[ConfigEntry] = []
     for i in range(0, len(fields) - 2, 3):
-        scope, origin, item = (os.fsdecode(f) for f in fields[i:i + 3])
+        scope, origin, item = (os.fsdecode(f) for f in fields[i : i + 3])
         key, newline, value = item.partition("\n")
         path = None
         if origin.startswith("file:"):
-            path = os.path.normpath(os.path.join(root, origin[len("file:"):]))
+            path = os.path.normpath(os.path.join(root, origin[len("file:") :]))
         entries.append(ConfigEntry(key, value if newline else None, path, scope))
     return entries
 
 
 def _from_git(root: Path) -> list[ConfigEntry] | None:
     try:
-        proc = subprocess.run(["git", "config", "--list", "--show-origin", "--show-scope", "-z"], cwd=root,
-                              capture_output=True, timeout=_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["git", "config", "--list", "--show-origin", "--show-scope", "-z"],
+            cwd=root,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if proc.returncode != 0:
@@ -121,8 +145,13 @@ def _from_git(root: Path) -> list[ConfigEntry] | None:
     return _parse(proc.stdout, root)
 
 
-def entries(root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Sequence[tuple[str, str | None]]],
-            memo: dict[str, object] | None = None) -> list[ConfigEntry]:
+def entries(
+    root: Path,
+    gitdir: Path,
+    commondir: Path,
+    fallback: Callable[[], Sequence[tuple[str, str | None]]],
+    memo: dict[str, object] | None = None,
+) -> list[ConfigEntry]:
     """Every configuration entry git would read in this repository (see the module doc).
 
     `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
@@ -152,8 +181,7 @@ def entries(root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Se
     signature = _signature(depends)
     if _racy(signature):
         return got  # a file changed this very moment may change again unseen in the same tick (git's racy rule)
-    doc = {"signature": signature, "depends": sorted(set(depends)),
-           "entries": [[e.key, e.value, e.origin, e.scope] for e in got]}
+    doc = {"signature": signature, "depends": sorted(set(depends)), "entries": [[e.key, e.value, e.origin, e.scope] for e in got]}
     tmp = cache.with_name(f"config.json.{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

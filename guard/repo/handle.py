@@ -31,7 +31,6 @@ _PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less th
 _TREE_TYPE = int(pygit2.enums.ObjectType.TREE)
 
 
-
 def _signature(repo: pygit2.Repository) -> pygit2.Signature:
     # Identity from git config and the usual environment, else a fixed one: recording a
     # turn must never fail because the user has not configured git.
@@ -44,8 +43,6 @@ def _signature(repo: pygit2.Repository) -> pygit2.Signature:
     except (KeyError, pygit2.GitError):
         pass
     return pygit2.Signature(name or "agent-guard", email or "agent-guard@localhost")
-
-
 
 
 def _quarantined(repo: pygit2.Repository) -> None:
@@ -297,8 +294,11 @@ class GitRepo:
                 continue
             old_e = None if st == "A" else Entry(str(d.old_file.id), int(d.old_file.mode))
             new_e = None if st == "D" else Entry(str(d.new_file.id), int(d.new_file.mode))
-            out.append(TreeChange(d.new_file.path if st != "D" else d.old_file.path,
-                                  d.old_file.path if st == "R" else None, st, old_e, new_e))
+            out.append(
+                TreeChange(
+                    d.new_file.path if st != "D" else d.old_file.path, d.old_file.path if st == "R" else None, st, old_e, new_e
+                )
+            )
         return out
 
     def changed_files(self, old: str | None, new: str | None) -> list[TreeChange]:
@@ -355,15 +355,15 @@ class GitRepo:
             ea, eb = a_ents.get(name), b_ents.get(name)
             # (A folder's mode is the folder's; a file's is asked only when its blob is the same:
             # `filemode` builds an enum member each time, most of the cost of a walk.)
-            if ea is not None and eb is not None and ea.id == eb.id and (
-                    ea.type == _TREE_TYPE or ea.filemode == eb.filemode):
+            if ea is not None and eb is not None and ea.id == eb.id and (ea.type == _TREE_TYPE or ea.filemode == eb.filemode):
                 continue
             path = prefix + name
             ta = ea is not None and ea.type_str == "tree"
             tb = eb is not None and eb.type_str == "tree"
             if ta or tb:
-                self._walk_changes(str(ea.id) if ta and ea is not None else None,
-                                   str(eb.id) if tb and eb is not None else None, path + "/", out)
+                self._walk_changes(
+                    str(ea.id) if ta and ea is not None else None, str(eb.id) if tb and eb is not None else None, path + "/", out
+                )
             fa = Entry(str(ea.id), int(ea.filemode)) if ea is not None and not ta else None
             fb = Entry(str(eb.id), int(eb.filemode)) if eb is not None and not tb else None
             if fa is None and fb is None:
@@ -395,8 +395,9 @@ class GitRepo:
                 walker.hide(pygit2.Oid(hex=base))
         except (KeyError, pygit2.GitError) as exc:
             raise GitError(f"cannot walk {base}..{tip}: {exc}") from None
-        return [CommitInfo(str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.message, c.commit_time)
-                for c in walker]
+        return [
+            CommitInfo(str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.message, c.commit_time) for c in walker
+        ]
 
     # ------------------------------------------------------------------ index / config / attributes
 
@@ -482,8 +483,14 @@ class GitRepo:
         import subprocess
 
         try:
-            proc = subprocess.run(["git", "ls-files", "-t", "-z", "--", f":(literal){path}"], cwd=self.root,
-                                  capture_output=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["git", "ls-files", "-t", "-z", "--", f":(literal){path}"],
+                cwd=self.root,
+                capture_output=True,
+                timeout=60,
+                check=False,
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         return proc.returncode == 0 and proc.stdout.startswith(b"S ")
@@ -517,9 +524,13 @@ class GitRepo:
 
         try:
             proc = subprocess.run(
-                ["git", "check-attr", "-z", "--stdin", *names], cwd=self.root,
+                ["git", "check-attr", "-z", "--stdin", *names],
+                cwd=self.root,
                 input=b"".join(os.fsencode(p) + b"\0" for p in todo),
-                capture_output=True, timeout=120, check=False)
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return
         if proc.returncode != 0:
@@ -529,8 +540,8 @@ class GitRepo:
         for i in range(0, len(fields) - 2, 3):
             info = fields[i + 2]
             got[(os.fsdecode(fields[i]), os.fsdecode(fields[i + 1]))] = (
-                True if info == b"set" else False if info == b"unset" else None if info == b"unspecified"
-                else os.fsdecode(info))
+                True if info == b"set" else False if info == b"unset" else None if info == b"unspecified" else os.fsdecode(info)
+            )
         if len(got) == len(todo) * len(names):  # every answer, or none: never half from git, half from libgit2
             self._attr_values.update(got)
 
@@ -561,8 +572,10 @@ class GitRepo:
         looked at may change again within the same timestamp: then nothing is kept (git's racy rule)."""
         if self._attr_setting and self._attr_setting != [self.config("core.attributesFile")]:
             self._attrs = None  # libgit2 reads the setting once per handle: a new one reads it again
-        elif all(_stamp(Path(f)) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
-                 for f, st in self._attr_stamps.items()):
+        elif all(
+            _stamp(Path(f)) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
+            for f, st in self._attr_stamps.items()
+        ):
             return
         self._attr_values.clear()
         self._attr_folders.clear()
@@ -589,10 +602,11 @@ class GitRepo:
             configured = self.config("core.attributesFile")
             self._attr_setting[:] = [configured]
             xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-            files += [("info/attributes", self.commondir / "info" / "attributes"),
-                      ("core.attributesFile", Path(os.path.expanduser(configured)) if configured
-                       else Path(xdg) / "git" / "attributes"),
-                      ("the system's attributes", Path("/etc/gitattributes"))]
+            files += [
+                ("info/attributes", self.commondir / "info" / "attributes"),
+                ("core.attributesFile", Path(os.path.expanduser(configured)) if configured else Path(xdg) / "git" / "attributes"),
+                ("the system's attributes", Path("/etc/gitattributes")),
+            ]
         if not self.bare:
             files += [(f"{f}/.gitattributes" if f else ".gitattributes", self.root / f / ".gitattributes") for f in todo]
         if not self._attr_stamps:
@@ -605,7 +619,8 @@ class GitRepo:
             if what is not None and what != "a folder":
                 raise UnreadableAttributes(
                     f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
-                    "(git reads attributes from it, and would wait on it); remove it, or make it a regular file")
+                    "(git reads attributes from it, and would wait on it); remove it, or make it a regular file"
+                )
         self._attr_folders.update(todo)
 
     def _attr_handle(self) -> pygit2.Repository:

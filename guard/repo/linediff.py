@@ -19,8 +19,7 @@ def changed_regions(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[
     ids: dict[Hashable, int] = {}
     old = "".join([f"{ids.setdefault(x, len(ids))}\n" for x in a]).encode()
     new = "".join([f"{ids.setdefault(x, len(ids))}\n" for x in b]).encode()
-    patch = pygit2.Patch.create_from(old, new, context_lines=0, interhunk_lines=0,
-                                     flag=pygit2.enums.DiffOption.FORCE_TEXT)
+    patch = pygit2.Patch.create_from(old, new, context_lines=0, interhunk_lines=0, flag=pygit2.enums.DiffOption.FORCE_TEXT)
     out = []
     for h in patch.hunks:
         # 1-based starts; an empty side names the line it follows (`@@ -10,0 +11,2 @@`).

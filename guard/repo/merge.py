@@ -163,4 +163,3 @@ def _find(lines: list[bytes], chunk: list[bytes], start: int) -> int:
         if all(lines[p + k].rstrip(b"\r\n") == want[k] for k in range(len(chunk))):
             return p
     return start
-

@@ -151,7 +151,7 @@ def _write_loose(loose: Loose, oid: str, header: bytes, data: bytes) -> None:
     try:
         view = memoryview(packed)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         if loose.fsync:
             os.fsync(fd)
     except BaseException:

@@ -63,8 +63,12 @@ class Scratch:
         self.handle.set_odb(odb)
 
 
-def remerge(scratch: Scratch, parents: Sequence[str], merged: Mapping[str, Entry | None],
-            differing: Callable[[str, str], Iterable[TreeChange]]) -> Remerged:
+def remerge(
+    scratch: Scratch,
+    parents: Sequence[str],
+    merged: Mapping[str, Entry | None],
+    differing: Callable[[str, str], Iterable[TreeChange]],
+) -> Remerged:
     """Merge `parents` (two or more commits) as git would, and compare the result with `merged`:
     the merge commit's entries (None: no file) at the paths to compare.  `differing(a, b)`: the
     files that differ between two trees (``GitRepo.files_differing``)."""
@@ -101,8 +105,9 @@ def remerge(scratch: Scratch, parents: Sequence[str], merged: Mapping[str, Entry
     return Remerged(changes, {p: c for p, c in conflicted.items() if p in merged}, blobs)
 
 
-def _merge_two(handle: pygit2.Repository, one: str, two: str, wanted: Iterable[str],
-               differing: Callable[[str, str], Iterable[TreeChange]]) -> pygit2.Index:
+def _merge_two(
+    handle: pygit2.Repository, one: str, two: str, wanted: Iterable[str], differing: Callable[[str, str], Iterable[TreeChange]]
+) -> pygit2.Index:
     """git's merge of the commits `one` and `two`, exact at the `wanted` paths.
 
     libgit2's merge walks the whole of the three trees (9 ms for 2,000 files, and in
@@ -183,8 +188,9 @@ def _settle(handle: pygit2.Repository, index: pygit2.Index, conflicted: dict[str
             conflicted[entry.path] = ids
 
 
-def _union(handle: pygit2.Repository, base: pygit2.IndexEntry | None, ours: pygit2.IndexEntry,
-           theirs: pygit2.IndexEntry) -> bytes | None:
+def _union(
+    handle: pygit2.Repository, base: pygit2.IndexEntry | None, ours: pygit2.IndexEntry, theirs: pygit2.IndexEntry
+) -> bytes | None:
     """Both sides of a text file's conflicts, ours first; None when it is not text in both."""
     if ours.mode not in _TEXT_MODES or theirs.mode not in _TEXT_MODES:
         return None

@@ -70,12 +70,27 @@ _TIMEOUT = 1800  # seconds for one plumbing step: writing out a very large tree 
 # checkout must find the checkout's own repository, never the user's (an apply started from a
 # git hook has GIT_INDEX_FILE and GIT_DIR set).
 REPOSITORY_VARIABLES = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_QUARANTINE_PATH", "GIT_INDEX_VERSION",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_QUARANTINE_PATH",
+    "GIT_INDEX_VERSION",
 )
 # The user's settings that decide how files look when checked out, copied into the checkout's config.
-_COPIED = ("core.autocrlf", "core.eol", "core.symlinks", "core.ignorecase", "core.precomposeunicode",
-           "core.filemode", "core.safecrlf")
+_COPIED = (
+    "core.autocrlf",
+    "core.eol",
+    "core.symlinks",
+    "core.ignorecase",
+    "core.precomposeunicode",
+    "core.filemode",
+    "core.safecrlf",
+)
 
 
 def command_environment() -> dict[str, str]:
@@ -141,8 +156,7 @@ class Shadow:
                         break
                     except BlockingIOError:
                         if time.monotonic() >= self.until:
-                            raise Busy(f"the shadow checkout {self.folder} is in use by another verify of this "
-                                       "agent") from None
+                            raise Busy(f"the shadow checkout {self.folder} is in use by another verify of this agent") from None
                         time.sleep(0.05)
         except BaseException:
             os.close(fd)
@@ -335,9 +349,10 @@ class Shadow:
         written = 0
         while done < len(todo):
             if self.until is not None and time.monotonic() >= self.until:
-                raise NotReady(f"the shadow checkout is being written for the first time ({done:,} of {len(todo):,} "
-                               "files so far)")
-            chunk = todo[done:done + CHUNK]
+                raise NotReady(
+                    f"the shadow checkout is being written for the first time ({done:,} of {len(todo):,} files so far)"
+                )
+            chunk = todo[done : done + CHUNK]
             self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(chunk))
             done += len(chunk)
             written += len(chunk)
@@ -351,8 +366,11 @@ class Shadow:
             value = self.repo.config(key)
             if value is not None and "\n" not in value and '"' not in value and "\\" not in value:
                 lines.append(f"\t{key.split('.', 1)[1]} = {value}")
-        lines += ["\tsplitIndex = true",  # a write holds only what changed since the shared part was written
-                  "[index]", "\tversion = 4"]  # paths prefix-compressed: a smaller file to read and write
+        lines += [
+            "\tsplitIndex = true",  # a write holds only what changed since the shared part was written
+            "[index]",
+            "\tversion = 4",
+        ]  # paths prefix-compressed: a smaller file to read and write
         if fmt:
             lines += ["[extensions]", f"\tobjectformat = {fmt}"]
         (self.dotgit / "config").write_text("\n".join(lines) + "\n")
@@ -443,10 +461,10 @@ class Shadow:
                 made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
             elif paths:
                 spec = ["--", *paths]
-                changed = _nul_split(self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames",
-                                               "-z", *spec))
-                made = _nul_split(self._git("--literal-pathspecs", "ls-files", "--others", "--directory",
-                                            "--exclude-standard", "-z", *spec))
+                changed = _nul_split(self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames", "-z", *spec))
+                made = _nul_split(
+                    self._git("--literal-pathspecs", "ls-files", "--others", "--directory", "--exclude-standard", "-z", *spec)
+                )
         for path in made:
             _remove_path(self.work, path.rstrip("/"), prune=False)
         if changed:
@@ -475,24 +493,44 @@ class Shadow:
 
     def _plumbing_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
-        env.update(GIT_DIR=str(self.dotgit), GIT_WORK_TREE=str(self.work), GIT_CONFIG_GLOBAL=os.devnull,
-                   GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
+        env.update(
+            GIT_DIR=str(self.dotgit),
+            GIT_WORK_TREE=str(self.work),
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_TERMINAL_PROMPT="0",
+            GIT_OPTIONAL_LOCKS="0",
+        )
         return env
 
     def _user_env(self, index: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k == "GIT_EXEC_PATH"}
-        env.update(GIT_DIR=str(self.repo.gitdir), GIT_INDEX_FILE=str(index), GIT_CONFIG_GLOBAL=os.devnull,
-                   GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
+        env.update(
+            GIT_DIR=str(self.repo.gitdir),
+            GIT_INDEX_FILE=str(index),
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_TERMINAL_PROMPT="0",
+        )
         return env
 
     def _git(self, *args: str, input: bytes | None = None) -> bytes:
         return self._run(list(args), env=self._plumbing_env(), cwd=self.work, input=input).stdout
 
-    def _run(self, args: list[str], env: dict[str, str], cwd: Path, input: bytes | None = None,
-             check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    def _run(
+        self, args: list[str], env: dict[str, str], cwd: Path, input: bytes | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
         try:
-            proc = subprocess.run(["git", *args], cwd=cwd, env=env, input=input, capture_output=True,
-                                  timeout=_TIMEOUT, check=False, stdin=None if input is not None else subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=cwd,
+                env=env,
+                input=input,
+                capture_output=True,
+                timeout=_TIMEOUT,
+                check=False,
+                stdin=None if input is not None else subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
             raise GitError(f"git {args[0]} in the shadow checkout did not finish within {_TIMEOUT} s") from None
         except OSError as exc:
@@ -569,6 +607,7 @@ def _remove_path(work: Path, path: str, prune: bool = True) -> None:
 
 def _remove_tree(folder: Path) -> None:
     """Remove a folder and everything in it, links as links; folders a command made unwritable too."""
+
     def retry(func: Callable[..., object], path: str, _exc: object) -> None:
         parent = os.path.dirname(path)
         with contextlib.suppress(OSError):
@@ -589,4 +628,3 @@ def _remove_tree(folder: Path) -> None:
         shutil.rmtree(folder, onexc=retry)
     else:
         shutil.rmtree(folder, onerror=retry)
-

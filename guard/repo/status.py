@@ -39,9 +39,24 @@ def dirty(root: Path) -> list[Dirty]:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--untracked-files=all",
-             "--no-renames", "--ignore-submodules=all"],
-            cwd=root, env=env, capture_output=True, timeout=_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+            [
+                "git",
+                "-c",
+                "core.quotePath=false",
+                "status",
+                "--porcelain=v2",
+                "-z",
+                "--untracked-files=all",
+                "--no-renames",
+                "--ignore-submodules=all",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         raise GitError(f"git status did not answer within {_TIMEOUT} s") from None
     except OSError as exc:

@@ -40,8 +40,9 @@ class PushedRef(Value):
 def run(root: Path, args: Sequence[str], timeout: float | None = None) -> Transfer:
     """Run `git ARGS` in `root` (standard input closed: a password prompt goes to the terminal, as git's does)."""
     try:
-        proc = subprocess.run(["git", *args], cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, check=False)
+        proc = subprocess.run(
+            ["git", *args], cwd=root, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
+        )
     except FileNotFoundError:
         raise GitError("git is not on PATH: pushing and fetching turns runs git") from None
     except subprocess.TimeoutExpired:

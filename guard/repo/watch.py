@@ -39,8 +39,19 @@ _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x040, 0x080, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF = 0x400, 0x800
 _UNMOUNT, _Q_OVERFLOW, _IGNORED = 0x2000, 0x4000, 0x8000
 _ONLYDIR, _DONT_FOLLOW, _ISDIR = 0x01000000, 0x02000000, 0x40000000
-_MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF
-         | _MOVE_SELF | _ONLYDIR | _DONT_FOLLOW)
+_MASK = (
+    _MODIFY
+    | _ATTRIB
+    | _CLOSE_WRITE
+    | _MOVED_FROM
+    | _MOVED_TO
+    | _CREATE
+    | _DELETE
+    | _DELETE_SELF
+    | _MOVE_SELF
+    | _ONLYDIR
+    | _DONT_FOLLOW
+)
 _NONBLOCK, _CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
 _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then len bytes of name
 
@@ -161,7 +172,7 @@ class Watch:
             at = 0
             while at + _EVENT.size <= len(data):
                 wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
-                name = data[at + _EVENT.size:at + _EVENT.size + size].split(b"\0", 1)[0]
+                name = data[at + _EVENT.size : at + _EVENT.size + size].split(b"\0", 1)[0]
                 at += _EVENT.size + size
                 if mask & (_Q_OVERFLOW | _UNMOUNT):
                     return None

@@ -154,8 +154,17 @@ def _unique(items: Any) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
-def from_report(kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int, duration: float,
-                *, now: float | None = None, tool: str | None = None) -> dict[str, Any]:
+def from_report(
+    kind: str,
+    agent: str,
+    turn: str | None,
+    report: Report,
+    edit_bytes: int,
+    duration: float,
+    *,
+    now: float | None = None,
+    tool: str | None = None,
+) -> dict[str, Any]:
     """The event for one decision: what happened to which files, never their contents."""
     files = _unique([c.path for c in report.changes] + [f.path for f in report.findings])
     event = {
@@ -179,15 +188,28 @@ def from_report(kind: str, agent: str, turn: str | None, report: Report, edit_by
     }
     if tool is not None:
         event["tool"] = tool
-    refused_by = _unique(str(r.get("name")) for r in report.extra.get("verify") or ()
-                         if isinstance(r, dict) and r.get("status") in ("failed", "timeout"))
+    refused_by = _unique(
+        str(r.get("name"))
+        for r in report.extra.get("verify") or ()
+        if isinstance(r, dict) and r.get("status") in ("failed", "timeout")
+    )
     if refused_by:
         event["verify"] = refused_by
     return event
 
 
-def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Report, edit_bytes: int,
-           duration: float, *, tool: str | None = None, warnings: list[str] | None = None) -> None:
+def record(
+    commondir: Path,
+    kind: str,
+    agent: str,
+    turn: str | None,
+    report: Report,
+    edit_bytes: int,
+    duration: float,
+    *,
+    tool: str | None = None,
+    warnings: list[str] | None = None,
+) -> None:
     """Log one decision, never failing: the outcome log must not turn an edit into an error.
 
     The pre-commit ``check`` command calls this with ``kind="check"`` once per run
@@ -203,8 +225,9 @@ def record(commondir: Path, kind: str, agent: str, turn: str | None, report: Rep
         pass
 
 
-def read(commondir: Path, since: datetime | str | float | None = None,
-         progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+def read(
+    commondir: Path, since: datetime | str | float | None = None, progress: Callable[[int, int], None] | None = None
+) -> list[dict[str, Any]]:
     """Every event still kept, oldest file first, optionally only those at or after ``since``.
 
     Lines that are not whole JSON objects (a write cut short by a full disk or a

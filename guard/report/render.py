@@ -48,12 +48,13 @@ def diff_text(diff: str, colour: bool = False) -> str:
         return text
     out = []
     for line in text.split("\n"):
-        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file", "rename ",
-                            "old mode", "new mode", "similarity")):
+        if line.startswith(
+            ("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file", "rename ", "old mode", "new mode", "similarity")
+        ):
             out.append(paint(line, BOLD, True))
         elif line.startswith("@@"):
             end = line.find("@@", 2)
-            out.append(paint(line[:end + 2], CYAN, True) + line[end + 2:] if end > 0 else paint(line, CYAN, True))
+            out.append(paint(line[: end + 2], CYAN, True) + line[end + 2 :] if end > 0 else paint(line, CYAN, True))
         elif line.startswith("+"):
             out.append(paint(line, GREEN, True))
         elif line.startswith("-"):
@@ -80,14 +81,16 @@ def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
     what = f" ({report.format})" if report.format else ""
     if report.format == "shell" and report.turn is not None:
         # A command's changes are written before they are judged: they were recorded either way.
-        judged = paint("refused by the policy", RED + ";" + BOLD, colour) if report.status == "refused" else \
-            paint("recorded", GREEN + ";" + BOLD, colour)
+        judged = (
+            paint("refused by the policy", RED + ";" + BOLD, colour)
+            if report.status == "refused"
+            else paint("recorded", GREEN + ";" + BOLD, colour)
+        )
         lines.append(f"agent-guard: {judged} (shell): {plural(len(report.changes), 'file')} the command changed")
     elif report.status == "refused":
         lines.append(f"agent-guard: {paint('refused', RED + ';' + BOLD, colour)}{what}; nothing was changed")
     else:
-        lines.append(f"agent-guard: {paint(verb, GREEN + ';' + BOLD, colour)}{what}: "
-                     f"{plural(len(report.changes), 'file')}")
+        lines.append(f"agent-guard: {paint(verb, GREEN + ';' + BOLD, colour)}{what}: {plural(len(report.changes), 'file')}")
     for c in report.changes:
         label = printable(c.path if not c.old_path or c.old_path == c.path else f"{c.old_path} -> {c.path}")
         rep = f"  [{', '.join(c.repairs)}]" if c.repairs else ""
@@ -97,8 +100,7 @@ def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
         lines.append(printable(f"  note: {n}"))
     undone = report.extra.get("rolls_back") if report.format == "rollback" else None
     if undone and report.status != "refused":
-        lines.append(printable(f"  {'undid' if report.status == 'applied' else 'would undo'} "
-                               f"{_turns_named(undone, report)}"))
+        lines.append(printable(f"  {'undid' if report.status == 'applied' else 'would undo'} {_turns_named(undone, report)}"))
     if report.turn is not None:
         lines.append(f"  turn {report.turn.id} of {report.turn.agent}: {report.turn.commit[:12]} on {report.turn.ref}")
     for f in report.findings:
@@ -295,9 +297,8 @@ def _check_human(report: Report, colour: bool = False, quiet: bool = False) -> s
     for path in sorted(groups, key=lambda p: (p == "", p)):
         if lines:
             lines.append("")
-        for f in sorted(groups[path], key=lambda f: (f.line or 0)):
-            where = _one_line(f.path) if f.path else (
-                "commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
+        for f in sorted(groups[path], key=lambda f: f.line or 0):
+            where = _one_line(f.path) if f.path else ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
             if f.path and f.line is not None:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
@@ -323,10 +324,14 @@ def _checked(extra: Mapping[str, Any]) -> tuple[str, str]:
         since = "--root" if not base.strip("0") else base  # the null id: from the root commits
         return what, f"rewrite the commits named above so that each one passes (`git rebase -i {since}`), then push again"
     if mode == "all-files":
-        return (f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
-                "fix the files above and `git add` them")
-    what = (f"the staged change ({plural(int(extra.get('files', 0)), 'file')}, "
-            f"+{int(extra.get('added', 0)):,} -{int(extra.get('removed', 0)):,})")
+        return (
+            f"{plural(int(extra.get('whole_files', 0)), 'tracked file')}, checked whole",
+            "fix the files above and `git add` them",
+        )
+    what = (
+        f"the staged change ({plural(int(extra.get('files', 0)), 'file')}, "
+        f"+{int(extra.get('added', 0)):,} -{int(extra.get('removed', 0)):,})"
+    )
     if extra.get("whole_files"):
         what += f" and {plural(int(extra['whole_files']), 'unchanged file')} checked whole"
     return what, "fix the lines above, `git add` them, and commit again"
@@ -416,12 +421,14 @@ def sarif(report: Report, version: str = "0") -> str:
             "ruleIndex": index[f.code],
             "level": "error" if f.severity == "error" else "warning",
             "message": {"text": text},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": f.line if f.path and f.line else 1},
-                },
-            }],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": f.line if f.path and f.line else 1},
+                    },
+                }
+            ],
             "partialFingerprints": {"agentGuardFinding/v1": _fingerprint(f)},
         }
         commit = _commit_of(f)
@@ -431,15 +438,19 @@ def sarif(report: Report, version: str = "0") -> str:
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "agent-guard",
-                "version": version,
-                "rules": [_rule(code) for code in codes],
-            }},
-            "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "agent-guard",
+                        "version": version,
+                        "rules": [_rule(code) for code in codes],
+                    }
+                },
+                "invocations": [{"executionSuccessful": True, "exitCode": report.exit_code}],
+                "results": results,
+            }
+        ],
     }
     return json.dumps(log, ensure_ascii=False, indent=2)
 

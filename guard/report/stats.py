@@ -44,8 +44,17 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 CLASSES: dict[str, tuple[str, ...]] = {
-    "line arithmetic and invented context": ("recount", "offset", "fuzz", "not-found", "line-numbers", "anchor",
-                                             "empty-chunk", "context-prefix", "path-prefix"),
+    "line arithmetic and invented context": (
+        "recount",
+        "offset",
+        "fuzz",
+        "not-found",
+        "line-numbers",
+        "anchor",
+        "empty-chunk",
+        "context-prefix",
+        "path-prefix",
+    ),
     "whitespace drift": ("trailing-whitespace", "indent", "unicode", "eol", "escape", "whitespace", "whitespace-fix"),
     "duplicate ambiguity": ("ambiguous",),
     "lazy elision": ("placeholder",),
@@ -98,8 +107,19 @@ def _rate(part: int, whole: int) -> float | None:
 class Tally:
     """The outcome counts of a set of events (one dialect, or one agent's checks)."""
 
-    __slots__ = ("tried", "clean", "repaired", "refused", "dry_runs", "by_repair", "by_code", "by_verify", "classes",
-                 "sizes", "durations")
+    __slots__ = (
+        "tried",
+        "clean",
+        "repaired",
+        "refused",
+        "dry_runs",
+        "by_repair",
+        "by_code",
+        "by_verify",
+        "classes",
+        "sizes",
+        "durations",
+    )
 
     def __init__(self) -> None:
         self.tried = 0
@@ -203,8 +223,7 @@ def recommend(dialects: dict[str, dict[str, Any]], min_events: int) -> tuple[dic
             why += f"; tied, and {_pct(t['clean_rate'])} land clean (vs {_pct(o['clean_rate'])})"
         else:
             why += "; tied, and it has more edits" if o["tried"] != t["tried"] else "; tied: first by name"
-    return {"dialect": name, "landing_rate": t["landing_rate"], "tried": t["tried"],
-            "compared": [d for d, _ in order]}, why
+    return {"dialect": name, "landing_rate": t["landing_rate"], "tried": t["tried"], "compared": [d for d, _ in order]}, why
 
 
 def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_events: int = MIN_EVENTS) -> dict[str, Any]:
@@ -230,28 +249,52 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
     for name in sorted(per):
         tallies = per[name]
         total = totals.get(name, Tally())
-        rows = [{"dialect": d, "tool": tool, **t.as_dict()}
-                for (tool, d), t in sorted(tallies.items(), key=lambda kv: (-kv[1].tried, kv[0][0] or kv[0][1] or ""))]
+        rows = [
+            {"dialect": d, "tool": tool, **t.as_dict()}
+            for (tool, d), t in sorted(tallies.items(), key=lambda kv: (-kv[1].tried, kv[0][0] or kv[0][1] or ""))
+        ]
         dialects = {str(r["dialect"]): r for r in rows if r["tool"] is None}
         pick, why = recommend(dialects, min_events)
         tools = [str(r["tool"]) for r in rows if r["tool"] is not None]
         if not dialects and tools:
-            why = (f"edits came through the agent's own tools ({', '.join(tools)}), not in a dialect it writes: "
-                   "there is no dialect to recommend")
+            why = (
+                f"edits came through the agent's own tools ({', '.join(tools)}), not in a dialect it writes: "
+                "there is no dialect to recommend"
+            )
         summary = total.as_dict()
-        leans = [{"repair": r, "edits": c, "share": _rate(c, total.landed), "class": CLASS_OF.get(r)}
-                 for r, c in list(summary["by_repair"].items())[:LEANS_ON]]
-        agents.append({
-            "agent": name,
-            **{k: summary[k] for k in ("tried", "landed", "clean", "repaired", "refused", "dry_runs",
-                                       "landing_rate", "clean_rate", "by_repair", "by_code", "by_verify", "classes",
-                                       "median_size", "median_duration")},
-            "dialects": rows,
-            "leans_on": leans,
-            "recommendation": pick,
-            "recommendation_note": why,
-            "checks": checks[name].as_dict() if name in checks else None,
-        })
+        leans = [
+            {"repair": r, "edits": c, "share": _rate(c, total.landed), "class": CLASS_OF.get(r)}
+            for r, c in list(summary["by_repair"].items())[:LEANS_ON]
+        ]
+        agents.append(
+            {
+                "agent": name,
+                **{
+                    k: summary[k]
+                    for k in (
+                        "tried",
+                        "landed",
+                        "clean",
+                        "repaired",
+                        "refused",
+                        "dry_runs",
+                        "landing_rate",
+                        "clean_rate",
+                        "by_repair",
+                        "by_code",
+                        "by_verify",
+                        "classes",
+                        "median_size",
+                        "median_duration",
+                    )
+                },
+                "dialects": rows,
+                "leans_on": leans,
+                "recommendation": pick,
+                "recommendation_note": why,
+                "checks": checks[name].as_dict() if name in checks else None,
+            }
+        )
     return {
         "version": 1,
         "events": n,
@@ -299,24 +342,34 @@ def render_text(stats: dict[str, Any]) -> str:
     if not stats["agents"]:
         if stats.get("agent") or stats.get("since"):
             return "agent-guard stats: no events match --agent/--since\n"
-        return (f"agent-guard stats: no edit events recorded yet (the log: {stats.get('log') or EMPTY_LOG})\n"
-                + "".join(f"  {line}\n" for line in HOW_LOGGED))
-    out = [f"agent-guard stats: {plural(stats['events'], 'event')}, {stats['first']} to {stats['last']}",
-           "  clean: applied as sent; repaired: applied after a named repair; refused: nothing changed", ""]
+        return f"agent-guard stats: no edit events recorded yet (the log: {stats.get('log') or EMPTY_LOG})\n" + "".join(
+            f"  {line}\n" for line in HOW_LOGGED
+        )
+    out = [
+        f"agent-guard stats: {plural(stats['events'], 'event')}, {stats['first']} to {stats['last']}",
+        "  clean: applied as sent; repaired: applied after a named repair; refused: nothing changed",
+        "",
+    ]
     for a in stats["agents"]:
         dry = f" ({a['dry_runs']} dry run{'s' if a['dry_runs'] != 1 else ''})" if a["dry_runs"] else ""
-        out.append(f"{a['agent']}: {plural(a['tried'], 'edit')}{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
-                   f"{a['refused']} refused")
+        out.append(
+            f"{a['agent']}: {plural(a['tried'], 'edit')}{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
+            f"{a['refused']} refused"
+        )
         if a["dialects"]:
             width = max(14, *(len(name_of(d)) for d in a["dialects"]))
             kinds = {"tool" if d["tool"] else "dialect" for d in a["dialects"]}
             label = "dialect/tool" if len(kinds) > 1 else kinds.pop()
-            out.append(f"  {label:<{width}} {'tried':>6} {'clean':>6} {'repaired':>9} {'refused':>8} "
-                       f"{'landed':>7} {'med.size':>9} {'med.time':>9}")
+            out.append(
+                f"  {label:<{width}} {'tried':>6} {'clean':>6} {'repaired':>9} {'refused':>8} "
+                f"{'landed':>7} {'med.size':>9} {'med.time':>9}"
+            )
             for d in a["dialects"]:
-                out.append(f"  {name_of(d):<{width}} {d['tried']:>6} {d['clean']:>6} {d['repaired']:>9} "
-                           f"{d['refused']:>8} {_pct(d['landing_rate']):>7} {_bytes(d['median_size']):>9} "
-                           f"{_secs(d['median_duration']):>9}")
+                out.append(
+                    f"  {name_of(d):<{width}} {d['tried']:>6} {d['clean']:>6} {d['repaired']:>9} "
+                    f"{d['refused']:>8} {_pct(d['landing_rate']):>7} {_bytes(d['median_size']):>9} "
+                    f"{_secs(d['median_duration']):>9}"
+                )
                 if d["by_repair"]:
                     out.append(f"    repaired by: {_counts(d['by_repair'])}")
                 if d["by_code"]:
@@ -327,9 +380,13 @@ def render_text(stats: dict[str, Any]) -> str:
         if a.get("by_verify"):
             out.append(f"  refused by the verify commands: {_counts(a['by_verify'])}")
         if a["leans_on"]:
-            out.append("  leans on: " + "; ".join(
-                f"{x['repair']} ({x['edits']} of {a['landed']} landed edits"
-                + (f", {x['class']})" if x["class"] else ")") for x in a["leans_on"]))
+            out.append(
+                "  leans on: "
+                + "; ".join(
+                    f"{x['repair']} ({x['edits']} of {a['landed']} landed edits" + (f", {x['class']})" if x["class"] else ")")
+                    for x in a["leans_on"]
+                )
+            )
         rec = a["recommendation"]
         if rec:
             out.append(f"  recommended dialect: {rec['dialect']}: {a['recommendation_note']}")
@@ -339,8 +396,10 @@ def render_text(stats: dict[str, Any]) -> str:
             out.append(f"  recommended dialect: none yet: {a['recommendation_note']}")
         c = a["checks"]
         if c:
-            out.append(f"  pre-commit checks: {c['tried']} run, {c['landed']} passed, {c['refused']} refused"
-                       + (f" ({_counts(c['by_code'])})" if c["by_code"] else ""))
+            out.append(
+                f"  pre-commit checks: {c['tried']} run, {c['landed']} passed, {c['refused']} refused"
+                + (f" ({_counts(c['by_code'])})" if c["by_code"] else "")
+            )
         out.append("")
     return "\n".join(out)
 
@@ -356,22 +415,26 @@ svg text{font:12px system-ui,sans-serif;fill:#222}
 """
 
 _ROW, _BAR_H, _LABEL_W, _BAR_W = 26, 18, 260, 420
-_OUTCOMES = (("clean", COLORS["clean"], "clean"), ("repaired", COLORS["repaired"], "repaired"),
-             ("refused", COLORS["refused"], "refused"))
+_OUTCOMES = (
+    ("clean", COLORS["clean"], "clean"),
+    ("repaired", COLORS["repaired"], "repaired"),
+    ("refused", COLORS["refused"], "refused"),
+)
 _CLASS_PARTS = (("landed", COLORS["repaired"], "repaired, landed"), ("refused", COLORS["refused"], "refused"))
 
 
-def _chart(what: str, agent: str, rows: list[tuple[str, dict[str, Any], str]],
-           parts: tuple[tuple[str, str, str], ...]) -> str:
+def _chart(what: str, agent: str, rows: list[tuple[str, dict[str, Any], str]], parts: tuple[tuple[str, str, str], ...]) -> str:
     """Horizontal stacked bars, one per row, scaled to the longest; inline SVG, no script."""
     from html import escape
 
     most = max((sum(c.get(k, 0) for k, _, _ in parts) for _, c, _ in rows), default=1) or 1
     height = _ROW * len(rows) + 34
     width = _LABEL_W + _BAR_W + 130
-    out = [f'<svg class="chart {what}" data-agent="{escape(agent)}" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" shape-rendering="crispEdges" '
-           f'aria-label="{escape(agent)}: {what}">']
+    out = [
+        f'<svg class="chart {what}" data-agent="{escape(agent)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" shape-rendering="crispEdges" '
+        f'aria-label="{escape(agent)}: {what}">'
+    ]
     for i, (label, counts, note) in enumerate(rows):
         y = 4 + i * _ROW
         out.append(f'<text x="0" y="{y + 13}">{escape(label)}</text>')
@@ -381,14 +444,18 @@ def _chart(what: str, agent: str, rows: list[tuple[str, dict[str, Any], str]],
             if not n:
                 continue
             w = max(1, round(n / most * _BAR_W))
-            out.append(f'<rect class="bar {key}" data-row="{escape(label)}" data-count="{n}" x="{x}" y="{y}" '
-                       f'width="{w}" height="{_BAR_H}" fill="{color}"><title>{escape(label)}: {n} {name}</title></rect>')
+            out.append(
+                f'<rect class="bar {key}" data-row="{escape(label)}" data-count="{n}" x="{x}" y="{y}" '
+                f'width="{w}" height="{_BAR_H}" fill="{color}"><title>{escape(label)}: {n} {name}</title></rect>'
+            )
             x += w
         out.append(f'<text x="{x + 8}" y="{y + 13}">{escape(note)}</text>')
     x, y = _LABEL_W, height - 16
     for key, color, name in parts:
-        out.append(f'<rect class="key {key}" x="{x}" y="{y}" width="12" height="12" fill="{color}"></rect>'
-                   f'<text x="{x + 16}" y="{y + 11}">{escape(name)}</text>')
+        out.append(
+            f'<rect class="key {key}" x="{x}" y="{y}" width="12" height="12" fill="{color}"></rect>'
+            f'<text x="{x + 16}" y="{y + 11}">{escape(name)}</text>'
+        )
         x += 40 + 7 * len(name)
     out.append("</svg>")
     return "".join(out)
@@ -397,24 +464,45 @@ def _chart(what: str, agent: str, rows: list[tuple[str, dict[str, Any], str]],
 def _agent_html(a: dict[str, Any]) -> list[str]:
     from html import escape
 
-    body = [f'<section class="agent" data-agent="{escape(a["agent"])}"><h2>{escape(a["agent"])}</h2>',
-            f'<p>{a["tried"]} edits, {a["landed"]} landed ({_pct(a["landing_rate"])}), {a["refused"]} refused.</p>']
+    body = [
+        f'<section class="agent" data-agent="{escape(a["agent"])}"><h2>{escape(a["agent"])}</h2>',
+        f"<p>{a['tried']} edits, {a['landed']} landed ({_pct(a['landing_rate'])}), {a['refused']} refused.</p>",
+    ]
     rec = a["recommendation"]
     what = f"<strong>{escape(rec['dialect'])}</strong>: " if rec else "none yet: "
     body.append(f'<p class="note">Recommended dialect: {what}{escape(a["recommendation_note"])}</p>')
     if a["dialects"]:
         body.append("<h3>Outcomes by dialect</h3>")
-        body.append(_chart("dialects", a["agent"], [
-            (name_of(d), d, f"{_pct(d['landing_rate'])} of {d['tried']} land") for d in a["dialects"]], _OUTCOMES))
-        body.append('<table><tr><th>dialect or tool</th><th>tried</th><th>clean</th><th>repaired</th><th>refused</th>'
-                    '<th>landed</th><th>median size</th><th>median time</th><th class="l">repaired by</th>'
-                    '<th class="l">refused by</th></tr>')
+        body.append(
+            _chart(
+                "dialects",
+                a["agent"],
+                [(name_of(d), d, f"{_pct(d['landing_rate'])} of {d['tried']} land") for d in a["dialects"]],
+                _OUTCOMES,
+            )
+        )
+        body.append(
+            "<table><tr><th>dialect or tool</th><th>tried</th><th>clean</th><th>repaired</th><th>refused</th>"
+            '<th>landed</th><th>median size</th><th>median time</th><th class="l">repaired by</th>'
+            '<th class="l">refused by</th></tr>'
+        )
         for d in a["dialects"]:
-            cells = [name_of(d), d["tried"], d["clean"], d["repaired"], d["refused"], _pct(d["landing_rate"]),
-                     _bytes(d["median_size"]), _secs(d["median_duration"])]
-            body.append("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells)
-                        + f'<td class="l">{escape(_counts(d["by_repair"]))}</td>'
-                        + f'<td class="l">{escape(_counts(d["by_code"]))}</td></tr>')
+            cells = [
+                name_of(d),
+                d["tried"],
+                d["clean"],
+                d["repaired"],
+                d["refused"],
+                _pct(d["landing_rate"]),
+                _bytes(d["median_size"]),
+                _secs(d["median_duration"]),
+            ]
+            body.append(
+                "<tr>"
+                + "".join(f"<td>{escape(str(c))}</td>" for c in cells)
+                + f'<td class="l">{escape(_counts(d["by_repair"]))}</td>'
+                + f'<td class="l">{escape(_counts(d["by_code"]))}</td></tr>'
+            )
         body.append("</table>")
     seen = [(c, v) for c, v in a["classes"].items() if v["edits"]]
     if seen:
@@ -424,12 +512,18 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
     if a.get("by_verify"):
         body.append(f'<p class="verify">Refused by the verify commands: {escape(_counts(a["by_verify"]))}.</p>')
     if a["leans_on"]:
-        body.append("<p>Leans on: " + escape("; ".join(
-            f"{x['repair']} ({x['edits']} of {a['landed']} landed edits)" for x in a["leans_on"])) + "</p>")
+        body.append(
+            "<p>Leans on: "
+            + escape("; ".join(f"{x['repair']} ({x['edits']} of {a['landed']} landed edits)" for x in a["leans_on"]))
+            + "</p>"
+        )
     c = a["checks"]
     if c:
-        body.append(f'<p>Pre-commit checks: {c["tried"]} run, {c["landed"]} passed, {c["refused"]} refused'
-                    + (f' ({escape(_counts(c["by_code"]))})' if c["by_code"] else "") + ".</p>")
+        body.append(
+            f"<p>Pre-commit checks: {c['tried']} run, {c['landed']} passed, {c['refused']} refused"
+            + (f" ({escape(_counts(c['by_code']))})" if c["by_code"] else "")
+            + ".</p>"
+        )
     body.append("</section>")
     return body
 
@@ -440,18 +534,24 @@ def render_html(stats: dict[str, Any]) -> str:
 
     body = ["<h1>agent-guard: edit outcomes</h1>"]
     if stats["agents"]:
-        body.append(f'<p class="meta">{stats["events"]} events, {escape(str(stats["first"]))} to '
-                    f'{escape(str(stats["last"]))}. Clean: applied as sent; repaired: applied after a named '
-                    f'repair; refused: nothing changed. A dialect is recommended once it has '
-                    f'{stats["min_events"]} edits.</p>')
+        body.append(
+            f'<p class="meta">{stats["events"]} events, {escape(str(stats["first"]))} to '
+            f"{escape(str(stats['last']))}. Clean: applied as sent; repaired: applied after a named "
+            f"repair; refused: nothing changed. A dialect is recommended once it has "
+            f"{stats['min_events']} edits.</p>"
+        )
     else:
-        body.append(f'<p class="meta">No edit events recorded yet (the log: {escape(str(stats.get("log") or EMPTY_LOG))}). '
-                    f'{escape(" ".join(HOW_LOGGED))}</p>')
+        body.append(
+            f'<p class="meta">No edit events recorded yet (the log: {escape(str(stats.get("log") or EMPTY_LOG))}). '
+            f"{escape(' '.join(HOW_LOGGED))}</p>"
+        )
     for a in stats["agents"]:
         body += _agent_html(a)
-    return ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-            "<title>agent-guard stats</title>"
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>agent-guard stats</title>"
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 # ---------------------------------------------------------------------- --since
@@ -472,14 +572,14 @@ def parse_since(text: str) -> datetime:
         # Counted only when it can be in range: int() of a 5,000-digit count is refused by Python itself.
         seconds = int(m.group(1)) * _UNIT[m.group(2)] if len(m.group(1)) <= 12 else int(AGE_SECONDS.high) + 1
         if AGE_SECONDS.problem(seconds) is not None:
-            raise OutOfRange(f"{text.strip()[:24]!r} is no age --since can go back: an age is from 1m to 100 years "
-                             "(36,600d, 5,228w)")
+            raise OutOfRange(
+                f"{text.strip()[:24]!r} is no age --since can go back: an age is from 1m to 100 years (36,600d, 5,228w)"
+            )
         return datetime.now(timezone.utc) - timedelta(seconds=seconds)
     try:
         return parse_time(text)
     except (OverflowError, ValueError) as exc:
         if "out of range" in str(exc) or isinstance(exc, OverflowError):
             # A date at the very edge of the calendar, moved to another time zone: year 0 or 10000.
-            raise OutOfRange(f"{text!r} is a date at the edge of the calendar: --since takes the years 2 to 9998") \
-                from None
+            raise OutOfRange(f"{text!r} is a date at the edge of the calendar: --since takes the years 2 to 9998") from None
         raise

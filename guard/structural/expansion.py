@@ -72,10 +72,15 @@ def _refused(finding: Finding) -> Expanded:
 
 
 def _missing() -> Expanded:
-    return _refused(error(
-        "parse-error", None, None,
-        "structural rewrites need ast-grep's Python binding (the package ast-grep-py), which is not installed here",
-        f"install it where agent-guard runs ({matches.INSTALL}), or send the change as a diff or str_replace edits"))
+    return _refused(
+        error(
+            "parse-error",
+            None,
+            None,
+            "structural rewrites need ast-grep's Python binding (the package ast-grep-py), which is not installed here",
+            f"install it where agent-guard runs ({matches.INSTALL}), or send the change as a diff or str_replace edits",
+        )
+    )
 
 
 def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
@@ -119,9 +124,13 @@ def _plan(ws: Workspace, rw: Rewrite, n: int, files: list[str], here: str, ignor
         elif named is None and lang is not None:
             targets.append((path, lang))
         elif exact and named is None:
-            return error("parse-error", path, None,
-                         f"rewrite #{n} names {path}, whose language ast-grep cannot tell by its name",
-                         f'say which it is: "language": one of {languages.NAMES}')
+            return error(
+                "parse-error",
+                path,
+                None,
+                f"rewrite #{n} names {path}, whose language ast-grep cannot tell by its name",
+                f'say which it is: "language": one of {languages.NAMES}',
+            )
         else:
             other += 1
     return _Plan(tuple(targets), other)
@@ -134,12 +143,17 @@ def _pattern_problems(rw: Rewrite, n: int, langs: Sequence[Language]) -> list[Fi
         if said is None:
             continue
         what = f"with selector {rw.selector!r} " if rw.selector else ""
-        out.append(error(
-            "parse-error", None, rw.source_line or None,
-            f"ast-grep cannot take the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} {what}as {lang.name}: {said}",
-            "a pattern is one node of code (an expression, a statement, a declaration: `foo($$$ARGS)`); to match "
-            "part of a larger construct (a method, a field), write the construct around it and give \"selector\": "
-            "the kind of the node to match"))
+        out.append(
+            error(
+                "parse-error",
+                None,
+                rw.source_line or None,
+                f"ast-grep cannot take the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} {what}as {lang.name}: {said}",
+                "a pattern is one node of code (an expression, a statement, a declaration: `foo($$$ARGS)`); to match "
+                'part of a larger construct (a method, a field), write the construct around it and give "selector": '
+                "the kind of the node to match",
+            )
+        )
     return out
 
 
@@ -156,7 +170,7 @@ def _read(ws: Workspace, path: str) -> tuple[str, bool] | None:
     except NotText:
         return None
     bom = data.startswith(BOM)
-    return (data[len(BOM):] if bom else data).decode("utf-8"), bom
+    return (data[len(BOM) :] if bom else data).decode("utf-8"), bom
 
 
 def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "") -> Expanded:
@@ -191,8 +205,11 @@ def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) ->
         if isinstance(plan, Finding):
             return _refused(plan)
         plans.append(plan)
-    problems = [f for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
-                for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])]
+    problems = [
+        f
+        for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
+        for f in _pattern_problems(rw, n, [lang for _p, lang in plan.targets])
+    ]
     if problems:
         return Expanded(None, tuple(problems))
     return plans
@@ -266,27 +283,39 @@ def _run(edits: EditSet, plans: list[_Plan], texts: dict[str, str], pol: Policy)
     return _Run(tuple(counts), tuple(sites), tuple(partial), touched, total, tuple(findings), stopped)
 
 
-def _seen(n: int, path: str, done: matches.Rewritten, pol: Policy, sites: list[_Site],
-          partial: list[tuple[int, _Site]], findings: list[Finding]) -> None:
+def _seen(
+    n: int,
+    path: str,
+    done: matches.Rewritten,
+    pol: Policy,
+    sites: list[_Site],
+    partial: list[tuple[int, _Site]],
+    findings: list[Finding],
+) -> None:
     """Rewrite #n's matches in `path`, kept for messages: the first few (`sites`), those holding
     more than the pattern (`partial`), and a `parse-error` for each unbound metavariable."""
     # A file the agent may not read is named, never quoted (guard/files/redaction.py).
     quote = (lambda _text: PROTECTED) if redaction.sealed(path, pol) else (lambda text: text)
-    sites += ([_Site(path, m.line, quote(m.text)) for m in done.matches[:SHOWN - len(sites)]]
-              if len(sites) < SHOWN else [])
+    sites += [_Site(path, m.line, quote(m.text)) for m in done.matches[: SHOWN - len(sites)]] if len(sites) < SHOWN else []
     partial += [(n, _Site(path, m.line, quote(m.text))) for m in done.partial]
     for name, m in done.unbound:
-        findings.append(error(
-            "parse-error", path, m.line,
-            f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
-            f"({clip(quote(m.text).split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing "
-            "in its place",
-            f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
-            "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`"))
+        findings.append(
+            error(
+                "parse-error",
+                path,
+                m.line,
+                f"`to` of rewrite #{n} uses ${name}, which the match at {path}:{m.line} "
+                f"({clip(quote(m.text).split(chr(10), 1)[0], 60)!r}) does not bind: ast-grep would put nothing "
+                "in its place",
+                f"${name} is in the pattern only as text (inside a string, a comment or a longer name), "
+                "not as a node of its own: make it a whole node of the pattern, or leave it out of `to`",
+            )
+        )
 
 
-def _refusal(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], unreadable: set[str],
-             pol: Policy) -> Expanded | None:
+def _refusal(
+    edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], unreadable: set[str], pol: Policy
+) -> Expanded | None:
     """The refusal, in this order: an unbound metavariable, a match holding more than its
     pattern, over the budget, a rewrite that matched nothing; None when none applies."""
     if run.unbound:
@@ -302,27 +331,46 @@ def _refusal(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str
     return None
 
 
-def _made(edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], originals: dict[str, str],
-          boms: dict[str, bool], unreadable: set[str], pol: Policy) -> Expanded:
+def _made(
+    edits: EditSet,
+    plans: list[_Plan],
+    run: _Run,
+    texts: dict[str, str],
+    originals: dict[str, str],
+    boms: dict[str, bool],
+    unreadable: set[str],
+    pol: Policy,
+) -> Expanded:
     """Every file whose text changed as a file edit, with notes on what the rewrites matched and
     left out; no change (`no-op`) when none changed."""
     notes: list[str] = []
     changed = [p for p in run.touched if texts[p] != originals[p]]
-    described = "; ".join(
-        f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(run.counts, 1)
-    ) + f" in {plural(len(run.touched), 'file')}"
+    described = (
+        "; ".join(f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(run.counts, 1))
+        + f" in {plural(len(run.touched), 'file')}"
+    )
     notes.append(f"structural: {described}")
     skipped = sum(p.other_languages for p in plans)
     if skipped:
         notes.append(f"structural: left out {plural(skipped, 'file')} its paths name in other languages")
     if unreadable:
-        notes.append(f"structural: left out {plural(len(unreadable), 'file')} that are not UTF-8 text "
-                     "(or not in the work tree)")
+        notes.append(f"structural: left out {plural(len(unreadable), 'file')} that are not UTF-8 text (or not in the work tree)")
     if not changed:
         level = pol.level("no-op")
-        said = [] if level == "off" else [Finding("no-op", level, None, None,
-                                                   f"the rewrite matches {plural(run.total, 'place')} but changes nothing",
-                                                   "make `to` differ from what the pattern matches")]
+        said = (
+            []
+            if level == "off"
+            else [
+                Finding(
+                    "no-op",
+                    level,
+                    None,
+                    None,
+                    f"the rewrite matches {plural(run.total, 'place')} but changes nothing",
+                    "make `to` differ from what the pattern matches",
+                )
+            ]
+        )
         return Expanded(edits._replace(rewrites=()), tuple(said), tuple(notes))
     made = tuple(_file_edit(p, originals[p], texts[p], boms[p], run.touched[p]) for p in changed)
     return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), tuple(notes))
@@ -332,8 +380,9 @@ def _past(count: int, files: int, hunks: int | None, files_limit: int | None, ti
     return (hunks is not None and count > hunks * times) or (files_limit is not None and files > files_limit * times)
 
 
-def _over_budget(count: int, files: int, hunks: int | None, files_limit: int | None, pol: Policy,
-                 sites: Sequence[_Site], stopped: bool) -> Finding:
+def _over_budget(
+    count: int, files: int, hunks: int | None, files_limit: int | None, pol: Policy, sites: Sequence[_Site], stopped: bool
+) -> Finding:
     more = "more than " if stopped else ""
     limits = []
     if hunks is not None and count > hunks:
@@ -343,7 +392,9 @@ def _over_budget(count: int, files: int, hunks: int | None, files_limit: int | N
     shown = "\n".join(str(s) for s in sites[:SHOWN])
     rest = count - min(len(sites), SHOWN)
     return error(
-        "budget", None, None,
+        "budget",
+        None,
+        None,
         f"this rewrite would change {more}{plural(count, 'place')} in {more}{plural(files, 'file')}; "
         f"one edit may change {' and '.join(limits)}",
         "narrow `paths` or the pattern and send the rewrite in parts, or ask the user to raise the limit; "
@@ -352,7 +403,7 @@ def _over_budget(count: int, files: int, hunks: int | None, files_limit: int | N
 
 
 def _unparsed(rw: Rewrite, langs: Sequence[Language]) -> str:
-    """"; the pattern is no LANG code on its own: ..." for the first language it does not parse in, else ""."""
+    """ "; the pattern is no LANG code on its own: ..." for the first language it does not parse in, else ""."""
     for lang in dict.fromkeys(langs):
         found = matches.syntax_error(rw.pattern, lang)
         if found is not None:
@@ -367,14 +418,17 @@ def _partial(rewrites: Sequence[Rewrite], plans: Sequence[_Plan], partial: Seque
     shown = "\n".join(str(site) for _n, site in partial[:SHOWN])
     more = f"\n… and {len(partial) - SHOWN:,} more" if len(partial) > SHOWN else ""
     return error(
-        "parse-error", first.path, first.line,
+        "parse-error",
+        first.path,
+        first.line,
         f"the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} matches more than it says at {first.path}:{first.line} "
         f"({clip(first.text.split(chr(10), 1)[0], 60)!r}): ast-grep passes over what a pattern leaves out (a `;`, a comma, "
         "a comment, or code after it) and a rewrite replaces the whole match, so that text would be lost"
         + _unparsed(rw, [lang for _p, lang in plans[n - 1].targets]),
         "write the pattern for the whole construct (with its `;`, the rest of the declaration, the body: "
         "`def $F($$$P): $$$BODY`), with metavariables for what varies, kept in `to`; "
-        f"{plural(len(partial), 'match is', 'matches are')} like this:\n{shown}{more}")
+        f"{plural(len(partial), 'match is', 'matches are')} like this:\n{shown}{more}",
+    )
 
 
 def _not_found(rw: Rewrite, n: int, plan: _Plan, looked: int, unreadable: int) -> Finding:
@@ -384,22 +438,27 @@ def _not_found(rw: Rewrite, n: int, plan: _Plan, looked: int, unreadable: int) -
         unread = f" ({plural(unreadable, 'file')} not UTF-8 text)" if unreadable else ""
         kind = f" of {rw.language}" if rw.language else " in a language ast-grep reads"
         return error(
-            "not-found", None, rw.source_line or None,
-            f"rewrite #{n} has no file to look in: its paths ({where}) name no tracked file{kind}"
-            f"{others}{unread}",
+            "not-found",
+            None,
+            rw.source_line or None,
+            f"rewrite #{n} has no file to look in: its paths ({where}) name no tracked file{kind}{others}{unread}",
             "paths are globs, folders or files from the current folder (globs as in .gitignore: `src/**/*.ts`); "
-            "only files git tracks (and those this agent created) are rewritten")
+            "only files git tracks (and those this agent created) are rewritten",
+        )
     said = f" of {rw.language}" if rw.language else ""
     bad = _unparsed(rw, [lang for _p, lang in plan.targets])
     return error(
-        "not-found", None, rw.source_line or None,
+        "not-found",
+        None,
+        rw.source_line or None,
         f"the pattern {clip(rw.pattern, 80)!r} of rewrite #{n} matches nothing in the {plural(looked, 'file')}{said} "
         f"its paths name ({where}){bad}",
         "ast-grep matches syntax, not text: the pattern must be code of the language with metavariables where it "
         "varies ($NAME one node, $$$NAME several: `print($$$ARGS)`). A snippet read alone can parse as another "
         "construct than in a file (in Go, `fmt.Println($A)` alone is a type conversion): write the code around it "
-        "and give \"selector\", the kind of the node to match. Check the pattern against a line it should match, "
-        "or widen `paths`")
+        'and give "selector", the kind of the node to match. Check the pattern against a line it should match, '
+        "or widen `paths`",
+    )
 
 
 def _file_edit(path: str, old: str, new: str, bom: bool, line: int) -> FileEdit:
@@ -412,8 +471,13 @@ def _file_edit(path: str, old: str, new: str, bom: bool, line: int) -> FileEdit:
         else:
             ranges.append([a0, a1, b0, b1])
     changes = tuple(
-        LineRange(a0 + 1, a1, tuple(t + ("\r" if e == "\r\n" else "") for t, e in zip(b.lines[b0:b1], b.eols[b0:b1])),
-                  expect=a.lines[a0:a1], source_line=line)
-        for a0, a1, b0, b1 in ranges)
+        LineRange(
+            a0 + 1,
+            a1,
+            tuple(t + ("\r" if e == "\r\n" else "") for t, e in zip(b.lines[b0:b1], b.eols[b0:b1])),
+            expect=a.lines[a0:a1],
+            source_line=line,
+        )
+        for a0, a1, b0, b1 in ranges
+    )
     return FileEdit(path, Op.MODIFY, changes=changes, source_line=line, path_base=PathBase.ROOT)
-

@@ -47,7 +47,7 @@ def alternatives(glob: str) -> list[str]:
         if close_at == -1:
             out.append(g)
             continue
-        head, body, tail = g[:open_at], g[open_at + 1:close_at], g[close_at + 1:]
+        head, body, tail = g[:open_at], g[open_at + 1 : close_at], g[close_at + 1 :]
         todo[0:0] = [head + part + tail for part in _top_commas(body)]
     return out
 
@@ -79,8 +79,13 @@ def scope(root: Path, here: str, raw: str) -> Scope | Finding:
     if os.path.isabs(text):
         rel = _inside(root, text)
         if rel is None:
-            return error("path-outside", None, None, f"the path {raw!r} of the rewrite is outside the repository",
-                         "name files inside the work tree, from the current folder or the top")
+            return error(
+                "path-outside",
+                None,
+                None,
+                f"the path {raw!r} of the rewrite is outside the repository",
+                "name files inside the work tree, from the current folder or the top",
+            )
         folder, text = "", rel
     trailing = text.endswith("/")
     base = folder.split("/") if folder else []
@@ -91,15 +96,25 @@ def scope(root: Path, here: str, raw: str) -> Scope | Finding:
         if part != "..":
             parts.append(part)
         elif parts and any(c in _GLOB for c in parts[-1]):
-            return error("path-outside", None, None, f"the path {raw!r} of the rewrite goes back up (`..`) after a glob",
-                         "write the path without `..` after `*` or `**`")
+            return error(
+                "path-outside",
+                None,
+                None,
+                f"the path {raw!r} of the rewrite goes back up (`..`) after a glob",
+                "write the path without `..` after `*` or `**`",
+            )
         elif parts:
             parts.pop()
         elif base:
             base.pop()
         else:
-            return error("path-outside", None, None, f"the path {raw!r} of the rewrite climbs out of the repository",
-                         "name files inside the work tree, from the current folder")
+            return error(
+                "path-outside",
+                None,
+                None,
+                f"the path {raw!r} of the rewrite climbs out of the repository",
+                "name files inside the work tree, from the current folder",
+            )
     rest = "/".join(parts) + ("/" if trailing and parts else "")
     return Scope(raw, "/".join(base), rest, any(c in _GLOB for c in rest))
 
@@ -110,7 +125,7 @@ def _inside(root: Path, absolute: str) -> str | None:
             if candidate == top:
                 return ""
             if candidate.startswith(top.rstrip("/") + "/"):
-                return candidate[len(top.rstrip("/")) + 1:]
+                return candidate[len(top.rstrip("/")) + 1 :]
     return None
 
 
@@ -139,7 +154,7 @@ def selected(scopes: Iterable[Scope], files: Iterable[str], ignorecase: bool) ->
         for sc in patterns:
             if sc.folder and not key.startswith(fold(sc.folder) + "/"):
                 continue
-            if paths.matches(path[len(sc.folder) + 1:] if sc.folder else path, sc.rest, ignorecase):
+            if paths.matches(path[len(sc.folder) + 1 :] if sc.folder else path, sc.rest, ignorecase):
                 out[path] = False
                 break
     return out

@@ -112,8 +112,9 @@ def syntax_error(pattern: str, lang: Language) -> tuple[int, str] | None:
     return None
 
 
-def rewrite(text: str, lang: Language, pattern: str, selector: str | None, to: str,
-            parsed: tuple[template.Slot, ...]) -> Rewritten:
+def rewrite(
+    text: str, lang: Language, pattern: str, selector: str | None, to: str, parsed: tuple[template.Slot, ...]
+) -> Rewritten:
     """`text` with every match of the pattern replaced (see the module doc)."""
     binding = _binding()
     root = binding.SgRoot(text, lang.name).root()

@@ -64,7 +64,7 @@ def reindent(text: str, have: int, want: int) -> str:
         return text
     if have > want:
         cut = " " * (have - want)
-        return "\n".join(line[len(cut):] if line.startswith(cut) else line for line in text.split("\n"))
+        return "\n".join(line[len(cut) :] if line.startswith(cut) else line for line in text.split("\n"))
     pad = " " * (want - have)
     first, rest = text.split("\n", 1)
     return first + "\n" + "\n".join(pad + line for line in rest.split("\n"))
@@ -147,17 +147,26 @@ def mismatches(pattern: str, template: str) -> list[str]:
         if slot.name.startswith("_"):
             out.append(f"{written} binds nothing (a name starting with `_` matches without keeping the node)")
         elif slot.many and slot.name not in many:
-            out.append(f"{written} is a list in `to` but " + (
-                f"a single node in the pattern: write ${slot.name}" if slot.name in single else "not in the pattern"))
+            out.append(
+                f"{written} is a list in `to` but "
+                + (f"a single node in the pattern: write ${slot.name}" if slot.name in single else "not in the pattern")
+            )
         elif not slot.many and slot.name not in single:
-            out.append(f"{written} is a single node in `to` but " + (
-                f"a list in the pattern: write $$${slot.name}" if slot.name in many else "not in the pattern"))
+            out.append(
+                f"{written} is a single node in `to` but "
+                + (f"a list in the pattern: write $$${slot.name}" if slot.name in many else "not in the pattern")
+            )
     return out
 
 
-def fill(template: str, parsed: Sequence[Slot], source: str, start: int,
-         single: Callable[[str], tuple[int, int] | None],
-         many: Callable[[str], tuple[int, int] | None]) -> str:
+def fill(
+    template: str,
+    parsed: Sequence[Slot],
+    source: str,
+    start: int,
+    single: Callable[[str], tuple[int, int] | None],
+    many: Callable[[str], tuple[int, int] | None],
+) -> str:
     """The text that replaces a match starting at `start` of `source`: `template` (whose
     metavariables are `parsed`) with each one's text put in, indented as ast-grep does.
 
@@ -166,12 +175,12 @@ def fill(template: str, parsed: Sequence[Slot], source: str, start: int,
     out: list[str] = []
     last = 0
     for slot in parsed:
-        out.append(template[last:slot.start])
+        out.append(template[last : slot.start])
         last = slot.end
         span = (many if slot.many else single)(slot.name)
         if span is None:
             continue
-        text = source[span[0]:span[1]]
+        text = source[span[0] : span[1]]
         if "\n" in text:
             text = reindent(text, indent_before(source, span[0]), slot.indent)
         out.append(text)

@@ -82,8 +82,17 @@ class _Session:
         self.tiers = tuple(pol.tiers)
 
 
-def for_refusal(ws: Guard, edits: EditSet, planned: Planned, pol: Policy, agent: str, turn: str | None, here: str,
-                audience: Audience, require_read: bool = False) -> Suggestion | None:
+def for_refusal(
+    ws: Guard,
+    edits: EditSet,
+    planned: Planned,
+    pol: Policy,
+    agent: str,
+    turn: str | None,
+    here: str,
+    audience: Audience,
+    require_read: bool = False,
+) -> Suggestion | None:
     """The edit to send back for a refused `edits` (planned as `planned`), or None.
 
     Call under the repository lock, as the apply that refused it: it may record a read
@@ -92,8 +101,7 @@ def for_refusal(ws: Guard, edits: EditSet, planned: Planned, pol: Policy, agent:
     fmt = "json" if audience.tool == "claude-code" else edits.format
     write = WRITERS.get(fmt)
     errors = [f for f in planned.findings if f.severity == "error"]
-    if write is None or edits.format not in WRITERS or not errors or any(
-            f.code not in FIXABLE or not f.path for f in errors):
+    if write is None or edits.format not in WRITERS or not errors or any(f.code not in FIXABLE or not f.path for f in errors):
         return None
     s = _Session(ws, pol, agent, audience, require_read)
     refused = {f.path for f in errors}
@@ -109,8 +117,7 @@ def for_refusal(ws: Guard, edits: EditSet, planned: Planned, pol: Policy, agent:
     text = write(files)
     if text is None or not _lands(s, text, fmt, files, turn, here):
         return None
-    return Suggestion(fmt, text, tuple(r.why for r in files if r.why), tuple(r.path for r in files),
-                      _how(fmt, audience, files))
+    return Suggestion(fmt, text, tuple(r.why for r in files if r.why), tuple(r.path for r in files), _how(fmt, audience, files))
 
 
 def _how(fmt: str, audience: Audience, files: Sequence[Rewrite]) -> str:
@@ -131,8 +138,15 @@ def _shown(path: str, fe: FileEdit, here: str, audience: Audience) -> str:
     return posixpath.relpath(path, here)
 
 
-def _rewrite(s: _Session, fe: FileEdit, here: str, refused: set[str | None], errors: Sequence[Finding],
-             planned_after: dict[str, FileChange], fmt: str) -> Rewrite | None:
+def _rewrite(
+    s: _Session,
+    fe: FileEdit,
+    here: str,
+    refused: set[str | None],
+    errors: Sequence[Finding],
+    planned_after: dict[str, FileChange],
+    fmt: str,
+) -> Rewrite | None:
     """One file of the suggestion: as the edit had it (when the edit had it right), or its reading."""
     if fe.op is not Op.MODIFY or fe.binary or (fe.old_path and fe.old_path != fe.path) or fe.new_mode:
         return None
@@ -269,8 +283,9 @@ def _blob_text(s: _Session, oid: str) -> Text | None:
     return decode_or_none(s.ws.repo.read_blob(oid))
 
 
-def _onto(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, bases: Sequence[Text], why: str,
-          needs_read: bool) -> Rewrite | None:
+def _onto(
+    s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, bases: Sequence[Text], why: str, needs_read: bool
+) -> Rewrite | None:
     """The edit made on the first of `bases` it fits exactly, and merged onto the file as it is now."""
     exact = tuple(t for t in s.tiers if t != "fuzz")
     for base in bases:
@@ -296,16 +311,20 @@ def _merge_why(said: str, settled: Settled) -> str:
     shown = []
     for line, was, now in settled.touching[:3]:
         if not now:
-            shown.append(f"the line{'s' if len(was) > 1 else ''} {', '.join(repr(brief(x)) for x in was[:2])} "
-                         f"before line {line} {'are' if len(was) > 1 else 'is'} gone")
+            shown.append(
+                f"the line{'s' if len(was) > 1 else ''} {', '.join(repr(brief(x)) for x in was[:2])} "
+                f"before line {line} {'are' if len(was) > 1 else 'is'} gone"
+            )
         elif not was:
             shown.append(f"line {line} {brief(now[0])!r} is new" + (f" (and {len(now) - 1} more)" if len(now) > 1 else ""))
         else:
             shown.append(f"line {line} is {brief(now[0])!r} where the edit saw {brief(was[0])!r}")
     if shown:
         said += ": " + "; ".join(shown) + (f"; and {len(settled.touching) - 3} more" if len(settled.touching) > 3 else "")
-        said += ("; git's merge rule calls a change next to the edit's a conflict, but no line the edit changes "
-                 "changed: the suggestion keeps the file's lines there and makes the edit's change")
+        said += (
+            "; git's merge rule calls a change next to the edit's a conflict, but no line the edit changes "
+            "changed: the suggestion keeps the file's lines there and makes the edit's change"
+        )
     else:
         said += "; the suggestion is the edit made on that text, merged onto the file as it is by git's rule"
     return said
@@ -338,8 +357,7 @@ def _realigned(s: _Session, fe: FileEdit, path: str, text: Text, ordered: bool) 
     got = new_text(fe._replace(changes=tuple(changes)), text, s.tiers, path)
     if not isinstance(got, Rewritten) or got.text == text:
         return None
-    why = (f"{path}: " + "; ".join(said) + "; the suggestion shows those lines as they are now and makes the "
-           "edit's change there")
+    why = f"{path}: " + "; ".join(said) + "; the suggestion shows those lines as they are now and makes the edit's change there"
     return Rewrite(path, path, text, got.text, why=why)
 
 
@@ -357,8 +375,10 @@ def _hashline(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -
     if moved is None:
         return None
     eol = text.dominant_eol()
-    splices = [Splice(c.start - 1, c.end, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
-               for c in moved.changes]
+    splices = [
+        Splice(c.start - 1, c.end, tuple((x[:-1], "\r\n") if x.endswith("\r") else (x, eol) for x in c.new))
+        for c in moved.changes
+    ]
     after, _ = apply_splices(text, splices)
     if after == text:
         return None
@@ -369,8 +389,10 @@ def _hashline(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -
         if read is None:
             return None
     tag = (fe.base or "").lower()
-    why = (f"{path}: #{tag} is {'not the version ' + s.agent + ' last read' if not seen.blob.startswith(tag) else 'out of date'}"
-           f" (the file is #{current[:8]} now); every line the ops anchor on is unchanged there")
+    why = (
+        f"{path}: #{tag} is {'not the version ' + s.agent + ' last read' if not seen.blob.startswith(tag) else 'out of date'}"
+        f" (the file is #{current[:8]} now); every line the ops anchor on is unchanged there"
+    )
     if moved.moved:
         why += ": " + "; ".join(moved.moved)
     if moved.since:
@@ -425,11 +447,13 @@ def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite], turn: str
     try:
         parsed, _found = dialects.parse(text, fmt, None, s.audience)
         if parsed is not None:
-            plan = s.ws.plan(parsed, s.pol, s.agent, turn, len(text.encode("utf-8")), here, s.audience,
-                             s.require_read)
+            plan = s.ws.plan(parsed, s.pol, s.agent, turn, len(text.encode("utf-8")), here, s.audience, s.require_read)
             got = {c.path: c for c in plan.changes}
-            ok = not any(f.severity == "error" for f in plan.findings) and set(got) == {r.path for r in files} \
+            ok = (
+                not any(f.severity == "error" for f in plan.findings)
+                and set(got) == {r.path for r in files}
                 and all(_same(got[r.path].after, r.after, got[r.path].repairs) for r in files)
+            )
     finally:
         if not ok:
             for path, entry in put_back.items():
@@ -449,4 +473,3 @@ def _same(got: bytes | None, want: Text, repairs: Sequence[str]) -> bool:
         return False
     a, b = got.split(b"\n"), data.split(b"\n")
     return len(a) == len(b) and all(x.rstrip(b" \t\r") == y.rstrip(b" \t\r") for x, y in zip(a, b))
-

@@ -137,8 +137,7 @@ def _read(h: Hunk, want: list[str], lines: list[str], lo: int, hi: int, start: i
     # each alike) is a sign of the place too, and pins new lines next to it.
     edited = {k: j for k, j in _paired(want, mapped, len(lines)) if alike(want[k], lines[j])}
     alike_hits = [k for k in nonblank if k in edited]
-    if (len(hits) + len(alike_hits)) * 2 < len(nonblank) or sum(
-            1 for k in hits if any(c.isalnum() for c in want[k])) < 2:
+    if (len(hits) + len(alike_hits)) * 2 < len(nonblank) or sum(1 for k in hits if any(c.isalnum() for c in want[k])) < 2:
         return None
     # A line that pins new lines next to it: one the file has as the change shows it, or one that
     # stands for a line of the file edited (as many lines between two it shares, each alike).
@@ -277,10 +276,20 @@ def _rewritten(fi: FileIndex, ch: Change, h: Hunk, r: _Reading, ends: bool) -> C
         # A block without context or a line number (SEARCH/REPLACE): the same shape, looked for anywhere.
         gone = tuple(HunkLine(REMOVED, hl.text) for hl in hunk if hl.tag != ADDED)
         made = tuple(HunkLine(ADDED, hl.text) for hl in hunk if hl.tag != REMOVED)
-        return Hunk(gone + made, None, None, None, (), False, final if last else True,
-                    h.new_eof_newline if last else True, h.source_line)
-    return Hunk(tuple(hunk), r.start + 1, None, None, (), False, final if last else True,
-                h.new_eof_newline if last else True, h.source_line)
+        return Hunk(
+            gone + made, None, None, None, (), False, final if last else True, h.new_eof_newline if last else True, h.source_line
+        )
+    return Hunk(
+        tuple(hunk),
+        r.start + 1,
+        None,
+        None,
+        (),
+        False,
+        final if last else True,
+        h.new_eof_newline if last else True,
+        h.source_line,
+    )
 
 
 def _differs(fi: FileIndex, shown: list[str], r: _Reading) -> tuple[tuple[str, ...], int, int]:
@@ -291,11 +300,17 @@ def _differs(fi: FileIndex, shown: list[str], r: _Reading) -> tuple[tuple[str, .
     pairs = _paired(shown, mapped, len(keys))
     paired = {k for k, _j in pairs}
     out = [f"line {j + 1} is {brief(keys[j])!r} where the edit shows {brief(shown[k])!r}" for k, j in pairs]
-    out += [f"the edit shows {brief(shown[k])!r}, which the file does not have there"
-            for k in range(len(shown)) if k not in mapped and k not in paired]
+    out += [
+        f"the edit shows {brief(shown[k])!r}, which the file does not have there"
+        for k in range(len(shown))
+        if k not in mapped and k not in paired
+    ]
     stood = set(mapped.values()) | {j for _k, j in pairs}
     first = min([r.start] + [j for _k, j in pairs])
     last = max([r.end - 1] + [j for _k, j in pairs])
-    out += [f"line {j + 1} {brief(keys[j])!r} is not in the edit" for j in range(first, last + 1)
-            if j not in stood and not any(e[0] <= j < e[1] for e in r.edits)]
+    out += [
+        f"line {j + 1} {brief(keys[j])!r} is not in the edit"
+        for j in range(first, last + 1)
+        if j not in stood and not any(e[0] <= j < e[1] for e in r.edits)
+    ]
     return tuple(out), first + 1, last + 1

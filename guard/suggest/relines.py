@@ -117,8 +117,7 @@ def reanchor(fe: FileEdit, base: Text, current: Text, blob: str) -> Reanchored |
             moved.append(f"{_named(a, b)} is {_named(new_a, new_b)} now")
         out.append(LineRange(new_a, new_b, c.new, None, c.source_line))
     kept = set(keep.values())
-    since = tuple(f"line {x} is {brief(current.lines[x - 1])!r}" for x in sorted(near)
-                  if 1 <= x <= now and x not in kept)
+    since = tuple(f"line {x} is {brief(current.lines[x - 1])!r}" for x in sorted(near) if 1 <= x <= now and x not in kept)
     return Reanchored(tuple(out), blob, tuple(moved), since)
 
 

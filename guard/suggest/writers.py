@@ -53,7 +53,7 @@ def _groups(r: Rewrite, least: int, once: Callable[[list[str]], bool]) -> list[G
         for chunk in chunks:
             a0, a1 = chunk[0][0], chunk[-1][1]
             c = max(least, 1 if a0 == a1 else 0)
-            while c <= MOST_CONTEXT and not once(bk[max(0, a0 - c):min(n, a1 + c)]):
+            while c <= MOST_CONTEXT and not once(bk[max(0, a0 - c) : min(n, a1 + c)]):
                 c += 1
             if c > MOST_CONTEXT:
                 return None
@@ -85,7 +85,7 @@ def _occurs(lines: list[str], block: list[str]) -> int:
     first = block[0]
     size = len(block)
     for p in range(len(lines) - size + 1):
-        if lines[p] == first and lines[p:p + size] == block:
+        if lines[p] == first and lines[p : p + size] == block:
             found += 1
             if found > 1:
                 break
@@ -109,8 +109,11 @@ def unified(files: Sequence[Rewrite]) -> str | None:
     for r in files:
         if r.whole:
             return None
-        out.append(diffs.make_change(r.path, Op.MODIFY, r.before.encode(), r.after.encode(),
-                                     before_text=r.before, after_text=r.after).diff)
+        out.append(
+            diffs.make_change(
+                r.path, Op.MODIFY, r.before.encode(), r.after.encode(), before_text=r.before, after_text=r.after
+            ).diff
+        )
     return "".join(out)
 
 

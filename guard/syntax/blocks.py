@@ -56,8 +56,7 @@ def spans(path: str, lines: Sequence[str]) -> dict[int, int]:
     if langs:
         raise Unreadable(f"the {langs[0]} grammar is not installed here (pip install 'agent-guard[syntax]')")
     name = path.rsplit("/", 1)[-1]
-    raise Unreadable(f"agent-guard reads syntax blocks in Python, Markdown and {_grammar_names()}, "
-                     f"not in {name!r}")
+    raise Unreadable(f"agent-guard reads syntax blocks in Python, Markdown and {_grammar_names()}, not in {name!r}")
 
 
 def _grammar_names() -> str:
@@ -124,8 +123,7 @@ def _note(found: dict[int, int], first: int, last: int) -> None:
 def _tree(parser: Any, lines: Sequence[str], language: str) -> dict[int, int]:
     data = "\n".join(lines).encode("utf-8", "surrogatepass")
     root = parser.parse(data).root_node
-    indents = [len(ln.encode("utf-8", "surrogatepass")) - len(ln.lstrip().encode("utf-8", "surrogatepass"))
-               for ln in lines]
+    indents = [len(ln.encode("utf-8", "surrogatepass")) - len(ln.lstrip().encode("utf-8", "surrogatepass")) for ln in lines]
     found: dict[int, int] = {}
     stack: list[Any] = [root]
     while stack:
@@ -138,7 +136,7 @@ def _tree(parser: Any, lines: Sequence[str], language: str) -> dict[int, int]:
             if not child.has_error and row < len(indents) and col == indents[row]:
                 last = _last_row(child)
                 if child.type in _PREFIXES:
-                    item = next((c for c in children[i + 1:] if c.type not in _PREFIXES), None)
+                    item = next((c for c in children[i + 1 :] if c.type not in _PREFIXES), None)
                     if item is not None and not item.has_error:
                         last = max(last, _last_row(item))
                 _note(found, row + 1, last + 1)
@@ -163,7 +161,7 @@ def _markdown(lines: Sequence[str]) -> dict[int, int]:
             mark = m.group(1)
             if fence is None:
                 fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark) :].strip():
                 fence = None
             continue
         if fence is not None:
@@ -173,12 +171,18 @@ def _markdown(lines: Sequence[str]) -> dict[int, int]:
             headings.append((i + 1, len(atx.group(1))))
             continue
         under = _SETEXT().fullmatch(line)
-        if under is not None and i > 0 and lines[i - 1].strip() and not _ATX().fullmatch(lines[i - 1]) \
-                and (i < 2 or not lines[i - 2].strip()) and not lines[i - 1].startswith((" " * 4, "\t")):
+        if (
+            under is not None
+            and i > 0
+            and lines[i - 1].strip()
+            and not _ATX().fullmatch(lines[i - 1])
+            and (i < 2 or not lines[i - 2].strip())
+            and not lines[i - 1].startswith((" " * 4, "\t"))
+        ):
             headings.append((i, 1 if under.group(1)[0] == "=" else 2))
     found: dict[int, int] = {}
     for k, (start, level) in enumerate(headings):
-        stop = next((h for h, lv in headings[k + 1:] if lv <= level), len(lines) + 1)
+        stop = next((h for h, lv in headings[k + 1 :] if lv <= level), len(lines) + 1)
         last = stop - 1
         while last > start and not lines[last - 1].strip():
             last -= 1

@@ -27,25 +27,75 @@ from . import languages
 MAX_DEPTH = 60  # syntax-tree levels below which no definition is looked for
 
 # tree-sitter node types that define something callable (not descended into) ...
-_FUNCTIONS = frozenset((
-    "function_declaration", "generator_function_declaration", "method_definition", "function_definition",
-    "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
-    "function_signature_item", "abstract_method_signature",
-))
+_FUNCTIONS = frozenset(
+    (
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "function_definition",
+        "method_declaration",
+        "constructor_declaration",
+        "function_item",
+        "method",
+        "singleton_method",
+        "function_signature_item",
+        "abstract_method_signature",
+    )
+)
 # ... and types that hold definitions of their own (their bodies are walked for methods).
-_CONTAINERS = frozenset((
-    "class_declaration", "abstract_class_declaration", "class", "module", "interface_declaration",
-    "enum_declaration", "record_declaration", "struct_declaration", "trait_declaration", "struct_item", "enum_item",
-    "trait_item", "impl_item", "mod_item", "union_item", "class_specifier", "struct_specifier", "namespace_definition",
-    "type_spec", "object_declaration",
-))
+_CONTAINERS = frozenset(
+    (
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "module",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "struct_declaration",
+        "trait_declaration",
+        "struct_item",
+        "enum_item",
+        "trait_item",
+        "impl_item",
+        "mod_item",
+        "union_item",
+        "class_specifier",
+        "struct_specifier",
+        "namespace_definition",
+        "type_spec",
+        "object_declaration",
+    )
+)
 # A variable whose value is a function: `const f = () => {}`, `let g = function () {}`.
 _FUNCTION_VALUES = frozenset(("arrow_function", "function_expression", "function", "generator_function"))
 
 # Languages and file kinds that define nothing (a `def` or `class` in them is a word of text).
 _NO_DEFINITIONS = frozenset(("json", "yaml", "toml", "css", "html"))
-_PROSE = frozenset(("md", "markdown", "mdx", "rst", "txt", "text", "adoc", "asciidoc", "org", "tex", "csv", "tsv",
-                    "xml", "svg", "ini", "cfg", "conf", "properties", "lock", "log"))
+_PROSE = frozenset(
+    (
+        "md",
+        "markdown",
+        "mdx",
+        "rst",
+        "txt",
+        "text",
+        "adoc",
+        "asciidoc",
+        "org",
+        "tex",
+        "csv",
+        "tsv",
+        "xml",
+        "svg",
+        "ini",
+        "cfg",
+        "conf",
+        "properties",
+        "lock",
+        "log",
+    )
+)
 
 _DEFINING_LINE = lazy(
     r"[ \t]*(?:(?:export|default|public|private|protected|internal|static|async|abstract|final|override|virtual|"
@@ -130,8 +180,11 @@ def _tree_names(language: str, text: str, require_clean: bool) -> Counter[str] |
                     if name:
                         out[name] += 1
                 continue
-            elif kind in _FUNCTION_VALUES or kind.endswith(("_expression", "statement_block", "compound_statement")) \
-                    and kind != "expression_statement":
+            elif (
+                kind in _FUNCTION_VALUES
+                or kind.endswith(("_expression", "statement_block", "compound_statement"))
+                and kind != "expression_statement"
+            ):
                 continue  # a function's body, or an expression: its definitions are its own
             if depth < MAX_DEPTH:
                 stack.append((child, depth + 1))
@@ -149,13 +202,19 @@ def _name_of(node: Any, data: bytes) -> str | None:
         target = target.child_by_field_name("declarator")
         if target is None:
             return None
-        if target.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name",
-                           "operator_name", "type_identifier"):
+        if target.type in (
+            "identifier",
+            "field_identifier",
+            "qualified_identifier",
+            "destructor_name",
+            "operator_name",
+            "type_identifier",
+        ):
             name = target
         hops += 1
     if name is None:
         return None
-    return data[name.start_byte:name.end_byte].decode("utf-8", "replace")[:200] or None
+    return data[name.start_byte : name.end_byte].decode("utf-8", "replace")[:200] or None
 
 
 def _line_names(text: str) -> Counter[str]:

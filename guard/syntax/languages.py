@@ -234,8 +234,9 @@ def _toml(text: str) -> Problem | None:
 def _too_deep(text: str, language: str) -> Problem:
     """The problem of a text nested deeper than `language`'s parser can follow: where it gets that deep."""
     line, column = deepest(text)
-    return Problem(line, column, f"nested too deeply: more brackets open at once than the {language.upper()} "
-                                 "parser follows", language)
+    return Problem(
+        line, column, f"nested too deeply: more brackets open at once than the {language.upper()} parser follows", language
+    )
 
 
 NESTING = 100  # brackets open at once past which `deepest` reports a text (parsers stop at a few hundred)
@@ -435,4 +436,3 @@ def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
                 return None
             return max(target, (3, 7))
     return None
-

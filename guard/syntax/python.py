@@ -92,8 +92,7 @@ def parse(text: str, target: Target = None) -> tuple[ast.Module | None, Error | 
     except (RecursionError, MemoryError):  # absurd nesting: the parser's stack, or the tree's builder, ran out
         from .languages import deepest
 
-        return None, (*deepest(text), "nested too deeply for Python's parser (brackets, operators or calls "
-                                      "nested hundreds deep)")
+        return None, (*deepest(text), "nested too deeply for Python's parser (brackets, operators or calls nested hundreds deep)")
 
 
 def _ast_starts(tree: ast.Module) -> list[int]:
@@ -234,12 +233,12 @@ def _common_head(a: str, b: str, limit: int) -> int:
 def _common_tail(a: str, b: str, limit: int) -> int:
     """How many trailing characters `a` and `b` share, up to `limit`."""
     la, lb = len(a), len(b)
-    if a[la - limit:] == b[lb - limit:]:
+    if a[la - limit :] == b[lb - limit :]:
         return limit
     lo, hi = 0, limit  # tails of length lo agree, of length hi do not
     while hi - lo > 64:
         mid = (lo + hi) // 2
-        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
             lo = mid
         else:
             hi = mid
@@ -288,7 +287,7 @@ def _stretch_error(before: str, after: str, target: Target, key: str | bytes) ->
     hi = hi_old + shift
     at_p = after.rfind("\n", 0, c) + 1  # where line p starts (the texts agree up to c)
     begin = _line_start(after, at_p, p, lo)
-    stretch = after[begin:_line_start(after, at_p, p, hi) if hi < n_new else len(after)]
+    stretch = after[begin : _line_start(after, at_p, p, hi) if hi < n_new else len(after)]
     tree, _ = parse(stretch, target)
     if tree is None or (lo > 0 and any(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in tree.body)):
         return error(after, target, key)

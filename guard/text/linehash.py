@@ -56,7 +56,7 @@ def xxh32(data: bytes, seed: int = 0) -> int:
         v = [(seed + p1 + p2) & _M32, (seed + p2) & _M32, seed & _M32, (seed - p1) & _M32]
         while i + 16 <= n:
             for k in range(4):
-                lane = int.from_bytes(data[i + 4 * k:i + 4 * k + 4], "little")
+                lane = int.from_bytes(data[i + 4 * k : i + 4 * k + 4], "little")
                 v[k] = (_rotl32((v[k] + lane * p2) & _M32, 13) * p1) & _M32
             i += 16
         acc = (_rotl32(v[0], 1) + _rotl32(v[1], 7) + _rotl32(v[2], 12) + _rotl32(v[3], 18)) & _M32
@@ -64,7 +64,7 @@ def xxh32(data: bytes, seed: int = 0) -> int:
         acc = (seed + p5) & _M32
     acc = (acc + n) & _M32
     while i + 4 <= n:
-        acc = (_rotl32((acc + int.from_bytes(data[i:i + 4], "little") * p3) & _M32, 17) * p4) & _M32
+        acc = (_rotl32((acc + int.from_bytes(data[i : i + 4], "little") * p3) & _M32, 17) * p4) & _M32
         i += 4
     while i < n:
         acc = (_rotl32((acc + data[i] * p5) & _M32, 11) * p1) & _M32
@@ -88,7 +88,7 @@ def xxh64(data: bytes, seed: int = 0) -> int:
         v = [(seed + p1 + p2) & _M64, (seed + p2) & _M64, seed & _M64, (seed - p1) & _M64]
         while i + 32 <= n:
             for k in range(4):
-                v[k] = _round64(v[k], int.from_bytes(data[i + 8 * k:i + 8 * k + 8], "little"))
+                v[k] = _round64(v[k], int.from_bytes(data[i + 8 * k : i + 8 * k + 8], "little"))
             i += 32
         acc = (_rotl64(v[0], 1) + _rotl64(v[1], 7) + _rotl64(v[2], 12) + _rotl64(v[3], 18)) & _M64
         for lane in v:
@@ -97,11 +97,11 @@ def xxh64(data: bytes, seed: int = 0) -> int:
         acc = (seed + p5) & _M64
     acc = (acc + n) & _M64
     while i + 8 <= n:
-        acc ^= _round64(0, int.from_bytes(data[i:i + 8], "little"))
+        acc ^= _round64(0, int.from_bytes(data[i : i + 8], "little"))
         acc = (_rotl64(acc, 27) * p1 + p4) & _M64
         i += 8
     if i + 4 <= n:
-        acc ^= (int.from_bytes(data[i:i + 4], "little") * p1) & _M64
+        acc ^= (int.from_bytes(data[i : i + 4], "little") * p1) & _M64
         acc = (_rotl64(acc, 23) * p2 + p3) & _M64
         i += 4
     while i < n:
@@ -152,8 +152,8 @@ def _line_id(number: int, line: str) -> str:
 RULES: dict[str, Callable[[int, str], str]] = {
     "seeded64": lambda number, line: f"{xxh64(_utf8(line), number) & 0xFF:02x}",
     "stripped64": lambda number, line: f"{xxh64(_stripped(line)) & 0xFF:02x}",
-    "base36": lambda number, line: _base36(xxh32(_stripped(line)) % 36 ** 2, 2),
-    "base36x3": lambda number, line: _base36(xxh32(_stripped(line)) % 36 ** 3, 3),
+    "base36": lambda number, line: _base36(xxh32(_stripped(line)) % 36**2, 2),
+    "base36x3": lambda number, line: _base36(xxh32(_stripped(line)) % 36**3, 3),
     "hex32": lambda number, line: f"{xxh32(_stripped(line)) & 0xFF:02x}",
     "line-id": _line_id,
 }

@@ -68,7 +68,7 @@ def decode(data: bytes) -> Text:
         raise NotText("binary")
     bom = data.startswith(BOM)
     if bom:
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

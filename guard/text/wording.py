@@ -59,8 +59,10 @@ def printable_diff(text: str) -> str:
     out = text.translate(_DIFF_CONTROL)
     if "\r" not in out:
         return out
-    return "\n".join(line[:-1].replace("\r", "\\x0d") + "\r" if line.endswith("\r") else line.replace("\r", "\\x0d")
-                     for line in out.split("\n"))
+    return "\n".join(
+        line[:-1].replace("\r", "\\x0d") + "\r" if line.endswith("\r") else line.replace("\r", "\\x0d")
+        for line in out.split("\n")
+    )
 
 
 CLIP = 160  # characters of a quoted line a message shows (the rest is counted, not printed)
@@ -75,7 +77,7 @@ def clip(line: str, width: int = CLIP, at: int = 0) -> str:
     start = max(0, min(at - width // 4, len(line) - width))
     head = "..." if start else ""
     tail = f"... ({len(line):,} characters)" if start + width < len(line) else f" ({len(line):,} characters)"
-    return head + line[start:start + width] + tail
+    return head + line[start : start + width] + tail
 
 
 def quoted(line: str, at: int = 0) -> str:
@@ -94,4 +96,3 @@ def clip_lines(text: str, width: int = 3 * CLIP) -> str:
     if len(text) <= width:
         return text
     return "\n".join(clip(line, width) for line in text.split("\n"))
-

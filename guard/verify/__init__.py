@@ -57,8 +57,16 @@ class Verdict(Value):
         return any(f.severity == "error" for f in self.findings)
 
 
-def run(repo: GitRepo, pol: Policy, agent: str, changes: Sequence[FileChange], *, until: float | None = None,
-        take_fixes: bool = True, deadline_name: str = "") -> Verdict:
+def run(
+    repo: GitRepo,
+    pol: Policy,
+    agent: str,
+    changes: Sequence[FileChange],
+    *,
+    until: float | None = None,
+    take_fixes: bool = True,
+    deadline_name: str = "",
+) -> Verdict:
     """Run the policy's verify commands on the result of `changes` (see the module doc).
 
     `until`: a ``time.monotonic()`` instant the caller must answer by (the Claude Code hook's
@@ -77,19 +85,52 @@ def run(repo: GitRepo, pol: Policy, agent: str, changes: Sequence[FileChange], *
             session = _Session(repo, pol, shadow, until, take_fixes, deadline_name)
             return session.run(todo, changes, ledger.ref_name(pol.ledger_prefix, agent), agent, runs, left_out)
     except NotReady as exc:
-        return Verdict((error("verify", None, None, f"{exc}, and there is no time left before {deadline_name or 'the deadline'}",
-                              "send the edit again: the checkout goes on from where it stopped (nothing was written). "
-                              "Or let a command without a deadline write it once: git agent-apply --check of any edit"),),
-                       {}, tuple(runs), ())
+        return Verdict(
+            (
+                error(
+                    "verify",
+                    None,
+                    None,
+                    f"{exc}, and there is no time left before {deadline_name or 'the deadline'}",
+                    "send the edit again: the checkout goes on from where it stopped (nothing was written). "
+                    "Or let a command without a deadline write it once: git agent-apply --check of any edit",
+                ),
+            ),
+            {},
+            tuple(runs),
+            (),
+        )
     except Busy as exc:
-        return Verdict((error("verify", None, None, f"{exc}; the edit could not be verified before the deadline",
-                              "send it again in a moment; nothing was written"),), {}, tuple(runs), ())
+        return Verdict(
+            (
+                error(
+                    "verify",
+                    None,
+                    None,
+                    f"{exc}; the edit could not be verified before the deadline",
+                    "send it again in a moment; nothing was written",
+                ),
+            ),
+            {},
+            tuple(runs),
+            (),
+        )
     except GitError as exc:
-        return Verdict((error("verify", None, None, f"the shadow checkout for the verify commands could not be "
-                                                    f"prepared: {exc}",
-                              "nothing was written; fix what git says (a full disk, a damaged repository), "
-                              f"or remove {repo.gitdir / 'agent-guard' / 'verify' / agent} and send the edit again"),),
-                       {}, tuple(runs), ())
+        return Verdict(
+            (
+                error(
+                    "verify",
+                    None,
+                    None,
+                    f"the shadow checkout for the verify commands could not be prepared: {exc}",
+                    "nothing was written; fix what git says (a full disk, a damaged repository), "
+                    f"or remove {repo.gitdir / 'agent-guard' / 'verify' / agent} and send the edit again",
+                ),
+            ),
+            {},
+            tuple(runs),
+            (),
+        )
 
 
 def nothing_to_run(pol: Policy, changes: Sequence[FileChange]) -> Verdict | None:
@@ -99,8 +140,7 @@ def nothing_to_run(pol: Policy, changes: Sequence[FileChange]) -> Verdict | None
     return None if todo else Verdict((), {}, tuple(runs), ())
 
 
-def _planned(pol: Policy, changes: Sequence[FileChange]
-             ) -> tuple[frozenset[str], list[dict[str, Any]], list[Invocation]]:
+def _planned(pol: Policy, changes: Sequence[FileChange]) -> tuple[frozenset[str], list[dict[str, Any]], list[Invocation]]:
     """The changed files left out of the checkout (protected), the records of the commands that do not
     run, and those that do."""
     from ..files import redaction
@@ -149,8 +189,9 @@ def sealed_key(pol: Policy) -> str:
 class _Session:
     """One run of the verify commands in one shadow checkout (held locked by the caller)."""
 
-    def __init__(self, repo: GitRepo, pol: Policy, shadow: Shadow, until: float | None, take_fixes: bool,
-                 deadline_name: str) -> None:
+    def __init__(
+        self, repo: GitRepo, pol: Policy, shadow: Shadow, until: float | None, take_fixes: bool, deadline_name: str
+    ) -> None:
         from .cache import Results
 
         self.repo, self.pol, self.shadow = repo, pol, shadow
@@ -160,8 +201,15 @@ class _Session:
         self.edited: tuple[str, ...] = ()  # the edit's files the checkout holds: a change to them is a fix
         self.others: dict[str, int] = {}  # command -> files it changed beyond the edit's (put back)
 
-    def run(self, todo: Sequence[Invocation], changes: Sequence[FileChange], ledger_ref: str, agent: str,
-            runs: list[dict[str, Any]], left_out: frozenset[str]) -> Verdict:
+    def run(
+        self,
+        todo: Sequence[Invocation],
+        changes: Sequence[FileChange],
+        ledger_ref: str,
+        agent: str,
+        runs: list[dict[str, Any]],
+        left_out: frozenset[str],
+    ) -> Verdict:
         from . import result
         from .commands import CONFIG
 
@@ -175,13 +223,20 @@ class _Session:
         for inv in todo:
             cmd = inv.command
             if cmd.hooks and not inv.argv:
-                findings.append(error("verify", None, None,
-                                      f"{cmd.name!r} ({cmd.setting} of the policy) runs the repository's pre-commit "
-                                      "hooks, but pre-commit is not installed",
-                                      "install it (pip install pre-commit), or take pre-commit out of the policy's "
-                                      "verify list; nothing was written"))
-                runs.append({"name": cmd.name, "status": "failed", "exit": None, "seconds": 0.0, "cached": False,
-                             "command": inv.shown})
+                findings.append(
+                    error(
+                        "verify",
+                        None,
+                        None,
+                        f"{cmd.name!r} ({cmd.setting} of the policy) runs the repository's pre-commit "
+                        "hooks, but pre-commit is not installed",
+                        "install it (pip install pre-commit), or take pre-commit out of the policy's "
+                        "verify list; nothing was written",
+                    )
+                )
+                runs.append(
+                    {"name": cmd.name, "status": "failed", "exit": None, "seconds": 0.0, "cached": False, "command": inv.shown}
+                )
                 continue
             if cmd.hooks and self.repo.tree_entry(tree, CONFIG) is None:
                 runs.append({"name": cmd.name, "status": "skipped", "reason": f"the result has no {CONFIG}"})
@@ -202,13 +257,22 @@ class _Session:
                 findings.append(finding)
             seconds = seen.seconds if seen is not None else (ran.seconds if ran is not None else 0.0)
             code = seen.code if seen is not None else (ran.code if ran is not None else None)
-            runs.append({"name": cmd.name, "status": status, "exit": code, "seconds": round(seconds, 3),
-                         "cached": cached, "command": inv.shown})
+            runs.append(
+                {
+                    "name": cmd.name,
+                    "status": status,
+                    "exit": code,
+                    "seconds": round(seconds, 3),
+                    "cached": cached,
+                    "command": inv.shown,
+                }
+            )
             said.append(f"{cmd.name} {status}" + (" (cached)" if cached else f" ({_seconds(seconds)})"))
         return Verdict(tuple(findings), fixed, tuple(runs), self._notes(built.notes, said, left_out))
 
-    def _after_fix(self, inv: Invocation, tree: str, seen: Seen, cached: bool, fixed: dict[str, bytes]
-                   ) -> tuple[str, Finding | None, str, Seen, bool]:
+    def _after_fix(
+        self, inv: Invocation, tree: str, seen: Seen, cached: bool, fixed: dict[str, bytes]
+    ) -> tuple[str, Finding | None, str, Seen, bool]:
         """A command that fixed files (as `seen` shows), run again on its fixes: they stand when it
         then passes and changes nothing (their bytes go into `fixed`).  The status and finding,
         then the tree, what the command did and whether the answers were cached, as they stand."""
@@ -237,8 +301,10 @@ class _Session:
         if said:
             notes.append("verify: " + "; ".join(said))
         for name, count in self.others.items():
-            notes.append(f"verify: {name!r} also changed {plural(count, 'file')} this edit does not touch; they "
-                         "were put back (only the edit's files are judged)")
+            notes.append(
+                f"verify: {name!r} also changed {plural(count, 'file')} this edit does not touch; they "
+                "were put back (only the edit's files are judged)"
+            )
         if left_out:
             notes.append(f"verify: protected files are left out of the checkout: {', '.join(sorted(left_out))}")
         return tuple(notes)
@@ -285,8 +351,9 @@ class _Session:
         output = _relative(ran.output, str(self.shadow.work))
         if ran.how != "exited" or ran.code is None:
             return None, ran._replace(output=output), False
-        seen = Seen(ran.code, output, {p: (None if d is None else self.repo.write_blob(d)) for p, d in changed.items()},
-                    ran.seconds)
+        seen = Seen(
+            ran.code, output, {p: (None if d is None else self.repo.write_blob(d)) for p, d in changed.items()}, ran.seconds
+        )
         self.cache.put(key, seen)
         return seen, ran, False
 
@@ -312,8 +379,10 @@ class _Session:
             return str(work)
 
     def _hint(self, first: str) -> str:
-        return (f"{first} (nothing was written). It ran in {self._where()}: the index, with this agent's changes and "
-                "this edit; files git does not track are not there")
+        return (
+            f"{first} (nothing was written). It ran in {self._where()}: the index, with this agent's changes and "
+            "this edit; files git does not track are not there"
+        )
 
     def _head(self, inv: Invocation, what: str) -> str:
         return f"{inv.command.name!r} ({inv.shown}) {what}"
@@ -322,8 +391,13 @@ class _Session:
         from .process import tail
 
         what = f"failed with exit status {seen.code} on this edit's result" + (", with its own fixes taken" if after_fix else "")
-        return error("verify", None, None, _with_output(self._head(inv, what), tail(seen.output)),
-                     self._hint("fix what it reports and send the edit again"))
+        return error(
+            "verify",
+            None,
+            None,
+            _with_output(self._head(inv, what), tail(seen.output)),
+            self._hint("fix what it reports and send the edit again"),
+        )
 
     def unfinished(self, inv: Invocation, ran: Ran, after_fix: bool = False) -> Finding:
         from .process import tail
@@ -331,21 +405,36 @@ class _Session:
         cmd = inv.command
         again = " (run again on its own fixes)" if after_fix else ""
         if ran.how == "unstartable":
-            return error("verify", None, None, _with_output(self._head(inv, "could not be started"), tail(ran.output)),
-                         f"check the command in {cmd.setting} of the policy (.agent-guard.yaml); nothing was written")
+            return error(
+                "verify",
+                None,
+                None,
+                _with_output(self._head(inv, "could not be started"), tail(ran.output)),
+                f"check the command in {cmd.setting} of the policy (.agent-guard.yaml); nothing was written",
+            )
         if ran.how == "no-time":
-            return error("verify", None, None,
-                         f"{cmd.name!r} was not run: no time was left before {self.deadline_name or 'the deadline'}",
-                         "nothing was written; give the hook more time (its --deadline and the timeout of its entry "
-                         "in the agent's settings), or use fewer or faster verify commands")
+            return error(
+                "verify",
+                None,
+                None,
+                f"{cmd.name!r} was not run: no time was left before {self.deadline_name or 'the deadline'}",
+                "nothing was written; give the hook more time (its --deadline and the timeout of its entry "
+                "in the agent's settings), or use fewer or faster verify commands",
+            )
         if ran.how == "deadline":
-            what = (f"did not finish on this edit's result{again} within the {_seconds(ran.seconds)} left before "
-                    f"{self.deadline_name or 'the deadline'}")
-            hint = ("nothing was written; give the hook more time (its --deadline and the timeout of its entry in the "
-                    "agent's settings), or make the command faster")
+            what = (
+                f"did not finish on this edit's result{again} within the {_seconds(ran.seconds)} left before "
+                f"{self.deadline_name or 'the deadline'}"
+            )
+            hint = (
+                "nothing was written; give the hook more time (its --deadline and the timeout of its entry in the "
+                "agent's settings), or make the command faster"
+            )
         else:
-            what = (f"did not finish on this edit's result{again} within its timeout of {_seconds(cmd.timeout)} "
-                    f"({cmd.setting}.timeout)")
+            what = (
+                f"did not finish on this edit's result{again} within its timeout of {_seconds(cmd.timeout)} "
+                f"({cmd.setting}.timeout)"
+            )
             hint = "nothing was written; make the command faster, or raise its timeout in .agent-guard.yaml"
         lines = tail(ran.output)
         message = self._head(inv, what) + "; it was stopped, with every process it started"
@@ -374,11 +463,15 @@ class _Session:
             what = f"changed {names} when run on this edit's result (exit status {seen.code}): it wants them otherwise"
             if not cmd.fix:
                 entry = "{pre-commit: true, fix: true}" if cmd.hooks else "fix: true"
-                hint = (f"send the edit as the command leaves it (the diff above), or the user can let agent-guard take "
-                        f"its changes: {entry} in {cmd.setting} of .agent-guard.yaml")
+                hint = (
+                    f"send the edit as the command leaves it (the diff above), or the user can let agent-guard take "
+                    f"its changes: {entry} in {cmd.setting} of .agent-guard.yaml"
+                )
             elif not self.take_fixes:
-                hint = ("send the edit as the command leaves it (the diff above): agent-guard takes such changes in its "
-                        "own applies, but cannot rewrite this tool's edit")
+                hint = (
+                    "send the edit as the command leaves it (the diff above): agent-guard takes such changes in its "
+                    "own applies, but cannot rewrite this tool's edit"
+                )
             else:
                 hint = "it removed a file of the edit; agent-guard takes only changed contents: send the edit as it should be"
         return error("verify", None, None, _with_output(self._head(inv, what), shown), self._hint(hint))
@@ -407,4 +500,3 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-

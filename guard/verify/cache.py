@@ -54,16 +54,20 @@ class Results:
             return None
         try:
             changed = {str(k): (None if v is None else str(v)) for k, v in doc["changed"].items()}
-            return Seen(int(doc["code"]), doc["output"].encode("utf-8", "surrogateescape"), changed,
-                        float(doc["seconds"]))
+            return Seen(int(doc["code"]), doc["output"].encode("utf-8", "surrogateescape"), changed, float(doc["seconds"]))
         except (KeyError, TypeError, ValueError, AttributeError):
             return None
 
     def put(self, key: str, seen: Seen) -> None:
         if seen.code in _NOT_KEPT or seen.code < 0:
             return
-        doc = {"version": VERSION, "code": seen.code, "output": seen.output.decode("utf-8", "surrogateescape"),
-               "changed": dict(seen.changed), "seconds": round(seen.seconds, 3)}
+        doc = {
+            "version": VERSION,
+            "code": seen.code,
+            "output": seen.output.decode("utf-8", "surrogateescape"),
+            "changed": dict(seen.changed),
+            "seconds": round(seen.seconds, 3),
+        }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             tmp = self.folder / f".{key}.{os.getpid()}.tmp"

@@ -66,14 +66,18 @@ def configured(pol: Policy) -> tuple[Command, ...]:
         timeout = item.get("timeout", DEFAULT_TIMEOUT)
         files = item.get("files") or []
         hooks = item.get(PRE_COMMIT) is True
-        out.append(Command(
-            name=str(item.get("name") or PRE_COMMIT),
-            run=None if hooks else str(item.get("run")),
-            files=tuple(str(f) for f in files) if isinstance(files, list) else (),
-            timeout=float(timeout) if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else DEFAULT_TIMEOUT,
-            fix=item.get("fix") is True,
-            index=i,
-        ))
+        out.append(
+            Command(
+                name=str(item.get("name") or PRE_COMMIT),
+                run=None if hooks else str(item.get("run")),
+                files=tuple(str(f) for f in files) if isinstance(files, list) else (),
+                timeout=float(timeout)
+                if isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+                else DEFAULT_TIMEOUT,
+                fix=item.get("fix") is True,
+                index=i,
+            )
+        )
     return tuple(out)
 
 
@@ -87,8 +91,9 @@ class Invocation(Value):
     files: tuple[str, ...]
 
 
-def invocation(cmd: Command, changes: Sequence[FileChange], pol: Policy, left_out: frozenset[str] = frozenset()
-               ) -> Invocation | str:
+def invocation(
+    cmd: Command, changes: Sequence[FileChange], pol: Policy, left_out: frozenset[str] = frozenset()
+) -> Invocation | str:
     """`cmd` as it runs on the result of `changes`, or why it does not run (its globs match no changed
     path, or nothing is left to hand it).  `left_out`: paths not in the checkout (protected files)."""
     from ..files.paths import first_match

@@ -42,14 +42,22 @@ class Ran(Value):
     output: bytes
 
 
-def execute(argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float,
-            started: Callable[[int], None] = lambda _pgid: None) -> Ran:
+def execute(
+    argv: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float, started: Callable[[int], None] = lambda _pgid: None
+) -> Ran:
     """Run `argv` in `cwd` with `env` for at most `timeout` seconds (see the module doc); `started` is
     told the process group's id as soon as there is one."""
     begun = time.monotonic()
     try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     except OSError as exc:
         return Ran("unstartable", None, 0.0, f"cannot start {argv[0]}: {exc.strerror}".encode())
     pgid = proc.pid  # the leader of its own session and group

@@ -268,8 +268,14 @@ def connect(environ: Mapping[bytes, bytes], timeout: float) -> tuple[socket, byt
         return None
 
 
-def ask(argv: Sequence[bytes], environ: Mapping[bytes, bytes], read_payload: Callable[[], bytes], started: float,
-        arm: Callable[[float, float], None], after_write: Callable[[], None]) -> tuple[int, bytes, bytes] | None:
+def ask(
+    argv: Sequence[bytes],
+    environ: Mapping[bytes, bytes],
+    read_payload: Callable[[], bytes],
+    started: float,
+    arm: Callable[[float, float], None],
+    after_write: Callable[[], None],
+) -> tuple[int, bytes, bytes] | None:
     """The server's answer to one hook call (exit status, standard output, standard error), or None
     when the hook must do the work itself: then nothing was read or sent.
 
@@ -299,8 +305,7 @@ def _handshake(sock: socket, said: bytes, argv: Sequence[bytes], environ: Mappin
         env = b"\0".join(k + b"=" + v for k, v in environ.items())
         umask = posix.umask(0o022)
         posix.umask(umask)
-        sock.sendall(frame(b"hook") + frame(b"\0".join(argv)) + frame(env) + frame(posix.getcwdb())
-                     + frame(b"%d" % umask))
+        sock.sendall(frame(b"hook") + frame(b"\0".join(argv)) + frame(env) + frame(posix.getcwdb()) + frame(b"%d" % umask))
         reply = read_frame(sock, 64)
         if not reply.startswith(b"go "):
             return None  # "cold": the command line reads these arguments (help, a mistake)
@@ -310,8 +315,14 @@ def _handshake(sock: socket, said: bytes, argv: Sequence[bytes], environ: Mappin
     return deadline if 0 < deadline <= 86400 else None  # what --deadline may be (nan is not in it either)
 
 
-def _send(sock: socket, deadline: float, read_payload: Callable[[], bytes], started: float,
-          arm: Callable[[float, float], None], after_write: Callable[[], None]) -> tuple[int, bytes, bytes]:
+def _send(
+    sock: socket,
+    deadline: float,
+    read_payload: Callable[[], bytes],
+    started: float,
+    arm: Callable[[float, float], None],
+    after_write: Callable[[], None],
+) -> tuple[int, bytes, bytes]:
     """Steps 4 and 5: from here on, a failure blocks a pre hook and is reported for a post hook."""
     left = max(deadline - (time.monotonic() - started), 0.001)
     arm(left, deadline)
@@ -343,7 +354,7 @@ def _send(sock: socket, deadline: float, read_payload: Callable[[], bytes], star
 
 def _write_all(fd: int, data: bytes) -> None:
     while data:
-        data = data[posix.write(fd, data):]
+        data = data[posix.write(fd, data) :]
 
 
 def _read_stdin() -> bytes:
@@ -364,8 +375,10 @@ def main(argv: Sequence[str], started: float) -> NoReturn:
 
         def expire(signum: int, frame: object) -> None:
             # As the command hook's Deadline ends it, in the same words.
-            posix.write(2, (f"agent-guard hook: no answer within the {deadline:g} s deadline (--deadline); "
-                            "the edit was blocked\n").encode())
+            posix.write(
+                2,
+                (f"agent-guard hook: no answer within the {deadline:g} s deadline (--deadline); the edit was blocked\n").encode(),
+            )
             posix._exit(BLOCK)
 
         _signal.signal(_signal.SIGALRM, expire)
@@ -395,8 +408,10 @@ def main(argv: Sequence[str], started: float) -> NoReturn:
 
 
 # The command hook, run as its console script would run it, from this very package.
-_BOOT = ("import sys; sys.path[:] = [sys.argv.pop(1)] + [p for p in sys.path if p]; "
-         "from guard.cli.program import run; run(['hook', 'claude-code'] + sys.argv[1:])")
+_BOOT = (
+    "import sys; sys.path[:] = [sys.argv.pop(1)] + [p for p in sys.path if p]; "
+    "from guard.cli.program import run; run(['hook', 'claude-code'] + sys.argv[1:])"
+)
 
 
 def cold(argv: Sequence[str]) -> NoReturn:

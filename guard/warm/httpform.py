@@ -65,8 +65,9 @@ def _body(data: dict[str, object]) -> bytes:
 
 
 def deny(reason: str) -> bytes:
-    return _body({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                         "permissionDecisionReason": reason}})
+    return _body(
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}}
+    )
 
 
 def failed(event: str | None, why: str) -> bytes:
@@ -77,8 +78,9 @@ def failed(event: str | None, why: str) -> bytes:
 
 
 def _respond(conn: socket.socket, status: str, body: bytes) -> None:
-    head = (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-            "Connection: close\r\n\r\n").encode()
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
     conn.sendall(head + body)
 
 
@@ -119,8 +121,15 @@ def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     # From here on every answer is a 2xx: a failing http hook lets the edit through.
     given = headers.get("authorization", "").encode("latin-1")
     if not hmac.compare_digest(given, b"Bearer " + secret):
-        _respond(conn, "200 OK", failed(None, "the request has no valid token (Authorization: Bearer "
-                                               "$AGENT_GUARD_TOKEN, the token in the server's http-token file)"))
+        _respond(
+            conn,
+            "200 OK",
+            failed(
+                None,
+                "the request has no valid token (Authorization: Bearer "
+                "$AGENT_GUARD_TOKEN, the token in the server's http-token file)",
+            ),
+        )
         return "refused: no valid token"
     if "origin" in headers or headers.get("host") not in (f"127.0.0.1:{port}", f"localhost:{port}"):
         _respond(conn, "200 OK", failed(None, "the request came from a web page, not from Claude Code"))
@@ -140,12 +149,20 @@ def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     raw = rest[:length] + (client.read_exact(conn, length - len(rest)) if length > len(rest) else b"")
     event = client.payload_event(raw)
     if opts is None:
-        _respond(conn, "200 OK", failed(event, f"the URL's query {url.query!r} is not options of "
-                                               "`agent-guard hook claude-code` (agent, turn, policy, on-pass, deadline)"))
+        _respond(
+            conn,
+            "200 OK",
+            failed(
+                event,
+                f"the URL's query {url.query!r} is not options of "
+                "`agent-guard hook claude-code` (agent, turn, policy, on-pass, deadline)",
+            ),
+        )
         return f"{event}: refused, bad options in the URL"
     if event == "PostToolUse":  # no deadline after the write, as in the command
         answer = claude_code(raw, opts["agent"], opts["turn"], opts["policy"], opts["on_pass"])
     else:  # a pre hook answers within its deadline, and denies when it cannot
+
         def expire(signum: int, frame: object) -> None:
             try:
                 _respond(conn, "200 OK", failed(event, f"no answer within the {opts['deadline']:g} s deadline"))

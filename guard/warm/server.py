@@ -61,12 +61,15 @@ def prepare_folder(folder: Path) -> None:
     except FileExistsError:
         pass
     except OSError as exc:
-        raise UsageError(f"cannot make {folder} for the server's socket: {exc.strerror}; set XDG_RUNTIME_DIR "
-                         "to a folder only you can open") from None
+        raise UsageError(
+            f"cannot make {folder} for the server's socket: {exc.strerror}; set XDG_RUNTIME_DIR to a folder only you can open"
+        ) from None
     problem = client.folder_problem(os.fsencode(folder), os.geteuid())
     if problem is not None:
-        raise UsageError(f"{problem}: the server's socket must be in a folder only you can open; remove it "
-                         "(nothing of yours is in it), or set XDG_RUNTIME_DIR to your session's folder")
+        raise UsageError(
+            f"{problem}: the server's socket must be in a folder only you can open; remove it "
+            "(nothing of yours is in it), or set XDG_RUNTIME_DIR to your session's folder"
+        )
 
 
 def log(text: str) -> None:
@@ -121,12 +124,20 @@ def warm_up(repo: Path) -> None:
 
     from ..adapters.claude_code import claude_code
 
-    for n, (tool, tool_input) in enumerate((
-        ("Edit", {"file_path": str(repo / "warm.py"), "old_string": "return x + 7\n", "new_string": "return x + 8\n"}),
-        ("Write", {"file_path": str(repo / "new.py"), "content": "def g(y):\n    return y\n"}),
-    )):
-        payload = {"session_id": "warm-up", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": tool,
-                   "tool_input": tool_input, "tool_use_id": f"warm-up-{n}"}
+    for n, (tool, tool_input) in enumerate(
+        (
+            ("Edit", {"file_path": str(repo / "warm.py"), "old_string": "return x + 7\n", "new_string": "return x + 8\n"}),
+            ("Write", {"file_path": str(repo / "new.py"), "content": "def g(y):\n    return y\n"}),
+        )
+    ):
+        payload = {
+            "session_id": "warm-up",
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": f"warm-up-{n}",
+        }
         claude_code(json.dumps(payload).encode(), "warm-up", None, None, "defer")
 
 
@@ -182,8 +193,11 @@ def serve_socket(conn: socket.socket, ident: bytes, status: Callable[[], dict[st
     with timer:
         answer = claude_code(raw, opts["agent"], opts["turn"], opts["policy"], opts["on_pass"], timer)
         conn.settimeout(None)
-        conn.sendall(_frames(answer.code, answer.stdout.encode("utf-8", "backslashreplace"),
-                             answer.stderr.encode("utf-8", "backslashreplace")))
+        conn.sendall(
+            _frames(
+                answer.code, answer.stdout.encode("utf-8", "backslashreplace"), answer.stderr.encode("utf-8", "backslashreplace")
+            )
+        )
     return f"{event}: exit {answer.code}"
 
 
@@ -260,8 +274,10 @@ class Server:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise UsageError(f"a server already runs for you in {self.folder} (agent-guard serve --status); "
-                             "stop it first: agent-guard serve --stop") from None
+            raise UsageError(
+                f"a server already runs for you in {self.folder} (agent-guard serve --status); "
+                "stop it first: agent-guard serve --stop"
+            ) from None
         self._lock_fd = fd
 
     def _listen(self) -> None:
@@ -319,8 +335,14 @@ class Server:
         return (st.st_dev, st.st_ino) == self._socket_id
 
     def status(self) -> dict[str, Any]:
-        return {"pid": self.pid, "started": self.started, "build": self.build.decode(), "socket": str(self.path),
-                "http": self.http_port, "package": os.fsdecode(self.package)}
+        return {
+            "pid": self.pid,
+            "started": self.started,
+            "build": self.build.decode(),
+            "socket": str(self.path),
+            "http": self.http_port,
+            "package": os.fsdecode(self.package),
+        }
 
     # ------------------------------------------------------------------ the parent's loop
 
@@ -335,8 +357,9 @@ class Server:
         signal.set_wakeup_fd(wake_w)
         try:
             where = f"{self.path}" + (f" and http://127.0.0.1:{self.http_port}/claude-code" if self.token else "")
-            announce: str | None = (f"agent-guard serve: listening on {where} (pid {self.pid}); "
-                                    "stop it with: agent-guard serve --stop")
+            announce: str | None = (
+                f"agent-guard serve: listening on {where} (pid {self.pid}); stop it with: agent-guard serve --stop"
+            )
             checked = started = time.monotonic()
             while not self.stopping:
                 if announce is not None and (len(self.warm) >= SPARES or time.monotonic() - started > READY_WAIT):
@@ -523,7 +546,7 @@ def _states(fd: int) -> Iterator[tuple[int, bool]]:
     except BlockingIOError:
         pass
     for i in range(0, len(data) - len(data) % 9, 9):
-        yield int.from_bytes(data[i:i + 8], "big"), data[i + 8:i + 9] == b"B"
+        yield int.from_bytes(data[i : i + 8], "big"), data[i + 8 : i + 9] == b"B"
 
 
 # ---------------------------------------------------------------------- asking a running server
@@ -562,13 +585,17 @@ def status_text() -> tuple[int, str]:
     except ValueError:
         return 1, f"the server at {path} does not answer as this agent-guard does; stop it: agent-guard serve --stop"
     http = f", http://127.0.0.1:{info.get('http')}/claude-code" if info.get("http") else ""
-    text = (f"running: pid {info.get('pid')}, "
-            f"since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
-            f"on {path}{http}")
+    text = (
+        f"running: pid {info.get('pid')}, "
+        f"since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
+        f"on {path}{http}"
+    )
     if said != client.hello(client.build_id(client.package_dir()), client.environment_id(os.environb)):
-        return 1, (text + f"\nstale: it runs agent-guard's code from {info.get('package')} as it was when it started, "
-                   "or another home folder; hooks do the work themselves until it is restarted "
-                   "(agent-guard serve --stop, then start it again)")
+        return 1, (
+            text + f"\nstale: it runs agent-guard's code from {info.get('package')} as it was when it started, "
+            "or another home folder; hooks do the work themselves until it is restarted "
+            "(agent-guard serve --stop, then start it again)"
+        )
     return 0, text + "\ncurrent: hooks are answered by it"
 
 
@@ -596,7 +623,7 @@ def detach(start: Callable[[Callable[[str], None]], None], folder: Path) -> tupl
             first = said.readline().decode(errors="replace").strip()
         os.waitpid(pid, 0)
         if first.startswith("ready "):
-            return 0, first[len("ready "):] + f"\nlog: {folder / LOG_NAME}"
+            return 0, first[len("ready ") :] + f"\nlog: {folder / LOG_NAME}"
         return 2, first or f"the server did not start; see {folder / LOG_NAME}"
     os.close(read_end)
     try:

@@ -18,20 +18,30 @@ from typing import Any
 import pytest
 from conftest import Repo, checkout_env, git
 
-SRC = ("def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\n"
-       "def mean(items):\n    return total(items) / len(items)\n")
+SRC = (
+    "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\n"
+    "def mean(items):\n    return total(items) / len(items)\n"
+)
 SETTINGS = Path(__file__).resolve().parents[2] / "hooks" / "claude-code-settings.json"
 # The console script this venv installed: what Claude Code's settings run.
 AGENT_GUARD = Path(sys.executable).with_name("agent-guard")
 
 
-def hook_command(cwd: Path, data: str | bytes, *args: str, timeout: float = 60,
-                 **popen: Any) -> subprocess.CompletedProcess[bytes]:
+def hook_command(
+    cwd: Path, data: str | bytes, *args: str, timeout: float = 60, **popen: Any
+) -> subprocess.CompletedProcess[bytes]:
     """`agent-guard hook claude-code ARGS` run as Claude Code runs it, the payload on standard input."""
     assert AGENT_GUARD.exists(), f"{AGENT_GUARD} is missing: pip install -e '.[test]' in this checkout"
     raw = data.encode() if isinstance(data, str) else data
-    return subprocess.run([str(AGENT_GUARD), "hook", "claude-code", *args], input=raw, cwd=cwd, env=checkout_env(),
-                          capture_output=not popen, timeout=timeout, **popen)
+    return subprocess.run(
+        [str(AGENT_GUARD), "hook", "claude-code", *args],
+        input=raw,
+        cwd=cwd,
+        env=checkout_env(),
+        capture_output=not popen,
+        timeout=timeout,
+        **popen,
+    )
 
 
 @pytest.fixture
@@ -40,8 +50,16 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-def payload(repo: Repo, tool: str, tool_input: dict[str, Any], *, event: str = "PreToolUse",
-            tool_use_id: str = "toolu_01ABC", response: dict[str, Any] | None = None, **extra: Any) -> str:
+def payload(
+    repo: Repo,
+    tool: str,
+    tool_input: dict[str, Any],
+    *,
+    event: str = "PreToolUse",
+    tool_use_id: str = "toolu_01ABC",
+    response: dict[str, Any] | None = None,
+    **extra: Any,
+) -> str:
     data: dict[str, Any] = {
         "session_id": "8a4cc4d2-6c5e-4b7c-9d1e-3f2a1b0c9d8e",
         "transcript_path": "/home/user/.claude/projects/demo/8a4cc4d2.jsonl",
@@ -116,18 +134,26 @@ def test_on_pass_ask_and_defer(project: Repo, cli) -> None:  # type: ignore[no-u
 
 def test_multiedit_applies_in_sequence(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # The second edit's old_string exists only after the first: Claude Code applies them in order.
-    edits = [{"old_string": "s = 0\n", "new_string": "acc = 0\n"},
-             {"old_string": "acc = 0\n    for i in items:\n        s += i\n    return s",
-              "new_string": "acc = 0\n    for i in items:\n        acc += i\n    return acc"}]
-    r = cli("hook", "claude-code",
-            input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": edits}))
+    edits = [
+        {"old_string": "s = 0\n", "new_string": "acc = 0\n"},
+        {
+            "old_string": "acc = 0\n    for i in items:\n        s += i\n    return s",
+            "new_string": "acc = 0\n    for i in items:\n        acc += i\n    return acc",
+        },
+    ]
+    r = cli(
+        "hook", "claude-code", input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": edits})
+    )
     assert passed(r)
 
 
 def test_write_new_file_allowed(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
-    r = cli("hook", "claude-code",
-            input=payload(project, "Write", {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}))
+    r = cli(
+        "hook",
+        "claude-code",
+        input=payload(project, "Write", {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}),
+    )
     assert passed(r)
     assert project.snapshot() == before
     assert not (project.root / "pkg").exists()
@@ -148,16 +174,28 @@ def test_relative_path_from_a_subfolder(project: Repo, cli) -> None:  # type: ig
 # ---------------------------------------------------------------------- PreToolUse: deny
 
 
-@pytest.mark.parametrize("tool,tool_input,code,hint", [
-    ("Edit", {"old_string": "    s = 0\n    for j in items:\n", "new_string": "    s = 1\n"}, "not-found", "closest region"),
-    ("Edit", {"old_string": "items", "new_string": "xs"}, "ambiguous", "candidates"),
-    ("Edit", {"old_string": "    return s\n", "new_string": "    # ... existing code ...\n    return s\n"}, "placeholder", ""),
-    ("MultiEdit", {"edits": [{"old_string": "s = 0", "new_string": "s = 1"},
-                             {"old_string": "no such line", "new_string": "x"}]}, "not-found", ""),
-    ("Write", {"file_path": ".env", "content": "TOKEN=1\n"}, "path-protected", "may not change"),
-    ("Write", {"file_path": ".git/config", "content": "[core]\n"}, "path-protected", ""),
-    ("Edit", {"file_path": "missing.py", "old_string": "a", "new_string": "b"}, "missing", ""),
-])
+@pytest.mark.parametrize(
+    "tool,tool_input,code,hint",
+    [
+        ("Edit", {"old_string": "    s = 0\n    for j in items:\n", "new_string": "    s = 1\n"}, "not-found", "closest region"),
+        ("Edit", {"old_string": "items", "new_string": "xs"}, "ambiguous", "candidates"),
+        (
+            "Edit",
+            {"old_string": "    return s\n", "new_string": "    # ... existing code ...\n    return s\n"},
+            "placeholder",
+            "",
+        ),
+        (
+            "MultiEdit",
+            {"edits": [{"old_string": "s = 0", "new_string": "s = 1"}, {"old_string": "no such line", "new_string": "x"}]},
+            "not-found",
+            "",
+        ),
+        ("Write", {"file_path": ".env", "content": "TOKEN=1\n"}, "path-protected", "may not change"),
+        ("Write", {"file_path": ".git/config", "content": "[core]\n"}, "path-protected", ""),
+        ("Edit", {"file_path": "missing.py", "old_string": "a", "new_string": "b"}, "missing", ""),
+    ],
+)
 def test_refusals_deny_with_findings(project: Repo, cli, tool: str, tool_input: dict[str, Any], code: str, hint: str) -> None:  # type: ignore[no-untyped-def]
     ti = {"file_path": absolute(project, "stats.py"), **tool_input}
     if not ti["file_path"].startswith("/"):
@@ -179,8 +217,13 @@ def test_refusals_deny_with_findings(project: Repo, cli, tool: str, tool_input: 
 
 
 def test_notebook_edit_passed_through_but_path_checked(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    nb = {"notebook_path": absolute(project, "analysis.ipynb"), "cell_id": "a1", "new_source": "print(1)",
-          "cell_type": "code", "edit_mode": "replace"}
+    nb = {
+        "notebook_path": absolute(project, "analysis.ipynb"),
+        "cell_id": "a1",
+        "new_source": "print(1)",
+        "cell_type": "code",
+        "edit_mode": "replace",
+    }
     assert passed(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb)))
     nb["notebook_path"] = absolute(project, ".github/workflows/ci.ipynb")
     spec = decision(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb, tool_use_id="toolu_02")))
@@ -213,15 +256,21 @@ def test_other_tools_events_and_places_get_no_answer(project: Repo, cli, tmp_pat
 # ---------------------------------------------------------------------- malformed payloads
 
 
-@pytest.mark.parametrize("raw,words", [
-    ("", "no hook payload"),
-    ("{not json", "not JSON"),
-    ("[1, 2]", "JSON object"),
-    ('{"tool_name": "Edit", "tool_input": {}}', "hook_event_name"),
-    ('{"hook_event_name": "PreToolUse", "tool_name": "Edit"}', "tool_input"),
-    ('{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": {"old_string": "a", "new_string": "b"}}', "file_path"),
-    ('{"hook_event_name": "PreToolUse", "tool_name": "NotebookEdit", "tool_input": {"new_source": "x"}}', "notebook_path"),
-])
+@pytest.mark.parametrize(
+    "raw,words",
+    [
+        ("", "no hook payload"),
+        ("{not json", "not JSON"),
+        ("[1, 2]", "JSON object"),
+        ('{"tool_name": "Edit", "tool_input": {}}', "hook_event_name"),
+        ('{"hook_event_name": "PreToolUse", "tool_name": "Edit"}', "tool_input"),
+        (
+            '{"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": {"old_string": "a", "new_string": "b"}}',
+            "file_path",
+        ),
+        ('{"hook_event_name": "PreToolUse", "tool_name": "NotebookEdit", "tool_input": {"new_source": "x"}}', "notebook_path"),
+    ],
+)
 def test_malformed_pre_payload_blocks_with_exit_2(project: Repo, cli, raw: str, words: str) -> None:  # type: ignore[no-untyped-def]
     before = project.snapshot()
     r = cli("hook", "claude-code", input=raw)
@@ -232,14 +281,16 @@ def test_malformed_pre_payload_blocks_with_exit_2(project: Repo, cli, raw: str, 
 
 
 def test_malformed_multiedit_blocks(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("hook", "claude-code",
-            input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": "x"}))
+    r = cli(
+        "hook", "claude-code", input=payload(project, "MultiEdit", {"file_path": absolute(project, "stats.py"), "edits": "x"})
+    )
     assert r.code == 2 and "edits" in r.stderr, r
 
 
 def test_malformed_post_payload_does_not_block(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("hook", "claude-code",
-            input='{"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"content": "x"}}')
+    r = cli(
+        "hook", "claude-code", input='{"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"content": "x"}}'
+    )
     assert r.code == 1 and "file_path" in r.stderr, r
 
 
@@ -264,8 +315,15 @@ def test_pre_then_post_records_the_turn_and_rolls_back(project: Repo, cli) -> No
     assert passed(cli("hook", "claude-code", input=payload(project, "Edit", ti)))
     head = project.git("rev-parse", "HEAD")
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 0.0"))
-    resp = {"filePath": ti["file_path"], "oldString": "s = 0", "newString": "s = 0.0", "originalFile": SRC,
-            "structuredPatch": [], "userModified": False, "replaceAll": False}
+    resp = {
+        "filePath": ti["file_path"],
+        "oldString": "s = 0",
+        "newString": "s = 0.0",
+        "originalFile": SRC,
+        "structuredPatch": [],
+        "userModified": False,
+        "replaceAll": False,
+    }
     r = cli("hook", "claude-code", input=payload(project, "Edit", ti, event="PostToolUse", response=resp))
     assert (r.code, r.stdout, r.stderr) == (0, "", ""), r
     [t] = turns(cli)
@@ -299,8 +357,17 @@ def test_write_create_recorded(project: Repo, cli) -> None:  # type: ignore[no-u
     ti = {"file_path": absolute(project, "pkg/new.py"), "content": "X = 1\n"}
     decision(cli("hook", "claude-code", input=payload(project, "Write", ti)))
     claude_writes(project, "pkg/new.py", "X = 1\n")
-    r = cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse",
-                                                 response={"type": "create", "filePath": ti["file_path"], "content": "X = 1\n"}))
+    r = cli(
+        "hook",
+        "claude-code",
+        input=payload(
+            project,
+            "Write",
+            ti,
+            event="PostToolUse",
+            response={"type": "create", "filePath": ti["file_path"], "content": "X = 1\n"},
+        ),
+    )
     assert r.code == 0, r
     [t] = turns(cli)
     assert t["files"] == [{"op": "A", "path": "pkg/new.py", "added": 1, "removed": 0}]
@@ -315,8 +382,17 @@ def test_rolling_back_a_recorded_create_removes_the_folders_the_tool_made(projec
     assert passed(cli("hook", "claude-code", input=payload(project, "Write", ti)))
     assert not (project.root / "pkg" / "deep").exists()  # the pre hook makes nothing
     claude_writes(project, "pkg/deep/er/new.py", "X = 1\n")
-    r = cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse",
-                                                 response={"type": "create", "filePath": ti["file_path"], "content": "X = 1\n"}))
+    r = cli(
+        "hook",
+        "claude-code",
+        input=payload(
+            project,
+            "Write",
+            ti,
+            event="PostToolUse",
+            response={"type": "create", "filePath": ti["file_path"], "content": "X = 1\n"},
+        ),
+    )
     assert (r.code, r.stderr) == (0, ""), r
     r = cli("rollback", "--agent", "claude", "--check", "--json")
     assert r.code == 0, r
@@ -330,8 +406,10 @@ def test_a_made_folder_that_holds_something_else_now_stays(project: Repo, cli) -
     ti = {"file_path": absolute(project, "gen/new.py"), "content": "X = 1\n"}
     assert passed(cli("hook", "claude-code", input=payload(project, "Write", ti)))
     claude_writes(project, "gen/new.py", "X = 1\n")
-    assert cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse",
-                                                    response={"type": "create"})).code == 0
+    assert (
+        cli("hook", "claude-code", input=payload(project, "Write", ti, event="PostToolUse", response={"type": "create"})).code
+        == 0
+    )
     project.write({"gen/user.txt": "kept\n"})
     assert cli("rollback", "--agent", "claude").code == 0
     assert not (project.root / "gen" / "new.py").exists()
@@ -362,8 +440,9 @@ def test_post_without_any_before_state_reports_without_blocking(project: Repo, c
     ti = edit_input(project, "s = 0", "s = 2")
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 2"))
     before = project.snapshot()
-    r = cli("hook", "claude-code",
-            input=payload(project, "Edit", ti, event="PostToolUse", response={"filePath": ti["file_path"]}))
+    r = cli(
+        "hook", "claude-code", input=payload(project, "Edit", ti, event="PostToolUse", response={"filePath": ti["file_path"]})
+    )
     assert r.code == 1, r
     assert "PreToolUse hook" in r.stderr and "stats.py" in r.stderr
     assert project.snapshot() == before
@@ -379,15 +458,23 @@ def test_post_with_nothing_changed_records_nothing(project: Repo, cli) -> None: 
 
 def test_one_turn_per_prompt(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     text = SRC
-    for n, (old, new, prompt) in enumerate([("s = 0", "s = 1", "3f1c9a20-1111"), ("s += i", "s += 2 * i", "3f1c9a20-1111"),
-                                            ("return s\n", "return s + 0\n", "77aa0000-2222")]):
+    for n, (old, new, prompt) in enumerate(
+        [
+            ("s = 0", "s = 1", "3f1c9a20-1111"),
+            ("s += i", "s += 2 * i", "3f1c9a20-1111"),
+            ("return s\n", "return s + 0\n", "77aa0000-2222"),
+        ]
+    ):
         ti = edit_input(project, old, new)
         tid = f"toolu_{n}"
         decision(cli("hook", "claude-code", input=payload(project, "Edit", ti, tool_use_id=tid, prompt_id=prompt)))
         text = text.replace(old, new, 1)
         claude_writes(project, "stats.py", text)
-        r = cli("hook", "claude-code", input=payload(project, "Edit", ti, event="PostToolUse", response={},
-                                                     tool_use_id=tid, prompt_id=prompt))
+        r = cli(
+            "hook",
+            "claude-code",
+            input=payload(project, "Edit", ti, event="PostToolUse", response={}, tool_use_id=tid, prompt_id=prompt),
+        )
         assert r.code == 0, r
     ts = turns(cli)
     assert [t["id"] for t in ts] == ["p77aa0000", "p3f1c9a20"]
@@ -400,8 +487,10 @@ def test_agent_option(project: Repo, cli) -> None:  # type: ignore[no-untyped-de
     ti = edit_input(project, "s = 0", "s = 3")
     decision(cli("hook", "claude-code", "--agent", "cc", input=payload(project, "Edit", ti)))
     claude_writes(project, "stats.py", SRC.replace("s = 0", "s = 3"))
-    assert cli("hook", "claude-code", "--agent", "cc",
-               input=payload(project, "Edit", ti, event="PostToolUse", response={})).code == 0
+    assert (
+        cli("hook", "claude-code", "--agent", "cc", input=payload(project, "Edit", ti, event="PostToolUse", response={})).code
+        == 0
+    )
     assert len(turns(cli, "cc")) == 1
 
 
@@ -435,17 +524,30 @@ def test_read_records_claude_reads_for_read_before_edit(project: Repo, cli) -> N
     # Claude's own Read, reported by a PostToolUse hook whose matcher includes Read.
     read = {"file_path": absolute(project, "stats.py"), "offset": 1, "limit": 2000}
     assert cli("hook", "claude-code", input=payload(project, "Read", read, tool_use_id="toolu_r")).stdout == ""  # pre: not ours
-    r = cli("hook", "claude-code", input=payload(project, "Read", read, event="PostToolUse", tool_use_id="toolu_r",
-                                                 response={"type": "text", "file": {"filePath": read["file_path"]}}))
+    r = cli(
+        "hook",
+        "claude-code",
+        input=payload(
+            project,
+            "Read",
+            read,
+            event="PostToolUse",
+            tool_use_id="toolu_r",
+            response={"type": "text", "file": {"filePath": read["file_path"]}},
+        ),
+    )
     assert (r.code, r.stdout, r.stderr) == (0, "", ""), r
     assert passed(cli("hook", "claude-code", input=payload(project, "Edit", ti)))
 
 
-@pytest.mark.parametrize("content,old,new", [
-    (b"a = 1\r\nb = 2\r\nc = 3", "b = 2", "b = 20"),          # CRLF, no final newline
-    (b"\xef\xbb\xbfa = 1\nb = 2\n", "a = 1", "a = 10"),      # BOM
-    (b"x = '\xc3\xa9'\n", "x = '\xe9'", "x = 'e'"),           # non-ASCII
-])
+@pytest.mark.parametrize(
+    "content,old,new",
+    [
+        (b"a = 1\r\nb = 2\r\nc = 3", "b = 2", "b = 20"),  # CRLF, no final newline
+        (b"\xef\xbb\xbfa = 1\nb = 2\n", "a = 1", "a = 10"),  # BOM
+        (b"x = '\xc3\xa9'\n", "x = '\xe9'", "x = 'e'"),  # non-ASCII
+    ],
+)
 def test_exact_edits_on_awkward_files_are_allowed(repo: Repo, cli, content: bytes, old: str, new: str) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"f.py": content})
     ti = {"file_path": absolute(repo, "f.py"), "old_string": old, "new_string": new}
@@ -481,8 +583,11 @@ FAILURES = {
     "no tool_input": (b'{"hook_event_name": "PreToolUse", "tool_name": "Write"}', "tool_input"),
     "tool_input not an object": (_pre("stats.py", tool="Write"), "tool_input"),
     "no file_path": (_pre({"old_string": "a", "new_string": "b"}), "file_path"),
-    "file_path a 5,000-digit number": (b'{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": '
-                                       b'{"file_path": ' + b"7" * 5000 + b', "content": "x"}}', "file_path"),
+    "file_path a 5,000-digit number": (
+        b'{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": '
+        b'{"file_path": ' + b"7" * 5000 + b', "content": "x"}}',
+        "file_path",
+    ),
     "MultiEdit edits not a list": (None, "edits"),
     "lone surrogate in file_path": (None, "surrogate pair"),
     "broken policy": (None, "policy"),
@@ -541,8 +646,7 @@ def test_deadline_denies_before_claude_codes_timeout(project: Repo) -> None:
     try:
         before = project.snapshot()
         started = time.monotonic()
-        r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")),
-                         "--deadline", "1")
+        r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")), "--deadline", "1")
         took = time.monotonic() - started
     finally:
         os.close(fd)
@@ -553,8 +657,14 @@ def test_deadline_denies_before_claude_codes_timeout(project: Repo) -> None:
 
 
 def test_deadline_ends_a_payload_that_never_ends(project: Repo) -> None:
-    proc = subprocess.Popen([str(AGENT_GUARD), "hook", "claude-code", "--deadline", "1"], cwd=project.root,
-                            env=checkout_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(AGENT_GUARD), "hook", "claude-code", "--deadline", "1"],
+        cwd=project.root,
+        env=checkout_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stdin is not None
         proc.stdin.write(b'{"hook_event_name": "PreToolUse", ')  # ... and the rest never comes
@@ -581,8 +691,14 @@ def test_an_answer_that_cannot_be_written_denies(project: Repo) -> None:
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        r = hook_command(project.root, payload(project, "Edit", edit_input(project, "s = 0", "s = 1")),
-                         "--on-pass", "ask", stdout=write_end, stderr=subprocess.PIPE)
+        r = hook_command(
+            project.root,
+            payload(project, "Edit", edit_input(project, "s = 0", "s = 1")),
+            "--on-pass",
+            "ask",
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+        )
     finally:
         os.close(write_end)
     assert r.returncode == 2 and b"BrokenPipeError" in r.stderr and b"blocked" in r.stderr, r
@@ -593,8 +709,10 @@ def test_an_answer_that_cannot_be_written_denies(project: Repo) -> None:
 
 def test_started_in_a_parent_folder_checks_the_files_repository(project: Repo, tmp_path: Path) -> None:
     before = project.snapshot()
-    for ti, tool in ((edit_input(project, "    return s\n", "    # ... existing code ...\n    return s\n"), "Edit"),
-                     ({"file_path": absolute(project, ".env"), "content": "TOKEN=1\n"}, "Write")):
+    for ti, tool in (
+        (edit_input(project, "    return s\n", "    # ... existing code ...\n    return s\n"), "Edit"),
+        ({"file_path": absolute(project, ".env"), "content": "TOKEN=1\n"}, "Write"),
+    ):
         p = json.loads(payload(project, tool, ti))
         p["cwd"] = str(tmp_path)  # the folder that holds the repository: no repository itself
         r = hook_command(tmp_path, json.dumps(p))
@@ -628,9 +746,11 @@ def test_dot_dot_after_a_symlink_is_judged_by_the_resolver(project: Repo, tmp_pa
     outside.mkdir(parents=True)
     os.symlink(outside, project.root / "link")
     before = project.snapshot()
-    for tool, ti in (("Write", {"file_path": absolute(project, "link/../a.txt"), "content": "x\n"}),
-                     ("Edit", {"file_path": absolute(project, "link/../stats.py"), "old_string": "s = 0", "new_string": "s"}),
-                     ("Write", {"file_path": "link/../a.txt", "content": "x\n"})):
+    for tool, ti in (
+        ("Write", {"file_path": absolute(project, "link/../a.txt"), "content": "x\n"}),
+        ("Edit", {"file_path": absolute(project, "link/../stats.py"), "old_string": "s = 0", "new_string": "s"}),
+        ("Write", {"file_path": "link/../a.txt", "content": "x\n"}),
+    ):
         r = hook_command(project.root, payload(project, tool, ti))
         assert r.returncode == 2 and b"path-outside" in r.stderr and b"symbolic link" in r.stderr, (ti, r)
     assert project.snapshot() == before
@@ -644,8 +764,9 @@ def test_a_repository_reached_through_a_linked_folder(project: Repo, tmp_path: P
     p["cwd"] = str(linked)
     r = hook_command(linked, json.dumps(p))
     assert r.returncode == 2 and b"path-protected" in r.stderr, r
-    p = json.loads(payload(project, "Edit",
-                           {"file_path": str(linked / "stats.py"), "old_string": "s = 0", "new_string": "s = 9"}))
+    p = json.loads(
+        payload(project, "Edit", {"file_path": str(linked / "stats.py"), "old_string": "s = 0", "new_string": "s = 9"})
+    )
     p["cwd"] = str(linked)
     assert hook_command(linked, json.dumps(p)).returncode == 0
 
@@ -700,8 +821,12 @@ def test_notebook_paths_get_the_engines_whole_path_check(project: Repo, cli) -> 
     project.git("config", "core.hooksPath", ".githooks")
     (project.root / ".githooks").mkdir()
     before = project.snapshot()
-    nb = {"notebook_path": absolute(project, ".githooks/post-checkout"), "new_source": "x", "cell_type": "code",
-          "edit_mode": "insert"}
+    nb = {
+        "notebook_path": absolute(project, ".githooks/post-checkout"),
+        "new_source": "x",
+        "cell_type": "code",
+        "edit_mode": "insert",
+    }
     spec = decision(cli("hook", "claude-code", input=payload(project, "NotebookEdit", nb)))
     assert spec["permissionDecision"] == "deny" and "path-protected" in spec["permissionDecisionReason"], spec
     assert project.snapshot() == before
@@ -711,11 +836,15 @@ def test_a_read_of_a_protected_file_is_not_recorded_nor_stored(project: Repo, cl
     secret = "TOKEN=hook-secret-value\n"
     project.write({".env": secret})
     read = {"file_path": absolute(project, ".env")}
-    r = cli("hook", "claude-code", input=payload(project, "Read", read, event="PostToolUse", tool_use_id="toolu_env",
-                                                 response={"type": "text"}))
+    r = cli(
+        "hook",
+        "claude-code",
+        input=payload(project, "Read", read, event="PostToolUse", tool_use_id="toolu_env", response={"type": "text"}),
+    )
     assert (r.code, r.stdout, r.stderr) == (0, "", ""), r
     blob = git(project.root, "hash-object", "--stdin", input=secret.encode()).strip()
-    assert subprocess.run(["git", "cat-file", "-e", blob], cwd=project.root, capture_output=True,
-                          timeout=60).returncode != 0  # never written to the object database
+    assert (
+        subprocess.run(["git", "cat-file", "-e", blob], cwd=project.root, capture_output=True, timeout=60).returncode != 0
+    )  # never written to the object database
     reads_file = project.root / ".git" / "agent-guard" / "reads" / "claude.json"
     assert not reads_file.exists() or ".env" not in reads_file.read_text()

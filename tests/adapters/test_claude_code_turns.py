@@ -24,11 +24,24 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-def hook(repo: Repo, event: str, tool: str, tool_input: dict[str, Any], tool_use_id: str = "toolu_1",
-         response: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
-    data: dict[str, Any] = {"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo.root),
-                            "permission_mode": "default", "hook_event_name": event, "tool_name": tool,
-                            "tool_input": tool_input, "tool_use_id": tool_use_id}
+def hook(
+    repo: Repo,
+    event: str,
+    tool: str,
+    tool_input: dict[str, Any],
+    tool_use_id: str = "toolu_1",
+    response: dict[str, Any] | None = None,
+):  # type: ignore[no-untyped-def]
+    data: dict[str, Any] = {
+        "session_id": "s1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo.root),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": tool_use_id,
+    }
     if response is not None:
         data["tool_response"] = response
     return run_cli(repo.root, "hook", "claude-code", input=json.dumps(data))
@@ -175,7 +188,13 @@ def test_a_bash_command_under_on_violation_revert_is_undone(project: Repo) -> No
 
 
 def test_a_bash_command_outside_a_repository_is_not_ours(tmp_path: Path) -> None:
-    data = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": "true"}, "tool_use_id": "t"}
+    data = {
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "true"},
+        "tool_use_id": "t",
+    }
     result = run_cli(tmp_path, "hook", "claude-code", input=json.dumps(data))
     assert (result.code, result.stdout, result.stderr) == (0, "", ""), result

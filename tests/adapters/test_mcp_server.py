@@ -23,6 +23,7 @@ def Guard(root: Path):  # type: ignore[no-untyped-def]  # noqa: N802
 
     return G(root)
 
+
 SRC = "def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n"
 
 
@@ -82,8 +83,15 @@ def test_read_file_whole_and_range(session: mcp_server.Session) -> None:
     assert r.error and "end_line" in r.text
 
 
-@pytest.mark.parametrize("path,code", [("../outside.py", "path-outside"), ("/etc/passwd", "path-outside"),
-                                       (".git/config", "path-protected"), ("nope.py", "missing")])
+@pytest.mark.parametrize(
+    "path,code",
+    [
+        ("../outside.py", "path-outside"),
+        ("/etc/passwd", "path-outside"),
+        (".git/config", "path-protected"),
+        ("nope.py", "missing"),
+    ],
+)
 def test_read_file_stays_in_the_repository(session: mcp_server.Session, path: str, code: str) -> None:
     r = call(session, "read_file", path=path)
     assert r.error and f": {code}: " in r.text, r.text
@@ -134,9 +142,16 @@ def test_edit_result_carries_findings_diff_and_report(project: Repo, session: mc
     assert r.error and ": ambiguous: " in r.text and "add surrounding lines" in r.text
     assert r.data is not None and r.data["status"] == "refused" and r.data["findings"][0]["code"] == "ambiguous"
     assert project.snapshot() == before
-    r = call(session, "edit_file", path="shapes.py", edits=[
-        {"old_string": "    return w * h\n", "new_string": "    return w * h\n"},
-        {"old_string": "2 * (w + h)", "new_string": "(w + h) * 2"}], dry_run=True)
+    r = call(
+        session,
+        "edit_file",
+        path="shapes.py",
+        edits=[
+            {"old_string": "    return w * h\n", "new_string": "    return w * h\n"},
+            {"old_string": "2 * (w + h)", "new_string": "(w + h) * 2"},
+        ],
+        dry_run=True,
+    )
     assert "Diff of what would be written" in r.text and project.snapshot() == before
     r = call(session, "edit_file", path="shapes.py", edits=[{"old_string": "2 * (w + h)", "new_string": "(w + h) * 2"}])
     assert not r.error
@@ -220,8 +235,7 @@ def test_mcp_server_over_stdio(project: Repo, tmp_path: Path) -> None:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp"], cwd=str(project.root),
-                                   env=_server_env())
+    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp"], cwd=str(project.root), env=_server_env())
     log = open(tmp_path / "server.log", "w")
     seen: dict[str, Any] = {}
 
@@ -238,12 +252,18 @@ def test_mcp_server_over_stdio(project: Repo, tmp_path: Path) -> None:
                     seen["tools"] = sorted(t.name for t in (await s.list_tools()).tools)
                     seen["read"] = await text(s, "read_file", path="shapes.py")
                     seen["snapshot_before"] = project.snapshot()
-                    seen["refused"] = await text(s, "edit_file", path="shapes.py",
-                                                 edits=[{"old_string": "def area(w, h):\n    return w*h\n",
-                                                          "new_string": "def area(w, h):\n    return h*w\n"}])
+                    seen["refused"] = await text(
+                        s,
+                        "edit_file",
+                        path="shapes.py",
+                        edits=[
+                            {"old_string": "def area(w, h):\n    return w*h\n", "new_string": "def area(w, h):\n    return h*w\n"}
+                        ],
+                    )
                     seen["snapshot_after_refusal"] = project.snapshot()
-                    seen["applied"] = await text(s, "edit_file", path="shapes.py",
-                                                 edits=[{"old_string": "return w * h", "new_string": "return h * w"}])
+                    seen["applied"] = await text(
+                        s, "edit_file", path="shapes.py", edits=[{"old_string": "return w * h", "new_string": "return h * w"}]
+                    )
                     seen["content_after_edit"] = project.read("shapes.py")
                     seen["turns"] = await text(s, "list_turns")
                     seen["rollback"] = await text(s, "rollback")
@@ -275,8 +295,14 @@ def test_mcp_server_over_stdio(project: Repo, tmp_path: Path) -> None:
 def test_mcp_command_without_repository(tmp_path: Path) -> None:
     import subprocess
 
-    r = subprocess.run([sys.executable, "-m", "guard", "mcp"], cwd=tmp_path, env={**os.environ, **_server_env()},
-                       input=b"", capture_output=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "guard", "mcp"],
+        cwd=tmp_path,
+        env={**os.environ, **_server_env()},
+        input=b"",
+        capture_output=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and b"not a git repository" in r.stderr
 
 
@@ -291,8 +317,7 @@ def over_stdio(root: Path, log: Path, scenario: Callable[[Any], Awaitable[T]], *
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp", *args], cwd=str(root),
-                                   env=_server_env())
+    params = StdioServerParameters(command=sys.executable, args=["-m", "guard", "mcp", *args], cwd=str(root), env=_server_env())
     out: list[T] = []
 
     async def main() -> None:
@@ -314,8 +339,10 @@ async def tool(s: Any, name: str, **args: Any) -> tuple[bool, str, Any]:
 
 def test_apply_patch_needs_a_read_like_edit_file(project: Repo, tmp_path: Path) -> None:
     diff = "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
-    codex_move = ("*** Begin Patch\n*** Update File: shapes.py\n*** Move to: geometry.py\n"
-                  "@@\n-def area(w, h):\n+def area(width, h):\n*** End Patch\n")
+    codex_move = (
+        "*** Begin Patch\n*** Update File: shapes.py\n*** Move to: geometry.py\n"
+        "@@\n-def area(w, h):\n+def area(width, h):\n*** End Patch\n"
+    )
     create = "*** Begin Patch\n*** Add File: new.py\n+X = 1\n*** End Patch\n"
     seen: dict[str, Any] = {}
 
@@ -367,9 +394,14 @@ def test_hints_name_the_mcp_tools_never_the_command_line(project: Repo, tmp_path
         seen["other tag"] = await tool(s, "apply_patch", patch="[docs/notes.md#deadbeef]\nreplace 1..1\n+ONE\n")
         seen["no tag"] = await tool(s, "apply_patch", patch="[docs/notes.md]\nreplace 1..1\n+ONE\n", format="hashline")
         seen["view"] = await tool(s, "apply_patch", patch='{"command": "view", "path": "docs/notes.md"}')
-        seen["mixed"] = await tool(s, "apply_patch", patch=(
-            "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1 +1 @@\n-one\n+1\n"
-            "*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-one\n+1\n*** End Patch\n"))
+        seen["mixed"] = await tool(
+            s,
+            "apply_patch",
+            patch=(
+                "--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -1 +1 @@\n-one\n+1\n"
+                "*** Begin Patch\n*** Update File: docs/notes.md\n@@\n-one\n+1\n*** End Patch\n"
+            ),
+        )
 
     before = project.snapshot()
     over_stdio(project.root, tmp_path / "server.log", scenario)
@@ -395,18 +427,27 @@ BAD_ARGUMENTS = [
     ("list_turns", {"diff": "yes"}, "argument 'diff' must be true or false, not a string"),
     ("read_file", {"path": "shapes.py", "start_line": "3"}, "argument 'start_line' must be an integer, not a string"),
     ("read_file", {"path": "shapes.py", "start_line": True}, "argument 'start_line' must be an integer, not a boolean"),
-    ("read_file", {"path": "shapes.py", "end_line": 0},
-     "argument 'end_line' must be a whole number from 1 to 2,147,483,647, not 0"),
+    (
+        "read_file",
+        {"path": "shapes.py", "end_line": 0},
+        "argument 'end_line' must be a whole number from 1 to 2,147,483,647, not 0",
+    ),
     ("read_file", {"path": ["shapes.py"]}, "argument 'path' must be a string, not an array"),
     ("read_file", {"path": "shapes.py", "lines": "1:3"}, "unknown argument 'lines'; arguments: path, start_line, end_line"),
     ("read_file", {}, "missing required argument 'path'"),
     ("edit_file", {"path": "shapes.py"}, "missing required argument 'edits'"),
     ("edit_file", {"path": "shapes.py", "edits": []}, "argument 'edits' must hold at least 1 item, not 0"),
     ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w * h"}]}, "argument 'edits[0]' is missing 'new_string'"),
-    ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "old": "x"}]},
-     "argument 'edits[0]' has an unknown key 'old'"),
-    ("edit_file", {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "replace_all": "yes"}]},
-     "argument 'edits[0].replace_all' must be true or false, not a string"),
+    (
+        "edit_file",
+        {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "old": "x"}]},
+        "argument 'edits[0]' has an unknown key 'old'",
+    ),
+    (
+        "edit_file",
+        {"path": "shapes.py", "edits": [{"old_string": "w", "new_string": "h", "replace_all": "yes"}]},
+        "argument 'edits[0].replace_all' must be true or false, not a string",
+    ),
     ("edit_file", {"path": "shapes.py", "edits": ["w * h"]}, "argument 'edits[0]' must be an object, not a string"),
     ("write_file", {"path": "new.py", "content": None}, "argument 'content' must be a string, not null"),
     ("apply_patch", {"patch": "x", "format": "diff3"}, "argument 'format' must be one of auto, unified"),

@@ -26,8 +26,39 @@ from guard.policy import load
 POLICY = load(None, "default")
 LIMIT_MS = 50.0
 SIZE = 100_000
-PIECES = (".", "...", "…", ". . .", " ", "\t", "#", "//", "/*", "*/", "*", "<!--", "-->", "(", ")", "[", "]", "{",
-          "}", "<", ">", "x", "rest of the code", "existing", "unchanged", "'", '"', "\\", "<<<<<<<", "=======", "end")
+PIECES = (
+    ".",
+    "...",
+    "…",
+    ". . .",
+    " ",
+    "\t",
+    "#",
+    "//",
+    "/*",
+    "*/",
+    "*",
+    "<!--",
+    "-->",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "x",
+    "rest of the code",
+    "existing",
+    "unchanged",
+    "'",
+    '"',
+    "\\",
+    "<<<<<<<",
+    "=======",
+    "end",
+)
 
 
 @st.composite
@@ -51,9 +82,11 @@ def _cpu_ms(fn: Callable[[], object]) -> float:
 
 def _changes(path: str, line: str) -> list[FileChange]:
     before, after = b"x = 1\nold()\ny = 2\n", f"x = 1\n{line}\ny = 2\n".encode()
-    return [make_change(path, Op.MODIFY, before, after, old_mode=0o100644, new_mode=0o100644),
-            make_change(path, Op.MODIFY, before * 20, after, old_mode=0o100644, new_mode=0o100644, whole=True),
-            make_change(path, Op.CREATE, None, after, new_mode=0o100644)]
+    return [
+        make_change(path, Op.MODIFY, before, after, old_mode=0o100644, new_mode=0o100644),
+        make_change(path, Op.MODIFY, before * 20, after, old_mode=0o100644, new_mode=0o100644, whole=True),
+        make_change(path, Op.CREATE, None, after, new_mode=0o100644),
+    ]
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

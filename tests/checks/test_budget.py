@@ -28,14 +28,17 @@ def inp(pol: policy_mod.Policy, *changes: FileChange, usage: Usage | None = None
 
 @pytest.fixture
 def pol(tmp_path: Path) -> policy_mod.Policy:
-    return policy_of(tmp_path, (
-        "extends: null\n"
-        "budget:\n"
-        "  per_edit: {files: 2, lines_added: 10, lines_removed: 5, hunks: 3, bytes: 100}\n"
-        "  per_turn: {lines_added: 15}\n"
-        "  per_session: {files: 3}\n"
-        "  max_file_bytes: 500\n"
-    ))
+    return policy_of(
+        tmp_path,
+        (
+            "extends: null\n"
+            "budget:\n"
+            "  per_edit: {files: 2, lines_added: 10, lines_removed: 5, hunks: 3, bytes: 100}\n"
+            "  per_turn: {lines_added: 15}\n"
+            "  per_session: {files: 3}\n"
+            "  max_file_bytes: 500\n"
+        ),
+    )
 
 
 CASES = [
@@ -51,8 +54,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("spec,edit_bytes,usage,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_limits(pol: policy_mod.Policy, spec: list[tuple[str, int, int]], edit_bytes: int, usage: Usage,
-                expected: list[str]) -> None:
+def test_limits(
+    pol: policy_mod.Policy, spec: list[tuple[str, int, int]], edit_bytes: int, usage: Usage, expected: list[str]
+) -> None:
     changes = [
         make_change(path, Op.MODIFY, lines(removed, "old") + b"keep\n", b"keep\n" + lines(added, "new"))
         for path, removed, added in spec

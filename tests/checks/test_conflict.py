@@ -25,8 +25,13 @@ def run(path: str, before: str, after: str, size: str | None = None) -> list[tup
 
 CASES = [
     ("full-conflict", "a.py", "x\n", "x\n" + CONFLICT, [(2, "conflict-marker"), (4, "conflict-marker"), (6, "conflict-marker")]),
-    ("diff3-base", "a.py", "x\n", "<<<<<<< ours\na\n||||||| base\nb\n=======\nc\n>>>>>>> theirs\n",
-     [(1, "conflict-marker"), (3, "conflict-marker"), (5, "conflict-marker"), (7, "conflict-marker")]),
+    (
+        "diff3-base",
+        "a.py",
+        "x\n",
+        "<<<<<<< ours\na\n||||||| base\nb\n=======\nc\n>>>>>>> theirs\n",
+        [(1, "conflict-marker"), (3, "conflict-marker"), (5, "conflict-marker"), (7, "conflict-marker")],
+    ),
     ("bare-open", "a.py", "x\n", "x\n<<<<<<<\n", [(2, "conflict-marker")]),
     ("aider-marker", "a.py", "x\n", "<<<<<<< SEARCH\n", [(1, "conflict-marker")]),
     ("rst-underline", "doc.rst", "x\n", "Title\n=======\n", []),

@@ -15,6 +15,7 @@ POLICY = policy_mod.load(None, "default")
 def attrs(**values: str | bool) -> AttrLookup:
     def lookup(_path: str, name: str) -> str | bool | None:
         return values.get(name)
+
     return lookup
 
 

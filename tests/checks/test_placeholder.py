@@ -122,8 +122,12 @@ NOT_FOUND = [
     ("block-comment-list", "a.c", "", "/*\n * 1.0\n * ...\n * 2.0\n */\nint x;\n"),
     ("block-comment-prose", "a.c", "", "/*\n * the existing values unchanged\n */\nint x;\n"),
     ("doc-comment", "a.rs", "", "/// All other fields are unchanged.\nfn f() {}\n"),
-    ("sentence-continues", "a.py", "",
-     "if x:\n    # we cannot use it, so return the\n    # original code unchanged.\n    return y\n"),
+    (
+        "sentence-continues",
+        "a.py",
+        "",
+        "if x:\n    # we cannot use it, so return the\n    # original code unchanged.\n    return y\n",
+    ),
     ("trailing-prose-ellipsis", "a.py", "", "x = 1\n# Try again...\ny = 2\n"),
     ("leading-prose-ellipsis", "a.py", "", "x = 1\n# ...but only on Tuesdays\ny = 2\n"),
     ("bare-dots-new-file", "a.js", "", "function f() {\n  // ...\n}\n"),
@@ -202,8 +206,24 @@ def test_block_comment_followed_by_code() -> None:
     assert [f.line for f in findings] == [2]
 
 
-SUFFIXES = ("unchanged", "the same", "as before", "as is", "here", "intact", "untouched", "omitted", "elided",
-            "not shown", "same as before", "as it was", "from before", "goes here", "go here", "for brevity")
+SUFFIXES = (
+    "unchanged",
+    "the same",
+    "as before",
+    "as is",
+    "here",
+    "intact",
+    "untouched",
+    "omitted",
+    "elided",
+    "not shown",
+    "same as before",
+    "as it was",
+    "from before",
+    "goes here",
+    "go here",
+    "for brevity",
+)
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
@@ -262,8 +282,9 @@ ELISIONS = ("... rest of the comment unchanged ...", "(rest of the docstring omi
 
 @pytest.mark.parametrize("path, opener, prefix, closer", DOCS)
 @pytest.mark.parametrize("phrase", ELISIONS)
-def test_elision_inside_documentation_is_found_in_every_language(path: str, opener: str, prefix: str, closer: str,
-                                                                  phrase: str) -> None:
+def test_elision_inside_documentation_is_found_in_every_language(
+    path: str, opener: str, prefix: str, closer: str, phrase: str
+) -> None:
     # Two of three documentation lines replaced by an elision line: the edit deletes them.
     inner = ["The items are summed from the left.", "An empty list sums to zero.", "Floats are summed exactly."]
     before = "\n".join([opener, *(prefix + t for t in inner), closer, "code()"]) + "\n"
@@ -285,9 +306,18 @@ def swap(note: str, path: str = "a.py", then: str = "") -> FileChange:
 
 # The wordings the issue found let through, and their disguises: each replaces three lines alone.
 ISSUE_WORDINGS = [
-    "# rest of the code", "# remaining code", "# body unchanged", "# (same as above)", "# [lines 2-4 unchanged]",
-    "# ⋯ existing code ⋯", "# rest of the c\u043ede", "# rem\u0430ining code", "# body un\u200bchanged",
-    "# rest of the co\u200dde", "# ｂｏｄｙ ｕｎｃｈａｎｇｅｄ", "# \u202eremaining code",
+    "# rest of the code",
+    "# remaining code",
+    "# body unchanged",
+    "# (same as above)",
+    "# [lines 2-4 unchanged]",
+    "# ⋯ existing code ⋯",
+    "# rest of the c\u043ede",
+    "# rem\u0430ining code",
+    "# body un\u200bchanged",
+    "# rest of the co\u200dde",
+    "# ｂｏｄｙ ｕｎｃｈａｎｇｅｄ",
+    "# \u202eremaining code",
 ]
 
 
@@ -299,8 +329,16 @@ def test_a_note_in_any_wording_that_replaces_code_is_a_placeholder(note: str) ->
 
 
 # Notes that say code is left out whatever follows them (FIRM), and notes that may head the new code (BARE).
-FIRM_NOTES = ["# body unchanged", "# no changes to the rest", "# rest of the loop as before", "// [lines 2-4 unchanged]",
-              "# other statements omitted", "# keep the existing logic", "# 其余代码不变", "# остальной код без изменений"]
+FIRM_NOTES = [
+    "# body unchanged",
+    "# no changes to the rest",
+    "# rest of the loop as before",
+    "// [lines 2-4 unchanged]",
+    "# other statements omitted",
+    "# keep the existing logic",
+    "# 其余代码不变",
+    "# остальной код без изменений",
+]
 BARE_NOTES = ["# rest of the code", "# same as above", "# existing code", "# ditto", "# etc."]
 
 
@@ -318,10 +356,17 @@ def test_a_bare_note_above_new_code_heads_it(note: str) -> None:
 
 # Comments that explain the new code: never placeholders, above new code or alone.
 EXPLANATIONS = [
-    "# sum the items with the builtin", "# keep the cache warm", "# unchanged inputs are skipped",
-    "# the rest of the list is sorted already", "# drop lines that are unchanged", "# same order as the input",
-    "# we keep the remaining lines", "# Leave the sys module alone.", "# remaining bytes are copied as they are",
-    "# считаем сумму остальных элементов", "# 复制其余字节",
+    "# sum the items with the builtin",
+    "# keep the cache warm",
+    "# unchanged inputs are skipped",
+    "# the rest of the list is sorted already",
+    "# drop lines that are unchanged",
+    "# same order as the input",
+    "# we keep the remaining lines",
+    "# Leave the sys module alone.",
+    "# remaining bytes are copied as they are",
+    "# считаем сумму остальных элементов",
+    "# 复制其余字节",
 ]
 
 
@@ -350,22 +395,33 @@ def test_a_disguised_note_is_named_as_it_reads() -> None:
 DOC_BODY = 'def total(items):\n    """Sum the prices."""\n' + THREE + "    return count\n"
 
 
-@pytest.mark.parametrize("line", [
-    "... rest of the implementation as before ...", "rest of the implementation as before", "(implementation unchanged)",
-    "Body unchanged from the previous version", "r\u0435st of the implementation \u0430s before", "остальной код без изменений",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "... rest of the implementation as before ...",
+        "rest of the implementation as before",
+        "(implementation unchanged)",
+        "Body unchanged from the previous version",
+        "r\u0435st of the implementation \u0430s before",
+        "остальной код без изменений",
+    ],
+)
 def test_an_elision_in_a_docstring_that_replaces_code_is_a_placeholder(line: str) -> None:
     after = DOC_BODY.replace('    """Sum the prices."""\n' + THREE, f'    """Sum the prices.\n\n    {line}\n    """\n')
     found = run(modify("a.py", DOC_BODY, after))
     assert [f.line for f in found] == [4], found
 
 
-@pytest.mark.parametrize("line", ["Other fields are left unchanged.", "Return the rest of the list unchanged.",
-                                  "the remaining logic is identical"])
+@pytest.mark.parametrize(
+    "line", ["Other fields are left unchanged.", "Return the rest of the list unchanged.", "the remaining logic is identical"]
+)
 def test_documentation_in_a_docstring_is_prose(line: str) -> None:
     # A sentence, or a line of a paragraph, documents; new code replaces the old.
-    text = f'    """Sum the prices.\n\n    {line}\n    More about it.\n    """\n' if not line.endswith(".") else \
-        f'    """Sum the prices.\n\n    {line}\n    """\n'
+    text = (
+        f'    """Sum the prices.\n\n    {line}\n    More about it.\n    """\n'
+        if not line.endswith(".")
+        else f'    """Sum the prices.\n\n    {line}\n    """\n'
+    )
     after = DOC_BODY.replace('    """Sum the prices."""\n' + THREE, text + "    count = sum(i.price for i in items)\n")
     assert run(modify("a.py", DOC_BODY, after)) == []
 
@@ -382,8 +438,10 @@ def test_a_bracketed_ellipsis_stands_for_code_where_dots_cannot_be_code() -> Non
 def test_a_heading_between_blank_lines_is_not_a_bare_note() -> None:
     # `# other helper functions` over the helpers heads them; at the end of a block, standing for its
     # last lines, the same note elides them.
-    before = ("class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n"
-              "    def c(self):\n        return 3\n")
+    before = (
+        "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n\n"
+        "    def c(self):\n        return 3\n"
+    )
     heading = before.replace("    def b(self):\n        return 2\n", "    # other helper functions\n")
     assert run(modify("a.py", before, heading)) == []
     tail = before.replace("        return 3\n", "        # the rest of the code\n")

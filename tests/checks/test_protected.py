@@ -23,7 +23,9 @@ def test_paths_and_renames() -> None:
     away = make_change("docs/ci.yml", Op.RENAME, b"x\n", b"x\n", old_path=".github/workflows/ci.yml")
     into = make_change("keys/a.pem", Op.RENAME, b"x\n", b"x\n", old_path="a.txt")
     assert found(edit, env, away, into) == [
-        (".env", "error"), (".github/workflows/ci.yml", "error"), ("keys/a.pem", "error"),
+        (".env", "error"),
+        (".github/workflows/ci.yml", "error"),
+        ("keys/a.pem", "error"),
     ]
 
 

@@ -12,16 +12,28 @@ from guard.model import FileChange, Op
 
 def test_registry() -> None:
     assert set(CHECKS) == {
-        "path-protected", "untracked", "binary", "not-utf8", "no-op", "conflict-marker", "placeholder",
-        "whitespace", "budget", "syntax",
+        "path-protected",
+        "untracked",
+        "binary",
+        "not-utf8",
+        "no-op",
+        "conflict-marker",
+        "placeholder",
+        "whitespace",
+        "budget",
+        "syntax",
     }
     assert set(CHECKS) <= set(policy_mod.CHECK_NAMES)
 
 
 def lazy_edit() -> tuple[FileChange, ...]:
     return (
-        make_change("src/a.py", Op.MODIFY, b"def f():\n    compute()\n    return 1\n",
-                    b"def f():\n    # ... existing code ...\n    return 1  \n"),
+        make_change(
+            "src/a.py",
+            Op.MODIFY,
+            b"def f():\n    compute()\n    return 1\n",
+            b"def f():\n    # ... existing code ...\n    return 1  \n",
+        ),
         make_change("notes.txt", Op.MODIFY, b"a\n", b"a\n"),
     )
 

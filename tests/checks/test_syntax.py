@@ -21,49 +21,114 @@ from guard.syntax import languages
 
 # language: (path, before, an edit that keeps it parsing, an edit that breaks it, a broken file)
 LANGUAGES: dict[str, tuple[str, str, str, str, str]] = {
-    "python": ("app.py", "def f(a):\n    return a + 1\n", "def f(a):\n    return a + 2\n",
-               "def f(a):\n    return (a + 1\n", "def f(a)\n    return a + 1\n"),
-    "json": ("data.json", '{"a": 1, "b": [1, 2]}\n', '{"a": 2, "b": [1, 2]}\n',
-             '{"a": 2, "b": [1, 2]\n', '{"a": 1,, "b": 2}\n'),
-    "yaml": ("ci.yml", "a: 1\nb:\n  - x\n  - y\n", "a: 2\nb:\n  - x\n  - y\n",
-             "a: 2\nb:\n  - x\n - y\n", "a: [1\nb: 2\n"),
-    "toml": ("conf.toml", 'name = "x"\n[tool]\nv = 1\n', 'name = "y"\n[tool]\nv = 1\n',
-             'name = "y\n[tool]\nv = 1\n', 'name = \n'),
-    "javascript": ("app.js", "function f(a) {\n  return a + 1;\n}\n", "function f(a) {\n  return a + 2;\n}\n",
-                   "function f(a) {\n  return a + ;\n}\n", "function f(a {\n  return a;\n}\n"),
-    "typescript": ("app.ts", "export function f(a: number): number {\n  return a + 1;\n}\n",
-                   "export function f(a: number): number {\n  return a * 2;\n}\n",
-                   "export function f(a: number): number {\n  return a +;\n}\n",
-                   "export function f(a: number: number {\n  return a;\n}\n"),
-    "tsx": ("view.tsx", "export const A = () => <div>{1}</div>;\n", "export const A = () => <p>{2}</p>;\n",
-            "export const A = () => <div>{1}</div;\n", "export const A = () => <div>{1</div>;\n"),
-    "go": ("m.go", "package m\n\nfunc F(a int) int {\n\treturn a + 1\n}\n",
-           "package m\n\nfunc F(a int) int {\n\treturn a + 2\n}\n",
-           "package m\n\nfunc F(a int) int {\n\treturn a +\n}\n", "package m\n\nfunc F(a int int {\n\treturn a\n}\n"),
-    "rust": ("lib.rs", "fn f(a: i32) -> i32 {\n    a + 1\n}\n", "fn f(a: i32) -> i32 {\n    a + 2\n}\n",
-             "fn f(a: i32) -> i32 {\n    a + 1\n", "fn f(a: i32 -> i32 {\n    a\n}\n"),
-    "java": ("A.java", "class A {\n    int f(int a) {\n        return a + 1;\n    }\n}\n",
-             "class A {\n    int f(int a) {\n        return a + 2;\n    }\n}\n",
-             "class A {\n    int f(int a) {\n        return a + 1\n    }\n}\n",
-             "class A {\n    int f(int a {\n        return a;\n    }\n}\n"),
-    "c": ("f.c", "int f(int a)\n{\n    return a + 1;\n}\n", "int f(int a)\n{\n    return a + 2;\n}\n",
-          "int f(int a)\n{\n    return a + ;\n}\n", "int f(int a\n{\n    return a;\n}\n"),
-    "cpp": ("f.cpp", "namespace n {\nint f(int a) { return a + 1; }\n}\n", "namespace n {\nint f(int a) { return a + 2; }\n}\n",
-            "namespace n {\nint f(int a) { return a + 1;\n}\n", "namespace n {\nint f(int a { return a; }\n}\n"),
-    "c_sharp": ("A.cs", "class A {\n    int F(int a) { return a + 1; }\n}\n",
-                "class A {\n    int F(int a) { return a + 2; }\n}\n",
-                "class A {\n    int F(int a) { return a + 1 }\n}\n", "class A {\n    int F(int a { return a; }\n}\n"),
+    "python": (
+        "app.py",
+        "def f(a):\n    return a + 1\n",
+        "def f(a):\n    return a + 2\n",
+        "def f(a):\n    return (a + 1\n",
+        "def f(a)\n    return a + 1\n",
+    ),
+    "json": ("data.json", '{"a": 1, "b": [1, 2]}\n', '{"a": 2, "b": [1, 2]}\n', '{"a": 2, "b": [1, 2]\n', '{"a": 1,, "b": 2}\n'),
+    "yaml": ("ci.yml", "a: 1\nb:\n  - x\n  - y\n", "a: 2\nb:\n  - x\n  - y\n", "a: 2\nb:\n  - x\n - y\n", "a: [1\nb: 2\n"),
+    "toml": (
+        "conf.toml",
+        'name = "x"\n[tool]\nv = 1\n',
+        'name = "y"\n[tool]\nv = 1\n',
+        'name = "y\n[tool]\nv = 1\n',
+        "name = \n",
+    ),
+    "javascript": (
+        "app.js",
+        "function f(a) {\n  return a + 1;\n}\n",
+        "function f(a) {\n  return a + 2;\n}\n",
+        "function f(a) {\n  return a + ;\n}\n",
+        "function f(a {\n  return a;\n}\n",
+    ),
+    "typescript": (
+        "app.ts",
+        "export function f(a: number): number {\n  return a + 1;\n}\n",
+        "export function f(a: number): number {\n  return a * 2;\n}\n",
+        "export function f(a: number): number {\n  return a +;\n}\n",
+        "export function f(a: number: number {\n  return a;\n}\n",
+    ),
+    "tsx": (
+        "view.tsx",
+        "export const A = () => <div>{1}</div>;\n",
+        "export const A = () => <p>{2}</p>;\n",
+        "export const A = () => <div>{1}</div;\n",
+        "export const A = () => <div>{1</div>;\n",
+    ),
+    "go": (
+        "m.go",
+        "package m\n\nfunc F(a int) int {\n\treturn a + 1\n}\n",
+        "package m\n\nfunc F(a int) int {\n\treturn a + 2\n}\n",
+        "package m\n\nfunc F(a int) int {\n\treturn a +\n}\n",
+        "package m\n\nfunc F(a int int {\n\treturn a\n}\n",
+    ),
+    "rust": (
+        "lib.rs",
+        "fn f(a: i32) -> i32 {\n    a + 1\n}\n",
+        "fn f(a: i32) -> i32 {\n    a + 2\n}\n",
+        "fn f(a: i32) -> i32 {\n    a + 1\n",
+        "fn f(a: i32 -> i32 {\n    a\n}\n",
+    ),
+    "java": (
+        "A.java",
+        "class A {\n    int f(int a) {\n        return a + 1;\n    }\n}\n",
+        "class A {\n    int f(int a) {\n        return a + 2;\n    }\n}\n",
+        "class A {\n    int f(int a) {\n        return a + 1\n    }\n}\n",
+        "class A {\n    int f(int a {\n        return a;\n    }\n}\n",
+    ),
+    "c": (
+        "f.c",
+        "int f(int a)\n{\n    return a + 1;\n}\n",
+        "int f(int a)\n{\n    return a + 2;\n}\n",
+        "int f(int a)\n{\n    return a + ;\n}\n",
+        "int f(int a\n{\n    return a;\n}\n",
+    ),
+    "cpp": (
+        "f.cpp",
+        "namespace n {\nint f(int a) { return a + 1; }\n}\n",
+        "namespace n {\nint f(int a) { return a + 2; }\n}\n",
+        "namespace n {\nint f(int a) { return a + 1;\n}\n",
+        "namespace n {\nint f(int a { return a; }\n}\n",
+    ),
+    "c_sharp": (
+        "A.cs",
+        "class A {\n    int F(int a) { return a + 1; }\n}\n",
+        "class A {\n    int F(int a) { return a + 2; }\n}\n",
+        "class A {\n    int F(int a) { return a + 1 }\n}\n",
+        "class A {\n    int F(int a { return a; }\n}\n",
+    ),
     "ruby": ("a.rb", "def f(a)\n  a + 1\nend\n", "def f(a)\n  a + 2\nend\n", "def f(a)\n  a + 1\n", "def f(a\n  a\nend end\n"),
-    "php": ("a.php", "<?php\nfunction f($a) {\n    return $a + 1;\n}\n", "<?php\nfunction f($a) {\n    return $a + 2;\n}\n",
-            "<?php\nfunction f($a) {\n    return $a + ;\n}\n", "<?php\nfunction f($a {\n    return $a;\n}\n"),
-    "bash": ("run.sh", "if [ -f x ]; then\n  echo yes\nfi\n", "if [ -f y ]; then\n  echo yes\nfi\n",
-             "if [ -f y ]; then\n  echo yes\n", "if [ -f x ]; then\n  echo yes\n"),
-    "html": ("index.html", '<!doctype html>\n<html>\n<body><p class="a">Hi</p></body>\n</html>\n',
-             '<!doctype html>\n<html>\n<body><p class="b">Hello</p></body>\n</html>\n',
-             '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n',
-             '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n'),
-    "css": ("site.css", "a {\n  color: red;\n}\n", "a {\n  color: blue;\n}\n", "a {\n  color: red;\n\n",
-            "a {\n  color: red;\n\n"),
+    "php": (
+        "a.php",
+        "<?php\nfunction f($a) {\n    return $a + 1;\n}\n",
+        "<?php\nfunction f($a) {\n    return $a + 2;\n}\n",
+        "<?php\nfunction f($a) {\n    return $a + ;\n}\n",
+        "<?php\nfunction f($a {\n    return $a;\n}\n",
+    ),
+    "bash": (
+        "run.sh",
+        "if [ -f x ]; then\n  echo yes\nfi\n",
+        "if [ -f y ]; then\n  echo yes\nfi\n",
+        "if [ -f y ]; then\n  echo yes\n",
+        "if [ -f x ]; then\n  echo yes\n",
+    ),
+    "html": (
+        "index.html",
+        '<!doctype html>\n<html>\n<body><p class="a">Hi</p></body>\n</html>\n',
+        '<!doctype html>\n<html>\n<body><p class="b">Hello</p></body>\n</html>\n',
+        '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n',
+        '<!doctype html>\n<html>\n<body><p class="a>Hi</p></body>\n</html>\n',
+    ),
+    "css": (
+        "site.css",
+        "a {\n  color: red;\n}\n",
+        "a {\n  color: blue;\n}\n",
+        "a {\n  color: red;\n\n",
+        "a {\n  color: red;\n\n",
+    ),
 }
 POLICY = "checks:\n  syntax: error\n"
 
@@ -182,16 +247,19 @@ def test_python_target_version_from_pyproject(repo, cli) -> None:  # type: ignor
     assert _apply(cli, "m.py", after).code == 0
 
 
-@pytest.mark.parametrize("text, target", [
-    ('[project]\nrequires-python = ">=3.8,<4"\n', (3, 8)),
-    ('[project]\nrequires-python = "~=3.9"\n', (3, 9)),
-    ('[tool.ruff]\ntarget-version = "py38"\n', (3, 8)),
-    ('[tool.black]\ntarget-version = ["py310", "py39"]\n', (3, 9)),
-    ('[tool.mypy]\npython_version = "3.8"\n', (3, 8)),
-    ('[project]\nname = "x"\n', None),
-    ('[project]\nrequires-python = ">=3.99"\n', None),  # newer than this interpreter: unnarrowed
-    ("not toml [", None),
-])
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ('[project]\nrequires-python = ">=3.8,<4"\n', (3, 8)),
+        ('[project]\nrequires-python = "~=3.9"\n', (3, 9)),
+        ('[tool.ruff]\ntarget-version = "py38"\n', (3, 8)),
+        ('[tool.black]\ntarget-version = ["py310", "py39"]\n', (3, 9)),
+        ('[tool.mypy]\npython_version = "3.8"\n', (3, 8)),
+        ('[project]\nname = "x"\n', None),
+        ('[project]\nrequires-python = ">=3.99"\n', None),  # newer than this interpreter: unnarrowed
+        ("not toml [", None),
+    ],
+)
 def test_python_target(tmp_path, text: str, target: tuple[int, int] | None) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "pyproject.toml").write_text(text)
     assert languages.python_target(tmp_path) == target
@@ -226,8 +294,7 @@ def test_grammars_load_lazily() -> None:
         syntax.judge(make_change("a.js", Op.MODIFY, b"x = 1;\\n", b"x = (;\\n"))
         print(sorted(m for m in sys.modules if m.startswith("tree_sitter")))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
-                         env=checkout_env())
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=checkout_env())
     if languages.available("javascript"):
         assert "tree_sitter_javascript" in out.stdout
         assert "tree_sitter_go" not in out.stdout

@@ -99,8 +99,7 @@ def modify(path: str, before: bytes, after: bytes) -> FileChange:
 Attr = Callable[[str, str], "str | bool | None"]
 
 
-def inp(*changes: FileChange, policy: policy_mod.Policy = STRICT, core: str | None = None,
-        attr: Attr = no_attr) -> CheckInput:
+def inp(*changes: FileChange, policy: policy_mod.Policy = STRICT, core: str | None = None, attr: Attr = no_attr) -> CheckInput:
     return CheckInput(changes, policy, lambda _p: True, attr, core)
 
 

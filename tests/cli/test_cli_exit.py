@@ -34,8 +34,9 @@ def test_large_output_arrives_whole_with_the_status(repo: Repo) -> None:
     assert any(f["code"] == "whitespace" for f in doc["findings"])
 
 
-@pytest.mark.parametrize(("args", "code"), [(("check",), 0), (("check", "--format", "nope"), 2),
-                                           (("no-such-command",), 2), (("--help",), 0)])
+@pytest.mark.parametrize(
+    ("args", "code"), [(("check",), 0), (("check", "--format", "nope"), 2), (("no-such-command",), 2), (("--help",), 0)]
+)
 def test_statuses_survive_the_quick_exit(repo: Repo, args: tuple[str, ...], code: int) -> None:
     repo.commit({"a.txt": "a\n"})
     r = _run(repo.root, *args)
@@ -47,8 +48,13 @@ def test_a_reader_that_goes_away_is_not_an_error_trace(repo: Repo) -> None:
     repo.commit({"a.txt": "a\n"})
     repo.write({f"f{i}.txt": "x \n" * 200 for i in range(20)})
     repo.git("add", "-A")
-    proc = subprocess.Popen([sys.executable, "-m", "guard", "check"], cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=checkout_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guard", "check"],
+        cwd=repo.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=checkout_env(),
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.read(10)
     proc.stdout.close()  # like `| head -c 10`
@@ -123,15 +129,41 @@ def test_a_large_check_finds_what_attributes_say(repo: Repo) -> None:
 # ---------------------------------------------------------------------- `check` read without click
 
 ARGVS = [
-    [], ["a.py"], ["a.py", "b/c.py", "-"], ["--staged"], ["--all-files", "x"], ["--json"],
-    ["--format", "sarif"], ["--format=github", "p"], ["--policy", "strict", "a"], ["--policy=./p.yaml"],
-    ["--from-ref", "A", "--to-ref", "B"], ["--from-ref=A", "--to-ref=B", "--json"], ["a", "--json", "b"],
-    ["--", "--json", "-x"], ["--policy", ""], ["--json", "--format", "json"], ["--output-format", "sarif"],
-    ["--output-format=github", "p"], ["--json", "--output-format", "json"],
+    [],
+    ["a.py"],
+    ["a.py", "b/c.py", "-"],
+    ["--staged"],
+    ["--all-files", "x"],
+    ["--json"],
+    ["--format", "sarif"],
+    ["--format=github", "p"],
+    ["--policy", "strict", "a"],
+    ["--policy=./p.yaml"],
+    ["--from-ref", "A", "--to-ref", "B"],
+    ["--from-ref=A", "--to-ref=B", "--json"],
+    ["a", "--json", "b"],
+    ["--", "--json", "-x"],
+    ["--policy", ""],
+    ["--json", "--format", "json"],
+    ["--output-format", "sarif"],
+    ["--output-format=github", "p"],
+    ["--json", "--output-format", "json"],
     # Left to click (help, mistakes, repeats, values that look like options):
-    ["-h"], ["--help"], ["--format", "nope"], ["--json", "--format", "human"], ["--staged", "--from-ref", "A"],
-    ["--policy"], ["--policy", "--json"], ["--policy", "a", "--policy", "b"], ["--staged", "--all-files"],
-    ["--json=1"], ["--unknown"], ["-x"], ["--form", "json"], ["--staged=1"], ["--json", "--output-format", "human"],
+    ["-h"],
+    ["--help"],
+    ["--format", "nope"],
+    ["--json", "--format", "human"],
+    ["--staged", "--from-ref", "A"],
+    ["--policy"],
+    ["--policy", "--json"],
+    ["--policy", "a", "--policy", "b"],
+    ["--staged", "--all-files"],
+    ["--json=1"],
+    ["--unknown"],
+    ["-x"],
+    ["--form", "json"],
+    ["--staged=1"],
+    ["--json", "--output-format", "human"],
     ["--format", "json", "--output-format", "sarif"],
 ]
 
@@ -168,10 +200,12 @@ def test_check_without_click_imports_no_click(repo: Repo) -> None:
     repo.commit({"a.py": "x = 1\n"})
     repo.write({"b.py": "y = 2 \n"})
     repo.git("add", "b.py")
-    code = ("import sys, os\nfrom guard.cli import program as entry\n"
-            "real_exit = os._exit\n"
-            "def leave(status):\n    print('click' in sys.modules, status)\n    sys.stdout.flush()\n    real_exit(status)\n"
-            "os._exit = leave\nentry.run(sys.argv[1:])\n")
+    code = (
+        "import sys, os\nfrom guard.cli import program as entry\n"
+        "real_exit = os._exit\n"
+        "def leave(status):\n    print('click' in sys.modules, status)\n    sys.stdout.flush()\n    real_exit(status)\n"
+        "os._exit = leave\nentry.run(sys.argv[1:])\n"
+    )
     for args, click_loaded in ((["check"], "False"), (["check", "--json"], "False"), (["check", "--help"], "True")):
         r = python(repo.root, "-c", code, *args)
         assert r.stdout.strip().splitlines()[-1].split()[0] == click_loaded, (args, r.stdout, r.stderr)

@@ -22,21 +22,48 @@ from conftest import Repo, checkout_env, python
 from guard.cli import fast, options, program
 
 APPLY_ARGVS = [
-    [], ["p.diff"], ["-"], ["--check", "p.diff"], ["p.diff", "--json"], ["--json", "--diff", "--check"],
-    ["--format", "codex"], ["--format=search-replace", "p.diff"], ["--agent", "claude", "--turn", "7"],
-    ["--agent=", "p.diff"], ["--policy", "strict"], ["--policy=./p.yaml", "--check"], ["--path", "a.py"],
-    ["--format", "whole", "--path=a.py", "p.diff"], ["missing.diff"], ["--", "-x"], ["--", "--json"],
-    ["--turn", ""], ["--dialect", "codex"], ["--dialect=search-replace", "p.diff"],
+    [],
+    ["p.diff"],
+    ["-"],
+    ["--check", "p.diff"],
+    ["p.diff", "--json"],
+    ["--json", "--diff", "--check"],
+    ["--format", "codex"],
+    ["--format=search-replace", "p.diff"],
+    ["--agent", "claude", "--turn", "7"],
+    ["--agent=", "p.diff"],
+    ["--policy", "strict"],
+    ["--policy=./p.yaml", "--check"],
+    ["--path", "a.py"],
+    ["--format", "whole", "--path=a.py", "p.diff"],
+    ["missing.diff"],
+    ["--", "-x"],
+    ["--", "--json"],
+    ["--turn", ""],
+    ["--dialect", "codex"],
+    ["--dialect=search-replace", "p.diff"],
     # Left to click (help, mistakes, repeats, values that look like options, a FILE click refuses):
-    ["-h"], ["--help"], ["--format", "nope"], ["--format", "AUTO"], ["--format"], ["--agent", "--json"],
-    ["--json", "--json"], ["--agent", "a", "--agent", "b"], ["--check=1"], ["--unknown"], ["-x"],
-    ["--form", "codex"], ["a", "b"], ["p.diff", "--", "q"], ["d"], ["--", "d"],
+    ["-h"],
+    ["--help"],
+    ["--format", "nope"],
+    ["--format", "AUTO"],
+    ["--format"],
+    ["--agent", "--json"],
+    ["--json", "--json"],
+    ["--agent", "a", "--agent", "b"],
+    ["--check=1"],
+    ["--unknown"],
+    ["-x"],
+    ["--form", "codex"],
+    ["a", "b"],
+    ["p.diff", "--", "q"],
+    ["d"],
+    ["--", "d"],
 ]
 
 
 @pytest.mark.parametrize("argv", APPLY_ARGVS, ids=[" ".join(a) or "(none)" for a in APPLY_ARGVS])
-def test_apply_arguments_read_as_click_reads_them(argv: list[str], tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_arguments_read_as_click_reads_them(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from guard.cli import commands
 
     monkeypatch.chdir(tmp_path)
@@ -46,14 +73,35 @@ def test_apply_arguments_read_as_click_reads_them(argv: list[str], tmp_path: Pat
 
 
 HOOK_ARGVS = [
-    [], ["--agent", "claude"], ["--turn=p1", "--policy", "strict"], ["--on-pass", "ask"], ["--on-pass=defer"],
-    ["--deadline", "5"], ["--deadline=0.5"], ["--deadline", "12.25", "--agent", ""], ["--deadline", "1."],
+    [],
+    ["--agent", "claude"],
+    ["--turn=p1", "--policy", "strict"],
+    ["--on-pass", "ask"],
+    ["--on-pass=defer"],
+    ["--deadline", "5"],
+    ["--deadline=0.5"],
+    ["--deadline", "12.25", "--agent", ""],
+    ["--deadline", "1."],
     ["--deadline", ".5"],
     # Left to click (help, mistakes, repeats, spellings of numbers the reader does not take):
-    ["-h"], ["--help"], ["--on-pass", "allow"], ["--on-pass", "nope"], ["--deadline", "0"], ["--deadline", "-1"],
-    ["--deadline", "1e3"], ["--deadline", "inf"], ["--deadline", " 5"], ["--deadline", "x"],
-    ["--deadline", "1.2.3"], ["--deadline", "٣"], ["--agent"], ["--agent", "a", "--agent", "b"], ["word"],
-    ["--", "word"], ["--unknown"], ["--json"],
+    ["-h"],
+    ["--help"],
+    ["--on-pass", "allow"],
+    ["--on-pass", "nope"],
+    ["--deadline", "0"],
+    ["--deadline", "-1"],
+    ["--deadline", "1e3"],
+    ["--deadline", "inf"],
+    ["--deadline", " 5"],
+    ["--deadline", "x"],
+    ["--deadline", "1.2.3"],
+    ["--deadline", "٣"],
+    ["--agent"],
+    ["--agent", "a", "--agent", "b"],
+    ["word"],
+    ["--", "word"],
+    ["--unknown"],
+    ["--json"],
 ]
 
 
@@ -80,11 +128,13 @@ def _same_as_click(read: dict[str, Any] | None, command: click.Command, name: st
 
 def _leave_code(*args: str) -> str:
     """A program run (``program.run``) that reports, as it ends, whether click was imported."""
-    return ("import sys, os\nfrom guard.cli import program\n"
-            "real_exit = os._exit\n"
-            "def leave(status):\n    print('click' in sys.modules, status, file=sys.stderr)\n"
-            "    sys.stderr.flush()\n    real_exit(status)\n"
-            f"os._exit = leave\nprogram.run({list(args)!r})\n")
+    return (
+        "import sys, os\nfrom guard.cli import program\n"
+        "real_exit = os._exit\n"
+        "def leave(status):\n    print('click' in sys.modules, status, file=sys.stderr)\n"
+        "    sys.stderr.flush()\n    real_exit(status)\n"
+        f"os._exit = leave\nprogram.run({list(args)!r})\n"
+    )
 
 
 def _click_loaded(stderr: str) -> bool:
@@ -97,14 +147,22 @@ def test_apply_without_click_imports_no_click_and_says_the_same(repo: Repo, tmp_
     patch.write_text("--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n")
     bad = tmp_path / "bad.diff"
     bad.write_text("--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 7\n+x = 2\n")
-    for args, click_loaded in ((["apply", "--check", str(patch)], False),
-                               (["apply", "--json", "--check", str(bad)], False),
-                               (["apply", "--check", str(tmp_path / "missing")], True), (["apply", "-h"], True)):
+    for args, click_loaded in (
+        (["apply", "--check", str(patch)], False),
+        (["apply", "--json", "--check", str(bad)], False),
+        (["apply", "--check", str(tmp_path / "missing")], True),
+        (["apply", "-h"], True),
+    ):
         r = python(repo.root, "-c", _leave_code(*args))
         assert _click_loaded(r.stderr) == click_loaded, (args, r.stdout, r.stderr)
     # Same report, same status, with or without click: a pass, a refusal, JSON, a usage error.
-    for args in (["--check", str(patch)], ["--check", str(bad)], ["--json", "--check", str(bad)],
-                 ["--diff", "--check", str(patch)], ["--json", "--policy", "no-such-preset", str(patch)]):
+    for args in (
+        ["--check", str(patch)],
+        ["--check", str(bad)],
+        ["--json", "--check", str(bad)],
+        ["--diff", "--check", str(patch)],
+        ["--json", "--policy", "no-such-preset", str(patch)],
+    ):
         quick = python(repo.root, "-m", "guard", "apply", *args)
         slow = python(repo.root, "-c", "from guard.cli.commands import main; main()", "apply", *args)
         assert (quick.returncode, quick.stdout, quick.stderr) == (slow.returncode, slow.stdout, slow.stderr), args
@@ -115,13 +173,19 @@ def test_apply_without_click_imports_no_click_and_says_the_same(repo: Repo, tmp_
 
 def test_claude_code_hook_without_click_imports_no_click_and_answers_the_same(repo: Repo) -> None:
     repo.commit({"a.py": "x = 1\n"})
-    payload = {"session_id": "s", "cwd": str(repo.root), "hook_event_name": "PreToolUse", "tool_name": "Edit",
-               "tool_use_id": "toolu_1",
-               "tool_input": {"file_path": str(repo.root / "a.py"), "old_string": "x = 1", "new_string": "x = 2"}}
+    payload = {
+        "session_id": "s",
+        "cwd": str(repo.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_use_id": "toolu_1",
+        "tool_input": {"file_path": str(repo.root / "a.py"), "old_string": "x = 1", "new_string": "x = 2"},
+    }
     r = _with_input(repo.root, json.dumps(payload).encode(), "-c", _leave_code("hook", "claude-code"))
     assert r.returncode == 0 and not _click_loaded(r.stderr.decode()), r.stderr
-    denied = dict(payload, tool_input={"file_path": str(repo.root / "a.py"), "old_string": "x = 1",
-                                       "new_string": "<<<<<<< HEAD\nx = 2"})
+    denied = dict(
+        payload, tool_input={"file_path": str(repo.root / "a.py"), "old_string": "x = 1", "new_string": "<<<<<<< HEAD\nx = 2"}
+    )
     # Same answer, same status, with or without click: a pass, a denial, a payload it cannot read.
     for doc in (payload, denied, {"hook_event_name": 3}):
         data = json.dumps(doc).encode()
@@ -133,15 +197,19 @@ def test_claude_code_hook_without_click_imports_no_click_and_answers_the_same(re
 
 def _with_input(cwd: Path, data: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
     """`python ARGS` in `cwd` with `data` on standard input, importing this checkout."""
-    return subprocess.run([sys.executable, *args], cwd=cwd, input=data, capture_output=True, env=checkout_env(),
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, input=data, capture_output=True, env=checkout_env(), timeout=120, check=False
+    )
 
 
 def _declared() -> list[tuple[options.Command, click.Command]]:
     from guard.cli import adapters, check, commands
 
-    return [(options.APPLY, commands.apply_cmd), (options.CHECK, check.check_cmd),
-            (options.CLAUDE_CODE, adapters.claude_code_cmd)]
+    return [
+        (options.APPLY, commands.apply_cmd),
+        (options.CHECK, check.check_cmd),
+        (options.CLAUDE_CODE, adapters.claude_code_cmd),
+    ]
 
 
 def test_the_click_commands_are_made_from_the_declaration() -> None:
@@ -166,16 +234,41 @@ def test_the_click_commands_are_made_from_the_declaration() -> None:
 
 
 JSON_ARGVS = {
-    "apply": [["--json"], ["--json", "p.diff"], ["p.diff", "--json"], ["--agent", "--json"], ["--agent=--json"],
-              ["--check"], [], ["--", "--json"], ["--format", "json"], ["--json", "--json"], ["--json=1"]],
-    "check": [["--json"], ["--output-format", "json"], ["--output-format=json"], ["--format", "json"],
-              ["--format=json"], ["--format", "sarif"], ["--output-format", "github", "--json"], ["--policy", "json"],
-              ["--", "--json"], ["a.py", "--format", "json"], ["--format"], ["--output-format", "jsonx"]],
+    "apply": [
+        ["--json"],
+        ["--json", "p.diff"],
+        ["p.diff", "--json"],
+        ["--agent", "--json"],
+        ["--agent=--json"],
+        ["--check"],
+        [],
+        ["--", "--json"],
+        ["--format", "json"],
+        ["--json", "--json"],
+        ["--json=1"],
+    ],
+    "check": [
+        ["--json"],
+        ["--output-format", "json"],
+        ["--output-format=json"],
+        ["--format", "json"],
+        ["--format=json"],
+        ["--format", "sarif"],
+        ["--output-format", "github", "--json"],
+        ["--policy", "json"],
+        ["--", "--json"],
+        ["a.py", "--format", "json"],
+        ["--format"],
+        ["--output-format", "jsonx"],
+    ],
 }
 
 
-@pytest.mark.parametrize("name,argv", [(n, a) for n, argvs in JSON_ARGVS.items() for a in argvs],
-                         ids=[f"{n} {' '.join(a)}" for n, argvs in JSON_ARGVS.items() for a in argvs])
+@pytest.mark.parametrize(
+    "name,argv",
+    [(n, a) for n, argvs in JSON_ARGVS.items() for a in argvs],
+    ids=[f"{n} {' '.join(a)}" for n, argvs in JSON_ARGVS.items() for a in argvs],
+)
 def test_a_failure_answers_in_json_when_click_would_have_read_json(name: str, argv: list[str]) -> None:
     """``failure.json_wanted`` reads the same declaration: wherever click reads a request for JSON,
     it sees one (so a usage or internal error still prints one JSON object)."""

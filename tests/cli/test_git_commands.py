@@ -35,8 +35,9 @@ def test_every_command_is_a_git_command() -> None:
     scripts = _scripts()
     for name in _commands():
         assert scripts.get(f"git-agent-{name}") == "guard.cli.program:git", (
-            f"`git agent-{name}` is not installed: add git-agent-{name} = \"guard.cli.program:git\" to "
-            "[project.scripts] in pyproject.toml, then run PYTHONPATH=. python scripts/gen_manpages.py")
+            f'`git agent-{name}` is not installed: add git-agent-{name} = "guard.cli.program:git" to '
+            "[project.scripts] in pyproject.toml, then run PYTHONPATH=. python scripts/gen_manpages.py"
+        )
     extra = {n for n in scripts if n.startswith("git-agent-")} - {f"git-agent-{n}" for n in _commands()}
     assert not extra, f"scripts for no command: {extra}"
     for name in scripts:
@@ -46,10 +47,10 @@ def test_every_command_is_a_git_command() -> None:
 
 def _as_git_command(cwd: Path, name: str, *args: str) -> subprocess.CompletedProcess[str]:
     """The `git-agent-NAME` program, run as pip installs it (its name is all it is told)."""
-    code = (f"import sys; sys.argv[0] = {f'/somewhere/bin/git-agent-{name}'!r}; "
-            "from guard.cli.program import git; git()")
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
-                          env=checkout_env(), timeout=120, check=False)
+    code = f"import sys; sys.argv[0] = {f'/somewhere/bin/git-agent-{name}'!r}; from guard.cli.program import git; git()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, env=checkout_env(), timeout=120, check=False
+    )
 
 
 @pytest.mark.parametrize("name", _commands())
@@ -64,9 +65,14 @@ def test_a_git_command_runs_its_command(repo: Repo) -> None:
     assert stats.returncode == 0 and "agent-guard stats" in stats.stdout, stats
     usage = _as_git_command(repo.root, "gc")
     assert usage.returncode == 2 and "Usage: git agent-gc" in usage.stderr, usage
-    odd = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'agent-x'; "
-                          "from guard.cli.program import git; git()"], capture_output=True, text=True,
-                         env=checkout_env(), timeout=120, check=False)
+    odd = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.argv[0] = 'agent-x'; from guard.cli.program import git; git()"],
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=120,
+        check=False,
+    )
     assert odd.returncode == 2 and "names no git-agent-X command" in odd.stderr
 
 
@@ -85,11 +91,17 @@ def test_shell_completion_as_the_readme_sets_it_up(repo: Repo) -> None:
     env = {"_AGENT_GUARD_COMPLETE": "bash_source"}
     source = command(repo.root, "agent-guard", env=env)
     assert source.returncode == 0 and b"_agent_guard_completion()" in source.stdout, source
-    for words, cword, want in (("agent-guard sh", 1, "plain,show"), ("agent-guard log --tu", 2, "plain,--turn"),
-                               ("agent-guard apply --format co", 3, "plain,codex"),
-                               ("agent-guard policy l", 2, "plain,list")):
-        r = command(repo.root, "agent-guard", env={"_AGENT_GUARD_COMPLETE": "bash_complete", "COMP_WORDS": words,
-                                                   "COMP_CWORD": str(cword)})
+    for words, cword, want in (
+        ("agent-guard sh", 1, "plain,show"),
+        ("agent-guard log --tu", 2, "plain,--turn"),
+        ("agent-guard apply --format co", 3, "plain,codex"),
+        ("agent-guard policy l", 2, "plain,list"),
+    ):
+        r = command(
+            repo.root,
+            "agent-guard",
+            env={"_AGENT_GUARD_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)},
+        )
         assert want in r.stdout.decode().splitlines(), (words, r)
 
 

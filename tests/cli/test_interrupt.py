@@ -43,8 +43,14 @@ def _read_until(fd: int, wanted: bytes, timeout: float = TIMEOUT) -> bytes:
 def _apply_on_a_terminal(cwd: Path, *args: str) -> tuple[subprocess.Popen[bytes], int, bytes]:
     """`python -m guard apply ARGS` with a terminal for standard input, once it says it waits."""
     master, slave = os.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "guard", "apply", *args], cwd=cwd, stdin=slave,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guard", "apply", *args],
+        cwd=cwd,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=checkout_env(),
+    )
     os.close(slave)
     assert proc.stderr is not None
     said = _read_until(proc.stderr.fileno(), WAITING.encode(), timeout=20)
@@ -70,14 +76,28 @@ def test_apply_on_a_terminal_says_what_it_waits_for_and_reads_it(repo: Repo) -> 
 def test_apply_from_a_pipe_or_quiet_says_nothing_while_it_reads(repo: Repo) -> None:
     repo.commit({"a.txt": "a\n"})
     edit = b'{"file_path": "a.txt", "old_string": "a", "new_string": "b"}'
-    piped = subprocess.run([sys.executable, "-m", "guard", "apply", "--check"], cwd=repo.root, input=edit,
-                           capture_output=True, env=checkout_env(), timeout=TIMEOUT, check=False)
+    piped = subprocess.run(
+        [sys.executable, "-m", "guard", "apply", "--check"],
+        cwd=repo.root,
+        input=edit,
+        capture_output=True,
+        env=checkout_env(),
+        timeout=TIMEOUT,
+        check=False,
+    )
     assert piped.returncode == 0 and piped.stderr == b"", piped
     master, slave = os.openpty()
     try:
         os.write(master, edit + b"\n\x04")
-        quiet = subprocess.run([sys.executable, "-m", "guard", "apply", "--check", "-q"], cwd=repo.root, stdin=slave,
-                               capture_output=True, env=checkout_env(), timeout=TIMEOUT, check=False)
+        quiet = subprocess.run(
+            [sys.executable, "-m", "guard", "apply", "--check", "-q"],
+            cwd=repo.root,
+            stdin=slave,
+            capture_output=True,
+            env=checkout_env(),
+            timeout=TIMEOUT,
+            check=False,
+        )
     finally:
         os.close(slave)
         os.close(master)
@@ -110,8 +130,14 @@ def test_a_shell_sees_130(repo: Repo) -> None:
     the command alone: sent to the whole group, as a terminal's Ctrl-C is, it stops the shell too)."""
     repo.commit({"a.txt": "a\n"})
     master, slave = os.openpty()
-    proc = subprocess.Popen(["sh", "-c", f"{sys.executable} -m guard apply; echo status=$?"], cwd=repo.root,
-                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env())
+    proc = subprocess.Popen(
+        ["sh", "-c", f"{sys.executable} -m guard apply; echo status=$?"],
+        cwd=repo.root,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=checkout_env(),
+    )
     os.close(slave)
     try:
         assert proc.stderr is not None
@@ -129,12 +155,21 @@ def test_a_shell_sees_130(repo: Repo) -> None:
 def test_ctrl_c_in_the_mcp_server(repo: Repo) -> None:
     pytest.importorskip("mcp")
     repo.commit({"a.txt": "a\n"})
-    proc = subprocess.Popen([sys.executable, "-m", "guard", "mcp"], cwd=repo.root, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guard", "mcp"],
+        cwd=repo.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=checkout_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "test", "version": "1"}}}
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+    }
     proc.stdin.write(json.dumps(hello).encode() + b"\n")
     proc.stdin.flush()
     _read_until(proc.stdout.fileno(), b'"id":1')  # serving

@@ -26,9 +26,20 @@ def test_each_lazy_command_says_its_summary_once() -> None:
 
 
 def test_the_listing_is_the_same_before_and_after_the_commands_load() -> None:
-    code = ("import sys\nfrom guard.cli.commands import _load_more, main\n"
-            "if sys.argv[1] == 'loaded':\n    _load_more()\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n")
-    out = [subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, timeout=120,
-                          env=checkout_env({"COLUMNS": "200"}), check=True).stdout for how in ("cold", "loaded")]
+    code = (
+        "import sys\nfrom guard.cli.commands import _load_more, main\n"
+        "if sys.argv[1] == 'loaded':\n    _load_more()\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    )
+    out = [
+        subprocess.run(
+            [sys.executable, "-c", code, how],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=checkout_env({"COLUMNS": "200"}),
+            check=True,
+        ).stdout
+        for how in ("cold", "loaded")
+    ]
     assert "Commands:" in out[0] and out[0] == out[1]

@@ -74,10 +74,19 @@ def test_git_help_flags_work(repo, flag: str) -> None:  # type: ignore[no-untype
 
 def _rendered(page: Path) -> str:
     """`page` as a reader sees it: through man (else groff, else nroff), overstrikes and hyphenation undone."""
-    env = dict(command_env({"MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100", "LANG": "C.UTF-8",
-                            "LC_ALL": "C.UTF-8", "MAN_KEEP_FORMATTING": ""}))
-    for argv in (["man", "-l", str(page)], ["groff", "-man", "-Tutf8", "-rLL=100n", str(page)],
-                 ["nroff", "-man", str(page)]):
+    env = dict(
+        command_env(
+            {
+                "MANPAGER": "cat",
+                "PAGER": "cat",
+                "MANWIDTH": "100",
+                "LANG": "C.UTF-8",
+                "LC_ALL": "C.UTF-8",
+                "MAN_KEEP_FORMATTING": "",
+            }
+        )
+    )
+    for argv in (["man", "-l", str(page)], ["groff", "-man", "-Tutf8", "-rLL=100n", str(page)], ["nroff", "-man", str(page)]):
         if shutil.which(argv[0]) is None:
             continue
         proc = subprocess.run(argv, capture_output=True, env=env, timeout=60, check=False)

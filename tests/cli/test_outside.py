@@ -31,14 +31,34 @@ program.run(ARGS)
 
 def _run(cwd: Path, args: list[str]) -> tuple[dict[str, object], str]:
     """The program's end (status, heavy modules loaded), and what it printed (stdout, then stderr)."""
-    r = subprocess.run([sys.executable, "-c", _REPORT.replace("ARGS", repr(args))], cwd=cwd, capture_output=True,
-                       text=True, stdin=subprocess.DEVNULL, env=checkout_env(), timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-c", _REPORT.replace("ARGS", repr(args))],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=checkout_env(),
+        timeout=120,
+        check=False,
+    )
     *said, last = r.stderr.strip().splitlines()
     return json.loads(last), r.stdout + "\n".join(said)
 
 
-@pytest.mark.parametrize("args", [["mcp"], ["log"], ["show", "1"], ["rollback"], ["gc", "--keep", "1"],
-                                  ["stats"], ["read", "a.py"], ["uninstall"], ["log", "--json"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["mcp"],
+        ["log"],
+        ["show", "1"],
+        ["rollback"],
+        ["gc", "--keep", "1"],
+        ["stats"],
+        ["read", "a.py"],
+        ["uninstall"],
+        ["log", "--json"],
+    ],
+)
 def test_outside_a_repository_nothing_heavy_is_loaded(tmp_path: Path, args: list[str]) -> None:
     outside = tmp_path / "not-a-repo"
     outside.mkdir()

@@ -53,16 +53,22 @@ program.run(ARGS, prog=PROG, command=COMMAND)
 """
 
 
-PUBLIC_TUPLES = {f"guard.model.{n}" for n in ("HunkLine", "Hunk", "Replace", "LineRange", "Snippet", "Rewrite", "FileEdit",
-                                               "EditSet", "FileChange")}
+PUBLIC_TUPLES = {
+    f"guard.model.{n}"
+    for n in ("HunkLine", "Hunk", "Replace", "LineRange", "Snippet", "Rewrite", "FileEdit", "EditSet", "FileChange")
+}
 
 
 def _run(cwd: Path, args: list[str], command: str | None = None, stdin: bytes = b"") -> dict[str, object]:
-    code = (_REPORT.replace("WATCH", repr(_ONLY_FOR_DATACLASSES)).replace("ARGS", repr(args))
-            .replace("PROG", repr(f"git agent-{command}" if command else "agent-guard"))
-            .replace("COMMAND", repr(command)))
-    r = subprocess.run([sys.executable, "-c", code], cwd=cwd, input=stdin, capture_output=True,
-                       env=checkout_env(), timeout=120, check=False)
+    code = (
+        _REPORT.replace("WATCH", repr(_ONLY_FOR_DATACLASSES))
+        .replace("ARGS", repr(args))
+        .replace("PROG", repr(f"git agent-{command}" if command else "agent-guard"))
+        .replace("COMMAND", repr(command))
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, input=stdin, capture_output=True, env=checkout_env(), timeout=120, check=False
+    )
     lines = r.stderr.decode(errors="replace").strip().splitlines()
     assert lines, r.stdout
     got: dict[str, object] = json.loads(lines[-1])
@@ -73,9 +79,14 @@ def _commands(repo: Repo, tmp_path: Path) -> list[tuple[str, list[str], str | No
     repo.commit({"a.py": "def f(x):\n    return x + 1\n", "b.py": "B = 1\n"})
     patch = tmp_path / "p.diff"
     patch.write_text("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def f(x):\n-    return x + 1\n+    return x + 2\n")
-    payload = {"session_id": "s", "cwd": str(repo.root), "hook_event_name": "PreToolUse", "tool_name": "Edit",
-               "tool_use_id": "toolu_1",
-               "tool_input": {"file_path": str(repo.root / "b.py"), "old_string": "B = 1", "new_string": "B = 2"}}
+    payload = {
+        "session_id": "s",
+        "cwd": str(repo.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_use_id": "toolu_1",
+        "tool_input": {"file_path": str(repo.root / "b.py"), "old_string": "B = 1", "new_string": "B = 2"},
+    }
     return [
         ("git agent-apply --check FILE", ["--check", str(patch)], "apply", b""),
         ("agent-guard hook claude-code", ["hook", "claude-code"], None, json.dumps(payload).encode()),
@@ -97,4 +108,3 @@ def test_the_quick_commands_make_no_dataclass(repo: Repo, tmp_path: Path) -> Non
         # FileChange, which the Python API hands out, are tuples.
         assert set(got["namedtuples"]) <= PUBLIC_TUPLES, (label, sorted(set(got["namedtuples"]) - PUBLIC_TUPLES))
     assert repo.read("a.py") == b"def f(x):\n    return x + 2\n"  # the real apply did apply
-

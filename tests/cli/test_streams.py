@@ -13,8 +13,9 @@ import json
 
 from conftest import Repo, command
 
-LAZY = json.dumps({"file_path": "a.py", "old_string": "    return 1\n",
-                   "new_string": "    # ... existing code ...\n    return 2\n"})
+LAZY = json.dumps(
+    {"file_path": "a.py", "old_string": "    return 1\n", "new_string": "    # ... existing code ...\n    return 2\n"}
+)
 CODE = "def f():\n    x = 0\n    return 1\n"
 
 
@@ -37,14 +38,23 @@ def test_a_refusal_is_the_report_on_standard_output(repo: Repo, cli) -> None:  #
     for name, r in _refusals(repo, cli):
         assert r.code == 1, (name, r)
         assert r.stdout and r.stderr == "", (name, r)
-        assert ": placeholder: " in r.stdout or ": rollback-conflict: " in r.stdout or ": missing: " in r.stdout \
-            or ": whitespace: " in r.stdout, (name, r)
+        assert (
+            ": placeholder: " in r.stdout
+            or ": rollback-conflict: " in r.stdout
+            or ": missing: " in r.stdout
+            or ": whitespace: " in r.stdout
+        ), (name, r)
 
 
 def test_usage_errors_go_to_standard_error(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": CODE})
-    for args in (("apply", "--format", "nope"), ("rollback",), ("check", "--from-ref", "nope", "--to-ref", "HEAD"),
-                 ("read", "a.py", "--lines", "x"), ("log", "--turn", "no such")):
+    for args in (
+        ("apply", "--format", "nope"),
+        ("rollback",),
+        ("check", "--from-ref", "nope", "--to-ref", "HEAD"),
+        ("read", "a.py", "--lines", "x"),
+        ("log", "--turn", "no such"),
+    ):
         r = cli(*args, input="")
         assert r.code == 2 and r.stdout == "" and r.stderr, (args, r)
 

@@ -25,8 +25,9 @@ class _Terminal(io.StringIO):
 def _on_terminal(cwd: Path, argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None) -> str:
     """`argv` with its standard output and error on a terminal (a pty); what the terminal showed."""
     master, slave = os.openpty()
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=slave, stderr=slave,
-                            env=checkout_env({"TERM": "xterm", **(env or {})}))
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdin=subprocess.PIPE, stdout=slave, stderr=slave, env=checkout_env({"TERM": "xterm", **(env or {})})
+    )
     os.close(slave)
     assert proc.stdin is not None
     proc.stdin.write(stdin)
@@ -56,8 +57,9 @@ def test_colour_on_a_terminal_only(repo: Repo) -> None:
     apply = [sys.executable, "-m", "guard", "apply", "--check", "--diff"]
     coloured = _on_terminal(repo.root, apply, EDIT.encode())
     assert "\x1b[32;1mwould apply\x1b[m" in coloured and "\x1b[31m-one\x1b[m" in coloured, coloured
-    piped = subprocess.run(apply, cwd=repo.root, input=EDIT.encode(), capture_output=True, env=checkout_env(),
-                           timeout=TIMEOUT, check=False)
+    piped = subprocess.run(
+        apply, cwd=repo.root, input=EDIT.encode(), capture_output=True, env=checkout_env(), timeout=TIMEOUT, check=False
+    )
     assert piped.returncode == 0 and b"\x1b" not in piped.stdout, piped
 
 
@@ -140,13 +142,24 @@ def test_a_range_check_reports_its_progress(repo: Repo) -> None:
 def test_change_folder_like_git_c(repo: Repo, tmp_path: Path) -> None:
     _repo(repo)
     (repo.root / "sub").mkdir()
-    for argv in (["agent-guard", "-C", str(repo.root), "apply", "--check"],  # the quick path
-                 [sys.executable, "-m", "guard", f"-C{repo.root}", "apply", "--check", "--json"]):
+    for argv in (
+        ["agent-guard", "-C", str(repo.root), "apply", "--check"],  # the quick path
+        [sys.executable, "-m", "guard", f"-C{repo.root}", "apply", "--check", "--json"],
+    ):
         r = command(tmp_path, *argv, input=EDIT.encode())
         assert r.returncode == 0 and (b"would apply" in r.stdout or b'"checked"' in r.stdout), (argv, r)
     # Each -C from the one before; relative paths of the edit then start from there, as for git.
-    r = command(tmp_path, "agent-guard", "-C", str(repo.root), "-C", "sub", "apply", "--check",
-                input=EDIT.replace("a.txt", "../a.txt").encode())
+    r = command(
+        tmp_path,
+        "agent-guard",
+        "-C",
+        str(repo.root),
+        "-C",
+        "sub",
+        "apply",
+        "--check",
+        input=EDIT.replace("a.txt", "../a.txt").encode(),
+    )
     assert r.returncode == 0 and b"modify  a.txt" in r.stdout, r
     r = command(tmp_path, "agent-guard", "-C", str(repo.root), "log")
     assert r.returncode == 0 and b"no recorded turns" in r.stdout, r

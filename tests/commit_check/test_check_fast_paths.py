@@ -38,12 +38,36 @@ DEFAULT = policy_mod.load(None, "default")
 
 # Lines that trip one check or another, and lines that look close but do not.
 LINES = [
-    "def f(x):", "    return x", "", "    ", "x = 1   ", "y = 2\t", "\tindented = 3", "  \tmixed = 4",
-    "        eight = 5", "# ... existing code ...", "    # rest of the function unchanged", "...", "…",
-    "<<<<<<< HEAD", "=======", ">>>>>>> branch", "||||||| base", "<<<<<<<", "======= not a marker",
-    "# Look the request up in the table", "// other methods here", "/* ... */", "-- rest of the file unchanged",
-    "# İstanbul: the rest is here", "# ẞ STRASSE … more", "x = 'a # b'  # keep existing code", "\r",
-    "stray\rcarriage", "# the previous implementation", "café = 'über'",
+    "def f(x):",
+    "    return x",
+    "",
+    "    ",
+    "x = 1   ",
+    "y = 2\t",
+    "\tindented = 3",
+    "  \tmixed = 4",
+    "        eight = 5",
+    "# ... existing code ...",
+    "    # rest of the function unchanged",
+    "...",
+    "…",
+    "<<<<<<< HEAD",
+    "=======",
+    ">>>>>>> branch",
+    "||||||| base",
+    "<<<<<<<",
+    "======= not a marker",
+    "# Look the request up in the table",
+    "// other methods here",
+    "/* ... */",
+    "-- rest of the file unchanged",
+    "# İstanbul: the rest is here",
+    "# ẞ STRASSE … more",
+    "x = 'a # b'  # keep existing code",
+    "\r",
+    "stray\rcarriage",
+    "# the previous implementation",
+    "café = 'über'",
 ]
 
 
@@ -51,10 +75,20 @@ def _changes_of(data: bytes, path: str = "m.py") -> FileChange:
     return changes.created(path, data, 0o100644)
 
 
-def _findings(change: FileChange, policy: policy_mod.Policy = DEFAULT, attr=None,  # type: ignore[no-untyped-def]
-              blocks: base.Blocks | None = None) -> list[Finding]:
-    inp = CheckInput((change,), commit_check.commit_policy(policy, whole=False), lambda _p: True,
-                     attr or (lambda _p, _n: None), None, blocks=blocks or base.Blocks())
+def _findings(
+    change: FileChange,
+    policy: policy_mod.Policy = DEFAULT,
+    attr=None,  # type: ignore[no-untyped-def]
+    blocks: base.Blocks | None = None,
+) -> list[Finding]:
+    inp = CheckInput(
+        (change,),
+        commit_check.commit_policy(policy, whole=False),
+        lambda _p: True,
+        attr or (lambda _p, _n: None),
+        None,
+        blocks=blocks or base.Blocks(),
+    )
     out: list[Finding] = []
     for check in (placeholder.check, whitespace.check, conflict.check, protected.check):
         out += check(inp, "error")
@@ -76,10 +110,30 @@ def _primed(change: FileChange, data: bytes, policy: policy_mod.Policy = DEFAULT
 
 # --- decoding a new file once -------------------------------------------------------------------
 EDGES = [
-    b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n\n", b"a\r\nb\r\n", b"a\r\nb", b"a\rb\n",
-    b"a\r\r\nb", b"\r\n", b"\r", b"\xef\xbb\xbfx\n", b"\xef\xbb\xbf", b"\xef\xbb\xbfa\r\nb\r\n", b"a\x00b\n",
-    b"\xff\xfea\x00", b"caf\xc3\xa9\n", b"caf\xe9\n", b"x" * 9000 + b"\x00" + b"y" * 9000 + b"\n",
-    b"line \n\tline\n", b"\x0c\x0b\x1c\n\xe2\x80\xa8\n",
+    b"",
+    b"\n",
+    b"\n\n",
+    b"a",
+    b"a\n",
+    b"a\nb",
+    b"a\nb\n",
+    b"a\n\n\n",
+    b"a\r\nb\r\n",
+    b"a\r\nb",
+    b"a\rb\n",
+    b"a\r\r\nb",
+    b"\r\n",
+    b"\r",
+    b"\xef\xbb\xbfx\n",
+    b"\xef\xbb\xbf",
+    b"\xef\xbb\xbfa\r\nb\r\n",
+    b"a\x00b\n",
+    b"\xff\xfea\x00",
+    b"caf\xc3\xa9\n",
+    b"caf\xe9\n",
+    b"x" * 9000 + b"\x00" + b"y" * 9000 + b"\n",
+    b"line \n\tline\n",
+    b"\x0c\x0b\x1c\n\xe2\x80\xa8\n",
 ]
 
 
@@ -89,8 +143,14 @@ def test_text_of_is_decode(data: bytes) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([b"a", b" ", b"\t", b"\r", b"\n", b"\r\n", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xe9",
-                                 b"\x00", b"...", b"#", b"<<<<<<<"]), max_size=40).map(b"".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"a", b" ", b"\t", b"\r", b"\n", b"\r\n", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xe9", b"\x00", b"...", b"#", b"<<<<<<<"]
+        ),
+        max_size=40,
+    ).map(b"".join)
+)
 def test_text_of_is_decode_on_any_bytes(data: bytes) -> None:
     _same_as_decode(data)
 
@@ -113,8 +173,17 @@ def _created_before(path: str, data: bytes, mode: int | None) -> FileChange:
         lines = decode(data).lines
     except NotText:
         lines = ()
-    return FileChange(path=path, op=Op.CREATE, old_path=None, before=None, after=data, old_mode=None,
-                      new_mode=mode, added=tuple(zip(range(1, len(lines) + 1), lines)), hunks=1 if lines else 0)
+    return FileChange(
+        path=path,
+        op=Op.CREATE,
+        old_path=None,
+        before=None,
+        after=data,
+        old_mode=None,
+        new_mode=mode,
+        added=tuple(zip(range(1, len(lines) + 1), lines)),
+        hunks=1 if lines else 0,
+    )
 
 
 @pytest.mark.parametrize("data", EDGES)
@@ -128,8 +197,12 @@ def test_created_is_what_it_was(data: bytes) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", "", "b c"]), max_size=12), st.integers(-15, 15), st.integers(-15, 15),
-       st.sampled_from([None, 1, 2, -1]))
+@given(
+    st.lists(st.sampled_from(["a", "", "b c"]), max_size=12),
+    st.integers(-15, 15),
+    st.integers(-15, 15),
+    st.sampled_from([None, 1, 2, -1]),
+)
 def test_numbered_lines_are_the_tuple_of_their_pairs(lines: list[str], i: int, j: int, step: int | None) -> None:
     from guard.model import NumberedLines
 
@@ -152,15 +225,18 @@ def test_numbered_lines_are_the_tuple_of_their_pairs(lines: list[str], i: int, j
 @pytest.mark.parametrize("path", ["m.py", "m.js", "m.c", "m.php", "m.md", "notes", "m.patch", "Makefile"])
 def test_every_line_kind_primed_and_plain_agree(path: str) -> None:
     data = ("\n".join(LINES) + "\n").encode()
-    for variant in (data, data.replace(b"\n", b"\r\n"), data.rstrip(b"\n"), data + b"\n\n  \n",
-                    b"\xef\xbb\xbf" + data):
+    for variant in (data, data.replace(b"\n", b"\r\n"), data.rstrip(b"\n"), data + b"\n\n  \n", b"\xef\xbb\xbf" + data):
         change = _changes_of(variant, path)
         assert _primed(change, variant) == _plain(change), (path, variant[:40])
 
 
 @settings(max_examples=150, deadline=None)
-@given(lines=st.lists(st.sampled_from(LINES), max_size=30), eol=st.sampled_from(["\n", "\r\n"]),
-       last=st.booleans(), path=st.sampled_from(["a.py", "a.ts", "a.sql", "a.txt", "a.rs"]))
+@given(
+    lines=st.lists(st.sampled_from(LINES), max_size=30),
+    eol=st.sampled_from(["\n", "\r\n"]),
+    last=st.booleans(),
+    path=st.sampled_from(["a.py", "a.ts", "a.sql", "a.txt", "a.rs"]),
+)
 def test_primed_and_plain_agree_on_any_mix(lines: list[str], eol: str, last: bool, path: str) -> None:
     data = (eol.join(lines) + (eol if last else "")).encode()
     change = _changes_of(data, path)
@@ -168,9 +244,15 @@ def test_primed_and_plain_agree_on_any_mix(lines: list[str], eol: str, last: boo
 
 
 def test_primed_blocks_agree_under_other_rules_and_patterns() -> None:
-    pol = policy_mod.Policy("test", {**DEFAULT.data, "whitespace": {"rules": "indent-with-non-tab,tab-in-indent,tabwidth=4"},
-                                     "placeholder": {"patterns": [r"TODO\b", r"^\s*pass$", r"d$"], "exempt": [r"keep"]}},
-                            DEFAULT.sources)
+    pol = policy_mod.Policy(
+        "test",
+        {
+            **DEFAULT.data,
+            "whitespace": {"rules": "indent-with-non-tab,tab-in-indent,tabwidth=4"},
+            "placeholder": {"patterns": [r"TODO\b", r"^\s*pass$", r"d$"], "exempt": [r"keep"]},
+        },
+        DEFAULT.sources,
+    )
     data = ("\n".join(LINES + ["TODO: later", "    pass", "    # TODO keep"]) + "\n").encode()
     change = _changes_of(data)
     assert _primed(change, data, pol) == _plain(change, pol)
@@ -223,8 +305,10 @@ def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(lines=st.lists(st.sampled_from(LINES + ["İİ # OTHER", "x -- y ; z % w", "<!-- rest -->"]), max_size=25),
-       syntax=st.sampled_from([PYTHON, PHP, GENERIC, syntax_for("a.js"), syntax_for("a.html"), syntax_for("a.ini")]))
+@given(
+    lines=st.lists(st.sampled_from(LINES + ["İİ # OTHER", "x -- y ; z % w", "<!-- rest -->"]), max_size=25),
+    syntax=st.sampled_from([PYTHON, PHP, GENERIC, syntax_for("a.js"), syntax_for("a.html"), syntax_for("a.ini")]),
+)
 def test_candidates_are_what_they_were(lines: list[str], syntax: Syntax) -> None:
     data = ("\n".join(lines) + "\n").encode()
     change = _changes_of(data)
@@ -260,8 +344,16 @@ def _suspects_before(change: FileChange, rules: whitespace.Rules) -> list[tuple[
     return [change.added[i] for i in sorted(set(found))]
 
 
-RULE_SPECS = ["", "blank-at-eol", "space-before-tab", "tab-in-indent", "indent-with-non-tab,tabwidth=2",
-              "blank-at-eol,cr-at-eol", "trailing-space,space-before-tab,tab-in-indent", "blank-at-eof"]
+RULE_SPECS = [
+    "",
+    "blank-at-eol",
+    "space-before-tab",
+    "tab-in-indent",
+    "indent-with-non-tab,tabwidth=2",
+    "blank-at-eol,cr-at-eol",
+    "trailing-space,space-before-tab,tab-in-indent",
+    "blank-at-eof",
+]
 
 
 @settings(max_examples=200, deadline=None)
@@ -296,26 +388,54 @@ def _protected_before(path: str, policy: policy_mod.Policy) -> Finding | None:
     spellings = tuple(dict.fromkeys((path, "/".join(fold))))
     for pattern in policy.protected:
         if any(paths.matches(s, pattern) for s in spellings):
-            return Finding("path-protected", level, path, None,
-                           f"{path!r} matches the protected pattern {pattern!r} "
-                           f"(paths.protected, from {policy.source('paths.protected')})",
-                           "agents may not change this path; leave it out of the edit, or ask the user to change it")
+            return Finding(
+                "path-protected",
+                level,
+                path,
+                None,
+                f"{path!r} matches the protected pattern {pattern!r} (paths.protected, from {policy.source('paths.protected')})",
+                "agents may not change this path; leave it out of the edit, or ask the user to change it",
+            )
     allow = policy.allow
     if allow and not any(paths.matches(path, pattern) for pattern in allow):
-        return Finding("path-protected", level, path, None,
-                       f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from "
-                       f"{policy.source('paths.allow')})",
-                       "edit only paths the allow-list names, or ask the user to widen paths.allow")
+        return Finding(
+            "path-protected",
+            level,
+            path,
+            None,
+            f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
+            "edit only paths the allow-list names, or ask the user to widen paths.allow",
+        )
     return None
 
 
-PATHS = ["src/app.py", ".env", ".ENV", "a/.env.local", "keys/x.PEM", ".github/workflows/ci.yml", "docs/.g\u200cit/x",
-         "GIT~1/config", "src/.e\u200bnv", ".ｅｎｖ", "src/id_rsa.pub", "src/id_rsa", "a/b/c.key", "x.key.txt",
-         "lib/[weird].py", "lib/w.py", "src/.env.", "tests/a.py", "README.md"]
+PATHS = [
+    "src/app.py",
+    ".env",
+    ".ENV",
+    "a/.env.local",
+    "keys/x.PEM",
+    ".github/workflows/ci.yml",
+    "docs/.g\u200cit/x",
+    "GIT~1/config",
+    "src/.e\u200bnv",
+    ".ｅｎｖ",
+    "src/id_rsa.pub",
+    "src/id_rsa",
+    "a/b/c.key",
+    "x.key.txt",
+    "lib/[weird].py",
+    "lib/w.py",
+    "src/.env.",
+    "tests/a.py",
+    "README.md",
+]
 POLICIES = [
     DEFAULT,
-    policy_mod.Policy("allow", {**DEFAULT.data, "paths": {"protected": ["**/*.pem", "lib/[a-", "secret?/**"],
-                                                           "allow": ["src/**", "lib/[a-", "tests/"]}}),
+    policy_mod.Policy(
+        "allow",
+        {**DEFAULT.data, "paths": {"protected": ["**/*.pem", "lib/[a-", "secret?/**"], "allow": ["src/**", "lib/[a-", "tests/"]}},
+    ),
     policy_mod.Policy("bad", {**DEFAULT.data, "paths": {"protected": ["[z-a]", ".env"], "allow": []}}),
     policy_mod.Policy("off", {**DEFAULT.data, "checks": {**DEFAULT.data["checks"], "path-protected": "off"}}),  # type: ignore[dict-item]
 ]
@@ -357,8 +477,19 @@ def test_repo_paths_are_what_they_were(repo: Repo, tmp_path: Path, monkeypatch: 
     (repo.root / "link.py").symlink_to(repo.root / "src" / "a.py")
     root = repo.root.resolve()
     monkeypatch.chdir(repo.root / "docs")
-    given_paths = ["b.md", "../src/a.py", "../linked/a.py", "../link.py", ".", "..", "../src/", "../src//a.py",
-                   str(repo.root / "src" / "a.py"), "../docs/./b.md", "new/file.py"]
+    given_paths = [
+        "b.md",
+        "../src/a.py",
+        "../linked/a.py",
+        "../link.py",
+        ".",
+        "..",
+        "../src/",
+        "../src//a.py",
+        str(repo.root / "src" / "a.py"),
+        "../docs/./b.md",
+        "new/file.py",
+    ]
     assert repo_paths(root, given_paths) == _repo_paths_before(root, given_paths)
     for outside in ("../..", str(tmp_path), "../../elsewhere.py"):
         with pytest.raises(UsageError) as fast:
@@ -385,8 +516,9 @@ def _new_files() -> dict[str, bytes]:
     return files
 
 
-def test_a_large_new_change_is_judged_the_same_with_and_without_the_fast_paths(repo: Repo, cli,
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_new_change_is_judged_the_same_with_and_without_the_fast_paths(
+    repo: Repo, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.commit({"README.md": "start\n"})
     repo.write(_new_files())
     repo.git("add", "-A")
@@ -437,14 +569,20 @@ PATCH = (
 def test_check_still_rolls_back_an_interrupted_write_first(repo: Repo) -> None:
     repo.commit({"a.txt": "one\ntwo\nthree\n", "b.txt": "old\n"})
     env = checkout_env({"AGENT_GUARD_CRASH_AT": "after-file:0"})
-    r = subprocess.run([sys.executable, "-m", "guard", "apply"], cwd=repo.root, input=PATCH.encode(), env=env,
-                       capture_output=True, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "guard", "apply"],
+        cwd=repo.root,
+        input=PATCH.encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == -9, r.stderr
     journal = repo.root / ".git" / "agent-guard" / "journal.json"
     assert journal_pending(journal)
     assert repo.read("a.txt") != b"one\ntwo\nthree\n" or repo.read("b.txt") != b"old\n"
-    r = subprocess.run([sys.executable, "-m", "guard", "check"], cwd=repo.root, capture_output=True, timeout=120,
-                       check=False)
+    r = subprocess.run([sys.executable, "-m", "guard", "check"], cwd=repo.root, capture_output=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     assert not journal_pending(journal)
     assert repo.read("a.txt") == b"one\ntwo\nthree\n" and repo.read("b.txt") == b"old\n"
@@ -454,10 +592,12 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
     repo.commit({"a.py": "x = 1\n"})
     repo.write({"b.py": "y = 2\n"})
     repo.git("add", "b.py")
-    code = ("import sys; from guard.cli.commands import main\n"
-            "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.dialects', "
-            "'guard.record.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))")
+    code = (
+        "import sys; from guard.cli.commands import main\n"
+        "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.dialects', "
+        "'guard.record.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))"
+    )
     for loaded in ("['yaml']", "[]"):
         # The first run parses the preset with PyYAML and keeps it in the user's cache; the
         # second finds it there and imports neither yaml nor anything of the engine.
@@ -479,9 +619,9 @@ def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo
     unit = units[0]._replace(kind=changes.STAGED_MERGE)  # no budget: it is about the unit as a whole
     judge = commit_check._Judge(g.repo, g.policy())
     together = judge(unit)
-    one_by_one = [f for c in unit.changes
-                  for f in judge(unit._replace(changes=(c,)))
-                  if f.code not in ("not-utf8", "binary")]  # encoding findings come after the checks'
+    one_by_one = [
+        f for c in unit.changes for f in judge(unit._replace(changes=(c,))) if f.code not in ("not-utf8", "binary")
+    ]  # encoding findings come after the checks'
     checked = [f for f in together if f.code not in ("not-utf8", "binary")]
     assert [f.as_dict() for f in checked] == [f.as_dict() for f in one_by_one]
     assert {f.code for f in checked} >= {"placeholder", "whitespace", "conflict-marker"}

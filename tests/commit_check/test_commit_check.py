@@ -17,8 +17,10 @@ from conftest import Repo, command, conflicted, git
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CODE = ("def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\n"
-        "def other():\n    return 1\n")
+CODE = (
+    "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\n"
+    "def other():\n    return 1\n"
+)
 # The classic elision: the function body replaced by a comment standing in for it.
 ELIDED = "def total(items):\n    # ... rest of the code unchanged\n\n\ndef other():\n    return 1\n"
 
@@ -92,8 +94,9 @@ def test_whitespace_fix_level_reports_a_warning_and_strict_refuses(repo: Repo, c
     repo.git("add", "app.py")
     result = cli("check")
     assert result.code == 0
-    assert ("app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line '    return 1···' (· a space)"
-            " (warning)") in result.stdout
+    assert (
+        "app.py:9: whitespace: trailing whitespace (blank-at-eol) in the added line '    return 1···' (· a space) (warning)"
+    ) in result.stdout
     strict = cli("check", "--policy", "strict", "--json")
     assert strict.code == 1
     assert ("whitespace", "error", "app.py", 9) in codes(strict)
@@ -106,7 +109,10 @@ def test_conflict_markers(repo: Repo, cli) -> None:
     result = cli("check", "--json")
     assert result.code == 1
     assert {(c, line) for c, _s, _p, line in codes(result)} == {
-        ("conflict-marker", 1), ("conflict-marker", 11), ("conflict-marker", 13)}
+        ("conflict-marker", 1),
+        ("conflict-marker", 11),
+        ("conflict-marker", 13),
+    }
 
 
 def test_budget_is_per_commit(repo: Repo, cli) -> None:
@@ -118,7 +124,8 @@ def test_budget_is_per_commit(repo: Repo, cli) -> None:
     [finding] = result.json()["findings"]
     assert finding["code"] == "budget" and finding["path"] is None
     assert finding["message"].startswith(
-        "the staged change has 6 added lines; one commit may have 5 (budget.per_edit.lines_added, from ")
+        "the staged change has 6 added lines; one commit may have 5 (budget.per_edit.lines_added, from "
+    )
     assert "commit it in parts" in finding["hint"]
     human = cli("check").stdout
     assert "(staged change): budget: the staged change has 6 added lines" in human
@@ -135,23 +142,28 @@ def test_max_file_bytes_only_when_the_change_crosses_it(repo: Repo, cli) -> None
 
 def test_text_becoming_binary_and_encodings(repo: Repo, cli) -> None:
     # The attributes come from the tree before the change (HEAD), never from the change itself.
-    repo.commit({"notes.txt": "hello\n", "latin.txt": "caf\xe9\n".encode("latin-1"),
-                 ".gitattributes": "data.bin binary\n"})
-    repo.write({
-        "notes.txt": b"hello\n\x00world\n",  # was text: the NUL is a mistake
-        "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",  # a binary file arriving is fine
-        "utf16.py": "x = 1\n".encode("utf-16"),  # text, but not UTF-8
-        "new-latin.txt": "na\xefve\n".encode("latin-1"),
-        "latin.txt": "caf\xe9s\n".encode("latin-1"),  # was not UTF-8 before either
-        "data.bin": b"\xff\xfe\x00",  # marked binary above
-        ".gitattributes": "data.bin binary\n*.txt text\n",
-    })
+    repo.commit({"notes.txt": "hello\n", "latin.txt": "caf\xe9\n".encode("latin-1"), ".gitattributes": "data.bin binary\n"})
+    repo.write(
+        {
+            "notes.txt": b"hello\n\x00world\n",  # was text: the NUL is a mistake
+            "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",  # a binary file arriving is fine
+            "utf16.py": "x = 1\n".encode("utf-16"),  # text, but not UTF-8
+            "new-latin.txt": "na\xefve\n".encode("latin-1"),
+            "latin.txt": "caf\xe9s\n".encode("latin-1"),  # was not UTF-8 before either
+            "data.bin": b"\xff\xfe\x00",  # marked binary above
+            ".gitattributes": "data.bin binary\n*.txt text\n",
+        }
+    )
     repo.git("add", "-A")
     result = cli("check", "--json")
     found = {(c, p) for c, _s, p, _l in codes(result)}
     # The new .gitattributes is a control file: reported, as a warning, as every protected path is at commit time.
-    assert found == {("binary", "notes.txt"), ("not-utf8", "utf16.py"), ("not-utf8", "new-latin.txt"),
-                     ("path-protected", ".gitattributes")}
+    assert found == {
+        ("binary", "notes.txt"),
+        ("not-utf8", "utf16.py"),
+        ("not-utf8", "new-latin.txt"),
+        ("path-protected", ".gitattributes"),
+    }
     messages = {f["path"]: f["message"] for f in result.json()["findings"]}
     assert messages["notes.txt"] == "notes.txt was text and now holds a NUL byte at line 2: this change makes it binary"
     assert "UTF-16 or UTF-32" in messages["utf16.py"]
@@ -247,8 +259,16 @@ def test_a_staged_merge_is_not_held_to_the_per_commit_budget(repo: Repo, cli) ->
 def test_all_files_judges_tracked_files_whole(repo: Repo, cli) -> None:
     big = "".join(f"v{i} = {i}\n" for i in range(1000))
     weak = "def f():\n    x = 1\n    # ...\n    return x\n"  # a bare `...` removes nothing in a whole file
-    repo.commit({"strong.py": ELIDED, "weak.py": weak, "big.py": big, "ws.py": "x = 1  \n",
-                 ".github/workflows/ci.yml": "on: push\n", "img.bin": b"\x00\x01\x02"})
+    repo.commit(
+        {
+            "strong.py": ELIDED,
+            "weak.py": weak,
+            "big.py": big,
+            "ws.py": "x = 1  \n",
+            ".github/workflows/ci.yml": "on: push\n",
+            "img.bin": b"\x00\x01\x02",
+        }
+    )
     repo.write({"untracked.py": ELIDED})
     result = cli("check", "--all-files", "--json")
     assert result.code == 1
@@ -272,7 +292,11 @@ def test_range_checks_every_commit_on_its_own(repo: Repo, cli) -> None:
     assert found == [("placeholder", "app.py", bad), ("budget", None, big)]
     check = result.json()["check"]
     assert check["mode"] == "range" and [c["subject"] for c in check["commits"]] == [
-        "Refactor total", "Restore total", "Add constants", "Add small"]
+        "Refactor total",
+        "Restore total",
+        "Add constants",
+        "Add small",
+    ]
     budget = result.json()["findings"][1]
     assert budget["message"].startswith(f"commit {big[:10]} 'Add constants' has 6 added lines; one commit may have 5")
     assert f"git rebase -i {big[:10]}^" in budget["hint"]
@@ -367,8 +391,9 @@ def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
 def _mixed(repo: Repo) -> str:
     """A range whose findings include an error, a warning, a pathless budget finding, and a
     path with a space, a comma and a colon in it."""
-    base = repo.commit({"src/app.py": CODE, "odd, name: x.py": "a = 1\n",
-                        ".agent-guard.yaml": "budget:\n  per_edit: {files: 1}\n"})
+    base = repo.commit(
+        {"src/app.py": CODE, "odd, name: x.py": "a = 1\n", ".agent-guard.yaml": "budget:\n  per_edit: {files: 1}\n"}
+    )
     repo.commit({"src/app.py": ELIDED, "odd, name: x.py": "a = 2   \n"}, message="Two files, 100% lazy")
     return base
 
@@ -548,7 +573,7 @@ def test_install_hook_keeps_an_existing_hook_and_uninstall_restores_it(repo: Rep
     repo.commit({"app.py": CODE})
     hooks = repo.root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
-    original = "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/previous-ran\"\nexit ${PREVIOUS_EXIT:-0}\n"
+    original = '#!/bin/sh\necho ran >> "$(git rev-parse --git-dir)/previous-ran"\nexit ${PREVIOUS_EXIT:-0}\n'
     (hooks / "pre-commit").write_text(original)
     (hooks / "pre-commit").chmod(0o755)
     result = cli("install-hook")
@@ -618,8 +643,9 @@ def test_hook_without_agent_guard_says_how_to_fix(repo: Repo, tmp_path: Path) ->
     hook.write_text(hook_script(str(tmp_path / "gone" / "python")))
     hook.chmod(0o755)
     env = dict(os.environ, PATH="/usr/bin:/bin")
-    proc = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo.root, env=env,
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo.root, env=env, capture_output=True, timeout=120
+    )
     if b"agent-guard is not installed here" not in proc.stderr:
         pytest.skip("agent-guard is installed in /usr/bin here")
     assert proc.returncode == 1
@@ -686,8 +712,9 @@ def test_a_bare_repositorys_policy_is_the_ranges_base(repo: Repo, tmp_path: Path
     pinned = run_cli(server, "check", "--from-ref", base, "--to-ref", "main", "--policy", "default", "--json")
     assert pinned.code == 1 and ("placeholder", "error", "app.py", 2) in codes(pinned)
     # A committed policy that extends a file of its commit reads it from that commit.
-    team = repo.commit({".agent-guard.yaml": "extends: ./base.yaml\n", "base.yaml": "checks: {placeholder: off}\n"},
-                       message="extends")
+    team = repo.commit(
+        {".agent-guard.yaml": "extends: ./base.yaml\n", "base.yaml": "checks: {placeholder: off}\n"}, message="extends"
+    )
     repo.commit({"app.py": CODE}, message="restore")
     repo.commit({"app.py": ELIDED}, message="lazy again")
     server2 = tmp_path / "server2.git"

@@ -72,8 +72,7 @@ def test_no_name_or_line_forges_a_command_or_a_line(repo: Repo, cli, renderer: s
 
 
 def _unescape(text: str) -> str:
-    return (text.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":").replace("%2C", ",")
-            .replace("%25", "%"))
+    return text.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
 
 
 @pytest.mark.parametrize("renderer", ["json", "sarif"])
@@ -87,12 +86,12 @@ def test_json_and_sarif_keep_every_name_exact(repo: Repo, cli, renderer: str) ->
     if renderer == "json":
         assert {f["path"] for f in data["findings"]} == set(NAMES) | {"lines.txt"}
         assert {f["message"].split("'")[1].rstrip("·") for f in data["findings"] if f["path"] == "lines.txt"} == {
-            line.rstrip() for line in LINES}
+            line.rstrip() for line in LINES
+        }
     else:
         from urllib.parse import unquote
 
-        uris = {unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
-                for r in data["runs"][0]["results"]}
+        uris = {unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in data["runs"][0]["results"]}
         assert uris == set(NAMES) | {"lines.txt"}
 
 

@@ -19,8 +19,9 @@ BASE = "def total(items):\n    result = 0\n    for item in items:\n        resul
 TOP = "import math\n\n" + BASE
 BOTTOM = BASE + "\n\ndef mean(items):\n    return total(items) / len(items)\n"
 BOTH = "import math\n\n" + BASE + "\n\ndef mean(items):\n    return total(items) / len(items)\n"
-ELIDED = ("import math\n\ndef total(items):\n    # ... existing code ...\n\n\n"
-          "def mean(items):\n    return total(items) / len(items)\n")
+ELIDED = (
+    "import math\n\ndef total(items):\n    # ... existing code ...\n\n\ndef mean(items):\n    return total(items) / len(items)\n"
+)
 
 
 def codes(result: Any) -> list[tuple[str, str, str | None, int | None, str | None]]:
@@ -68,7 +69,8 @@ def test_a_clean_merge_adds_nothing(repo: Repo, cli) -> None:
     assert result.code == 0, result
     # The side's commit is judged on its own, once; the merge that brings it in adds nothing.
     assert [(c, p, commit) for c, _s, p, _l, commit in codes(result)] == [
-        ("whitespace", "topic.py", repo.git("rev-parse", "topic").strip())]
+        ("whitespace", "topic.py", repo.git("rev-parse", "topic").strip())
+    ]
     rows = {c["commit"]: c for c in result.json()["check"]["commits"]}
     assert rows[merge]["merge"] == {"parents": 2, "conflicted": 0} and rows[merge]["files"] == 0
     assert "skipped" not in rows[merge]
@@ -103,17 +105,29 @@ def test_an_evil_merge_with_a_placeholder_is_refused(repo: Repo, cli) -> None:
 
 def test_an_evil_merge_of_files_neither_side_touched(repo: Repo, cli) -> None:
     # A merge that changes a file, or adds one, that no side changed.
-    base = _sides(repo, {"main.py": "m = 1\n"}, {"topic.py": "t = 1\n"},
-                  base={"app.py": BASE, "util.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n"})
+    base = _sides(
+        repo,
+        {"main.py": "m = 1\n"},
+        {"topic.py": "t = 1\n"},
+        base={"app.py": BASE, "util.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n"},
+    )
     _merge_no_commit(repo, "topic")
-    merge = _commit_merge(repo, {"util.py": "def f():\n    # rest of the code unchanged\n",
-                                 "new.py": "x = 1\n<<<<<<< HEAD\ny = 2\n=======\ny = 3\n>>>>>>> topic\n"})
+    merge = _commit_merge(
+        repo,
+        {
+            "util.py": "def f():\n    # rest of the code unchanged\n",
+            "new.py": "x = 1\n<<<<<<< HEAD\ny = 2\n=======\ny = 3\n>>>>>>> topic\n",
+        },
+    )
     result = cli("check", "--from-ref", base, "--to-ref", "HEAD", "--json")
     assert result.code == 1, result
     found = codes(result)
     assert ("placeholder", "error", "util.py", 2, merge) in found
     assert {(c, line) for c, _s, p, line, _m in found if p == "new.py"} == {
-        ("conflict-marker", 2), ("conflict-marker", 4), ("conflict-marker", 6)}
+        ("conflict-marker", 2),
+        ("conflict-marker", 4),
+        ("conflict-marker", 6),
+    }
 
 
 # --- conflicts and their resolutions -----------------------------------------------------------
@@ -129,10 +143,17 @@ def _conflicted(repo: Repo) -> str:
     return base
 
 
-@pytest.mark.parametrize("resolution, merged_again", [
-    (OURS, False), (THEIRS, False), ("a = 1\nb = 20\nb = 200   \nc = 3\n", True),
-    ("a = 1\nb = 200   \nb = 20\nc = 3\n", True), ("a = 1\nc = 3\n", True)],
-    ids=["ours", "theirs", "both", "both-reversed", "neither"])
+@pytest.mark.parametrize(
+    "resolution, merged_again",
+    [
+        (OURS, False),
+        (THEIRS, False),
+        ("a = 1\nb = 20\nb = 200   \nc = 3\n", True),
+        ("a = 1\nb = 200   \nb = 20\nc = 3\n", True),
+        ("a = 1\nc = 3\n", True),
+    ],
+    ids=["ours", "theirs", "both", "both-reversed", "neither"],
+)
 def test_a_resolution_that_keeps_the_sides_adds_nothing(repo: Repo, cli, resolution: str, merged_again: bool) -> None:
     base = _conflicted(repo)
     merge = _commit_merge(repo, {"conf.py": resolution})
@@ -147,11 +168,15 @@ def test_a_resolution_that_keeps_the_sides_adds_nothing(repo: Repo, cli, resolut
     assert row["added"] == (1 if resolution.startswith("a = 1\nb = 200") and "b = 20\n" in resolution else 0)
 
 
-@pytest.mark.parametrize("written, code, line", [
-    ("a = 1\n# ... existing code ...\nc = 3\n", "placeholder", 2),
-    ("a = 1\nb = 21  \nc = 3\n", "whitespace", 2),
-    ("a = 1\n<<<<<<< HEAD\nb = 20\n=======\nb = 200   \n>>>>>>> topic\nc = 3\n", "conflict-marker", 2),
-], ids=["placeholder", "whitespace", "markers-left-in"])
+@pytest.mark.parametrize(
+    "written, code, line",
+    [
+        ("a = 1\n# ... existing code ...\nc = 3\n", "placeholder", 2),
+        ("a = 1\nb = 21  \nc = 3\n", "whitespace", 2),
+        ("a = 1\n<<<<<<< HEAD\nb = 20\n=======\nb = 200   \n>>>>>>> topic\nc = 3\n", "conflict-marker", 2),
+    ],
+    ids=["placeholder", "whitespace", "markers-left-in"],
+)
 def test_a_resolution_that_writes_new_lines_is_judged(repo: Repo, cli, written: str, code: str, line: int) -> None:
     base = _conflicted(repo)
     merge = _commit_merge(repo, {"conf.py": written})
@@ -177,8 +202,10 @@ def test_an_octopus_merge(repo: Repo, cli) -> None:
     base = repo.commit({"app.py": BASE}, message="base")
     for name in ("one", "two", "three"):
         repo.git("checkout", "-q", "-b", name, base)
-        repo.commit({f"{name}.py": f"{name} = 1\n", "app.py": BASE + f"\n\ndef {name}():\n    return 1\n"
-                     if name == "one" else BASE}, message=f"{name} work")
+        repo.commit(
+            {f"{name}.py": f"{name} = 1\n", "app.py": BASE + f"\n\ndef {name}():\n    return 1\n" if name == "one" else BASE},
+            message=f"{name} work",
+        )
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "-m", "Octopus", "one", "two", "three")
     octopus = repo.git("rev-parse", "HEAD").strip()
@@ -315,8 +342,12 @@ def test_what_the_automatic_merge_gives_is_gits_remerge(repo: Repo) -> None:
 def test_renames_merge_as_git_merges_them(repo: Repo, cli) -> None:
     # topic renames lib.py and changes its end; main changes its start: git follows the rename.
     lib = "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(12))
-    base = _sides(repo, {"lib.py": "import os\n" + lib}, {"lib.py": None, "pkg/lib.py": lib + "X = 1\n"},
-                  base={"lib.py": lib, "app.py": BASE})
+    base = _sides(
+        repo,
+        {"lib.py": "import os\n" + lib},
+        {"lib.py": None, "pkg/lib.py": lib + "X = 1\n"},
+        base={"lib.py": lib, "app.py": BASE},
+    )
     repo.git("merge", "-q", "--no-ff", "-m", "Merge topic", "topic")
     assert not (repo.root / "lib.py").exists() and repo.read("pkg/lib.py").decode() == "import os\n" + lib + "X = 1\n"
     assert _remerge_diff(repo, "HEAD") == ""

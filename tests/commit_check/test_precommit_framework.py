@@ -32,8 +32,9 @@ LAZY = "def total(items):\n    # ... rest of the code unchanged\n"
 
 
 def _source_files() -> list[str]:
-    proc = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                          cwd=ROOT, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, timeout=60
+    )
     if proc.returncode != 0:
         pytest.skip(f"{ROOT} is not a git checkout: cannot snapshot it as a hook repository")
     return sorted({name for name in proc.stdout.decode().split("\0") if name})
@@ -66,8 +67,11 @@ def _snapshot(dest: Path) -> str:
     env = {**os.environ, **GIT_ENV, "HOME": str(dest)}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True, timeout=120)
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True,
-                          timeout=60).stdout.decode().strip()
+    return (
+        subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, env=env, check=True, capture_output=True, timeout=60)
+        .stdout.decode()
+        .strip()
+    )
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +103,9 @@ def _config(hook_repo: tuple[Path, str], extra: str = "") -> str:
 
 
 @pytest.fixture(scope="session")
-def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches: dict[str, str],
-             tmp_path_factory: pytest.TempPathFactory) -> None:
+def hook_env(
+    hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The hook's environment, built once: a failure here is this checkout failing to install."""
     scratch = tmp_path_factory.mktemp("install")
     env = {**os.environ, **GIT_ENV, **package_caches, "HOME": str(scratch), "PRE_COMMIT_HOME": str(pre_commit_home)}
@@ -112,8 +117,10 @@ def hook_env(hook_repo: tuple[Path, str], pre_commit_home: Path, package_caches:
         log = pre_commit_home / "pre-commit.log"
         detail = log.read_text(errors="replace") if log.exists() else _out(proc)
         errors = [ln for ln in detail.splitlines() if "error" in ln.lower()][-15:]
-        pytest.fail("pre-commit could not install the hook from this checkout (`pip install .` failed):\n"
-                    + "\n".join(errors), pytrace=False)
+        pytest.fail(
+            "pre-commit could not install the hook from this checkout (`pip install .` failed):\n" + "\n".join(errors),
+            pytrace=False,
+        )
 
 
 @pytest.fixture
@@ -196,15 +203,20 @@ def test_policy_from_args_and_repository_file(project: Repo, env: dict[str, str]
     strict = pre_commit(project.root, env, "run")
     assert strict.returncode == 1 and "app.py:5: whitespace:" in _out(strict)
     # The repository's own .agent-guard.yaml is the policy when no --policy is given.
-    project.write({".pre-commit-config.yaml": config.replace("        args: [--policy, strict]\n", ""),
-                   ".agent-guard.yaml": "checks:\n  whitespace: error\n"})
+    project.write(
+        {
+            ".pre-commit-config.yaml": config.replace("        args: [--policy, strict]\n", ""),
+            ".agent-guard.yaml": "checks:\n  whitespace: error\n",
+        }
+    )
     project.git("add", "-A")
     own = pre_commit(project.root, env, "run")
     assert own.returncode == 1 and "app.py:5: whitespace:" in _out(own)
 
 
-def test_try_repo_against_the_checkout_snapshot(repo: Repo, hook_repo: tuple[Path, str], hook_env: None,
-                                                env: dict[str, str]) -> None:
+def test_try_repo_against_the_checkout_snapshot(
+    repo: Repo, hook_repo: tuple[Path, str], hook_env: None, env: dict[str, str]
+) -> None:
     # try-repo builds the environment again, in a store of its own.
     path, rev = hook_repo
     repo.commit({"app.py": CODE})
@@ -234,8 +246,7 @@ def test_whitespace_warnings_show_when_the_hook_passes(project: Repo, env: dict[
     passed = run(project.root, env, "git", "commit", "-m", "trailing blanks")
     assert passed.returncode == 0, _out(passed)
     assert "Passed" in _out(passed)
-    assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    return result··'" \
-        in _out(passed)
+    assert "app.py:5: whitespace: trailing whitespace (blank-at-eol) in the added line '    return result··'" in _out(passed)
     # A clean commit says nothing beyond pre-commit's own lines.
     project.write({"app.py": CODE.replace("return result", "return result + 0")})
     project.git("add", "app.py")

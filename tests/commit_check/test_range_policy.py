@@ -94,8 +94,14 @@ def test_a_policy_file_inside_the_work_tree_named_by_policy_is_flagged(repo: Rep
 
 
 def test_an_extended_file_is_read_from_the_base_commit(repo: Repo, cli, tmp_path: Path) -> None:
-    base = repo.commit({"app.py": CODE, ".agent-guard.yaml": "extends: ./team/policy.yaml\n",
-                        "team/policy.yaml": "extends: default\nchecks:\n  whitespace: error\n"}, message="base")
+    base = repo.commit(
+        {
+            "app.py": CODE,
+            ".agent-guard.yaml": "extends: ./team/policy.yaml\n",
+            "team/policy.yaml": "extends: default\nchecks:\n  whitespace: error\n",
+        },
+        message="base",
+    )
     relaxing = repo.commit({"team/policy.yaml": "extends: permissive\n"}, message="relax the team's")
     spaced = repo.commit({"app.py": CODE + "x = 1  \n"}, message="blank at end of line")
     for where in (repo.root, _bare(repo, tmp_path)):
@@ -106,14 +112,17 @@ def test_an_extended_file_is_read_from_the_base_commit(repo: Repo, cli, tmp_path
         assert change["path"] == "team/policy.yaml" and "which relaxes the policy" in change["message"]
 
 
-@pytest.mark.parametrize("extends, said", [
-    ("../outside.yaml", "extends '../outside.yaml', which is outside the repository"),
-    ("/etc/agent-guard.yaml", "extends '/etc/agent-guard.yaml', which is outside the repository"),
-    ("./team/../../x.yaml", "which is outside the repository"),
-    ("./missing.yaml", "extends './missing.yaml', but missing.yaml is not a file in"),
-    ("./folder", "but folder is not a file in"),
-    ("./link.yaml", "but link.yaml is not a file in"),
-])
+@pytest.mark.parametrize(
+    "extends, said",
+    [
+        ("../outside.yaml", "extends '../outside.yaml', which is outside the repository"),
+        ("/etc/agent-guard.yaml", "extends '/etc/agent-guard.yaml', which is outside the repository"),
+        ("./team/../../x.yaml", "which is outside the repository"),
+        ("./missing.yaml", "extends './missing.yaml', but missing.yaml is not a file in"),
+        ("./folder", "but folder is not a file in"),
+        ("./link.yaml", "but link.yaml is not a file in"),
+    ],
+)
 def test_what_a_commit_cannot_resolve_is_refused(repo: Repo, cli, tmp_path: Path, extends: str, said: str) -> None:
     (repo.root / "folder").mkdir()
     (repo.root / "folder" / "x").write_text("x\n")

@@ -34,28 +34,42 @@ def _evil(repo: Repo, files: dict[str, str], *heads: str, message: str = "Merge"
 # --- evil merges: (name, build) where build returns (base, the merge, the finding code expected) --------
 def _both_sides(repo: Repo) -> str:
     base = repo.commit({"app.py": CODE, "web.js": JS, "conf.py": CONF}, message="base")
-    _branch(repo, "topic", {"app.py": CODE + "\n\ndef mean(x):\n    return total(x) / len(x)\n",
-                            "conf.py": "a = 1\nb = 200\nc = 3\n"})
+    _branch(
+        repo, "topic", {"app.py": CODE + "\n\ndef mean(x):\n    return total(x) / len(x)\n", "conf.py": "a = 1\nb = 200\nc = 3\n"}
+    )
     repo.commit({"app.py": "import math\n\n" + CODE, "conf.py": "a = 1\nb = 20\nc = 3\n"}, message="main work")
     return base
 
 
 def evil_placeholder(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"app.py": "import math\n\ndef total(items):\n    # ... existing code ...\n",
-                              "conf.py": "a = 1\nb = 20\nc = 3\n"}, "topic"), "placeholder"
+    return (
+        base,
+        _evil(
+            repo,
+            {"app.py": "import math\n\ndef total(items):\n    # ... existing code ...\n", "conf.py": "a = 1\nb = 20\nc = 3\n"},
+            "topic",
+        ),
+        "placeholder",
+    )
 
 
 def evil_placeholder_untouched_file(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"web.js": "function total(items) {\n  // rest of the code unchanged\n}\n",
-                              "conf.py": "a = 1\nb = 20\nc = 3\n"}, "topic"), "placeholder"
+    return (
+        base,
+        _evil(
+            repo,
+            {"web.js": "function total(items) {\n  // rest of the code unchanged\n}\n", "conf.py": "a = 1\nb = 20\nc = 3\n"},
+            "topic",
+        ),
+        "placeholder",
+    )
 
 
 def evil_placeholder_in_resolution(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"conf.py": "a = 1\n# ... rest of the settings unchanged ...\nc = 3\n"}, "topic"), \
-        "placeholder"
+    return base, _evil(repo, {"conf.py": "a = 1\n# ... rest of the settings unchanged ...\nc = 3\n"}, "topic"), "placeholder"
 
 
 def evil_markers_left_in(repo: Repo) -> tuple[str, str, str]:
@@ -75,9 +89,15 @@ def evil_diff3_markers_left_in(repo: Repo) -> tuple[str, str, str]:
 
 def evil_markers_in_new_file(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n",
-                              "new.py": "<<<<<<< ours\nx = 1\n=======\nx = 2\n>>>>>>> theirs\n"}, "topic"), \
-        "conflict-marker"
+    return (
+        base,
+        _evil(
+            repo,
+            {"conf.py": "a = 1\nb = 20\nc = 3\n", "new.py": "<<<<<<< ours\nx = 1\n=======\nx = 2\n>>>>>>> theirs\n"},
+            "topic",
+        ),
+        "conflict-marker",
+    )
 
 
 def evil_trailing_blanks(repo: Repo) -> tuple[str, str, str]:
@@ -92,28 +112,32 @@ def evil_space_before_tab(repo: Repo) -> tuple[str, str, str]:
 
 def evil_secret_env(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n", ".env": "TOKEN=s3cr3t\n"}, "topic"), \
-        "path-protected"
+    return base, _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n", ".env": "TOKEN=s3cr3t\n"}, "topic"), "path-protected"
 
 
 def evil_secret_key(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n", "deploy/id_rsa": "-----BEGIN KEY-----\n"},
-                       "topic"), "path-protected"
+    return (
+        base,
+        _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n", "deploy/id_rsa": "-----BEGIN KEY-----\n"}, "topic"),
+        "path-protected",
+    )
 
 
 def evil_budget(repo: Repo) -> tuple[str, str, str]:
     base = _both_sides(repo)
-    return base, _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n",
-                              "gen.py": "".join(f"v{i} = {i}\n" for i in range(401))}, "topic"), "budget"
+    return (
+        base,
+        _evil(repo, {"conf.py": "a = 1\nb = 20\nc = 3\n", "gen.py": "".join(f"v{i} = {i}\n" for i in range(401))}, "topic"),
+        "budget",
+    )
 
 
 def evil_octopus(repo: Repo) -> tuple[str, str, str]:
     base = repo.commit({"app.py": CODE}, message="base")
     for name in ("one", "two", "three"):
         _branch(repo, name, {f"{name}.py": f"{name} = 1\n"}, start=base)
-    return base, _evil(repo, {"app.py": "def total(items):\n    # ... existing code ...\n"}, "one", "two", "three"), \
-        "placeholder"
+    return base, _evil(repo, {"app.py": "def total(items):\n    # ... existing code ...\n"}, "one", "two", "three"), "placeholder"
 
 
 def evil_criss_cross(repo: Repo) -> tuple[str, str, str]:
@@ -136,15 +160,32 @@ def evil_unrelated(repo: Repo) -> tuple[str, str, str]:
     repo.git("rm", "-q", "-rf", ".")
     repo.commit({"other.py": "o = 1\n"}, message="other root")
     repo.git("checkout", "-q", "main")
-    return base, _evil(repo, {"app.py": "def total(items):\n    # ... existing code ...\n"},
-                       "--allow-unrelated-histories", "other"), "placeholder"
+    return (
+        base,
+        _evil(repo, {"app.py": "def total(items):\n    # ... existing code ...\n"}, "--allow-unrelated-histories", "other"),
+        "placeholder",
+    )
 
 
 EVIL: dict[str, Callable[[Repo], tuple[str, str, str]]] = {
-    f.__name__: f for f in (evil_placeholder, evil_placeholder_untouched_file, evil_placeholder_in_resolution,
-                            evil_markers_left_in, evil_diff3_markers_left_in, evil_markers_in_new_file,
-                            evil_trailing_blanks, evil_space_before_tab, evil_secret_env, evil_secret_key,
-                            evil_budget, evil_octopus, evil_criss_cross, evil_unrelated)}
+    f.__name__: f
+    for f in (
+        evil_placeholder,
+        evil_placeholder_untouched_file,
+        evil_placeholder_in_resolution,
+        evil_markers_left_in,
+        evil_diff3_markers_left_in,
+        evil_markers_in_new_file,
+        evil_trailing_blanks,
+        evil_space_before_tab,
+        evil_secret_env,
+        evil_secret_key,
+        evil_budget,
+        evil_octopus,
+        evil_criss_cross,
+        evil_unrelated,
+    )
+}
 
 
 @pytest.mark.parametrize("name", sorted(EVIL))
@@ -244,9 +285,22 @@ def clean_strategy_ours(repo: Repo) -> tuple[str, str]:
 
 
 CLEAN: dict[str, Callable[[Repo], tuple[str, str]]] = {
-    f.__name__: f for f in (clean_disjoint, clean_same_file, clean_resolved_ours, clean_resolved_theirs,
-                            clean_resolved_both, clean_resolved_both_reversed, clean_resolved_neither, clean_octopus,
-                            clean_criss_cross, clean_unrelated, clean_rename_and_change, clean_strategy_ours)}
+    f.__name__: f
+    for f in (
+        clean_disjoint,
+        clean_same_file,
+        clean_resolved_ours,
+        clean_resolved_theirs,
+        clean_resolved_both,
+        clean_resolved_both_reversed,
+        clean_resolved_neither,
+        clean_octopus,
+        clean_criss_cross,
+        clean_unrelated,
+        clean_rename_and_change,
+        clean_strategy_ours,
+    )
+}
 
 
 @pytest.mark.parametrize("name", sorted(CLEAN))
@@ -273,13 +327,13 @@ RELAX: dict[str, dict[str, str | None]] = {
 
 @pytest.mark.parametrize("name", sorted(RELAX))
 def test_a_policy_relaxed_inside_the_range_does_not_apply_to_it(repo: Repo, tmp_path: Path, name: str) -> None:
-    base = repo.commit({"app.py": CODE, ".agent-guard.yaml": "extends: ./team.yaml\n", "team.yaml": "extends: strict\n"},
-                       message="base")
+    base = repo.commit(
+        {"app.py": CODE, ".agent-guard.yaml": "extends: ./team.yaml\n", "team.yaml": "extends: strict\n"}, message="base"
+    )
     for path in [p for p, text in RELAX[name].items() if text is None]:
         repo.git("rm", "-q", path)
     relaxing = repo.commit({p: t for p, t in RELAX[name].items() if t is not None}, message="relax")
-    lazy = repo.commit({"app.py": "def total(items):\n    # ... rest of the code unchanged\n    return result\n"},
-                       message="lazy")
+    lazy = repo.commit({"app.py": "def total(items):\n    # ... rest of the code unchanged\n    return result\n"}, message="lazy")
     spaced = repo.commit({"app.py": CODE + "x = 1  \n"}, message="blanks")  # an error under strict only
     for where in (repo.root, _bare(repo, tmp_path)):
         result = run_cli(where, "check", "--from-ref", base, "--to-ref", "main", "--json")
@@ -293,8 +347,10 @@ def test_a_policy_relaxed_inside_the_range_does_not_apply_to_it(repo: Repo, tmp_
 def test_new_roots_are_checked_whole(repo: Repo, tmp_path: Path) -> None:
     base = repo.commit({"app.py": CODE}, message="base")
     cases = 0
-    for branch, files, lazy_first in (("lazy-root", {"index.py": "# ... existing code ...\n"}, True),
-                                      ("clean-root", {"index.py": "x = 1\n"}, False)):
+    for branch, files, lazy_first in (
+        ("lazy-root", {"index.py": "# ... existing code ...\n"}, True),
+        ("clean-root", {"index.py": "x = 1\n"}, False),
+    ):
         repo.git("checkout", "-q", "--orphan", branch)
         repo.git("rm", "-q", "-rf", ".")
         root = repo.commit(files, message="root")

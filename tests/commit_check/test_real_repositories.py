@@ -52,8 +52,7 @@ def test_a_lock_file_is_not_counted_in_the_budget(repo: Repo, cli) -> None:  # t
     repo.write({"src/big.py": "x = 1\n" * 401})
     repo.git("add", "-A")
     r = cli("check", "--json")
-    assert r.code == 1 and [f["message"] for f in r.json()["findings"]][0].startswith(
-        "the staged change has 401 added lines"), r
+    assert r.code == 1 and [f["message"] for f in r.json()["findings"]][0].startswith("the staged change has 401 added lines"), r
 
 
 @pytest.mark.parametrize("attributes", ["dist/** linguist-generated", "dist/** linguist-generated=true", "dist/** -diff"])
@@ -79,11 +78,22 @@ def test_an_agents_edit_of_a_lock_file_is_not_held_to_the_edit_budget(repo: Repo
 
 # --- excludes per check ---------------------------------------------------------------------
 def test_a_check_excluded_for_some_paths_still_runs_everywhere_else(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    repo.commit({".agent-guard.yaml": "exclude:\n  placeholder: ['tests/fixtures/**']\n"
-                                      "  conflict-marker: ['tests/fixtures/**', '*.orig']\n",
-                 "app.py": CODE})
-    repo.write({"tests/fixtures/lazy.py": ELIDED, "tests/fixtures/merge.txt": MARKERS, "old.orig": MARKERS,
-                "app.py": ELIDED, "notes.txt": MARKERS})
+    repo.commit(
+        {
+            ".agent-guard.yaml": "exclude:\n  placeholder: ['tests/fixtures/**']\n"
+            "  conflict-marker: ['tests/fixtures/**', '*.orig']\n",
+            "app.py": CODE,
+        }
+    )
+    repo.write(
+        {
+            "tests/fixtures/lazy.py": ELIDED,
+            "tests/fixtures/merge.txt": MARKERS,
+            "old.orig": MARKERS,
+            "app.py": ELIDED,
+            "notes.txt": MARKERS,
+        }
+    )
     repo.git("add", "-A")
     r = cli("check", "--json")
     assert r.code == 1 and sorted(_codes(r)) == [("conflict-marker", "notes.txt")] * 3 + [("placeholder", "app.py")], r
@@ -93,10 +103,18 @@ def test_a_check_excluded_for_some_paths_still_runs_everywhere_else(repo: Repo, 
 
 
 def test_an_agents_edit_honours_the_excludes_too(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    repo.commit({".agent-guard.yaml": "exclude: {placeholder: ['fixtures/**'], whitespace: ['*.md']}\n",
-                 "fixtures/lazy.py": CODE, "app.py": CODE, "README.md": "x\n"})
-    lazy = {"old_string": "    result = 0\n    for item in items:\n        result += item\n",
-            "new_string": "    # ... rest of the code unchanged\n"}
+    repo.commit(
+        {
+            ".agent-guard.yaml": "exclude: {placeholder: ['fixtures/**'], whitespace: ['*.md']}\n",
+            "fixtures/lazy.py": CODE,
+            "app.py": CODE,
+            "README.md": "x\n",
+        }
+    )
+    lazy = {
+        "old_string": "    result = 0\n    for item in items:\n        result += item\n",
+        "new_string": "    # ... rest of the code unchanged\n",
+    }
     assert cli("apply", "--json", input=json.dumps({"file_path": "fixtures/lazy.py", **lazy})).code == 0
     refused = cli("apply", "--json", input=json.dumps({"file_path": "app.py", **lazy}))
     assert refused.code == 1 and _codes(refused) == [("placeholder", "app.py")], refused
@@ -124,7 +142,8 @@ def _adopt(repo: Repo, cli) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     wrote = cli("check", "--all-files", "--policy", "strict", "--write-baseline", ".agent-guard-baseline.json")
     assert wrote.code == 0 and wrote.stdout.startswith(
         "agent-guard check: wrote the baseline .agent-guard-baseline.json: 5 findings in 2 files; name it in "
-        ".agent-guard.yaml (baseline: .agent-guard-baseline.json)"), wrote
+        ".agent-guard.yaml (baseline: .agent-guard-baseline.json)"
+    ), wrote
     assert repo.snapshot() != before  # the baseline file, and nothing else
     (repo.root / ".agent-guard.yaml").write_text("extends: strict\nbaseline: .agent-guard-baseline.json\n")
     repo.commit(message="adopt agent-guard")
@@ -176,8 +195,10 @@ def test_a_range_reads_the_baseline_committed_at_its_base(repo: Repo, cli) -> No
 def test_agents_cannot_change_the_baseline(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     _adopt(repo, cli)
     before = repo.snapshot()
-    for edit in ({"file_path": ".agent-guard-baseline.json", "content": '{"version": 1, "findings": []}\n'},
-                 {"file_path": ".agent-guard-baseline.json", "old_string": '"version": 1', "new_string": '"version": 1 '}):
+    for edit in (
+        {"file_path": ".agent-guard-baseline.json", "content": '{"version": 1, "findings": []}\n'},
+        {"file_path": ".agent-guard-baseline.json", "old_string": '"version": 1', "new_string": '"version": 1 '},
+    ):
         r = cli("apply", "--json", input=json.dumps(edit))
         assert r.code == 1 and _codes(r) == [("path-protected", ".agent-guard-baseline.json")], r
         assert "agents may never change the policy" in r.json()["findings"][0]["message"]
@@ -209,8 +230,14 @@ def test_agent_guard_adopts_its_own_check() -> None:
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "guard", "check", "--all-files", "--json"], cwd=root,
-                       capture_output=True, env=checkout_env(), timeout=600, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "guard", "check", "--all-files", "--json"],
+        cwd=root,
+        capture_output=True,
+        env=checkout_env(),
+        timeout=600,
+        check=False,
+    )
     doc = json.loads(r.stdout)
     errors = [f for f in doc["findings"] if f["severity"] == "error"]
     assert r.returncode == 0 and errors == [], errors[:5]

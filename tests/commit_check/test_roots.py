@@ -33,8 +33,10 @@ def test_a_tip_with_no_history_in_common_with_the_base(repo: Repo, cli) -> None:
     assert found(result) == [("placeholder", "lib.py", root), ("placeholder", "ok.py", later)]
     rows = result.json()["check"]["commits"]
     assert rows[0]["commit"] == root and rows[0]["root"] is True and rows[0]["added"] == 2
-    assert "1 root commit (no parent): every file in it is added content" in cli(
-        "check", "--from-ref", base, "--to-ref", "HEAD").stdout
+    assert (
+        "1 root commit (no parent): every file in it is added content"
+        in cli("check", "--from-ref", base, "--to-ref", "HEAD").stdout
+    )
 
 
 def test_a_root_commit_is_not_held_to_the_per_commit_budget(repo: Repo, cli) -> None:

@@ -52,9 +52,7 @@ SIMPLE_EDIT = update("a.py", hunk("-x = 1", "+x = 2", at=3), at=2)
 
 def simple_at(line: int, flat: bool = False) -> FileEdit:
     """SIMPLE_EDIT with its Begin line at input line `line` (every line `line` when flat)."""
-    return update(
-        "a.py", hunk("-x = 1", "+x = 2", at=line if flat else line + 2), at=line if flat else line + 1
-    )
+    return update("a.py", hunk("-x = 1", "+x = 2", at=line if flat else line + 2), at=line if flat else line + 1)
 
 
 PARSES = [
@@ -132,11 +130,7 @@ PARSES = [
     ),
     pytest.param(
         patch("*** Update File: a.py", " keep", "-old", "+new", "@@ tail", "-y", "+z"),
-        [
-            update(
-                "a.py", hunk(" keep", "-old", "+new", at=3), hunk("-y", "+z", at=6, anchors=("tail",)), at=2
-            )
-        ],
+        [update("a.py", hunk(" keep", "-old", "+new", at=3), hunk("-y", "+z", at=6, anchors=("tail",)), at=2)],
         id="first-chunk-without-header",
     ),
     pytest.param(
@@ -227,11 +221,7 @@ PARSES = [
             "-a",
             "+b",
         ),
-        [
-            FileEdit(
-                path="y.py", op=Op.RENAME, old_path="x.py", changes=(hunk("-a", "+b", at=8),), source_line=2
-            )
-        ],
+        [FileEdit(path="y.py", op=Op.RENAME, old_path="x.py", changes=(hunk("-a", "+b", at=8),), source_line=2)],
         id="diff-git-header-for-same-file-dropped",
     ),
     pytest.param(
@@ -245,9 +235,7 @@ PARSES = [
         id="heredoc-in-fence-with-prose",
     ),
     pytest.param("apply_patch <<EOF\n" + patch(*SIMPLE) + "EOF\n", [simple_at(2)], id="heredoc-bare-word"),
-    pytest.param(
-        'apply_patch <<"PATCH"\n' + patch(*SIMPLE) + "PATCH\n", [simple_at(2)], id="heredoc-double-quoted"
-    ),
+    pytest.param('apply_patch <<"PATCH"\n' + patch(*SIMPLE) + "PATCH\n", [simple_at(2)], id="heredoc-double-quoted"),
     pytest.param("<<'EOF'\n" + patch(*SIMPLE) + "EOF\n", [simple_at(2)], id="heredoc-alone"),
     pytest.param(
         "bash -lc \"apply_patch <<'EOF'\n"
@@ -257,25 +245,19 @@ PARSES = [
         id="bash-lc-double-quoted-with-escapes",
     ),
     pytest.param(
-        'bash -lc \'apply_patch <<"EOF"\n'
-        + patch("*** Update File: a.py", "@@", "-it'\\''s", "+it is")
-        + "EOF'\n",
+        'bash -lc \'apply_patch <<"EOF"\n' + patch("*** Update File: a.py", "@@", "-it'\\''s", "+it is") + "EOF'\n",
         [update("a.py", hunk("-it's", "+it is", at=4), at=3)],
         id="bash-lc-single-quoted",
     ),
     pytest.param(json.dumps(["apply_patch", patch(*SIMPLE)]), [simple_at(1, flat=True)], id="json-argv"),
     pytest.param(
-        json.dumps(
-            {"command": ["bash", "-lc", "apply_patch <<'EOF'\n" + patch(*SIMPLE) + "EOF\n"]}, indent=2
-        ),
+        json.dumps({"command": ["bash", "-lc", "apply_patch <<'EOF'\n" + patch(*SIMPLE) + "EOF\n"]}, indent=2),
         [simple_at(5, flat=True)],
         id="json-argv-bash-heredoc",
     ),
     pytest.param(json.dumps({"input": patch(*SIMPLE)}), [simple_at(1, flat=True)], id="json-tool-call-input"),
     pytest.param(
-        "I'll call the tool:\n"
-        + json.dumps({"name": "apply_patch", "patch": patch(*SIMPLE)})
-        + "\nthen test.",
+        "I'll call the tool:\n" + json.dumps({"name": "apply_patch", "patch": patch(*SIMPLE)}) + "\nthen test.",
         [simple_at(2, flat=True)],
         id="json-tool-call-patch-with-prose",
     ),
@@ -290,9 +272,7 @@ PARSES = [
         id="json-arguments-string-with-input",
     ),
     pytest.param(
-        "```json\n"
-        + json.dumps({"arguments": json.dumps({"command": ["apply_patch", patch(*SIMPLE)]})})
-        + "\n```\n",
+        "```json\n" + json.dumps({"arguments": json.dumps({"command": ["apply_patch", patch(*SIMPLE)]})}) + "\n```\n",
         [simple_at(2, flat=True)],
         id="json-arguments-string-with-command-in-fence",
     ),
@@ -302,9 +282,7 @@ PARSES = [
         id="markdown-fence-with-prose",
     ),
     pytest.param(
-        "1. Apply:\n   ```\n"
-        + "".join("   " + line + "\n" for line in patch(*SIMPLE, " ctx").splitlines())
-        + "   ```\n",
+        "1. Apply:\n   ```\n" + "".join("   " + line + "\n" for line in patch(*SIMPLE, " ctx").splitlines()) + "   ```\n",
         [update("a.py", hunk("-x = 1", "+x = 2", " ctx", at=5), at=4)],
         id="fence-nested-in-list-item",
     ),
@@ -314,9 +292,7 @@ PARSES = [
         id="escaped-one-liner",
     ),
     pytest.param(patch(*SIMPLE).rstrip("\n"), [SIMPLE_EDIT], id="no-final-newline"),
-    pytest.param(
-        patch(*SIMPLE) + "\nThat is all.\n*** Not a marker\n", [SIMPLE_EDIT], id="text-after-end-ignored"
-    ),
+    pytest.param(patch(*SIMPLE) + "\nThat is all.\n*** Not a marker\n", [SIMPLE_EDIT], id="text-after-end-ignored"),
     pytest.param(
         "\ufeff" + patch("*** Update File: ü.txt", "@@", " naïve", "-café", "+café ★"),
         [update("ü.txt", hunk(" naïve", "-café", "+café ★", at=3), at=2)],
@@ -333,9 +309,7 @@ def test_parse(text: str, files: list[FileEdit]) -> None:
 REFUSALS = [
     pytest.param("hello\n", 1, "no '*** Begin Patch'", id="no-begin"),
     pytest.param("*** Add File: a\n+x\n*** End Patch\n", 1, "no '*** Begin Patch'", id="no-begin-before-ops"),
-    pytest.param(
-        "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n", 5, "missing '*** End Patch'", id="truncated"
-    ),
+    pytest.param("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n", 5, "missing '*** End Patch'", id="truncated"),
     pytest.param("*** Begin Patch\n*** Add File: a\n+x", 3, "missing '*** End Patch'", id="truncated-in-add"),
     pytest.param(
         "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a\n@@\n-x\nEOF\n",
@@ -349,9 +323,7 @@ REFUSALS = [
         "missing '*** End Patch'",
         id="truncated-in-fence",
     ),
-    pytest.param(
-        json.dumps({"input": "*** Begin Patch\n*** Delete File: a\n"}), 1, "missing", id="truncated-json"
-    ),
+    pytest.param(json.dumps({"input": "*** Begin Patch\n*** Delete File: a\n"}), 1, "missing", id="truncated-json"),
     pytest.param(patch(), 2, "the patch is empty", id="empty-patch"),
     pytest.param(patch("", "  "), 4, "the patch is empty", id="empty-patch-with-blank-lines"),
     pytest.param(patch("*** Update File: foo.txt"), 2, "has no chunks", id="update-without-chunks"),
@@ -375,22 +347,14 @@ REFUSALS = [
         "unknown line at line 2: '*** Frobnicate File: foo'",
         id="unknown-marker",
     ),
-    pytest.param(
-        patch("*** Update File: a", "@@", "-x", "*** Bogus"), 5, "unknown line", id="unknown-marker-in-chunk"
-    ),
+    pytest.param(patch("*** Update File: a", "@@", "-x", "*** Bogus"), 5, "unknown line", id="unknown-marker-in-chunk"),
     pytest.param(patch("*** Delete File: a", "+x"), 3, "unexpected line", id="lines-after-delete"),
-    pytest.param(
-        patch("*** Add File: a", "+x", "y"), 4, "does not start with '+'", id="add-line-without-plus"
-    ),
-    pytest.param(
-        patch("*** Add File: a", "+x", "", "+z"), 4, "does not start with '+'", id="add-blank-line-inside"
-    ),
+    pytest.param(patch("*** Add File: a", "+x", "y"), 4, "does not start with '+'", id="add-line-without-plus"),
+    pytest.param(patch("*** Add File: a", "+x", "", "+z"), 4, "does not start with '+'", id="add-blank-line-inside"),
     pytest.param(patch("*** Add File: "), 2, "'*** Add File:' at line 2 names no path", id="add-empty-path"),
     pytest.param(patch("*** Update File:", "@@", "-x"), 2, "names no path", id="update-empty-path"),
     pytest.param(patch("*** Delete File: \t"), 2, "names no path", id="delete-blank-path"),
-    pytest.param(
-        patch("*** Update File: a", "*** Move to:", "@@", "-x"), 3, "names no path", id="move-empty-path"
-    ),
+    pytest.param(patch("*** Update File: a", "*** Move to:", "@@", "-x"), 3, "names no path", id="move-empty-path"),
     pytest.param(patch("*** Delete File: a", "*** Move to: b"), 3, "unknown line", id="move-to-astray"),
     pytest.param(
         patch("*** Update File: a.py", "--- a/b.py", "+++ b/b.py", "@@", "-x"),
@@ -404,9 +368,7 @@ REFUSALS = [
         "does not name",
         id="diff-git-other-file",
     ),
-    pytest.param(
-        patch(*SIMPLE) + patch("*** Delete File: b"), 7, "a second '*** Begin Patch'", id="two-envelopes"
-    ),
+    pytest.param(patch(*SIMPLE) + patch("*** Delete File: b"), 7, "a second '*** Begin Patch'", id="two-envelopes"),
     pytest.param(patch("*** Begin Patch", "*** Delete File: a"), 2, "unknown line", id="nested-begin"),
 ]
 
@@ -423,9 +385,7 @@ def test_refusal(text: str, line: int, fragment: str) -> None:
 def test_hints_list_the_alternatives() -> None:
     with pytest.raises(ParseError) as caught:
         codex.parse(patch("*** Frobnicate File: foo"))
-    assert caught.value.hint == (
-        "expected one of '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** End Patch'"
-    )
+    assert caught.value.hint == ("expected one of '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** End Patch'")
     with pytest.raises(ParseError) as caught:
         codex.parse(patch("*** Update File: a", "@@", "-x", "*** Oops"))
     assert "'@@', '*** End of File'" in caught.value.hint
@@ -440,15 +400,11 @@ def test_hints_list_the_alternatives() -> None:
     [
         pytest.param(patch(*SIMPLE), 100, id="bare"),
         pytest.param("  *** Begin Patch \r\n*** Delete File: a\r\n", 100, id="padded-truncated"),
-        pytest.param(
-            "```\napply_patch <<'EOF'\n" + patch(*SIMPLE) + "EOF\n```\n", 100, id="heredoc-in-fence"
-        ),
+        pytest.param("```\napply_patch <<'EOF'\n" + patch(*SIMPLE) + "EOF\n```\n", 100, id="heredoc-in-fence"),
         pytest.param(json.dumps(["apply_patch", patch(*SIMPLE)]), 85, id="json-argv"),
         pytest.param("apply_patch <<'EOF'\\n*** Begin Patch\\n", 85, id="escaped-one-liner"),
         pytest.param('BEGIN = "*** Begin Patch"\n', 0, id="marker-quoted-in-code"),
-        pytest.param(
-            "--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n *** Begin Patch\n", 30, id="unified-diff-of-a-patch"
-        ),
+        pytest.param("--- a/t.txt\n+++ b/t.txt\n@@ -1 +1 @@\n *** Begin Patch\n", 30, id="unified-diff-of-a-patch"),
         pytest.param("--- a/t.txt\n+++ b/t.txt\n@@ -0,0 +1 @@\n+*** Begin Patch\n", 0, id="added-line-only"),
         pytest.param("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", 0, id="search-replace"),
         pytest.param("", 0, id="empty"),
@@ -497,8 +453,9 @@ def test_codex_scenarios(scenario: Path | None) -> None:
         pytest.param(("@@", " a", "b", "-c", "+C"), ("context-prefix",), 1, id="context-without-its-space"),
     ],
 )
-def test_bookkeeping_models_get_wrong_is_put_right_and_named(lines: tuple[str, ...], repairs: tuple[str, ...],
-                                                              hunks: int) -> None:
+def test_bookkeeping_models_get_wrong_is_put_right_and_named(
+    lines: tuple[str, ...], repairs: tuple[str, ...], hunks: int
+) -> None:
     """Habits seen in real models' failing calls: each parses, and says what was put right."""
     (fe,) = codex.parse(patch("*** Update File: a", *lines)).files
     assert fe.repairs == repairs and len(fe.changes) == hunks

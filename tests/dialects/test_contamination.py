@@ -18,9 +18,7 @@ from guard.report import stats
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 CALC_MUL = CALC.replace("return a * b", "return int(a * b)")
-DIFF = (
-    "--- a/calc.py\n+++ b/calc.py\n@@ -5,2 +5,2 @@\n def mul(a, b):\n-    return a * b\n+    return int(a * b)\n"
-)
+DIFF = "--- a/calc.py\n+++ b/calc.py\n@@ -5,2 +5,2 @@\n def mul(a, b):\n-    return a * b\n+    return int(a * b)\n"
 SR = "calc.py\n<<<<<<< SEARCH\n    return a * b\n=======\n    return int(a * b)\n>>>>>>> REPLACE\n"
 CODEX = "*** Begin Patch\n*** Update File: calc.py\n@@ def mul(a, b):\n-    return a * b\n+    return int(a * b)\n*** End Patch\n"
 ACCEPTED = "unified, codex, search-replace, json, whole, hashline"
@@ -145,15 +143,11 @@ def test_mixed_dialects_are_found_with_their_first_lines(text: str, expected: li
             " def mul(a, b):\n-    return a * b\n+    return int(a * b)\n*** End Patch\n"
         ),
         # A diff whose context and added lines quote other dialects.
-        (
-            "--- a/doc.md\n+++ b/doc.md\n@@ -1,3 +1,4 @@\n *** Begin Patch\n <<<<<<< SEARCH\n+=======\n"
-            " >>>>>>> REPLACE\n"
-        ),
+        ("--- a/doc.md\n+++ b/doc.md\n@@ -1,3 +1,4 @@\n *** Begin Patch\n <<<<<<< SEARCH\n+=======\n >>>>>>> REPLACE\n"),
         # SEARCH/REPLACE whose text is a patch file.
         sr("--- a/x\n+++ b/x\n@@ -1 +1 @@\n", "--- a/y\n+++ b/y\n@@ -1 +1 @@\n", "fix.patch"),
         # A Codex envelope whose added lines hold a diff.
-        "*** Begin Patch\n*** Add File: fix.patch\n" + "".join("+" + ln + "\n" for ln in DIFF.splitlines())
-        + "*** End Patch\n",
+        "*** Begin Patch\n*** Add File: fix.patch\n" + "".join("+" + ln + "\n" for ln in DIFF.splitlines()) + "*** End Patch\n",
     ],
 )
 def test_one_dialect_quoting_another_is_not_mixed(text: str) -> None:
@@ -271,7 +265,9 @@ def test_diff_body_with_agent_read_numbers() -> None:
     hunk = edits.files[0].changes[0]
     assert isinstance(hunk, Hunk)
     assert [(hl.tag, hl.text) for hl in hunk.lines] == [
-        (" ", "def mul(a, b):"), ("-", "    return a * b"), ("+", "    return int(a * b)")
+        (" ", "def mul(a, b):"),
+        ("-", "    return a * b"),
+        ("+", "    return int(a * b)"),
     ]
     assert hunk.old_start == 5 and edits.repairs == ("line-numbers",)
 
@@ -309,8 +305,9 @@ def test_str_replace_old_string_from_claude_code_read() -> None:
 
 
 def test_str_replace_with_numbers_on_both_strings() -> None:
-    text = json.dumps({"file_path": "calc.py", "old_string": arrows(OLD, 5).rstrip("\n"),
-                       "new_string": arrows(NEW, 5).rstrip("\n")})
+    text = json.dumps(
+        {"file_path": "calc.py", "old_string": arrows(OLD, 5).rstrip("\n"), "new_string": arrows(NEW, 5).rstrip("\n")}
+    )
     change = parsed(text).files[0].changes[0]
     assert isinstance(change, Replace)
     assert (change.old, change.new) == (OLD.rstrip("\n"), NEW.rstrip("\n"))
@@ -464,7 +461,8 @@ def test_repairs_reach_every_file_of_the_json_report(repo: Repo, cli) -> None:  
     text = sr(cat_n(OLD, 5), NEW) + "\nother.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
     report = _applied(repo, cli, text)
     assert [(f["path"], f["repairs"]) for f in report["files"]] == [  # type: ignore[index, union-attr]
-        ("calc.py", ["line-numbers"]), ("other.py", ["line-numbers"])
+        ("calc.py", ["line-numbers"]),
+        ("other.py", ["line-numbers"]),
     ]
     assert repo.read("calc.py") == CALC_MUL.encode() and repo.read("other.py") == b"x = 2\n"
 
@@ -531,10 +529,12 @@ CODE = "\n```python\nprint(mul(2, 1.5))\n```\n"
 
 MARKDOWN = {
     "unified in two fences, prose around": (
-        "Two fixes.\n\n```diff\n" + DIFF + "```\n\nand\n\n```patch\n" + GREET_DIFF + "```\n\nDone.\n", "unified"
+        "Two fixes.\n\n```diff\n" + DIFF + "```\n\nand\n\n```patch\n" + GREET_DIFF + "```\n\nDone.\n",
+        "unified",
     ),
     "unified after reasoning, code fence after": (
-        THINK + "\n```diff\n" + DIFF + "```\n" + CODE + "\n```diff\n" + GREET_DIFF + "```\n", "unified"
+        THINK + "\n```diff\n" + DIFF + "```\n" + CODE + "\n```diff\n" + GREET_DIFF + "```\n",
+        "unified",
     ),
     "unified in a bare fence": ("```\n" + DIFF + "```\n" + GREET_DIFF.join(["```\n", "```\n"]), "unified"),
     "search-replace in two fences": (
@@ -544,26 +544,34 @@ MARKDOWN = {
     "search-replace after reasoning": (THINK + SR + "\n" + GREET_SR + CODE, "search-replace"),
     "codex in a fence after reasoning": (
         THINK + "```\n*** Begin Patch\n*** Update File: calc.py\n@@ def mul(a, b):\n-    return a * b\n"
-        "+    return int(a * b)\n*** Update File: greet.py\n@@\n-    print(\"Hello, \" + name)\n"
-        "+    print(f\"Hello, {name}!\")\n*** End Patch\n```\n" + CODE,
+        '+    return int(a * b)\n*** Update File: greet.py\n@@\n-    print("Hello, " + name)\n'
+        '+    print(f"Hello, {name}!")\n*** End Patch\n```\n' + CODE,
         "codex",
     ),
     "json in a fence, prose around": (
         "Calling the tool:\n```json\n"
-        + json.dumps([{"file_path": "calc.py", "old_string": "a * b", "new_string": "int(a * b)"},
-                      {"file_path": "greet.py", "old_string": '"Hello, " + name', "new_string": 'f"Hello, {name}!"'}])
+        + json.dumps(
+            [
+                {"file_path": "calc.py", "old_string": "a * b", "new_string": "int(a * b)"},
+                {"file_path": "greet.py", "old_string": '"Hello, " + name', "new_string": 'f"Hello, {name}!"'},
+            ]
+        )
         + "\n```\nBoth files are done.\n",
         "json",
     ),
     "json after reasoning": (
         "<think>old_string must be unique</think>\n"
-        + json.dumps({"file_path": "calc.py", "old_string": "a * b", "new_string": "int(a * b)"}) + "\n"
+        + json.dumps({"file_path": "calc.py", "old_string": "a * b", "new_string": "int(a * b)"})
+        + "\n"
         + json.dumps({"file_path": "greet.py", "old_string": '"Hello, " + name', "new_string": 'f"Hello, {name}!"'}),
         "json",
     ),
     "whole files after reasoning": (
-        "<reasoning>Rewrite both.</reasoning>\ncalc.py\n```python\n" + CALC_MUL + "```\n\n**greet.py**\n```python\n"
-        + GREET_NEW + "```\n",
+        "<reasoning>Rewrite both.</reasoning>\ncalc.py\n```python\n"
+        + CALC_MUL
+        + "```\n\n**greet.py**\n```python\n"
+        + GREET_NEW
+        + "```\n",
         "whole",
     ),
 }

@@ -184,9 +184,7 @@ CONTAMINATED = {
 
 
 def _recorded(root: Path, commit: str) -> str:
-    proc = subprocess.run(
-        ["git", "diff", f"{commit}^", commit], cwd=root, capture_output=True, timeout=60, check=True
-    )
+    proc = subprocess.run(["git", "diff", f"{commit}^", commit], cwd=root, capture_output=True, timeout=60, check=True)
     return proc.stdout.decode("utf-8")
 
 

@@ -28,8 +28,7 @@ from guard.model import EditSet, ParseError
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 EXAMPLE_SECONDS = 10  # far above the slowest honest example (~50 ms); a hang trips it
-FAST = settings(max_examples=300, deadline=None, database=None, derandomize=True,
-                suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=300, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
 
 # Inputs the case folders do not cover: hashline sections and lazy snippets.
 EXTRA_SEEDS = [
@@ -51,26 +50,110 @@ SEEDS = _seeds()
 
 # The dialects' own vocabulary, for token soups that reach deeper parser states than noise.
 TOKENS = [
-    "diff --git a/a.txt b/a.txt", "--- a/a.txt", "+++ b/a.txt", "--- /dev/null", "+++ /dev/null",
-    "@@ -1,3 +1,3 @@", "@@ -0,0 +1 @@", "@@ -5 +5,2 @@ def f():", "@@", "@@ @@", "@@ -1,999999999 +1 @@",
-    " context", "-removed", "+added", "-", "+", " ", "\\ No newline at end of file",
-    "new file mode 100644", "deleted file mode 100755", "old mode 100644", "new mode 100755",
-    "rename from a.txt", "rename to b.txt", "similarity index 90%", "index 0123abc..4567def 100644",
-    "GIT binary patch", "Binary files a/x and b/x differ",
-    "*** Begin Patch", "*** End Patch", "*** Update File: a.txt", "*** Add File: n.txt",
-    "*** Delete File: a.txt", "*** Move to: m.txt", "*** End of File",
-    "a.txt", "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "<<<<<<< HEAD", ">>>>>>> branch",
-    "```", "```python", "```diff", "```a.txt", "```json", "~~~",
-    '{"file_path": "a.txt", "old_string": "one", "new_string": "two"}', '{"path": "a.txt", "edits": [',
-    '{"command": "create", "path": "n.txt", "file_text": "x"}', '{"command": "insert", "insert_line": -5}',
-    '{"content": [{"type": "tool_use", "input": {', "]}", "[", "{", "}", '"', "\\u0000",
-    "[a.txt#0123abcd]", "[a.txt]", "replace 1..$", "insert before 0", "insert after 4294967296", "delete 3-1",
-    "delete file", "create", "# ... existing code ...", "// ... rest unchanged", "...",
-    "\ufeff", "\u200b", "\u202e", "e\u0301", "\uff0e\uff47\uff49\uff54", "\U0001f600", "\x0c", "\x1c", "\x85",
+    "diff --git a/a.txt b/a.txt",
+    "--- a/a.txt",
+    "+++ b/a.txt",
+    "--- /dev/null",
+    "+++ /dev/null",
+    "@@ -1,3 +1,3 @@",
+    "@@ -0,0 +1 @@",
+    "@@ -5 +5,2 @@ def f():",
+    "@@",
+    "@@ @@",
+    "@@ -1,999999999 +1 @@",
+    " context",
+    "-removed",
+    "+added",
+    "-",
+    "+",
+    " ",
+    "\\ No newline at end of file",
+    "new file mode 100644",
+    "deleted file mode 100755",
+    "old mode 100644",
+    "new mode 100755",
+    "rename from a.txt",
+    "rename to b.txt",
+    "similarity index 90%",
+    "index 0123abc..4567def 100644",
+    "GIT binary patch",
+    "Binary files a/x and b/x differ",
+    "*** Begin Patch",
+    "*** End Patch",
+    "*** Update File: a.txt",
+    "*** Add File: n.txt",
+    "*** Delete File: a.txt",
+    "*** Move to: m.txt",
+    "*** End of File",
+    "a.txt",
+    "<<<<<<< SEARCH",
+    "=======",
+    ">>>>>>> REPLACE",
+    "<<<<<<< HEAD",
+    ">>>>>>> branch",
+    "```",
+    "```python",
+    "```diff",
+    "```a.txt",
+    "```json",
+    "~~~",
+    '{"file_path": "a.txt", "old_string": "one", "new_string": "two"}',
+    '{"path": "a.txt", "edits": [',
+    '{"command": "create", "path": "n.txt", "file_text": "x"}',
+    '{"command": "insert", "insert_line": -5}',
+    '{"content": [{"type": "tool_use", "input": {',
+    "]}",
+    "[",
+    "{",
+    "}",
+    '"',
+    "\\u0000",
+    "[a.txt#0123abcd]",
+    "[a.txt]",
+    "replace 1..$",
+    "insert before 0",
+    "insert after 4294967296",
+    "delete 3-1",
+    "delete file",
+    "create",
+    "# ... existing code ...",
+    "// ... rest unchanged",
+    "...",
+    "\ufeff",
+    "\u200b",
+    "\u202e",
+    "e\u0301",
+    "\uff0e\uff47\uff49\uff54",
+    "\U0001f600",
+    "\x0c",
+    "\x1c",
+    "\x85",
 ]
 EOLS = ["\n", "\r\n", "\r", "", "\u2028", "\x85", "\n\n"]
-ODD = ["\ufeff", "\u200b", "\u200d", "\u202e", "\u0301", "\u00a0", "\u3000", "\uff0e", "\ud7ff", "\U0010ffff",
-       "\x00", "\x7f", "\t", "\r", "\u2028", "\u2029", "\x85", "\U0001f600", "\\", "\"", "\u0131", "\u212a"]
+ODD = [
+    "\ufeff",
+    "\u200b",
+    "\u200d",
+    "\u202e",
+    "\u0301",
+    "\u00a0",
+    "\u3000",
+    "\uff0e",
+    "\ud7ff",
+    "\U0010ffff",
+    "\x00",
+    "\x7f",
+    "\t",
+    "\r",
+    "\u2028",
+    "\u2029",
+    "\x85",
+    "\U0001f600",
+    "\\",
+    '"',
+    "\u0131",
+    "\u212a",
+]
 
 
 @st.composite
@@ -85,7 +168,7 @@ def mutated(draw: st.DrawFn, seeds: list[str] | None = None) -> str:
         elif op == "insert":
             text = text[:at] + draw(st.text(max_size=12)) + text[at:]
         elif op == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 40)):]
+            text = text[:at] + text[at + draw(st.integers(1, 40)) :]
         elif op == "crlf":
             text = text[:at] + text[at:].replace("\n", "\r\n")
         elif op == "cr":
@@ -93,7 +176,7 @@ def mutated(draw: st.DrawFn, seeds: list[str] | None = None) -> str:
         elif op == "odd":
             text = text[:at] + draw(st.sampled_from(ODD)) + text[at:]
         elif op == "duplicate":
-            text = text[:at] + text[at:at + draw(st.integers(1, 200))] * draw(st.integers(2, 4)) + text[at:]
+            text = text[:at] + text[at : at + draw(st.integers(1, 200))] * draw(st.integers(2, 4)) + text[at:]
         else:
             lines = text.split("\n")
             i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
@@ -116,6 +199,7 @@ ANY_INPUT = st.one_of(mutated(), token_soup(), RANDOM_TEXT, RANDOM_BYTES_AS_TEXT
 @contextlib.contextmanager
 def deadline(seconds: int = EXAMPLE_SECONDS) -> Iterator[None]:
     """Fail an example that runs this long: a hang, not a slow parse."""
+
     def stop(signum: int, frame: object) -> None:
         raise TimeoutError(f"one example ran for more than {seconds} s")
 
@@ -224,7 +308,7 @@ def mutated_bytes(draw: st.DrawFn, seeds: list[str] | None = None) -> bytes:
         elif op == "insert":
             data[at:at] = draw(st.binary(min_size=1, max_size=6))
         else:
-            del data[at:at + draw(st.integers(1, 30))]
+            del data[at : at + draw(st.integers(1, 30))]
     return bytes(data)
 
 
@@ -241,7 +325,7 @@ FILES = {
 APPLY_SEEDS = [
     "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
     "--- a/src/app.py\n+++ b/src/app.py\n@@ -4,2 +4,3 @@\n def main():\n     print(os.getcwd())\n+    return 0\n",
-    "*** Begin Patch\n*** Update File: hello.py\n@@ def greet():\n-    return \"hi\"\n+    return \"hello\"\n"
+    '*** Begin Patch\n*** Update File: hello.py\n@@ def greet():\n-    return "hi"\n+    return "hello"\n'
     "*** Add File: notes/new.txt\n+fresh\n*** Delete File: README.md\n*** End Patch\n",
     "a.txt\n```\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n```\n"
     "crlf.txt\n```\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n```\n",
@@ -259,8 +343,10 @@ def fuzz_repo(repo: Repo) -> Repo:
 
 
 @settings(FAST, max_examples=250)
-@given(data=st.one_of(mutated_bytes(), st.binary(max_size=300), token_soup().map(str.encode)),
-       fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]))
+@given(
+    data=st.one_of(mutated_bytes(), st.binary(max_size=300), token_soup().map(str.encode)),
+    fmt=st.sampled_from(["auto", "auto", "auto", *sorted(dialects.DIALECTS)]),
+)
 def test_engine_check_never_raises_or_writes(fuzz_repo: Repo, data: bytes, fmt: str) -> None:
     before = fuzz_repo.snapshot()
     g = Guard(fuzz_repo.root)

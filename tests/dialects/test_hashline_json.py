@@ -33,13 +33,15 @@ def changes(text: str) -> tuple[object, ...]:
 
 
 def test_shape_3_items() -> None:
-    got = changes(call(
-        {"set_line": {"anchor": "2:aa", "new_text": "TWO"}},
-        {"replace_lines": {"start_anchor": "4:bb", "end_anchor": "5:cc", "new_text": "x\ny"}},
-        {"insert_after": {"anchor": "7:dd", "text": "after"}},
-        {"delete_line": {"anchor": "9:ee"}},
-        {"set_line": {"anchor": "10:ff", "new_text": ""}},
-    ))
+    got = changes(
+        call(
+            {"set_line": {"anchor": "2:aa", "new_text": "TWO"}},
+            {"replace_lines": {"start_anchor": "4:bb", "end_anchor": "5:cc", "new_text": "x\ny"}},
+            {"insert_after": {"anchor": "7:dd", "text": "after"}},
+            {"delete_line": {"anchor": "9:ee"}},
+            {"set_line": {"anchor": "10:ff", "new_text": ""}},
+        )
+    )
     r = ("hex32",)
     assert got == (
         LineRange(2, 2, ("TWO",), None, 1, hashes=((2, "aa", r),)),
@@ -53,11 +55,13 @@ def test_shape_3_items() -> None:
 
 
 def test_shape_2_and_three_base36_digits() -> None:
-    got = changes(call(
-        {"single": {"loc": "3:0f", "replacement": "x"}},
-        {"range": {"start": "5:1a", "end": "6:2b", "replacement": ""}},
-        {"insertAfter": {"loc": "8:3c9", "content": "y"}},
-    ))
+    got = changes(
+        call(
+            {"single": {"loc": "3:0f", "replacement": "x"}},
+            {"range": {"start": "5:1a", "end": "6:2b", "replacement": ""}},
+            {"insertAfter": {"loc": "8:3c9", "content": "y"}},
+        )
+    )
     assert got == (
         LineRange(3, 3, ("x",), None, 1, hashes=((3, "0f", ("hex32",)),)),
         LineRange(5, 6, (), None, 1, hashes=((5, "1a", ("hex32",)), (6, "2b", ("hex32",)))),
@@ -67,13 +71,15 @@ def test_shape_2_and_three_base36_digits() -> None:
 
 def test_shape_1_strings_objects_and_text() -> None:
     s1 = ("stripped64", "base36", "seeded64")
-    got = changes(call(
-        {"src": "2:aa", "dst": "TWO"},
-        {"src": "4:bb..5:cc", "dst": ""},
-        {"src": "7:dd..", "dst": "after"},
-        {"src": "..9:ee| line 9", "dst": "before"},
-        {"src": {"kind": "range", "start": "1:rv", "end": "1:rv"}, "dst": "ONE"},
-    ))
+    got = changes(
+        call(
+            {"src": "2:aa", "dst": "TWO"},
+            {"src": "4:bb..5:cc", "dst": ""},
+            {"src": "7:dd..", "dst": "after"},
+            {"src": "..9:ee| line 9", "dst": "before"},
+            {"src": {"kind": "range", "start": "1:rv", "end": "1:rv"}, "dst": "ONE"},
+        )
+    )
     assert got == (
         LineRange(2, 2, ("TWO",), None, 1, hashes=((2, "aa", s1),)),
         LineRange(4, 5, (), None, 1, hashes=((4, "bb", s1), (5, "cc", s1))),
@@ -83,20 +89,24 @@ def test_shape_1_strings_objects_and_text() -> None:
     )
     # A src that names no line is text to find (oh-my-pi's "substring" kind).
     assert changes(call({"src": "line 10", "dst": "TEN"}, {"src": {"kind": "substring", "needle": "line 9"}})) == (
-        Replace("line 10", "TEN", False, 1), Replace("line 9", "", False, 1))
+        Replace("line 10", "TEN", False, 1),
+        Replace("line 9", "", False, 1),
+    )
 
 
 def test_line_id_shapes() -> None:
     r = ("line-id",)
-    got = changes(call(
-        {"op": "replace", "pos": "2#ZP", "lines": ["TWO"]},
-        {"op": "replace", "pos": "4#QV", "end": "5#HB", "lines": None},
-        {"op": "append", "pos": "7#KT", "lines": "a\nb"},
-        {"op": "prepend", "lines": ["top"]},
-        {"op": "append", "lines": ["end"]},
-        {"op": "insert", "after": "8#ZZ", "before": "9#PP", "content": ["mid"]},
-        {"op": "set", "tag": "10#MM", "content": []},
-    ))
+    got = changes(
+        call(
+            {"op": "replace", "pos": "2#ZP", "lines": ["TWO"]},
+            {"op": "replace", "pos": "4#QV", "end": "5#HB", "lines": None},
+            {"op": "append", "pos": "7#KT", "lines": "a\nb"},
+            {"op": "prepend", "lines": ["top"]},
+            {"op": "append", "lines": ["end"]},
+            {"op": "insert", "after": "8#ZZ", "before": "9#PP", "content": ["mid"]},
+            {"op": "set", "tag": "10#MM", "content": []},
+        )
+    )
     assert got == (
         LineRange(2, 2, ("TWO",), None, 1, hashes=((2, "ZP", r),)),
         LineRange(4, 5, (), None, 1, hashes=((4, "QV", r), (5, "HB", r))),
@@ -116,24 +126,35 @@ def test_what_models_got_wrong_in_the_shape_and_is_read_anyway() -> None:
     got = changes(call({"insert_after": "3:bb", "text": "x", "intent": "add a line"}))
     assert got == (LineRange(4, 3, ("x",), None, 1, hashes=((3, "bb", ("hex32",)),)),)
     # A list of calls, for two files.
-    two = hashline_json.parse(json.dumps([json.loads(call({"set_line": {"anchor": "1:aa", "new_text": "x"}})),
-                                          json.loads(call({"delete_line": {"anchor": "1:aa"}}, path="b.txt"))]))
+    two = hashline_json.parse(
+        json.dumps(
+            [
+                json.loads(call({"set_line": {"anchor": "1:aa", "new_text": "x"}})),
+                json.loads(call({"delete_line": {"anchor": "1:aa"}}, path="b.txt")),
+            ]
+        )
+    )
     assert [fe.path for fe in two.files] == ["a.txt", "b.txt"]
 
 
-@pytest.mark.parametrize("text, needle", [
-    (call({"set_line": {"anchor": "6a:57", "new_text": "x"}}), "is not an anchor"),
-    (call({"insert_after": {"anchor": "3:aa", "text": ""}}), "inserts nothing"),
-    (call({"replace_lines": {"start_anchor": "5:aa", "end_anchor": "3:bb", "new_text": "x"}}), "ends before it starts"),
-    (call({"set_line": {"anchor": "2:aa", "new_text": "x"}}, {"replace": {"old_text": "a", "new_text": "b"}}),
-     "mixes text replacements"),
-    (json.dumps({"edits": [{"set_line": {"anchor": "2:aa", "new_text": "x"}}]}), "names no file"),
-    (json.dumps({"path": "a.txt", "edits": '[{"set_line": {"anchor": "2:aa", "new_text": x}}]'}), "not a JSON list"),
-    (call({"op": "replace", "pos": "2#AB", "lines": ["x"]}), "no LINE#ID anchor"),
-    (call({"op": "insert", "after": "2#ZP", "before": "5#ZP", "lines": ["x"]}), "not next to each other"),
-    (call({"frobnicate": {}}), "has no op"),
-    (call({"replace": {"old_text": "", "new_text": "x"}}), "would match everywhere"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        (call({"set_line": {"anchor": "6a:57", "new_text": "x"}}), "is not an anchor"),
+        (call({"insert_after": {"anchor": "3:aa", "text": ""}}), "inserts nothing"),
+        (call({"replace_lines": {"start_anchor": "5:aa", "end_anchor": "3:bb", "new_text": "x"}}), "ends before it starts"),
+        (
+            call({"set_line": {"anchor": "2:aa", "new_text": "x"}}, {"replace": {"old_text": "a", "new_text": "b"}}),
+            "mixes text replacements",
+        ),
+        (json.dumps({"edits": [{"set_line": {"anchor": "2:aa", "new_text": "x"}}]}), "names no file"),
+        (json.dumps({"path": "a.txt", "edits": '[{"set_line": {"anchor": "2:aa", "new_text": x}}]'}), "not a JSON list"),
+        (call({"op": "replace", "pos": "2#AB", "lines": ["x"]}), "no LINE#ID anchor"),
+        (call({"op": "insert", "after": "2#ZP", "before": "5#ZP", "lines": ["x"]}), "not next to each other"),
+        (call({"frobnicate": {}}), "has no op"),
+        (call({"replace": {"old_text": "", "new_text": "x"}}), "would match everywhere"),
+    ],
+)
 def test_refusals_say_what_is_wrong(text: str, needle: str) -> None:
     with pytest.raises(ParseError, match=needle):
         hashline_json.parse(text)
@@ -164,18 +185,26 @@ def apply(cli, text: str, *args: str):  # type: ignore[no-untyped-def]
 
 
 def test_anchors_that_hash_so_apply_to_the_file_as_it_is(ten, cli):  # type: ignore[no-untyped-def]
-    r = apply(cli, call({"set_line": {"anchor": a(2), "new_text": "TWO"}},
-                        {"insert_after": {"anchor": a(9), "text": "nine and a half"}}))
+    r = apply(
+        cli,
+        call({"set_line": {"anchor": a(2), "new_text": "TWO"}}, {"insert_after": {"anchor": a(9), "text": "nine and a half"}}),
+    )
     assert r.code == 0, r
     assert r.json()["format"] == "hashline-json"
     assert ten.read("a.txt").decode() == FILE.replace("line 2\n", "TWO\n").replace("line 9\n", "line 9\nnine and a half\n")
 
 
-@pytest.mark.parametrize("rule, form", [("hex32", "set_line"), ("line-id", "op"), ("stripped64", "src"),
-                                        ("seeded64", "src"), ("base36", "src")])
+@pytest.mark.parametrize(
+    "rule, form", [("hex32", "set_line"), ("line-id", "op"), ("stripped64", "src"), ("seeded64", "src"), ("base36", "src")]
+)
 def test_each_rule_of_its_shape(ten, cli, rule: str, form: str):  # type: ignore[no-untyped-def]
-    item = ({"set_line": {"anchor": a(3, rule), "new_text": "x"}} if form == "set_line" else
-            {"op": "replace", "pos": a(3, rule), "lines": ["x"]} if form == "op" else {"src": a(3, rule), "dst": "x"})
+    item = (
+        {"set_line": {"anchor": a(3, rule), "new_text": "x"}}
+        if form == "set_line"
+        else {"op": "replace", "pos": a(3, rule), "lines": ["x"]}
+        if form == "op"
+        else {"src": a(3, rule), "dst": "x"}
+    )
     r = apply(cli, call(item))
     assert r.code == 0, r
     assert ten.read("a.txt").decode() == FILE.replace("line 3\n", "x\n")

@@ -38,8 +38,12 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ("claude-write", js({"file_path": "n.py", "content": "a\nb\n"}), edits(write("n.py", "a\nb\n"))),
     (
         "claude-multiedit",
-        js({"file_path": "m.py", "edits": [{"old_string": "a", "new_string": "b"},
-                                           {"old_string": "c", "new_string": "", "replace_all": True}]}),
+        js(
+            {
+                "file_path": "m.py",
+                "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "", "replace_all": True}],
+            }
+        ),
         edits(changes("m.py", Replace("a", "b", False, 1), Replace("c", "", True, 1))),
     ),
     (
@@ -86,8 +90,12 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ),
     (
         "json-lines-merge-per-file-in-order",
-        js(EDIT) + "\n" + js({"file_path": "b.py", "content": "b"}) + "\n\n"
-        + js({"file_path": "src/a.py", "old_string": "y", "new_string": "z"}) + "\n",
+        js(EDIT)
+        + "\n"
+        + js({"file_path": "b.py", "content": "b"})
+        + "\n\n"
+        + js({"file_path": "src/a.py", "old_string": "y", "new_string": "z"})
+        + "\n",
         edits(
             changes("src/a.py", Replace("x = 1", "x = 2", False, 1), Replace("y", "z", False, 4)),
             write("b.py", "b", line=2),
@@ -105,14 +113,23 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ),
     (
         "openai-message-tool-calls",
-        js({"role": "assistant", "content": None,
-            "tool_calls": [{"type": "function", "function": {"name": "Edit", "arguments": js(EDIT)}}]}),
+        js(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"type": "function", "function": {"name": "Edit", "arguments": js(EDIT)}}],
+            }
+        ),
         edits(changes("src/a.py", Replace("x = 1", "x = 2", False, 1))),
     ),
     (
         "anthropic-message-content-blocks",
-        js({"role": "assistant", "content": [{"type": "text", "text": "ok"},
-                                             {"type": "tool_use", "name": "Edit", "input": EDIT}]}),
+        js(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "Edit", "input": EDIT}],
+            }
+        ),
         edits(changes("src/a.py", Replace("x = 1", "x = 2", False, 1))),
     ),
     (
@@ -138,9 +155,13 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
     ("empty-old-string", js({**EDIT, "old_string": ""}), 1, 'empty "old_string"'),
     ("empty-old-str", js({"command": "str_replace", "path": "a", "old_str": "", "new_str": "x"}), 1, 'empty "old_str"'),
     ("unknown-shape-names-keys", '{"x": 1,\n "y": 2}', 1, "(keys: x, y)"),
-    ("syntax-error-line-column", '[\n  {"file_path": "a.py",\n   "content": "x"\n  }\n  {"file_path": "b"}\n]', 5,
-     "line 5 column 3"),
-    ("syntax-error-inside-fence", "Edit:\n```json\n{\"file_path\": \"a\",\n}\n```\n", 4, "invalid JSON at line 4"),
+    (
+        "syntax-error-line-column",
+        '[\n  {"file_path": "a.py",\n   "content": "x"\n  }\n  {"file_path": "b"}\n]',
+        5,
+        "line 5 column 3",
+    ),
+    ("syntax-error-inside-fence", 'Edit:\n```json\n{"file_path": "a",\n}\n```\n', 4, "invalid JSON at line 4"),
     ("wrapped-diff-string", js("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 1, "diff or patch inside a JSON string"),
     ("wrapped-diff-field", js({"patch": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}), 1, 'JSON field "patch"'),
     (
@@ -149,8 +170,12 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
         1,
         'JSON field "input"',
     ),
-    ("whole-and-edit-one-file", js({"file_path": "a", "content": "x"}) + "\n" + js({**EDIT, "file_path": "a"}), 2,
-     "both written whole and edited"),
+    (
+        "whole-and-edit-one-file",
+        js({"file_path": "a", "content": "x"}) + "\n" + js({**EDIT, "file_path": "a"}),
+        2,
+        "both written whole and edited",
+    ),
     ("negative-insert-line", js({"command": "insert", "path": "a", "insert_line": -1, "new_str": "x"}), 1, '"insert_line"'),
     ("bad-arguments-string", js({"name": "Edit", "arguments": "{nope"}), 1, 'the "arguments" string'),
     ("unknown-command", js({"command": "undo_edit", "path": "a"}), 1, "unknown command 'undo_edit'"),
@@ -164,9 +189,7 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES]
-)
+@pytest.mark.parametrize("text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_parse_error(text: str, line: int, fragment: str) -> None:
     with pytest.raises(ParseError) as info:
         jsonedit.parse(text)
@@ -196,7 +219,7 @@ DETECT_CASES: list[tuple[str, str, int]] = [
     ("broken-json-with-edit-keys", '{"file_path": "a", "content": ', 30),
     ("view-command", js({"command": "view", "path": "a"}), 30),
     ("json-without-edit-keys", '{"x": 1}', 5),
-    ("fenced-json-file-content", "package.json\n```json\n{\"name\": \"x\"}\n```\n", 0),
+    ("fenced-json-file-content", 'package.json\n```json\n{"name": "x"}\n```\n', 0),
     ("search-replace", "a.json\n```json\n<<<<<<< SEARCH\n{}\n=======\n[]\n>>>>>>> REPLACE\n```\n", 0),
     ("unified-diff", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", 0),
     ("prose", "Hello.\n", 0),

@@ -164,9 +164,7 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES]
-)
+@pytest.mark.parametrize("text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_parse_error(text: str, line: int, fragment: str) -> None:
     with pytest.raises(ParseError) as info:
         searchreplace.parse(text)
@@ -320,8 +318,10 @@ def test_aider_chat_agreement() -> None:
                 else:
                     disagreements.append(f"{header[:60]}: {path} block {k + 1}")
     rate = agree / total
-    print(f"\naider-chat: {agree}/{total} gold blocks agree ({rate:.2%}); "
-          f"{refused_alike}/33 malformed sections refused alike; disagreements: {disagreements}")
+    print(
+        f"\naider-chat: {agree}/{total} gold blocks agree ({rate:.2%}); "
+        f"{refused_alike}/33 malformed sections refused alike; disagreements: {disagreements}"
+    )
     assert g == len(gold) == 401 and total == 577
     assert rate >= 0.95
     assert refused_alike == 33

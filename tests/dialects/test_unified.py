@@ -306,9 +306,7 @@ PLAIN_CASES = [
             "-int main() {",
             "+int main(void) {",
         ),
-        edits(
-            modify("hello.c", hunk(" #include <stdio.h>", "-int main() {", "+int main(void) {", start=1, line=3), line=1)
-        ),
+        edits(modify("hello.c", hunk(" #include <stdio.h>", "-int main() {", "+int main(void) {", start=1, line=3), line=1)),
         id="plain-timestamps-cut-no-prefix-kept",
     ),
     pytest.param(
@@ -322,14 +320,24 @@ PLAIN_CASES = [
         id="plain-unprefixed-path-as-is",
     ),
     pytest.param(
-        L("--- post image.txt.orig\t2010-08-18 20:13:31 -0500", "+++ post image.txt\t2010-08-18 20:13:31 -0500",
-          "@@ -1 +1 @@", "-preimage", "+postimage"),
+        L(
+            "--- post image.txt.orig\t2010-08-18 20:13:31 -0500",
+            "+++ post image.txt\t2010-08-18 20:13:31 -0500",
+            "@@ -1 +1 @@",
+            "-preimage",
+            "+postimage",
+        ),
         edits(modify("post image.txt", hunk("-preimage", "+postimage", start=1, line=3), line=1)),
         id="plain-orig-suffix-and-spaces",
     ),
     pytest.param(
-        L("--- a/my file.txt 2024-01-01 10:00:00 +0000", "+++ b/my file.txt 2024-01-01 10:05:00 +0000",
-          "@@ -1 +1 @@", "-a", "+b"),
+        L(
+            "--- a/my file.txt 2024-01-01 10:00:00 +0000",
+            "+++ b/my file.txt 2024-01-01 10:05:00 +0000",
+            "@@ -1 +1 @@",
+            "-a",
+            "+b",
+        ),
         edits(modify("my file.txt", hunk("-a", "+b", start=1, line=3), line=1)),
         id="plain-timestamp-after-space",
     ),
@@ -392,9 +400,7 @@ PLAIN_CASES = [
         ),
         edits(
             modify("modified_file", hunk(" keep", "-old", "+new", start=1, line=5), line=3),
-            FileEdit(
-                "removed_file", Op.DELETE, changes=(hunk("-gone 1", "-gone 2", start=1, line=13),), source_line=11
-            ),
+            FileEdit("removed_file", Op.DELETE, changes=(hunk("-gone 1", "-gone 2", start=1, line=13),), source_line=11),
             FileEdit("added_file", Op.CREATE, content="new 1\nnew 2\n", source_line=18),
         ),
         id="svn-index-wrapper-and-zero-ranges",
@@ -653,9 +659,7 @@ HUNK_CASES = [
     ),
     pytest.param(
         L("--- a/x", "+++ b/x", "@@ -40,6 +40,6 @@", " a", " b", " c", "-d", "+e", "```"),
-        edits(
-            modify("x", hunk(" a", " b", " c", "-d", "+e", start=40, line=3, declared=(6, 6)), line=1), repairs=RECOUNT
-        ),
+        edits(modify("x", hunk(" a", " b", " c", "-d", "+e", start=40, line=3, declared=(6, 6)), line=1), repairs=RECOUNT),
         id="stops-after-last-change-wrong-start-kept",
     ),
     pytest.param(
@@ -709,8 +713,7 @@ HUNK_CASES = [
     ),
     pytest.param(
         L("--- a/x", "+++ b/x", "@@ -1,2 +1,2 @@", " a", "-b", "+c", "", "-d", "+e"),
-        edits(modify("x", hunk(" a", "-b", "+c", " ", "-d", "+e", start=1, line=3, declared=(2, 2)), line=1),
-              repairs=RECOUNT),
+        edits(modify("x", hunk(" a", "-b", "+c", " ", "-d", "+e", start=1, line=3, declared=(2, 2)), line=1), repairs=RECOUNT),
         id="blank-inside-after-counts-met-continues",
     ),
     pytest.param(
@@ -747,8 +750,7 @@ HUNK_CASES = [
 
 OTHER_CASES = [
     pytest.param(
-        L("diff --git a/x b/x", "@@ -1 +1 @@", "-a", "+b",
-          "diff --git a/x b/x", "old mode 100644", "new mode 100755"),
+        L("diff --git a/x b/x", "@@ -1 +1 @@", "-a", "+b", "diff --git a/x b/x", "old mode 100644", "new mode 100755"),
         edits(modify("x", hunk("-a", "+b", start=1, line=2), line=1, old_mode=0o100644, new_mode=0o100755)),
         id="hunks-and-mode-for-one-path-merged",
     ),
@@ -779,16 +781,19 @@ def test_parse(text: str, expected: EditSet) -> None:
     assert _any_base(unified.parse(text)) == expected
 
 
-@pytest.mark.parametrize("text, path, base", [
-    # As git apply reads them: a `diff --git` patch names files from the top of the repository...
-    (L("diff --git a/app.py b/app.py", "--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
-    (L("diff --git app.py app.py", "--- app.py", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
-    # ... other diffs from the current folder (unless the name already starts with it) ...
-    (L("--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
-    (L("--- app.py.orig", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
-    # ... and a name given with --path is the agent's own.
-    (L("@@ -1 +1 @@", "-a", "+b"), "app.py", PathBase.HERE),
-])
+@pytest.mark.parametrize(
+    "text, path, base",
+    [
+        # As git apply reads them: a `diff --git` patch names files from the top of the repository...
+        (L("diff --git a/app.py b/app.py", "--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
+        (L("diff --git app.py app.py", "--- app.py", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.ROOT),
+        # ... other diffs from the current folder (unless the name already starts with it) ...
+        (L("--- a/app.py", "+++ b/app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
+        (L("--- app.py.orig", "+++ app.py", "@@ -1 +1 @@", "-a", "+b"), None, PathBase.GUESS),
+        # ... and a name given with --path is the agent's own.
+        (L("@@ -1 +1 @@", "-a", "+b"), "app.py", PathBase.HERE),
+    ],
+)
 def test_path_base(text: str, path: str | None, base: PathBase) -> None:
     assert [f.path_base for f in unified.parse(text, path=path).files] == [base]
 
@@ -818,13 +823,10 @@ ERROR_CASES = [
         id="git-minus-without-plus",
     ),
     pytest.param(L("--- a/f", "@@ -1 +1 @@", "-a", "+b"), 2, "expected a `+++", id="plain-minus-without-plus"),
-    pytest.param(
-        L("diff --git a/f b/f", "--- a/f", "+++ b/f", "this is garbage"), 4, "followed by no hunk", id="only-garbage"
-    ),
+    pytest.param(L("diff --git a/f b/f", "--- a/f", "+++ b/f", "this is garbage"), 4, "followed by no hunk", id="only-garbage"),
     pytest.param(L("--- a/f", "+++ b/f"), 2, "followed by no hunk", id="header-at-end"),
     pytest.param(
-        L("diff -u a/file b/file", "--- a/file", "+++ b/file", "@@ -98765432109876543210 +98765432109876543210 @@",
-          "-a", "+b"),
+        L("diff -u a/file b/file", "--- a/file", "+++ b/file", "@@ -98765432109876543210 +98765432109876543210 @@", "-a", "+b"),
         4,
         "too large",
         id="line-number-overflow",
@@ -849,14 +851,10 @@ ERROR_CASES = [
         "copies are not supported",
         id="copy-refused",
     ),
-    pytest.param(
-        L("--- a/f", "+++ b/f", "@@ -1 +1 @@", "@@ -5 +5 @@", "-a", "+b"), 3, "has no body", id="hunk-without-body"
-    ),
+    pytest.param(L("--- a/f", "+++ b/f", "@@ -1 +1 @@", "@@ -5 +5 @@", "-a", "+b"), 3, "has no body", id="hunk-without-body"),
     pytest.param(L("--- a/f", "+++ b/f", "@@ -1 +1 @@"), 3, "the input ends", id="truncated-after-header"),
     pytest.param(L("--- a/f", "+++ b/f", "@@ -1 +1 @@", "", ""), 3, "has no body", id="header-then-blank-lines"),
-    pytest.param(
-        L("--- a/f", "+++ b/f", "@@ -a,b +c,d @@", "-a", "+b"), 3, "unreadable hunk header", id="unreadable-header"
-    ),
+    pytest.param(L("--- a/f", "+++ b/f", "@@ -a,b +c,d @@", "-a", "+b"), 3, "unreadable hunk header", id="unreadable-header"),
     pytest.param(
         L("diff --git a/sub/one b/sub/other", "similarity index 100%", "rename from one", "rename to other"),
         1,
@@ -875,9 +873,7 @@ ERROR_CASES = [
         "is a new file",
         id="create-with-context",
     ),
-    pytest.param(
-        L("--- a/old.py", "+++ /dev/null", "@@ -1 +1 @@", "-a", "+b"), 3, "is deleted, but", id="delete-adding-lines"
-    ),
+    pytest.param(L("--- a/old.py", "+++ /dev/null", "@@ -1 +1 @@", "-a", "+b"), 3, "is deleted, but", id="delete-adding-lines"),
     pytest.param(
         L("--- /dev/null", "+++ b/x", "@@ -0,0 +1 @@", "+a", "--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b"),
         5,
@@ -891,8 +887,7 @@ ERROR_CASES = [
         "starts with none of",
         id="context-line-lost-its-space",
     ),
-    pytest.param(L("--- /dev/null", "+++ /dev/null", "@@ -0,0 +0,0 @@", " x"), 1, "missing file name",
-                 id="both-sides-dev-null"),
+    pytest.param(L("--- /dev/null", "+++ /dev/null", "@@ -0,0 +0,0 @@", " x"), 1, "missing file name", id="both-sides-dev-null"),
 ]
 
 
@@ -910,19 +905,20 @@ def test_refusal(text: str, line: int, fragment: str) -> None:
 DETECT_CASES = [
     pytest.param(L("diff --git a/x b/x", "--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b"), 100, id="git"),
     pytest.param(L("--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b"), 95, id="plain"),
-    pytest.param(L("Sure:", "```diff", "--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b", "```", "Done."), 95,
-                 id="fenced-with-prose"),
+    pytest.param(
+        L("Sure:", "```diff", "--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b", "```", "Done."), 95, id="fenced-with-prose"
+    ),
     pytest.param("--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n", 95, id="crlf"),
     pytest.param(L("diff --git a/x b/x", "old mode 100644", "new mode 100755"), 90, id="git-mode-only"),
     pytest.param(L("@@ -1 +1 @@", "-a", "+b"), 40, id="bare-hunk"),
     pytest.param(L("*** Begin Patch", "*** Update File: x", "@@", "-a", "+b", "*** End Patch"), 0, id="codex"),
-    pytest.param(L("x.py", "```", "<<<<<<< SEARCH", "a", "=======", "b", ">>>>>>> REPLACE", "```"), 0,
-                 id="search-replace"),
+    pytest.param(L("x.py", "```", "<<<<<<< SEARCH", "a", "=======", "b", ">>>>>>> REPLACE", "```"), 0, id="search-replace"),
     pytest.param('{"edits": [{"path": "x", "old": "--- a", "new": "+++ b"}]}', 0, id="json"),
     pytest.param(L("Just prose.", "No diff here."), 0, id="prose"),
     pytest.param("", 0, id="empty"),
-    pytest.param(L("--- a/doc.md", "+++ b/doc.md", "@@ -1 +1 @@", " *** Begin Patch", "-a", "+b"), 95,
-                 id="codex-marker-quoted-in-diff"),
+    pytest.param(
+        L("--- a/doc.md", "+++ b/doc.md", "@@ -1 +1 @@", " *** Begin Patch", "-a", "+b"), 95, id="codex-marker-quoted-in-diff"
+    ),
 ]
 
 
@@ -944,9 +940,7 @@ def test_large_patch_parses_in_linear_time() -> None:
     parts = []
     for f in range(300):
         parts.append(L(f"diff --git a/f{f}.py b/f{f}.py", f"--- a/f{f}.py", f"+++ b/f{f}.py"))
-        parts.extend(
-            f"@@ -{k * 10 + 1},3 +{k * 10 + 1},3 @@\n" + chunk.replace("line", f"line {k}") for k in range(400)
-        )
+        parts.extend(f"@@ -{k * 10 + 1},3 +{k * 10 + 1},3 @@\n" + chunk.replace("line", f"line {k}") for k in range(400))
     text = "".join(parts)  # about 10 MB
     started = time.perf_counter()
     parsed = unified.parse(text)
@@ -1094,8 +1088,7 @@ def test_unidiff_samples() -> None:
         assert isinstance(renamed, dict)
         got = [(e.path, e.op.value, e.old_path if e.op is Op.RENAME else None, e.binary) for e in parsed.files]
         expected = [
-            (renamed.get(f["path"], f["path"]), f["op"], f["old_path"] if f["op"] == "rename" else None,
-             bool(f.get("binary")))
+            (renamed.get(f["path"], f["path"]), f["op"], f["old_path"] if f["op"] == "rename" else None, bool(f.get("binary")))
             for f in sample["files"]
         ]
         assert got == expected, name

@@ -28,7 +28,7 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ),
     (
         "path-glued-to-opener",
-        "Prose.\n```python src/x.py\nx\n```\n```src/y.py\ny\n```\n```py title=\"z.py\"\nz\n```\n",
+        'Prose.\n```python src/x.py\nx\n```\n```src/y.py\ny\n```\n```py title="z.py"\nz\n```\n',
         edits(write("src/x.py", "x\n", 2), write("src/y.py", "y\n", 5), write("z.py", "z\n", 8)),
     ),
     ("tilde-fence", "notes.md\n~~~markdown\n# Title\n~~~\n", edits(write("notes.md", "# Title\n", 2))),
@@ -48,7 +48,7 @@ PARSE_CASES: list[tuple[str, str, EditSet]] = [
     ("absolute-path", "/repo/a.py\n```\nx\n```\n", edits(write("/repo/a.py", "x\n", 2))),
     (
         "json-file-content",
-        "package.json\n```json\n{\"name\": \"x\"}\n```\n",
+        'package.json\n```json\n{"name": "x"}\n```\n',
         edits(write("package.json", '{"name": "x"}\n', 2)),
     ),
     ("no-final-newline-in-reply", "a.txt\n```\nx\n```", edits(write("a.txt", "x\n", 2))),
@@ -83,9 +83,7 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES]
-)
+@pytest.mark.parametrize("text, line, fragment", [(t, n, f) for _, t, n, f in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_parse_error(text: str, line: int, fragment: str) -> None:
     with pytest.raises(ParseError) as info:
         whole.parse(text)
@@ -103,7 +101,7 @@ def test_unlabelled_hint_shows_the_shape() -> None:
 DETECT_CASES: list[tuple[str, str, int]] = [
     ("labelled", "a.py\n```python\nx\n```\n", 20),
     ("labelled-many", "a.py\n```\nx\n```\n\n`b/c.ts`:\n```ts\ny\n```\n", 20),
-    ("json-file-content", "package.json\n```json\n{\"name\": \"x\"}\n```\n", 20),
+    ("json-file-content", 'package.json\n```json\n{"name": "x"}\n```\n', 20),
     ("one-unlabelled", "a.py\n```\nx\n```\nRun:\n```\nmake\n```\n", 0),
     ("unterminated", "a.py\n```\nx\n", 0),
     ("no-fence", "a.py\n", 0),

@@ -35,8 +35,14 @@ class Clone(Repo):
         return run_cli(self.root, *args, input=input)
 
     def edit(self, path: str, old: str, new: str, *extra: str) -> dict[str, object]:
-        r = self.ag("apply", "--agent", "claude", "--json", *extra,
-                    input=json.dumps({"file_path": path, "old_string": old, "new_string": new}))
+        r = self.ag(
+            "apply",
+            "--agent",
+            "claude",
+            "--json",
+            *extra,
+            input=json.dumps({"file_path": path, "old_string": old, "new_string": new}),
+        )
         assert r.code == 0, r
         return r.json()
 
@@ -106,13 +112,14 @@ def test_two_clones_push_turns_of_one_agent_side_by_side(team: Team) -> None:
     index = (b.root / ".git" / "index").read_bytes()
     b.push()
     # Each clone's ledger of claude is on the remote, neither replaced by the other's.
-    assert team.remote_refs() == {"refs/agent-guard-clones/alpha/claude": a.tip("refs/agent-guard/claude"),
-                                  "refs/agent-guard-clones/beta/claude": b.tip("refs/agent-guard/claude")}
+    assert team.remote_refs() == {
+        "refs/agent-guard-clones/alpha/claude": a.tip("refs/agent-guard/claude"),
+        "refs/agent-guard-clones/beta/claude": b.tip("refs/agent-guard/claude"),
+    }
     # Each push is recorded in the clone that made it, as a fetch would bring it back.
     assert a.tip("refs/agent-guard-remotes/origin/alpha/claude") == a.tip("refs/agent-guard/claude")
     got = b.fetch()
-    assert got.stdout.splitlines()[0] == \
-        "git fetch origin '+refs/agent-guard-clones/*:refs/agent-guard-remotes/origin/*'"
+    assert got.stdout.splitlines()[0] == "git fetch origin '+refs/agent-guard-clones/*:refs/agent-guard-remotes/origin/*'"
     assert "claude (clone alpha): 2 turns in refs/agent-guard-remotes/origin/alpha/claude" in got.stdout
     assert b.tip("refs/agent-guard-remotes/origin/alpha/claude") == a.tip("refs/agent-guard/claude")
     # B's own ledger, HEAD, the branches and the index never move on a push or a fetch.
@@ -178,8 +185,9 @@ def test_a_clone_s_made_name_is_stable_readable_and_its_own(team: Team, tmp_path
 def test_clones_started_at_once_agree_on_the_made_name(team: Team, tmp_path: Path) -> None:
     c = team.clone(tmp_path, "c", None)
     code = "from guard.record import clones; from guard.repo import GitRepo; print(clones.name(GitRepo('.')))"
-    children = [subprocess.Popen([sys.executable, "-c", code], cwd=c.root, stdout=subprocess.PIPE,
-                                 env=checkout_env()) for _ in range(8)]
+    children = [
+        subprocess.Popen([sys.executable, "-c", code], cwd=c.root, stdout=subprocess.PIPE, env=checkout_env()) for _ in range(8)
+    ]
     names = {child.communicate(timeout=60)[0].decode().strip() for child in children}
     assert len(names) == 1, names
     (kept,) = (c.root / ".git" / "agent-guard").iterdir()  # no temporary file left
@@ -193,8 +201,14 @@ def test_a_made_name_is_a_ref_name_whatever_the_host_is_called(monkeypatch: pyte
         def __init__(self, node: str) -> None:
             self.nodename = node
 
-    for node, want in (("dev box.example.com", "dev-box"), ("..lock", "clone"), ("", "clone"), ("é", "clone"),
-                       ("x" * 80, "x" * 40), ("-a-", "a")):
+    for node, want in (
+        ("dev box.example.com", "dev-box"),
+        ("..lock", "clone"),
+        ("", "clone"),
+        ("é", "clone"),
+        ("x" * 80, "x" * 40),
+        ("-a-", "a"),
+    ):
         monkeypatch.setattr(os, "uname", lambda node=node: Uname(node))
         assert clones._host() == want, node
         assert ledger.agent_problem(want + "-abcdef") is None
@@ -204,8 +218,9 @@ def test_a_clone_name_that_is_no_ref_name_is_refused_before_anything_is_written(
     a = team.a
     a.git("config", "agent-guard.clone", "two words")
     snap = a.snapshot()
-    r = a.ag("apply", "--agent", "claude", input=json.dumps(
-        {"file_path": "f.txt", "old_string": "line 2\n", "new_string": "X\n"}))
+    r = a.ag(
+        "apply", "--agent", "claude", input=json.dumps({"file_path": "f.txt", "old_string": "line 2\n", "new_string": "X\n"})
+    )
     assert r.code == 2 and "agent-guard.clone" in r.stderr and "' '" in r.stderr, r
     assert a.snapshot() == snap
 
@@ -337,8 +352,13 @@ def test_b_rolls_back_a_turn_fetched_from_a(team: Team) -> None:
     turn = got["turn"]
     assert turn["ref"] == "refs/agent-guard/claude" and turn["id"] == "2"
     message = b.git("log", "-1", "--format=%B", turn["commit"])
-    for line in ("Agent-Guard-Kind: rollback", "Agent-Guard-Clone: beta", "Agent-Guard-Rolls-Back-Clone: alpha",
-                 "Agent-Guard-Rolls-Back-Turn: 1", f"Agent-Guard-Rolls-Back-Commit: {commit}"):
+    for line in (
+        "Agent-Guard-Kind: rollback",
+        "Agent-Guard-Clone: beta",
+        "Agent-Guard-Rolls-Back-Clone: alpha",
+        "Agent-Guard-Rolls-Back-Turn: 1",
+        f"Agent-Guard-Rolls-Back-Commit: {commit}",
+    ):
         assert line + "\n" in message, message
     assert "Agent-Guard-Rolls-Back:" not in message  # no id of B's own turns
     assert "-ALPHA 2\n+line 2\n" in b.git("diff", f"{turn['commit']}^", turn["commit"])
@@ -367,8 +387,9 @@ def test_b_rolls_back_a_turn_fetched_from_a(team: Team) -> None:
 def test_processes_racing_to_undo_one_fetched_turn_undo_it_once(team: Team) -> None:
     b, _commit = _pulled(team)
     args = [sys.executable, "-m", "guard", "rollback", "--agent", "claude", "--clone", "alpha", "--turn", "1"]
-    racers = [subprocess.Popen(args, cwd=b.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env())
-              for _ in range(4)]
+    racers = [
+        subprocess.Popen(args, cwd=b.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()) for _ in range(4)
+    ]
     results = []
     for racer in racers:
         err = racer.communicate(timeout=120)[1].decode()
@@ -440,8 +461,7 @@ def test_refusals_of_a_fetched_turn_s_rollback_leave_the_tree_as_it_was(team: Te
         (("--commit", "refs/agent-guard-remotes/origin/alpha/claude", "--turn", "1"), 2, "give --commit alone"),
     ]
     for args, code, said in cases:
-        r = b.ag("rollback", "--agent", "claude", "--json", *args) if "--agent" not in args else \
-            b.ag("rollback", "--json", *args)
+        r = b.ag("rollback", "--agent", "claude", "--json", *args) if "--agent" not in args else b.ag("rollback", "--json", *args)
         assert r.code == code and said in r.stdout + r.stderr, (args, r)
         assert b.snapshot() == snap, args
     r = b.ag("rollback", "--agent", "claude", "--clone", "alpha", "--turn", "1", "--force")

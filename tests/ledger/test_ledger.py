@@ -80,7 +80,10 @@ def test_log_lists_turns_newest_first_with_rollback_state(repo: Repo, cli) -> No
     assert cli("rollback").code == 0
     turns = cli("log", "--json").json()["turns"]
     assert [(t["id"], t["kind"], t["rolled_back"]) for t in turns] == [
-        ("3", "rollback", False), ("2", "turn", True), ("1", "turn", False)]
+        ("3", "rollback", False),
+        ("2", "turn", True),
+        ("1", "turn", False),
+    ]
     text = cli("log", "-p").stdout
     assert "(rolled back)" in text and "+LINE 3" in text
 
@@ -363,8 +366,13 @@ def test_rollback_removes_the_folders_the_turn_created(repo: Repo, cli) -> None:
     repo.commit(BASE)
     (repo.root / "existing").mkdir()  # there before the turn, and empty: it stays
     before = repo.snapshot()
-    text = json.dumps([{"file_path": "new/deep/er/x.py", "content": "x\n"}, {"file_path": "new/y.py", "content": "y\n"},
-                       {"file_path": "existing/sub/z.py", "content": "z\n"}])
+    text = json.dumps(
+        [
+            {"file_path": "new/deep/er/x.py", "content": "x\n"},
+            {"file_path": "new/y.py", "content": "y\n"},
+            {"file_path": "existing/sub/z.py", "content": "z\n"},
+        ]
+    )
     apply(cli, text)
     r = cli("rollback", "--check", "--json")
     assert r.code == 0 and "would remove" in " ".join(r.json()["notes"]), r

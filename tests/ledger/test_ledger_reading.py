@@ -39,8 +39,19 @@ def _replayed(newest_first: list[ledger.Turn]) -> dict[str, bool]:
 
 
 def _turn(number: int, kind: str, rolls_back: tuple[str, ...] = ()) -> ledger.Turn:
-    return ledger.Turn(commit=f"{number:040x}", parent=None, agent="agent", id=str(number), kind=kind, time=number,
-                       format="", files=(), repairs=(), policy="", rolls_back=rolls_back)
+    return ledger.Turn(
+        commit=f"{number:040x}",
+        parent=None,
+        agent="agent",
+        id=str(number),
+        kind=kind,
+        time=number,
+        format="",
+        files=(),
+        repairs=(),
+        policy="",
+        rolls_back=rolls_back,
+    )
 
 
 @st.composite

@@ -42,7 +42,9 @@ def test_log_turn_is_the_same_turn(repo: Repo, cli) -> None:  # type: ignore[no-
     # Turn 1 is a turn of claude and of codex: log lists both, show asks which.
     both = cli("log", "--turn", "1")
     assert both.code == 0 and [ln.split()[0] for ln in both.stdout.splitlines() if not ln.startswith(" ")] == [
-        "codex", "claude"], both
+        "codex",
+        "claude",
+    ], both
     which = cli("show", "1")
     assert which.code == 2 and "turn 1 is a turn of claude, codex: name one, e.g. --agent codex" in which.stderr
 

@@ -73,8 +73,16 @@ def _body(lines: Sequence[Line], side: str) -> list[str]:
 # --------------------------------------------------------------------------- rendering
 
 
-def render(dialect: str, lines: Sequence[Line], start: int, *, eol: str = "\n", counts: tuple[int, int] | None = None,
-           base: str | None = None, tag: str | None = None) -> str:
+def render(
+    dialect: str,
+    lines: Sequence[Line],
+    start: int,
+    *,
+    eol: str = "\n",
+    counts: tuple[int, int] | None = None,
+    base: str | None = None,
+    tag: str | None = None,
+) -> str:
     """The edit in one dialect; `start` is the 1-based old line of the first hunk line."""
     old, new = _body(lines, "old"), _body(lines, "new")
     if dialect == "unified":
@@ -87,8 +95,13 @@ def render(dialect: str, lines: Sequence[Line], start: int, *, eol: str = "\n", 
         body = "".join(tg + t + eol for tg, t in lines)
         return f"*** Begin Patch\n*** Update File: {PATH}\n{hdr}\n{body}*** End Patch\n"
     if dialect == "search-replace":
-        return (f"{PATH}\n```python\n<<<<<<< SEARCH\n" + "".join(t + eol for t in old) + "=======\n"
-                + "".join(t + eol for t in new) + ">>>>>>> REPLACE\n```\n")
+        return (
+            f"{PATH}\n```python\n<<<<<<< SEARCH\n"
+            + "".join(t + eol for t in old)
+            + "=======\n"
+            + "".join(t + eol for t in new)
+            + ">>>>>>> REPLACE\n```\n"
+        )
     if dialect == "json":
         return json.dumps({"file_path": PATH, "old_string": eol.join(old), "new_string": eol.join(new)})
     if dialect == "hashline":
@@ -132,8 +145,14 @@ def _with(lines: Sequence[str], changes: dict[int, str | list[str]]) -> list[str
 
 
 # The main intent: in beta, `total += item` becomes `total += item * 2` (line 16).
-BETA = [(" ", "def beta(items):"), (" ", "    total = 0"), (" ", "    for item in items:"),
-        ("-", "        total += item"), ("+", "        total += item * 2"), (" ", "    return total")]
+BETA = [
+    (" ", "def beta(items):"),
+    (" ", "    total = 0"),
+    (" ", "    for item in items:"),
+    ("-", "        total += item"),
+    ("+", "        total += item * 2"),
+    (" ", "    return total"),
+]
 BETA_START = 13
 BETA_AFTER = _with(BASE, {16: "        total += item * 2"})
 
@@ -160,88 +179,253 @@ def _cells() -> list[Cell]:
     cells.append(Cell("exact", plain, simple(BETA), _join(BETA_AFTER)))
 
     # offset: the line numbers are 5 off (a diff made against an older file).
-    cells.append(Cell("offset", plain, simple(BETA, BETA_START + 5), _join(BETA_AFTER), ("offset",), tier="offset",
-                      dialects=("unified", "codex")))
+    cells.append(
+        Cell(
+            "offset",
+            plain,
+            simple(BETA, BETA_START + 5),
+            _join(BETA_AFTER),
+            ("offset",),
+            tier="offset",
+            dialects=("unified", "codex"),
+        )
+    )
 
     # recount: the header's counts are wrong; or a stray blank context line at the end.
-    cells.append(Cell("recount", plain, lambda d: render(d, BETA, BETA_START, counts=(9, 2)), _join(BETA_AFTER),
-                      ("recount",), tier="recount", dialects=("unified",)))
+    cells.append(
+        Cell(
+            "recount",
+            plain,
+            lambda d: render(d, BETA, BETA_START, counts=(9, 2)),
+            _join(BETA_AFTER),
+            ("recount",),
+            tier="recount",
+            dialects=("unified",),
+        )
+    )
     stray = list(BETA) + [(" ", "")] * 1
     stray_before = _with(BASE, {17: ["    return total", "# end"], 18: [], 19: []})  # no blank after `return total`
-    cells.append(Cell("recount-stray-blank", _join(stray_before), simple(stray),
-                      _join(_with(stray_before, {16: "        total += item * 2"})), ("recount",), tier="recount",
-                      dialects=("unified", "codex")))
+    cells.append(
+        Cell(
+            "recount-stray-blank",
+            _join(stray_before),
+            simple(stray),
+            _join(_with(stray_before, {16: "        total += item * 2"})),
+            ("recount",),
+            tier="recount",
+            dialects=("unified", "codex"),
+        )
+    )
 
     # trailing-whitespace: the file has trailing blanks the model dropped ...
     ws_file = _with(BASE, {13: "def beta(items):  ", 14: "    total = 0\t", 16: "        total += item "})
-    cells.append(Cell("trailing-whitespace", _join(ws_file), simple(BETA),
-                      _join(_with(ws_file, {16: "        total += item * 2"})), ("trailing-whitespace",),
-                      tier="trailing-whitespace", dialects=DIALECTS[:4]))
+    cells.append(
+        Cell(
+            "trailing-whitespace",
+            _join(ws_file),
+            simple(BETA),
+            _join(_with(ws_file, {16: "        total += item * 2"})),
+            ("trailing-whitespace",),
+            tier="trailing-whitespace",
+            dialects=DIALECTS[:4],
+        )
+    )
     # ... or the model added blanks the file lacks (added lines are cleaned by whitespace: fix).
-    cells.append(Cell("trailing-whitespace-added", plain, simple(_map(BETA, lambda t: t + "  ")), _join(BETA_AFTER),
-                      ("trailing-whitespace",), tier="trailing-whitespace", dialects=DIALECTS[:4]))
+    cells.append(
+        Cell(
+            "trailing-whitespace-added",
+            plain,
+            simple(_map(BETA, lambda t: t + "  ")),
+            _join(BETA_AFTER),
+            ("trailing-whitespace",),
+            tier="trailing-whitespace",
+            dialects=DIALECTS[:4],
+        )
+    )
 
     # indent: the model's lines are shifted uniformly; the new line is shifted back.
-    cells.append(Cell("indent-dedented", plain, simple(_map(BETA[1:], lambda t: t[4:]), BETA_START + 1),
-                      _join(BETA_AFTER), ("indent",), tier="indent", dialects=DIALECTS[:4]))
-    cells.append(Cell("indent-deeper", plain, simple(_map(BETA, lambda t: "    " + t)), _join(BETA_AFTER), ("indent",),
-                      tier="indent", dialects=DIALECTS[:4]))
+    cells.append(
+        Cell(
+            "indent-dedented",
+            plain,
+            simple(_map(BETA[1:], lambda t: t[4:]), BETA_START + 1),
+            _join(BETA_AFTER),
+            ("indent",),
+            tier="indent",
+            dialects=DIALECTS[:4],
+        )
+    )
+    cells.append(
+        Cell(
+            "indent-deeper",
+            plain,
+            simple(_map(BETA, lambda t: "    " + t)),
+            _join(BETA_AFTER),
+            ("indent",),
+            tier="indent",
+            dialects=DIALECTS[:4],
+        )
+    )
     tabbed = [ln.replace("    ", "\t") for ln in BASE]
-    tab_edit = [(" ", "\ttotal = 0"), (" ", "\tfor item in items:"), ("-", "\t\ttotal += item"),
-                ("+", "\t\ttotal += item * 2"), (" ", "\treturn total")]
-    cells.append(Cell("indent-tabs", _join(tabbed), simple(_map(tab_edit, lambda t: t[1:]), BETA_START + 1),
-                      _join(_with(tabbed, {16: "\t\ttotal += item * 2"})), ("indent",), tier="indent",
-                      dialects=DIALECTS[:4]))
+    tab_edit = [
+        (" ", "\ttotal = 0"),
+        (" ", "\tfor item in items:"),
+        ("-", "\t\ttotal += item"),
+        ("+", "\t\ttotal += item * 2"),
+        (" ", "\treturn total"),
+    ]
+    cells.append(
+        Cell(
+            "indent-tabs",
+            _join(tabbed),
+            simple(_map(tab_edit, lambda t: t[1:]), BETA_START + 1),
+            _join(_with(tabbed, {16: "\t\ttotal += item * 2"})),
+            ("indent",),
+            tier="indent",
+            dialects=DIALECTS[:4],
+        )
+    )
 
     # unicode: the file has typographic characters the model wrote in ASCII ...
     uni_file = _with(BASE, {26: "def delta(name):\u00a0", 27: "    message = \u201chello,\u00a0\u201d + name  # \u2014"})
-    uni_edit = [(" ", "def delta(name): "), (" ", '    message = "hello, " + name  # -'), ("-", "    print(message)"),
-                ("+", "    print(message.upper())"), (" ", "    return message")]
-    cells.append(Cell("unicode-in-file", _join(uni_file), simple(uni_edit, 26),
-                      _join(_with(uni_file, {28: "    print(message.upper())"})), ("unicode",), tier="unicode",
-                      dialects=DIALECTS[:4]))
+    uni_edit = [
+        (" ", "def delta(name): "),
+        (" ", '    message = "hello, " + name  # -'),
+        ("-", "    print(message)"),
+        ("+", "    print(message.upper())"),
+        (" ", "    return message"),
+    ]
+    cells.append(
+        Cell(
+            "unicode-in-file",
+            _join(uni_file),
+            simple(uni_edit, 26),
+            _join(_with(uni_file, {28: "    print(message.upper())"})),
+            ("unicode",),
+            tier="unicode",
+            dialects=DIALECTS[:4],
+        )
+    )
     # ... or the model "prettified" quotes and dashes in every line it wrote, the new one too.
-    pretty = [(" ", "def delta(name):"), (" ", "    message = \u201chello, \u201d + name"), ("-", "    print(message)"),
-              ("+", "    print(message, \u201c\u2014\u201d)"), (" ", "    return message")]
-    cells.append(Cell("unicode-in-edit", plain, simple(pretty, 26),
-                      _join(_with(BASE, {28: '    print(message, "-")'})), ("unicode",), tier="unicode",
-                      dialects=DIALECTS[:4]))
+    pretty = [
+        (" ", "def delta(name):"),
+        (" ", "    message = \u201chello, \u201d + name"),
+        ("-", "    print(message)"),
+        ("+", "    print(message, \u201c\u2014\u201d)"),
+        (" ", "    return message"),
+    ]
+    cells.append(
+        Cell(
+            "unicode-in-edit",
+            plain,
+            simple(pretty, 26),
+            _join(_with(BASE, {28: '    print(message, "-")'})),
+            ("unicode",),
+            tier="unicode",
+            dialects=DIALECTS[:4],
+        )
+    )
 
     # eol: an LF edit on a CRLF file, and a CRLF edit on an LF file.
     crlf = _join(BASE, "\r\n")
-    cells.append(Cell("eol-lf-edit-crlf-file", crlf, simple(BETA), _join(BETA_AFTER, "\r\n"), ("eol",), tier="eol",
-                      dialects=DIALECTS[:4]))
-    cells.append(Cell("eol-crlf-edit-lf-file", plain, simple(BETA, eol="\r\n"), _join(BETA_AFTER), ("eol",),
-                      tier="eol", dialects=DIALECTS[:4]))
+    cells.append(
+        Cell("eol-lf-edit-crlf-file", crlf, simple(BETA), _join(BETA_AFTER, "\r\n"), ("eol",), tier="eol", dialects=DIALECTS[:4])
+    )
+    cells.append(
+        Cell(
+            "eol-crlf-edit-lf-file",
+            plain,
+            simple(BETA, eol="\r\n"),
+            _join(BETA_AFTER),
+            ("eol",),
+            tier="eol",
+            dialects=DIALECTS[:4],
+        )
+    )
 
     # escape: the model's text JSON-escaped once too often (doubled backslashes) ...
-    ESC = [(" ", "import re"), (" ", ""), (" ", 'PATTERN = re.compile(r"\\d+\\s*")'),
-           ("+", 'WORD = re.compile(r"\\w+")'), (" ", "")]
+    ESC = [
+        (" ", "import re"),
+        (" ", ""),
+        (" ", 'PATTERN = re.compile(r"\\d+\\s*")'),
+        ("+", 'WORD = re.compile(r"\\w+")'),
+        (" ", ""),
+    ]
     esc_after = _with(BASE, {4: ['PATTERN = re.compile(r"\\d+\\s*")', 'WORD = re.compile(r"\\w+")']})
-    cells.append(Cell("escape-backslashes", plain, simple(_map(ESC, lambda t: t.replace("\\", "\\\\")), 2),
-                      _join(esc_after), ("escape",), tier="escape", dialects=DIALECTS[:4]))
+    cells.append(
+        Cell(
+            "escape-backslashes",
+            plain,
+            simple(_map(ESC, lambda t: t.replace("\\", "\\\\")), 2),
+            _join(esc_after),
+            ("escape",),
+            tier="escape",
+            dialects=DIALECTS[:4],
+        )
+    )
     # ... or its line breaks written as a literal `\n` (one line holding two).
     two = [("-", "    total = 0\\n    for item in items:"), ("+", "    total = 1\\n    for item in items:")]
-    cells.append(Cell("escape-newline", plain, simple(two, 14),
-                      _join(_with(BASE, {14: "    total = 1"})), ("escape",), tier="escape",
-                      dialects=("unified", "codex", "search-replace", "json")))
+    cells.append(
+        Cell(
+            "escape-newline",
+            plain,
+            simple(two, 14),
+            _join(_with(BASE, {14: "    total = 1"})),
+            ("escape",),
+            tier="escape",
+            dialects=("unified", "codex", "search-replace", "json"),
+        )
+    )
 
     # fuzz: a context line the file does not have (invented or misremembered).
-    fuzzed = [(" ", "def beta(items):"), (" ", "    total = 0  # running sum"), (" ", "    for item in items:"),
-              ("-", "        total += item"), ("+", "        total += item * 2"), (" ", "    return total")]
-    cells.append(Cell("fuzz-invented-context", plain, simple(fuzzed), _join(BETA_AFTER), ("fuzz",), tier="fuzz",
-                      dialects=("unified", "codex", "search-replace")))
+    fuzzed = [
+        (" ", "def beta(items):"),
+        (" ", "    total = 0  # running sum"),
+        (" ", "    for item in items:"),
+        ("-", "        total += item"),
+        ("+", "        total += item * 2"),
+        (" ", "    return total"),
+    ]
+    cells.append(
+        Cell(
+            "fuzz-invented-context",
+            plain,
+            simple(fuzzed),
+            _join(BETA_AFTER),
+            ("fuzz",),
+            tier="fuzz",
+            dialects=("unified", "codex", "search-replace"),
+        )
+    )
 
     # 3way: the edit names its base; since then the file gained a line above and one of
     # the hunk's context lines changed.
     moved = _with(BASE, {1: ["import os", "import sys"]})
     changed = _with(moved, {15: "    total = 0  # running sum"})
-    cells.append(Cell("3way", _join(changed), lambda d: render(d, BETA, BETA_START, base=BASE_ID),
-                      _join(_with(changed, {17: "        total += item * 2"})), ("3way",), tier="3way",
-                      dialects=("unified",), committed=plain))
+    cells.append(
+        Cell(
+            "3way",
+            _join(changed),
+            lambda d: render(d, BETA, BETA_START, base=BASE_ID),
+            _join(_with(changed, {17: "        total += item * 2"})),
+            ("3way",),
+            tier="3way",
+            dialects=("unified",),
+            committed=plain,
+        )
+    )
     # hashline: the file changed above the read lines since the read: re-anchored by offset.
-    cells.append(Cell("hashline-moved", _join(moved), simple(BETA), _join(_with(moved, {17: "        total += item * 2"})),
-                      ("offset",), dialects=("hashline",), committed=plain))
+    cells.append(
+        Cell(
+            "hashline-moved",
+            _join(moved),
+            simple(BETA),
+            _join(_with(moved, {17: "        total += item * 2"})),
+            ("offset",),
+            dialects=("hashline",),
+            committed=plain,
+        )
+    )
     return cells
 
 
@@ -257,47 +441,123 @@ def _refusals() -> list[Cell]:
     four = ("unified", "codex", "search-replace", "json")
     cells.append(Cell("ambiguous-exact", plain, simple(dup, 40), None, error="ambiguous", dialects=four))
     # The hint points exactly at one of the two: that one is meant.
-    cells.append(Cell("hint-picks-duplicate", plain, simple(dup, 21), _join(_with(BASE, {22: "        return -1"})),
-                      dialects=("unified", "codex")))
-    cells.append(Cell("hint-next-to-duplicate", plain, simple(dup, 20), None, error="ambiguous",
-                      dialects=("unified", "codex")))
+    cells.append(
+        Cell(
+            "hint-picks-duplicate",
+            plain,
+            simple(dup, 21),
+            _join(_with(BASE, {22: "        return -1"})),
+            dialects=("unified", "codex"),
+        )
+    )
+    cells.append(Cell("hint-next-to-duplicate", plain, simple(dup, 20), None, error="ambiguous", dialects=("unified", "codex")))
     ws = _join(_with(BASE, {9: "        return 0 ", 22: "        return 0 "}))
     cells.append(Cell("ambiguous-trailing-whitespace", ws, simple(dup, 40), None, error="ambiguous", dialects=four))
-    cells.append(Cell("ambiguous-indent", plain, simple(_map(dup, lambda t: t[4:]), 40), None, error="ambiguous",
-                      dialects=four))
+    cells.append(Cell("ambiguous-indent", plain, simple(_map(dup, lambda t: t[4:]), 40), None, error="ambiguous", dialects=four))
     uni = _join(_with(BASE, {10: "    return x + 1  # \u2014", 23: "    return x + 1  # \u2014"}))
-    cells.append(Cell("ambiguous-unicode", uni, simple(_map(dup, lambda t: t + "  # -" if "x + 1" in t else t), 40),
-                      None, error="ambiguous", dialects=four))
+    cells.append(
+        Cell(
+            "ambiguous-unicode",
+            uni,
+            simple(_map(dup, lambda t: t + "  # -" if "x + 1" in t else t), 40),
+            None,
+            error="ambiguous",
+            dialects=four,
+        )
+    )
     cells.append(Cell("ambiguous-eol", _join(BASE, "\r\n"), simple(dup, 40), None, error="ambiguous", dialects=four))
     esc = _join(_with(BASE, {10: '    return x + "\\n"', 23: '    return x + "\\n"'}))
-    cells.append(Cell("ambiguous-escape", esc,
-                      simple(_map([l if "x + 1" not in l[1] else (" ", '    return x + "\\\\n"') for l in dup],
-                                  lambda t: t), 40), None, error="ambiguous", dialects=four))
+    cells.append(
+        Cell(
+            "ambiguous-escape",
+            esc,
+            simple(_map([l if "x + 1" not in l[1] else (" ", '    return x + "\\\\n"') for l in dup], lambda t: t), 40),
+            None,
+            error="ambiguous",
+            dialects=four,
+        )
+    )
     # Fuzz: a context line that is nowhere, next to a duplicated block.
-    invented = [(" ", "def alpha_v2(x):"), (" ", "    if x is None:"), ("-", "        return 0"),
-                ("+", "        return -1"), (" ", "    return x + 1")]
-    cells.append(Cell("ambiguous-fuzz-invented-context-next-to-duplicate", plain, simple(invented, 40), None,
-                      error="ambiguous", dialects=("unified", "codex", "search-replace")))
+    invented = [
+        (" ", "def alpha_v2(x):"),
+        (" ", "    if x is None:"),
+        ("-", "        return 0"),
+        ("+", "        return -1"),
+        (" ", "    return x + 1"),
+    ]
+    cells.append(
+        Cell(
+            "ambiguous-fuzz-invented-context-next-to-duplicate",
+            plain,
+            simple(invented, 40),
+            None,
+            error="ambiguous",
+            dialects=("unified", "codex", "search-replace"),
+        )
+    )
     # Fuzz never forgives a removed line: the file has no `return -2`.
-    gone = [(" ", "def alpha(x):"), (" ", "    if x is None:"), ("-", "        return -2"),
-            ("+", "        return -1"), (" ", "    return x + 1")]
+    gone = [
+        (" ", "def alpha(x):"),
+        (" ", "    if x is None:"),
+        ("-", "        return -2"),
+        ("+", "        return -1"),
+        (" ", "    return x + 1"),
+    ]
     cells.append(Cell("removed-line-missing", plain, simple(gone, 7), None, error="not-found", dialects=four))
-    gone2 = [(" ", "def beta(items):"), (" ", "    total = 0"), ("-", "    for item in item_list:"),
-             ("+", "    for item in items:"), (" ", "        total += item")]
+    gone2 = [
+        (" ", "def beta(items):"),
+        (" ", "    total = 0"),
+        ("-", "    for item in item_list:"),
+        ("+", "    for item in items:"),
+        (" ", "        total += item"),
+    ]
     cells.append(Cell("removed-line-misremembered", plain, simple(gone2, 13), None, error="not-found", dialects=four))
     # Too much invented: most context lines are not in the file.
-    made_up = [(" ", "class Beta:"), (" ", "    # sums items"), (" ", "    @staticmethod"), (" ", "def beta(items):"),
-               ("-", "    total = 0"), ("+", "    total = 1"), (" ", "    for i in items:"), (" ", "        yield i")]
-    cells.append(Cell("fuzz-mostly-invented", plain, simple(made_up, 10), None, error="not-found",
-                      dialects=("unified", "codex", "search-replace")))
+    made_up = [
+        (" ", "class Beta:"),
+        (" ", "    # sums items"),
+        (" ", "    @staticmethod"),
+        (" ", "def beta(items):"),
+        ("-", "    total = 0"),
+        ("+", "    total = 1"),
+        (" ", "    for i in items:"),
+        (" ", "        yield i"),
+    ]
+    cells.append(
+        Cell(
+            "fuzz-mostly-invented",
+            plain,
+            simple(made_up, 10),
+            None,
+            error="not-found",
+            dialects=("unified", "codex", "search-replace"),
+        )
+    )
     # Stale: the line the edit changes was changed since its base; the conflict is shown.
     conflicting = _with(BASE, {16: "        total += item or 0"})
-    cells.append(Cell("stale-conflict", _join(conflicting), simple(BETA, BETA_START, base=BASE_ID), None,
-                      error="stale", dialects=("unified",), committed=plain))
+    cells.append(
+        Cell(
+            "stale-conflict",
+            _join(conflicting),
+            simple(BETA, BETA_START, base=BASE_ID),
+            None,
+            error="stale",
+            dialects=("unified",),
+            committed=plain,
+        )
+    )
     # The index line names a blob the edit does not fit (copied from another diff): located as usual.
     wrong = _blob_id(b"something else\n")[:7]
-    cells.append(Cell("base-the-edit-does-not-fit", plain, simple(BETA, BETA_START, base=wrong),
-                      _join(BETA_AFTER), dialects=("unified",), committed=b"something else\n"))
+    cells.append(
+        Cell(
+            "base-the-edit-does-not-fit",
+            plain,
+            simple(BETA, BETA_START, base=wrong),
+            _join(BETA_AFTER),
+            dialects=("unified",),
+            committed=b"something else\n",
+        )
+    )
     return cells
 
 
@@ -395,8 +655,10 @@ def _errors(res) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
 
 def test_codex_anchor_names_the_function(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     """`@@ def gamma(x):` picks gamma's copy of lines alpha has too: the first after it, inside it."""
-    edit = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):\n     if x is None:\n-        return 0\n"
-            "+        return -1\n     return x + 1\n*** End Patch\n")
+    edit = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):\n     if x is None:\n-        return 0\n"
+        "+        return -1\n     return x + 1\n*** End Patch\n"
+    )
     res = _apply(repo, cli, "codex", edit, _join(BASE))
     assert res.code == 0, res
     assert repo.read(PATH) == _join(_with(BASE, {9: "        return -1"}))
@@ -404,8 +666,10 @@ def test_codex_anchor_names_the_function(repo: Repo, cli) -> None:  # type: igno
 
 def test_codex_anchor_that_is_not_unique_names_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     lines = _with(BASE, {7: "def alpha(x):  # twin", 20: "def alpha(x):  # twin"})
-    edit = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):  # twin\n     if x is None:\n"
-            "-        return 0\n+        return -1\n     return x + 1\n*** End Patch\n")
+    edit = (
+        "*** Begin Patch\n*** Update File: src/app.py\n@@ def alpha(x):  # twin\n     if x is None:\n"
+        "-        return 0\n+        return -1\n     return x + 1\n*** End Patch\n"
+    )
     res = _apply(repo, cli, "codex", edit, _join(lines))
     # the first occurrence of the anchor is alpha; gamma's twin is another function with the same
     # header: the anchor names no one place, so the two copies stay ambiguous
@@ -415,19 +679,44 @@ def test_codex_anchor_that_is_not_unique_names_nothing(repo: Repo, cli) -> None:
 def test_fuzz_never_skips_a_line_the_file_has_elsewhere(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     """The edit's context says which `return 0`; that line is elsewhere, so this copy is not it."""
     lines = _with(BASE, {21: "    if x is not None:"})  # gamma no longer starts with `if x is None:`
-    edit = render("unified", [(" ", "def gamma(x):"), (" ", "    if x is None:"), ("-", "        return 0"),
-                              ("+", "        return -1"), (" ", "    return x + 1")], 20)
+    edit = render(
+        "unified",
+        [
+            (" ", "def gamma(x):"),
+            (" ", "    if x is None:"),
+            ("-", "        return 0"),
+            ("+", "        return -1"),
+            (" ", "    return x + 1"),
+        ],
+        20,
+    )
     res = _apply(repo, cli, "unified", edit, _join(lines))
     assert res.code == 1, res.json()["diff"]
 
 
 def test_indent_refuses_a_copy_when_the_place_itself_changed(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     """The lines are found only at another indent, and a near copy stands at their own: two places."""
-    lines = BASE + ["", "", "class Box:", "    def beta(items):", "        total = 0", "        for item in items:",
-                    "            total += item  # sum", "        return total"]
-    edit = render("search-replace", [(" ", "    def beta(items):"), (" ", "        total = 0"),
-                                     (" ", "        for item in items:"), ("-", "            total += item"),
-                                     ("+", "            total += item * 2")], 1)
+    lines = BASE + [
+        "",
+        "",
+        "class Box:",
+        "    def beta(items):",
+        "        total = 0",
+        "        for item in items:",
+        "            total += item  # sum",
+        "        return total",
+    ]
+    edit = render(
+        "search-replace",
+        [
+            (" ", "    def beta(items):"),
+            (" ", "        total = 0"),
+            (" ", "        for item in items:"),
+            ("-", "            total += item"),
+            ("+", "            total += item * 2"),
+        ],
+        1,
+    )
     res = _apply(repo, cli, "search-replace", edit, _join(lines))
     assert res.code == 1 and "ambiguous" in [f["code"] for f in _errors(res)], res
 
@@ -470,8 +759,9 @@ def test_stale_conflict_shows_the_region(repo: Repo, cli) -> None:  # type: igno
 
 def test_not_found_hint_shows_the_first_difference_visibly(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     lines = _with(BASE, {14: "    total = 0  ", 15: "    for item in items:\t# \u201cloop\u201d"})
-    edit = render("unified", [(" ", "    total = 0"), ("-", "    for item in items:  # loop"),
-                              ("+", "    for item in items:")], 14)
+    edit = render(
+        "unified", [(" ", "    total = 0"), ("-", "    for item in items:  # loop"), ("+", "    for item in items:")], 14
+    )
     res = _apply(repo, cli, "unified", edit, _join(lines, "\r\n"))
     (f,) = _errors(res)
     hint = str(f["hint"])

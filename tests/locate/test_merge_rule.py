@@ -38,8 +38,11 @@ WORDS = ("total", "count", "item", "value", "index", "limit", "offset", "result"
 
 def _line(rng: st.DrawFn, i: int) -> str:
     word = rng(st.sampled_from(WORDS))
-    shape = rng(st.sampled_from(("    {w}_{i} = {w}_{j} + 1;", "    if ({w}_{i} > {j}) {{", "    }}", "",
-                                 "    return {w}_{i};", "    /* {w} {i} */")))
+    shape = rng(
+        st.sampled_from(
+            ("    {w}_{i} = {w}_{j} + 1;", "    if ({w}_{i} > {j}) {{", "    }}", "", "    return {w}_{i};", "    /* {w} {i} */")
+        )
+    )
     return shape.format(w=word, i=i, j=rng(st.integers(0, 9)))
 
 
@@ -69,7 +72,7 @@ def situations(draw: st.DrawFn) -> Situation:
     s = draw(st.integers(3, n - 4))
     k = draw(st.integers(0, 2))
     new = [f"    changed_{s}_{j} = {j};" for j in range(draw(st.integers(0 if k else 1, 2)))]
-    ours = base[:s] + new + base[s + k:]
+    ours = base[:s] + new + base[s + k :]
     ctx = 3
     lo, hi = max(0, s - ctx), min(n, s + k + ctx)
     view = list(base)  # the file as the edit saw it
@@ -81,7 +84,7 @@ def situations(draw: st.DrawFn) -> Situation:
         invented = "    /* as the model remembers it */"
         view = base[:at] + [invented] + base[at:]
         shift = 1 if at <= s else 0
-        ours = view[:s + shift] + new + view[s + shift + k:]
+        ours = view[: s + shift] + new + view[s + shift + k :]
         event(f"invented at {at - s:+d}")
         base_for_git = view
     else:
@@ -96,8 +99,8 @@ def situations(draw: st.DrawFn) -> Situation:
             else:
                 del theirs[at]
             event(f"{kind} at {at - s:+d}")
-    old_side = view[lo:hi + (1 if kind == "invented" else 0)]
-    new_side = ours[lo:hi + (1 if kind == "invented" else 0) + len(new) - k]
+    old_side = view[lo : hi + (1 if kind == "invented" else 0)]
+    new_side = ours[lo : hi + (1 if kind == "invented" else 0) + len(new) - k]
     dialect = draw(st.sampled_from(("unified", "unified-index", "search-replace", "json")))
     edit = _render(dialect, base_for_git, old_side, new_side, lo)
     return Situation(base_for_git, ours, theirs, edit, "unified" if dialect.startswith("unified") else dialect)
@@ -122,16 +125,23 @@ def _render(dialect: str, base: list[str], old: list[str], new: list[str], lo: i
 
 
 def _git(root: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", *args], cwd=root, input=input, capture_output=True, timeout=60,
-                          env={**os.environ, **GIT_ENV}, check=False)
+    return subprocess.run(
+        ["git", *args], cwd=root, input=input, capture_output=True, timeout=60, env={**os.environ, **GIT_ENV}, check=False
+    )
 
 
 def _merge_file(ours: str, base: str, theirs: str) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory() as d:
         for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
             Path(d, name).write_text(text)
-        proc = subprocess.run(["git", "merge-file", "-p", "ours", "base", "theirs"], cwd=d, capture_output=True,
-                              timeout=60, env={**os.environ, **GIT_ENV}, check=False)
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "ours", "base", "theirs"],
+            cwd=d,
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, **GIT_ENV},
+            check=False,
+        )
         return proc.returncode == 0, proc.stdout.decode()
 
 
@@ -145,8 +155,12 @@ def test_refuse_or_exactly_git_merge_file(tmp_path: Path) -> None:
     guard = Guard(root)
     outcomes: dict[str, int] = {}
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=not RANDOM,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(situations())
     def check(sit: Situation) -> None:
         base, ours, theirs = _text(sit.base), _text(sit.ours), _text(sit.theirs)
@@ -161,8 +175,9 @@ def test_refuse_or_exactly_git_merge_file(tmp_path: Path) -> None:
             (change,) = report.changes
             got = (change.after or b"").decode()
             assert clean, f"applied where git's merge conflicts:\n{sit.edit}\n--- file:\n{theirs}\n--- wrote:\n{got}"
-            assert got == merged, (f"not git merge-file's result:\n{sit.edit}\n--- file:\n{theirs}\n"
-                                   f"--- want:\n{merged}\n--- wrote:\n{got}")
+            assert got == merged, (
+                f"not git merge-file's result:\n{sit.edit}\n--- file:\n{theirs}\n--- want:\n{merged}\n--- wrote:\n{got}"
+            )
             outcome = "merged as git"
         key = f"{outcome} ({'clean' if clean else 'conflict'})"
         outcomes[key] = outcomes.get(key, 0) + 1

@@ -45,9 +45,27 @@ DIALECTS = ("unified", "codex", "search-replace", "json")
 
 # Few distinct lines, many repeats: the locator's hardest inputs.
 VOCAB = (
-    "", "", "", "}", "}", "    }", "return x;", "    return x;", "        return x;", "\treturn x;",
-    "x = 1;", "    x = 1;", "if (a) {", "    if (a) {", "} else {", "// note", 'puts("hi");',
-    '    s = "a" + t;', 'p = "C:\\\\tmp\\n";', "    y -= 2;", "\t\tbreak;",
+    "",
+    "",
+    "",
+    "}",
+    "}",
+    "    }",
+    "return x;",
+    "    return x;",
+    "        return x;",
+    "\treturn x;",
+    "x = 1;",
+    "    x = 1;",
+    "if (a) {",
+    "    if (a) {",
+    "} else {",
+    "// note",
+    'puts("hi");',
+    '    s = "a" + t;',
+    'p = "C:\\\\tmp\\n";',
+    "    y -= 2;",
+    "\t\tbreak;",
 )
 NEW = ("x = 2;", "    return y;", "", "}", 'puts("bye");', "    z = 'q' - 1;", 'q = "\\\\d";', "\tcontinue;")
 
@@ -86,8 +104,7 @@ class Case:
 def cases(draw: st.DrawFn) -> Case:
     n = draw(st.integers(4, 40))
     uniq = iter(range(10**6))
-    lines = [draw(st.sampled_from(VOCAB)) if draw(st.integers(0, 9)) < 7 else f"u{next(uniq)} = f({n});"
-             for _ in range(n)]
+    lines = [draw(st.sampled_from(VOCAB)) if draw(st.integers(0, 9)) < 7 else f"u{next(uniq)} = f({n});" for _ in range(n)]
     # File-level features the tiers must look through.
     if draw(st.booleans()):
         for i in draw(st.lists(st.integers(0, n - 1), max_size=4)):
@@ -127,8 +144,18 @@ def cases(draw: st.DrawFn) -> Case:
         hunks = [Hunk(0, [], [lines[0] or "x"], ["changed();"], [])]
         lines[0] = lines[0] or "x"
     case = Case(lines, eol, hunks, dialect)
-    for mistake in ("offset", "recount", "stray-blank", "trailing-drop", "trailing-add", "indent", "unicode",
-                    "eol", "escape", "fuzz"):
+    for mistake in (
+        "offset",
+        "recount",
+        "stray-blank",
+        "trailing-drop",
+        "trailing-add",
+        "indent",
+        "unicode",
+        "eol",
+        "escape",
+        "fuzz",
+    ):
         if draw(st.integers(0, 5)) == 0:
             case.mistakes.append(mistake)
     case.corrupt = draw(st.integers(0, 7)) == 0 and any(h.removed for h in hunks)
@@ -216,8 +243,13 @@ def render(case: Case) -> str:
             out.append(f"@@ -{start},{len(old)} +{max(1, start + delta)},{len(new)} @@\n" if seed % 3 else "@@\n")
             out += [tg + t + eol for tg, t in lines]
         elif d == "search-replace":
-            out.append(f"{PATH}\n<<<<<<< SEARCH\n" + "".join(t + eol for t in old) + "=======\n"
-                       + "".join(t + eol for t in new) + ">>>>>>> REPLACE\n")
+            out.append(
+                f"{PATH}\n<<<<<<< SEARCH\n"
+                + "".join(t + eol for t in old)
+                + "=======\n"
+                + "".join(t + eol for t in new)
+                + ">>>>>>> REPLACE\n"
+            )
         else:
             # Whole lines when the change ends the hunk (a deletion takes its line break),
             # else as Claude copies them: without the last line break.
@@ -279,8 +311,9 @@ def unambiguous(case: Case, edit: str) -> bool:
                 if nw == 1:
                     if want[0] and want[0] in keys[p]:
                         return False
-                elif (keys[p].endswith(want[0]) and keys[p + 1 : p + nw - 1] == want[1:-1]
-                      and keys[p + nw - 1].startswith(want[-1])):
+                elif (
+                    keys[p].endswith(want[0]) and keys[p + 1 : p + nw - 1] == want[1:-1] and keys[p + nw - 1].startswith(want[-1])
+                ):
                     return False
     if case.dialect == "json":
         # Its literal text, with the file's line endings or with LF, only at its own place.
@@ -328,8 +361,10 @@ def _unseen(case: Case) -> bool:
         shown = [t for tg, t in lines if tg != "+" and "invented_" not in t]
         new = [t for tg, t in lines if tg == "+"]
         signs = {
-            "unicode": (any(c in x for x in shown for c in "\u201c\u201d\u2019"),
-                        any(c in x for x in new for c in "\u201c\u201d\u2019")),
+            "unicode": (
+                any(c in x for x in shown for c in "\u201c\u201d\u2019"),
+                any(c in x for x in new for c in "\u201c\u201d\u2019"),
+            ),
             "escape": (any("\\\\" in x for x in shown), any("\\" in x for x in new)),
             "indent": (any(x.strip() for x in shown), any(x.strip() for x in new)),
         }
@@ -353,8 +388,13 @@ def _apply(case: Case, edit: str) -> tuple[bytes | None, list[str], list[str]]:
     return new.encode(), out.repairs, []
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not RANDOM,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(cases())
 def test_never_the_wrong_lines(case: Case) -> None:
     edit = render(case)

@@ -32,25 +32,51 @@ def test_enough_cases() -> None:
 # --------------------------------------------------------------------------- the parser
 
 
-@pytest.mark.parametrize("line", [
-    "# ... existing code ...", "    // ... existing code ...", "<!-- ... existing code ... -->",
-    "  {/* ... existing JSX ... */}", "/* ... */", "# ...", "-- ... rest of the file unchanged",
-    "    // rest of the method stays the same", "# ... other methods ...",
-    # In other words, languages and disguises (the placeholder check's notes, firm ones):
-    "# body unchanged", "    // everything below stays as it was", "# [lines 10-40 unchanged]", "// 其余代码不变",
-    "# остальной код без изменений", "# r\u0435st of the c\u043ede unchanged", "# rest of the co\u200bde unchanged",
-    "# ⋯ existing code ⋯",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# ... existing code ...",
+        "    // ... existing code ...",
+        "<!-- ... existing code ... -->",
+        "  {/* ... existing JSX ... */}",
+        "/* ... */",
+        "# ...",
+        "-- ... rest of the file unchanged",
+        "    // rest of the method stays the same",
+        "# ... other methods ...",
+        # In other words, languages and disguises (the placeholder check's notes, firm ones):
+        "# body unchanged",
+        "    // everything below stays as it was",
+        "# [lines 10-40 unchanged]",
+        "// 其余代码不变",
+        "# остальной код без изменений",
+        "# r\u0435st of the c\u043ede unchanged",
+        "# rest of the co\u200bde unchanged",
+        "# ⋯ existing code ⋯",
+    ],
+)
 def test_markers(line: str) -> None:
     assert lazy.is_marker(line)
 
 
-@pytest.mark.parametrize("line", [
-    "x = 1  # ... existing code ...", "# Compute the totals.", "...", "print('... existing code ...')",
-    "#include <stdio.h>", "// TODO: handle errors", "    # noqa",
-    # Notes that may head new code are not markers (a misread marker would keep lines the snippet replaces):
-    "# same as above", "# rest of the code", "# existing code", "    # keep the cache warm", "# sum the rest",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "x = 1  # ... existing code ...",
+        "# Compute the totals.",
+        "...",
+        "print('... existing code ...')",
+        "#include <stdio.h>",
+        "// TODO: handle errors",
+        "    # noqa",
+        # Notes that may head new code are not markers (a misread marker would keep lines the snippet replaces):
+        "# same as above",
+        "# rest of the code",
+        "# existing code",
+        "    # keep the cache warm",
+        "# sum the rest",
+    ],
+)
 def test_not_markers(line: str) -> None:
     assert not lazy.is_marker(line)
 
@@ -65,13 +91,16 @@ def test_parse_path_and_json() -> None:
     assert es.files[0].path == "b.py" and es.files[0].create_missing  # no marker: the whole file
 
 
-@pytest.mark.parametrize("text, says", [
-    ("no fence here", "no snippet found"),
-    ("a.py\n```python\n# ... existing code ...\n```\n", "only markers"),
-    ("a.py\n```python\nx = 1\n", "never closed"),
-    ("a.py\n```\nx = 1\n```\na.py\n```\ny = 1\n```\n", "two snippets"),
-    ('{"target_file": "a.py"}', "code_edit"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("no fence here", "no snippet found"),
+        ("a.py\n```python\n# ... existing code ...\n```\n", "only markers"),
+        ("a.py\n```python\nx = 1\n", "never closed"),
+        ("a.py\n```\nx = 1\n```\na.py\n```\ny = 1\n```\n", "two snippets"),
+        ('{"target_file": "a.py"}', "code_edit"),
+    ],
+)
 def test_parse_refusals(text: str, says: str) -> None:
     with pytest.raises(Exception) as info:
         lazy.parse(text)

@@ -73,17 +73,23 @@ def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     steps = [
         lambda: None,
-        lambda: included.write_text("[diff \"conv\"]\n\ttextconv = a\n"),  # an include target that appears
-        lambda: included.write_text("[diff \"conv\"]\n\ttextconv = b\n"),  # the same size, another value
+        lambda: included.write_text('[diff "conv"]\n\ttextconv = a\n'),  # an include target that appears
+        lambda: included.write_text('[diff "conv"]\n\ttextconv = b\n'),  # the same size, another value
         lambda: r.git("config", "core.autocrlf", "input"),
         lambda: monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.eol'='crlf'"),  # `git -c core.eol=crlf`
         lambda: monkeypatch.delenv("GIT_CONFIG_PARAMETERS"),
         lambda: included.unlink(),
     ]
     textconv = {"diff.conv.textconv": "b"}
-    expected = [{}, {"diff.conv.textconv": "a"}, textconv, {**textconv, "core.autocrlf": "input"},
-                {**textconv, "core.autocrlf": "input", "core.eol": "crlf"}, {**textconv, "core.autocrlf": "input"},
-                {"core.autocrlf": "input"}]
+    expected = [
+        {},
+        {"diff.conv.textconv": "a"},
+        textconv,
+        {**textconv, "core.autocrlf": "input"},
+        {**textconv, "core.autocrlf": "input", "core.eol": "crlf"},
+        {**textconv, "core.autocrlf": "input"},
+        {"core.autocrlf": "input"},
+    ]
     for i, step in enumerate(steps):
         step()
         age()

@@ -22,8 +22,28 @@ def _git_merge_file(folder: Path, base: bytes, ours: bytes, theirs: bytes, favor
     for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
         (folder / name).write_bytes(data)
     how = [] if favor == "normal" else [f"--{favor}"]
-    proc = subprocess.run(["git", "merge-file", "-p", f"--marker-size={_MARKER}", "-L", "file", "-L", "file", "-L", "file",
-                           *how, "ours", "base", "theirs"], cwd=folder, capture_output=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [
+            "git",
+            "merge-file",
+            "-p",
+            f"--marker-size={_MARKER}",
+            "-L",
+            "file",
+            "-L",
+            "file",
+            "-L",
+            "file",
+            *how,
+            "ours",
+            "base",
+            "theirs",
+        ],
+        cwd=folder,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode >= 0, proc.stderr
     return proc.returncode, proc.stdout
 

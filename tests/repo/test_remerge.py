@@ -90,8 +90,11 @@ def test_the_cut_down_merge_is_libgit2s_merge_where_it_is_asked(repo: Repo, seed
     for path in own:
         assert _index_at(fast, path) == _index_at(whole, path), (seed, path)
     if clean:
-        theirs = {line.split(" b/", 1)[1] for line in repo.git("log", "-1", "--remerge-diff", "--format=", "-p")
-                  .splitlines() if line.startswith("diff --git")}
+        theirs = {
+            line.split(" b/", 1)[1]
+            for line in repo.git("log", "-1", "--remerge-diff", "--format=", "-p").splitlines()
+            if line.startswith("diff --git")
+        }
         ours = {c.path for c in g.remerge(info.parents, own).changes}
         assert ours == theirs, seed
         assert bool(ours) == evil, seed

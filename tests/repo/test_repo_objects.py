@@ -24,15 +24,26 @@ def _loose_file(root: Path, oid: str) -> Path:
 
 # Both ways `blob_id` hashes (libgit2 below SHA1_FROM bytes, plain SHA-1 from there for ASCII),
 # each held to `git hash-object`: the id names the file the object is stored in.
-@pytest.mark.parametrize("data", [b"", b"one line\n", b"\x00\xff binary\r\n" * 3, random.Random(7).randbytes(70_000),
-                                  b"x = 1\n" * (SHA1_FROM // 6 + 1), b"y" * (SHA1_FROM - 1), b"\xe9" * SHA1_FROM],
-                         ids=["empty", "line", "binary", "random-70k", "ascii-from", "ascii-below", "latin1-from"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"one line\n",
+        b"\x00\xff binary\r\n" * 3,
+        random.Random(7).randbytes(70_000),
+        b"x = 1\n" * (SHA1_FROM // 6 + 1),
+        b"y" * (SHA1_FROM - 1),
+        b"\xe9" * SHA1_FROM,
+    ],
+    ids=["empty", "line", "binary", "random-70k", "ascii-from", "ascii-below", "latin1-from"],
+)
 def test_written_blob_reads_back_everywhere(tmp_path: Path, data: bytes) -> None:
     Repo(tmp_path)
     repo = GitRepo(tmp_path)
     oid = repo.write_blob(data)
-    hashed = subprocess.run(["git", "hash-object", "--stdin"], cwd=tmp_path, input=data, capture_output=True,
-                            timeout=60, check=True)
+    hashed = subprocess.run(
+        ["git", "hash-object", "--stdin"], cwd=tmp_path, input=data, capture_output=True, timeout=60, check=True
+    )
     assert oid == hashed.stdout.decode().strip()
     assert repo.read_blob(oid) == data
     out = subprocess.run(["git", "cat-file", "blob", oid], cwd=tmp_path, capture_output=True, timeout=60, check=True)
@@ -117,8 +128,13 @@ def test_staged_changes_equal_the_diff_of_the_index_tree(tmp_path: Path) -> None
     staged = repo.staged_changes(head)
     assert staged is not None
     assert sorted(staged, key=str) == sorted(repo.diff_trees(head, repo.index_tree()), key=str)
-    assert {(c.status, c.path) for c in staged} == {("R", "moved.txt"), ("D", "b.txt"), ("A", "d/y.txt"),
-                                                    ("M", "d/x.txt"), ("M", "run.sh")}
+    assert {(c.status, c.path) for c in staged} == {
+        ("R", "moved.txt"),
+        ("D", "b.txt"),
+        ("A", "d/y.txt"),
+        ("M", "d/x.txt"),
+        ("M", "run.sh"),
+    }
 
 
 def test_staged_changes_of_another_index_file(tmp_path: Path) -> None:
@@ -164,8 +180,14 @@ def test_objects_written_and_read_unverified_are_gits(tmp_path: Path) -> None:
     switch is libgit2's, for the whole process."""
     r = Repo(tmp_path)
     r.commit({"a.txt": "a\n"})
-    out = subprocess.run([sys.executable, "-c", _UNVERIFIED_CHILD, str(tmp_path)], capture_output=True, text=True,
-                         env=checkout_env(), timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", _UNVERIFIED_CHILD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert all(got["back"])
@@ -196,14 +218,14 @@ class _WatchedEnvironment(dict[str, str]):
         super().__delitem__(key)
 
 
-def test_another_index_file_is_read_without_touching_the_environment(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_index_file_is_read_without_touching_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`git commit -a`'s index is opened as an object and passed in: nothing of the process changes
     while it is read, so no other thread (or git child) sees another index named."""
     r = _staged_repo(tmp_path)
     other = tmp_path / ".git" / "other-index"
-    subprocess.run(["git", "read-tree", "HEAD"], cwd=tmp_path, env=dict(os.environ, GIT_INDEX_FILE=str(other)),
-                   check=True, timeout=60)
+    subprocess.run(
+        ["git", "read-tree", "HEAD"], cwd=tmp_path, env=dict(os.environ, GIT_INDEX_FILE=str(other)), check=True, timeout=60
+    )
     repo = GitRepo(tmp_path)
     head = repo.commit_tree(r.git("rev-parse", "HEAD").strip())
     watched = _WatchedEnvironment(dict(os.environ))

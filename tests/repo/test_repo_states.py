@@ -29,8 +29,9 @@ def _git_state(root: Path, names: tuple[str, ...]) -> dict[str, bytes | None]:
     for name in names:
         p = root / ".git" / name
         if p.is_dir():
-            out[name] = b"".join(sorted(f.relative_to(p).as_posix().encode() + b"=" + f.read_bytes()
-                                        for f in p.rglob("*") if f.is_file()))
+            out[name] = b"".join(
+                sorted(f.relative_to(p).as_posix().encode() + b"=" + f.read_bytes() for f in p.rglob("*") if f.is_file())
+            )
         else:
             out[name] = p.read_bytes() if p.exists() else None
     return out
@@ -109,8 +110,10 @@ def test_during_a_merge(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def
     assert repo.read("a.txt").decode().startswith("A\n<<<<<<< HEAD\n")
     # Adding markers (to this file or another) is refused, and changes nothing.
     before = repo.snapshot()
-    for path, old, new in (("z.txt", "z\n", "<<<<<<< ours\nz\n=======\nq\n>>>>>>> theirs\n"),
-                           ("a.txt", "c\n", "c\n<<<<<<< again\nx\n>>>>>>> again\n")):
+    for path, old, new in (
+        ("z.txt", "z\n", "<<<<<<< ours\nz\n=======\nq\n>>>>>>> theirs\n"),
+        ("a.txt", "c\n", "c\n<<<<<<< again\nx\n>>>>>>> again\n"),
+    ):
         r = cli("apply", "--json", input=_edit(path, old, new))
         assert r.code == 1 and {f["code"] for f in r.json()["findings"]} == {"conflict-marker"}, r  # type: ignore[union-attr]
         assert repo.snapshot() == before
@@ -147,17 +150,21 @@ def test_sparse_checkout(repo: Repo, cli) -> None:  # type: ignore[no-untyped-de
     repo.git("sparse-checkout", "set", "in")
     assert not (repo.root / "out").exists()
     before = repo.snapshot()
-    for text in (_edit("out/b.txt", "b", "B"), "--- a/out/b.txt\n+++ b/out/b.txt\n@@ -1 +1 @@\n-b\n+B\n",
-                 "diff --git a/out/b.txt b/out/b.txt\ndeleted file mode 100644\n"
-                 "--- a/out/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n"):
+    for text in (
+        _edit("out/b.txt", "b", "B"),
+        "--- a/out/b.txt\n+++ b/out/b.txt\n@@ -1 +1 @@\n-b\n+B\n",
+        "diff --git a/out/b.txt b/out/b.txt\ndeleted file mode 100644\n--- a/out/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n",
+    ):
         r = cli("apply", "--json", input=text)
         assert r.code == 1, r
         f = r.json()["findings"][0]  # type: ignore[index]
         assert f["code"] == "missing" and "outside the sparse checkout" in f["message"], f
         assert "git sparse-checkout add out" in f["hint"]
     # A "new" file where git tracks one the checkout leaves out would shadow it.
-    for text in (json.dumps({"file_path": "out/b.txt", "content": "shadow\n"}),
-                 "--- /dev/null\n+++ b/out/b.txt\n@@ -0,0 +1 @@\n+shadow\n"):
+    for text in (
+        json.dumps({"file_path": "out/b.txt", "content": "shadow\n"}),
+        "--- /dev/null\n+++ b/out/b.txt\n@@ -0,0 +1 @@\n+shadow\n",
+    ):
         r = cli("apply", "--json", input=text)
         assert r.code == 1 and r.json()["findings"][0]["code"] == "exists", r  # type: ignore[index]
     assert repo.snapshot() == before
@@ -244,15 +251,17 @@ def test_run_from_inside_the_git_folder(repo: Repo, cli) -> None:  # type: ignor
 
 @pytest.fixture
 def attributed(repo: Repo) -> Repo:
-    repo.commit({
-        ".gitattributes": "*.up filter=upper\n*.crlf text eol=crlf\n*.lf text eol=lf\n*.auto text=auto\n"
-                          "*.dat -text\n*.u16 working-tree-encoding=UTF-16\n",
-        "f.up": "hello\n",
-        "w.crlf": b"a\r\nb\r\n",
-        "n.lf": "a\nb\n",
-        "t.auto": "a\nb\n",
-        "x.dat": "a\nb\n",
-    })
+    repo.commit(
+        {
+            ".gitattributes": "*.up filter=upper\n*.crlf text eol=crlf\n*.lf text eol=lf\n*.auto text=auto\n"
+            "*.dat -text\n*.u16 working-tree-encoding=UTF-16\n",
+            "f.up": "hello\n",
+            "w.crlf": b"a\r\nb\r\n",
+            "n.lf": "a\nb\n",
+            "t.auto": "a\nb\n",
+            "x.dat": "a\nb\n",
+        }
+    )
     repo.git("config", "filter.upper.clean", "tr a-z A-Z")
     repo.git("config", "filter.upper.smudge", "cat")
     repo.write({"w.u16": "hi\n".encode("utf-16")})
@@ -329,8 +338,15 @@ def _as_git_checks_out(repo: Repo, path: str) -> bytes:
 
 
 @pytest.mark.parametrize("attrs,config,path,content,expected", [n[1:] for n in NEW_FILES], ids=[n[0] for n in NEW_FILES])
-def test_a_new_file_gets_the_line_ends_git_would_check_out(repo: Repo, cli, attrs: str, config: dict[str, str],  # type: ignore[no-untyped-def]
-                                                           path: str, content: str, expected: bytes) -> None:
+def test_a_new_file_gets_the_line_ends_git_would_check_out(
+    repo: Repo,
+    cli,
+    attrs: str,
+    config: dict[str, str],  # type: ignore[no-untyped-def]
+    path: str,
+    content: str,
+    expected: bytes,
+) -> None:
     repo.commit({".gitattributes": attrs, "keep.txt": "k\n"} if attrs else {"keep.txt": "k\n"})
     for key, value in config.items():
         repo.git("config", key, value)
@@ -360,8 +376,11 @@ def test_an_existing_file_keeps_its_own_line_ends(repo: Repo, cli) -> None:  # t
     """Only a file with no line end of its own yet (new, or empty) takes the attribute's."""
     repo.commit({".gitattributes": "* text=auto eol=crlf\n", "lf.txt": "a\n", "empty.txt": ""})
     assert cli("read", "lf.txt").code == 0 and cli("read", "empty.txt").code == 0
-    r = cli("apply", "--json", input=json.dumps([{"file_path": "lf.txt", "content": "a\nb\n"},
-                                                 {"file_path": "empty.txt", "content": "x\ny\n"}]))
+    r = cli(
+        "apply",
+        "--json",
+        input=json.dumps([{"file_path": "lf.txt", "content": "a\nb\n"}, {"file_path": "empty.txt", "content": "x\ny\n"}]),
+    )
     assert r.code == 0, r
     assert repo.read("lf.txt") == b"a\nb\n"  # its own LF, as before
     assert repo.read("empty.txt") == b"x\r\ny\r\n"

@@ -35,8 +35,9 @@ def tree_files(repo: Repo, tree: str) -> dict[str, bytes]:
             continue
         meta, path = line.split("\t", 1)
         oid = meta.split()[2]
-        out[path] = subprocess.run(["git", "cat-file", "blob", oid], cwd=repo.root, capture_output=True, timeout=60,
-                                   check=True).stdout
+        out[path] = subprocess.run(
+            ["git", "cat-file", "blob", oid], cwd=repo.root, capture_output=True, timeout=60, check=True
+        ).stdout
     return out
 
 
@@ -74,8 +75,15 @@ def test_first_use_writes_the_tree_and_a_repository_of_its_own(project: Repo) ->
         assert s.work == project.root / ".git" / "agent-guard" / "verify" / "claude" / "work"
         # git run in the checkout finds the checkout's repository: never the user's index or work tree.
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-dir"], cwd=s.work / "src", env=env,
-                             capture_output=True, text=True, timeout=60, check=True).stdout.split()
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", "--git-dir"],
+            cwd=s.work / "src",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.split()
         assert top == [str(s.work), str(s.work / ".git")]
         assert git(s.work, "rev-parse", "HEAD").strip() == head
         assert git(s.work, "status", "--porcelain") == ""  # the user's HEAD holds the tree
@@ -104,7 +112,13 @@ def test_the_next_tree_writes_only_the_files_that_differ(project: Repo) -> None:
         assert (s.work / ".gitignore").stat().st_ino == untouched[1]
         assert unstaged(s.work) == ""
         assert git(s.work, "diff", "--staged", "--name-only").split() == [
-            "a.txt", "a.txt/inner.txt", "new/one.txt", "src/b.py", "src/deep", "src/deep/c.py"]
+            "a.txt",
+            "a.txt/inner.txt",
+            "new/one.txt",
+            "src/b.py",
+            "src/deep",
+            "src/deep/c.py",
+        ]
         moved = s.check_out(t1, head, _never, "k")
         assert work_files(s.work) == tree_files(project, t1)
         assert git(s.work, "status", "--porcelain") == ""
@@ -245,6 +259,7 @@ def test_a_held_checkout_is_busy_for_a_caller_with_a_deadline(project: Repo) -> 
 
 # ---------------------------------------------------------------- settle by what the kernel saw (watch.py)
 
+
 def _rewrite(work: Path, path: str, data: str) -> None:
     (work / path).write_text(data)
 
@@ -288,8 +303,7 @@ ACTIONS = {
     "a file removed": lambda w, o: (w / "src" / "b.py").unlink(),
     "a file made": lambda w, o: _rewrite(w, "src/new.py", "N = 1\n"),
     "an ignored file made": lambda w, o: _rewrite(w, "src/run.log", "kept\n"),
-    "a folder made with files": lambda w, o: ((w / "gen" / "x").mkdir(parents=True),
-                                              _rewrite(w, "gen/x/y.py", "Y = 1\n")),
+    "a folder made with files": lambda w, o: ((w / "gen" / "x").mkdir(parents=True), _rewrite(w, "gen/x/y.py", "Y = 1\n")),
     "a folder removed": lambda w, o: __import__("shutil").rmtree(w / "src" / "deep"),
     "a folder renamed": lambda w, o: os.rename(w / "src" / "deep", w / "src" / "moved"),
     "a folder removed and made again": _act_remake_folder,
@@ -303,8 +317,9 @@ ACTIONS = {
 }
 
 
-def _settled(project: Repo, act: object, watched: bool, monkeypatch: pytest.MonkeyPatch,
-             outside: Path) -> tuple[object, dict[str, bytes], bool]:
+def _settled(
+    project: Repo, act: object, watched: bool, monkeypatch: pytest.MonkeyPatch, outside: Path
+) -> tuple[object, dict[str, bytes], bool]:
     g = GitRepo(project.root)
     head = g.head_commit()
     assert head is not None
@@ -322,8 +337,9 @@ def _settled(project: Repo, act: object, watched: bool, monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("name", list(ACTIONS))
-def test_settle_by_the_watch_finds_what_a_full_walk_finds(project: Repo, name: str, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settle_by_the_watch_finds_what_a_full_walk_finds(
+    project: Repo, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not shadow_mod.Watch(project.root, ()).active:
         pytest.skip("no inotify here: settle always walks")
     g = GitRepo(project.root)

@@ -42,8 +42,7 @@ def test_each_kind_of_change_is_named(tree: Path) -> None:
         (tree / "made" / "deep" / "f").write_text("f\n")
         (tree / ".git" / "index").write_text("git's own\n")
         got = w.touched()
-    assert got == Touched(frozenset({"a/x.txt", "a/b/y.txt", "new.txt", "top.txt", "a/b/moved.txt"}),
-                          frozenset({"made"}))
+    assert got == Touched(frozenset({"a/x.txt", "a/b/y.txt", "new.txt", "top.txt", "a/b/moved.txt"}), frozenset({"made"}))
 
 
 def test_a_folder_removed_is_a_whole(tree: Path) -> None:
@@ -66,8 +65,7 @@ def test_the_root_removed_cannot_be_told(tree: Path) -> None:
         assert w.touched() is None
 
 
-def test_more_folders_than_a_share_of_the_users_watches_is_no_watch(tree: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_more_folders_than_a_share_of_the_users_watches_is_no_watch(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(watch, "_limit", lambda: 8)  # 3 folders > 8 // 4
     w = Watch(tree, ["a", "a/b"])
     assert not w.active and w.touched() is None

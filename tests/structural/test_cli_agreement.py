@@ -31,7 +31,7 @@ POLICY = "checks: {whitespace: off, placeholder: off, syntax: off, budget: off}\
 RULES = [
     ("python", "*.py", "print($$$ARGS)", None, "logger.info($$$ARGS)"),
     ("python", "*.py", "isinstance($X, $T)", None, "is_a(\n    $X,\n    $T,\n)"),
-    ("python", "*.py", "def $F($$$P):\n    $$$BODY", None, "def $F($$$P):\n    \"\"\"Doc.\"\"\"\n    $$$BODY"),
+    ("python", "*.py", "def $F($$$P):\n    $$$BODY", None, 'def $F($$$P):\n    """Doc."""\n    $$$BODY'),
     ("javascript", "*.js", "oldApi($$$ARGS)", None, "newApi($$$ARGS)"),
     ("javascript", "*.js", "$A && $A()", None, "$A?.()"),
     ("javascript", "*.js", "console.log($$$A)", None, ""),
@@ -73,13 +73,18 @@ def _python(rng: random.Random) -> str:
             pad = "    " * rng.randrange(1, 3)
             if len(pad) > 4:
                 out.append(f"    if {rng.choice(WORDS[:4])}:\n")
-            out.append(pad + rng.choice([
-                f"print({_args(rng, 0, pad)})\n",
-                f"ok = isinstance({rng.choice(WORDS[:4])}, {rng.choice(['int', 'str', '(int, str)'])})\n",
-                f"x = {rng.choice(WORDS[:4])}  # print(x) in a comment\n",
-                f"s = {'z' * 600!r}; print(s)\n",  # a line past ast-grep's 512-byte look-back
-                f"s = {'é' * 300!r}; ok = isinstance(s, str)\n",  # ... in bytes, not characters
-            ]))
+            out.append(
+                pad
+                + rng.choice(
+                    [
+                        f"print({_args(rng, 0, pad)})\n",
+                        f"ok = isinstance({rng.choice(WORDS[:4])}, {rng.choice(['int', 'str', '(int, str)'])})\n",
+                        f"x = {rng.choice(WORDS[:4])}  # print(x) in a comment\n",
+                        f"s = {'z' * 600!r}; print(s)\n",  # a line past ast-grep's 512-byte look-back
+                        f"s = {'é' * 300!r}; ok = isinstance(s, str)\n",  # ... in bytes, not characters
+                    ]
+                )
+            )
         out.append("    return None\n")
     return "".join(out)
 
@@ -90,12 +95,17 @@ def _javascript(rng: random.Random) -> str:
         out.append(f"function fn{f}(cb) {{\n")
         for _ in range(rng.randrange(1, 5)):
             pad = "  " * rng.randrange(1, 3)
-            out.append(pad + rng.choice([
-                f"const r = oldApi({_args(rng, 0, pad)});\n",
-                "cb && cb();\n",
-                f"console.log({_args(rng, 0, pad)});\n",
-                f"const s = \"{'é' * 300}\"; oldApi(s);\n",
-            ]))
+            out.append(
+                pad
+                + rng.choice(
+                    [
+                        f"const r = oldApi({_args(rng, 0, pad)});\n",
+                        "cb && cb();\n",
+                        f"console.log({_args(rng, 0, pad)});\n",
+                        f'const s = "{"é" * 300}"; oldApi(s);\n',
+                    ]
+                )
+            )
         out.append("}\n")
     return "".join(out)
 
@@ -107,7 +117,7 @@ def _typescript(rng: random.Random) -> str:
         for _ in range(rng.randrange(1, 4)):
             out.append(f"  assertEqual({_arg(rng, 1, '  ')}, {_arg(rng, 1, '  ')});\n")
         if rng.random() < 0.5:
-            out.append(f"  const s = \"{'ü' * rng.randrange(200, 262)}\"; assertEqual(s, 1);\n")
+            out.append(f'  const s = "{"ü" * rng.randrange(200, 262)}"; assertEqual(s, 1);\n')
         out.append("});\n")
     return "".join(out)
 
@@ -134,8 +144,9 @@ def _corpus(seed: int) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("lang", "glob", "pattern", "selector", "to"), RULES, ids=[f"{r[0]}:{r[2][:20]}" for r in RULES])
-def test_the_engine_writes_what_ast_grep_writes(repo: Repo, tmp_path: Path, lang: str, glob: str, pattern: str,
-                                                 selector: str | None, to: str) -> None:
+def test_the_engine_writes_what_ast_grep_writes(
+    repo: Repo, tmp_path: Path, lang: str, glob: str, pattern: str, selector: str | None, to: str
+) -> None:
     files = _corpus(7)
     repo.commit({".agent-guard.yaml": POLICY, **files})
     copy = tmp_path / "cli"
@@ -144,8 +155,12 @@ def test_the_engine_writes_what_ast_grep_writes(repo: Repo, tmp_path: Path, lang
         (copy / name).write_text(text, encoding="utf-8")
     assert AST_GREP is not None
     chosen = ["--selector", selector] if selector else []
-    proc = subprocess.run([AST_GREP, "run", "--pattern", pattern, *chosen, "--rewrite", to, "--lang", lang, "-U", str(copy)],
-                          capture_output=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [AST_GREP, "run", "--pattern", pattern, *chosen, "--rewrite", to, "--lang", lang, "-U", str(copy)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     call = {"rewrite": [{"pattern": pattern, "to": to, "selector": selector}], "paths": [glob], "language": lang}
     report = Guard(repo.root).apply(json.dumps(call), check=True)

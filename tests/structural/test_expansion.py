@@ -67,8 +67,7 @@ def test_files_the_agent_created_are_its_own_to_rewrite(repo: Repo, cli) -> None
 
 
 def test_more_files_than_the_budget_is_refused_with_the_first_matches(repo: Repo) -> None:
-    repo.commit({".agent-guard.yaml": "budget:\n  per_edit: {files: 2}\n",
-                 **{f"m/f{i}.py": f"x = old({i})\n" for i in range(3)}})
+    repo.commit({".agent-guard.yaml": "budget:\n  per_edit: {files: 2}\n", **{f"m/f{i}.py": f"x = old({i})\n" for i in range(3)}})
     before = repo.snapshot()
     report = Guard(repo.root).apply(rewrite("old($X)", "new($X)", ["m"]))
     assert report.status == "refused" and codes(report) == ["budget"], report
@@ -80,12 +79,19 @@ def test_more_files_than_the_budget_is_refused_with_the_first_matches(repo: Repo
 def test_matches_in_a_protected_file_are_named_never_quoted(repo: Repo) -> None:
     """A refusal that lists matches (over budget, a match holding more than its pattern) must not
     show a file the agent may not read by that route."""
-    repo.commit({".agent-guard.yaml": "paths:\n  protected_extra: [\"secrets/*\"]\nbudget:\n  per_edit: {hunks: 1}\n",
-                 "secrets/k.json": '{"token": "SUPERSECRET"}\n', "secrets/k.js": "let s = 'SUPERSECRET', t = 2;\n",
-                 "pub.json": '{"a": "PUBLIC"}\n'})
+    repo.commit(
+        {
+            ".agent-guard.yaml": 'paths:\n  protected_extra: ["secrets/*"]\nbudget:\n  per_edit: {hunks: 1}\n',
+            "secrets/k.json": '{"token": "SUPERSECRET"}\n',
+            "secrets/k.js": "let s = 'SUPERSECRET', t = 2;\n",
+            "pub.json": '{"a": "PUBLIC"}\n',
+        }
+    )
     before = repo.snapshot()
-    for edit in (rewrite('"$V"', '"X"', ["pub.json", "secrets/k.json"]),
-                 rewrite("let $A = $B", "const $A = $B", ["secrets/k.js"])):
+    for edit in (
+        rewrite('"$V"', '"X"', ["pub.json", "secrets/k.json"]),
+        rewrite("let $A = $B", "const $A = $B", ["secrets/k.js"]),
+    ):
         report = Guard(repo.root).apply(edit, check=True)
         assert report.status == "refused", report
         shown = said(report) + json.dumps(report.as_dict())  # type: ignore[attr-defined]
@@ -95,8 +101,7 @@ def test_matches_in_a_protected_file_are_named_never_quoted(repo: Repo) -> None:
 
 
 def test_a_budget_that_only_warns_lets_it_through(repo: Repo) -> None:
-    repo.commit({".agent-guard.yaml": "checks: {budget: warning}\nbudget:\n  per_edit: {hunks: 1}\n",
-                 "a.py": "old(1)\nold(2)\n"})
+    repo.commit({".agent-guard.yaml": "checks: {budget: warning}\nbudget:\n  per_edit: {hunks: 1}\n", "a.py": "old(1)\nold(2)\n"})
     report = Guard(repo.root).apply(rewrite("old($X)", "new($X)", ["a.py"]))
     assert report.status == "applied", report
     assert repo.read("a.py") == b"new(1)\nnew(2)\n"
@@ -113,8 +118,11 @@ def test_a_rewrite_that_changes_nothing_writes_nothing(repo: Repo) -> None:
 
 def test_a_metavariable_outside_the_selected_node_binds_nothing(repo: Repo) -> None:
     repo.commit({"a.js": "class A { m(y) { return 1; } }\n"})
-    call = {"rewrite": [{"pattern": "class $C { m($X) { return 1; } }", "to": "n($X) { return $C; }"}],
-            "selector": "method_definition", "paths": ["a.js"]}
+    call = {
+        "rewrite": [{"pattern": "class $C { m($X) { return 1; } }", "to": "n($X) { return $C; }"}],
+        "selector": "method_definition",
+        "paths": ["a.js"],
+    }
     before = repo.snapshot()
     report = Guard(repo.root).apply(json.dumps(call))
     assert report.status == "refused" and codes(report) == ["parse-error"], report
@@ -122,14 +130,18 @@ def test_a_metavariable_outside_the_selected_node_binds_nothing(repo: Repo) -> N
     assert repo.snapshot() == before
 
 
-@pytest.mark.parametrize(("name", "files", "pattern", "to", "lost"), [
-    ("a semicolon", {"a.js": "function f() {\n  return q;\n}\n"}, "return $A", "return wrap($A)", "a.js:2: return q;"),
-    ("the other declarators", {"a.js": "let x = 1, y = 2;\n"}, "let $A = $B", "const $A = $B", "a.js:1: let x = 1, y = 2;"),
-    ("a comment", {"a.js": "foo(a /* c */, b);\n"}, "foo($A, $B)", "bar($A, $B)", "a.js:1: foo(a /* c */, b)"),
-    ("the body", {"a.py": "def f(x):\n    return x\n"}, "def $F($$$P)", "def g($$$P)", "a.py:1: def f(x): …"),
-])
-def test_a_match_that_holds_more_than_its_pattern_is_refused(repo: Repo, name: str, files: dict[str, str], pattern: str,
-                                                            to: str, lost: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "files", "pattern", "to", "lost"),
+    [
+        ("a semicolon", {"a.js": "function f() {\n  return q;\n}\n"}, "return $A", "return wrap($A)", "a.js:2: return q;"),
+        ("the other declarators", {"a.js": "let x = 1, y = 2;\n"}, "let $A = $B", "const $A = $B", "a.js:1: let x = 1, y = 2;"),
+        ("a comment", {"a.js": "foo(a /* c */, b);\n"}, "foo($A, $B)", "bar($A, $B)", "a.js:1: foo(a /* c */, b)"),
+        ("the body", {"a.py": "def f(x):\n    return x\n"}, "def $F($$$P)", "def g($$$P)", "a.py:1: def f(x): …"),
+    ],
+)
+def test_a_match_that_holds_more_than_its_pattern_is_refused(
+    repo: Repo, name: str, files: dict[str, str], pattern: str, to: str, lost: str
+) -> None:
     repo.commit(files)
     before = repo.snapshot()
     report = Guard(repo.root).apply(rewrite(pattern, to, ["."]))
@@ -139,9 +151,13 @@ def test_a_match_that_holds_more_than_its_pattern_is_refused(repo: Repo, name: s
 
 
 def test_line_ends_bom_and_a_missing_final_newline_are_kept(repo: Repo) -> None:
-    repo.commit({"crlf.py": b"a = old(1)\r\nb = 2\r\nc = old(\r\n    3)\r\n",
-                 "bom.py": b"\xef\xbb\xbfold(1)\n",
-                 "tail.py": b"x = 1\nold(2)"})
+    repo.commit(
+        {
+            "crlf.py": b"a = old(1)\r\nb = 2\r\nc = old(\r\n    3)\r\n",
+            "bom.py": b"\xef\xbb\xbfold(1)\n",
+            "tail.py": b"x = 1\nold(2)",
+        }
+    )
     report = Guard(repo.root).apply(rewrite("old($X)", "new(\n$X)", ["*.py"]))
     assert report.status == "applied", report
     assert repo.read("crlf.py") == b"a = new(\r\n1)\r\nb = 2\r\nc = new(\r\n3)\r\n"
@@ -149,8 +165,7 @@ def test_line_ends_bom_and_a_missing_final_newline_are_kept(repo: Repo) -> None:
     assert repo.read("tail.py") == b"x = 1\nnew(\n2)"
 
 
-def test_without_the_binding_the_rewrite_is_refused_with_how_to_install_it(repo: Repo,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_binding_the_rewrite_is_refused_with_how_to_install_it(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo.commit({"a.py": "f(1)\n"})
     monkeypatch.setitem(sys.modules, "ast_grep_py", None)  # `import ast_grep_py` now fails
     before = repo.snapshot()
@@ -220,8 +235,11 @@ def test_a_match_inside_a_match_keeps_its_text(repo: Repo) -> None:
 
 def test_a_selector_matches_the_node_inside_its_context(repo: Repo) -> None:
     repo.commit({"main.go": 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("a")\n}\n'})
-    call = {"rewrite": [{"pattern": "func t() { fmt.Println($$$A) }", "to": "log.Print($$$A)"}],
-            "selector": "call_expression", "paths": ["*.go"]}
+    call = {
+        "rewrite": [{"pattern": "func t() { fmt.Println($$$A) }", "to": "log.Print($$$A)"}],
+        "selector": "call_expression",
+        "paths": ["*.go"],
+    }
     report = Guard(repo.root).apply(json.dumps(call))
     assert report.status == "applied", report
     assert b'\tlog.Print("a")\n' in repo.read("main.go")
@@ -263,7 +281,14 @@ def test_a_diff_loads_no_structural_code_and_a_rewrite_parses_without_the_bindin
         "edits, _ = dialects.parse(sys.argv[1])\n"
         "print(diff, edits.format, 'ast_grep_py' in sys.modules)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, rewrite("f($X)", "g($X)", ["a.py"])], cwd=Path(repo.root),
-                          capture_output=True, text=True, env=checkout_env(), timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, rewrite("f($X)", "g($X)", ["a.py"])],
+        cwd=Path(repo.root),
+        capture_output=True,
+        text=True,
+        env=checkout_env(),
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["[]", "structural", "False"]

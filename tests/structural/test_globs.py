@@ -22,20 +22,23 @@ def pick(here: str, *raw: str, ignorecase: bool = False) -> dict[str, bool]:
     return globs.selected(scopes, FILES, ignorecase)
 
 
-@pytest.mark.parametrize(("here", "raw", "want"), [
-    ("", ["src/**/*.ts"], {"src/b.ts": False, "src/deep/c.ts": False}),
-    ("", ["*.ts"], {"src/b.ts": False, "src/deep/c.ts": False, "lib/x.ts": False}),  # no slash: any depth
-    ("", ["src/*.ts"], {"src/b.ts": False}),
-    ("", ["src/**/*.{ts,tsx}"], {"src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
-    ("", ["a.py"], {"a.py": True}),  # a plain path is that file, not every a.py
-    ("", ["src"], {"src/a.py": False, "src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
-    ("", ["src/deep/"], {"src/deep/c.ts": False, "src/deep/c.tsx": False}),
-    ("src", ["a.py", "deep"], {"src/a.py": True, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
-    ("src", ["../a.py", "./b.ts"], {"a.py": True, "src/b.ts": True}),
-    ("src/deep", [".."], {"src/a.py": False, "src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
-    ("", ["/repo/lib/x.ts"], {"lib/x.ts": True}),
-    ("", ["docs/r.md"], {}),
-])
+@pytest.mark.parametrize(
+    ("here", "raw", "want"),
+    [
+        ("", ["src/**/*.ts"], {"src/b.ts": False, "src/deep/c.ts": False}),
+        ("", ["*.ts"], {"src/b.ts": False, "src/deep/c.ts": False, "lib/x.ts": False}),  # no slash: any depth
+        ("", ["src/*.ts"], {"src/b.ts": False}),
+        ("", ["src/**/*.{ts,tsx}"], {"src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
+        ("", ["a.py"], {"a.py": True}),  # a plain path is that file, not every a.py
+        ("", ["src"], {"src/a.py": False, "src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
+        ("", ["src/deep/"], {"src/deep/c.ts": False, "src/deep/c.tsx": False}),
+        ("src", ["a.py", "deep"], {"src/a.py": True, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
+        ("src", ["../a.py", "./b.ts"], {"a.py": True, "src/b.ts": True}),
+        ("src/deep", [".."], {"src/a.py": False, "src/b.ts": False, "src/deep/c.ts": False, "src/deep/c.tsx": False}),
+        ("", ["/repo/lib/x.ts"], {"lib/x.ts": True}),
+        ("", ["docs/r.md"], {}),
+    ],
+)
 def test_selected(here: str, raw: list[str], want: dict[str, bool]) -> None:
     assert pick(here, *raw) == want
 
@@ -45,8 +48,9 @@ def test_case_is_ignored_where_git_ignores_it() -> None:
     assert pick("", "DOCS/*.MD", ignorecase=True) == {"Docs/R.md": False}
 
 
-@pytest.mark.parametrize(("here", "raw"), [("", "../x.py"), ("src", "../../x.py"), ("", "/etc/passwd"),
-                                         ("", "src/../../x"), ("", "a/**/../b")])
+@pytest.mark.parametrize(
+    ("here", "raw"), [("", "../x.py"), ("src", "../../x.py"), ("", "/etc/passwd"), ("", "src/../../x"), ("", "a/**/../b")]
+)
 def test_leaving_the_tree_is_refused(here: str, raw: str) -> None:
     sc = globs.scope(Path("/repo"), here, raw)
     assert isinstance(sc, Finding) and sc.code == "path-outside", sc

@@ -42,8 +42,9 @@ def resent(cli, repo: Repo, suggestion: dict[str, Any], *args: str) -> None:  # 
 # ---------------------------------------------------------------------- not-found
 
 # The hunk's context reads otherwise (parameters renamed since): past what fuzz takes.
-DRIFTED = ("--- a/m.py\n+++ b/m.py\n@@ -6,6 +6,6 @@\n def f1(z):\n-    y = x + 1\n+    y = x + 100\n"
-           "     return y\n \n \n def f2(q):\n")
+DRIFTED = (
+    "--- a/m.py\n+++ b/m.py\n@@ -6,6 +6,6 @@\n def f1(z):\n-    y = x + 1\n+    y = x + 100\n     return y\n \n \n def f2(q):\n"
+)
 
 
 def test_not_found_with_one_closest_region_lands_when_resent(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -61,14 +62,31 @@ def test_not_found_with_one_closest_region_lands_when_resent(repo: Repo, cli) ->
     assert repo.read("m.py").decode() == MEANT
 
 
-@pytest.mark.parametrize("dialect,edit", [
-    ("search-replace", "m.py\n```\n<<<<<<< SEARCH\ndef f1(z):\n    y = x + 1\n    return y\n\n\ndef f2(q):\n"
-                       "=======\ndef f1(z):\n    y = x + 100\n    return y\n\n\ndef f2(q):\n>>>>>>> REPLACE\n```\n"),
-    ("codex", "*** Begin Patch\n*** Update File: m.py\n@@\n def f1(z):\n-    y = x + 1\n+    y = x + 100\n"
-              "     return y\n \n \n def f2(q):\n*** End Patch\n"),
-    ("json", json.dumps({"file_path": "m.py", "old_string": "def f1(z):\n    y = x + 1\n    return y\n\n\ndef f2(q):\n",
-                         "new_string": "def f1(z):\n    y = x + 100\n    return y\n\n\ndef f2(q):\n"})),
-])
+@pytest.mark.parametrize(
+    "dialect,edit",
+    [
+        (
+            "search-replace",
+            "m.py\n```\n<<<<<<< SEARCH\ndef f1(z):\n    y = x + 1\n    return y\n\n\ndef f2(q):\n"
+            "=======\ndef f1(z):\n    y = x + 100\n    return y\n\n\ndef f2(q):\n>>>>>>> REPLACE\n```\n",
+        ),
+        (
+            "codex",
+            "*** Begin Patch\n*** Update File: m.py\n@@\n def f1(z):\n-    y = x + 1\n+    y = x + 100\n"
+            "     return y\n \n \n def f2(q):\n*** End Patch\n",
+        ),
+        (
+            "json",
+            json.dumps(
+                {
+                    "file_path": "m.py",
+                    "old_string": "def f1(z):\n    y = x + 1\n    return y\n\n\ndef f2(q):\n",
+                    "new_string": "def f1(z):\n    y = x + 100\n    return y\n\n\ndef f2(q):\n",
+                }
+            ),
+        ),
+    ],
+)
 def test_a_suggestion_is_in_the_dialect_the_agent_sent(repo: Repo, cli, dialect: str, edit: str) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"m.py": SRC})
     s = refused_with(cli, repo, edit, "--format", dialect)["suggestion"]
@@ -91,8 +109,10 @@ def test_two_closest_regions_give_no_suggestion(repo: Repo, cli) -> None:  # typ
 def test_a_protected_file_gets_no_suggestion_and_shows_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     secret = "".join(f"KEY_{i}=s3cr3t-{i}\n" for i in range(12))
     repo.commit({".agent-guard.yaml": "extends: permissive\n", ".env": secret})
-    edit = ("--- a/.env\n+++ b/.env\n@@ -3,5 +3,5 @@\n KEY_2=wrong\n-KEY_3=s3cr3t-3\n+KEY_3=rotated\n"
-            " KEY_4=s3cr3t-4\n KEY_5=s3cr3t-5\n KEY_6=wrong\n")
+    edit = (
+        "--- a/.env\n+++ b/.env\n@@ -3,5 +3,5 @@\n KEY_2=wrong\n-KEY_3=s3cr3t-3\n+KEY_3=rotated\n"
+        " KEY_4=s3cr3t-4\n KEY_5=s3cr3t-5\n KEY_6=wrong\n"
+    )
     report = refused_with(cli, repo, edit)
     assert [f["code"] for f in report["findings"]] == ["not-found"]
     assert "suggestion" not in report
@@ -210,8 +230,13 @@ def test_mcp_not_found(repo: Repo, session) -> None:  # type: ignore[no-untyped-
 def test_mcp_stale_after_a_change_since_the_read(repo: Repo, session) -> None:  # type: ignore[no-untyped-def]
     session.call("read_file", {"path": "m.py"})
     repo.write({"m.py": RENAMED})
-    s = mcp_refused(repo, session, "edit_file", path="m.py",
-                    edits=[{"old_string": "def f1(x):\n    y = x + 1\n", "new_string": "def f1(x):\n    y = x + 100\n"}])
+    s = mcp_refused(
+        repo,
+        session,
+        "edit_file",
+        path="m.py",
+        edits=[{"old_string": "def f1(x):\n    y = x + 1\n", "new_string": "def f1(x):\n    y = x + 100\n"}],
+    )
     assert "changed since model read it" in s["why"][0]
     mcp_resent(session, s)
     assert repo.read("m.py").decode() == MEANT.replace("def f1(x):", "def f1(x, k=0):")
@@ -227,8 +252,16 @@ def test_mcp_hashline_tag(repo: Repo, session) -> None:  # type: ignore[no-untyp
 
 
 def _hook(cli, repo: Repo, tool_input: dict[str, Any]):  # type: ignore[no-untyped-def]
-    data = {"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo.root), "permission_mode": "default",
-            "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": tool_input, "tool_use_id": "toolu_1"}
+    data = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo.root),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
     return cli("hook", "claude-code", input=json.dumps(data))
 
 

@@ -13,22 +13,22 @@ def spans(path: str, text: str) -> dict[int, int]:
 
 def test_python_statements_decorators_and_expressions() -> None:
     text = (
-        "import os\n"                    # 1
-        "\n"                             # 2
-        "@cache\n"                       # 3
-        "@other(\n"                      # 4
-        "    1)\n"                       # 5
-        "def f(a,\n"                     # 6
-        "      b):\n"                    # 7
-        "    if a:\n"                    # 8
-        "        return {\n"             # 9
-        "            1: 2,\n"            # 10
-        "        }\n"                    # 11
-        "    try:\n"                     # 12
-        "        pass\n"                 # 13
-        "    except ValueError:\n"       # 14
-        "        raise\n"                # 15
-        "    return b\n"                 # 16
+        "import os\n"  # 1
+        "\n"  # 2
+        "@cache\n"  # 3
+        "@other(\n"  # 4
+        "    1)\n"  # 5
+        "def f(a,\n"  # 6
+        "      b):\n"  # 7
+        "    if a:\n"  # 8
+        "        return {\n"  # 9
+        "            1: 2,\n"  # 10
+        "        }\n"  # 11
+        "    try:\n"  # 12
+        "        pass\n"  # 13
+        "    except ValueError:\n"  # 14
+        "        raise\n"  # 15
+        "    return b\n"  # 16
     )
     got = spans("m.py", text)
     assert got[3] == 16  # the decorated definition opens on its first decorator
@@ -46,20 +46,20 @@ def test_python_that_does_not_parse_is_unreadable() -> None:
 @pytest.mark.skipif(not languages.available("typescript"), reason="tree-sitter-typescript not installed")
 def test_typescript_export_and_decorated_method() -> None:
     text = (
-        "export function f(a: number) {\n"   # 1
-        "  if (a) {\n"                      # 2
-        "    return 1;\n"                   # 3
-        "  }\n"                             # 4
-        "  return 2;\n"                     # 5
-        "}\n"                               # 6
-        "\n"                                # 7
-        "class A {\n"                       # 8
-        "  @Input()\n"                      # 9
-        "  @Other()\n"                      # 10
-        "  get x(): number {\n"             # 11
-        "    return 1;\n"                   # 12
-        "  }\n"                             # 13
-        "}\n"                               # 14
+        "export function f(a: number) {\n"  # 1
+        "  if (a) {\n"  # 2
+        "    return 1;\n"  # 3
+        "  }\n"  # 4
+        "  return 2;\n"  # 5
+        "}\n"  # 6
+        "\n"  # 7
+        "class A {\n"  # 8
+        "  @Input()\n"  # 9
+        "  @Other()\n"  # 10
+        "  get x(): number {\n"  # 11
+        "    return 1;\n"  # 12
+        "  }\n"  # 13
+        "}\n"  # 14
     )
     got = spans("a.ts", text)
     assert got[1] == 6 and got[2] == 4 and got[8] == 14
@@ -83,24 +83,24 @@ def test_rust_attributes_open_their_item() -> None:
 
 def test_markdown_headings_hold_their_deeper_headings() -> None:
     text = (
-        "# Title\n"        # 1
-        "\n"               # 2
-        "Intro.\n"         # 3
-        "\n"               # 4
-        "## A\n"           # 5
-        "\n"               # 6
-        "```sh\n"          # 7
+        "# Title\n"  # 1
+        "\n"  # 2
+        "Intro.\n"  # 3
+        "\n"  # 4
+        "## A\n"  # 5
+        "\n"  # 6
+        "```sh\n"  # 7
         "# not a heading\n"  # 8
-        "```\n"            # 9
-        "\n"               # 10
-        "### A.1\n"        # 11
-        "deep\n"           # 12
-        "\n"               # 13
-        "Setext B\n"       # 14
-        "--------\n"       # 15
-        "\n"               # 16
-        "text b\n"         # 17
-        "\n"               # 18
+        "```\n"  # 9
+        "\n"  # 10
+        "### A.1\n"  # 11
+        "deep\n"  # 12
+        "\n"  # 13
+        "Setext B\n"  # 14
+        "--------\n"  # 15
+        "\n"  # 16
+        "text b\n"  # 17
+        "\n"  # 18
     )
     got = spans("README.md", text)
     assert got == {1: 17, 5: 12, 11: 12, 14: 17}

@@ -13,22 +13,34 @@ import pytest
 from guard.syntax import definitions
 
 FILES = {
-    "a.py": ("import os\nif True:\n    def cond(): pass\nclass K:\n    def m(self):\n        def inner(): pass\n"
-             "    async def n(self): pass\ndef f(): pass\n", {"cond", "K", "m", "n", "f"}),
-    "a.js": ("import x from 'y';\nexport function a() { return 1; }\nfunction b() {}\nconst c = () => 1;\nclass K {\n"
-             "  m1() {}\n  m2() { function inner() {} }\n}\ndescribe('x', () => { it('y', () => {}); });\n",
-             {"a", "b", "c", "K", "m1", "m2"}),
-    "a.ts": ("interface I { x: number }\nexport class C implements I { x = 1; get() { return this.x; } }\n"
-             "function f(): void {}\n", {"I", "C", "get", "f"}),
-    "A.java": ("package p;\npublic class A {\n  public A() {}\n  void m() {}\n  static int n(int x) { return x; }\n}\n",
-               {"A", "m", "n"}),
-    "a.c": ("#include <stdio.h>\nstruct S { int x; };\nstatic int *f(int x) { return 0; }\nint main(void) { return 0; }\n",
-            {"S", "f", "main"}),
-    "a.cpp": ("namespace n { class K { public: void m() {} ~K() {} }; int g() { return 1; } }\n",
-              {"n", "K", "m", "~K", "g"}),
+    "a.py": (
+        "import os\nif True:\n    def cond(): pass\nclass K:\n    def m(self):\n        def inner(): pass\n"
+        "    async def n(self): pass\ndef f(): pass\n",
+        {"cond", "K", "m", "n", "f"},
+    ),
+    "a.js": (
+        "import x from 'y';\nexport function a() { return 1; }\nfunction b() {}\nconst c = () => 1;\nclass K {\n"
+        "  m1() {}\n  m2() { function inner() {} }\n}\ndescribe('x', () => { it('y', () => {}); });\n",
+        {"a", "b", "c", "K", "m1", "m2"},
+    ),
+    "a.ts": (
+        "interface I { x: number }\nexport class C implements I { x = 1; get() { return this.x; } }\nfunction f(): void {}\n",
+        {"I", "C", "get", "f"},
+    ),
+    "A.java": (
+        "package p;\npublic class A {\n  public A() {}\n  void m() {}\n  static int n(int x) { return x; }\n}\n",
+        {"A", "m", "n"},
+    ),
+    "a.c": (
+        "#include <stdio.h>\nstruct S { int x; };\nstatic int *f(int x) { return 0; }\nint main(void) { return 0; }\n",
+        {"S", "f", "main"},
+    ),
+    "a.cpp": ("namespace n { class K { public: void m() {} ~K() {} }; int g() { return 1; } }\n", {"n", "K", "m", "~K", "g"}),
     "a.go": ("package main\ntype T struct{}\nfunc (t T) M() {}\nfunc main() {}\n", {"T", "M", "main"}),
-    "a.rs": ("struct S;\nimpl S { fn new() -> S { S } fn go(&self) {} }\nfn main() {}\nmod m { pub fn f() {} }\n",
-             {"S", "new", "go", "main", "m", "f"}),
+    "a.rs": (
+        "struct S;\nimpl S { fn new() -> S { S } fn go(&self) {} }\nfn main() {}\nmod m { pub fn f() {} }\n",
+        {"S", "new", "go", "main", "m", "f"},
+    ),
     "a.rb": ("module M\n  class K\n    def a; end\n    def self.b; end\n  end\nend\n", {"M", "K", "a", "b"}),
     "a.php": ("<?php\nclass K { function m() {} }\nfunction f() {}\n", {"K", "m", "f"}),
     "a.sh": ("f() { echo; }\nfunction g { echo; }\n", {"f", "g"}),

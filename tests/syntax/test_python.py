@@ -150,9 +150,30 @@ delta = alpha(1) + \\
 
 # Lines an edit may put anywhere: most keep the module parsing somewhere, many do not.
 POOL = [
-    "x = 1", "    y = 2", "def f():", "    return 3", "", "# note", "@decorator", "else:", "    pass",
-    "(", ")", '"""', "'''", "z = (1,", "from __future__ import division", "class K:", "        deep = 1",
-    "import sys", "if x:", "elif y:", "    ]", "return 4", "\\", "s = 'unterminated",
+    "x = 1",
+    "    y = 2",
+    "def f():",
+    "    return 3",
+    "",
+    "# note",
+    "@decorator",
+    "else:",
+    "    pass",
+    "(",
+    ")",
+    '"""',
+    "'''",
+    "z = (1,",
+    "from __future__ import division",
+    "class K:",
+    "        deep = 1",
+    "import sys",
+    "if x:",
+    "elif y:",
+    "    ]",
+    "return 4",
+    "\\",
+    "s = 'unterminated",
 ]
 
 
@@ -187,15 +208,18 @@ def test_new_error_for_a_first_seen_file_and_after() -> None:
     assert pysyntax.new_error(fine, broken) == whole_error(broken) is not None
 
 
-@pytest.mark.parametrize("before, after", [
-    # the stretch alone parses, the module does not
-    ("@decorator\ndef f():\n    pass\n\nx = 1\n", "@decorator\nx = 2\n\nx = 1\n"),
-    ("import os\n\ny = 1\n", "import os\n\nfrom __future__ import annotations\ny = 1\n"),
-    ("if a:\n    pass\nb = 1\n", "if a:\n    pass\nelse:\n    pass\nb = 1\n"),  # fine: else joins the if
-    ("x = '''\nq = 1\n'''\nz = 2\n", "x = '''\nq = '''\n'''\nz = 2\n"),
-    ("x = (\n1,\n)\nw = 1\n", "x = (\n1,\n\nw = 1\n"),
-    ("def f():\n    return 1\n\ng = 2\n", "def f():\n    return 1\n    \\\ng = 2\n"),
-])
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        # the stretch alone parses, the module does not
+        ("@decorator\ndef f():\n    pass\n\nx = 1\n", "@decorator\nx = 2\n\nx = 1\n"),
+        ("import os\n\ny = 1\n", "import os\n\nfrom __future__ import annotations\ny = 1\n"),
+        ("if a:\n    pass\nb = 1\n", "if a:\n    pass\nelse:\n    pass\nb = 1\n"),  # fine: else joins the if
+        ("x = '''\nq = 1\n'''\nz = 2\n", "x = '''\nq = '''\n'''\nz = 2\n"),
+        ("x = (\n1,\n)\nw = 1\n", "x = (\n1,\n\nw = 1\n"),
+        ("def f():\n    return 1\n\ng = 2\n", "def f():\n    return 1\n    \\\ng = 2\n"),
+    ],
+)
 def test_edits_that_the_stretch_alone_would_misjudge(before: str, after: str) -> None:
     assert pysyntax.new_error(before, after) == truth(before, after)
 

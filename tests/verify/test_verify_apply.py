@@ -25,13 +25,18 @@ def patch(old: str, new: str, path: str = "src/calc.py") -> str:
 
 
 def twice_patch(new: str) -> str:
-    return ("--- a/src/calc.py\n+++ b/src/calc.py\n@@ -4,3 +4,3 @@\n \n def twice(x):\n-    return add(x, x)\n"
-            f"+{new}\n")
+    return f"--- a/src/calc.py\n+++ b/src/calc.py\n@@ -4,3 +4,3 @@\n \n def twice(x):\n-    return add(x, x)\n+{new}\n"
 
 
 def project(repo: Repo, policy: str, **files: str) -> Repo:
-    repo.commit({"src/calc.py": CALC, "check.sh": CHECK, ".agent-guard.yaml": policy,
-                 **{k.replace("__", "/").replace("_DOT_", "."): v for k, v in files.items()}})
+    repo.commit(
+        {
+            "src/calc.py": CALC,
+            "check.sh": CHECK,
+            ".agent-guard.yaml": policy,
+            **{k.replace("__", "/").replace("_DOT_", "."): v for k, v in files.items()},
+        }
+    )
     return repo
 
 
@@ -48,8 +53,16 @@ def test_a_passing_command_lets_the_edit_land(repo: Repo, cli) -> None:  # type:
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result
     runs = verify_runs(result)
-    assert runs == [{"name": "no-bad", "status": "passed", "exit": 0, "seconds": runs[0]["seconds"], "cached": False,
-                     "command": "sh check.sh src/calc.py"}]
+    assert runs == [
+        {
+            "name": "no-bad",
+            "status": "passed",
+            "exit": 0,
+            "seconds": runs[0]["seconds"],
+            "cached": False,
+            "command": "sh check.sh src/calc.py",
+        }
+    ]
     assert "verify: no-bad passed" in " ".join(result.json()["notes"])  # type: ignore[arg-type]
     assert repo.read("src/calc.py").endswith(b"return x + x\n")
     assert (repo.root / ".git" / "index").read_bytes() == index
@@ -79,8 +92,12 @@ def test_a_failing_command_refuses_the_edit_and_changes_nothing(repo: Repo, cli)
     assert repo.snapshot() == before
 
 
-def test_a_retry_of_the_same_result_runs_nothing(repo: Repo, cli, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_retry_of_the_same_result_runs_nothing(
+    repo: Repo,
+    cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     count = tmp_path / "count"
     monkeypatch.setenv("VERIFY_COUNT", str(count))
     project(repo, 'verify:\n  - {name: counted, run: "echo run >> \\"$VERIFY_COUNT\\""}\n')
@@ -95,8 +112,12 @@ def test_a_retry_of_the_same_result_runs_nothing(repo: Repo, cli, tmp_path: Path
     assert count.read_text() == "run\nrun\n"
 
 
-def test_a_command_past_its_timeout_is_stopped_with_its_children(repo: Repo, cli, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_command_past_its_timeout_is_stopped_with_its_children(
+    repo: Repo,
+    cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("VERIFY_PIDS", str(pids))
     project(repo, 'verify:\n  - {name: hangs, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; sleep 60", timeout: 1}\n')
@@ -120,8 +141,12 @@ def test_a_command_past_its_timeout_is_stopped_with_its_children(repo: Repo, cli
     assert pids.exists()
 
 
-def test_what_a_command_leaves_running_is_stopped_when_it_ends(repo: Repo, cli, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_what_a_command_leaves_running_is_stopped_when_it_ends(
+    repo: Repo,
+    cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("VERIFY_PIDS", str(pids))
     project(repo, 'verify:\n  - {name: leaves-one, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; exit 0"}\n')
@@ -144,13 +169,19 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in state
 
 
-FMT = ('for f in "$@"; do if grep -q "[a-z]+[a-z]" "$f"; then sed "s/\\([a-z]\\)+\\([a-z]\\)/\\1 + \\2/g" "$f" > "$f.t" '
-       '&& mv "$f.t" "$f"; echo "reformatted $f"; s=1; fi; done; exit ${s:-0}\n')
+FMT = (
+    'for f in "$@"; do if grep -q "[a-z]+[a-z]" "$f"; then sed "s/\\([a-z]\\)+\\([a-z]\\)/\\1 + \\2/g" "$f" > "$f.t" '
+    '&& mv "$f.t" "$f"; echo "reformatted $f"; s=1; fi; done; exit ${s:-0}\n'
+)
 
 
 def test_a_formatters_fix_is_taken_and_checked_again(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    project(repo, 'verify:\n  - {name: format, run: "sh fmt.sh {files}", files: ["*.py"], fix: true}\n'
-                  '  - {name: no-bad, run: "sh check.sh {files}"}\n', fmt_DOT_sh=FMT)
+    project(
+        repo,
+        'verify:\n  - {name: format, run: "sh fmt.sh {files}", files: ["*.py"], fix: true}\n'
+        '  - {name: no-bad, run: "sh check.sh {files}"}\n',
+        fmt_DOT_sh=FMT,
+    )
     result = cli("apply", "--json", input=twice_patch("    return x+x"))
     assert result.code == 0, result
     report = result.json()
@@ -185,8 +216,10 @@ def test_a_fix_that_breaks_a_check_is_refused(repo: Repo, cli) -> None:  # type:
 
 def test_a_fix_is_checked_by_the_policy(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # A formatter that settles on output the policy refuses: a conflict marker line, once.
-    marker = ('for f in "$@"; do grep -q "^=======$" "$f" || { printf "<<<<<<< a\\n=======\\n>>>>>>> b\\n" >> "$f"; s=1; }; '
-              'done; exit ${s:-0}\n')
+    marker = (
+        'for f in "$@"; do grep -q "^=======$" "$f" || { printf "<<<<<<< a\\n=======\\n>>>>>>> b\\n" >> "$f"; s=1; }; '
+        "done; exit ${s:-0}\n"
+    )
     project(repo, 'verify:\n  - {name: marks, run: "sh mark.sh {files}", fix: true}\n', mark_DOT_sh=marker)
     before = repo.snapshot()
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
@@ -211,10 +244,16 @@ def test_without_fix_a_formatters_change_refuses_with_its_diff(repo: Repo, cli) 
 def test_the_agents_earlier_turns_are_in_the_result(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # The check needs `half` (turn 1, never staged) to be defined where turn 2 uses it.
     uses = 'grep -q "def half" src/calc.py || { echo "half is not defined" >&2; exit 1; }\n'
-    project(repo, 'verify:\n  - {name: defined, run: "sh uses.sh", files: ["src/main.py"]}\n', uses_DOT_sh=uses,
-            src__main_DOT_py="print(1)\n")
-    half = ("--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1,2 +1,6 @@\n+def half(x):\n+    return x / 2\n+\n+\n"
-            " def add(a, b):\n     return a + b\n")
+    project(
+        repo,
+        'verify:\n  - {name: defined, run: "sh uses.sh", files: ["src/main.py"]}\n',
+        uses_DOT_sh=uses,
+        src__main_DOT_py="print(1)\n",
+    )
+    half = (
+        "--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1,2 +1,6 @@\n+def half(x):\n+    return x / 2\n+\n+\n"
+        " def add(a, b):\n     return a + b\n"
+    )
     assert cli("apply", input=half).code == 0
     result = cli("apply", "--json", input=patch("print(1)", "print(half(4))", "src/main.py"))
     assert result.code == 0, result
@@ -222,17 +261,27 @@ def test_the_agents_earlier_turns_are_in_the_result(repo: Repo, cli) -> None:  #
 
 
 def test_untracked_and_protected_files_are_not_there(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    probe = ('for f in notes.txt .env secrets/id.pem; do test -e "$f" && { echo "$f is here" >&2; exit 1; }; done; '
-             'test -e src/calc.py\n')
-    project(repo, 'verify:\n  - {name: probe, run: "sh probe.sh"}\n', probe_DOT_sh=probe,
-            **{"_DOT_env": "SECRET=1\n", "secrets__id_DOT_pem": "KEY\n"})
+    probe = (
+        'for f in notes.txt .env secrets/id.pem; do test -e "$f" && { echo "$f is here" >&2; exit 1; }; done; '
+        "test -e src/calc.py\n"
+    )
+    project(
+        repo,
+        'verify:\n  - {name: probe, run: "sh probe.sh"}\n',
+        probe_DOT_sh=probe,
+        **{"_DOT_env": "SECRET=1\n", "secrets__id_DOT_pem": "KEY\n"},
+    )
     repo.write({"notes.txt": "the user's own, untracked\n"})
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result
 
 
-def test_files_are_handed_over_quoted_and_only_when_they_match(repo: Repo, cli, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_files_are_handed_over_quoted_and_only_when_they_match(
+    repo: Repo,
+    cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     got = tmp_path / "got"
     monkeypatch.setenv("VERIFY_GOT", str(got))
     show = 'for f in "$@"; do printf "%s\\n" "$f" >> "$VERIFY_GOT"; test -f "$f" || exit 9; done\n'
@@ -245,8 +294,7 @@ def test_files_are_handed_over_quoted_and_only_when_they_match(repo: Repo, cli, 
     # No changed file matches its globs: not run at all.
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0
-    assert verify_runs(result) == [{"name": "show", "status": "skipped",
-                                    "reason": "no changed file matches its files (*.txt)"}]
+    assert verify_runs(result) == [{"name": "show", "status": "skipped", "reason": "no changed file matches its files (*.txt)"}]
 
 
 def test_no_verify_section_runs_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -258,8 +306,10 @@ def test_no_verify_section_runs_nothing(repo: Repo, cli) -> None:  # type: ignor
 
 
 def test_output_is_escaped_and_bounded(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    noisy = ('i=0; while [ $i -lt 2000 ]; do printf "\\033[31mline %s\\033[0m \\033]0;title\\007\\r\\n" $i; i=$((i+1)); done; '
-             'printf "%0500d\\n" 0; printf "\\001\\002 last\\n"; exit 1\n')
+    noisy = (
+        'i=0; while [ $i -lt 2000 ]; do printf "\\033[31mline %s\\033[0m \\033]0;title\\007\\r\\n" $i; i=$((i+1)); done; '
+        'printf "%0500d\\n" 0; printf "\\001\\002 last\\n"; exit 1\n'
+    )
     project(repo, 'verify:\n  - {name: noisy, run: "sh noisy.sh"}\n', noisy_DOT_sh=noisy)
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 1
@@ -272,8 +322,10 @@ def test_output_is_escaped_and_bounded(repo: Repo, cli) -> None:  # type: ignore
 
 def test_nothing_a_command_does_reaches_the_users_repository(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     # A command that stages, commits, stashes, resets and writes files: all in the checkout's own repository.
-    rough = ("git add -A && git -c user.name=x -c user.email=x@y commit -qm mine && echo junk > src/calc.py && "
-             "echo more > new.txt && git stash -q -u && git reset -q --hard HEAD~0 && echo changed > check.sh\n")
+    rough = (
+        "git add -A && git -c user.name=x -c user.email=x@y commit -qm mine && echo junk > src/calc.py && "
+        "echo more > new.txt && git stash -q -u && git reset -q --hard HEAD~0 && echo changed > check.sh\n"
+    )
     project(repo, 'verify:\n  - {name: rough, run: "sh rough.sh"}\n', rough_DOT_sh=rough)
     repo.write({"untracked.txt": "mine\n"})
     repo.git("add", "check.sh")  # something staged
@@ -290,8 +342,12 @@ def test_nothing_a_command_does_reaches_the_users_repository(repo: Repo, cli) ->
     assert not (work / "new.txt").exists() and (work / "check.sh").read_bytes() == repo.read("check.sh")
 
 
-def test_the_edit_is_planned_again_after_the_commands(repo: Repo, cli, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_edit_is_planned_again_after_the_commands(
+    repo: Repo,
+    cli,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The commands run with the repository unlocked; meanwhile the user changes the file the edit
     # changes (here: the command itself, once).  The edit is planned again on the new file, verified
     # again, and written on top of the user's change.
@@ -335,8 +391,11 @@ def test_the_index_with_conflicts_is_verified_on_head(repo: Repo, cli) -> None: 
 
 
 def test_the_stats_count_refusals_per_command(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
-    project(repo, 'verify:\n  - {name: no-bad, run: "sh check.sh {files}", files: ["*.py"]}\n'
-                  '  - {name: never, run: "exit 1", files: ["*.md"]}\n')
+    project(
+        repo,
+        'verify:\n  - {name: no-bad, run: "sh check.sh {files}", files: ["*.py"]}\n'
+        '  - {name: never, run: "exit 1", files: ["*.md"]}\n',
+    )
     for i in range(3):
         assert cli("apply", input=twice_patch(f"    return add(x, x)  # BAD {i}")).code == 1
     assert cli("apply", input=twice_patch("    return x + x")).code == 0
@@ -369,6 +428,5 @@ def test_an_edit_no_command_concerns_is_written_in_one_pass(repo: Repo, cli, mon
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result
     assert planned == [1]
-    assert verify_runs(result) == [{"name": "docs", "status": "skipped",
-                                    "reason": "no changed file matches its files (*.md)"}]
+    assert verify_runs(result) == [{"name": "docs", "status": "skipped", "reason": "no changed file matches its files (*.md)"}]
     assert repo.read("src/calc.py").endswith(b"return x + x\n")

@@ -19,8 +19,15 @@ CASES = Path(__file__).resolve().parents[1] / "cases_verify"
 
 def test_the_cases_are_there() -> None:
     names = casefolders.names(CASES)
-    for kind in ("passes", "fails", "times-out", "fix-taken", "pre-commit-hooks-run", "pre-commit-hooks-pass",
-                 "pre-commit-fix-taken"):
+    for kind in (
+        "passes",
+        "fails",
+        "times-out",
+        "fix-taken",
+        "pre-commit-hooks-run",
+        "pre-commit-hooks-pass",
+        "pre-commit-fix-taken",
+    ):
         assert f"unified-verify-{kind}" in names, names
 
 

@@ -24,12 +24,32 @@ CALC = "def add(a, b):\n    return a + b\n\n\ndef twice(x):\n    return add(x, x
 CHECK = 'for f in "$@"; do if grep -n BAD "$f"; then echo "$f: BAD is not allowed" >&2; exit 3; fi; done\n'
 
 
-def hook(repo: Repo, tool_input: dict[str, Any], *args: str, tool: str = "Edit", event: str = "PreToolUse",
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    data = {"session_id": "s1", "cwd": str(repo.root), "hook_event_name": event, "tool_name": tool,
-            "tool_input": tool_input, "tool_use_id": "toolu_1"}
-    return subprocess.run([str(AGENT_GUARD), "hook", "claude-code", *args], input=json.dumps(data), cwd=repo.root,
-                          env=checkout_env(env), capture_output=True, text=True, timeout=120, check=False)
+def hook(
+    repo: Repo,
+    tool_input: dict[str, Any],
+    *args: str,
+    tool: str = "Edit",
+    event: str = "PreToolUse",
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    data = {
+        "session_id": "s1",
+        "cwd": str(repo.root),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
+    return subprocess.run(
+        [str(AGENT_GUARD), "hook", "claude-code", *args],
+        input=json.dumps(data),
+        cwd=repo.root,
+        env=checkout_env(env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def edit(repo: Repo, new: str) -> dict[str, Any]:
@@ -76,8 +96,10 @@ def test_a_command_that_cannot_finish_before_the_deadline_denies(repo: Repo, tmp
 
 
 def test_a_formatters_change_denies_with_the_diff_to_send(repo: Repo) -> None:
-    fmt = ('for f in "$@"; do if grep -q "[a-z]+[a-z]" "$f"; then sed "s/\\([a-z]\\)+\\([a-z]\\)/\\1 + \\2/g" "$f" > '
-           '"$f.t" && mv "$f.t" "$f"; s=1; fi; done; exit ${s:-0}\n')
+    fmt = (
+        'for f in "$@"; do if grep -q "[a-z]+[a-z]" "$f"; then sed "s/\\([a-z]\\)+\\([a-z]\\)/\\1 + \\2/g" "$f" > '
+        '"$f.t" && mv "$f.t" "$f"; s=1; fi; done; exit ${s:-0}\n'
+    )
     project(repo, 'verify:\n  - {name: format, run: "sh fmt.sh {files}", files: ["*.py"], fix: true}\n', **{"fmt.sh": fmt})
     denied = hook(repo, edit(repo, "    return x+x"))
     assert denied.returncode == 2, denied
@@ -102,7 +124,15 @@ def test_a_shell_turn_is_verified_and_reverted_by_the_policy(repo: Repo) -> None
 def test_a_shell_turn_that_passes_stays(repo: Repo) -> None:
     project(repo, 'verify:\n  - {name: no-bad, run: "sh check.sh {files}", files: ["*.py"]}\n')
     script = "import pathlib; p = pathlib.Path('src/calc.py'); p.write_text(p.read_text() + '# fine\\n')"
-    result = command(repo.root, "agent-guard", "run", "--", sys.executable, "-c", script,
-                     env={k: v for k, v in os.environ.items() if k == "PATH"})
+    result = command(
+        repo.root,
+        "agent-guard",
+        "run",
+        "--",
+        sys.executable,
+        "-c",
+        script,
+        env={k: v for k, v in os.environ.items() if k == "PATH"},
+    )
     assert result.returncode == 0, result
     assert repo.read("src/calc.py").endswith(b"# fine\n")

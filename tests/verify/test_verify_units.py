@@ -24,23 +24,26 @@ def load(tmp_path: Path, text: str) -> Policy:
     return policy_mod.load(None, str(f))
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("verify: pre-commit\n", "expected a list of commands"),
-    ("verify: [lint]\n", "the one word an entry may be is 'pre-commit'"),
-    ("verify: [{name: a, rum: x}]\n", "unknown key 'rum'; did you mean 'run'?"),
-    ("verify: [{run: x}]\n", "name: expected a short name"),
-    ("verify: [{name: a}]\n", "run: expected the command to run"),
-    ("verify: [{name: a, run: ''}]\n", "run: expected the command to run"),
-    ("verify: [{name: a, run: x, pre-commit: true}]\n", "not both"),
-    ("verify: [{name: a, run: x, timeout: 0}]\n", "timeout (seconds) must be a number from 0.1 to 86,400, not 0"),
-    ("verify: [{name: a, run: x, timeout: .nan}]\n", "timeout (seconds) must be"),
-    ("verify: [{name: a, run: x, timeout: true}]\n", "timeout (seconds) must be"),
-    ("verify: [{name: a, run: x, fix: yes please}]\n", "fix: expected true or false"),
-    ("verify: [{name: a, run: x, files: '*.py'}]\n", "files: expected a list"),
-    ("verify: [{name: a, run: x}, {name: a, run: y}]\n", "the name 'a' is used twice"),
-    ("verify: [pre-commit, pre-commit]\n", "the name 'pre-commit' is used twice"),
-    ("verify: [{name: \"a\\nb\", run: x}]\n", "at most 64 printable characters"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("verify: pre-commit\n", "expected a list of commands"),
+        ("verify: [lint]\n", "the one word an entry may be is 'pre-commit'"),
+        ("verify: [{name: a, rum: x}]\n", "unknown key 'rum'; did you mean 'run'?"),
+        ("verify: [{run: x}]\n", "name: expected a short name"),
+        ("verify: [{name: a}]\n", "run: expected the command to run"),
+        ("verify: [{name: a, run: ''}]\n", "run: expected the command to run"),
+        ("verify: [{name: a, run: x, pre-commit: true}]\n", "not both"),
+        ("verify: [{name: a, run: x, timeout: 0}]\n", "timeout (seconds) must be a number from 0.1 to 86,400, not 0"),
+        ("verify: [{name: a, run: x, timeout: .nan}]\n", "timeout (seconds) must be"),
+        ("verify: [{name: a, run: x, timeout: true}]\n", "timeout (seconds) must be"),
+        ("verify: [{name: a, run: x, fix: yes please}]\n", "fix: expected true or false"),
+        ("verify: [{name: a, run: x, files: '*.py'}]\n", "files: expected a list"),
+        ("verify: [{name: a, run: x}, {name: a, run: y}]\n", "the name 'a' is used twice"),
+        ("verify: [pre-commit, pre-commit]\n", "the name 'pre-commit' is used twice"),
+        ('verify: [{name: "a\\nb", run: x}]\n', "at most 64 printable characters"),
+    ],
+)
 def test_a_wrong_entry_is_named(tmp_path: Path, text: str, said: str) -> None:
     with pytest.raises(policy_mod.PolicyError) as err:
         load(tmp_path, text)
@@ -48,9 +51,12 @@ def test_a_wrong_entry_is_named(tmp_path: Path, text: str, said: str) -> None:
 
 
 def test_the_entries_as_values(tmp_path: Path) -> None:
-    pol = load(tmp_path, "verify:\n  - pre-commit\n  - {name: lint, run: 'ruff check {files}', files: ['*.py']}\n"
-                         "  - {name: fmt, pre-commit: true, fix: true, timeout: 5}\n"
-                         "agents:\n  claude: {verify: [{name: t, run: 'true'}]}\n")
+    pol = load(
+        tmp_path,
+        "verify:\n  - pre-commit\n  - {name: lint, run: 'ruff check {files}', files: ['*.py']}\n"
+        "  - {name: fmt, pre-commit: true, fix: true, timeout: 5}\n"
+        "agents:\n  claude: {verify: [{name: t, run: 'true'}]}\n",
+    )
     assert configured(pol) == (
         Command("pre-commit", None, (), DEFAULT_TIMEOUT, False, 0),
         Command("lint", "ruff check {files}", ("*.py",), DEFAULT_TIMEOUT, False, 1),
@@ -70,8 +76,15 @@ def test_policy_show_lists_them_one_a_line(repo: Repo) -> None:
 
 def change(path: str, after: str | None, old_path: str | None = None) -> object:
     op = Op.DELETE if after is None else Op.RENAME if old_path else Op.MODIFY
-    return make_change(path, op, b"x\n", None if after is None else after.encode(), old_path=old_path,
-                       old_mode=0o100644, new_mode=None if after is None else 0o100644)
+    return make_change(
+        path,
+        op,
+        b"x\n",
+        None if after is None else after.encode(),
+        old_path=old_path,
+        old_mode=0o100644,
+        new_mode=None if after is None else 0o100644,
+    )
 
 
 def test_what_a_command_is_handed(tmp_path: Path) -> None:
@@ -112,8 +125,12 @@ def test_the_output_shown_is_escaped_and_bounded() -> None:
 def test_a_command_that_cannot_start_or_prints_a_lot(tmp_path: Path) -> None:
     ran = execute(["/no/such/program"], str(tmp_path), {}, 5)
     assert ran.how == "unstartable" and b"cannot start" in ran.output
-    ran = execute(["/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do echo line $i; i=$((i+1)); done; exit 4"],
-                  str(tmp_path), {"PATH": "/usr/bin:/bin"}, 60)
+    ran = execute(
+        ["/bin/sh", "-c", "i=0; while [ $i -lt 30000 ]; do echo line $i; i=$((i+1)); done; exit 4"],
+        str(tmp_path),
+        {"PATH": "/usr/bin:/bin"},
+        60,
+    )
     assert (ran.how, ran.code) == ("exited", 4)
     assert len(ran.output) <= 64 * 1024 and ran.output.endswith(b"line 29999\n")
     started = time.monotonic()
@@ -140,9 +157,30 @@ def test_the_cache_keeps_only_answers_that_hold(tmp_path: Path, monkeypatch: pyt
 
 def test_the_fast_sealer_agrees_with_the_policy(tmp_path: Path) -> None:
     pol = load(tmp_path, "paths: {protected_extra: ['deploy/**', 'secrets/*.json']}\n")
-    names = [".env", "a/.env.local", ".ENV", ".env.", ".env ", "keys/x.pem", "x/id_rsa.pub", ".github/workflows/a.yml",
-             ".agent-guard.yaml", ".Agent-Guard.YAML.", ".ｅｎｖ", ".e\u200bnv", "deploy/x", "DEPLOY/y/z", "secrets/a.json",
-             "secrets/b/a.json", "src/app.py", "docs/.envrc", "src/git.py", "a/.git/config", "README.md", ".gitlab-ci.yml"]
+    names = [
+        ".env",
+        "a/.env.local",
+        ".ENV",
+        ".env.",
+        ".env ",
+        "keys/x.pem",
+        "x/id_rsa.pub",
+        ".github/workflows/a.yml",
+        ".agent-guard.yaml",
+        ".Agent-Guard.YAML.",
+        ".ｅｎｖ",
+        ".e\u200bnv",
+        "deploy/x",
+        "DEPLOY/y/z",
+        "secrets/a.json",
+        "secrets/b/a.json",
+        "src/app.py",
+        "docs/.envrc",
+        "src/git.py",
+        "a/.git/config",
+        "README.md",
+        ".gitlab-ci.yml",
+    ]
     fast = sealer(pol)
     assert [n for n in names if fast(n) != redaction.sealed(n, pol)] == []
     assert not fast("src/app.py") and fast(".env") and fast("DEPLOY/y/z")

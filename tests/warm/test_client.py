@@ -49,18 +49,22 @@ def test_folder_problem(tmp_path: Path) -> None:
     assert "No such file" in (client.folder_problem(bytes(tmp_path / "none"), uid) or "")
 
 
-@pytest.mark.parametrize("raw, event", [
-    (b'{"hook_event_name": "PostToolUse", "tool_name": "Edit"}', "PostToolUse"),
-    (b'  {"hook_event_name": "PreToolUse"}\n', "PreToolUse"),
-    (b'{"hook_event_name": "PostToolUse"} trailing', None),
-    (b'["PostToolUse"]', None),
-    (b'{"hook_event_name": 3}', None),
-    (b"\xff\xfe", None),
-    (b"[" * 100_000, None),
-    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b', "hook_event_name": "PostToolUse"}', None),
-    (b'{"n": 1' + b"0" * 5000 + b', "hook_event_name": "PostToolUse"}', None),
-    (b"", None),
-], ids=["post", "pre", "trailing", "list", "number", "not-utf8", "deep", "deep-inside", "long-number", "empty"])
+@pytest.mark.parametrize(
+    "raw, event",
+    [
+        (b'{"hook_event_name": "PostToolUse", "tool_name": "Edit"}', "PostToolUse"),
+        (b'  {"hook_event_name": "PreToolUse"}\n', "PreToolUse"),
+        (b'{"hook_event_name": "PostToolUse"} trailing', None),
+        (b'["PostToolUse"]', None),
+        (b'{"hook_event_name": 3}', None),
+        (b"\xff\xfe", None),
+        (b"[" * 100_000, None),
+        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b', "hook_event_name": "PostToolUse"}', None),
+        (b'{"n": 1' + b"0" * 5000 + b', "hook_event_name": "PostToolUse"}', None),
+        (b"", None),
+    ],
+    ids=["post", "pre", "trailing", "list", "number", "not-utf8", "deep", "deep-inside", "long-number", "empty"],
+)
 def test_payload_event(raw: bytes, event: str | None) -> None:
     # Only a payload that reads as a post hook's makes a failure a report instead of a denial.
     assert client.payload_event(raw) == event
@@ -95,10 +99,20 @@ def test_environment_id() -> None:
 
 
 def _imported(args: list[str], data: bytes, cwd: Path) -> set[str]:
-    r = subprocess.run([sys.executable, "-SI", "-X", "importtime", *args], input=data, cwd=cwd, env=checkout_env(),
-                       capture_output=True, timeout=60, check=False)
-    return {line.rsplit("|", 1)[1].strip() for line in r.stderr.decode().splitlines() if line.startswith("import time:")
-            and "self [us]" not in line}
+    r = subprocess.run(
+        [sys.executable, "-SI", "-X", "importtime", *args],
+        input=data,
+        cwd=cwd,
+        env=checkout_env(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in r.stderr.decode().splitlines()
+        if line.startswith("import time:") and "self [us]" not in line
+    }
 
 
 def test_the_small_command_imports_only_built_in_modules(tmp_path: Path, repo: Repo) -> None:

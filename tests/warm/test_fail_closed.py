@@ -74,8 +74,9 @@ def test_a_dead_socket_goes_cold(tmp_path: Path, project: Repo, hook: str) -> No
 def test_a_killed_server_leaves_a_dead_socket_and_a_new_one_starts(tmp_path: Path, project: Repo) -> None:
     with Server(tmp_path) as first:
         assert first.proc is not None
-        workers = subprocess.run(["pgrep", "-P", str(first.proc.pid)], capture_output=True, timeout=30,
-                                 check=False).stdout.split()
+        workers = subprocess.run(
+            ["pgrep", "-P", str(first.proc.pid)], capture_output=True, timeout=30, check=False
+        ).stdout.split()
         os.kill(first.proc.pid, signal.SIGKILL)
         first.proc.wait(timeout=30)
         for pid in workers:  # the workers see their parent gone within a second, and leave
@@ -100,11 +101,15 @@ def test_a_server_that_never_says_hello_goes_cold(tmp_path: Path, project: Repo)
         assert time.monotonic() - started >= client.HANDSHAKE
 
 
-@pytest.mark.parametrize("hello", [
-    b"agent-guard-warm/1 0123456789abcdef0123456789abcdef %s\n",  # another build of agent-guard
-    b"agent-guard-warm/2 %s\n",  # another protocol
-    b"SSH-2.0-OpenSSH_9.2p1\r\n",  # not ours at all
-], ids=["another-build", "another-protocol", "not-ours"])
+@pytest.mark.parametrize(
+    "hello",
+    [
+        b"agent-guard-warm/1 0123456789abcdef0123456789abcdef %s\n",  # another build of agent-guard
+        b"agent-guard-warm/2 %s\n",  # another protocol
+        b"SSH-2.0-OpenSSH_9.2p1\r\n",  # not ours at all
+    ],
+    ids=["another-build", "another-protocol", "not-ours"],
+)
 @pytest.mark.parametrize("hook", list(HOOKS))
 def test_a_stale_or_other_server_is_not_told_anything(tmp_path: Path, project: Repo, hello: bytes, hook: str) -> None:
     line = hello.replace(b"%s", client.environment_id(os.environb)) if b"%s" in hello else hello
@@ -130,8 +135,13 @@ def test_a_folder_others_may_open_is_not_used(tmp_path: Path, project: Repo) -> 
         try:
             as_cold(tmp_path, project, warm_hook, passing(project))
             as_cold(tmp_path, project, command_hook, refused(project))
-            status = subprocess.run([sys.executable, "-m", "guard", "serve", "--status"], env=checkout_env(),
-                                    capture_output=True, timeout=60, check=False)
+            status = subprocess.run(
+                [sys.executable, "-m", "guard", "serve", "--status"],
+                env=checkout_env(),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
             assert status.returncode == 1 and b"can be opened by others (mode 0770" in status.stdout
         finally:
             os.chmod(runtime(), 0o700)
@@ -221,10 +231,11 @@ def test_the_server_refuses_a_peer_that_is_another_user(tmp_path: Path) -> None:
         os.chmod(runtime(), 0o711)
         os.chmod(sock_path(), 0o666)
         try:
-            probe = ("import os, socket, sys; os.setgid(65534); os.setuid(65534); s = socket.socket(socket.AF_UNIX); "
-                     "s.settimeout(10); s.connect(sys.argv[1]); print(repr(s.recv(100)))")
-            r = subprocess.run([sys.executable, "-c", probe, str(sock_path())], capture_output=True, timeout=60,
-                               check=False)
+            probe = (
+                "import os, socket, sys; os.setgid(65534); os.setuid(65534); s = socket.socket(socket.AF_UNIX); "
+                "s.settimeout(10); s.connect(sys.argv[1]); print(repr(s.recv(100)))"
+            )
+            r = subprocess.run([sys.executable, "-c", probe, str(sock_path())], capture_output=True, timeout=60, check=False)
         finally:
             os.chmod(runtime(), 0o700)
             os.chmod(sock_path(), 0o600)
@@ -237,14 +248,14 @@ def test_the_server_refuses_a_peer_that_is_another_user(tmp_path: Path) -> None:
 def test_a_server_from_code_that_changed_is_stale(tmp_path: Path, repo: Repo) -> None:
     repo.commit({"stats.py": SRC})
     pkg = tmp_path / "pkg"
-    shutil.copytree(Path(client.__file__).resolve().parents[1], pkg / "guard",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(client.__file__).resolve().parents[1], pkg / "guard", ignore=shutil.ignore_patterns("__pycache__"))
     env = {"PYTHONPATH": str(pkg)}
     hook = [sys.executable, "-SI", str(pkg / "guard" / "warm" / "hook.py")]
 
     def run(data: bytes) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(hook, input=data, cwd=repo.root, capture_output=True, env=checkout_env(env),
-                              timeout=60, check=False)
+        return subprocess.run(
+            hook, input=data, cwd=repo.root, capture_output=True, env=checkout_env(env), timeout=60, check=False
+        )
 
     with Server(tmp_path, env=env) as server:
         assert run(refused(repo)).returncode == 2
@@ -291,6 +302,7 @@ def test_a_slow_server_is_a_denial_at_the_deadline(tmp_path: Path, project: Repo
 @pytest.mark.parametrize("hook", list(HOOKS))
 def test_a_post_hook_waits_for_a_slow_server_as_the_command_waits(tmp_path: Path, project: Repo, hook: str) -> None:
     """After the write there is nothing to block: a post hook has no deadline (Claude Code's timeout bounds it)."""
+
     def then(conn: socket.socket, got: list[bytes]) -> None:
         time.sleep(2.5)
         conn.sendall(client.frame(b"0") + client.frame(b"") + client.frame(b""))
@@ -313,8 +325,7 @@ _GARBAGE = {
 
 @pytest.mark.parametrize("garbage", list(_GARBAGE))
 @pytest.mark.parametrize("hook", list(HOOKS))
-def test_garbage_denies_a_pre_hook_and_reports_a_post_hook(tmp_path: Path, project: Repo, garbage: str,
-                                                           hook: str) -> None:
+def test_garbage_denies_a_pre_hook_and_reports_a_post_hook(tmp_path: Path, project: Repo, garbage: str, hook: str) -> None:
     def then(conn: socket.socket, got: list[bytes]) -> None:
         conn.sendall(_GARBAGE[garbage])
 
@@ -363,8 +374,14 @@ def test_a_call_stuck_in_the_server_is_denied_at_the_deadline(tmp_path: Path, pr
 
 def test_a_payload_that_never_ends_is_denied_at_the_deadline(tmp_path: Path, project: Repo) -> None:
     with Server(tmp_path):
-        proc = subprocess.Popen([sys.executable, "-SI", str(HOOK_PATH), "--deadline", "1"], cwd=project.root,
-                                env=checkout_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-SI", str(HOOK_PATH), "--deadline", "1"],
+            cwd=project.root,
+            env=checkout_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
             proc.stdin.write(b'{"hook_event_name": "PreToolUse", ')  # ... and the rest never comes

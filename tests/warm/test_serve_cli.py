@@ -20,8 +20,15 @@ from warmtools import SRC, Server, answer, cold_env, command_hook, edit, runtime
 
 
 def serve(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "guard", "serve", *args], cwd=cwd, env=checkout_env(env),
-                          capture_output=True, text=True, timeout=90, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "guard", "serve", *args],
+        cwd=cwd,
+        env=checkout_env(env),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
 
 
 def test_status_stop_and_one_server_per_user(tmp_path: Path) -> None:
@@ -58,16 +65,16 @@ def test_without_xdg_runtime_dir_a_folder_of_the_users_in_tmpdir(tmp_path: Path)
     tmp.mkdir()
     env = dict(checkout_env(), TMPDIR=str(tmp))
     del env["XDG_RUNTIME_DIR"]
-    proc = subprocess.Popen([sys.executable, "-m", "guard", "serve"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guard", "serve"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().decode()
         assert f"{tmp}/agent-guard-{os.geteuid()}/hook.sock" in line, line
         assert stat.S_IMODE(os.stat(tmp / f"agent-guard-{os.geteuid()}").st_mode) == 0o700
     finally:
-        subprocess.run([sys.executable, "-m", "guard", "serve", "--stop"], env=env, capture_output=True, timeout=60,
-                       check=False)
+        subprocess.run([sys.executable, "-m", "guard", "serve", "--stop"], env=env, capture_output=True, timeout=60, check=False)
         proc.wait(timeout=30)
         if proc.stdout is not None:
             proc.stdout.close()
@@ -97,8 +104,16 @@ def test_settings_print_the_command_that_uses_the_server(tmp_path: Path, repo: R
     argv = shlex.split(hook["command"])
     assert argv[:2] == [sys.executable, "-SI"] and argv[2].endswith("guard/warm/hook.py")
     with Server(tmp_path) as server:
-        r = subprocess.run(hook["command"], shell=True, input=edit(repo, "s += i", "# ... existing code ..."),
-                           cwd=repo.root, env=checkout_env(), capture_output=True, timeout=60, check=False)
+        r = subprocess.run(
+            hook["command"],
+            shell=True,
+            input=edit(repo, "s += i", "# ... existing code ..."),
+            cwd=repo.root,
+            env=checkout_env(),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
         assert r.returncode == 2 and b"placeholder" in r.stderr
         assert len(server.calls()) == 1
     http = json.loads(serve("--settings", "--http", "8765", cwd=tmp_path).stdout)["hooks"]
@@ -115,8 +130,7 @@ def test_settings_print_the_command_that_uses_the_server(tmp_path: Path, repo: R
 # ---------------------------------------------------------------------- the http form
 
 
-def post(port: int, body: bytes, headers: dict[str, str], path: str = "/claude-code",
-         method: str = "POST") -> tuple[int, bytes]:
+def post(port: int, body: bytes, headers: dict[str, str], path: str = "/claude-code", method: str = "POST") -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         conn.request(method, path, body=body, headers=headers)
@@ -169,9 +183,14 @@ def test_http_form_denies_whatever_it_cannot_serve(tmp_path: Path, project: Repo
         good = {"Authorization": f"Bearer {token}"}
         ok = edit(project, "s = 0", "s = 0.0")  # a pass: an answer let through by mistake would be an empty 200
         before = project.snapshot()
-        for headers in ({}, {"Authorization": "Bearer " + "0" * 64}, {"Authorization": token},
-                        {"Authorization": f"Bearer {token}x"}, {**good, "Origin": "https://evil.example"},
-                        {**good, "Host": "evil.example"}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer " + "0" * 64},
+            {"Authorization": token},
+            {"Authorization": f"Bearer {token}x"},
+            {**good, "Origin": "https://evil.example"},
+            {**good, "Host": "evil.example"},
+        ):
             code, body = post(server.port, ok, headers)
             assert code == 200 and decision(body) == "deny", (headers, body)
         code, body = post(server.port, ok, good, "/claude-code?agent=claude&bogus=1")
@@ -198,8 +217,9 @@ def test_http_form_deadline_denies(tmp_path: Path, project: Repo) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             started = time.monotonic()
-            code, body = post(server.port, edit(project, "s = 0", "s = 0.0"), {"Authorization": f"Bearer {token}"},
-                              "/claude-code?deadline=1")
+            code, body = post(
+                server.port, edit(project, "s = 0", "s = 0.0"), {"Authorization": f"Bearer {token}"}, "/claude-code?deadline=1"
+            )
             took = time.monotonic() - started
         finally:
             os.close(fd)

@@ -30,6 +30,7 @@ def twins(tmp_path: Path) -> tuple[Repo, Repo]:
 
 def same(warm: tuple[int, str, str], cold: tuple[int, str, str], warm_repo: Repo, cold_repo: Repo) -> None:
     """The two answers are one, once each repository's path is written the same."""
+
     def norm(a: tuple[int, str, str], repo: Repo) -> tuple[int, str, str]:
         top = str(repo.root.parent)
         return a[0], a[1].replace(top, "<top>"), a[2].replace(top, "<top>")
@@ -44,8 +45,11 @@ def ledger(repo: Repo, agent: str = "claude") -> list[tuple[str, str]]:
     if not repo.git("for-each-ref", ref).strip():
         return []
     shas = repo.git("rev-list", ref).split()
-    return [(repo.git("log", "-1", "--format=%s", s).strip(), repo.git("diff", f"{s}^", s)) for s in shas
-            if repo.git("rev-list", "--parents", "-1", s).count(" ")]
+    return [
+        (repo.git("log", "-1", "--format=%s", s).strip(), repo.git("diff", f"{s}^", s))
+        for s in shas
+        if repo.git("rev-list", "--parents", "-1", s).count(" ")
+    ]
 
 
 @pytest.mark.parametrize("hook", list(HOOKS))
@@ -117,8 +121,7 @@ def test_many_repositories_through_one_server(tmp_path: Path) -> None:
         for n, r in enumerate(repos):
             turns = [t for t in ledger(r) if " turn " in t[0]]
             assert len(turns) == 2, (n, turns)
-            assert all(f"total{n}" in diff and all(f"total{m}" not in diff for m in range(3) if m != n)
-                       for _, diff in turns)
+            assert all(f"total{n}" in diff and all(f"total{m}" not in diff for m in range(3) if m != n) for _, diff in turns)
         assert len(server.calls()) == 12, server.log()
         # A denial in one repository, while the others pass.
         bad = edit(repos[1], "s += i", "# ... rest of the loop ...")
@@ -161,10 +164,20 @@ def test_parallel_calls_each_find_a_worker(tmp_path: Path, repo: Repo) -> None:
         procs = []
         for n in range(8):
             new = "# ... existing code ..." if n % 2 else "s = 1"  # every other one is refused
-            data = payload(repo, "Edit", {"file_path": str(repo.root / f"m{n}.py"), "old_string": "s = 0",
-                                          "new_string": new}, tool_use_id=f"p{n}")
-            proc = subprocess.Popen([sys.executable, "-SI", str(HOOK)], cwd=repo.root, env=checkout_env(),
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            data = payload(
+                repo,
+                "Edit",
+                {"file_path": str(repo.root / f"m{n}.py"), "old_string": "s = 0", "new_string": new},
+                tool_use_id=f"p{n}",
+            )
+            proc = subprocess.Popen(
+                [sys.executable, "-SI", str(HOOK)],
+                cwd=repo.root,
+                env=checkout_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             procs.append((n, proc, data))
         for n, proc, data in procs:
             out, err = proc.communicate(data, timeout=60)
@@ -186,8 +199,16 @@ def test_the_callers_umask_makes_the_files(tmp_path: Path) -> None:
 
     def run(repo: Repo, argv: list[str], env: dict[str, str] | None) -> int:
         data = edit(repo, "s = 0", "s = 1", tool_use_id="umask1")
-        r = subprocess.run(argv, input=data, cwd=repo.root, env=checkout_env(env), capture_output=True, timeout=60,
-                           check=False, preexec_fn=lambda: os.umask(0o077))
+        r = subprocess.run(
+            argv,
+            input=data,
+            cwd=repo.root,
+            env=checkout_env(env),
+            capture_output=True,
+            timeout=60,
+            check=False,
+            preexec_fn=lambda: os.umask(0o077),
+        )
         assert r.returncode == 0, r
         stash = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code" / "umask1.json"
         return stash.stat().st_mode & 0o777

@@ -35,31 +35,57 @@ def sock_path() -> Path:
     return runtime() / "hook.sock"
 
 
-def payload(repo: Repo, tool: str, tool_input: dict[str, Any], event: str = "PreToolUse",
-            tool_use_id: str = "toolu_01", **extra: Any) -> bytes:
-    data = {"session_id": "sess-1", "transcript_path": "/nowhere.jsonl", "cwd": str(repo.root),
-            "permission_mode": "default", "hook_event_name": event, "tool_name": tool, "tool_input": tool_input,
-            "tool_use_id": tool_use_id, **extra}
+def payload(
+    repo: Repo, tool: str, tool_input: dict[str, Any], event: str = "PreToolUse", tool_use_id: str = "toolu_01", **extra: Any
+) -> bytes:
+    data = {
+        "session_id": "sess-1",
+        "transcript_path": "/nowhere.jsonl",
+        "cwd": str(repo.root),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": tool_use_id,
+        **extra,
+    }
     return json.dumps(data).encode()
 
 
 def edit(repo: Repo, old: str, new: str, event: str = "PreToolUse", tool_use_id: str = "toolu_01") -> bytes:
-    return payload(repo, "Edit", {"file_path": str(repo.root / "stats.py"), "old_string": old, "new_string": new},
-                   event, tool_use_id)
+    return payload(
+        repo, "Edit", {"file_path": str(repo.root / "stats.py"), "old_string": old, "new_string": new}, event, tool_use_id
+    )
 
 
-def warm_hook(cwd: Path, data: bytes, *args: str, env: dict[str, str] | None = None,
-              timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def warm_hook(
+    cwd: Path, data: bytes, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     """``python -SI guard/warm/hook.py ARGS``, as the settings from `serve --settings` run it."""
-    return subprocess.run([sys.executable, "-SI", str(HOOK), *args], input=data, cwd=cwd, capture_output=True,
-                          env=checkout_env(env), timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-SI", str(HOOK), *args],
+        input=data,
+        cwd=cwd,
+        capture_output=True,
+        env=checkout_env(env),
+        timeout=timeout,
+        check=False,
+    )
 
 
-def command_hook(cwd: Path, data: bytes, *args: str, env: dict[str, str] | None = None,
-                 timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def command_hook(
+    cwd: Path, data: bytes, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     """`agent-guard hook claude-code ARGS`: the console script Claude Code's plain settings run."""
-    return subprocess.run([str(AGENT_GUARD), "hook", "claude-code", *args], input=data, cwd=cwd,
-                          capture_output=True, env=checkout_env(env), timeout=timeout, check=False)
+    return subprocess.run(
+        [str(AGENT_GUARD), "hook", "claude-code", *args],
+        input=data,
+        cwd=cwd,
+        capture_output=True,
+        env=checkout_env(env),
+        timeout=timeout,
+        check=False,
+    )
 
 
 def cold_env(tmp: Path) -> dict[str, str]:
@@ -83,9 +109,13 @@ class Server:
         self.ready = ""
 
     def __enter__(self) -> Server:
-        self.proc = subprocess.Popen([sys.executable, "-m", "guard", "serve", *self.args], cwd=self.cwd,
-                                     env=checkout_env(self.env), stdout=subprocess.PIPE,
-                                     stderr=self.log_file.open("wb"))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "guard", "serve", *self.args],
+            cwd=self.cwd,
+            env=checkout_env(self.env),
+            stdout=subprocess.PIPE,
+            stderr=self.log_file.open("wb"),
+        )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 90)
         self.ready = self.proc.stdout.readline().decode() if ready else ""
@@ -97,8 +127,14 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         assert self.proc is not None
         if self.proc.poll() is None:
-            subprocess.run([sys.executable, "-m", "guard", "serve", "--stop"], cwd=self.cwd, env=checkout_env(self.env),
-                           capture_output=True, timeout=60, check=False)
+            subprocess.run(
+                [sys.executable, "-m", "guard", "serve", "--stop"],
+                cwd=self.cwd,
+                env=checkout_env(self.env),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -126,11 +162,19 @@ class Fake:
     runs after it has read the words (and, with `go`, said "go <deadline>" and read the payload).
     """
 
-    def __init__(self, then: Callable[[socket.socket, list[bytes]], None] | None = None,
-                 hello: bytes | None = None, go: bool = True, deadline: float = 20.0) -> None:
+    def __init__(
+        self,
+        then: Callable[[socket.socket, list[bytes]], None] | None = None,
+        hello: bytes | None = None,
+        go: bool = True,
+        deadline: float = 20.0,
+    ) -> None:
         self.then, self.go, self.deadline = then, go, deadline
-        self.hello = hello if hello is not None else client.hello(client.build_id(client.package_dir()),
-                                                                  client.environment_id(os.environb))
+        self.hello = (
+            hello
+            if hello is not None
+            else client.hello(client.build_id(client.package_dir()), client.environment_id(os.environb))
+        )
         self.received: list[list[bytes]] = []
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.thread = threading.Thread(target=self._serve, daemon=True)

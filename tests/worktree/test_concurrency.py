@@ -34,8 +34,9 @@ def test_disjoint_edits_to_one_file_all_land(repo: Repo) -> None:
 
 def test_conflicting_edits_one_lands_the_rest_refused(repo: Repo) -> None:
     repo.commit({"f.txt": "shared line\nother\n"})
-    payloads = [json.dumps({"file_path": "f.txt", "old_string": "shared line\n", "new_string": f"winner {i}\n"})
-                for i in range(N)]
+    payloads = [
+        json.dumps({"file_path": "f.txt", "old_string": "shared line\n", "new_string": f"winner {i}\n"}) for i in range(N)
+    ]
     with ThreadPoolExecutor(N) as pool:
         results = list(pool.map(lambda i: _apply(str(repo.root), payloads[i], "same"), range(N)))
     codes = sorted(code for code, _ in results)

@@ -100,8 +100,14 @@ def test_kill_at_random_moments(repo: Repo, states) -> None:  # type: ignore[no-
     before, after, _ = states
     rng = random.Random(7)
     for _ in range(6):
-        proc = subprocess.Popen([sys.executable, "-m", "guard", "apply"], cwd=repo.root, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=checkout_env())
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "guard", "apply"],
+            cwd=repo.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=checkout_env(),
+        )
         assert proc.stdin is not None
         proc.stdin.write(PATCH.encode())
         proc.stdin.close()
@@ -126,8 +132,15 @@ def test_the_installed_package_has_no_crash_points(repo: Repo) -> None:
     repo.commit({"a.txt": "one\ntwo\nthree\n", "c.txt": "doomed\n", "d.txt": "old\n"})
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(AGENT_GUARD_CRASH_AT="after-file:0", PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    r = subprocess.run([sys.executable, "-m", "guard", "apply"], cwd=repo.root, input=PATCH.encode(), env=env,
-                       capture_output=True, timeout=120, check=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "guard", "apply"],
+        cwd=repo.root,
+        input=PATCH.encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert repo.read("a.txt") == b"one\nTWO\nthree\n"
 

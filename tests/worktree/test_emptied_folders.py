@@ -21,8 +21,9 @@ def _hashline_delete(cli, cwd: Path, path: str) -> str:  # type: ignore[no-untyp
 
 DELETES = {
     "codex": lambda cli, cwd, path: f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n",
-    "unified": lambda cli, cwd, path: f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n"
-                                      "+++ /dev/null\n@@ -1 +0,0 @@\n-hi\n",
+    "unified": lambda cli, cwd, path: (
+        f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n@@ -1 +0,0 @@\n-hi\n"
+    ),
     "hashline": _hashline_delete,
 }
 

@@ -47,8 +47,11 @@ def test_apply_and_rollback_keep_the_bits(project: Repo, cli, mode: int) -> None
     assert bits(project.root / "a.txt") == mode
 
 
-@pytest.mark.parametrize("mode,exec_mode", [(0o600, 0o700), (0o640, 0o750), (0o644, 0o755), (0o664, 0o775),
-                                            (0o604, 0o705), (0o400, 0o500)], ids=lambda m: f"{m:o}")
+@pytest.mark.parametrize(
+    "mode,exec_mode",
+    [(0o600, 0o700), (0o640, 0o750), (0o644, 0o755), (0o664, 0o775), (0o604, 0o705), (0o400, 0o500)],
+    ids=lambda m: f"{m:o}",
+)
 def test_a_mode_change_sets_and_clears_only_the_execute_bits(project: Repo, cli, mode: int, exec_mode: int) -> None:  # type: ignore[no-untyped-def]
     os.chmod(project.root / "a.txt", mode)
     added = exec_mode & ~mode & ~_umask()  # the umask limits the bits the change adds, never the file's own
@@ -64,8 +67,10 @@ def test_a_mode_change_sets_and_clears_only_the_execute_bits(project: Repo, cli,
 
 def test_a_rename_keeps_the_bits_and_so_does_its_rollback(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     os.chmod(project.root / "big.txt", 0o604)
-    r = cli("apply", input="*** Begin Patch\n*** Update File: big.txt\n*** Move to: sub/moved.txt\n@@\n-line 3\n"
-                           "+LINE 3\n*** End Patch\n")
+    r = cli(
+        "apply",
+        input="*** Begin Patch\n*** Update File: big.txt\n*** Move to: sub/moved.txt\n@@\n-line 3\n+LINE 3\n*** End Patch\n",
+    )
     assert r.code == 0, r
     assert bits(project.root / "sub" / "moved.txt") == 0o604
     assert cli("rollback").code == 0
@@ -88,10 +93,12 @@ def test_crash_recovery_puts_back_the_exact_bits(project: Repo, point: str, mode
     project.git("commit", "-qm", "gone")
     os.chmod(project.root / "gone.txt", 0o640)
     before = {p: (project.read(p), bits(project.root / p)) for p in ("a.txt", "gone.txt")}
-    patch = ("diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n--- a/a.txt\n+++ b/a.txt\n"
-             "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
-             "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n"
-             "@@ -1 +0,0 @@\n-bye\n")
+    patch = (
+        "diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n--- a/a.txt\n+++ b/a.txt\n"
+        "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+        "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-bye\n"
+    )
     r = guard(project.root, "apply", input=patch.encode(), env={"AGENT_GUARD_CRASH_AT": point})
     assert r.returncode == -9, r
     r = guard(project.root, "log")
@@ -102,8 +109,14 @@ def test_crash_recovery_puts_back_the_exact_bits(project: Repo, point: str, mode
 def test_a_turn_the_claude_code_hook_recorded_rolls_back_with_the_bits(project: Repo, cli) -> None:  # type: ignore[no-untyped-def]
     os.chmod(project.root / "a.txt", 0o640)
     ti = {"file_path": str(project.root / "a.txt"), "old_string": "two", "new_string": "TWO"}
-    pre = {"session_id": "s", "cwd": str(project.root), "hook_event_name": "PreToolUse", "tool_name": "Edit",
-           "tool_input": ti, "tool_use_id": "toolu_1"}
+    pre = {
+        "session_id": "s",
+        "cwd": str(project.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": ti,
+        "tool_use_id": "toolu_1",
+    }
     assert cli("hook", "claude-code", input=json.dumps(pre)).code == 0
     with open(project.root / "a.txt", "r+") as fh:  # Claude Code's tool writes in place
         fh.write("one\nTWO\nthree\n")
@@ -115,12 +128,24 @@ def test_a_turn_the_claude_code_hook_recorded_rolls_back_with_the_bits(project: 
     assert project.read("a.txt") == b"one\ntwo\nthree\n" and bits(project.root / "a.txt") == 0o640
 
 
-@pytest.mark.parametrize("kept,git_mode,umask,want", [
-    (None, FILE, 0o022, 0o644), (None, EXEC, 0o022, 0o755), (None, FILE, 0o002, 0o664), (None, EXEC, 0o077, 0o700),
-    (0o600, FILE, 0o022, 0o600), (0o600, EXEC, 0o022, 0o700), (0o644, EXEC, 0o022, 0o755),
-    (0o664, EXEC, 0o002, 0o775), (0o664, EXEC, 0o022, 0o755 | 0o020), (0o755, FILE, 0o022, 0o644),
-    (0o711, EXEC, 0o022, 0o711), (0o4755, EXEC, 0o022, 0o755), (0o1644, FILE, 0o022, 0o1644),
-])
+@pytest.mark.parametrize(
+    "kept,git_mode,umask,want",
+    [
+        (None, FILE, 0o022, 0o644),
+        (None, EXEC, 0o022, 0o755),
+        (None, FILE, 0o002, 0o664),
+        (None, EXEC, 0o077, 0o700),
+        (0o600, FILE, 0o022, 0o600),
+        (0o600, EXEC, 0o022, 0o700),
+        (0o644, EXEC, 0o022, 0o755),
+        (0o664, EXEC, 0o002, 0o775),
+        (0o664, EXEC, 0o022, 0o755 | 0o020),
+        (0o755, FILE, 0o022, 0o644),
+        (0o711, EXEC, 0o022, 0o711),
+        (0o4755, EXEC, 0o022, 0o755),
+        (0o1644, FILE, 0o022, 0o1644),
+    ],
+)
 def test_permissions(kept: int | None, git_mode: int, umask: int, want: int) -> None:
     from guard.worktree import permissions
 

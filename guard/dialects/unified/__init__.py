@@ -146,9 +146,7 @@ def _git_names(sec: Section) -> tuple[str, str]:
     """(old, new) of a git section, prefixes stripped; /dev/null kept as such."""
     renamed = (sec.rename_from, sec.rename_to)
     if (sec.rename_from is None) != (sec.rename_to is None):
-        raise ParseError(
-            f"line {sec.line}: `rename from` and `rename to` must come together", sec.line, _HINT_NAMES, sec.label()
-        )
+        raise ParseError(f"line {sec.line}: `rename from` and `rename to` must come together", sec.line, _HINT_NAMES, sec.label())
     for old, new in sec.header:
         strip = git_strips(old, new)
         names = (strip1(old) if strip else old, strip1(new) if strip else new)
@@ -189,7 +187,7 @@ def _git_names(sec: Section) -> tuple[str, str]:
     raise ParseError(
         f"line {sec.line}: cannot tell the file names from this `diff --git` header",
         sec.line,
-        "write `diff --git a/PATH b/PATH`, quoting names with spaces like git: \"a/my file\"",
+        'write `diff --git a/PATH b/PATH`, quoting names with spaces like git: "a/my file"',
     )
 
 
@@ -245,9 +243,7 @@ def _file_edit(sec: Section) -> FileEdit:
         assert sec.old_raw is not None and sec.new_raw is not None
         old, new = plain_names(sec.old_raw, sec.new_raw, sec.tree_diff)
     if not old or not new or (old == DEV_NULL and new == DEV_NULL):
-        raise ParseError(
-            f"line {sec.names_line or sec.line}: missing file name", sec.names_line or sec.line, HINT_HEADER
-        )
+        raise ParseError(f"line {sec.names_line or sec.line}: missing file name", sec.names_line or sec.line, HINT_HEADER)
     creates, deletes = _inferred(sec)
     creates = creates or sec.new_file or old == DEV_NULL
     deletes = deletes or sec.deleted_file or new == DEV_NULL

@@ -110,9 +110,7 @@ def _blanks_taken(lines: list[str], j: int, want_old: int, want_new: int, change
     return 0, False
 
 
-def read_hunk(
-    lines: list[str], i: int, rng: Range, label: str, shared: dict[str, HunkLine], unterminated: bool = False
-) -> _Read:
+def read_hunk(lines: list[str], i: int, rng: Range, label: str, shared: dict[str, HunkLine], unterminated: bool = False) -> _Read:
     """Read the body of the hunk whose header is lines[i]; the body decides the counts."""
     n = len(lines)
     body: list[HunkLine] = []

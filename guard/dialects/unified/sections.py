@@ -24,11 +24,29 @@ _HINT_MODE = "a mode is octal: 100644 (file), 100755 (executable) or 120000 (sym
 class Section:
     """One file's part of the input while it is read (mutable; becomes a FileEdit)."""
 
-    __slots__ = ("line", "git", "header", "old_raw", "new_raw", "names_line", "tree_diff", "rename_from", "rename_to",
-                 "new_file", "deleted_file", "old_mode", "new_mode", "base", "hunks", "binary", "fixed_path")
+    __slots__ = (
+        "line",
+        "git",
+        "header",
+        "old_raw",
+        "new_raw",
+        "names_line",
+        "tree_diff",
+        "rename_from",
+        "rename_to",
+        "new_file",
+        "deleted_file",
+        "old_mode",
+        "new_mode",
+        "base",
+        "hunks",
+        "binary",
+        "fixed_path",
+    )
 
-    def __init__(self, line: int, git: bool = False, tree_diff: bool = False, binary: bool = False,
-                 fixed_path: str | None = None) -> None:
+    def __init__(
+        self, line: int, git: bool = False, tree_diff: bool = False, binary: bool = False, fixed_path: str | None = None
+    ) -> None:
         self.line = line  # 1-based input line where the section starts
         self.git = git
         self.header: list[tuple[str, str]] = []  # `diff --git` name splits
