@@ -127,7 +127,7 @@ def timestamp(when: float | None = None) -> str:
     """UTC ISO 8601 with milliseconds and a Z, e.g. 2026-01-01T12:00:00.123Z.
 
     What ``datetime.fromtimestamp(when, timezone.utc)`` gives (to the microsecond, half to
-    even), without importing datetime into every apply (``tests/test_events.py`` holds it
+    even), without importing datetime into every apply (``tests/report/test_events.py`` holds it
     to datetime's).
     """
     frac, whole = math.modf(time.time() if when is None else when)
