@@ -207,9 +207,12 @@ class Shadow:
         """The checkout's folders that hold tracked files (kept in ``folders``; made from the index when missing)."""
         kept = self.folder / "folders"
         try:
-            return _nul_split(kept.read_bytes())
+            listed = _nul_split(kept.read_bytes())
         except OSError:
-            pass
+            listed = None
+        if listed is not None and all(map(_inside, listed)):
+            return listed
+        # Missing, or not as written here (a command may write any file of the user's): made again.
         folders = _parents(_nul_split(self._git("ls-files", "-z")))
         self._keep_folders(folders, replace=True)
         return sorted(folders)
@@ -539,6 +542,12 @@ class Shadow:
             said = proc.stderr.decode("utf-8", "replace").strip()[-2000:]
             raise GitError(f"git {args[0]} in the shadow checkout {self.work} failed: {said}")
         return proc
+
+
+def _inside(folder: str) -> bool:
+    """Is `folder` a path below the checkout's top, as git names one (no `..`, `.`, empty part, `.git`)?"""
+    parts = folder.split("/")
+    return all(p not in ("", ".", "..") for p in parts) and parts[0] != ".git"
 
 
 def _linked(path: Path) -> bool:

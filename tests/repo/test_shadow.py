@@ -409,3 +409,21 @@ def test_one_settle_in_so_many_walks_everything(project: Repo) -> None:
                 assert left.changed == ("src/b.py",)
         assert walks == [False] * (shadow_mod.WALK_EVERY - 1) + [True]
         assert work_files(s.work) == tree_files(project, tree)
+
+
+def test_a_folder_list_a_command_rewrote_is_made_again(project: Repo, tmp_path: Path) -> None:
+    """A command that writes `..` paths into the folder list cannot make the next settle watch, or ask
+    git about, anything outside the checkout: the list is made again from the index."""
+    g = GitRepo(project.root)
+    head = g.head_commit()
+    assert head is not None
+    tree = g.commit_tree(head)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        (s.folder / "folders").write_bytes(b"../../..\0src\0")
+        s.running(None)
+        (s.work / "src" / "deep" / "c.py").write_text("changed\n")
+        left = s.settle()
+        assert left.changed == ("src/deep/c.py",) and not left.walked
+        assert sorted(filter(None, (s.folder / "folders").read_bytes().split(b"\0"))) == [b"src", b"src/deep"]
+        assert work_files(s.work) == tree_files(project, tree)
