@@ -440,7 +440,8 @@ class Shadow:
             # A file with a second name: a write through one name is an event for that name only, so
             # the other's change went unseen.  Ask git about everything.
             touched = None
-        count = self.state().get("settled")
+        st = self.state()
+        count = st.get("settled")
         count = count + 1 if isinstance(count, int) and count >= 0 else 1
         if count % WALK_EVERY == 0:
             touched = None  # now and then, what no watch can see (a link from outside; see watch.py)
@@ -448,33 +449,31 @@ class Shadow:
             raise GitError(f"the shadow checkout {self.work} was taken apart by a command")
         self._put_back_index()
         self._write_config()
-        head = self.state().get("head")
+        head = st.get("head")
         self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
         # A command's own ignore rules never hide what it made.
         (self.dotgit / "info" / "exclude").unlink(missing_ok=True)
-        walked = touched is None or len(touched.paths()) > _MANY_PATHS
-        if touched is None:
-            changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
-            made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
-        else:
-            paths = touched.paths()
-            changed = made = []
-            if len(paths) > _MANY_PATHS:  # as many as that: asking about each costs more than one walk
-                changed = _nul_split(self._git("diff-files", "--name-only", "--no-renames", "-z"))
-                made = _nul_split(self._git("ls-files", "--others", "--directory", "--exclude-standard", "-z"))
-            elif paths:
-                spec = ["--", *paths]
-                changed = _nul_split(self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames", "-z", *spec))
-                made = _nul_split(
-                    self._git("--literal-pathspecs", "ls-files", "--others", "--directory", "--exclude-standard", "-z", *spec)
-                )
+        paths = touched.paths() if touched is not None else None
+        if paths is not None and len(paths) > _MANY_PATHS:
+            paths = None  # as many as that: asking about each costs more than one walk
+        changed, made = self._left(paths)
         for path in made:
             _remove_path(self.work, path.rstrip("/"), prune=False)
         if changed:
             self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(changed))
             self._keep_index()
         self._save(state="clean", pgid=None, settled=count)
-        return Left(tuple(changed), tuple(p.rstrip("/") for p in made), walked)
+        return Left(tuple(changed), tuple(p.rstrip("/") for p in made), paths is None)
+
+    def _left(self, paths: list[str] | None) -> tuple[list[str], list[str]]:
+        """What git says commands left among `paths` (None: the whole checkout): tracked files that
+        differ from the index, and files neither tracked nor ignored."""
+        if paths == []:
+            return [], []
+        spec = [] if paths is None else ["--", *paths]
+        changed = self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames", "-z", *spec)
+        made = self._git("--literal-pathspecs", "ls-files", "--others", "--directory", "--exclude-standard", "-z", *spec)
+        return _nul_split(changed), _nul_split(made)
 
     def _put_back_index(self) -> None:
         pristine = self.folder / "index.pristine"
