@@ -58,15 +58,20 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
+def _at_head(repo: Repo) -> tuple[GitRepo, str, str]:
+    """The repository's handle, its HEAD commit and that commit's tree."""
+    g = GitRepo(repo.root)
+    head = g.head_commit()
+    assert head is not None
+    return g, head, g.commit_tree(head)
+
+
 def with_change(g: GitRepo, base: str, changes: dict[str, bytes | None]) -> str:
     return g.build_tree(base, {p: None if d is None else Entry(g.write_blob(d), 0o100644) for p, d in changes.items()})
 
 
 def test_first_use_writes_the_tree_and_a_repository_of_its_own(project: Repo) -> None:
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     before = project.snapshot()
     with Shadow(g, "claude") as s:
         moved = s.check_out(tree, head, _never, "k")
@@ -125,10 +130,7 @@ def test_the_next_tree_writes_only_the_files_that_differ(project: Repo) -> None:
 
 
 def test_settle_puts_back_what_commands_changed(project: Repo) -> None:
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     with Shadow(g, "claude") as s:
         s.check_out(tree, head, _never, "k")
         s.running(None)
@@ -170,10 +172,7 @@ def test_a_run_cut_short_is_settled_by_the_next_use(project: Repo) -> None:
 
 def test_sealed_paths_are_left_out(project: Repo) -> None:
     project.commit({".env": "SECRET=1\n", "keys/id.pem": "key\n"})
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
 
     def sealed(p: str) -> bool:
         return p == ".env" or p.endswith(".pem")
@@ -193,10 +192,7 @@ def test_sealed_paths_are_left_out(project: Repo) -> None:
 
 def test_a_first_checkout_cut_short_goes_on_where_it_stopped(project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     project.commit({f"many/f{i:03d}.txt": f"{i}\n" for i in range(50)})
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     monkeypatch.setattr(shadow_mod, "CHUNK", 10)
     calls = 0
     real = Shadow._git
@@ -320,10 +316,7 @@ ACTIONS = {
 def _settled(
     project: Repo, act: object, watched: bool, monkeypatch: pytest.MonkeyPatch, outside: Path
 ) -> tuple[object, dict[str, bytes], bool]:
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     if not watched:
         monkeypatch.setattr(shadow_mod.Watch, "touched", lambda self: None)  # as where the kernel cannot say
     with Shadow(g, "claude" if watched else "walk") as s:
@@ -357,10 +350,7 @@ def test_settle_by_the_watch_finds_what_a_full_walk_finds(
 def test_a_write_through_a_second_name_is_found(project: Repo) -> None:
     """A command links a checkout file under a new name and writes through it: the kernel reports
     the new name only, so settle asks git about everything and puts the first name's file back."""
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     with Shadow(g, "claude") as s:
         s.check_out(tree, head, _never, "k")
         s.running(None)
@@ -373,10 +363,7 @@ def test_a_write_through_a_second_name_is_found(project: Repo) -> None:
 
 
 def test_without_the_folder_list_settle_still_sees_every_folder(project: Repo) -> None:
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     with Shadow(g, "claude") as s:
         s.check_out(tree, head, _never, "k")
         (s.folder / "folders").unlink()
@@ -391,10 +378,7 @@ def test_without_the_folder_list_settle_still_sees_every_folder(project: Repo) -
 def test_one_settle_in_so_many_walks_everything(project: Repo) -> None:
     """What no watch sees (a write through a link made from outside the checkout) is found by the
     walk that every WALK_EVERY-th settle makes."""
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     outside = project.root.parent / "outside-link"
     walks = []
     with Shadow(g, "claude") as s:
@@ -414,10 +398,7 @@ def test_one_settle_in_so_many_walks_everything(project: Repo) -> None:
 def test_a_folder_list_a_command_rewrote_is_made_again(project: Repo, tmp_path: Path) -> None:
     """A command that writes `..` paths into the folder list cannot make the next settle watch, or ask
     git about, anything outside the checkout: the list is made again from the index."""
-    g = GitRepo(project.root)
-    head = g.head_commit()
-    assert head is not None
-    tree = g.commit_tree(head)
+    g, head, tree = _at_head(project)
     with Shadow(g, "claude") as s:
         s.check_out(tree, head, _never, "k")
         (s.folder / "folders").write_bytes(b"../../..\0src\0")
