@@ -22,9 +22,10 @@ never in the user's work tree.  One folder per repository and agent,
 Moving the checkout from one tree to the next writes only the files that differ: the changed
 paths come from a walk of the folders that differ (``GitRepo.changed_files``), and only they go
 through ``git update-index --index-info`` and ``git checkout-index``; git reads and writes the
-index file whole, in C (a split index, ``core.splitIndex``: each write holds only the entries that
-changed since the shared part was written).  The first use writes every file (``git read-tree``,
-``git checkout-index --all``).
+index file whole, in C.  Not a split index (``core.splitIndex``, which would write only what
+changed): commands run here read the index too, and libgit2 (pygit2, agent-guard's own commit
+check as a pre-commit hook) cannot read a split one.  The first use writes every file (``git
+read-tree``, ``git checkout-index --all``).
 
 Finding what a command left behind asks the kernel which entries it touched (``watch.py``, a
 watch on every folder of the checkout, listed in ``folders``), then git about those paths only
@@ -370,7 +371,7 @@ class Shadow:
             if value is not None and "\n" not in value and '"' not in value and "\\" not in value:
                 lines.append(f"\t{key.split('.', 1)[1]} = {value}")
         lines += [
-            "\tsplitIndex = true",  # a write holds only what changed since the shared part was written
+            "\tsplitIndex = false",  # libgit2 cannot read a split index (see the module doc)
             "[index]",
             "\tversion = 4",
         ]  # paths prefix-compressed: a smaller file to read and write

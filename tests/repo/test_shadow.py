@@ -408,3 +408,17 @@ def test_a_folder_list_a_command_rewrote_is_made_again(project: Repo, tmp_path: 
         assert left.changed == ("src/deep/c.py",) and not left.walked
         assert sorted(filter(None, (s.folder / "folders").read_bytes().split(b"\0"))) == [b"src", b"src/deep"]
         assert work_files(s.work) == tree_files(project, tree)
+
+
+def test_the_checkout_index_is_one_libgit2_reads(project: Repo) -> None:
+    """A command in the checkout may read its index through libgit2 (agent-guard's own commit check
+    as a pre-commit hook does): after a first fill and an update, pygit2 reads it."""
+    import pygit2
+
+    g, head, t1 = _at_head(project)
+    t2 = with_change(g, t1, {"src/b.py": b"B = 2\n", "new.txt": b"n\n"})
+    with Shadow(g, "claude") as s:
+        for tree in (t1, t2):
+            s.check_out(tree, head, _never, "k")
+            paths = sorted(e.path for e in pygit2.Index(str(s.dotgit / "index")))
+            assert paths == sorted(tree_files(project, tree))
