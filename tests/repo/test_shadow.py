@@ -344,7 +344,12 @@ def test_settle_by_the_watch_finds_what_a_full_walk_finds(
     walked, files, holds = _settled(project, ACTIONS[name], False, monkeypatch, tmp_path / "o2" / "d")
     assert files == expected and holds
     assert walked.walked  # type: ignore[attr-defined]
-    assert (seen.changed, seen.made) == (walked.changed, walked.made)  # type: ignore[attr-defined]
+    # Writing the same bytes or linking moves b.py's mtime or ctime, which git compares to the
+    # second: whether a settle calls b.py changed (and puts back the same bytes) depends on the
+    # clock, not on the watch, so b.py is left out of the comparison there.
+    clock = {"src/b.py"} if name in ("same bytes written again", "a second name") else set()
+    assert set(seen.changed) - clock == set(walked.changed) - clock  # type: ignore[attr-defined]
+    assert seen.made == walked.made  # type: ignore[attr-defined]
 
 
 def test_a_write_through_a_second_name_is_found(project: Repo) -> None:
