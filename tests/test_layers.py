@@ -11,6 +11,7 @@ speed still cannot climb.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,7 @@ def _layer(module: str) -> int | None:
     return None if best is None else best[0]
 
 
+@functools.cache  # parsed when a test asks, not when the module is collected
 def _imports() -> dict[tuple[str, str], set[str]]:
     """(importer, imported) -> how: "top" (runs when the module loads), "lazy" (in a function)."""
     out: dict[tuple[str, str], set[str]] = {}
@@ -132,16 +134,13 @@ def _imports() -> dict[tuple[str, str], set[str]]:
     return out
 
 
-IMPORTS = _imports()
-
-
 def test_every_module_has_a_layer() -> None:
     assert sorted(m for m in MODULES if _layer(m) is None) == []
 
 
 def test_no_import_climbs_back_up() -> None:
     climbs = []
-    for (importer, imported), how in sorted(IMPORTS.items()):
+    for (importer, imported), how in sorted(_imports().items()):
         a, b = _layer(importer), _layer(imported)
         if a is not None and b is not None and b > a:
             climbs.append(f"{importer} ({LAYERS[a][0]}) imports {imported} ({LAYERS[b][0]}), {'/'.join(sorted(how))}")
@@ -150,7 +149,7 @@ def test_no_import_climbs_back_up() -> None:
 
 def test_no_import_circle_at_module_level() -> None:
     graph: dict[str, set[str]] = {}
-    for (importer, imported), how in IMPORTS.items():
+    for (importer, imported), how in _imports().items():
         if "top" in how:
             graph.setdefault(importer, set()).add(imported)
     circles: list[list[str]] = []
