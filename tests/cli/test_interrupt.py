@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from conftest import Repo, checkout_env
@@ -23,6 +24,21 @@ from conftest import Repo, checkout_env
 TIMEOUT = 60
 # How the note `apply` writes while it waits on a terminal starts (guard.cli.fast.WAITING).
 WAITING = "agent-guard: reading the edit from standard input"
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_reaches_the_children() -> Iterator[None]:
+    """A shell starts a background job with Ctrl-C ignored, and an ignored signal stays ignored in
+    every child: the commands these tests interrupt would never see it and the tests would wait out
+    their timeouts. The test process takes Python's handler back meanwhile (a handler, unlike an
+    ignored signal, is not inherited: the children start with the default)."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _read_until(fd: int, wanted: bytes, timeout: float = TIMEOUT) -> bytes:
