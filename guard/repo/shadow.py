@@ -183,9 +183,7 @@ class Shadow:
 
     def _save(self, **fields: object) -> None:
         doc = {**self.state(), **fields, "version": VERSION}
-        tmp = self.folder / f"state.json.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
-        os.replace(tmp, self.folder / "state.json")
+        _put(self.folder / "state.json", json.dumps(doc).encode())
 
     def holds(self, tree: str, head: str | None) -> bool:
         """Does the checkout hold `tree`, with HEAD at `head`, exactly as written here?"""
@@ -228,9 +226,7 @@ class Shadow:
             if folders <= known:
                 return
             folders = folders | known
-        tmp = self.folder / f"folders.{os.getpid()}.tmp"
-        tmp.write_bytes(_nul_join(sorted(folders)))
-        os.replace(tmp, kept)
+        _put(kept, _nul_join(sorted(folders)))
 
     def stray_group(self) -> int | None:
         """The process group a run cut short left behind, if it is still running in this checkout
@@ -377,12 +373,12 @@ class Shadow:
         ]  # paths prefix-compressed: a smaller file to read and write
         if fmt:
             lines += ["[extensions]", f"\tobjectformat = {fmt}"]
-        (self.dotgit / "config").write_text("\n".join(lines) + "\n")
+        _put(self.dotgit / "config", ("\n".join(lines) + "\n").encode())
 
     def _set_head(self, head: str | None) -> None:
         # Detached at the user's HEAD commit: `git diff --staged` in the checkout shows what this result
         # adds to it, as the user's pre-commit hook would see it staged.
-        (self.dotgit / "HEAD").write_text(f"{head}\n" if head else "ref: refs/heads/main\n")
+        _put(self.dotgit / "HEAD", f"{head}\n".encode() if head else b"ref: refs/heads/main\n")
 
     def _update(self, old: str, new: str, sealed: Callable[[str], bool]) -> tuple[int, int]:
         if old == new:
@@ -453,7 +449,11 @@ class Shadow:
         head = st.get("head")
         self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
         # A command's own ignore rules never hide what it made.
-        (self.dotgit / "info" / "exclude").unlink(missing_ok=True)
+        info = self.dotgit / "info"
+        if info.is_symlink() or info.is_file():
+            info.unlink()  # not followed: the folder a link names is not the checkout's
+        else:
+            (info / "exclude").unlink(missing_ok=True)
         paths = touched.paths() if touched is not None else None
         if paths is not None and len(paths) > _MANY_PATHS:
             paths = None  # as many as that: asking about each costs more than one walk
@@ -542,6 +542,17 @@ class Shadow:
             said = proc.stderr.decode("utf-8", "replace").strip()[-2000:]
             raise GitError(f"git {args[0]} in the shadow checkout {self.work} failed: {said}")
         return proc
+
+
+def _put(path: Path, data: bytes) -> None:
+    """Write `path` whole by renaming a new file over it: a link a command left there (to the user's
+    `.git/config`, say) is replaced, never written through."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
 
 
 def _inside(folder: str) -> bool:

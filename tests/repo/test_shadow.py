@@ -427,3 +427,33 @@ def test_the_checkout_index_is_one_libgit2_reads(project: Repo) -> None:
             s.check_out(tree, head, _never, "k")
             paths = sorted(e.path for e in pygit2.Index(str(s.dotgit / "index")))
             assert paths == sorted(tree_files(project, tree))
+
+
+def test_links_a_command_left_in_the_checkouts_git_dir_are_replaced_not_written_through(project: Repo, tmp_path: Path) -> None:
+    """A command swaps the checkout's `.git/config` and `HEAD` for links to files outside, and its
+    `.git/info` for a link to a folder outside: settle writes its own files in their place and
+    leaves what the links named untouched."""
+    outside = tmp_path / "outside"
+    (outside / "info").mkdir(parents=True)
+    for name, text in {"config": "[user]\n\tname = kept\n", "HEAD": "kept\n", "info/exclude": "kept\n"}.items():
+        (outside / name).write_text(text)
+    g, head, tree = _at_head(project)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        s.running(None)
+        for name in ("config", "HEAD"):
+            (s.dotgit / name).unlink()
+            os.symlink(outside / name, s.dotgit / name)
+        import shutil
+
+        shutil.rmtree(s.dotgit / "info")
+        os.symlink(outside / "info", s.dotgit / "info")
+        s.settle()
+        assert not any(os.path.islink(s.dotgit / n) for n in ("config", "HEAD", "info"))
+        assert (s.dotgit / "HEAD").read_text() == f"{head}\n"
+        assert s.holds(tree, head)
+    assert {n: (outside / n).read_text() for n in ("config", "HEAD", "info/exclude")} == {
+        "config": "[user]\n\tname = kept\n",
+        "HEAD": "kept\n",
+        "info/exclude": "kept\n",
+    }
