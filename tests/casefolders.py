@@ -76,8 +76,8 @@ def _tree(root: Path) -> dict[str, tuple[bytes, bool]]:
     return out
 
 
-def _branches(repo: Repo) -> str:
-    return repo.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+def _branches(snapshot: dict[str, object]) -> set[str]:
+    return {ln for ln in str(snapshot["<refs>"]).splitlines() if ln.startswith(("refs/heads/", "refs/tags/"))}
 
 
 def _shadow_refs(snapshot: dict[str, object]) -> set[str]:
@@ -108,8 +108,7 @@ def run(case: Path, repo: Repo, cli: Callable[..., Result], args: Sequence[str] 
         assert read.code == 0, f"{case.name}: reading {line!r} failed: {read}"
     if (case / "uncommitted").is_dir():
         _copy_tree(case / "uncommitted", repo.root)
-    head = repo.git("rev-parse", "HEAD").strip()
-    branches = _branches(repo)
+    head = repo.head()
     snapshot = repo.snapshot()
 
     result = cli("apply", "--json", *args, *lines(case / "args"), input=(case / "input").read_bytes())
@@ -145,10 +144,10 @@ def run(case: Path, repo: Repo, cli: Callable[..., Result], args: Sequence[str] 
 
     # The ledger records the turn beside the user's state, never in it.
     after = repo.snapshot()
-    assert repo.git("rev-parse", "HEAD").strip() == head
+    assert repo.head() == head
     assert after["<HEAD>"] == snapshot["<HEAD>"]
     assert after["<index>"] == snapshot["<index>"], "the index file changed"
-    assert _branches(repo) == branches
+    assert _branches(after) == _branches(snapshot)
     turn = report["turn"]
     assert isinstance(turn, dict), result
     moved = _shadow_refs(after) - _shadow_refs(snapshot)

@@ -8,23 +8,27 @@ refused with a finding that says what it is: `exists` where an edit would write 
 itself (the policy and its `extends:` chain, `pyproject.toml`, the `.gitattributes` git
 reads) are held to the same rule: a usage error (exit 2) naming the file.
 
-Every command runs in a child process with a timeout, so a hang fails the test instead of
-holding it.  The tree is compared without opening anything but regular files.
+Every command runs under a deadline (`within`), so a hang fails the test instead of holding
+it: in this process (the CLI as the console script runs it, the Python API, the MCP tool), or
+in a child where the process is the subject (the hook, a kill mid-write).  The tree is
+compared without opening anything but regular files.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
-from conftest import Repo, checkout_env, guard
+from conftest import Repo, checkout_env, guard, run_cli
 
 TIMEOUT = 30
 
@@ -94,9 +98,38 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
+class Hung(BaseException):
+    """Raised by the deadline's alarm: a BaseException, so no `except OSError` (a blocked open
+    interrupted) or `except Exception` in agent-guard can take it for an answer."""
+
+
+@contextlib.contextmanager
+def within(seconds: int = TIMEOUT) -> Iterator[None]:
+    """Fail what runs this long: an open() blocked on a FIFO is interrupted by the alarm."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Hung(f"still running after {seconds} s: waiting on a special file?")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_the_deadline_interrupts_an_open_blocked_on_a_fifo(tmp_path: Path) -> None:
+    make_fifo(tmp_path / "pipe")
+    with pytest.raises(Hung), within(1):
+        open(tmp_path / "pipe", "rb")  # no writer: blocks until the alarm
+
+
 def run(repo: Repo, *args: str, edit: str | None = None) -> tuple[int, str, str]:
-    r = guard(repo.root, *args, input=edit.encode() if edit is not None else None, timeout=TIMEOUT)
-    return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+    """`agent-guard ARGS` in this process, as the console script runs it, under the deadline."""
+    with within():
+        r = run_cli(repo.root, *args, input=edit.encode() if edit is not None else None)
+    return r.code, r.stdout, r.stderr
 
 
 # The edits an agent sends to a path, in the dialects that can name it, and the code that refuses
@@ -140,7 +173,7 @@ def test_a_link_to_a_fifo_is_refused_as_a_link(project: Repo) -> None:
 
 
 @pytest.mark.parametrize("kind", list(KINDS) + ["link-to-fifo"])
-def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str) -> None:
+def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if kind == "link-to-fifo":
         make_link_to_fifo(project.root / "data.txt")
         want = "path-outside"
@@ -153,36 +186,18 @@ def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str) -> None:
     if want == "missing":
         assert f"{KINDS[kind][1]}, not a regular file" in out
     # The Python API and the MCP tool read the same way.
-    code = (
-        "import guard, sys\n"
-        "try:\n    guard.read('data.txt', repo='.')\nexcept Exception as e:\n"
-        "    print(type(e).__name__, getattr(e, 'finding', None) and e.finding.code)\n"
-    )
-    r = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        env=checkout_env(),
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert r.stdout.split() == ["Unreadable", want], r
-    code = (
-        "from guard.adapters import mcp_server\nfrom guard.engine import Guard\n"
-        "r = mcp_server.Session(Guard('.'), 'model').call('read_file', {'path': 'data.txt'})\n"
-        "print(r.error, r.data['findings'][0]['code'])\n"
-    )
-    r = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        env=checkout_env(),
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert r.stdout.split() == ["True", want], r
+    import guard
+    from guard.adapters import mcp_server
+    from guard.engine import Guard
+    from guard.reading.hashline_read import Unreadable
+
+    monkeypatch.chdir(project.root)
+    with within(), pytest.raises(Unreadable) as raised:
+        guard.read("data.txt", repo=".")
+    assert raised.value.finding.code == want, raised.value
+    with within():
+        answer = mcp_server.Session(Guard("."), "model").call("read_file", {"path": "data.txt"})
+    assert answer.error and answer.data["findings"][0]["code"] == want, answer
     assert state(project.root) == before
 
 
