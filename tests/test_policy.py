@@ -204,6 +204,31 @@ BAD = [
 ]
 
 
+def test_libyaml_reads_the_presets_and_the_bad_policies_as_pure_python_pyyaml() -> None:
+    # The policy is read with libyaml's parser where PyYAML has it; PyYAML's own parser is the reference.
+    assert yaml.__with_libyaml__, "this PyYAML has no libyaml: the fast parser goes untested here"
+    texts = [p.read_text() for p in sorted(policy.PRESET_DIR.glob("*.yaml"))] + [b[1] for b in BAD]
+
+    def read(text: str, loader: type) -> object:
+        try:
+            return yaml.load(text, Loader=loader)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            return ("not YAML", mark and mark.line)
+
+    for text in texts:
+        assert read(text, yaml.CSafeLoader) == read(text, yaml.SafeLoader), text
+
+
+@pytest.mark.parametrize("levels", [63, 65, 900])
+def test_nesting_past_64_levels_is_refused_whichever_parser_reads_it(tmp_path: Path, levels: int) -> None:
+    write(tmp_path / ".agent-guard.yaml", "budget: " + "[" * (levels - 1) + "1" + "]" * (levels - 1) + "\n")
+    with pytest.raises(PolicyError) as info:
+        policy.load(tmp_path)
+    # 63 levels parse (and then fail the schema: a budget is a mapping); past 64 nothing reads on.
+    assert ("nested too deeply" in str(info.value)) == (levels > 64), info.value
+
+
 @pytest.mark.parametrize("text,expected", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
 def test_bad_policy(tmp_path: Path, text: str, expected: list[str]) -> None:
     f = write(tmp_path / ".agent-guard.yaml", text)

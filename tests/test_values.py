@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib
 import inspect
 import pickle
 import pkgutil
+import sys
 import textwrap
 from functools import cached_property
 from pathlib import Path
@@ -89,10 +91,25 @@ def test_every_value_class_is_found() -> None:
     } <= names
 
 
+@functools.cache
+def _module_tree(name: str) -> ast.Module:
+    return ast.parse(Path(inspect.getfile(sys.modules[name])).read_text(encoding="utf-8"))
+
+
+def _class_body(cls: type) -> list[ast.stmt]:
+    """The statements of `cls`'s class body, from its module's source parsed once
+    (`inspect.getsource` parses the whole module again for each class it is asked about)."""
+    if "<locals>" in cls.__qualname__:  # made inside a function: only inspect finds it
+        return ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body  # type: ignore[attr-defined,no-any-return]
+    node: ast.Module | ast.ClassDef = _module_tree(cls.__module__)
+    for name in cls.__qualname__.split("."):
+        node = next(n for n in node.body if isinstance(n, ast.ClassDef) and n.name == name)
+    return node.body
+
+
 def _own_fields(cls: type) -> list[str]:
     """The fields `cls`'s source declares: its annotated names that are not ``ClassVar``s."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
+    body = _class_body(cls)
     return [
         st.target.id
         for st in body
@@ -104,9 +121,8 @@ def _own_fields(cls: type) -> list[str]:
 
 def _spelled(cls: type) -> list[str]:
     """What `cls`'s source assigns that the declaration derives: ``__slots__``, ``_fields``."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     names = []
-    for st in tree.body[0].body:  # type: ignore[attr-defined]
+    for st in _class_body(cls):
         targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(st, ast.AnnAssign) else []
         names += [t.id for t in targets if isinstance(t, ast.Name) and t.id in ("__slots__", "_fields", "_defaults")]
     return names
