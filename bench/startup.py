@@ -11,7 +11,9 @@
   Edit payload on standard input (an edit that passes) and ``agent-guard check`` on a
   staged one-line change.  Wall time and CPU time (user + system of the whole process
   tree: ``git`` and the program it runs) per run; per command, the median ratio with
-  its spread (quartiles, min-max).
+  its spread (quartiles, min-max).  With ``--cold`` the policy cache is emptied before
+  each run of a command (a first run: a fresh machine, CI, a new HOME), so each run
+  parses its policies.
 - Wall time (median of N) of ``python -c pass`` (the floor), ``agent-guard --version``,
   ``agent-guard --help`` and ``git agent-apply -h``, calling the console scripts
   next to this interpreter (and, when ``agent-guard`` on PATH is something else,
@@ -25,7 +27,7 @@
 Bytecode is cached under $TMPDIR/agent-guard-bench-pycache (PYTHONPYCACHEPREFIX), as
 a normal install would cache it, without writing into the source tree.
 
-    python bench/startup.py [--pairs 31] [--runs 21] [--top 25] [--only paired|help]
+    python bench/startup.py [--pairs 31] [--runs 21] [--top 25] [--only paired|help] [--cold]
 """
 
 from __future__ import annotations
@@ -192,7 +194,7 @@ def quartiles(values: list[float]) -> tuple[float, float, float, float, float]:
     return s[0], q[0], q[1], q[2], s[-1]
 
 
-def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path) -> None:
+def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path, cold: bool = False) -> None:
     home = work / "home"  # the policy cache (~/.cache/agent-guard) lives here: the warm-ups fill it
     home.mkdir(parents=True)
     environ = dict(environ, HOME=str(home))
@@ -238,6 +240,7 @@ def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path) -> Non
     print(
         f"\nPaired with {YARDSTICK}: {pairs} pairs per command (+{warmups} warm-up pairs), "
         "A B A B ..., which goes first alternating; commands taken in turn"
+        + ("; the policy cache emptied before each run of A" if cold else "")
     )
     walls: dict[str, list[tuple[float, float]]] = {c.label: [] for c in cmds}
     cpus: dict[str, list[tuple[float, float]]] = {c.label: [] for c in cmds}
@@ -246,7 +249,11 @@ def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path) -> Non
             runs = [(c, None), (yardstick, None)]
             if r % 2:
                 runs.reverse()
-            got = {id(x): timed(x, environ) for x, _ in runs}
+            got = {}
+            for x, _ in runs:
+                if cold and x is not yardstick:
+                    shutil.rmtree(home / ".cache", ignore_errors=True)  # parsed policies: parse again
+                got[id(x)] = timed(x, environ)
             if r >= warmups:
                 (wa, ca), (wb, cb) = got[id(c)], got[id(yardstick)]
                 walls[c.label].append((wa, wb))
@@ -268,6 +275,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=21, help="runs per command of the help/version table")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--only", choices=("paired", "help"), default=None, help="one of the two parts")
+    ap.add_argument("--cold", action="store_true", help="paired runs with the policy cache emptied before each command")
     args = ap.parse_args()
     e = env()
     top = Path(tempfile.mkdtemp(prefix="ag-startup-"))
@@ -277,7 +285,7 @@ def main() -> int:
             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
         )
         if args.only != "help":
-            paired(args.pairs, args.warmups, e, top / "paired")
+            paired(args.pairs, args.warmups, e, top / "paired", cold=args.cold)
             print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         if args.only == "paired":
             return 0
