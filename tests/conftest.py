@@ -6,6 +6,7 @@ import itertools
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -91,6 +92,28 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     empty.mkdir(exist_ok=True)
     for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM):
         pygit2.settings.search_path[level] = str(empty)
+
+
+class Hung(BaseException):
+    """What `alarm` raises by default: a BaseException, so no `except OSError` (an interrupted
+    blocking call) or `except Exception` in the code under test can take it for an answer."""
+
+
+@contextmanager
+def alarm(seconds: int, message: str, error: type[BaseException] = Hung) -> Iterator[None]:
+    """Raise `error(message)` in this process if the block runs `seconds` (SIGALRM: the main
+    thread only; a blocking system call such as an open() on a FIFO is interrupted too)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise error(message)
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def git(cwd: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:

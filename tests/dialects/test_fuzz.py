@@ -15,10 +15,9 @@ import contextlib
 import os
 import signal
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-from conftest import Repo
+from conftest import Repo, alarm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -196,20 +195,10 @@ RANDOM_BYTES_AS_TEXT = st.binary(max_size=400).map(lambda b: b.decode("utf-8", "
 ANY_INPUT = st.one_of(mutated(), token_soup(), RANDOM_TEXT, RANDOM_BYTES_AS_TEXT)
 
 
-@contextlib.contextmanager
-def deadline(seconds: int = EXAMPLE_SECONDS) -> Iterator[None]:
-    """Fail an example that runs this long: a hang, not a slow parse."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise TimeoutError(f"one example ran for more than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+def deadline(seconds: int = EXAMPLE_SECONDS) -> contextlib.AbstractContextManager[None]:
+    """Fail an example that runs this long: a hang, not a slow parse (a TimeoutError, an Exception,
+    so that hypothesis shrinks it and prints the example)."""
+    return alarm(seconds, f"one example ran for more than {seconds} s", TimeoutError)
 
 
 def _check_parse(name: str, text: str, path: str | None = None) -> None:

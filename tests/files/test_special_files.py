@@ -19,16 +19,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import socket
 import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import pytest
-from conftest import Repo, checkout_env, guard, run_cli
+from conftest import Hung, Repo, alarm, checkout_env, guard, run_cli
 
 TIMEOUT = 30
 
@@ -98,25 +97,9 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-class Hung(BaseException):
-    """Raised by the deadline's alarm: a BaseException, so no `except OSError` (a blocked open
-    interrupted) or `except Exception` in agent-guard can take it for an answer."""
-
-
-@contextlib.contextmanager
-def within(seconds: int = TIMEOUT) -> Iterator[None]:
+def within(seconds: int = TIMEOUT) -> contextlib.AbstractContextManager[None]:
     """Fail what runs this long: an open() blocked on a FIFO is interrupted by the alarm."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise Hung(f"still running after {seconds} s: waiting on a special file?")
-
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    return alarm(seconds, f"still running after {seconds} s: waiting on a special file?")
 
 
 def test_the_deadline_interrupts_an_open_blocked_on_a_fifo(tmp_path: Path) -> None:
