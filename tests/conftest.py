@@ -32,7 +32,7 @@ GIT_ENV = {
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
     "GIT_TERMINAL_PROMPT": "0",
     # No `git maintenance run --auto` after each commit, merge and push (git -c, through the
-    # environment): a second git process per commit, a quarter of the suite's git time.
+    # environment): a second git process per commit, 4.5 ms of a commit's 8.7 ms here.
     "GIT_CONFIG_COUNT": "1",
     "GIT_CONFIG_KEY_0": "maintenance.auto",
     "GIT_CONFIG_VALUE_0": "false",
