@@ -418,7 +418,7 @@ class Shadow:
 
     def _keep_index(self) -> None:
         pristine = self.folder / "index.pristine"
-        pristine.unlink(missing_ok=True)
+        _clear(pristine)
         try:
             os.link(self.dotgit / "index", pristine)
         except OSError:
@@ -450,10 +450,7 @@ class Shadow:
         self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
         # A command's own ignore rules never hide what it made.
         info = self.dotgit / "info"
-        if info.is_symlink() or info.is_file():
-            info.unlink()  # not followed: the folder a link names is not the checkout's
-        else:
-            (info / "exclude").unlink(missing_ok=True)
+        _clear(info / "exclude" if _is_folder(info) else info)  # a link is not followed: what it names is not ours
         paths = touched.paths() if touched is not None else None
         if paths is not None and len(paths) > _MANY_PATHS:
             paths = None  # as many as that: asking about each costs more than one walk
@@ -487,9 +484,9 @@ class Shadow:
             if not pristine.exists():
                 raise GitError(f"the shadow checkout {self.work} has lost its index")
             tmp = self.dotgit / f"index.{os.getpid()}.tmp"
-            tmp.unlink(missing_ok=True)
+            _clear(tmp)
             shutil.copyfile(pristine, tmp)
-            os.replace(tmp, index)
+            _replace(tmp, index)
             self._keep_index()
 
     # ------------------------------------------------------------------ running git
@@ -548,11 +545,35 @@ def _put(path: Path, data: bytes) -> None:
     """Write `path` whole by renaming a new file over it: a link a command left there (to the user's
     `.git/config`, say) is replaced, never written through."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
+    _clear(tmp)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
+    _replace(tmp, path)
+
+
+def _replace(tmp: Path, path: Path) -> None:
+    """Rename `tmp` over `path`, whatever a command left at `path` (a folder is removed first)."""
+    if _is_folder(path):
+        _remove_tree(path)
     os.replace(tmp, path)
+
+
+def _is_folder(path: Path) -> bool:
+    """A folder itself, not a link to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _clear(path: Path) -> None:
+    """Remove whatever is at `path` (a folder and all in it, a file, a link as a link), if anything."""
+    if _is_folder(path):
+        _remove_tree(path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def _inside(folder: str) -> bool:
@@ -607,16 +628,7 @@ def _remove_path(work: Path, path: str, prune: bool = True) -> None:
                 return
         except OSError:
             return
-    target = here / parts[-1]
-    try:
-        st = os.lstat(target)
-    except OSError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        _remove_tree(target)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(target)
+    _clear(here / parts[-1])
     if prune:
         for depth in range(len(parts) - 1, 0, -1):
             try:

@@ -115,7 +115,7 @@ def run(
             tuple(runs),
             (),
         )
-    except GitError as exc:
+    except (GitError, OSError) as exc:  # OSError: what a command left in the checkout's git dir, say; it is made again next time
         return Verdict(
             (
                 error(

@@ -457,3 +457,24 @@ def test_links_a_command_left_in_the_checkouts_git_dir_are_replaced_not_written_
         "HEAD": "kept\n",
         "info/exclude": "kept\n",
     }
+
+
+def test_folders_a_command_left_where_the_shadows_own_files_go_are_replaced(project: Repo) -> None:
+    """A command puts folders where settle writes (`.git/config`, `HEAD`, `index`, `info/exclude`):
+    settle removes them and writes its own files, as git would find them."""
+    g, head, tree = _at_head(project)
+    with Shadow(g, "claude") as s:
+        s.check_out(tree, head, _never, "k")
+        s.running(None)
+        for path in (
+            s.dotgit / "config",
+            s.dotgit / "HEAD",
+            s.dotgit / "index",
+            s.dotgit / "info" / "exclude",
+        ):
+            path.unlink(missing_ok=True)
+            (path / "inside").mkdir(parents=True)
+        s.settle()
+        assert (s.dotgit / "HEAD").read_text() == f"{head}\n"
+        assert all((s.dotgit / n).is_file() for n in ("config", "index")) and not (s.dotgit / "info" / "exclude").exists()
+        assert s.holds(tree, head)

@@ -430,3 +430,34 @@ def test_an_edit_no_command_concerns_is_written_in_one_pass(repo: Repo, cli, mon
     assert planned == [1]
     assert verify_runs(result) == [{"name": "docs", "status": "skipped", "reason": "no changed file matches its files (*.md)"}]
     assert repo.read("src/calc.py").endswith(b"return x + x\n")
+
+
+@pytest.mark.parametrize(
+    "mischief,lands",
+    [
+        (
+            "rm -f .git/config .git/HEAD .git/info/exclude ../state.json; mkdir .git/config .git/HEAD .git/info/exclude"
+            " ../state.json",
+            True,
+        ),
+        ("rm -f ../index.pristine; mkdir ../index.pristine", False),
+    ],
+    ids=["folders-in-the-git-dir", "folder-for-the-kept-index"],
+)
+def test_what_a_command_breaks_in_the_shadow_is_mended_or_refused_never_an_internal_error(
+    repo: Repo, cli, mischief: str, lands: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """A command (the agent's own tests, say) puts folders where the shadow keeps its files: settle
+    puts its files back, or the edit is refused; never exit 3, and the next edit verifies again."""
+    project(repo, 'verify:\n  - {name: mess, run: "sh mess.sh", files: ["*.py"]}\n', mess_DOT_sh=mischief + "\n")
+    before = repo.snapshot()
+    result = cli("apply", "--json", "--check", input=twice_patch("    return x + x"))
+    assert result.code == (0 if lands else 1), result
+    if not lands:
+        [finding] = result.json()["findings"]
+        assert finding["code"] == "verify" and "could not be prepared" in finding["message"], finding
+    assert repo.snapshot() == before
+    (repo.root / "mess.sh").write_text("true\n")
+    repo.commit()
+    again = cli("apply", "--json", "--check", input=twice_patch("    return x + x"))
+    assert again.code == 0 and verify_runs(again)[0]["status"] == "passed", again
