@@ -76,12 +76,9 @@ def _tree(root: Path) -> dict[str, tuple[bytes, bool]]:
     return out
 
 
-def _branches(snapshot: dict[str, object]) -> set[str]:
-    return {ln for ln in str(snapshot["<refs>"]).splitlines() if ln.startswith(("refs/heads/", "refs/tags/"))}
-
-
-def _shadow_refs(snapshot: dict[str, object]) -> set[str]:
-    return {ln for ln in str(snapshot["<refs>"]).splitlines() if ln.startswith("refs/agent-guard/")}
+def _refs(snapshot: dict[str, object], *under: str) -> set[str]:
+    """The snapshot's `refname id` lines for the refs under the given prefixes."""
+    return {ln for ln in str(snapshot["<refs>"]).splitlines() if ln.startswith(under)}
 
 
 def layout(case: Path) -> None:
@@ -147,10 +144,10 @@ def run(case: Path, repo: Repo, cli: Callable[..., Result], args: Sequence[str] 
     assert repo.head() == head
     assert after["<HEAD>"] == snapshot["<HEAD>"]
     assert after["<index>"] == snapshot["<index>"], "the index file changed"
-    assert _branches(after) == _branches(snapshot)
+    assert _refs(after, "refs/heads/", "refs/tags/") == _refs(snapshot, "refs/heads/", "refs/tags/")
     turn = report["turn"]
     assert isinstance(turn, dict), result
-    moved = _shadow_refs(after) - _shadow_refs(snapshot)
+    moved = _refs(after, "refs/agent-guard/") - _refs(snapshot, "refs/agent-guard/")
     assert moved == {f"{turn['ref']} {turn['commit']}"}, f"shadow refs {moved}: {result}"
 
     # The reported diff is a patch of what was written: it reverses cleanly, and reads as the report says.

@@ -66,7 +66,7 @@ def _declared() -> set[str]:
     bases: dict[str, tuple[str, set[str]]] = {}  # module.Class -> (Class, the names of its bases)
     for path in sorted(top.rglob("*.py")):
         module = ".".join(path.relative_to(top.parent).with_suffix("").parts).removesuffix(".__init__")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_module_tree(path)):
             if isinstance(node, ast.ClassDef):
                 bases[f"{module}.{node.name}"] = (node.name, {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases})
     records = {"Value"}
@@ -92,8 +92,9 @@ def test_every_value_class_is_found() -> None:
 
 
 @functools.cache
-def _module_tree(name: str) -> ast.Module:
-    return ast.parse(Path(inspect.getfile(sys.modules[name])).read_text(encoding="utf-8"))
+def _module_tree(path: Path) -> ast.Module:
+    """A module's source, parsed once for every test here that reads it."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _class_body(cls: type) -> list[ast.stmt]:
@@ -101,7 +102,7 @@ def _class_body(cls: type) -> list[ast.stmt]:
     (`inspect.getsource` parses the whole module again for each class it is asked about)."""
     if "<locals>" in cls.__qualname__:  # made inside a function: only inspect finds it
         return ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body  # type: ignore[attr-defined,no-any-return]
-    node: ast.Module | ast.ClassDef = _module_tree(cls.__module__)
+    node: ast.Module | ast.ClassDef = _module_tree(Path(inspect.getfile(sys.modules[cls.__module__])))
     for name in cls.__qualname__.split("."):
         node = next(n for n in node.body if isinstance(n, ast.ClassDef) and n.name == name)
     return node.body

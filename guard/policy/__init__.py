@@ -143,8 +143,8 @@ _TOO_DEEP = "nested too deeply to read (a policy is a few levels of mappings)"
 
 
 def _shape(data: object) -> str | None:
-    """ "large" when `data` holds more than `_MAX_NODES` values, aliases counted each time they
-    are used; "deep" when it nests more than `_MAX_DEPTH` levels; else None.
+    """What makes `data` too big to walk: "large" when it holds more than `_MAX_NODES` values,
+    aliases counted each time they are used; "deep" when it nests more than `_MAX_DEPTH` levels.
 
     YAML's aliases share one value among many places: a few lines of anchors that each
     repeat the one before ten times stand for a billion values, which the cache's JSON and
