@@ -39,6 +39,19 @@ GIT_ENV = {
 }
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """The workers `-n auto` (the suite's addopts) starts: one per core this process may run on,
+    and one more.  About a sixth of a worker's time is spent waiting rather than computing: on the
+    processes its tests start (git, agent-guard's commands, pip building pre-commit's environment),
+    on the deadlines the fail-closed and verify tests wait out, on servers starting.  The extra
+    worker runs tests in that time.  PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity else os.cpu_count() or 1
+    return cores + 1
+
+
 _FOLDERS = itertools.count()
 
 
