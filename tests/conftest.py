@@ -39,6 +39,7 @@ GIT_ENV = {
 }
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: without the plugin (`-p no:xdist`) it is never asked
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """The workers `-n auto` (the suite's addopts) starts: one per core this process may run on,
     and one more.  About a sixth of a worker's time is spent waiting rather than computing: on the
