@@ -1,8 +1,16 @@
-"""The test helpers read the repository as git does (they stand in for git calls to save time)."""
+"""The test helpers read the repository as git does (they stand in for git calls to save time), and
+the suite runs the ways pyproject.toml says it does."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from conftest import Repo, _refs, git
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _for_each_ref(repo: Repo) -> str:
@@ -38,3 +46,15 @@ def test_refs_git_would_not_read_the_same_way_are_left_to_git(repo: Repo) -> Non
     assert _refs(repo.root / ".git") is None
     snapshot = repo.snapshot()["<refs>"]
     assert isinstance(snapshot, str) and "refs/heads/main " in snapshot
+
+
+def test_the_suite_runs_without_pytest_xdist(tmp_path: Path) -> None:
+    # pyproject.toml: without pytest-xdist, `-o addopts=-q` runs the suite in one process.  The
+    # conftest's hooks for pytest-xdist must not stop pytest then (an unknown hook is an error).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST_", "PYTEST_CURRENT_TEST"))}
+    one = "tests/test_helpers.py::test_refs_git_would_not_read_the_same_way_are_left_to_git"
+    argv = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-o", "addopts=-q"]
+    proc = subprocess.run(
+        [*argv, "--basetemp", str(tmp_path / "run"), one], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
