@@ -12,10 +12,15 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
   where ``diffs.aligned`` meets sequences too long for difflib);
 - ``remerge``: git's merge of a merge commit's parents, done again in memory to tell what
   the merge adds of its own (``GitRepo.remerge``, for a commit range's check);
-- ``errors`` and ``values``: what the others raise and return.
+- ``errors`` and ``values``: what the others raise and return;
+- ``binding``: pygit2 imported, whatever certificate files the environment names (first, here).
 """
 
 from __future__ import annotations
+
+from .binding import load
+
+load()  # before any module here imports pygit2 itself
 
 from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .handle import GitRepo
