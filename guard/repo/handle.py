@@ -76,6 +76,12 @@ def _stamp(file: Path) -> tuple[int, int, int, int, int] | None:
     return st.st_mode, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
 
 
+def _attribute_folders(path: str) -> list[str]:
+    """The folders whose .gitattributes git reads for `path`, from the top down ("" is the top)."""
+    parts = path.split("/")[:-1]
+    return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls)."""
 
@@ -115,6 +121,9 @@ class GitRepo:
         self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
         self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
         self._attr_folders: set[str] = set()  # folders whose attribute files were found readable
+        # Folders whose .gitattributes the work tree lacks and HEAD has: git reads the index's copy
+        # there (a tracked file deleted and not staged), so look-ups under them read the index too.
+        self._attr_index_folders: set[str] = set()
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
@@ -500,6 +509,15 @@ class GitRepo:
         if key in self._attr_values:
             return self._attr_values[key]
         self._vet_attribute_files(path)
+        if self._attr_index_folders and not self._attr_index_folders.isdisjoint(_attribute_folders(path)):
+            # git's rule (check-attr): a .gitattributes missing from the work tree is read from the
+            # index.  The index-free handle cannot; the repository's own handle reads both, work tree
+            # first.  Not kept: the index may change with no attribute file's metadata changing.
+            self._user_index()  # as it is on disk now: libgit2 looks up in the copy it holds
+            try:
+                return self._repo.get_attr(path, name)
+            except pygit2.GitError:
+                return None
         try:
             value = self._attr_handle().get_attr(path, name)
         except pygit2.GitError:
@@ -579,6 +597,7 @@ class GitRepo:
             return
         self._attr_values.clear()
         self._attr_folders.clear()
+        self._attr_index_folders.clear()
         self._attr_stamps.clear()
         self._attr_setting.clear()
 
@@ -592,9 +611,7 @@ class GitRepo:
         """
         from ..files.filekind import kind
 
-        parts = path.split("/")[:-1]
-        folders = [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
-        todo = [f for f in folders if f not in self._attr_folders]
+        todo = [f for f in _attribute_folders(path) if f not in self._attr_folders]
         if not todo:
             return
         files: list[tuple[str, Path]] = []
@@ -607,13 +624,17 @@ class GitRepo:
                 ("core.attributesFile", Path(os.path.expanduser(configured)) if configured else Path(xdg) / "git" / "attributes"),
                 ("the system's attributes", Path("/etc/gitattributes")),
             ]
+        in_tree: dict[str, str] = {}  # the work tree's .gitattributes to look at: name -> its folder
         if not self.bare:
-            files += [(f"{f}/.gitattributes" if f else ".gitattributes", self.root / f / ".gitattributes") for f in todo]
+            in_tree = {f"{f}/.gitattributes" if f else ".gitattributes": f for f in todo}
+            files += [(name, self.root / name) for name in in_tree]
         if not self._attr_stamps:
             self._attr_stamped_at = time.time_ns()
         for label, file in files:
             stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
             if stamp is None:
+                if label in in_tree and self._in_head(label):
+                    self._attr_index_folders.add(in_tree[label])
                 continue  # not there (or not reachable): nothing is read from it
             what = kind(stamp[0])
             if what is not None and what != "a folder":
@@ -622,6 +643,15 @@ class GitRepo:
                     "(git reads attributes from it, and would wait on it); remove it, or make it a regular file"
                 )
         self._attr_folders.update(todo)
+
+    def _in_head(self, path: str) -> bool:
+        """Whether HEAD's tree holds `path`: a tracked file, so one the index may hold while the work
+        tree does not (reading the index itself is what the attribute handle exists to avoid)."""
+        try:
+            self._repo.head.peel(pygit2.Tree)[path]
+        except (KeyError, pygit2.GitError, ValueError):
+            return False
+        return True
 
     def _attr_handle(self) -> pygit2.Repository:
         """A handle for attribute look-ups that never reads the index.

@@ -252,3 +252,19 @@ def test_apply_keeps_a_markdown_line_break(repo, cli) -> None:  # type: ignore[n
         kept = name == "README.md"
         assert repo.read(name).endswith(b"second line  \n" if kept else b"second line\n"), name
         assert ("whitespace-fix" in result.json()["files"][0]["repairs"]) is not kept
+
+
+def test_attributes_of_a_gitattributes_deleted_from_the_work_tree_still_hold(repo, cli) -> None:  # type: ignore[no-untyped-def]
+    """git reads a tracked .gitattributes that the work tree lacks (deleted, not staged) from the
+    index: `-whitespace` there still turns the check and its repair off, as `git check-attr` says."""
+    repo.commit({".gitattributes": "*.txt -whitespace\n", "a.txt": "a\nb\n"})
+    (repo.root / ".gitattributes").unlink()
+    assert repo.git("check-attr", "whitespace", "a.txt") == "a.txt: whitespace: unset\n"
+    patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c   \n"
+    r = cli("apply", "--json", input=patch)
+    assert r.code == 0 and r.json()["files"][0]["repairs"] == [], r
+    assert repo.read("a.txt") == b"a\nc   \n"
+    repo.git("rm", "-q", "--cached", ".gitattributes")  # the deletion staged: git no longer reads it
+    r = cli("apply", "--json", input="--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-c   \n+d  \n")
+    assert r.code == 0 and r.json()["files"][0]["repairs"] == ["whitespace-fix"], r
+    assert repo.read("a.txt") == b"a\nd\n"

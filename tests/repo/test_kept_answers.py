@@ -59,6 +59,36 @@ def test_kept_attribute_answers_are_gits(tmp_path: Path) -> None:
         assert kept == again == _git_says(tmp_path), state
 
 
+def test_attribute_files_deleted_from_the_work_tree_are_read_from_the_index(tmp_path: Path) -> None:
+    """git reads a .gitattributes the work tree lacks from the index (a tracked file deleted and not
+    staged); agent-guard's index-free look-ups answered as if there were none."""
+    r = Repo(tmp_path)
+    files = {".gitattributes": "*.txt -whitespace binary\n", "sub/.gitattributes": "*.md eol=crlf diff=python\n"}
+    r.commit({**{p: "x\n" for p in PATHS}, **files})
+    repo = GitRepo(tmp_path)  # kept across the changes, as a session keeps it
+    steps: list[tuple[str, ...]] = [
+        ("rm", ".gitattributes"),  # deleted, not staged: the index still has it
+        ("rm", "sub/.gitattributes"),
+        ("git", "rm", "-q", "--cached", ".gitattributes"),  # the deletion staged: no longer read
+        ("write", ".gitattributes"),  # back, untracked now: read from the work tree
+        ("git", "checkout", "--", "sub/.gitattributes"),
+    ]
+    for step in steps:
+        if step[0] == "rm":
+            (tmp_path / step[1]).unlink()
+        elif step[0] == "write":
+            (tmp_path / step[1]).write_text(files[step[1]])
+        else:
+            r.git(*step[1:])
+        repo.forget_attributes()
+        want = _git_says(tmp_path)
+        assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == want, step
+        assert {(p, n): GitRepo(tmp_path).attr(p, n) for p in PATHS for n in NAMES} == want, step
+        repo._attr_stamped_at += 10 * 10**9  # kept from now on where the answers may be kept
+        repo.forget_attributes()
+        assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == want, step
+
+
 def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = Repo(tmp_path)
     r.commit({"a.txt": "a\n"})
