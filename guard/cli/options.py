@@ -328,5 +328,6 @@ CLAUDE_CODE = Command(
     )
 )
 
-# The commands read without click, by the words that name them (``program.FAST`` runs them).
+# The commands read without click, by the words that name them: the one place those words are
+# written (``program.FAST`` runs each by them, ``failure`` finds its options by them).
 COMMANDS: dict[tuple[str, ...], Command] = {("apply",): APPLY, ("check",): CHECK, ("hook", "claude-code"): CLAUDE_CODE}

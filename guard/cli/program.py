@@ -16,6 +16,7 @@ import sys
 from typing import Callable, NoReturn, Sequence
 
 from ..collector import Paused
+from .options import APPLY, CHECK, CLAUDE_CODE, COMMANDS
 
 
 def _apply(args: Sequence[str]) -> int | None:
@@ -76,11 +77,10 @@ def _failed(exc: BaseException, as_json: bool) -> int:
     return failure_status(exc, as_json)
 
 
-# The commands read without click (``fast``), by the words that name them.
+# The commands read without click (``fast``), by the words that name them: the words are the ones
+# ``options.COMMANDS`` declares them under (a declared command with no runner here fails at import).
 FAST: dict[tuple[str, ...], Callable[[Sequence[str]], int | None]] = {
-    ("apply",): _apply,
-    ("check",): _check,
-    ("hook", "claude-code"): _claude_code,
+    words: {APPLY: _apply, CHECK: _check, CLAUDE_CODE: _claude_code}[declared] for words, declared in COMMANDS.items()
 }
 
 

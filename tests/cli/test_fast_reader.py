@@ -19,7 +19,7 @@ import click
 import pytest
 from conftest import Repo, checkout_env, python
 
-from guard.cli import fast, options, program
+from guard.cli import fast, options
 
 APPLY_ARGVS = [
     [],
@@ -230,7 +230,6 @@ def test_the_click_commands_are_made_from_the_declaration() -> None:
                 assert param.flag_value == option.given, option.flags
         assert spec.read([]) == command.make_context(command.name or "", []).params, command.name
     assert set(options.DIALECT_CHOICES) == {"auto", *DIALECTS}
-    assert program.FAST.keys() == options.COMMANDS.keys()
 
 
 JSON_ARGVS = {
