@@ -8,7 +8,7 @@ error.  agent-guard never uses libgit2's network transports (fetch and push run 
 files mean nothing to it.  When the import fails with either variable set, it is done again
 without them: the modules pygit2 had loaded are dropped (its compiled parts are kept: they load
 once per process) and the variables are put back once the import is done, for git and everything
-else to read as before.  A second failure is the first one's: it is raised.
+else to read as before.  If that import fails too, its error is raised.
 """
 
 from __future__ import annotations
