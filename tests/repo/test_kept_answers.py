@@ -89,6 +89,18 @@ def test_attribute_files_deleted_from_the_work_tree_are_read_from_the_index(tmp_
         assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == want, step
 
 
+def test_attribute_files_a_sparse_checkout_leaves_out_are_read_from_the_index(tmp_path: Path) -> None:
+    """A sparse checkout can leave a folder's .gitattributes out of the work tree while files beside
+    it are checked out; git reads it from the index (its entry is marked skip-worktree)."""
+    r = Repo(tmp_path)
+    r.commit({**{p: "x\n" for p in PATHS}, "sub/.gitattributes": "*.txt -whitespace binary\n*.md eol=crlf\n"})
+    r.git("sparse-checkout", "set", "--no-cone", "/a.txt", "/b.py", "/sub/c.txt", "/sub/d.md")
+    assert not (tmp_path / "sub" / ".gitattributes").exists() and (tmp_path / "sub" / "c.txt").exists()
+    want = _git_says(tmp_path)
+    assert want[("sub/c.txt", "whitespace")] is False  # what the test is about: git read the index's copy
+    assert {(p, n): GitRepo(tmp_path).attr(p, n) for p in PATHS for n in NAMES} == want
+
+
 def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = Repo(tmp_path)
     r.commit({"a.txt": "a\n"})
