@@ -630,11 +630,12 @@ class GitRepo:
             files += [(name, self.root / name) for name in in_tree]
         if not self._attr_stamps:
             self._attr_stamped_at = time.time_ns()
+        missing: list[str] = []  # the work tree's .gitattributes that are not there
         for label, file in files:
             stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
             if stamp is None:
-                if label in in_tree and self._in_head(label):
-                    self._attr_index_folders.add(in_tree[label])
+                if label in in_tree:
+                    missing.append(label)
                 continue  # not there (or not reachable): nothing is read from it
             what = kind(stamp[0])
             if what is not None and what != "a folder":
@@ -642,16 +643,19 @@ class GitRepo:
                     f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
                     "(git reads attributes from it, and would wait on it); remove it, or make it a regular file"
                 )
+        self._attr_index_folders.update(in_tree[label] for label in self._in_head(missing))
         self._attr_folders.update(todo)
 
-    def _in_head(self, path: str) -> bool:
-        """Whether HEAD's tree holds `path`: a tracked file, so one the index may hold while the work
-        tree does not (reading the index itself is what the attribute handle exists to avoid)."""
+    def _in_head(self, paths: list[str]) -> list[str]:
+        """Those of `paths` HEAD's tree holds: tracked files, so ones the index may hold while the
+        work tree does not (reading the index itself is what the attribute handle exists to avoid)."""
+        if not paths:
+            return []
         try:
-            self._repo.head.peel(pygit2.Tree)[path]
+            tree = self._repo.head.peel(pygit2.Tree)
         except (KeyError, pygit2.GitError, ValueError):
-            return False
-        return True
+            return []  # no commit yet
+        return [path for path in paths if path in tree]
 
     def _attr_handle(self) -> pygit2.Repository:
         """A handle for attribute look-ups that never reads the index.
