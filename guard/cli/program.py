@@ -79,9 +79,8 @@ def _failed(exc: BaseException, as_json: bool) -> int:
 
 # The commands read without click (``fast``), by the words that name them: the words are the ones
 # ``options.COMMANDS`` declares them under (a declared command with no runner here fails at import).
-FAST: dict[tuple[str, ...], Callable[[Sequence[str]], int | None]] = {
-    words: {APPLY: _apply, CHECK: _check, CLAUDE_CODE: _claude_code}[declared] for words, declared in COMMANDS.items()
-}
+_RUNNERS = {APPLY: _apply, CHECK: _check, CLAUDE_CODE: _claude_code}
+FAST: dict[tuple[str, ...], Callable[[Sequence[str]], int | None]] = {words: _RUNNERS[c] for words, c in COMMANDS.items()}
 
 
 def _fast(args: Sequence[str], command: str | None) -> int | None:
