@@ -608,6 +608,9 @@ class GitRepo:
         path's, `info/attributes` and `core.attributesFile` (else git's XDG file), with a
         plain open: a named pipe among them holds the look-up (and the repository lock)
         until something writes to it.  Each folder is looked at once (``lstat``-cheap).
+        A `.gitattributes` in the work tree that is a symbolic link is refused too: git does
+        not follow one there (it reads the index's copy, if any), libgit2 does, and no
+        handle reads attributes git's way past it.
         """
         from ..files.filekind import kind
 
@@ -632,6 +635,12 @@ class GitRepo:
             self._attr_stamped_at = time.time_ns()
         missing: list[str] = []  # the work tree's .gitattributes that are not there
         for label, file in files:
+            if label in in_tree and os.path.islink(file):
+                raise UnreadableAttributes(
+                    f"cannot read git attributes for {path}: {label} ({file}) is a symbolic link, which git does not "
+                    "follow in the work tree (it reads the index's copy instead) and agent-guard cannot read as git "
+                    "does; remove it, or make it a regular file"
+                )
             stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
             if stamp is None:
                 if label in in_tree:

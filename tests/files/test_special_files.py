@@ -235,6 +235,30 @@ def test_a_gitattributes_that_is_not_a_regular_file_is_a_usage_error(project: Re
     assert state(project.root) == before
 
 
+@pytest.mark.parametrize("folder", ["", "src/"])
+@pytest.mark.parametrize("target", ["outside", "dangling"])
+def test_a_gitattributes_that_is_a_link_is_a_usage_error(project: Repo, tmp_path: Path, folder: str, target: str) -> None:
+    # git does not follow a .gitattributes link in the work tree (it reads the index's copy);
+    # libgit2 does: a link to a file of `* -whitespace` elsewhere would turn checks off for
+    # agent-guard alone.  Nothing reads attributes git's way past it, so it is refused.
+    attrs = tmp_path / "elsewhere"
+    if target == "outside":
+        attrs.write_text("* -whitespace binary\n")
+    os.symlink(attrs, project.root / folder / ".gitattributes")
+    before = state(project.root)
+    edit = json.dumps({"file_path": "src/app.py", "old_string": "X = 1", "new_string": "X = 2"})
+    for args, stdin in (
+        (("apply",), edit),
+        (("apply", "--check"), edit),
+        (("read", "src/app.py"), None),
+        (("check", "--all-files"), None),
+    ):
+        status, _out, err = run(project, *args, edit=stdin)
+        assert status == 2, (args, status, err)
+        assert f"{folder}.gitattributes" in err and "is a symbolic link" in err, err
+    assert state(project.root) == before
+
+
 def test_a_fifo_pyproject_does_not_hold_the_syntax_check(project: Repo) -> None:
     make_fifo(project.root / "pyproject.toml")
     status, out, _err = run(
