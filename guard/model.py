@@ -36,7 +36,8 @@ the same immutable, comparable values, each declared by its annotated fields alo
 commit check's findings extend ``Finding`` with the commit they are about).  Not
 frozen dataclasses, nor ``NamedTuple``s where no caller needs a tuple: creating one
 compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command; a
-``Value`` class compiles nothing (one ``__init__`` serves them all).
+``Value`` class compiles nothing when it is made (one generic ``__init__`` serves it until
+it has made many values, ``_HOT``).
 """
 
 from __future__ import annotations
@@ -270,8 +271,10 @@ class _Record(type):
     setters ``Value.__init__`` fills the slots with.  A default that a value could change (a list,
     dict or set) is refused: ``field(default_factory=...)`` makes one per value.
 
-    No code is written and compiled per class, as ``dataclasses`` does: that cost ~0.08 ms a class
-    (~3 ms for the ~40 records a quick command creates before it starts; ``bench/README.md``).
+    No code is written and compiled for a class when it is made, as ``dataclasses`` does: that
+    cost ~0.08 ms a class (~3 ms for the ~40 records a quick command creates before it starts;
+    ``bench/README.md``).  Only a class that makes many values gets an ``__init__`` of its own
+    (``_HOT``).
     """
 
     def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
@@ -302,6 +305,9 @@ class _Record(type):
         ns["_defaults"] = defaults
         ns["_tails"] = {}
         ns["_post_init"] = post_init
+        # Each class holds its own __init__: the generic one until the class is hot (`_made_by_hand`),
+        # then one written for its fields, which its subclasses must not inherit.
+        ns.setdefault("__init__", _made_by_hand)
         cls = super().__new__(mcs, name, bases, ns)
         # A value's own __setattr__ refuses; its slots' setters do not (and are the quickest way in).
         cls._setters = tuple([getattr(cls, n).__set__ for n in fields])
@@ -324,6 +330,67 @@ class _Record(type):
     _post_init: Callable[[Any], None] | None
 
 
+# How many values of a class the generic __init__ makes before the class gets one written for
+# its fields.  Writing one costs ~0.08 ms; it saves ~0.8 us a value.  A command's start-up makes a
+# few values of each of ~40 classes (those keep the generic one); a Guard session, the warm server
+# and a large edit make thousands of a few (locate: Located, Match, Sought, Splice, ...).
+_HOT = 32
+_made: dict[type, int] = {}
+
+
+def _made_by_hand(self: Value, *args: Any, **kwargs: Any) -> None:
+    """Every record's first __init__: the fields in order, by position or name (mypy checks each
+    class's own signature: ``dataclass_transform``).  Once a class has made `_HOT` values, it is
+    given the same __init__ written out for its fields (`_written_init`)."""
+    cls = type(self)
+    made = _made.get(cls, 0) + 1
+    _made[cls] = made
+    if made == _HOT:
+        written = _written_init(cls)
+        if written is not None:
+            type.__setattr__(cls, "__init__", written)
+    if kwargs or len(args) != len(cls._fields):
+        tail = None if kwargs else cls._tails.get(len(args))
+        args = cls._bound(args, kwargs) if tail is None else args + tail
+    for set_field, value in zip(cls._setters, args):
+        set_field(self, value)
+    if cls._post_init is not None:
+        cls._post_init(self)
+
+
+def _written_init(cls: _Record) -> Callable[..., None] | None:
+    """An __init__ for `cls` that does what `_made_by_hand` does, written out for its fields:
+    one parameter per field with its default, one slot setter call per field, then
+    ``__post_init__``.  None (keep the generic one) when a field's name is one the written
+    function uses itself.  Its errors for a call that does not fit are Python's own."""
+    given: dict[str, object] = {}
+    params, body = [], []
+    for i, name in enumerate(cls._fields):
+        given[f"_set_{i}"] = cls._setters[i]
+        value = name
+        if name in cls._defaults:
+            default = cls._defaults[name]
+            given[f"_default_{i}"] = default
+            params.append(f"{name}=_default_{i}")
+            if isinstance(default, _Made):
+                given[f"_factory_{i}"] = default.factory
+                value = f"_factory_{i}() if {name} is _default_{i} else {name}"
+        else:
+            params.append(name)
+        body.append(f"    _set_{i}(self, {value})")
+    if cls._post_init is not None:
+        given["_post_init"] = cls._post_init
+        body.append("    _post_init(self)")
+    if ({"self", *given} & set(cls._fields)) or not body:
+        return None
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
+    exec(compile(source, f"<record {cls.__qualname__}>", "exec"), given)
+    init: Any = given["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    return init  # type: ignore[no-any-return]
+
+
 class Value(metaclass=_Record):
     """An immutable value that is not a tuple, declared by its fields: equal to a value of its
     own class with equal fields; hashed and shown by them.
@@ -342,17 +409,7 @@ class Value(metaclass=_Record):
     _setters: ClassVar[tuple[Callable[[Any, Any], None], ...]] = ()
     _post_init: ClassVar[Callable[[Any], None] | None] = None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # One __init__ for every record, as the metaclass writes none: the fields in order, by
-        # position or name (mypy checks each class's own signature: ``dataclass_transform``).
-        cls = type(self)
-        if kwargs or len(args) != len(cls._fields):
-            tail = None if kwargs else cls._tails.get(len(args))
-            args = cls._bound(args, kwargs) if tail is None else args + tail
-        for set_field, value in zip(cls._setters, args):
-            set_field(self, value)
-        if cls._post_init is not None:
-            cls._post_init(self)
+    __init__ = _made_by_hand
 
     @classmethod
     def _bound(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:

@@ -146,7 +146,78 @@ def test_fields_are_declared_once(cls: type[Value]) -> None:
 
 def test_no_value_class_writes_its_own_init() -> None:
     # A field worked out from what was passed is `__post_init__`'s or a `field(default_factory=...)`'s.
-    assert [c.__qualname__ for c in VALUES if "__init__" in c.__dict__] == []
+    written = [c.__qualname__ for c in VALUES if any(getattr(st, "name", None) == "__init__" for st in _class_body(c))]
+    assert written == []
+
+    # Each class holds the generic __init__ until it is hot, then one written for its own fields.
+    def derived(cls: type) -> bool:
+        init = cls.__dict__["__init__"]
+        return init is Value.__init__ or init.__code__.co_filename == f"<record {cls.__qualname__}>"
+
+    assert [c.__qualname__ for c in VALUES if not derived(c)] == []
+
+
+@pytest.mark.parametrize("cls", VALUES, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
+def test_the_init_written_for_a_hot_class_takes_what_the_generic_one_takes(cls: type[Value]) -> None:
+    written = guard.model._written_init(cls)
+    assert written is not None, f"{cls.__qualname__} would keep the generic __init__"
+    params = list(inspect.signature(written).parameters.values())[1:]
+    assert [p.name for p in params] == list(cls._fields)
+    assert {p.name: p.default for p in params if p.default is not inspect.Parameter.empty} == cls._defaults
+    assert written.__qualname__ == f"{cls.__qualname__}.__init__"
+
+
+def test_a_hot_class_makes_the_same_values_with_its_written_init() -> None:
+    class Base(Value):
+        x: int
+        y: int = 0
+
+    class Sub(Base):
+        name: str = "origin"
+        tags: list[str] = field(default_factory=list)
+
+    class Post(Sub):
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "name", self.name[:3])
+
+    calls: list[tuple[tuple[object, ...], dict[str, object]]] = [
+        ((1,), {}),
+        ((1, 2), {}),
+        ((1, 2, "abcdef"), {}),
+        ((1, 2, "abcdef", ["t"]), {}),
+        ((), {"x": 1, "tags": ["u"]}),
+        ((1,), {"name": "zz"}),
+    ]
+
+    def made(cls: type[Value]) -> list[tuple[object, ...]]:
+        out = []
+        for args, kwargs in calls:
+            try:
+                value = cls(*args, **kwargs)
+            except TypeError:  # Base takes at most two fields
+                out.append(("TypeError",))
+                continue
+            out.append(value._values())
+        return out
+
+    before = {cls: made(cls) for cls in (Base, Sub, Post)}
+    assert all(cls.__dict__["__init__"] is Value.__init__ for cls in (Base, Sub, Post))
+    for _ in range(guard.model._HOT):
+        Base(1)
+    # Base's own __init__ is written out; its subclasses keep theirs, the generic one.
+    assert Base.__dict__["__init__"] is not Value.__init__
+    assert Sub.__dict__["__init__"] is Value.__init__ and Post.__dict__["__init__"] is Value.__init__
+    for _ in range(guard.model._HOT):
+        Sub(1), Post(1)
+    assert Sub.__dict__["__init__"] is not Value.__init__ and Post.__dict__["__init__"] is not Sub.__dict__["__init__"]
+    assert {cls: made(cls) for cls in (Base, Sub, Post)} == before
+    assert Post(1, name="abcdef").name == "abc" and Sub(1).tags == [] and Sub(1).tags is not Sub(1).tags
+    assert Sub(1, 2) == Sub(x=1, y=2, name="origin", tags=[])
+    for bad in (lambda: Base(), lambda: Base(1, 2, 3), lambda: Base(1, x=2), lambda: Base(1, z=2)):
+        with pytest.raises(TypeError):
+            bad()
+    # The generic __init__ counts a class once it is written: no other class's count moves.
+    assert guard.model._made[Base] == guard.model._HOT
 
 
 def _finding(**changes: object) -> Finding:
