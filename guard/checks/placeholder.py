@@ -736,44 +736,81 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
     picked = [i for i in _suspects(change, blocks, scope) if change.added[i][0] not in known]
     if not picked and not shrinks:
         return []
-    try:
-        lines = decode(change.after).lines
-    except NotText:
-        return []
+    new_lines = _NewLines(change.after)
     kept = {_norm(t) for _n, t in change.added}
     numbers = {n for n, _t in change.added}
     syntax = syntax_for(change.path)
     found: list[Marker] = []
-    for i in picked:
-        number, text = change.added[i]
-        if number - 1 >= len(lines) or (exempt is not None and exempt.search(text)):
-            continue
-        got = elision(text)
-        if got is not None:
-            kind, phrase = got
-            if kind == SENTENCE and _prose_sentence(lines, number, _core(text), numbers):
+    try:
+        for i in picked:
+            number, text = change.added[i]
+            if exempt is not None and exempt.search(text):
                 continue
-        else:
-            got = _noted(text, syntax, lines, number, numbers)
+            got = _phrase_here(text, syntax, new_lines, number, numbers)
             if got is None:
                 continue
             kind, phrase = got
-        lost = [t for t in regions.get(number, ()) if t.strip() and _norm(t) not in kept]
-        if kind == notes.BARE and (not lost or not _alone(lines, number, numbers, regions) or _heads(lines, number)):
-            continue
-        if lost:
-            found.append(Marker(number, text, phrase, True, len(lost)))
-        elif shrinks:
-            found.append(Marker(number, text, phrase, True, whole=_shrunk(change, f"holds {quote(text)} ({phrase!r})")))
-    if shrinks and not found:
-        last = _last_nonblank(change.after)
-        if 0 < last <= len(lines) and not (exempt is not None and exempt.search(lines[last - 1])):
-            text = lines[last - 1]
-            if last not in known and _trails_off(text, change.path):
-                found.append(
-                    Marker(last, text, _core(text) or text.strip(), True, whole=_shrunk(change, f"ends with {quote(text)}"))
-                )
+            lines = new_lines()
+            lost = [t for t in regions.get(number, ()) if t.strip() and _norm(t) not in kept]
+            if kind == notes.BARE and (not lost or not _alone(lines, number, numbers, regions) or _heads(lines, number)):
+                continue
+            if lost:
+                found.append(Marker(number, text, phrase, True, len(lost)))
+            elif shrinks:
+                found.append(Marker(number, text, phrase, True, whole=_shrunk(change, f"holds {quote(text)} ({phrase!r})")))
+        if shrinks and not found:
+            found += _ends_trailing_off(change, new_lines(), exempt, known)
+    except NotText:
+        return []
     return found
+
+
+class _NewLines:
+    """A change's new lines, decoded when first asked for (``NotText`` as ``decode``): only a line
+    that is a phrase or a note on its own needs the lines around it, and most lines a trigger
+    word picks are neither; decoding the file is most of what judging them would cost."""
+
+    __slots__ = ("after", "lines")
+
+    def __init__(self, after: bytes) -> None:
+        self.after = after
+        self.lines: tuple[str, ...] | None = None
+
+    def __call__(self) -> tuple[str, ...]:
+        if self.lines is None:
+            self.lines = decode(self.after).lines
+        return self.lines
+
+
+def _phrase_here(text: str, syntax: Syntax, new_lines: _NewLines, number: int, numbers: set[int]) -> tuple[str, str] | None:
+    """(kind, phrase) when the added line `number`, `text`, is an elision phrase or a note that
+    says code is left out, judged with the lines around it; else None."""
+    got = elision(text)
+    said = _note_says(text, syntax) if got is None else None
+    if got is None and said is None:
+        return None
+    lines = new_lines()
+    if number - 1 >= len(lines):
+        return None
+    if said is not None:
+        return _noted(said, lines, number, numbers)
+    assert got is not None
+    if got[0] == SENTENCE and _prose_sentence(lines, number, _core(text), numbers):
+        return None
+    return got
+
+
+def _ends_trailing_off(
+    change: FileChange, lines: tuple[str, ...], exempt: re.Pattern[str] | None, known: set[int]
+) -> list[Marker]:
+    """A whole-file write that shrinks the file and ends on a line that trails off (``_trails_off``)."""
+    assert change.after is not None
+    last = _last_nonblank(change.after)
+    if 0 < last <= len(lines) and not (exempt is not None and exempt.search(lines[last - 1])):
+        text = lines[last - 1]
+        if last not in known and _trails_off(text, change.path):
+            return [Marker(last, text, _core(text) or text.strip(), True, whole=_shrunk(change, f"ends with {quote(text)}"))]
+    return []
 
 
 # Code, not words: an assignment, a call or an index, a statement's end, a path, a string (a quote
@@ -835,13 +872,9 @@ def _balanced(text: str) -> bool:
     return not opened
 
 
-def _noted(text: str, syntax: Syntax, lines: tuple[str, ...], number: int, added: set[int]) -> tuple[str, str] | None:
-    """(FIRM or BARE, the note) when the added line `text` is a note that says code is left out (``notes``).
-
-    In prose (a docstring, a doc comment) only a FIRM note counts, standing alone: a line
-    of a paragraph, or one that ends a sentence, is documentation.  A comment that goes
-    on with a sentence the edit writes on the line above is prose too.
-    """
+def _note_says(text: str, syntax: Syntax) -> tuple[str, str, bool] | None:
+    """(FIRM or BARE, the note, whether it is prose) when the added line `text` is, on its own, a
+    note that says code is left out (``notes``); ``_noted`` then reads the lines around it."""
     found = _note(text, syntax)
     if found is None:
         return None
@@ -849,6 +882,18 @@ def _noted(text: str, syntax: Syntax, lines: tuple[str, ...], number: int, added
     kind = notes.elides(note, words)
     if kind is None or note.rstrip().endswith((",", "-", "—")):
         return None  # the sentence goes on on the next line
+    return kind, note, prose
+
+
+def _noted(said: tuple[str, str, bool], lines: tuple[str, ...], number: int, added: set[int]) -> tuple[str, str] | None:
+    """(FIRM or BARE, the note) when the note line `number` says (``_note_says``) stands for code
+    left out, given the lines around it.
+
+    In prose (a docstring, a doc comment) only a FIRM note counts, standing alone: a line
+    of a paragraph, or one that ends a sentence, is documentation.  A comment that goes
+    on with a sentence the edit writes on the line above is prose too.
+    """
+    kind, note, prose = said
     if prose and (kind != notes.FIRM or _in_paragraph(lines, number) or _prose_sentence(lines, number, note, added)):
         return None
     if not prose and _continues_written(lines, number, added):

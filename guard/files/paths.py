@@ -83,11 +83,12 @@ def folder_of(root: Path, cwd: str | os.PathLike[str]) -> str:
     A folder outside the work tree, or inside the git folder, counts as the root: git
     itself has no current folder there (`git add` refuses to run inside `.git`).
     """
-    try:
-        rel = Path(os.path.realpath(cwd)).relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
-        return ""
-    if rel == "." or any(_is_dot_git(p) for p in rel.split("/")):
+    here, top = os.path.realpath(cwd), os.path.realpath(root)
+    inside = top.rstrip("/") + "/"
+    if not here.startswith(inside):
+        return ""  # the root itself, or outside the work tree
+    rel = here[len(inside) :]
+    if any(_is_dot_git(p) for p in rel.split("/")):
         return ""
     return rel
 

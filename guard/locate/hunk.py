@@ -118,23 +118,80 @@ def _splice_for_hunk(
     """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
 
     `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
-    (`h` is it less context lines the file has nowhere).  Under ``fuzz`` the splice
-    also records the edit's view of the place (see `Splice`).
+    (`h` is it less context lines the file has nowhere).  Under ``fuzz``, or with such
+    lines, the splice also records the edit's view of the place (`_edit_view`, `Splice`).
     """
     t = fi.text
     s = m.start
     new: list[tuple[str, str]] = []
-    seen: list[tuple[str, str]] = []
-    meant: list[tuple[str, str]] = []
-    differs = False
+    added: dict[int, tuple[str, str]] = {}  # index in h.lines of an added line: what it became
     k = s
     default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
     kept = _repeated_lines(h, s)
+    eol_tier = "eol" in m.active
+    for n, hl in enumerate(h.lines):
+        if hl.tag == CONTEXT:
+            new.append((t.lines[k], t.eols[k]))
+            k += 1
+        elif hl.tag == REMOVED:
+            default_eol = t.eols[k] or default_eol
+            k += 1
+        else:
+            if n in kept:
+                line = (t.lines[kept[n]], t.eols[kept[n]])
+            else:
+                text = hl.text
+                if shift is not None:
+                    text = reindent(text, shift)
+                if plain is not None:
+                    text = text.translate(plain)
+                if text.endswith("\r"):
+                    # A CRLF line of the edit: CRLF, unless the edit's terminators were off (eol tier).
+                    line = (text[:-1], default_eol if eol_tier else "\r\n")
+                else:
+                    line = (text, default_eol if eol_tier else "\n")
+            new.append(line)
+            added[n] = line
+    end = k
+    final: bool | None = None
+    if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
+        final = h.new_eof_newline
+    elif end == len(t.lines) and not h.new_eof_newline:
+        final = False
+    if written is None and not m.fuzzy:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    view = _edit_view(fi, h, m, shift, written or h, added)
+    if view is None:
+        return Splice(s, end, tuple(new), h.source_line, final)
+    return Splice(s, end, tuple(new), h.source_line, final, *view)
+
+
+def _edit_view(
+    fi: FileIndex,
+    h: Hunk,
+    m: Match,
+    shift: tuple[str, str] | None,
+    written: Hunk,
+    added: dict[int, tuple[str, str]],
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None:
+    """The edit's own view of the place a splice replaces, where it differs from the file's:
+    (`seen`, the lines there as the edit saw them; `meant`, what the edit makes of them), or
+    None when the edit saw every kept line as the file has it.
+
+    `h` is the hunk as matched (`m`), `written` the hunk as the edit wrote it: context lines
+    the file has nowhere are in `written` alone.  `added` is what each added line of `h`
+    became in the splice."""
+    t = fi.text
+    k = m.start
+    seen: list[tuple[str, str]] = []
+    meant: list[tuple[str, str]] = []
+    differs = False
+    default_eol = t.eols[k] if k < len(t.eols) and t.eols[k] else t.dominant_eol()
     norm = norm_fn(m.active)
     lines = fi.normed(m.active)
     matched = iter(enumerate(h.lines))
     upcoming = next(matched, None)
-    for hl in (written or h).lines:
+    for hl in written.lines:
         if upcoming is None or upcoming[1] is not hl:
             # A context line the file has nowhere: the edit saw it here, the file never had it.
             differs = True
@@ -146,7 +203,6 @@ def _splice_for_hunk(
         upcoming = next(matched, None)
         if hl.tag == CONTEXT:
             here = (t.lines[k], t.eols[k])
-            new.append(here)
             if m.fuzzy and lines[k] != norm(hl.text):
                 differs = True
                 here = ((reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
@@ -157,30 +213,9 @@ def _splice_for_hunk(
             default_eol = t.eols[k] or default_eol
             seen.append((t.lines[k], t.eols[k]))
             k += 1
-        elif n in kept:
-            new.append((t.lines[kept[n]], t.eols[kept[n]]))
-            meant.append(new[-1])
         else:
-            text = hl.text
-            if shift is not None:
-                text = reindent(text, shift)
-            if plain is not None:
-                text = text.translate(plain)
-            if text.endswith("\r"):
-                # A CRLF line of the edit: CRLF, unless the edit's terminators were off (eol tier).
-                new.append((text[:-1], default_eol if "eol" in m.active else "\r\n"))
-            else:
-                new.append((text, default_eol if "eol" in m.active else "\n"))
-            meant.append(new[-1])
-    end = k
-    final: bool | None = None
-    if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
-        final = h.new_eof_newline
-    elif end == len(t.lines) and not h.new_eof_newline:
-        final = False
-    if not differs:
-        return Splice(s, end, tuple(new), h.source_line, final)
-    return Splice(s, end, tuple(new), h.source_line, final, tuple(seen), tuple(meant))
+            meant.append(added[n])
+    return (tuple(seen), tuple(meant)) if differs else None
 
 
 class _Forms:
@@ -290,6 +325,8 @@ def _best(fi: FileIndex, found: list[_Reading], path: str, source_line: int) -> 
     """Under fuzz every reading counts: the one that leaves fewest lines off wins (doubled
     backslashes in a context line are a miss as written, a match decoded), and readings as
     good as each other must agree on what changes."""
+    if len(found) == 1:
+        return found[0]
     low = min(r.off for r in found)
     found = [r for r in found if r.off == low]
     places = {tuple((tag, k) for tag, k, _ in _effect(r.hunk, r.match.start)) for r in found}

@@ -158,16 +158,15 @@ def entries(
     relative include targets then resolve from the common git dir (the local file's folder).
     `memo`: the caller's, kept between calls: the same entries come back as the same list.
     """
+    if memo and memo["signature"] == _signature(memo["depends"]):  # type: ignore[arg-type]
+        return memo["entries"]  # type: ignore[return-value]  # what the files gave, and still say
     cache = gitdir / "agent-guard" / "config.json"
     try:
         kept = json.loads(cache.read_bytes())
         if isinstance(kept, dict) and kept.get("signature") == _signature(kept.get("depends", [])):
-            raw = kept["entries"]
-            if memo is not None and memo.get("raw") == raw:
-                return memo["entries"]  # type: ignore[return-value]
-            made = [ConfigEntry(*e) for e in raw]
+            made = [ConfigEntry(*e) for e in kept["entries"]]
             if memo is not None:
-                memo.update(raw=raw, entries=made)
+                memo.update(signature=kept["signature"], depends=kept["depends"], entries=made)
             return made
     except (OSError, ValueError, TypeError, KeyError):
         pass
@@ -182,6 +181,8 @@ def entries(
     if _racy(signature):
         return got  # a file changed this very moment may change again unseen in the same tick (git's racy rule)
     doc = {"signature": signature, "depends": sorted(set(depends)), "entries": [[e.key, e.value, e.origin, e.scope] for e in got]}
+    if memo is not None:
+        memo.update(signature=signature, depends=doc["depends"], entries=got)
     tmp = cache.with_name(f"config.json.{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,7 @@ class _BlobIds:
         return blob_id if handle is None else handle.objects.hash_blob
 
 
-def _stamp(file: Path) -> tuple[int, int, int, int, int] | None:
+def _stamp(file: str | Path) -> tuple[int, int, int, int, int] | None:
     """A file's metadata as far as telling a change goes (mode, mtime, ctime, size, inode), or None."""
     try:
         st = os.stat(file)
@@ -591,7 +591,7 @@ class GitRepo:
         if self._attr_setting and self._attr_setting != [self.config("core.attributesFile")]:
             self._attrs = None  # libgit2 reads the setting once per handle: a new one reads it again
         elif all(
-            _stamp(Path(f)) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
+            _stamp(f) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
             for f, st in self._attr_stamps.items()
         ):
             return
@@ -731,16 +731,23 @@ class GitRepo:
     def git_folders(self) -> dict[str, str]:
         """git's own folders that lie in the work tree, by their real locations relative to its
         root, each with what it is: the git dir, the common dir, `core.hooksPath`."""
-        places = [(self.gitdir, "the repository's git directory"), (self.commondir, "the repository's common git directory")]
+        # The git dir and the common dir were resolved when the handle was opened (``__init__``):
+        # they are where it reads and writes.  The hooks folder is the configuration's, as it is now.
+        places = [
+            (str(self.gitdir), "the repository's git directory"),
+            (str(self.commondir), "the repository's common git directory"),
+        ]
         hooks = self.config("core.hooksPath")
         if hooks:
             # As git reads it: `~` is the home folder, a relative path starts at the top of the work tree.
-            places.append((self.root / os.path.expanduser(hooks), "the hooks folder (core.hooksPath)"))
+            hooks_dir = os.path.realpath(os.path.join(self.root, os.path.expanduser(hooks)))
+            places.append((hooks_dir, "the hooks folder (core.hooksPath)"))
+        top = str(self.root)
+        inside = top.rstrip("/") + "/"
         found: dict[str, str] = {}
-        for place, what in places:
-            real = Path(os.path.realpath(place))
-            if real != self.root and real.is_relative_to(self.root):
-                found.setdefault(real.relative_to(self.root).as_posix(), what)
+        for real, what in places:
+            if real != top and real.startswith(inside):
+                found.setdefault(real[len(inside) :], what)
         return found
 
     def lock_of(self, ref: str) -> Path | None:
