@@ -27,8 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Repo, checkout_env, journal_pending
 from conftest import guard as guard_child
+
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
 
 PROCS, OPS, FILES = 4, 10, 3
 OWNER_AGENTS = ("owner0", "owner1")

@@ -43,7 +43,11 @@ budget:
   max_file_bytes: 1000000000
 """
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory from /proc")
+# The system tier (pyproject.toml's markers).
+pytestmark = [
+    pytest.mark.system,
+    pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory from /proc"),
+]
 
 
 @dataclass

@@ -24,6 +24,8 @@ import yaml
 from conftest import GIT_ENV, Repo, command, command_env, git
 from readme import Block, blocks, file_blocks
 
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
+
 ROOT = Path(__file__).resolve().parents[1]
 README_TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"

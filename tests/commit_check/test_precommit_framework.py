@@ -23,7 +23,7 @@ from typing import Iterator
 import pytest
 from conftest import GIT_ENV, Repo, run_folder, run_lock
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.system]  # the system tier: pyproject.toml's markers
 
 ROOT = Path(__file__).resolve().parents[2]
 # Building the hook's environment installs packages: give it time, but not forever.

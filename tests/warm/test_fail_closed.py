@@ -31,6 +31,8 @@ from warmtools import SRC, Fake, Server, answer, cold_env, command_hook, edit, r
 
 from guard.warm import client
 
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
+
 HOOKS = {"hook.py": warm_hook, "agent-guard hook claude-code": command_hook}
 Run = Callable[..., "subprocess.CompletedProcess[bytes]"]
 

@@ -18,6 +18,8 @@ import pytest
 from conftest import Repo, checkout_env
 from warmtools import SRC, Server, answer, cold_env, command_hook, edit, runtime, sock_path, warm_hook
 
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
+
 
 def serve(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

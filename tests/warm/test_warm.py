@@ -14,6 +14,8 @@ import pytest
 from conftest import Repo
 from warmtools import SRC, Server, answer, cold_env, command_hook, edit, payload, warm_hook
 
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
+
 HOOKS = {"hook.py": warm_hook, "agent-guard hook claude-code": command_hook}
 
 

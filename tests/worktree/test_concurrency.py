@@ -6,8 +6,11 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from conftest import Repo
 from conftest import guard as guard_child
+
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
 
 N = 8
 

@@ -14,6 +14,8 @@ import pytest
 from conftest import Repo, checkout_env, journal_pending
 from conftest import guard as guard_child
 
+pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
+
 PATCH = (
     "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
     "diff --git a/new/dir/b.txt b/new/dir/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new/dir/b.txt\n@@ -0,0 +1 @@\n+born\n"
