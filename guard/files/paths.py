@@ -80,10 +80,11 @@ def _protected_git(path: str) -> tuple[None, Finding]:
 def folder_of(root: Path, cwd: str | os.PathLike[str]) -> str:
     """`cwd` as a repository-relative folder ("" for the root): where relative paths start.
 
-    A folder outside the work tree, or inside the git folder, counts as the root: git
-    itself has no current folder there (`git add` refuses to run inside `.git`).
+    `root` is the work tree's real path (``GitRepo.root``, resolved when the repository was
+    opened).  A folder outside the work tree, or inside the git folder, counts as the root:
+    git itself has no current folder there (`git add` refuses to run inside `.git`).
     """
-    here, top = os.path.realpath(cwd), os.path.realpath(root)
+    here, top = os.path.realpath(cwd), str(root)
     inside = top.rstrip("/") + "/"
     if not here.startswith(inside):
         return ""  # the root itself, or outside the work tree

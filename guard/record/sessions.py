@@ -41,8 +41,9 @@ def clean(name: str) -> str | None:
 
 def stored(commondir: Path, agent: str) -> str:
     """The command line's current session of `agent` (``default`` until one is ended)."""
-    try:
-        got = _file(commondir, agent).read_text(encoding="utf-8")
+    try:  # (asked on every apply: a plain open, no Path made)
+        with open(os.path.join(commondir, "agent-guard", "sessions", agent), "rb") as f:
+            got = f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return DEFAULT
     return clean(got) or DEFAULT

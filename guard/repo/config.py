@@ -97,7 +97,8 @@ def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
 
 
 def _signature(files: Sequence[str]) -> dict[str, object]:
-    env = {k: os.environ[k] for k in _ENV if k in os.environ}
+    environ = os.environ
+    env = {k: v for k in _ENV if (v := environ.get(k)) is not None}
     count = env.get("GIT_CONFIG_COUNT", "")
     for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):  # git reads KEY_n/VALUE_n for n < COUNT
         for k in (f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"):

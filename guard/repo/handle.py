@@ -165,8 +165,9 @@ class GitRepo:
     # ------------------------------------------------------------------ trees
 
     def head_commit(self) -> str | None:
+        """HEAD's commit, or None on an unborn branch (libgit2 finds no reference to resolve)."""
         try:
-            return str(self._repo.head.target) if not self._repo.head_is_unborn else None
+            return str(self._repo.head.target)  # one resolution of HEAD (each reads its files)
         except pygit2.GitError:
             return None
 
