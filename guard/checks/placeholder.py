@@ -1035,8 +1035,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _last_nonblank(data: bytes) -> int:
-    lines = data.split(b"\n")
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].strip():
-            return i + 1
-    return 0
+    """The number of the last line of `data` that holds more than blanks (ASCII whitespace, what
+    ``bytes.strip`` takes off), or 0.  Asked on every edit: two scans in C, no line split."""
+    body = data.rstrip()
+    return body.count(b"\n") + 1 if body else 0

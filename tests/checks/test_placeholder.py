@@ -449,3 +449,21 @@ def test_a_heading_between_blank_lines_is_not_a_bare_note() -> None:
     at_end = before + "\n\ndef f():\n    x = 1\n    y = 2\n    return x + y\n\n\nz = 1\n"
     elided = at_end.replace("    y = 2\n    return x + y\n", "    # remaining code\n")
     assert [f.line for f in run(modify("a.py", at_end, elided))] == [14]
+
+
+def _last_nonblank_by_lines(data: bytes) -> int:
+    """The rule `_last_nonblank` keeps, read line by line: the last line `bytes.strip` leaves something of."""
+    lines = data.split(b"\n")
+    return next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 0)
+
+
+def test_the_last_line_with_text_is_found_without_splitting_the_file() -> None:
+    pieces = [b"", b"x", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\xc2\xa0", b"\xe3\x80\x80", b"code()", b"\n", b"\r\n"]
+    # Every sequence of up to four pieces: blank lines at the end, CRLF, a form feed, a
+    # non-breaking space (bytes of text, not blank to bytes.strip), none at all.
+    cases = [b""]
+    for _ in range(4):
+        cases = [c + p for c in cases for p in pieces] + cases
+    assert len(set(cases)) > 5000
+    for data in set(cases):
+        assert placeholder._last_nonblank(data) == _last_nonblank_by_lines(data), data
