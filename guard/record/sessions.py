@@ -27,8 +27,9 @@ DEFAULT = "default"
 _MAX = 200  # a session name is a trailer value: one line, bounded
 
 
-def _file(commondir: Path, agent: str) -> Path:
-    return commondir / "agent-guard" / "sessions" / agent
+def _file(commondir: Path, agent: str) -> str:
+    # A plain string: `stored` opens it on every apply, and a Path costs more than the open.
+    return os.path.join(commondir, "agent-guard", "sessions", agent)
 
 
 def clean(name: str) -> str | None:
@@ -41,8 +42,8 @@ def clean(name: str) -> str | None:
 
 def stored(commondir: Path, agent: str) -> str:
     """The command line's current session of `agent` (``default`` until one is ended)."""
-    try:  # (asked on every apply: a plain open, no Path made)
-        with open(os.path.join(commondir, "agent-guard", "sessions", agent), "rb") as f:
+    try:
+        with open(_file(commondir, agent), "rb") as f:
             got = f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return DEFAULT
@@ -65,7 +66,7 @@ def new_name() -> str:
 def end(commondir: Path, agent: str) -> str:
     """End the agent's command-line session: its next turn starts a new one, at zero.  The new name."""
     name = new_name()
-    path = _file(commondir, agent)
+    path = Path(_file(commondir, agent))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{agent}.{os.getpid()}.tmp")
     try:

@@ -132,15 +132,17 @@ def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         {**textconv, "core.autocrlf": "input"},
         {"core.autocrlf": "input"},
     ]
+    session = GitRepo(tmp_path)  # one handle over every step: its memo must see each change too
     for i, step in enumerate(steps):
         step()
         age()
+        remembered = session.config_entries()
         kept = GitRepo(tmp_path).config_entries()
         assert cache.exists(), i  # kept for the next command
         kept_again = GitRepo(tmp_path).config_entries()  # read from the kept file
         cache.unlink()
         fresh = GitRepo(tmp_path).config_entries()
-        assert kept == kept_again == fresh, i
+        assert kept == kept_again == fresh == remembered == session.config_entries(), i
         watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
         assert {e.key: e.value for e in fresh if e.key in watched} == expected[i], i
 
