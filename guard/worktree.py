@@ -35,7 +35,7 @@ import stat
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .files.filekind import NotRegular, open_regular
+from .files.filekind import NotRegular, open_regular, read_regular
 from .model import Value
 from .repo import EXEC, FILE, GitRepo
 
@@ -370,9 +370,8 @@ def _clear_journal(path: Path) -> None:
 def journal_pending(path: Path) -> bool:
     """Does the journal at `path` name an unfinished write?  (The file stays, blanked out, between commands.)"""
     try:
-        with open(path, "rb") as f:
-            return bool(f.read().strip())
-    except FileNotFoundError:
+        return bool(read_regular(path).strip())
+    except (FileNotFoundError, NotRegular):  # not a journal this code wrote (see `recover`)
         return False
 
 
@@ -576,8 +575,14 @@ def recover(repo: GitRepo, undo_last: Undo, dead_writer: bool = True) -> bool:
     # the first time, no journal: nothing was touched yet).  Under the lock it is stale.
     jpath.with_name(jpath.name + ".tmp").unlink(missing_ok=True)
     try:
-        raw = jpath.read_bytes()
+        raw = read_regular(jpath)
     except FileNotFoundError:
+        return False
+    except NotRegular:
+        # Not a journal this code wrote: a pipe put there would hold every command.  Taken away
+        # (the next write makes a journal afresh); nothing it says can be pending.
+        if not jpath.is_dir():
+            jpath.unlink(missing_ok=True)
         return False
     if not raw.strip():
         return False  # the journal of the last command, cleared: nothing pending

@@ -59,6 +59,7 @@ from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..files.filekind import read_regular
 from ..model import Value
 
 if TYPE_CHECKING:
@@ -318,7 +319,7 @@ def _kept(g: Guard, value: object) -> bytes | None:
 def _unstash(g: Guard, data: dict[str, Any], rel: str) -> dict[str, Any] | None:
     path = _stash_dir(g) / _stash_name(data, rel)
     try:
-        doc = json.loads(path.read_bytes())
+        doc = json.loads(read_regular(path))
     except (OSError, ValueError):
         return None
     path.unlink(missing_ok=True)
@@ -810,7 +811,7 @@ def _command(
         os.replace(tmp, name)
         return Answer(0)
     try:
-        doc = json.loads(name.read_bytes())
+        doc = json.loads(read_regular(name))
         snap = snapshot.Snapshot.from_json(doc["snapshot"])
     except (OSError, ValueError, KeyError, TypeError):
         return Answer(

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
+from ..files.filekind import read_regular
 from ..model import FileChange, NumberedLines, Op, Value
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
 from ..text.textfile import BOM, is_binary, split
@@ -258,7 +259,7 @@ def _some(paths: Sequence[str]) -> str:
 
 def _shallow(repo: GitRepo) -> set[str]:
     try:
-        return set((repo.commondir / "shallow").read_text().split())
+        return set(read_regular(repo.commondir / "shallow").decode("utf-8", "replace").split())
     except OSError:
         return set()
 

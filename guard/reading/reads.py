@@ -22,6 +22,7 @@ import json
 import os
 from pathlib import Path
 
+from ..files.filekind import read_regular
 from ..model import Value
 from ..repo import GitRepo
 
@@ -73,7 +74,7 @@ def _file(repo: GitRepo, agent: str) -> Path:
 def load(repo: GitRepo, agent: str) -> dict[str, Read]:
     """Every path the agent has read, least recently read first."""
     try:
-        data = json.loads(_file(repo, agent).read_bytes())
+        data = json.loads(read_regular(_file(repo, agent)))
         files = data["files"]
         return {
             path: Read(str(entry["blob"]), merge([(int(a), int(b)) for a, b in entry["shown"]])) for path, entry in files.items()

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
+from ..files.filekind import read_regular
 from ..model import Value
 from ..repo import GitRepo
 from ..text.regex import lazy
@@ -387,7 +388,7 @@ def _index(repo: GitRepo, ref: str, agent: str, memo: Memo | None) -> _Index | N
     known = memo.indexes.get(ref) if memo is not None else None
     if known is None:
         try:
-            known = _Index(_index_file(repo, ref).read_text("ascii"))
+            known = _Index(read_regular(_index_file(repo, ref)).decode("ascii"))
         except (OSError, ValueError):
             known = _Index("")
     if known.last == tip:

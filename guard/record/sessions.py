@@ -23,6 +23,8 @@ import os
 import time
 from pathlib import Path
 
+from ..files.filekind import read_regular
+
 DEFAULT = "default"
 _MAX = 200  # a session name is a trailer value: one line, bounded
 
@@ -42,10 +44,9 @@ def clean(name: str) -> str | None:
 
 def stored(commondir: Path, agent: str) -> str:
     """The command line's current session of `agent` (``default`` until one is ended)."""
-    try:
-        with open(_file(commondir, agent), "rb") as f:
-            got = f.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    try:  # a regular file only: a named pipe put there would hold the open (and every apply) for ever
+        got = read_regular(_file(commondir, agent)).decode("utf-8")
+    except (OSError, UnicodeDecodeError):  # NotRegular is an OSError: as unreadable as a folder there
         return DEFAULT
     return clean(got) or DEFAULT
 

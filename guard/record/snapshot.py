@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from .. import worktree
+from ..files.filekind import read_regular
 from ..model import FileChange, Op, Value
 from ..repo import FILE, GitRepo
 
@@ -141,7 +142,7 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
     folder = _folder(repo)
     cache_file = folder / "kept.json"
     try:
-        cache = json.loads(cache_file.read_bytes())
+        cache = json.loads(read_regular(cache_file))
         if not isinstance(cache, dict) or cache.get("version") != VERSION:
             cache = {}
     except (OSError, ValueError):

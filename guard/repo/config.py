@@ -23,6 +23,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..files.filekind import read_regular
 from ..model import Value
 
 # Environment variables that change what `git config --list` says.
@@ -163,7 +164,7 @@ def entries(
         return memo["entries"]  # type: ignore[return-value]  # what the files gave, and still say
     cache = gitdir / "agent-guard" / "config.json"
     try:
-        kept = json.loads(cache.read_bytes())
+        kept = json.loads(read_regular(cache))  # NotRegular (an OSError) for a pipe put there: ask git
         if isinstance(kept, dict) and kept.get("signature") == _signature(kept.get("depends", [])):
             made = [ConfigEntry(*e) for e in kept["entries"]]
             if memo is not None:

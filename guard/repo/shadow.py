@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from ..files.filekind import read_regular
 from ..model import Value
 from .errors import GitError
 from .watch import Watch
@@ -176,7 +177,7 @@ class Shadow:
 
     def state(self) -> dict[str, object]:
         try:
-            doc = json.loads((self.folder / "state.json").read_text(encoding="utf-8"))
+            doc = json.loads(read_regular(self.folder / "state.json"))
         except (OSError, ValueError):
             return {}
         return doc if isinstance(doc, dict) and doc.get("version") == VERSION else {}
@@ -206,7 +207,7 @@ class Shadow:
         """The checkout's folders that hold tracked files (kept in ``folders``; made from the index when missing)."""
         kept = self.folder / "folders"
         try:
-            listed = _nul_split(kept.read_bytes())
+            listed = _nul_split(read_regular(kept))
         except OSError:
             listed = None
         if listed is not None and all(map(_inside, listed)):
@@ -220,7 +221,7 @@ class Shadow:
         kept = self.folder / "folders"
         if not replace:
             try:
-                known = set(_nul_split(kept.read_bytes()))
+                known = set(_nul_split(read_regular(kept)))
             except OSError:
                 return  # made afresh from the index when next needed
             if folders <= known:

@@ -20,6 +20,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Mapping
 
+from ..files.filekind import read_regular
 from ..model import Value
 
 VERSION = 1
@@ -49,7 +50,7 @@ class Results:
 
     def get(self, key: str) -> Seen | None:
         try:
-            doc = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            doc = json.loads(read_regular(self.folder / f"{key}.json"))
         except (OSError, ValueError):
             return None
         try:

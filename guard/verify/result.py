@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from ..files.filekind import read_regular
 from ..model import Value
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def touched(repo: GitRepo, folder: Path, ref: str, agent: str) -> list[str]:
         return []
     file = folder / TOUCHED
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(file))
         known_tip = doc["tip"] if isinstance(doc.get("tip"), str) else None
         known = [str(p) for p in doc["paths"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

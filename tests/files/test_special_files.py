@@ -322,3 +322,30 @@ def test_install_hook_over_a_special_file_does_not_wait(project: Repo, kind: str
     assert status == 0 and "installed the pre-commit hook" in out, (status, out, err)
     assert stat.S_ISREG((project.root / "githooks" / "pre-commit").stat().st_mode)
     assert not stat.S_ISREG((project.root / "githooks" / "pre-commit.agent-guard-previous").lstat().st_mode)
+
+
+# agent-guard's own files in the git dir that an apply reads: a pipe a shell put at any of them
+# would hold every later command (the write journal, the kept configuration, the session, the
+# agent's reads, the ledger's turn-id index).  Each is read as a regular file or not at all: as
+# if it were missing (the journal's pipe is taken away, so the next write makes a journal again).
+OWN_FILES = ("journal.json", "config.json", "sessions/agent", "reads/agent.json", "turn-ids/refs/agent-guard/agent")
+
+
+def test_a_pipe_at_one_of_agent_guards_own_files_is_not_waited_on(project: Repo) -> None:
+    from guard.engine import Guard
+
+    def edit(old: str, new: str) -> str:
+        return json.dumps({"file_path": "shapes.py", "old_string": old, "new_string": new})
+
+    assert Guard(project.root).apply(edit("w * h", "h * w"), turn="t1").status == "applied"
+    own = project.root / ".git" / "agent-guard"
+    for name in OWN_FILES:
+        (own / name).parent.mkdir(parents=True, exist_ok=True)
+        (own / name).unlink(missing_ok=True)
+        make_fifo(own / name)
+    with within():
+        report = Guard(project.root).apply(edit("h * w", "w * h"), turn="t2")  # a turn id: the index is asked
+        assert report.status == "applied", report.findings
+        assert Guard(project.root).apply(edit("w * h", "h * w"), check=True).status == "checked"
+    assert (project.root / "shapes.py").read_text() == SRC
+    assert stat.S_ISREG((own / "journal.json").stat().st_mode)

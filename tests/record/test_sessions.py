@@ -8,13 +8,15 @@ named `default` that nothing ended: four separate one-line applies tripped a 3-l
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo, run_cli
+from conftest import Repo, alarm, run_cli
 
 from guard.engine import Guard
+from guard.record import sessions
 
 POLICY = "extends: default\nbudget:\n  per_session: {lines_added: 3}\n"
 
@@ -143,3 +145,14 @@ def test_session_shown_in_words(project: Repo) -> None:
 def test_session_outside_a_repository(tmp_path: Path) -> None:
     r = run_cli(tmp_path, "session")
     assert r.code == 2, r
+
+
+def test_a_named_pipe_at_the_session_file_is_not_waited_on(project: Repo) -> None:
+    # Every apply reads the file; a pipe an agent's shell put there would hold each one for ever.
+    folder = project.root / ".git" / "agent-guard" / "sessions"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "agent")
+    with alarm(20, "an apply waited on a named pipe at the session file"):
+        assert sessions.stored(project.root / ".git", "agent") == sessions.DEFAULT  # as unreadable as a folder there
+        report = Guard(project.root).apply(one_line(1), check=True)
+    assert report.status == "checked", report.findings

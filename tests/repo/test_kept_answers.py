@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Repo, git
+from conftest import Repo, alarm, git
 
 from guard.repo import GitRepo
 
@@ -145,6 +145,19 @@ def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert kept == kept_again == fresh == remembered == session.config_entries(), i
         watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
         assert {e.key: e.value for e in fresh if e.key in watched} == expected[i], i
+
+
+def test_a_named_pipe_at_the_kept_configuration_is_not_waited_on(tmp_path: Path) -> None:
+    r = Repo(tmp_path)
+    r.commit({"a.txt": "a\n"})
+    r.git("config", "core.autocrlf", "input")
+    cache = tmp_path / ".git" / "agent-guard" / "config.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.unlink(missing_ok=True)
+    os.mkfifo(cache)
+    with alarm(20, "reading the kept configuration waited on a named pipe"):
+        got = GitRepo(tmp_path).config_entries()  # not kept, then: git is asked
+    assert ("core.autocrlf", "input") in {(e.key, e.value) for e in got}
 
 
 def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None:
