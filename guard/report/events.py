@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from ..files.filekind import NotRegular, kind, read_regular
+
 if TYPE_CHECKING:
     from datetime import datetime
 
@@ -116,8 +118,13 @@ def append(commondir: Path, event: dict[str, Any], *, max_bytes: int = MAX_BYTES
     line = (json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "backslashreplace")
     if _size(_rotated(d, 0)) >= max_bytes:
         _rotate(d, max_bytes, keep)
-    fd = os.open(d / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    # O_NONBLOCK: a named pipe put at the log fails the open (ENXIO) instead of holding it, and
+    # anything but a regular file is not written to (nothing of the log goes down a pipe).
+    fd = os.open(d / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     try:
+        what = kind(os.fstat(fd).st_mode)
+        if what is not None:
+            raise NotRegular(str(d / LOG), what)
         os.write(fd, line)  # one call, one whole line: see the module doc
     finally:
         os.close(fd)
@@ -245,8 +252,8 @@ def read(
             i += 1
         for j in range(i, -1, -1):
             try:
-                chunks.append(_rotated(d, j).read_bytes())
-            except FileNotFoundError:
+                chunks.append(read_regular(_rotated(d, j)))
+            except (FileNotFoundError, NotRegular):  # (a pipe put there holds nothing of the log)
                 pass
     out: list[dict[str, Any]] = []
     lines = [chunk.splitlines() for chunk in chunks]

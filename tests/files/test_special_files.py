@@ -326,9 +326,17 @@ def test_install_hook_over_a_special_file_does_not_wait(project: Repo, kind: str
 
 # agent-guard's own files in the git dir that an apply reads: a pipe a shell put at any of them
 # would hold every later command (the write journal, the kept configuration, the session, the
-# agent's reads, the ledger's turn-id index).  Each is read as a regular file or not at all: as
-# if it were missing (the journal's pipe is taken away, so the next write makes a journal again).
-OWN_FILES = ("journal.json", "config.json", "sessions/agent", "reads/agent.json", "turn-ids/refs/agent-guard/agent")
+# agent's reads, the ledger's turn-id index, the event log).  Each is read as a regular file or not
+# at all: as if it were missing (the journal's pipe is taken away, so the next write makes a
+# journal again); the event log is not written through a pipe.
+OWN_FILES = (
+    "journal.json",
+    "config.json",
+    "sessions/agent",
+    "reads/agent.json",
+    "turn-ids/refs/agent-guard/agent",
+    "events.jsonl",
+)
 
 
 def test_a_pipe_at_one_of_agent_guards_own_files_is_not_waited_on(project: Repo) -> None:
@@ -347,5 +355,6 @@ def test_a_pipe_at_one_of_agent_guards_own_files_is_not_waited_on(project: Repo)
         report = Guard(project.root).apply(edit("h * w", "w * h"), turn="t2")  # a turn id: the index is asked
         assert report.status == "applied", report.findings
         assert Guard(project.root).apply(edit("w * h", "h * w"), check=True).status == "checked"
+        assert run_cli(project.root, "stats", "--json").code == 0  # the event log read: the pipe holds none of it
     assert (project.root / "shapes.py").read_text() == SRC
     assert stat.S_ISREG((own / "journal.json").stat().st_mode)
