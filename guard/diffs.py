@@ -16,7 +16,7 @@ import operator
 from itertools import chain
 from typing import Any, Hashable, Iterable, Sequence
 
-from .model import FileChange, Op
+from .model import FileChange, Op, Value
 from .text.textfile import Text, decode_or_none
 
 CONTEXT = 3
@@ -260,3 +260,37 @@ def make_change(
         diff=diff,
         whole=whole,
     )
+
+
+class ChangedLines(Value):
+    """One changed region of a change, as lines: those it removes, and those added where they stood."""
+
+    removed: tuple[tuple[int, str], ...]  # (1-based line in `before`, text)
+    added: tuple[tuple[int, str], ...]  # (1-based line in `after`, text)
+
+
+def changed_lines(change: FileChange) -> list[ChangedLines]:
+    """The change's regions, rebuilt from the line numbers it carries: within a region the
+    removed lines run on in the old text and the added ones in the new, and regions are
+    apart by at least one unchanged line, so no diff is needed."""
+    rem, add = change.removed, change.added
+    out: list[ChangedLines] = []
+    i = j = delta = 0
+    while i < len(rem) or j < len(add):
+        at_rem = rem[i][0] + delta if i < len(rem) else None
+        at_add = add[j][0] if j < len(add) else None
+        here = min(x for x in (at_rem, at_add) if x is not None)
+        gone: list[tuple[int, str]] = []
+        new: list[tuple[int, str]] = []
+        if at_rem == here:
+            first = rem[i][0]
+            while i < len(rem) and rem[i][0] == first + len(gone):
+                gone.append(rem[i])
+                i += 1
+        if at_add == here:
+            while j < len(add) and add[j][0] == here + len(new):
+                new.append(add[j])
+                j += 1
+        delta += len(new) - len(gone)
+        out.append(ChangedLines(tuple(gone), tuple(new)))
+    return out

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..model import Value
+from ..text.regex import lazy
 
 
 class Syntax(Value):
@@ -128,6 +129,17 @@ def syntax_for(path: str) -> Syntax:
     return _BY_SUFFIX.get(suffix, GENERIC) if dot else GENERIC
 
 
+# An opening marker or a closing one, stripped from a comment before judging its body.
+OPEN_MARK = lazy(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
+_CLOSE_MARK = lazy(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
+
+
+def body(comment: str) -> str:
+    """A comment's text without its opening and closing marks."""
+    text = _CLOSE_MARK().sub("", OPEN_MARK().sub("", comment, count=1), count=1)
+    return text.strip().strip("*").strip()
+
+
 @lru_cache(maxsize=None)
 def _lexer(syntax: Syntax) -> re.Pattern[str]:
     """One match per comment: everything up to it (code, strings, newlines), then the comment.
@@ -219,3 +231,109 @@ class CommentMap:
             covered = True
             k -= 1
         return covered and not "".join(rest).strip(" \t{}")
+
+
+@lru_cache(maxsize=None)
+def _token_lexer(syntax: Syntax) -> re.Pattern[str]:
+    """One match per token: a comment (group ``c``), a string (group ``s``), or a run of code.
+
+    The same alternatives as ``_lexer``, but strings are tokens of their own: what a line
+    holds outside comments and strings is its code.
+    """
+    comments: list[str] = []
+    for open_, close in syntax.block:
+        comments.append(re.escape(open_) + r"[\s\S]*?(?:" + re.escape(close) + r"|\Z)")
+    comments.extend(opener + r"[^\n]*" for opener in syntax.line)
+    openers = [re.escape(open_) for open_, _close in syntax.block] + list(syntax.line)
+    strings: list[str] = []
+    for q in syntax.triple:
+        strings.append(re.escape(q * 3) + r"[\s\S]*?(?:" + re.escape(q * 3) + r"|\Z)")
+    for q in syntax.spanning:
+        strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
+    for q in syntax.quotes:
+        strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
+    specials = "".join(sorted({"\n", *(m[0] for m in syntax.marks), *syntax.quotes, *syntax.spanning, *syntax.triple}))
+    cls = "".join("\\" + c if c in "\\]^-[" else c for c in specials)
+    parts = []
+    if comments:
+        parts.append(f"(?P<c>{'|'.join(comments)})")
+    if strings:
+        parts.append(f"(?P<s>{'|'.join(strings)})")
+    parts.append(f"[^{cls}]+")
+    parts.append(f"(?!{'|'.join(openers)})[{cls}]" if openers else f"[{cls}]")
+    return re.compile("|".join(parts), re.MULTILINE)
+
+
+class Spans:
+    """Where the comments and the strings are in `lines` (a file's lines without terminators),
+    lexed up to line `upto` (0-based, inclusive; None: all), for asking what one line holds
+    outside them (``residue``).  A file whose comment syntax is not known (``Syntax.lexed``
+    False) has whole-line comments only, and no strings."""
+
+    def __init__(self, lines: Sequence[str], syntax: Syntax, upto: int | None = None) -> None:
+        self.lines = lines
+        self.syntax = syntax
+        self.starts: list[int] = []
+        self.spans: list[tuple[int, int, str]] = []  # (start, end, "c" or "s"), in text order
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+        if not syntax.lexed:
+            return
+        end = len(lines) if upto is None else min(len(lines), upto + 1)
+        text = "\n".join(lines[:end])
+        for m in _token_lexer(syntax).finditer(text):
+            kind = m.lastgroup
+            if kind is not None:
+                self.spans.append((m.start(), m.end(), kind))
+        self._span_starts = [s for s, _e, _k in self.spans]
+
+    def pieces(self, i: int) -> list[tuple[str, str]]:
+        """(kind, text) of the comments ("c") and strings ("s") on line `i` (0-based), in order;
+        a piece of a comment or string that spans lines is cut at the line's ends."""
+        line = self.lines[i]
+        if not self.syntax.lexed:
+            stripped = line.lstrip()
+            return [("c", stripped)] if stripped.startswith(self.syntax.line) else []
+        start = self.starts[i]
+        stop = start + len(line)
+        k = bisect_right(self._span_starts, stop) - 1
+        found: list[tuple[str, str]] = []
+        while k >= 0 and self.spans[k][1] > start:
+            s, e, kind = self.spans[k]
+            if s < stop:
+                found.append((kind, line[max(s, start) - start : min(e, stop) - start]))
+            k -= 1
+        return found[::-1]
+
+    def opens(self, i: int) -> list[tuple[str, int]]:
+        """(kind, line index of its end) of each comment or string that starts on line `i`."""
+        if not self.syntax.lexed:
+            return []
+        start = self.starts[i]
+        stop = start + len(self.lines[i])
+        k = bisect_right(self._span_starts, stop) - 1
+        out: list[tuple[str, int]] = []
+        while k >= 0 and self.spans[k][0] >= start:
+            s, e, kind = self.spans[k]
+            if s <= stop:
+                out.append((kind, bisect_right(self.starts, max(e - 1, s)) - 1))
+            k -= 1
+        return out[::-1]
+
+    def residue(self, i: int) -> str:
+        """Line `i` with its comments and strings blanked out (each character a space)."""
+        line = self.lines[i]
+        if not self.syntax.lexed:
+            return "" if line.lstrip().startswith(self.syntax.line) else line
+        start = self.starts[i]
+        stop = start + len(line)
+        chars = list(line)
+        k = bisect_right(self._span_starts, stop) - 1
+        while k >= 0 and self.spans[k][1] > start:
+            s, e, _kind = self.spans[k]
+            for j in range(max(s, start) - start, min(e, stop) - start):
+                chars[j] = " "
+            k -= 1
+        return "".join(chars)

@@ -59,13 +59,14 @@ from itertools import accumulate, compress, repeat
 from operator import contains, or_
 from typing import Iterable, Sequence
 
+from ..diffs import changed_lines
 from ..model import FileChange, Finding, Value
 from ..text.lookalikes import disguised, fold
 from ..text.regex import lazy
 from ..text.textfile import NotText, decode
-from . import notes
+from . import notes, standin
 from .base import Blocks, CheckInput, block_of, capped, find_lines, hits, quote
-from .comments import CommentMap, Syntax, syntax_for
+from .comments import OPEN_MARK, CommentMap, Syntax, body, syntax_for
 
 HINT = "write the full code or leave that region out of the edit"
 WHOLE_HINT = (
@@ -327,10 +328,6 @@ def __getattr__(name: str) -> re.Pattern[str]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# An opening marker or a closing one, stripped from a comment before judging its body.
-_OPEN = lazy(r"^\s*(?:<!--|\{-|--\[\[|/\*+!?|//+[!/]?|#+!?|--+|;+|%+|!+|\*+(?!/))\s*")
-_CLOSE = lazy(r"\s*(?:-->|-\}|\]\]|\*+/)[\s});,]*$")  # JSX: `{/* ... */}`
-
 _DOC = ("///", "//!", "/**", "/*!")
 
 STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY, NOTE = "strong", "sentence", "loose", "dots", "note"
@@ -345,11 +342,6 @@ class Marker(Value):
     strong: bool  # a placeholder by itself; weak ones count only with a shrink or at the end
     replaces: int = 0  # lines of the old text it stands where, that the edit drops
     whole: str = ""  # set for a whole-file write judged as a whole: the finding's message
-
-
-def body(comment: str) -> str:
-    text = _CLOSE().sub("", _OPEN().sub("", comment, count=1), count=1)
-    return text.strip().strip("*").strip()
 
 
 def _inner(m: re.Match[str] | None) -> str | None:
@@ -618,6 +610,11 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
                     found.append(Marker(n, t, m.group(), True))
         found = _new_only(change, found)
         findings.extend(_findings(change, found, level))
+    known: dict[str, set[int]] = {}
+    for f in findings:
+        if f.path is not None and f.line is not None:
+            known.setdefault(f.path, set()).add(f.line)
+    findings += standin.findings(inp, level, known, exempt)
     return capped(findings)
 
 
@@ -664,32 +661,11 @@ def elision(text: str) -> tuple[str, str] | None:
 
 
 def _regions(change: FileChange) -> dict[int, list[str]]:
-    """For each added line number, the old lines removed where it stands (its changed region).
-
-    Rebuilt from the line numbers the change carries: within a region the removed
-    lines run on in the old text and the added ones in the new, and regions are
-    apart by at least one unchanged line, so no diff is needed.
-    """
-    rem, add = change.removed, change.added
+    """For each added line number, the old lines removed where it stands (its changed region)."""
     out: dict[int, list[str]] = {}
-    i = j = delta = 0
-    while i < len(rem) or j < len(add):
-        at_rem = rem[i][0] + delta if i < len(rem) else None
-        at_add = add[j][0] if j < len(add) else None
-        here = min(x for x in (at_rem, at_add) if x is not None)
-        gone: list[str] = []
-        numbers: list[int] = []
-        if at_rem == here:
-            first = rem[i][0]
-            while i < len(rem) and rem[i][0] == first + len(gone):
-                gone.append(rem[i][1])
-                i += 1
-        if at_add == here:
-            while j < len(add) and add[j][0] == here + len(numbers):
-                numbers.append(add[j][0])
-                j += 1
-        delta += len(numbers) - len(gone)
-        for n in numbers:
+    for region in changed_lines(change):
+        gone = [t for _n, t in region.removed]
+        for n, _t in region.added:
             out[n] = gone
     return out
 
@@ -848,7 +824,7 @@ def _note(text: str, syntax: Syntax) -> tuple[str, bool, int] | None:
     written = line
     for q in _DELIMITERS:  # a docstring on one line, or the end of one
         written = written.removeprefix(q).removesuffix(q)
-    written = _OPEN().sub("", written, count=1)  # a line inside a block comment, another language's comment
+    written = OPEN_MARK().sub("", written, count=1)  # a line inside a block comment, another language's comment
     core = _core(line)
     # In brackets, or between two ellipses (prose trails off with one: `... defined above...`).
     wrapped = bool(core) and (

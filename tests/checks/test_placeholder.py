@@ -382,7 +382,9 @@ def test_a_note_that_replaces_nothing_is_not_judged_by_its_meaning() -> None:
 
 
 def test_a_note_that_ends_mid_sentence_is_prose() -> None:
-    assert run(swap("# the rest of the code is the same as", then="    # in the other branch\n")) == []
+    # (Over new code: in place of the code alone, any comment is a stand-in, whatever it says.)
+    then = "    # in the other branch\n    count = sum(i.price for i in items)\n"
+    assert run(swap("# the rest of the code is the same as", then=then)) == []
 
 
 def test_a_disguised_note_is_named_as_it_reads() -> None:
