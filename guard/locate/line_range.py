@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import REMOVED, Finding, LineRange, error
+from ..syntax.languages import indentation_means
 from ..text.wording import plural, span
 from .index import FileIndex, Sought, match_block, norm_fn
 from .splice import Located, Splice
@@ -63,8 +64,101 @@ def _place_range(fi: FileIndex, lr: LineRange, path: str) -> tuple[Splice | None
 
 
 def locate_range(fi: FileIndex, lr: LineRange, path: str) -> Located:
-    """Where one line range goes: its own lines, or the one place its expected lines moved to."""
+    """Where one line range goes: its own lines, or the one place its expected lines moved to.
+
+    A range whose new lines are the lines it addresses, indented otherwise, changes nothing the
+    agent meant: models that retype a line to change it and leave the change out send exactly
+    that.  It is refused as ``no-op`` (``_reindented``), unless the new indentation is the
+    file's and the old was not (a repair), or the file's indentation is its structure and the
+    new structure parses and differs (a Python statement moved out of a block).
+    """
     sp, repairs, finding = _place_range(fi, lr, path)
     if finding is not None:
         return Located.refusing(finding)
+    if sp is not None:
+        finding = _reindented(fi, sp, path)
+        if finding is not None:
+            return Located.refusing(finding)
     return Located((sp,) if sp is not None else (), tuple(repairs))
+
+
+def _reindented(fi: FileIndex, sp: Splice, path: str) -> Finding | None:
+    """A `no-op` finding when the splice only re-indents the lines it replaces (see ``locate_range``)."""
+    old = list(fi.text.lines[sp.start : sp.end])
+    new = [text for text, _eol in sp.new]
+    if not old or len(old) != len(new) or old == new:
+        return None
+    if any(a.lstrip() != b.lstrip() for a, b in zip(old, new)):
+        return None
+    first = next(k for k, (a, b) in enumerate(zip(old, new)) if a != b)
+    at = sp.start + first
+    if _fits(fi, at, new[first]) and not _fits(fi, at, old[first]):
+        return None  # the new indentation is the one the lines around it call for
+    lines = list(fi.text.lines)
+    after = "\n".join(lines[: sp.start] + new + lines[sp.end :])
+    if indentation_means(path, "\n".join(lines), after):
+        return None
+    shown = old[first].strip()
+    return error(
+        "no-op",
+        path,
+        at + 1,
+        f"the edit only re-indents {span(sp.start + 1, sp.end)} of {path}: {shown[:80]!r} is the text already there, "
+        "so the change it was meant to make is missing",
+        f"send the line{'s' if len(old) > 1 else ''} with the change you meant, indented as the file has "
+        f"{'them' if len(old) > 1 else 'it'} ({_describe(old[first])})",
+    )
+
+
+def _width(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
+
+
+_OPENS = ("{", "(", "[", ":", "=>", "->", " do", " then", "=")
+_CLOSES = ("}", ")", "]", "end", "</")
+
+
+def _fits(fi: FileIndex, at: int, line: str) -> bool:
+    """`line`, standing at line `at` (0-based), is indented as the nearest lines with text around
+    it call for: as deep as the one above or the one below, one step deeper than a line above
+    that opens a block, or one step shallower where it closes one."""
+    lines = fi.text.lines
+    above = next((lines[k] for k in range(at - 1, -1, -1) if lines[k].strip()), None)
+    below = next((lines[k] for k in range(at + 1, len(lines)) if lines[k].strip()), None)
+    step = _step(lines)
+    width = _width(line)
+    wanted = set()
+    if above is not None:
+        wanted.add(_width(above))
+        if above.rstrip().endswith(_OPENS):
+            wanted.add(_width(above) + step)
+        if line.lstrip().startswith(_CLOSES):
+            wanted.add(_width(above) - step)
+    if below is not None:
+        wanted.add(_width(below))
+    return width in wanted
+
+
+def _step(lines: tuple[str, ...] | list[str]) -> int:
+    """The file's indentation step: the commonest increase from one line with text to the next."""
+    counts: dict[int, int] = {}
+    last = None
+    for line in lines[:2000]:
+        if not line.strip():
+            continue
+        width = _width(line)
+        if last is not None and width > last:
+            counts[width - last] = counts.get(width - last, 0) + 1
+        last = width
+    return max(counts, key=lambda k: (counts[k], -k)) if counts else 4
+
+
+def _describe(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip())]
+    if not indent:
+        return "no indentation"
+    if set(indent) == {"\t"}:
+        return plural(len(indent), "tab")
+    if set(indent) == {" "}:
+        return plural(len(indent), "space")
+    return repr(indent)

@@ -436,3 +436,49 @@ def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
                 return None
             return max(target, (3, 7))
     return None
+
+
+# --------------------------------------------------------------------------- indentation that means something
+
+
+def indentation_means(path: str, before: str, after: str) -> bool | None:
+    """For a file whose indentation is its structure (Python, YAML): whether `after`, which differs
+    from `before` only in how lines are indented, means something else.  True: both parse and the
+    structure differs; False: it means the same (the lines merely moved) or `after` no longer
+    parses where `before` did (it breaks); None: the language's indentation means nothing, or it
+    cannot be told (`before` does not parse)."""
+    langs = languages_for(path)
+    if "python" in langs:
+        old, _err = _python_dump(before)
+        if old is None:
+            return None
+        new, _err = _python_dump(after)
+        return new is not None and new != old
+    if "yaml" in langs:
+        import yaml
+
+        try:
+            old_nodes = [_shape(n) for n in yaml.compose_all(before, Loader=_yaml_loader())]
+        except (yaml.YAMLError, RecursionError):
+            return None
+        try:
+            new_nodes = [_shape(n) for n in yaml.compose_all(after, Loader=_yaml_loader())]
+        except (yaml.YAMLError, RecursionError):
+            return False
+        return new_nodes != old_nodes
+    return None
+
+
+def _python_dump(text: str) -> tuple[str | None, str | None]:
+    try:
+        return ast.dump(ast.parse(text)), None
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return None, str(exc)
+
+
+def _shape(node: Any) -> Any:
+    """A composed YAML node as plain values: what its indentation made it."""
+    value = node.value
+    if isinstance(value, list):
+        return (node.tag, [(_shape(item[0]), _shape(item[1])) if isinstance(item, tuple) else _shape(item) for item in value])
+    return (node.tag, value)

@@ -1,0 +1,6 @@
+function f(x) {
+  if (x) {
+    return x + 1;
+  }
+  return 0;
+}
