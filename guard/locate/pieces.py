@@ -185,6 +185,19 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
             "which the marker before it keeps and which ends the block: it could never run",
             f"show line {at + 1} in the snippet, after the new lines if they go before it",
         )
+    copied = _block_pairs(lz, piece, kept, kept_before)
+    if copied:
+        (k, at), (_k, last) = copied[0], copied[-1]
+        return error(
+            "ambiguous",
+            lz.path,
+            at + 1,
+            f"the new lines from {lz.show(k)} (snippet line {lz.src(k)}) look like changed versions of lines "
+            f"{at + 1}-{last + 1} of {lz.path}, which the marker keeps right beside them: do they replace those "
+            "lines or join them?",
+            "show the unchanged line before the changed ones (or after them) in the snippet, so the lines "
+            "they replace are shown and no marker keeps them",
+        )
     for i, at in _meeting(lz, piece, kept, kept_before):
         if _same_head(lz.snippet.lines[i], lines[at]):
             return error(
@@ -198,6 +211,35 @@ def doubt(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> Fin
                 "of it and leave it out",
             )
     return None
+
+
+_BLOCK_COPY = 6  # most lines of a block of new lines held against the kept lines beside it
+
+
+def _block_pairs(lz: Lazy, piece: Sequence[int], kept: range, kept_before: bool) -> list[tuple[int, int]]:
+    """The longest run of (snippet line, file line) pairs, two or more, in which the new lines that
+    meet the kept stretch are, one for one and in order, changed versions of the kept lines they
+    meet (`_same_head`): after the stretch, the first new lines against its last lines; before it,
+    the last new lines against its first lines.  Blank lines are looked past on both sides."""
+    lines = lz.fi.text.lines
+    new = [i for i in piece if lz.snippet.lines[i].strip()]
+    old = [p for p in kept if lines[p].strip()]
+    best: list[tuple[int, int]] = []
+    for k in range(2, min(len(new), len(old), _BLOCK_COPY) + 1):
+        pairs = list(zip(new[:k], old[-k:])) if kept_before else list(zip(new[-k:], old[:k]))
+        if all(_copy_of(lz.snippet.lines[i], lines[p]) and not weak(lines[p]) for i, p in pairs):
+            best = pairs
+    return best
+
+
+def _copy_of(new: str, old: str) -> bool:
+    """`new` is `old` changed (``_same_head``); two definitions only under one name, or where one
+    name extends the other (`load_v2` for `load`): a definition under another name is another one."""
+    a, b = _DEFINES().match(new), _DEFINES().match(old)
+    if a and b:
+        x, y = a.group(1), b.group(1)
+        return x == y or (len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x)))
+    return _same_head(new, old)
 
 
 _MEETING = 1  # real lines on each side of where new lines meet kept ones, past closing lines and blanks

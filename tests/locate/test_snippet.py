@@ -178,3 +178,28 @@ def test_the_search_for_runs_is_bounded() -> None:
     snippet = "# ...\n" + "".join(f"{a}\n{a}\n{b}\n{a}\n{a}\n{b}\n{a}\n# ...\n" for _ in range(2_000))
     after, codes = merge("x.py", before, snippet)
     assert after is None and codes == ["ambiguous"]
+
+
+# --------------------------------------------------------------------------- near copies beside a marker (issue 36)
+
+LOAD = "import os\n\n\ndef load(path):\n    data = read_file(path)\n    rows = parse_rows(data)\n    return rows\n"
+
+
+def test_new_lines_that_copy_the_kept_lines_beside_them_are_ambiguous() -> None:
+    # No context above the changed lines: they may replace the two lines above the anchor, or join
+    # them.  Inserted beside them, the old lines would stay, duplicated under a new name.
+    snippet = "# ... existing code ...\n    data = read_file_v2(path)\n    rows = parse_rows_v2(data)\n    return rows\n"
+    after, codes = merge("app.py", LOAD, snippet)
+    assert after is None and codes == ["ambiguous"]
+    # Shown with the line above them, the same lines replace the two: no doubt left.
+    snippet = "# ... existing code ...\ndef load(path):\n    data = read_file_v2(path)\n    rows = parse_rows_v2(data)\n"
+    snippet += "    return rows\n"
+    after, codes = merge("app.py", LOAD, snippet)
+    assert codes == [] and after == LOAD.replace("read_file(", "read_file_v2(").replace("parse_rows(", "parse_rows_v2(")
+
+
+def test_a_new_definition_beside_a_kept_one_is_an_addition() -> None:
+    before = "class A:\n    def f(self):\n        return 1\n\n\ndef g():\n    pass\n"
+    snippet = "class A:\n    # ... existing code ...\n\n    def load(self):\n        return 2\n# ... existing code ...\n"
+    after, codes = merge("x.py", before, snippet)
+    assert codes == [] and after is not None and "    def f(self):\n        return 1\n\n    def load(self):" in after
