@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..diffs import make_change
+from ..diffs import changed_lines, make_change
 from ..model import FileChange, Finding, Value
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import span, visible
@@ -267,6 +267,24 @@ def _text(change: FileChange) -> Text | None:
         return None
 
 
+def _resent(change: FileChange, lines: dict[int, str], rules: Rules) -> list[int]:
+    """The added lines among `lines` that the edit sent again without changing what they say (the
+    text, blanks aside, of a line removed where they stand) and whose whitespace errors that line
+    already had: the fix repairs what the edit writes, never what the file held.  (A line the
+    edit sent again with trailing blanks the file's line did not have is the edit's to repair.)"""
+    out = []
+    for region in changed_lines(change):
+        old: dict[str, list[str]] = {}
+        for _n, t in region.removed:
+            old.setdefault(" ".join(t.split()), []).append(t)
+        for n, t in region.added:
+            if n in lines:
+                had = old.get(" ".join(t.split()), [])
+                if any(set(line_errors(t, rules)) <= set(line_errors(o, rules)) for o in had):
+                    out.append(n)
+    return out
+
+
 def problems(change: FileChange, rules: Rules, level: str, blocks: Blocks | None = None) -> list[Finding]:
     if change.after is None or not change.added or not rules.enabled:
         return []
@@ -325,6 +343,9 @@ def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileC
             fixed = fix_line(line, rules)
             if fixed != line:
                 fixes[number] = fixed
+        if fixes and change.removed:
+            for number in _resent(change, fixes, rules):
+                del fixes[number]
     blank = _trailing_blank_added(change, _line_count(change.after)) if "blank-at-eof" in rules else []
     if not fixes and not blank:
         return change

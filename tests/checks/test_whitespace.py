@@ -268,3 +268,15 @@ def test_attributes_of_a_gitattributes_deleted_from_the_work_tree_still_hold(rep
     r = cli("apply", "--json", input="--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n a\n-c   \n+d  \n")
     assert r.code == 0 and r.json()["files"][0]["repairs"] == ["whitespace-fix"], r
     assert repo.read("a.txt") == b"a\nd\n"
+
+
+def test_fix_leaves_a_line_the_edit_sent_again_as_the_file_had_it() -> None:
+    # A line the edit wrote again, re-indented with the rest of its block, kept its old trailing
+    # blanks: the fix repairs what the edit writes, not what the file held (issue 36).
+    before = b"if x:\n    keep()  \n    old()\n"
+    after = b"if x:\n  keep()  \n  new()\n"
+    fixed = fix(modify("a.py", before, after), Rules())
+    assert fixed.after == after
+    # A trailing blank the edit itself added to a line it sent again is the edit's, and goes.
+    fixed = fix(modify("a.py", b"if x:\n    keep()\n", b"if x:\n    keep()  \n    new()\n"), Rules())
+    assert fixed.after == b"if x:\n    keep()\n    new()\n"
