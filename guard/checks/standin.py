@@ -61,23 +61,28 @@ _WHAT = {COMMENT: "a comment", STRING: "a string", EMPTY: "a statement that does
 
 # Only closes something, or ends a statement: brackets, `end`, shell's `fi`/`done`/`esac`, an end tag.
 _CLOSER = lazy(r"(?:[)\]}>;,]|\bend\b|\bfi\b|\bdone\b|\besac\b|\bendif\b|</[\w:.-]+>|\s)+")
-# A statement that does nothing: an ellipsis, `pass`, shell's `:`, an element holding nothing but
-# an ellipsis (`<li>...</li>`), an ellipsis in brackets.  (Not `None` or `nil`: as a block's last
-# expression, in Rust or Ruby, it is the value the block gives.)
+# A statement that does nothing: an ellipsis, `pass`, shell's `:`, a loop body that only goes on to
+# the next item (`continue`, `next`), a value thrown away (`(void)lines;`, `_ = line`, `let _ = x;`),
+# an element holding nothing but an ellipsis or a TODO (`<li>...</li>`), an ellipsis in brackets.
+# (Not `None` or `nil`: as a block's last expression, in Rust or Ruby, it is the value it gives.)
 _EMPTY = lazy(
-    r"(?:\.\.\.|…|\. \. \.|pass|[\[({]\s*(?:\.\.\.|…)\s*[\])}]"
-    r"|<([\w:-]+)(?:\s[^<>]*)?>\s*(?:\.{2,}|…)?\s*</\1\s*>)\s*[;,]?"
+    r"(?:\.\.\.|…|\. \. \.|pass|continue|next|[\[({]\s*(?:\.\.\.|…)\s*[\])}]|(?:\(void\)|void\s)\s*\w+|_\s*=\s*\w+"
+    r"|let\s+_\s*=\s*\w+|<([\w:-]+)(?:\s[^<>]*)?>\s*(?:\.{2,}|…|TODO|TBD|FIXME)?\s*</\1\s*>)\s*[;,]?"
 )
 _SHELL_EMPTY = lazy(r"(?::|true)\s*;?")
-# A stub by its name: Rust's `todo!`/`unimplemented!`, Kotlin's `TODO()`, NotImplementedError...
+_NOTHING = lazy(r"\s*(?:\.\.\.|…|pass|:|true|;)\s*")  # what did nothing where it was, too
+# A stub, as a statement: Rust's `todo!()`/`unimplemented!()`, Kotlin's `TODO()`, a raise or throw of
+# NotImplementedError, NotImplementedException, UnsupportedOperationException.  (Not `return
+# NotImplemented`, Python's answer for an operator it does not support, nor a tuple naming the class.)
 _STUB_NAME = lazy(
-    r"\b(?:todo|unimplemented)!\s*[(\[{]|^\s*TODO\s*\(|\bNotImplemented(?:Error|Exception)?\b|\bnotImplemented\b"
-    r"|\bUnsupportedOperationException\b"
+    r"(?:return\s+)?(?:(?:todo|unimplemented)!\s*[(\[{]|TODO\s*\(|(?:raise|throw)\s+(?:new\s+)?(?:[\w.\\]*[.\\])?"
+    r"(?:NotImplemented(?:Error|Exception)|UnsupportedOperationException)\b)"
 )
 # A statement that fails on purpose: a stub when what it says is "not implemented" or "todo".
-_FAILS = lazy(r"\b(?:raise|throw|panic|fatalError|abort|die|exit|assert|unreachable|error)\b|process\.exit")
+_FAILS = lazy(r"(?:raise|throw|panic|fatalError|abort|die|exit|assert|unreachable!?|process\.exit|echo)\b")
+_RAISES = lazy(r"(?:raise|throw|panic|fatalError)\b")  # a statement whose work is to fail
 _SAYS_STUB = lazy(
-    r"\b(?:todo|fixme|tbd|stub|placeholder|not\s+(?:yet\s+)?implemented|unimplemented|implement\s+(?:me|later|this)"
+    r"\b(?:todo|fixme|tbd|not\s+(?:yet\s+)?implemented|unimplemented|implement\s+(?:me|later|this)"
     r"|fill\s+(?:it\s+)?in)\b",
     re.IGNORECASE,
 )
@@ -98,7 +103,7 @@ def _maybe(text: str, syntax: Syntax) -> bool:
         t = t[:cut].rstrip()  # the code before a comment: `pass  # unchanged`, `; /* same */`
     if _CLOSER().fullmatch(t) or _EMPTY().fullmatch(t) or _SHELL_EMPTY().fullmatch(t):
         return True
-    return bool(_STUB_NAME().search(t) or (_FAILS().search(t) and _SAYS_STUB().search(t)))
+    return bool(_STUB_NAME().match(t) or (_FAILS().match(t) and _SAYS_STUB().search(t)))
 
 
 def _opens_text(text: str, syntax: Syntax) -> bool:
@@ -143,6 +148,7 @@ def _kind(sp: Spans, i: int, python: bool) -> tuple[str, str]:
         return CODE, ""  # never a stand-in (``_maybe``), and never judged
     pieces = sp.pieces(i)
     said = " ".join(body(t) if k == "c" else t.strip(" \t\"'`") for k, t in pieces).strip()
+    notes_said = " ".join(body(t) for k, t in pieces if k == "c").strip()
     if i == 0 and line.startswith("#!"):
         return CODE, ""  # a script's interpreter line
     code = " ".join(sp.residue(i).split())
@@ -157,18 +163,17 @@ def _kind(sp: Spans, i: int, python: bool) -> tuple[str, str]:
         return (CODE if any(k == "s" for k, _t in pieces) else CLOSER), said  # `"a",`: an item of data
     if _EMPTY().fullmatch(code) or (sp.syntax.name == "hash" and _SHELL_EMPTY().fullmatch(code)):
         written = line
-        for k, t in pieces:
-            if k == "c":
-                written = written.replace(t, " ", 1)
+        for _k, t in pieces:
+            written = written.replace(t, " ", 1)
         if " ".join(written.split()) != code:
             return CODE, said  # the lexer lost its way in a string or regex before this line
         if code.startswith(("...", "…")) and _continues(sp, i):
             return CODE, said  # `...` among the parameters of a C prototype, or a call's arguments
         return EMPTY, said
     whole = line.strip()
-    if _STUB_NAME().search(code) or (_FAILS().search(code) and _SAYS_STUB().search(whole)):
+    if _STUB_NAME().match(code) or (_FAILS().match(code) and _SAYS_STUB().search(whole)):
         return STUB, said
-    return CODE, said
+    return CODE, notes_said
 
 
 def _continues(sp: Spans, i: int) -> bool:
@@ -213,13 +218,15 @@ def _string_statement(sp: Spans, i: int, python: bool, said: str) -> bool:
 _CODE_NOUN = (
     r"(?:code|logic|implementation|impl|body|bodies|loop|loops|version|versions|lines?|block|blocks|function|method"
     r"|steps?|computation|calculation|query|columns?|items?|entries|contents?|stuff|part|parts|section|handling"
-    r"|processing|checks?|body|statements?|definitions?|fields?|markup|rows?|cases?|branch|branches|arms?)"
+    r"|processing|checks?|body|statements?|definitions?|fields?|markup|rows?|cases?|branch|branches|arms?|guards?"
+    r"|validation|headers?|setup|calls?|conditions?|filters?|rules?|joins?|clauses?|imports?|logging)"
 )
 _END = r"(?=\s*(?:$|[.,;:!?)\]>}*/-]))"
 _POINTS = lazy(
     r"\b(?:unchanged|unmodified|untouched|intact|verbatim|as\s+(?:before|is|it\s+was|they\s+were|previously|above"
     r"|below|earlier|shown|written|in\s+v\d+)|as-is|identical|ditto|omit(?:s|ted)?|elid(?:e|ed|es)|elision|snip(?:ped)?"
     r"|brevity|abbreviated|abridged|truncated|not\s+shown|fill(?:ed)?\s+in|placeholder|etc|and\s+so\s+on"
+    r"|(?:has|have|is|are)\s*(?:n't|\s+not)\s+(?:been\s+)?changed|left\s+out|leave\s+out|copy\s+(?:it|them)\s+(?:from|back)"
     r"|lines?\s+\d+(?:\s*(?:-|–|—|to|through)\s*\d+)?|(?:from|in|of|see|like)\s+v\d+|v\d+\s+" + _CODE_NOUN + r""
     r"|rest\s+of|the\s+rest|remainder|same\s+as|(?:the\s+)?same" + _END + r"|(?:existing|remaining|previous|prior|original"
     r"|old|earlier|unchanged|same|usual)\s+(?:\w+\s+)?"
@@ -236,7 +243,7 @@ _REASON = lazy(
     r"|replaces?|moved|migrated|handled|happens|done\s+(?:by|in|upstream|elsewhere)|now|instead|in\s+favou?r\s+of"
     r"|removed|removes?|deleted|dropped|disabled|turned\s+off|gone|unsupported|upstream|covered\s+by|taken\s+care"
     r"|filtered|rejected|validated|guaranteed|ensures?|never|cannot|can't|workaround|until|once|re-?enable"
-    r"|rather\s+than|already|any\s?more|nothing\s+(?:to|left|here)|no\s+need|not\s+here|so\s+(?:no|nothing|there)"
+    r"|rather\s+than|already|any\s?more|retired|existed|nothing\s+(?:to|left|here)|no\s+need|not\s+here|so\s+(?:no|nothing|there)"
     r"|callers?|before\s+(?:they|it|we|this|calling|reaching|getting)|(?:does|do|did)\s*(?:n't|\s+not)\s+support"
     r"|yet|tracking|tracked|must\s*(?:n't|\s+not)|should\s*(?:n't|\s+not)|need\s*(?:n't|\s+not)|not\s+(?:wanted|allowed"
     r"|safe|useful|worth)|broke|breaks|broken|caused?|causes|crash\w*|bugs?|leak\w*|race|wrong|incorrect|noisy|noise"
@@ -289,9 +296,27 @@ def points(note: str, before: str = "") -> bool:
     return notes.elides(note) == notes.FIRM and " ".join(note.lower().split()) not in low_before
 
 
+# A ticket a reason names: `INC-2291`, `OPS-311`.
+_TICKET = lazy(r"\b[A-Z][A-Z0-9]+-\d+\b")
+# A sentence that explains: a clause after a colon or a semicolon, a negation, a conjunction that
+# gives a cause or a condition (a stand-in's words are a label, a pointer or a list of steps).
+_CLAUSE = lazy(
+    r"\w[;:]\s+\w|\s[—–]\s|\s--\s|\b(?:no|not|never|nothing|none|because|since|so|until|unless|when|once|although"
+    r"|though|but|only)\b|n't\b",
+    re.IGNORECASE,
+)
+_LABEL = lazy(r"\s*(?:todo|fixme|note|xxx|hack)\b\s*(?:\([^)]*\))?\s*:?", re.IGNORECASE)
+
+
 def gives_reason(note: str) -> bool:
-    """The note says why code goes, or where its work is done now."""
-    return _REASON().search(fold(note)) is not None
+    """The note says why code goes, or where its work is done now: in its words (``_REASON``, a
+    ticket), or as a sentence that explains (ten words or more, with a clause, a negation or a
+    conjunction: ``_CLAUSE``)."""
+    text = fold(note)
+    if _REASON().search(text) or _TICKET().search(note):
+        return True
+    rest = _LABEL().sub("", text, count=1)
+    return len(re.findall(r"[^\W\d_]+", rest)) >= 10 and _CLAUSE().search(rest) is not None
 
 
 # --------------------------------------------------------------------------- the rule
@@ -370,7 +395,11 @@ def _candidate(region: ChangedLines, syntax: Syntax) -> bool:
             return True
         if any(maybe) and (
             maybe.count(False) <= gone - MIN_CODE
-            or any(len(t) <= MAX_LINE and any(w in t.lower() for w in _PROSE_TRIGGERS) for t, m in zip(added, maybe) if m)
+            or any(
+                len(t) <= MAX_LINE and (_STUB_NAME().match(t.strip()) or any(w in t.lower() for w in _PROSE_TRIGGERS))
+                for t, m in zip(added, maybe)
+                if m
+            )
         ):
             return True
     return len(added) <= 3 and any(len(t) <= MAX_LINE and w in t.lower() for t in added for w in _PROSE_TRIGGERS)
@@ -381,12 +410,30 @@ def _judge(change: FileChange, region: ChangedLines, new: _Lexed, old: _Lexed, e
     nsp = new.spans(region.added[-1][0])
     kinds = [(n, *_kind(nsp, n - 1, python)) for n, _t in region.added if n - 1 < len(nsp.lines)]
     doing_nothing = [(n, k, s) for n, k, s in kinds if k in _DOES_NO_WORK]
-    if not doing_nothing:
+    pointing = [n for n, k, s in kinds if k == CODE and s and only_points(s)]
+    if not doing_nothing and not pointing:
         return None
     osp = old.spans(change.removed[-1][0])
     removed = [(n, *_kind(osp, n - 1, python)) for n, _t in region.removed if n - 1 < len(osp.lines)]
-    code = [osp.lines[n - 1] for n, k, _s in removed if k == CODE]
-    code, new_code = _unpaired(code, [nsp.lines[n - 1] for n, k, _s in kinds if k == CODE])
+    # (`continue` and a value thrown away do no work where an edit puts them; where it takes them
+    # away, they did: a loop's `continue` skipped the rest of it.)
+    code = [osp.lines[n - 1] for n, k, _s in removed if k == CODE or (k == EMPTY and not _NOTHING().fullmatch(osp.lines[n - 1]))]
+    written = [(n, s) for n, k, s in kinds if k == CODE]
+    code, new_code = _unpaired(code, [nsp.lines[n - 1] for n, _s in written])
+    if new_code and (pointing or any(s and (_short_pointer(s) or only_points(s)) for _n, _k, s in doing_nothing)):
+        # A note that points, beside lines that are the removed ones changed (`const rate = ...`
+        # given a default) or lines of code whose own comment points (`_ = line  // unchanged`, not
+        # a removed line changed, `#else /* c89, etc. */`): the note stands in for the rest.
+        pointing = [n for n in pointing if _unpaired(code, [nsp.lines[n - 1]], loose=True)[1]]
+        left, rest = _unpaired(code, [nsp.lines[n - 1] for n, _s in written if n not in pointing], loose=True)
+        if not rest:
+            code, new_code = left, []
+            doing_nothing += [(n, COMMENT, s) for n, s in written if n in pointing]
+    if not doing_nothing:
+        return None  # only lines of code whose comment points, and they are the removed ones, changed
+    if any(k == STUB for _n, k, _s in doing_nothing):
+        if any(_RAISES().match(t.strip()) or _STUB_NAME().match(t.strip()) for _n, t in region.removed):
+            return None  # a failure rewritten (its message, its type): no work lost
     if not code:
         return None if new_code else _pointer_in_prose(change, region, kinds, removed, level)
     if new_code or len(code) < MIN_CODE:
@@ -396,10 +443,11 @@ def _judge(change: FileChange, region: ChangedLines, new: _Lexed, old: _Lexed, e
         # points (`# logging as before`, `[skip check as before]`).
         old_lines = {_norm(t) for _n, t in region.removed}
         among_new = bool(new_code)
+        numbers = frozenset(n for n, _t in region.added)
         doing_nothing = [
             (n, k, s)
             for n, k, s in doing_nothing
-            if _elided(nsp, n - 1, k, s, among_new) and _norm(nsp.lines[n - 1]) not in old_lines
+            if _elided(nsp, n - 1, k, s, among_new, numbers) and _norm(nsp.lines[n - 1]) not in old_lines
         ]
         if not doing_nothing:
             return None
@@ -474,18 +522,21 @@ _NAMED = lazy(r"\w\(|\w\.\w|\w_\w|[a-z][A-Z]|<\w|`|\b[A-Z]{2,}_")
 
 
 def only_points(said: str) -> bool:
-    """The text says nothing but that text is left out: every word it holds is a pointing word
-    (``_POINTS``, at least one) or filler (``_FILLER``), or ``notes`` reads it as an elision."""
+    """The text says nothing but that text is left out: a pointing word (``_POINTS``, or one of
+    another language, ``_POINTS_ELSEWHERE``), and besides them only filler (``_FILLER``, code
+    nouns) or, in a note ``notes`` reads as firmly eliding, its own words."""
     text = fold(said).lower()
     if not re.search(r"[^\W\d_]", text) or text.rstrip().endswith(":"):
         return False  # an ellipsis alone, `[...]` (in prose, an example's "and so on"), a heading
     if _NAMED().search(said):
         return False  # `The getIndex() is not changed.`: it says what a named thing does
+    english = any(re.search(r"[^\W\d_]", m.group()) for m in _POINTS().finditer(text))
+    elsewhere = _POINTS_ELSEWHERE().search(_plain(said)) is not None
+    if not (english or elsewhere):
+        return False
     if notes.elides(said) == notes.FIRM:
         return True
-    if not any(re.search(r"[^\W\d_]", m.group()) for m in _POINTS().finditer(text)):
-        return False
-    rest = _POINTS().sub(" ", text)
+    rest = _POINTS_ELSEWHERE().sub(" ", _POINTS().sub(" ", text))
     voc = notes.vocabulary()
     return all(w in _FILLER or voc.concept(w) == notes.CODE for w in re.findall(r"[^\W\d_]+", rest))
 
@@ -505,6 +556,8 @@ def _pointer_in_prose(
         if k in (COMMENT, STRING) and only_points(said) and _norm(said) not in {_norm(o) for o in old}:
             if not _stands_alone(said, kinds, n):
                 continue  # a line of a paragraph: `unchanged.` ends a sentence the line above began
+            if not _at_text(said):
+                continue  # `Everything else is left unchanged.`: what the code does, documented
             if not points(said, old_text) and notes.elides(said) is None:
                 continue  # its pointing words were already there
             gone = [o for o in old if _norm(o) not in {_norm(s) for _m, _k, s in kinds}]
@@ -521,6 +574,26 @@ def _pointer_in_prose(
                 HINT,
             )
     return None
+
+
+# A pointer at text left out, not at behaviour: it names the text (the rest of the docstring, the
+# remaining paragraphs), or a version of it (as before, the previous version), or is only a list
+# trailing off (`Etc.`).
+_AT_TEXT = lazy(
+    r"\b(?:docstring|comment|docs?|documentation|text|paragraphs?|lines?|sections?|notes?|description|details"
+    r"|examples?|version|original|previous(?:ly)?|prior|earlier|old)\b|\bas\s+(?:before|it\s+was|they\s+were|is)\b"
+    r"|\bsame\s+as\s+before\b|\b(?:the\s+)?rest\b(?!\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:is|are)\b)|omit|elide|snip|^\W*etc\W*$",
+    re.IGNORECASE,
+)
+
+
+def _at_text(said: str) -> bool:
+    """The pointer is at the text left out (``_AT_TEXT``), or wrapped in brackets or an ellipsis,
+    or in another language (``_POINTS_ELSEWHERE``)."""
+    text = said.strip()
+    if _BRACKETED().fullmatch(text) or _ELLIPSIS_NOTE().fullmatch(text):
+        return True
+    return _AT_TEXT().search(fold(text)) is not None or _POINTS_ELSEWHERE().search(_plain(text)) is not None
 
 
 def _stands_alone(said: str, kinds: list[tuple[int, str, str]], number: int) -> bool:
@@ -552,7 +625,20 @@ _BRACKETED = lazy(r"\[[^\[\]]*\w[^\[\]]*\]|\([^()]*\w[^()]*\)|<[^<>]*\w[^<>]*>")
 _WORD = lazy(r"\w+")
 
 
-def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool) -> bool:
+def _in_new_definition(sp: Spans, i: int, added: frozenset[int]) -> bool:
+    """Line `i` lies under a definition the edit adds (the first line above it, shallower, is
+    an added definition's header)."""
+    width = _width(sp.lines[i])
+    k = i - 1
+    while k >= 0 and k + 1 in added:
+        line = sp.lines[k]
+        if line.strip() and _width(line) < width:
+            return bool(_DEFINITION().match(line))
+        k -= 1
+    return False
+
+
+def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool, added: frozenset[int] = frozenset()) -> bool:
     """Line `i` marks an elision by its shape, or says nothing but that code is left out: a stub; a
     note in brackets or an ellipsis that points, standing alone (in a run of comments it goes on
     with a sentence: `# ... and near MIN ...`); an ellipsis standing alone where it cannot be code
@@ -562,18 +648,36 @@ def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool) -> bool:
     points (`# logging as before`): among new lines a note that says less may head them."""
     line = sp.lines[i]
     if kind == STUB:
-        return True
+        # Beside new code a stub may be the body of a new definition (an abstract method).
+        return not among_new or points(said) or not _in_new_definition(sp, i, added)
     if kind == EMPTY:
-        if said and only_points(said.strip(" []()<>{}")):
+        if said and (only_points(said.strip(" []()<>{}")) or _short_pointer(said)):
             return True
         return ("..." in line or "…" in line) and (sp.syntax.bare_ellipsis or line.strip().startswith("<") or not sp.syntax.code)
     text = said.strip()
-    if (_ELLIPSIS_NOTE().fullmatch(text) or _BRACKETED().fullmatch(text)) and not _among_comments(sp, i):
-        inner = text.strip(" .…[]()<>{}")
-        return points(inner) or notes.elides(inner) is not None  # not `... and near MIN ...`: a heading
+    if kind == COMMENT and not any(k == "c" for k, _end in sp.opens(i)):
+        return False  # the rest of a comment begun above: a sentence that goes on
+    if _ELLIPSIS_NOTE().fullmatch(text) and not _among_comments(sp, i):
+        # An ellipsis is the mark of an elision: a short label in one stands in (`... existing
+        # validation ...`), unless it goes on with a sentence (`... and near MIN ...`).
+        inner = text.strip(" .…")
+        words = re.findall(r"[^\W\d_]+", inner)
+        if not words or words[0].lower() in _GOES_ON:
+            return False
+        return len(words) <= 6 or points(inner) or notes.elides(inner) is not None
+    if _BRACKETED().fullmatch(text) and not _among_comments(sp, i):
+        inner = text.strip(" []()<>{}")
+        return points(inner) or notes.elides(inner) is not None
+    if kind == COMMENT and _among_comments(sp, i):
+        return False  # a line of a comment of several lines: part of what it explains
     if among_new:
-        return kind == COMMENT and notes.elides(text) == notes.FIRM and not text.endswith(".")
-    return only_points(text)
+        # (Quotes, brackets or operators in it: it names code, `Same for the other "methods"`.)
+        plain = not re.search(r"[=;$@\\/\"`(){}\[\]<>]", text)
+        return kind == COMMENT and plain and notes.elides(text) == notes.FIRM and not text.endswith(".")
+    return only_points(text) or _short_pointer(text)
+
+
+_GOES_ON = frozenset("and or but then plus so also which that while".split())
 
 
 def _among_comments(sp: Spans, i: int) -> bool:
@@ -587,17 +691,19 @@ def _among_comments(sp: Spans, i: int) -> bool:
     return False
 
 
-def _unpaired(removed: list[str], written: list[str]) -> tuple[list[str], list[str]]:
+def _unpaired(removed: list[str], written: list[str], loose: bool = False) -> tuple[list[str], list[str]]:
     """The removed lines of code no written line rewrites, and the written lines that rewrite
     none (new code).  Only a definition's header is paired (a signature given new types, its body
-    left out): other lines written again are a restructuring, and new code."""
+    left out): other lines written again are a restructuring, and new code.  `loose` (beside a
+    note that points): any line that is a changed copy of a removed one (most of its words)."""
     left = list(removed)
     new: list[str] = []
     for line in written:
-        if _DEFINITION().match(line):
+        if loose or _DEFINITION().match(line):
             words = _WORD().findall(line)
             for k, old in enumerate(left):
-                if _DEFINITION().match(old) and _norm(old) != _norm(line) and similar(words, _WORD().findall(old), 0.6):
+                same_kind = loose or _DEFINITION().match(old)
+                if same_kind and _norm(old) != _norm(line) and similar(words, _WORD().findall(old), 0.6):
                     del left[k]
                     break
             else:
@@ -605,6 +711,18 @@ def _unpaired(removed: list[str], written: list[str]) -> tuple[list[str], list[s
         else:
             new.append(line)
     return left, new
+
+
+def _short_pointer(said: str) -> bool:
+    """A note of a few words that points in words (`warn as before`, `unchanged`; not `TODO: column
+    list`, nor `Stack before: ... pylist`, whose one pointer is an ellipsis, nor one naming code)."""
+    if not 1 <= len(re.findall(r"[^\W\d_]+", said)) <= 4 or _NAMED().search(said):
+        return False
+    text = fold(said)
+    # (Not `etc.`: in a short comment it ends a list, `# skip NIS entries etc.`.)
+    return any(re.search(r"[^\W\d_]", m.group()) and m.group().lower() != "etc" for m in _POINTS().finditer(text)) or bool(
+        _POINTS_ELSEWHERE().search(_plain(said))
+    )
 
 
 def _still_written(code: list[str], kinds: list[tuple[int, str, str]], nsp: Spans, region: ChangedLines, edit: Edit) -> bool:

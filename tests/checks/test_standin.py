@@ -296,7 +296,8 @@ DOC = '''def total(items, rates):
     return sum(i.price for i in items)
 '''
 TWO = "    Negative prices are refunds and lower the total.\n    The tax rate of an item comes from `rates`.\n"
-JSDOC = "/**\n * Sum the prices.\n *\n * Items without a price count as zero.\n * Negative prices are refunds.\n */\nfunction t() {}\n"
+JSDOC = "/**\n * Sum the prices.\n *\n * Items without a price count as zero.\n * Negative prices are refunds.\n */\n"
+JSDOC += "function t() {}\n"
 
 
 @pytest.mark.parametrize(
@@ -336,6 +337,78 @@ def test_prose_that_says_something_is_not_a_pointer(line: str) -> None:
 
 
 def test_a_doctest_ellipsis_is_the_doctest_s() -> None:
-    doc = 'def f():\n    """\n    >>> f()\n    Traceback (most recent call last):\n      File "x", line 1\n    ValueError\n    """\n'
+    doc = 'def f():\n    """\n    >>> f()\n    Traceback (most recent call last):\n'
+    doc += '      File "x", line 1\n    ValueError\n    """\n'
     new = doc.replace('      File "x", line 1\n', "    ...\n")
     assert run(modify("a.py", doc, new)) == []
+
+
+# --------------------------------------------------------------------------- beside new code, and one line
+
+
+def test_a_stub_under_a_new_guard_stands_in_for_the_body() -> None:
+    (f,) = run(stand_in("py", "if line.kind == 'credit':", '    raise NotImplementedError("credit lines")'))
+    assert "a stub" in f.message
+
+
+def test_a_stub_that_is_a_new_definitions_body_is_not_a_stand_in() -> None:
+    before = "class A:\n    def area(self):\n        w = self.w\n        return w * self.h\n"
+    after = "class A:\n    def area(self):\n        raise NotImplementedError\n\n"
+    after += "    def name(self):\n        raise NotImplementedError\n"
+    found = run(modify("a.py", before, after))
+    # The body of `area` went for a stub (a stand-in); `name`'s stub is a new definition's.
+    assert [f.line for f in found] == [3]
+
+
+def test_a_line_of_code_whose_note_points_stands_in() -> None:
+    for line in ("_ = line  # unchanged", "continue  # rest as before"):
+        assert len(run(stand_in("py", line))) == 1, line
+    assert len(run(stand_in("js", "void line; // body unchanged"))) == 1
+
+
+def test_a_short_label_in_an_ellipsis_beside_new_code_stands_in() -> None:
+    (f,) = run(stand_in("js", "// ... existing validation ...", "const strict = true;"))
+    assert f.line == 4
+    # ...but not a sentence that goes on from the comment before it.
+    assert run(stand_in("js", "// the cases come in order", "// ... and near the maximum ...", "check(max);")) == []
+
+
+def test_one_line_for_a_short_pointer() -> None:
+    head = "def f(log, n):\n    if n:\n"
+    before, tail = head + "        log.warning('skipped %d', n)\n", "    return n\n"
+    assert len(run(modify("a.py", before + tail, head + "        pass  # logging as before\n" + tail))) == 1
+    assert len(run(modify("a.py", before + tail, head + "        # warn as before\n" + tail))) == 1
+    # One line gone for a comment that says something is for the phrase rules, and passes.
+    assert run(modify("a.py", before + tail, head + "        pass  # the caller logs this\n" + tail)) == []
+
+
+def test_a_long_sentence_that_explains_is_a_reason() -> None:
+    note = "# No fprintf here: the function runs in a signal handler, and stdio is not async-signal-safe."
+    assert run(stand_in("py", note)) == []
+    # A list of what the removed code did is not one.
+    assert len(run(stand_in("py", "# skip empty lines, look up the rate, add net and tax, count the skipped"))) == 1
+
+
+# --------------------------------------------------------------------------- never a crash
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = [
+    "x = 1", "    y = f(x)", "}", "end", "    # note", "// ... as before ...", "/*", " * text", " */", '"""', "    '''",
+    "    ...", "pass", "todo!()", "raise NotImplementedError", "<li>...</li>", "-- rest", "#!/bin/sh", "", "  ",
+    "def g():", "fn h() {", "  return 0;", "continue  # unchanged", "`", "'", '"', "(void)x;", "[...]",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=12),
+    st.lists(st.sampled_from(_PIECES), max_size=12),
+    st.sampled_from(("a.py", "a.js", "a.rs", "a.go", "a.rb", "a.c", "a.sh", "a.sql", "a.html", "a.md", "a.txt")),
+)
+def test_any_change_is_judged_without_an_exception(old: list[str], new: list[str], path: str) -> None:
+    before = "\n".join(["head()", *old, "tail()"]) + "\n"
+    after = "\n".join(["head()", *new, "tail()"]) + "\n"
+    for f in run(modify(path, before, after)):
+        assert f.code == "placeholder" and f.line is not None
