@@ -25,298 +25,54 @@ region at a time (the lines a region removes and the lines added where they stoo
 Code and not-code are told apart by the file's comment and string syntax
 (``comments.Spans``); a file whose syntax is not known is not judged here (the phrase
 and note rules of ``placeholder`` still are).  The old and new texts are lexed only for a
-region that passes a cheap test of its added lines first (``_maybe``), so an edit that
+region that passes a cheap test of its added lines first (``linekind.may_do_nothing``), so an edit that
 writes code costs one pass over its regions.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Sequence
 
 from ..diffs import ChangedLines, changed_lines, similar
 from ..model import FileChange, Finding
 from ..text.lookalikes import fold
 from ..text.regex import lazy
-from ..text.textfile import NotText, decode
+from ..text.textfile import NotText
 from . import notes
 from .base import CheckInput, quote
-from .comments import Spans, Syntax, body, syntax_for
+from .comments import Spans, Syntax, syntax_for
+from .linekind import (
+    BLANK,
+    CLOSER,
+    CLOSES,
+    CODE,
+    COMMENT,
+    DEFINITION,
+    DOES_NO_WORK,
+    EMPTY,
+    MAX_LINE,
+    NOTHING,
+    RAISES,
+    STRING,
+    STUB,
+    STUB_NAME,
+    Lexed,
+    line_kind,
+    may_do_nothing,
+    opens_text,
+    width,
+)
+from .pointers import BRACKETED, ELLIPSIS_NOTE, STRONG, at_text, gives_reason, only_points, points, short_pointer
 
 MIN_CODE = 2  # lines of code a region must remove: one line replaced by a note is the phrase rules' to judge
 MAX_REGION = 2000  # lines a region may add and still be judged (a stand-in is a few lines)
-MAX_LINE = 1000  # characters of the longest line that may stand in for code (``placeholder.MAX_LINE``)
 HINT = (
     "write the code in full, or leave those lines out of the edit; to delete code, remove it without "
     "a line in its place (a comment that stays may say why it goes)"
 )
 
-BLANK, CLOSER, COMMENT, STRING, EMPTY, STUB, CODE = "blank", "closer", "comment", "string", "empty", "stub", "code"
-_DOES_NO_WORK = (COMMENT, STRING, EMPTY, STUB)
 _WHAT = {COMMENT: "a comment", STRING: "a string", EMPTY: "a statement that does nothing", STUB: "a stub"}
-
-
-# --------------------------------------------------------------------------- what a line is
-
-# Only closes something, or ends a statement: brackets, `end`, shell's `fi`/`done`/`esac`, an end tag.
-_CLOSER = lazy(r"(?:[)\]}>;,]|\bend\b|\bfi\b|\bdone\b|\besac\b|\bendif\b|</[\w:.-]+>|\s)+")
-# A statement that does nothing: an ellipsis, `pass`, shell's `:`, a loop body that only goes on to
-# the next item (`continue`, `next`), a value thrown away (`(void)lines;`, `_ = line`, `let _ = x;`),
-# an element holding nothing but an ellipsis or a TODO (`<li>...</li>`), an ellipsis in brackets.
-# (Not `None` or `nil`: as a block's last expression, in Rust or Ruby, it is the value it gives.)
-_EMPTY = lazy(
-    r"(?:\.\.\.|…|\. \. \.|pass|continue|next|[\[({]\s*(?:\.\.\.|…)\s*[\])}]|(?:\(void\)|void\s)\s*\w+|_\s*=\s*\w+"
-    r"|let\s+_\s*=\s*\w+|<([\w:-]+)(?:\s[^<>]*)?>\s*(?:\.{2,}|…|TODO|TBD|FIXME)?\s*</\1\s*>)\s*[;,]?"
-)
-_SHELL_EMPTY = lazy(r"(?::|true)\s*;?")
-_NOTHING = lazy(r"\s*(?:\.\.\.|…|pass|:|true|;)\s*")  # what did nothing where it was, too
-# A stub, as a statement: Rust's `todo!()`/`unimplemented!()`, Kotlin's `TODO()`, a raise or throw of
-# NotImplementedError, NotImplementedException, UnsupportedOperationException.  (Not `return
-# NotImplemented`, Python's answer for an operator it does not support, nor a tuple naming the class.)
-_STUB_NAME = lazy(
-    r"(?:return\s+)?(?:(?:todo|unimplemented)!\s*[(\[{]|TODO\s*\(|(?:raise|throw)\s+(?:new\s+)?(?:[\w.\\]*[.\\])?"
-    r"(?:NotImplemented(?:Error|Exception)|UnsupportedOperationException)\b)"
-)
-# A statement that fails on purpose: a stub when what it says is "not implemented" or "todo".
-_FAILS = lazy(r"(?:raise|throw|panic|fatalError|abort|die|exit|assert|unreachable!?|process\.exit|echo)\b")
-_RAISES = lazy(r"(?:raise|throw|panic|fatalError)\b")  # a statement whose work is to fail
-_SAYS_STUB = lazy(
-    r"\b(?:todo|fixme|tbd|not\s+(?:yet\s+)?implemented|unimplemented|implement\s+(?:me|later|this)"
-    r"|fill\s+(?:it\s+)?in)\b",
-    re.IGNORECASE,
-)
-
-
-def _maybe(text: str, syntax: Syntax) -> bool:
-    """The cheap first test: the added line `text` may be a line that does no work (or only
-    closes something, or be blank).  Lines of code fail it at once, most at their first
-    character; a line inside a docstring or block comment may pass or not, and the lexer
-    settles it for any region that has one line opening such a text."""
-    if len(text) > MAX_LINE:
-        return False  # a stand-in is a short line; a longer one is not judged, so no pattern runs long
-    t = text.strip()
-    if not t or t.startswith(syntax.marks) or t[0] in "\"'`*" or t[0] in syntax.quotes:
-        return True
-    cut = min((p for p in map(t.find, syntax.marks) if p > 0), default=-1)
-    if cut > 0:
-        t = t[:cut].rstrip()  # the code before a comment: `pass  # unchanged`, `; /* same */`
-    if _CLOSER().fullmatch(t) or _EMPTY().fullmatch(t) or _SHELL_EMPTY().fullmatch(t):
-        return True
-    return bool(_STUB_NAME().match(t) or (_FAILS().match(t) and _SAYS_STUB().search(t)))
-
-
-def _opens_text(text: str, syntax: Syntax) -> bool:
-    """The line opens a text that may go on over the next lines: a triple-quoted or spanning
-    string, or a block comment."""
-    return (
-        any(q * 3 in text for q in syntax.triple)
-        or any(q in text for q in syntax.spanning)
-        or any(o in text for o, _c in syntax.block)
-    )
-
-
-class _Lexed:
-    """A text's lines, and where its comments and strings are up to a line: lexed when first
-    asked for (most edits have no candidate region), and again only to reach further."""
-
-    _AHEAD = 40  # lines lexed past the one asked for: the lines after a note say what it heads
-
-    def __init__(self, data: bytes | None, syntax: Syntax) -> None:
-        self.data = data
-        self.syntax = syntax
-        self._lines: tuple[str, ...] | None = None
-        self._spans: Spans | None = None
-        self._upto = -1
-
-    def spans(self, upto: int) -> Spans:
-        """The spans, lexed at least through line `upto` (1-based)."""
-        if self._lines is None:
-            self._lines = decode(self.data).lines if self.data is not None else ()
-        if self._spans is None or upto > self._upto:
-            self._upto = upto + self._AHEAD
-            self._spans = Spans(self._lines, self.syntax, self._upto)
-        return self._spans
-
-
-def _kind(sp: Spans, i: int, python: bool) -> tuple[str, str]:
-    """(kind, the text it says) of line `i` of `sp`: BLANK, CLOSER, COMMENT, STRING, EMPTY, STUB or CODE."""
-    line = sp.lines[i]
-    if not line.strip():
-        return BLANK, ""
-    if len(line) > MAX_LINE:
-        return CODE, ""  # never a stand-in (``_maybe``), and never judged
-    pieces = sp.pieces(i)
-    said = " ".join(body(t) if k == "c" else t.strip(" \t\"'`") for k, t in pieces).strip()
-    notes_said = " ".join(body(t) for k, t in pieces if k == "c").strip()
-    if i == 0 and line.startswith("#!"):
-        return CODE, ""  # a script's interpreter line
-    code = " ".join(sp.residue(i).split())
-    comment = any(k == "c" for k, _t in pieces)
-    if code in ("", ";"):  # a comment, a string statement, or an empty statement with a note on it
-        if comment:
-            return COMMENT, said
-        if pieces:
-            return (STRING, said) if _string_statement(sp, i, python, said) else (CODE, said)
-        return CLOSER, said
-    if _CLOSER().fullmatch(code):
-        return (CODE if any(k == "s" for k, _t in pieces) else CLOSER), said  # `"a",`: an item of data
-    if _EMPTY().fullmatch(code) or (sp.syntax.name == "hash" and _SHELL_EMPTY().fullmatch(code)):
-        written = line
-        for _k, t in pieces:
-            written = written.replace(t, " ", 1)
-        if " ".join(written.split()) != code:
-            return CODE, said  # the lexer lost its way in a string or regex before this line
-        if code.startswith(("...", "…")) and _continues(sp, i):
-            return CODE, said  # `...` among the parameters of a C prototype, or a call's arguments
-        return EMPTY, said
-    whole = line.strip()
-    if _STUB_NAME().match(code) or (_FAILS().match(code) and _SAYS_STUB().search(whole)):
-        return STUB, said
-    return CODE, notes_said
-
-
-def _continues(sp: Spans, i: int) -> bool:
-    """The line before `i` with code leaves a list open (`,`, `(`): line `i` goes on with it."""
-    k = i - 1
-    while k >= 0:
-        code = sp.residue(k).rstrip()
-        if code.strip():
-            return code.endswith((",", "(", "["))
-        k -= 1
-    return False
-
-
-def _string_statement(sp: Spans, i: int, python: bool, said: str) -> bool:
-    """Line `i`, which holds only (a piece of) a string, is a string statement: in Python a
-    docstring or a string written as a statement (not an item of a list, an argument or an
-    operand: the code before it on the line where it starts ends a statement); elsewhere, a
-    string is data unless what it says is an elision note."""
-    if not python:
-        return bool(_EMPTY().fullmatch(said)) or notes.elides(said, 2) is not None
-    start = i
-    while start > 0 and not any(k == "s" for k, _e in sp.opens(start)):
-        start -= 1
-    first = sp.lines[start]
-    if sp.residue(start)[: len(first) - len(first.lstrip())].strip() or sp.residue(start).strip():
-        return False  # code before or after the string on its first line: `x = """...`
-    k = start - 1
-    while k >= 0:
-        code = sp.residue(k).rstrip()
-        if code.strip():
-            return not code.endswith(("(", "[", "{", ",", "=", "+", "-", "*", "/", "%", "\\", "and", "or", "not", "in"))
-        k -= 1
-    return True
-
-
-# --------------------------------------------------------------------------- what a note says
-
-# Words that point at where the code still is (or say it is left out), new in a note: the
-# rule of ``notes`` reads a note made of them alone; these also count inside a longer sentence.
-# A word that may describe a thing (`same`, `existing`, `original`) counts where it ends the note or
-# a clause, or names code (`existing logic`), not as a thing's adjective (`the same extension`).
-_CODE_NOUN = (
-    r"(?:code|logic|implementation|impl|body|bodies|loop|loops|version|versions|lines?|block|blocks|function|method"
-    r"|steps?|computation|calculation|query|columns?|items?|entries|contents?|stuff|part|parts|section|handling"
-    r"|processing|checks?|body|statements?|definitions?|fields?|markup|rows?|cases?|branch|branches|arms?|guards?"
-    r"|validation|headers?|setup|calls?|conditions?|filters?|rules?|joins?|clauses?|imports?|logging)"
-)
-_END = r"(?=\s*(?:$|[.,;:!?)\]>}*/-]))"
-_POINTS = lazy(
-    r"\b(?:unchanged|unmodified|untouched|intact|verbatim|as\s+(?:before|is|it\s+was|they\s+were|previously|above"
-    r"|below|earlier|shown|written|in\s+v\d+)|as-is|identical|ditto|omit(?:s|ted)?|elid(?:e|ed|es)|elision|snip(?:ped)?"
-    r"|brevity|abbreviated|abridged|truncated|not\s+shown|fill(?:ed)?\s+in|placeholder|etc|and\s+so\s+on"
-    r"|(?:has|have|is|are)\s*(?:n't|\s+not)\s+(?:been\s+)?changed|left\s+out|leave\s+out|copy\s+(?:it|them)\s+(?:from|back)"
-    r"|lines?\s+\d+(?:\s*(?:-|–|—|to|through)\s*\d+)?|(?:from|in|of|see|like)\s+v\d+|v\d+\s+" + _CODE_NOUN + r""
-    r"|rest\s+of|the\s+rest|remainder|same\s+as|(?:the\s+)?same" + _END + r"|(?:existing|remaining|previous|prior|original"
-    r"|old|earlier|unchanged|same|usual)\s+(?:\w+\s+)?"
-    + _CODE_NOUN
-    + r"\b|(?:existing|remaining|previous|original)"
-    + _END
-    + r")\b|\.\.\.|…|\[\s*\]",
-    re.IGNORECASE,
-)
-# Words that give a reason for a deletion, or say where the work is done now.
-_REASON = lazy(
-    r"\b(?:because|since|due\s+to|owing\s+to|so\s+that|as\s+of|no\s+longer|not\s+(?:needed|necessary|required|used"
-    r"|supported)|needless|unneeded|unnecessary|unused|obsolete|deprecated|dead|redundant|superseded|replaced"
-    r"|replaces?|moved|migrated|handled|happens|done\s+(?:by|in|upstream|elsewhere)|now|instead|in\s+favou?r\s+of"
-    r"|removed|removes?|deleted|dropped|disabled|turned\s+off|gone|unsupported|upstream|covered\s+by|taken\s+care"
-    r"|filtered|rejected|validated|guaranteed|ensures?|never|cannot|can't|workaround|until|once|re-?enable"
-    r"|rather\s+than|already|any\s?more|retired|existed|nothing\s+(?:to|left|here)|no\s+need|not\s+here|so\s+(?:no|nothing|there)"
-    r"|callers?|before\s+(?:they|it|we|this|calling|reaching|getting)|(?:does|do|did)\s*(?:n't|\s+not)\s+support"
-    r"|yet|tracking|tracked|must\s*(?:n't|\s+not)|should\s*(?:n't|\s+not)|need\s*(?:n't|\s+not)|not\s+(?:wanted|allowed"
-    r"|safe|useful|worth)|broke|breaks|broken|caused?|causes|crash\w*|bugs?|leak\w*|race|wrong|incorrect|noisy|noise"
-    r"|spam\w*|slow|expensive|twice|duplicated?|instead|per\s+(?:spec|rfc|policy))\b|#\d+|https?://"
-    # Spanish, Portuguese, French, German, Italian (folded), Russian, Chinese, Japanese, Korean
-    r"|\b(?:porque|ya\s+no|obsolet[oa]|eliminad[oa]|removid[oa]|movid[oa]|reemplazad[oa]|substituid[oa]|weil"
-    r"|nicht\s+mehr|entfernt|veraltet|verschoben|ersetzt|parce\s+que|plus\s+(?:necessaire|utilise)|supprime"
-    r"|obsolete|deplace|remplace|perche|non\s+piu|rimoss[oa]|spostat[oa]|sostituit[oa])\b"
-    r"|потому|больше\s+не|удал[её]н|устарел|перенес[её]н|因为|不再|已删除|已移除|删除|移到|移至|弃用|廃止|不要|削除|移動|때문|더\s+이상|삭제|이동",
-    re.IGNORECASE,
-)
-# A definition's first line (or a decorator or attribute above one), or an import: a top-level item.
-# Also JavaScript's `x.y = function` and a shell function's `name() {`; and `var`/`let`/`const` at
-# the start of a line: a top-level binding (indented, it is a statement of a body).
-_DEFINITION = lazy(
-    r"\s*(?:@|#\[|#include\b|(?:(?:pub(?:\([\w:]+\))?|export|default|async|public|private|protected|internal"
-    r"|static|final|abstract|override|open|inline|extern|unsafe|const)\s+)*(?:def|fn|func|function|class|struct|enum"
-    r"|trait|impl|interface|type|module|mod|macro_rules!|object|record|namespace|package|sub|defun|defn|CREATE|import"
-    r"|from|use|require)\b|[\w$.]+\s*=\s*(?:async\s+)?function\b|[\w-]+\s*\(\)\s*\{?\s*$)"
-    r"|(?:var|let|const)\s"
-)
-
-
-# The same in the other languages notes are written in (accents stripped, lower case).
-_POINTS_ELSEWHERE = lazy(
-    r"\b(?:mesm[oa]s?|mism[oa]s?|igual(?:es)?|(?:de|como)\s+antes|sin\s+cambios?|sem\s+(?:alterac|mudanc)\w*|inalterad[oa]s?"
-    r"|existentes?|rest(?:o|ante|antes)\b|meme|inchange\w*|comme\s+avant|existant\w*|unverandert|wie\s+(?:bisher|vorher)"
-    r"|bestehende?\w*|invariat[oa]|come\s+prima|stess[oa]|esistent[ei]|omitid[oa]s?|omess[oa]|weggelassen|ausgelassen)\b"
-    r"|без\s+изменени|как\s+раньше|остальн|существующ|不变|不變|同上|相同|省略|照旧|照舊|原样|原樣|そのまま|同じ|変更なし|생략|그대로|동일|기존",
-)
-
-
-def _plain(text: str) -> str:
-    """`text` in lower case without accents (`cálculo` -> `calculo`)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
-
-
-def points(note: str, before: str = "") -> bool:
-    """The note points at where the code still is, or says it is left out, in words the old
-    text `before` did not already hold (moving an old note is not writing one).  (A note that
-    ``notes`` reads as saying less, ``# other helpers``, may head what follows it.)"""
-    text = fold(note)
-    low_before = fold(before).lower()
-    for m in _POINTS().finditer(text):
-        if m.group().lower() not in low_before:
-            return True
-    plain, plain_before = _plain(note), _plain(before)
-    if any(m.group() not in plain_before for m in _POINTS_ELSEWHERE().finditer(plain)):
-        return True
-    return notes.elides(note) == notes.FIRM and " ".join(note.lower().split()) not in low_before
-
-
-# A ticket a reason names: `INC-2291`, `OPS-311`.
-_TICKET = lazy(r"\b[A-Z][A-Z0-9]+-\d+\b")
-# A sentence that explains: a clause after a colon or a semicolon, a negation, a conjunction that
-# gives a cause or a condition (a stand-in's words are a label, a pointer or a list of steps).
-_CLAUSE = lazy(
-    r"\w[;:]\s+\w|\s[—–]\s|\s--\s|\b(?:no|not|never|nothing|none|because|since|so|until|unless|when|once|although"
-    r"|though|but|only)\b|n't\b",
-    re.IGNORECASE,
-)
-_LABEL = lazy(r"\s*(?:todo|fixme|note|xxx|hack)\b\s*(?:\([^)]*\))?\s*:?", re.IGNORECASE)
-
-
-def gives_reason(note: str) -> bool:
-    """The note says why code goes, or where its work is done now: in its words (``_REASON``, a
-    ticket), or as a sentence that explains (ten words or more, with a clause, a negation or a
-    conjunction: ``_CLAUSE``)."""
-    text = fold(note)
-    if _REASON().search(text) or _TICKET().search(note):
-        return True
-    rest = _LABEL().sub("", text, count=1)
-    return len(re.findall(r"[^\W\d_]+", rest)) >= 10 and _CLAUSE().search(rest) is not None
 
 
 # --------------------------------------------------------------------------- the rule
@@ -329,7 +85,7 @@ def _norm(text: str) -> str:
 def _substantial(text: str) -> bool:
     """A line of code that says something by itself (not `}`, `return`, `else:`): worth finding again."""
     t = _norm(text)
-    return len(t) >= 8 and not _CLOSER().fullmatch(t)
+    return len(t) >= 8 and not CLOSES().fullmatch(t)
 
 
 class Edit:
@@ -366,7 +122,7 @@ def findings(inp: CheckInput, level: str, known: dict[str, set[int]], exempt: re
         if not candidates:
             continue
         try:
-            new, old = _Lexed(change.after, syntax), _Lexed(change.before, syntax)
+            new, old = Lexed(change.after, syntax), Lexed(change.before, syntax)
             for region in candidates:
                 if any(n in known.get(change.path, ()) for n, _t in region.added):
                     continue
@@ -388,39 +144,45 @@ def _candidate(region: ChangedLines, syntax: Syntax) -> bool:
     if not added or len(region.added) > MAX_REGION or not gone:
         return False
     if gone >= MIN_CODE:
-        if any(_opens_text(t, syntax) for t in added):
+        if any(opens_text(t, syntax) for t in added):
             return True  # a docstring or block comment: its middle lines are prose
-        maybe = [_maybe(t, syntax) for t in added]
-        if all(maybe):
+        could = [may_do_nothing(t, syntax) for t in added]
+        if all(could):
             return True
-        if any(maybe) and (
-            maybe.count(False) <= gone - MIN_CODE
+        if any(could) and (
+            could.count(False) <= gone - MIN_CODE
             or any(
-                len(t) <= MAX_LINE and (_STUB_NAME().match(t.strip()) or any(w in t.lower() for w in _PROSE_TRIGGERS))
-                for t, m in zip(added, maybe)
+                len(t) <= MAX_LINE and (STUB_NAME().match(t.strip()) or any(w in t.lower() for w in _PROSE_TRIGGERS))
+                for t, m in zip(added, could)
                 if m
             )
         ):
             return True
-    return len(added) <= 3 and any(len(t) <= MAX_LINE and w in t.lower() for t in added for w in _PROSE_TRIGGERS)
+    if len(added) > 3:
+        return False
+    if any(len(t) <= MAX_LINE and w in t.lower() for t in added for w in _PROSE_TRIGGERS):
+        return True
+    # One line of code gone for a stub or a statement that does nothing (a comment is judged by
+    # its words: the phrase rules and the triggers above).
+    return all(may_do_nothing(t, syntax) for t in added) and any(not t.strip().startswith(syntax.marks) for t in added)
 
 
-def _judge(change: FileChange, region: ChangedLines, new: _Lexed, old: _Lexed, edit: Edit, level: str) -> Finding | None:
+def _judge(change: FileChange, region: ChangedLines, new: Lexed, old: Lexed, edit: Edit, level: str) -> Finding | None:
     python = syntax_for(change.path).name == "python"
     nsp = new.spans(region.added[-1][0])
-    kinds = [(n, *_kind(nsp, n - 1, python)) for n, _t in region.added if n - 1 < len(nsp.lines)]
-    doing_nothing = [(n, k, s) for n, k, s in kinds if k in _DOES_NO_WORK]
+    kinds = [(n, *line_kind(nsp, n - 1, python)) for n, _t in region.added if n - 1 < len(nsp.lines)]
+    doing_nothing = [(n, k, s) for n, k, s in kinds if k in DOES_NO_WORK]
     pointing = [n for n, k, s in kinds if k == CODE and s and only_points(s)]
     if not doing_nothing and not pointing:
         return None
     osp = old.spans(change.removed[-1][0])
-    removed = [(n, *_kind(osp, n - 1, python)) for n, _t in region.removed if n - 1 < len(osp.lines)]
+    removed = [(n, *line_kind(osp, n - 1, python)) for n, _t in region.removed if n - 1 < len(osp.lines)]
     # (`continue` and a value thrown away do no work where an edit puts them; where it takes them
     # away, they did: a loop's `continue` skipped the rest of it.)
-    code = [osp.lines[n - 1] for n, k, _s in removed if k == CODE or (k == EMPTY and not _NOTHING().fullmatch(osp.lines[n - 1]))]
+    code = [osp.lines[n - 1] for n, k, _s in removed if k == CODE or (k == EMPTY and not NOTHING().fullmatch(osp.lines[n - 1]))]
     written = [(n, s) for n, k, s in kinds if k == CODE]
     code, new_code = _unpaired(code, [nsp.lines[n - 1] for n, _s in written])
-    if new_code and (pointing or any(s and (_short_pointer(s) or only_points(s)) for _n, _k, s in doing_nothing)):
+    if new_code and (pointing or any(s and (short_pointer(s) or only_points(s)) for _n, _k, s in doing_nothing)):
         # A note that points, beside lines that are the removed ones changed (`const rate = ...`
         # given a default) or lines of code whose own comment points (`_ = line  // unchanged`, not
         # a removed line changed, `#else /* c89, etc. */`): the note stands in for the rest.
@@ -432,7 +194,7 @@ def _judge(change: FileChange, region: ChangedLines, new: _Lexed, old: _Lexed, e
     if not doing_nothing:
         return None  # only lines of code whose comment points, and they are the removed ones, changed
     if any(k == STUB for _n, k, _s in doing_nothing):
-        if any(_RAISES().match(t.strip()) or _STUB_NAME().match(t.strip()) for _n, t in region.removed):
+        if any(RAISES().match(t.strip()) or STUB_NAME().match(t.strip()) for _n, t in region.removed):
             return None  # a failure rewritten (its message, its type): no work lost
     if not code:
         return None if new_code else _pointer_in_prose(change, region, kinds, removed, level)
@@ -457,12 +219,18 @@ def _judge(change: FileChange, region: ChangedLines, new: _Lexed, old: _Lexed, e
     note = " ".join(s for _n, k, s in doing_nothing if s)
     # A stub (`todo!()`, `raise NotImplementedError`) stands in for code whatever its message says,
     # and so does a note that points at where the code still is.
-    if any(k == STUB for _n, k, _s in doing_nothing) or points(note, " ".join(old_notes)):
+    explains = gives_reason(note)
+    old_text = " ".join(old_notes)
+    if explains and len(re.findall(r"[^\W\d_]+", note)) >= 10:
+        pointer = any(m.group().lower() not in fold(old_text).lower() for m in STRONG().finditer(fold(note)))
+    else:
+        pointer = points(note, old_text)
+    if any(k == STUB for _n, k, _s in doing_nothing) or pointer:
         return _finding(change, level, nsp, _shown(doing_nothing, old_notes), code, python)
     notes_only = all(k in (COMMENT, STRING) for _n, k, _s in doing_nothing)
     if notes_only and _kept(note, old_notes):
         return None  # an old comment, reworded or extended, beside a deletion
-    if gives_reason(note) or (notes_only and (_heads_next(nsp, region, code) or _definitions(code))):
+    if explains or (notes_only and (_heads_next(nsp, region, code) or _definitions(code))):
         return None
     return _finding(change, level, nsp, _shown(doing_nothing, old_notes), code, python)
 
@@ -504,41 +272,6 @@ _PROSE_TRIGGERS = (
     "...", "…", "unchang", "same", "rest", "remain", "omit", "elide", "snip", "before", "previous", "original",
     "etc", "see ", "old ", "as it was", "as is", "intact", "untouched", "verbatim", "ditto",
 )  # fmt: skip
-# What a pointer at prose left out may hold besides the pointing words: small words, and nouns for
-# the text itself (the docstring, the rest of the comment, the notes).
-_FILLER = frozenset(
-    (
-        "the a an of is are was were be been see for to in this that these those it its here and or as so on with from "
-        "all other others remaining old previous original prior same rest lines line docstring docstrings comment "
-        "comments paragraph paragraphs text description docs documentation notes note section sections details "
-        "version versions part parts content contents examples example list items args arguments parameters params "
-        "options fields attributes returns raises usage below above earlier before"
-    ).split()
-)
-
-
-# A name in prose: a call, a member, a snake_case or camelCase word, markup, a constant.
-_NAMED = lazy(r"\w\(|\w\.\w|\w_\w|[a-z][A-Z]|<\w|`|\b[A-Z]{2,}_")
-
-
-def only_points(said: str) -> bool:
-    """The text says nothing but that text is left out: a pointing word (``_POINTS``, or one of
-    another language, ``_POINTS_ELSEWHERE``), and besides them only filler (``_FILLER``, code
-    nouns) or, in a note ``notes`` reads as firmly eliding, its own words."""
-    text = fold(said).lower()
-    if not re.search(r"[^\W\d_]", text) or text.rstrip().endswith(":"):
-        return False  # an ellipsis alone, `[...]` (in prose, an example's "and so on"), a heading
-    if _NAMED().search(said):
-        return False  # `The getIndex() is not changed.`: it says what a named thing does
-    english = any(re.search(r"[^\W\d_]", m.group()) for m in _POINTS().finditer(text))
-    elsewhere = _POINTS_ELSEWHERE().search(_plain(said)) is not None
-    if not (english or elsewhere):
-        return False
-    if notes.elides(said) == notes.FIRM:
-        return True
-    rest = _POINTS_ELSEWHERE().sub(" ", _POINTS().sub(" ", text))
-    voc = notes.vocabulary()
-    return all(w in _FILLER or voc.concept(w) == notes.CODE for w in re.findall(r"[^\W\d_]+", rest))
 
 
 def _pointer_in_prose(
@@ -556,7 +289,7 @@ def _pointer_in_prose(
         if k in (COMMENT, STRING) and only_points(said) and _norm(said) not in {_norm(o) for o in old}:
             if not _stands_alone(said, kinds, n):
                 continue  # a line of a paragraph: `unchanged.` ends a sentence the line above began
-            if not _at_text(said):
+            if not at_text(said):
                 continue  # `Everything else is left unchanged.`: what the code does, documented
             if not points(said, old_text) and notes.elides(said) is None:
                 continue  # its pointing words were already there
@@ -576,26 +309,6 @@ def _pointer_in_prose(
     return None
 
 
-# A pointer at text left out, not at behaviour: it names the text (the rest of the docstring, the
-# remaining paragraphs), or a version of it (as before, the previous version), or is only a list
-# trailing off (`Etc.`).
-_AT_TEXT = lazy(
-    r"\b(?:docstring|comment|docs?|documentation|text|paragraphs?|lines?|sections?|notes?|description|details"
-    r"|examples?|version|original|previous(?:ly)?|prior|earlier|old)\b|\bas\s+(?:before|it\s+was|they\s+were|is)\b"
-    r"|\bsame\s+as\s+before\b|\b(?:the\s+)?rest\b(?!\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:is|are)\b)|omit|elide|snip|^\W*etc\W*$",
-    re.IGNORECASE,
-)
-
-
-def _at_text(said: str) -> bool:
-    """The pointer is at the text left out (``_AT_TEXT``), or wrapped in brackets or an ellipsis,
-    or in another language (``_POINTS_ELSEWHERE``)."""
-    text = said.strip()
-    if _BRACKETED().fullmatch(text) or _ELLIPSIS_NOTE().fullmatch(text):
-        return True
-    return _AT_TEXT().search(fold(text)) is not None or _POINTS_ELSEWHERE().search(_plain(text)) is not None
-
-
 def _stands_alone(said: str, kinds: list[tuple[int, str, str]], number: int) -> bool:
     """The note at line `number` is a sentence of its own, or wrapped (`[...]`, `(...)`, `... x ...`),
     not the end of one the line above began: it starts with a capital or a bracket or an ellipsis,
@@ -613,27 +326,24 @@ def _old_notes(change: FileChange, osp: Spans, python: bool) -> list[str]:
     out = []
     for n, _t in change.removed:
         if n - 1 < len(osp.lines) and osp.pieces(n - 1):
-            kind, said = _kind(osp, n - 1, python)
+            kind, said = line_kind(osp, n - 1, python)
             if kind in (COMMENT, STRING) and said:
                 out.append(said)
     return out
 
 
-# A note wrapped in an ellipsis: `... tax as before ...`, `…snip…`; or in brackets: `[skip check as before]`.
-_ELLIPSIS_NOTE = lazy(r"(?:\.{3}|…)[^\n]*\w[^\n]*(?:\.{3}|…)")
-_BRACKETED = lazy(r"\[[^\[\]]*\w[^\[\]]*\]|\([^()]*\w[^()]*\)|<[^<>]*\w[^<>]*>")
 _WORD = lazy(r"\w+")
 
 
 def _in_new_definition(sp: Spans, i: int, added: frozenset[int]) -> bool:
     """Line `i` lies under a definition the edit adds (the first line above it, shallower, is
     an added definition's header)."""
-    width = _width(sp.lines[i])
+    depth = width(sp.lines[i])
     k = i - 1
     while k >= 0 and k + 1 in added:
         line = sp.lines[k]
-        if line.strip() and _width(line) < width:
-            return bool(_DEFINITION().match(line))
+        if line.strip() and width(line) < depth:
+            return bool(DEFINITION().match(line))
         k -= 1
     return False
 
@@ -651,13 +361,13 @@ def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool, added: fro
         # Beside new code a stub may be the body of a new definition (an abstract method).
         return not among_new or points(said) or not _in_new_definition(sp, i, added)
     if kind == EMPTY:
-        if said and (only_points(said.strip(" []()<>{}")) or _short_pointer(said)):
+        if said and (only_points(said.strip(" []()<>{}")) or short_pointer(said)):
             return True
         return ("..." in line or "…" in line) and (sp.syntax.bare_ellipsis or line.strip().startswith("<") or not sp.syntax.code)
     text = said.strip()
     if kind == COMMENT and not any(k == "c" for k, _end in sp.opens(i)):
         return False  # the rest of a comment begun above: a sentence that goes on
-    if _ELLIPSIS_NOTE().fullmatch(text) and not _among_comments(sp, i):
+    if ELLIPSIS_NOTE().fullmatch(text) and not _among_comments(sp, i):
         # An ellipsis is the mark of an elision: a short label in one stands in (`... existing
         # validation ...`), unless it goes on with a sentence (`... and near MIN ...`).
         inner = text.strip(" .…")
@@ -665,7 +375,7 @@ def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool, added: fro
         if not words or words[0].lower() in _GOES_ON:
             return False
         return len(words) <= 6 or points(inner) or notes.elides(inner) is not None
-    if _BRACKETED().fullmatch(text) and not _among_comments(sp, i):
+    if BRACKETED().fullmatch(text) and not _among_comments(sp, i):
         inner = text.strip(" []()<>{}")
         return points(inner) or notes.elides(inner) is not None
     if kind == COMMENT and _among_comments(sp, i):
@@ -674,7 +384,7 @@ def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool, added: fro
         # (Quotes, brackets or operators in it: it names code, `Same for the other "methods"`.)
         plain = not re.search(r"[=;$@\\/\"`(){}\[\]<>]", text)
         return kind == COMMENT and plain and notes.elides(text) == notes.FIRM and not text.endswith(".")
-    return only_points(text) or _short_pointer(text)
+    return only_points(text) or short_pointer(text)
 
 
 _GOES_ON = frozenset("and or but then plus so also which that while".split())
@@ -699,10 +409,10 @@ def _unpaired(removed: list[str], written: list[str], loose: bool = False) -> tu
     left = list(removed)
     new: list[str] = []
     for line in written:
-        if loose or _DEFINITION().match(line):
+        if loose or DEFINITION().match(line):
             words = _WORD().findall(line)
             for k, old in enumerate(left):
-                same_kind = loose or _DEFINITION().match(old)
+                same_kind = loose or DEFINITION().match(old)
                 if same_kind and _norm(old) != _norm(line) and similar(words, _WORD().findall(old), 0.6):
                     del left[k]
                     break
@@ -711,18 +421,6 @@ def _unpaired(removed: list[str], written: list[str], loose: bool = False) -> tu
         else:
             new.append(line)
     return left, new
-
-
-def _short_pointer(said: str) -> bool:
-    """A note of a few words that points in words (`warn as before`, `unchanged`; not `TODO: column
-    list`, nor `Stack before: ... pylist`, whose one pointer is an ellipsis, nor one naming code)."""
-    if not 1 <= len(re.findall(r"[^\W\d_]+", said)) <= 4 or _NAMED().search(said):
-        return False
-    text = fold(said)
-    # (Not `etc.`: in a short comment it ends a list, `# skip NIS entries etc.`.)
-    return any(re.search(r"[^\W\d_]", m.group()) and m.group().lower() != "etc" for m in _POINTS().finditer(text)) or bool(
-        _POINTS_ELSEWHERE().search(_plain(said))
-    )
 
 
 def _still_written(code: list[str], kinds: list[tuple[int, str, str]], nsp: Spans, region: ChangedLines, edit: Edit) -> bool:
@@ -770,9 +468,9 @@ def _heads_next(sp: Spans, region: ChangedLines, code: list[str]) -> bool:
     if j >= len(sp.lines) or not notes:
         return False
     after = sp.lines[j]
-    if _width(after) != _width(notes[0]) or _CLOSER().fullmatch(after.strip()):
+    if width(after) != width(notes[0]) or CLOSES().fullmatch(after.strip()):
         return False
-    if apart or _DEFINITION().match(after) or notes[0].lstrip().startswith(_DOC_MARKS):
+    if apart or DEFINITION().match(after) or notes[0].lstrip().startswith(_DOC_MARKS):
         return True
     said = set(_stems(" ".join(notes)))
     following = set(_stems(" ".join(sp.lines[j : j + 3])))
@@ -793,15 +491,11 @@ def _definitions(code: list[str]) -> bool:
     header and leaves out the body."""
     if not code:
         return False
-    depth = min(_width(t) for t in code)
+    depth = min(width(t) for t in code)
     covered = 0
     inside = False
     for t in code:
-        if _width(t) == depth and not t.lstrip().startswith((")", "}", "]", "end")):
-            inside = bool(_DEFINITION().match(t))
+        if width(t) == depth and not t.lstrip().startswith((")", "}", "]", "end")):
+            inside = bool(DEFINITION().match(t))
         covered += inside
     return 2 * covered >= len(code)
-
-
-def _width(line: str) -> int:
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())

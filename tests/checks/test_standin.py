@@ -10,7 +10,8 @@ import pytest
 from guard import policy as policy_mod
 from guard.checks import CheckInput, no_attr, placeholder
 from guard.checks.comments import Spans, syntax_for
-from guard.checks.standin import BLANK, CLOSER, CODE, COMMENT, EMPTY, STRING, STUB, _kind, gives_reason, points
+from guard.checks.linekind import BLANK, CLOSER, CODE, COMMENT, EMPTY, STRING, STUB, line_kind
+from guard.checks.pointers import gives_reason, points
 from guard.diffs import changed_lines as regions
 from guard.diffs import make_change
 from guard.model import FileChange, Finding, Op
@@ -269,7 +270,7 @@ def test_regions_pair_removed_and_added_lines_by_place() -> None:
 )
 def test_what_a_line_is(path: str, line: str, kind: str) -> None:
     lines = ["int f(int a,", line] if path == "a.c" else ["x = 1", line]
-    got, _said = _kind(Spans(lines, syntax_for(path)), 1, path.endswith(".py"))
+    got, _said = line_kind(Spans(lines, syntax_for(path)), 1, path.endswith(".py"))
     assert got == kind
 
 
