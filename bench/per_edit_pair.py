@@ -10,7 +10,9 @@ wall clock), after 50 applies to warm the session:
 
 - ``Guard.apply(check=True)`` with the default policy and with ``syntax: off`` (budgets lifted):
   the minimum over ``--rounds`` rounds of ``--per`` applies, per apply;
-- ``locate_changes`` alone on the same hunk: the minimum over rounds of 2,000 calls.
+- ``locate_changes`` alone on the same hunk: the minimum over rounds of 2,000 calls;
+- the ``placeholder`` check alone (issue 36) on three changes of the same file, the minimum
+  over rounds of 200 calls (``placeholder_figures``).
 
 Per figure it prints each pair's ratio (this checkout / the other) and their median: the way
 the §7 target ("within 1.2x of 4be2221") is judged.  The other checkout may be older than
@@ -106,9 +108,46 @@ def child(rounds: int, per: int) -> dict[str, float]:
                 locate_changes(text, changes, ALL_TIERS, "src/big.py")
             best.append((time.process_time() - t0) / 2000)
         out["locate_changes"] = min(best) * 1e3
+        out.update(placeholder_figures(lines, k, rounds))
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def placeholder_figures(lines: list[str], k: int, rounds: int) -> dict[str, float]:
+    """The `placeholder` check alone (issue 36's cost target), per call, on three changes of the
+    2,000-line file: the bench's edit (a comment after a line); a rewrite of three lines as a
+    comment and one line of code (the shape a stand-in has, judged to the end); the same three
+    lines replaced by a comment alone (a stand-in)."""
+    from guard.checks import CheckInput, no_attr, placeholder
+    from guard.diffs import make_change
+    from guard.model import Op
+    from guard.policy import load
+
+    pol = load(None, "default")
+    before = ("\n".join(lines) + "\n").encode()
+
+    def change(at: int, new: list[str]) -> object:
+        after = ("\n".join([*lines[:at], *new, *lines[at + 3 :]]) + "\n").encode()
+        return make_change("src/big.py", Op.MODIFY, before, after, old_mode=0o100644, new_mode=0o100644)
+
+    at = k + 2
+    cases = {
+        "placeholder, a comment after a line": change(at, [lines[at] + "  # edit", *lines[at + 1 : at + 3]]),
+        "placeholder, three lines rewritten": change(at, ["    # the cached value, as kept", "    return self.cached"]),
+        "placeholder, three lines for a comment": change(at, ["    # the value as it was computed before"]),
+    }
+    out: dict[str, float] = {}
+    for label, ch in cases.items():
+        inp = CheckInput((ch,), pol, lambda _p: True, no_attr, None)
+        best = []
+        for _ in range(rounds):
+            t0 = time.process_time()
+            for _ in range(200):
+                placeholder.check(inp, "error")
+            best.append((time.process_time() - t0) / 200)
+        out[label] = min(best) * 1e3
+    return out
 
 
 def run_child(checkout: Path, rounds: int, per: int) -> dict[str, float]:

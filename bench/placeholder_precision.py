@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import sysconfig
 import time
@@ -153,11 +154,27 @@ def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
     if not hits:
         return None
     marked = {j for i in hits for j in (i - 1, i, i + 1) if 0 <= j < len(lines)}
-    # The older version held none of the phrase (else the check rightly calls it no new marker).
-    old = [f"{ln[: len(ln) - len(ln.lstrip())]}earlier {j}" if j in marked else ln for j, ln in enumerate(lines)]
+    # The older version held none of the phrase (else the check rightly calls it no new marker),
+    # and was a line of the same kind: its words and ellipses go, its comment marks, quotes and
+    # punctuation stay (an older comment was a comment, an older line of code was code).
+    old = [_older(ln) if j in marked else ln for j, ln in enumerate(lines)]
     before = ("\n".join(old) + "\n").encode()
     change = make_change(path, Op.MODIFY, before, ("\n".join(lines) + "\n").encode(), old_mode=0o100644, new_mode=0o100644)
     return change, len(hits)
+
+
+# Words an older version of a line keeps: what makes the line the statement it is.
+_KEYWORDS = frozenset(
+    "def class return raise throw if else elif for while try except finally with import from new const let var "
+    "function fn pub struct enum impl match switch case break continue yield async await static public private "
+    "define include ifdef ifndef endif undef pragma".split()
+)
+
+
+def _older(line: str) -> str:
+    """`line` as an older version of it that says nothing: each word `older` but the keywords that make
+    it the statement it is (an older `raise` was a `raise`), no ellipsis."""
+    return re.sub(r"[^\W\d_]+", lambda m: m.group() if m.group() in _KEYWORDS else "older", re.sub(r"\.{2,}|…|⋯", "", line))
 
 
 def corpus_files(site_packages: bool) -> Iterator[tuple[str, Path]]:
