@@ -24,14 +24,15 @@ DOES_NO_WORK = (COMMENT, STRING, EMPTY, STUB)
 # Only closes something, or ends a statement: brackets, `end`, shell's `fi`/`done`/`esac`, an end tag.
 CLOSES = lazy(r"(?:[)\]}>;,]|\bend\b|\bfi\b|\bdone\b|\besac\b|\bendif\b|</[\w:.-]+>|\s)+")
 
-# A statement that does nothing: an ellipsis, `pass`, shell's `:`, a loop body that only goes on to
-# the next item (`continue`, `next`), a value thrown away (`(void)lines;`, `_ = line`, `let _ = x;`),
-# a value set to itself or changed by nothing (`total = total`, `total += 0`), `assert true`, an
-# element holding nothing but an ellipsis, a TODO, lorem ipsum or a note in brackets (`<li>...</li>`),
-# an ellipsis in brackets.
-# (Not `None` or `nil`: as a block's last expression, in Rust or Ruby, it is the value it gives.)
+# A statement that does nothing: an ellipsis, `pass`, shell's `:`, an empty block (`{}`), `null;`,
+# a loop body that only goes on to the next item (`continue`, `next`), a value thrown away
+# (`(void)lines;`, `_ = line`, `let _ = x;`), a value set to itself or changed by nothing
+# (`total = total`, `total += 0`), `assert true`, an element holding nothing but an ellipsis, a TODO,
+# lorem ipsum or a note in brackets (`<li>...</li>`), an ellipsis in brackets.  (Not a lone `None` or
+# `nil`: as a block's last expression, in Rust or Ruby, it is the value the block gives.)
 _EMPTY = lazy(
-    r"(?:\.\.\.|…|\. \. \.|pass|continue|next|[\[({]\s*(?:\.\.\.|…)\s*[\])}]|(?:\(void\)|void\s)\s*\w+|_\s*=\s*\w+"
+    r"(?:\.\.\.|…|\. \. \.|pass|continue|next|[\[({]\s*(?:\.\.\.|…)\s*[\])}]|\{\s*\}|(?:null|undefined)\s*;"
+    r"|(?:\(void\)|void\s)\s*[\w\[\].>-]+|_\s*=\s*\w+"
     r"|let\s+_\s*=\s*\w+|assert\s*\(?\s*(?:true|True|1)\s*\)?(?:\s*[:,].*)?"
     r"|<([\w:-]+)(?:\s[^<>]*)?>\s*(?:\.{2,}|…|(?i:TODO|TBD|FIXME|lorem\s+ipsum[^<]*)|\[[^\]<]*\])?\s*</\1\s*>)\s*[;,]?"
     # a value set to itself, or changed by nothing, as a statement (`x=x,` in a call passes a value)
@@ -45,6 +46,8 @@ _SHELL_EMPTY = lazy(r"(?::|true)\s*;?")
 
 _SHELL_WRITTEN = lazy(r"(?::|true)(?:\s+(?:\"[^\"]*\"|'[^']*'|[^\s;]+))*\s*;?")  # `: "loop body omitted"`
 
+_IF_ZERO = lazy(r"#\s*if\s+0\b.*")
+_PREPROCESSOR_CLOSE = lazy(r"#\s*(?:endif|else)\b.*")
 NOTHING = lazy(r"\s*(?:\.\.\.|…|pass|:|true|;)\s*")  # what did nothing where it was, too
 
 # A stub, as a statement: Rust's `todo!()`/`unimplemented!()`, Kotlin's `TODO()`, a raise or throw of
@@ -55,8 +58,12 @@ STUB_NAME = lazy(
     r"(?:NotImplemented(?:Error|Exception)|UnsupportedOperationException)\b)"
 )
 
-# A statement that fails on purpose: a stub when what it says is "not implemented" or "todo".
-_FAILS = lazy(r"(?:raise|throw|panic|fatalError|abort|die|exit|assert|unreachable!?|process\.exit|echo)\b")
+# A statement that fails on purpose, or gives a dummy value: a stub when what it says is "not
+# implemented" or "todo" (`return 0.0; // TODO`).
+_FAILS = lazy(
+    r"(?:raise|throw|panic|fatalError|abort|die|exit|assert|unreachable!?|process\.exit|echo|trigger_error)\b"
+    r"|return\s+(?:0(?:\.0)?|-1|null|None|nil|false|False|\"\"|''|\[\]|\{\}|\w+\(\))\s*;?\s*$"
+)
 
 RAISES = lazy(r"(?:raise|throw|panic|fatalError)\b")  # a statement whose work is to fail
 
@@ -93,7 +100,7 @@ def may_do_nothing(text: str, syntax: Syntax) -> bool:
         t = t[:cut].rstrip()  # the code before a comment: `pass  # unchanged`, `; /* same */`
     if CLOSES().fullmatch(t) or _EMPTY().fullmatch(t) or _SHELL_EMPTY().fullmatch(t):
         return True
-    if syntax.name == "sql" and _SQL_EMPTY().fullmatch(t):
+    if (syntax.name == "sql" and _SQL_EMPTY().fullmatch(t)) or (syntax.name == "hash" and t == "nil"):
         return True
     return bool(STUB_NAME().match(t) or (_FAILS().match(t) and _SAYS_STUB().search(t)))
 
@@ -144,39 +151,44 @@ def line_kind(sp: Spans, i: int, python: bool) -> tuple[str, str]:
     if i == 0 and line.startswith("#!"):
         return CODE, ""  # a script's interpreter line
     code = " ".join(sp.residue(i).split())
-    comment = any(k == "c" for k, _t in pieces)
     if code in ("", ";"):  # a comment, a string statement, or an empty statement with a note on it
-        if comment:
+        if any(k == "c" for k, _t in pieces):
             return COMMENT, said
         if pieces:
             return (STRING, said) if _string_statement(sp, i, python, said) else (CODE, said)
-        return CLOSER, said
-    if CLOSES().fullmatch(code):
+        return (EMPTY if code == ";" and sp.syntax.code and not _continues(sp, i) else CLOSER), said
+    if CLOSES().fullmatch(code) or (sp.syntax.name == "c" and _PREPROCESSOR_CLOSE().fullmatch(code)):
         return (CODE if any(k == "s" for k, _t in pieces) else CLOSER), said  # `"a",`: an item of data
-    name = sp.syntax.name
-    shell, sql = name == "hash", name == "sql"
-    if _EMPTY().fullmatch(code) or (shell and _SHELL_EMPTY().fullmatch(code)) or (sql and _SQL_EMPTY().fullmatch(code)):
-        # The line as written, but for its comments, must be the statement too: where the lexer
-        # lost its way in a string or regex before this line (minified code), `...` inside a
-        # template literal would read as one.
-        written = line
-        for kind, text in pieces:
-            if kind == "c":
-                written = written.replace(text, " ", 1)
-        written = " ".join(written.split())
-        if not (
-            _EMPTY().fullmatch(written)
-            or (shell and _SHELL_WRITTEN().fullmatch(written))
-            or (sql and _SQL_EMPTY().fullmatch(written))
-        ):
-            return CODE, said
-        if code.startswith(("...", "…")) and _continues(sp, i):
-            return CODE, said  # `...` among the parameters of a C prototype, or a call's arguments
+    if _does_nothing(sp, i, code, pieces):
         return EMPTY, said
-    whole = line.strip()
-    if STUB_NAME().match(code) or (_FAILS().match(code) and _SAYS_STUB().search(whole)):
+    if STUB_NAME().match(code) or (_FAILS().match(code) and _SAYS_STUB().search(line)):
         return STUB, said
     return CODE, notes_said
+
+
+def _does_nothing(sp: Spans, i: int, code: str, pieces: list[tuple[str, str]]) -> bool:
+    """Line `i`, whose code outside comments and strings is `code`, is a statement that does nothing."""
+    name = sp.syntax.name
+    if (name == "c" and _IF_ZERO().fullmatch(code)) or (name == "hash" and code == "nil"):
+        return True  # `#if 0`: what follows up to `#endif` is not compiled; Ruby's nil as a statement
+    shell, sql = name == "hash", name == "sql"
+    if not (_EMPTY().fullmatch(code) or (shell and _SHELL_EMPTY().fullmatch(code)) or (sql and _SQL_EMPTY().fullmatch(code))):
+        return False
+    # The line as written, but for its comments, must be the statement too: where the lexer lost
+    # its way in a string or regex before this line (minified code), `...` inside a template
+    # literal would read as one.
+    written = sp.lines[i]
+    for kind, text in pieces:
+        if kind == "c":
+            written = written.replace(text, " ", 1)
+    written = " ".join(written.split())
+    if not (
+        _EMPTY().fullmatch(written)
+        or (shell and _SHELL_WRITTEN().fullmatch(written))
+        or (sql and _SQL_EMPTY().fullmatch(written))
+    ):
+        return False
+    return not (code.startswith(("...", "…")) and _continues(sp, i))  # varargs, or a call's arguments
 
 
 def _continues(sp: Spans, i: int) -> bool:

@@ -35,6 +35,8 @@ POINTS = lazy(
     r"|below|earlier|shown|written|in\s+v\d+)|as-is|identical|ditto|omit(?:s|ted)?|elid(?:e|ed|es)|elision|snip(?:ped)?"
     r"|brevity|abbreviated|abridged|truncated|not\s+shown|fill(?:ed)?\s+in|placeholder|etc|and\s+so\s+on"
     r"|(?:has|have|is|are)\s*(?:n't|\s+not)\s+(?:been\s+)?changed|left\s+out|leave\s+out|copy\s+(?:it|them)\s+(?:from|back)"
+    r"|no\s+changes?\s+(?:to|in)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:body|loop|code|rest|logic|notes|lines|function|method|block"
+    r"|file)|nothing\s+(?:else\s+)?changes?"
     r"|lines?\s+\d+(?:\s*(?:-|–|—|to|through)\s*\d+)?|(?:from|as\s+in|see|like)\s+v\d+|v\d+\s+" + _CODE_NOUN + r""
     r"|rest\s+of|the\s+rest|remainder|same\s+as|(?:the\s+)?same" + _END + r"|(?:existing|remaining|previous|prior|original"
     r"|old|earlier|unchanged|same|usual)\s+(?:\w+\s+)?"
@@ -71,7 +73,9 @@ STRONG = lazy(
     r"|ditto|same\s+as\s+(?:before|above|below|the\s+(?:original|old|previous))|omit(?:s|ted)?|elid(?:e|ed|es)|snip(?:ped)?"
     r"|brevity|abbreviated|truncated|not\s+shown|left\s+out|copy\s+(?:it|them)\s+(?:from|back)|fill(?:ed)?\s+in"
     r"|(?:has|have|is|are)\s*(?:n't|\s+not)\s+(?:been\s+)?changed|(?:previous|old|original|earlier)\s+version"
-    r"|(?:as\s+in|like|from|see)\s+the\s+(?:original|old|previous|earlier)\b(?:\s+\w+)?)\b|\.\.\.|…",
+    r"|(?:as\s+in|like|see)\s+the\s+(?:original|old|previous|earlier)\b(?:\s+\w+)?"
+    r"|no\s+changes?\s+(?:to|in)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:body|loop|code|rest|logic|notes|lines|function|method|block"
+    r"|file)|nothing\s+(?:else\s+)?changes?)\b|\.\.\.|…",
     re.IGNORECASE,
 )
 
