@@ -19,7 +19,10 @@ For every call this script
    the call's path cut to the file's name (the runs named files under a temporary folder);
 3. compares what would be written with the task's expected file (exact), and with an
    independent application of the call (below): any difference there is the tool's own
-   mistake, ``applied wrongly``.
+   mistake, ``applied wrongly``;
+4. counts the calls whose independent application only re-indents the file's lines (the
+   model retyped a line to change it and left the change out), and what became of them
+   (issue 36: a ``no-op`` refusal, not an indentation change).
 
 The independent application reads the call's JSON itself (not agent-guard's parser): each
 item's anchored lines replaced, deleted or inserted after, bottom-up, text ``replace``
@@ -257,6 +260,12 @@ def rules_of(rows: list[tuple[int, str, str]]) -> list[str]:
     return [r for r in linehash.RULES if rows and all(fits(r, n, h, t) for n, h, t in rows)]
 
 
+def reindents(before: str, after: str) -> bool:
+    """`after` differs from `before`, and only in how lines are indented (an independent test)."""
+    a, b = before.splitlines(), after.splitlines()
+    return a != b and len(a) == len(b) and all(x.lstrip() == y.lstrip() for x, y in zip(a, b))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("repo", type=Path, help="a clone (or bare copy) of gtrak/oh-my-pi")
@@ -269,6 +278,7 @@ def main() -> int:
     per_shape: Counter[str] = Counter()
     parsed: Counter[str] = Counter()
     outcome: Counter[str] = Counter()
+    reindented: Counter[str] = Counter()  # calls whose own lines only re-indent the file's
     by_shape: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[str, list[str]] = defaultdict(list)
     cross: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
@@ -317,13 +327,18 @@ def main() -> int:
                     env={**GIT_ENV, "PATH": "/usr/bin:/bin"},
                 )
                 call["path"] = fname
+                try:
+                    independent = reference(call, before.decode("utf-8"))
+                except (ValueError, KeyError, TypeError, IndexError):  # a call the independent reader cannot read
+                    independent = None
+                only_indent = independent is not None and reindents(before.decode("utf-8"), independent)
                 result = guard.apply(json.dumps(call), check=True, agent="bench")
                 if result.status == "refused":
                     codes = sorted({f.code for f in result.findings if f.severity == "error"})
                     key = "refused: " + ", ".join(codes)
                 else:
                     after = next((c.after for c in result.changes if c.path == fname), None)
-                    ref = reference(call, before.decode("utf-8"))
+                    ref = independent
                     compared[ref is not None and after is not None] += 1
                     if ref is not None and after is not None and after.decode("utf-8") != ref:
                         wrong += 1
@@ -335,6 +350,8 @@ def main() -> int:
                     else:
                         key = "applied: not the expected file (the call's own lines)"
                 outcome[key] += 1
+                if only_indent:
+                    reindented[key] += 1
                 by_shape[kind][key] += 1
                 cross[(theirs, seen)][key] += 1
                 if len(examples[key]) < args.show:
@@ -356,6 +373,10 @@ def main() -> int:
         print(f"  {n:5}  {key}")
         for ex in examples[key]:
             print(f"           e.g. {ex}")
+    print(
+        f"\ncalls whose lines (applied independently) only re-indent the file's, the change itself missing: "
+        f"{sum(reindented.values())}: " + "; ".join(f"{k} {n}" for k, n in reindented.most_common())
+    )
     print("\noutcome per shape:")
     for kind, counts in by_shape.items():
         print(f"  {kind}: " + "; ".join(f"{k} {n}" for k, n in counts.most_common()))
