@@ -252,7 +252,11 @@ def _token_lexer(syntax: Syntax) -> re.Pattern[str]:
         strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
     for q in syntax.quotes:
         strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
-    specials = "".join(sorted({"\n", *(m[0] for m in syntax.marks), *syntax.quotes, *syntax.spanning, *syntax.triple}))
+    # A newline need not end a run of code unless a comment opener is anchored at a line's start (INI).
+    anchored = any(opener.startswith("^") for opener in syntax.line)
+    specials = "".join(
+        sorted({*("\n" if anchored else ""), *(m[0] for m in syntax.marks), *syntax.quotes, *syntax.spanning, *syntax.triple})
+    )
     cls = "".join("\\" + c if c in "\\]^-[" else c for c in specials)
     parts = []
     if comments:

@@ -59,7 +59,7 @@ from itertools import accumulate, compress, repeat
 from operator import contains, or_
 from typing import Iterable, Sequence
 
-from ..diffs import changed_lines
+from ..diffs import ChangedLines, changed_lines
 from ..model import FileChange, Finding, Value
 from ..text.lookalikes import disguised, fold
 from ..text.regex import lazy
@@ -598,23 +598,22 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
     extra = _compiled(policy.placeholder_patterns)
     exempt = _compiled(policy.placeholder_exempt)
     findings: list[Finding] = []
+    edit = standin.Edit(inp.changes)  # the stand-in rule judges the whole edit: code may move between files
     for change in inp.changes:
         if change.after is None or not change.added:
             continue
+        regions = changed_lines(change) if change.removed else []
         found = file_markers(change, exempt, inp.blocks)
-        found += in_place(change, exempt, {m.line for m in found if m.strong}, inp.blocks)
+        found += in_place(change, exempt, {m.line for m in found if m.strong}, inp.blocks, regions)
         if extra is not None:
             for _i, n, t in hits(change, extra, inp.blocks):
                 m = extra.search(t)
                 if m and not (exempt is not None and exempt.search(t)):
                     found.append(Marker(n, t, m.group(), True))
         found = _new_only(change, found)
-        findings.extend(_findings(change, found, level))
-    known: dict[str, set[int]] = {}
-    for f in findings:
-        if f.path is not None and f.line is not None:
-            known.setdefault(f.path, set()).add(f.line)
-    findings += standin.findings(inp, level, known, exempt)
+        phrased = _findings(change, found, level, regions)
+        known = {f.line for f in phrased if f.line is not None}
+        findings += phrased + standin.findings(change, regions, edit, level, known, exempt)
     return capped(findings)
 
 
@@ -660,10 +659,11 @@ def elision(text: str) -> tuple[str, str] | None:
     return None
 
 
-def _regions(change: FileChange) -> dict[int, list[str]]:
-    """For each added line number, the old lines removed where it stands (its changed region)."""
+def _regions(change: FileChange, lines: list[ChangedLines] | None = None) -> dict[int, list[str]]:
+    """For each added line number, the old lines removed where it stands (its changed region;
+    `lines`: the change's ``changed_lines``, when the caller has them)."""
     out: dict[int, list[str]] = {}
-    for region in changed_lines(change):
+    for region in changed_lines(change) if lines is None else lines:
         gone = [t for _n, t in region.removed]
         for n, _t in region.added:
             out[n] = gone
@@ -696,7 +696,13 @@ def _continues_written(lines: tuple[str, ...], number: int, added: set[int]) -> 
     return prev >= 0 and prev + 1 in added and bool(_OPEN_END().search(_core(lines[prev])))
 
 
-def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int], blocks: Blocks | None = None) -> list[Marker]:
+def in_place(
+    change: FileChange,
+    exempt: re.Pattern[str] | None,
+    known: set[int],
+    blocks: Blocks | None = None,
+    changed: list[ChangedLines] | None = None,
+) -> list[Marker]:
     """Elision judged by what the edit does: a phrase standing where the edit drops old lines.
 
     A whole-file write that shrinks the file is judged on every line it adds, and on
@@ -705,7 +711,7 @@ def in_place(change: FileChange, exempt: re.Pattern[str] | None, known: set[int]
     if change.after is None or not (change.removed or change.whole):
         return []
     shrinks = change.whole and change.before is not None and _line_count(change.after) < _line_count(change.before)
-    regions = _regions(change) if change.removed else {}
+    regions = _regions(change, changed) if change.removed else {}
     # Only a line that stands where old lines go can stand for them (in a whole-file write
     # that shrinks the file, any line may).
     scope = None if shrinks else [i for i, (n, _t) in enumerate(change.added) if regions.get(n)]
@@ -951,10 +957,10 @@ def _new_only(change: FileChange, found: list[Marker]) -> list[Marker]:
     return [m for m in found if not held(m)]
 
 
-def _findings(change: FileChange, found: list[Marker], level: str) -> list[Finding]:
+def _findings(change: FileChange, found: list[Marker], level: str, lines: list[ChangedLines] | None = None) -> list[Finding]:
     path = change.path
     out: list[Finding] = []
-    regions = _regions(change) if change.removed and any(m.strong and not m.whole for m in found) else {}
+    regions = _regions(change, lines) if change.removed and any(m.strong and not m.whole for m in found) else {}
     for m in found:
         if not m.strong:
             continue

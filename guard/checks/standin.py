@@ -34,13 +34,13 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..diffs import ChangedLines, changed_lines, similar
-from ..model import FileChange, Finding
+from ..diffs import ChangedLines, similar
+from ..model import FileChange, Finding, Value
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 from ..text.textfile import NotText
 from . import notes
-from .base import CheckInput, quote
+from .base import quote
 from .comments import Spans, Syntax, syntax_for
 from .linekind import (
     BLANK,
@@ -65,6 +65,8 @@ from .linekind import (
 )
 from .pointers import BRACKETED, ELLIPSIS_NOTE, STRONG, at_text, gives_reason, only_points, points, short_pointer
 
+# Documents, not code: a comment that stands where their text was counts only when it points.
+_DOCUMENTS = frozenset(("md", "markdown", "mdx", "rst", "txt", "adoc", "asciidoc", "org"))
 MIN_CODE = 2  # lines of code a region must remove: one line replaced by a note is the phrase rules' to judge
 MAX_REGION = 2000  # lines a region may add and still be judged (a stand-in is a few lines)
 HINT = (
@@ -106,43 +108,50 @@ def _share(lines: Sequence[str], pool: set[str]) -> float:
     return sum(1 for t in lines if t in pool) / len(lines) if lines else 0.0
 
 
-def findings(inp: CheckInput, level: str, known: dict[str, set[int]], exempt: re.Pattern[str] | None = None) -> list[Finding]:
-    """`placeholder` findings for the stand-ins of the edit `inp` (``known``: lines already
-    reported, by path; `exempt`: the policy's ``placeholder_exempt``, lines it matches stand in
-    for nothing)."""
-    edit = Edit(inp.changes)
+def findings(
+    change: FileChange,
+    regions: list[ChangedLines],
+    edit: Edit,
+    level: str,
+    known: set[int],
+    exempt: re.Pattern[str] | None = None,
+) -> list[Finding]:
+    """`placeholder` findings for the stand-ins among `regions` (the change's, ``changed_lines``), in
+    the whole edit `edit` (``known``: lines already reported; `exempt`: the policy's
+    ``placeholder_exempt``, lines it matches stand in for nothing)."""
+    if change.after is None or not change.removed or not change.added:
+        return []
+    syntax = syntax_for(change.path)
+    if not syntax.lexed:
+        return []
+    candidates = [r for r in regions if _candidate(r, syntax)]
     out: list[Finding] = []
-    for change in inp.changes:
-        if change.after is None or not change.removed or not change.added:
-            continue
-        syntax = syntax_for(change.path)
-        if not syntax.lexed:
-            continue
-        candidates = [r for r in changed_lines(change) if _candidate(r, syntax)]
-        if not candidates:
-            continue
-        try:
-            new, old = Lexed(change.after, syntax), Lexed(change.before, syntax)
-            for region in candidates:
-                if any(n in known.get(change.path, ()) for n, _t in region.added):
-                    continue
-                found = _judge(change, region, new, old, edit, level)
-                if found is not None and not (exempt is not None and any(exempt.search(t) for _n, t in region.added)):
-                    out.append(found)
-        except NotText:
-            continue
+    if not candidates:
+        return out
+    try:
+        new, old = Lexed(change.after, syntax), Lexed(change.before, syntax)
+        for region in candidates:
+            if any(n in known for n, _t in region.added):
+                continue
+            found = _judge(change, region, new, old, edit, level)
+            if found is not None and not (exempt is not None and any(exempt.search(t) for _n, t in region.added)):
+                out.append(found)
+    except NotText:
+        return []
     return out
 
 
 def _candidate(region: ChangedLines, syntax: Syntax) -> bool:
     """The region may be a stand-in, by a look at its lines alone: it removes lines, and of what
-    it adds, some line may do no work and the lines that may be code are few enough to be
-    rewritten headers (or an ellipsis stands among them); or a line may point at prose left out
-    (inside a docstring or block comment a line of prose looks like anything: the lexer decides)."""
+    it adds, some line may do no work; beside lines that look like code, a stub, a statement that
+    does nothing, or a word that points stands among them (or they are only rewritten headers);
+    or a line may point at prose left out (inside a docstring or block comment a line of prose
+    looks like anything: the lexer decides)."""
     added = [t for _n, t in region.added if t.strip()]
     gone = sum(1 for _n, t in region.removed if t.strip())
     if not added or len(region.added) > MAX_REGION or not gone:
         return False
+    short = "\n".join(t for t in added if len(t) <= MAX_LINE).lower()
     if gone >= MIN_CODE:
         if any(opens_text(t, syntax) for t in added):
             return True  # a docstring or block comment: its middle lines are prose
@@ -150,26 +159,73 @@ def _candidate(region: ChangedLines, syntax: Syntax) -> bool:
         if all(could):
             return True
         if any(could) and (
-            could.count(False) <= gone - MIN_CODE
+            _HINT().search(short)
+            or all(m or DEFINITION().match(t) for t, m in zip(added, could))
             or any(
-                len(t) <= MAX_LINE and (STUB_NAME().match(t.strip()) or any(w in t.lower() for w in _PROSE_TRIGGERS))
-                for t, m in zip(added, could)
-                if m
+                m and not t.strip().startswith(syntax.marks) and not CLOSES().fullmatch(t.strip()) for t, m in zip(added, could)
             )
         ):
             return True
     if len(added) > 3:
         return False
-    if any(len(t) <= MAX_LINE and w in t.lower() for t in added for w in _PROSE_TRIGGERS):
+    if _PROSE_TRIGGER().search(short):
         return True
     # One line of code gone for a stub or a statement that does nothing (a comment is judged by
     # its words: the phrase rules and the triggers above).
     return all(may_do_nothing(t, syntax) for t in added) and any(not t.strip().startswith(syntax.marks) for t in added)
 
 
+Line = tuple[int, str, str]  # (line number, kind, what it says)
+
+
+class _Reading(Value):
+    """A region read line by line: the kinds of its new lines, those of its removed lines, the removed
+    lines of code no new line rewrites (`code`), the new lines of code (`new_code`), and the lines
+    that do no work in the removed code's place."""
+
+    kinds: list[Line]
+    removed: list[Line]
+    code: list[str]
+    new_code: list[str]
+    doing_nothing: list[Line]
+
+
 def _judge(change: FileChange, region: ChangedLines, new: Lexed, old: Lexed, edit: Edit, level: str) -> Finding | None:
     python = syntax_for(change.path).name == "python"
     nsp = new.spans(region.added[-1][0])
+    got = _read(change, region, nsp, old, python)
+    if got is None:
+        return None
+    kinds, removed, code, new_code, doing_nothing = got.kinds, got.removed, got.code, got.new_code, got.doing_nothing
+    if any(k == STUB for _n, k, _s in doing_nothing):
+        if any(RAISES().match(t.strip()) or STUB_NAME().match(t.strip()) for _n, t in region.removed):
+            return None  # a failure rewritten (its message, its type): no work lost
+    if not code:
+        return None if new_code else _pointer_in_prose(change, region, kinds, removed, level)
+    if new_code or len(code) < MIN_CODE:
+        # New code beside the note, or one line of code gone: whether the note stands for the
+        # removed lines or heads the new ones (explains the one line's going) only its shape or its
+        # words can say: an ellipsis (`// ... tax ...`, `<li>...</li>`), a stub, a note that only
+        # points (`# logging as before`, `[skip check as before]`).
+        old_lines = {_norm(t) for _n, t in region.removed}
+        numbers = frozenset(n for n, _t in region.added)
+        doing_nothing = [
+            (n, k, s)
+            for n, k, s in doing_nothing
+            if _elided(nsp, n - 1, k, s, bool(new_code), numbers) and _norm(nsp.lines[n - 1]) not in old_lines
+        ]
+        if not doing_nothing:
+            return None
+    if _still_written(code, kinds, nsp, region, edit):
+        return None
+    old_notes = _old_notes(change, old.spans(change.removed[-1][0]), python)
+    if _stands_in(change.path, nsp, region, code, doing_nothing, old_notes):
+        return _finding(change, level, nsp, _shown(doing_nothing, old_notes), code, python)
+    return None
+
+
+def _read(change: FileChange, region: ChangedLines, nsp: Spans, old: Lexed, python: bool) -> _Reading | None:
+    """The region read line by line (``_Reading``), or None when nothing in it does no work."""
     kinds = [(n, *line_kind(nsp, n - 1, python)) for n, _t in region.added if n - 1 < len(nsp.lines)]
     doing_nothing = [(n, k, s) for n, k, s in kinds if k in DOES_NO_WORK]
     pointing = [n for n, k, s in kinds if k == CODE and s and only_points(s)]
@@ -193,46 +249,31 @@ def _judge(change: FileChange, region: ChangedLines, new: Lexed, old: Lexed, edi
             doing_nothing += [(n, COMMENT, s) for n, s in written if n in pointing]
     if not doing_nothing:
         return None  # only lines of code whose comment points, and they are the removed ones, changed
-    if any(k == STUB for _n, k, _s in doing_nothing):
-        if any(RAISES().match(t.strip()) or STUB_NAME().match(t.strip()) for _n, t in region.removed):
-            return None  # a failure rewritten (its message, its type): no work lost
-    if not code:
-        return None if new_code else _pointer_in_prose(change, region, kinds, removed, level)
-    if new_code or len(code) < MIN_CODE:
-        # New code beside the note, or one line of code gone: whether the note stands for the
-        # removed lines or heads the new ones (explains the one line's going) only its shape or its
-        # words can say: an ellipsis (`// ... tax ...`, `<li>...</li>`), a stub, a note that only
-        # points (`# logging as before`, `[skip check as before]`).
-        old_lines = {_norm(t) for _n, t in region.removed}
-        among_new = bool(new_code)
-        numbers = frozenset(n for n, _t in region.added)
-        doing_nothing = [
-            (n, k, s)
-            for n, k, s in doing_nothing
-            if _elided(nsp, n - 1, k, s, among_new, numbers) and _norm(nsp.lines[n - 1]) not in old_lines
-        ]
-        if not doing_nothing:
-            return None
-    if _still_written(code, kinds, nsp, region, edit):
-        return None
-    old_notes = _old_notes(change, osp, python)
+    return _Reading(kinds, removed, code, new_code, doing_nothing)
+
+
+def _stands_in(
+    path: str, nsp: Spans, region: ChangedLines, code: list[str], doing_nothing: list[Line], old_notes: list[str]
+) -> bool:
+    """The verdict on lines that do no work where code went: a stub, or a note that points at where
+    the code still is, stands in for it; a note that explains, heads what follows, rewords an old
+    comment, or stands where whole definitions went does not; in a document only a pointer does."""
     note = " ".join(s for _n, k, s in doing_nothing if s)
-    # A stub (`todo!()`, `raise NotImplementedError`) stands in for code whatever its message says,
-    # and so does a note that points at where the code still is.
     explains = gives_reason(note)
     old_text = " ".join(old_notes)
     if explains and len(re.findall(r"[^\W\d_]+", note)) >= 10:
+        # In a long note that explains, only the firm pointers point (`placeholder lines` is a reason's).
         pointer = any(m.group().lower() not in fold(old_text).lower() for m in STRONG().finditer(fold(note)))
     else:
         pointer = points(note, old_text)
     if any(k == STUB for _n, k, _s in doing_nothing) or pointer:
-        return _finding(change, level, nsp, _shown(doing_nothing, old_notes), code, python)
+        return True
+    if path.rsplit(".", 1)[-1].lower() in _DOCUMENTS:
+        return False  # a document's comment in place of its text is a marker for tools as often (`<!-- toc -->`)
     notes_only = all(k in (COMMENT, STRING) for _n, k, _s in doing_nothing)
     if notes_only and _kept(note, old_notes):
-        return None  # an old comment, reworded or extended, beside a deletion
-    if explains or (notes_only and (_heads_next(nsp, region, code) or _definitions(code))):
-        return None
-    return _finding(change, level, nsp, _shown(doing_nothing, old_notes), code, python)
+        return False  # an old comment, reworded or extended, beside a deletion
+    return not (explains or (notes_only and (_heads_next(nsp, region, code) or _definitions(code))))
 
 
 def _shown(lines: list[tuple[int, str, str]], old_notes: list[str]) -> tuple[int, str, str]:
@@ -272,6 +313,11 @@ _PROSE_TRIGGERS = (
     "...", "…", "unchang", "same", "rest", "remain", "omit", "elide", "snip", "before", "previous", "original",
     "etc", "see ", "old ", "as it was", "as is", "intact", "untouched", "verbatim", "ditto",
 )  # fmt: skip
+_PROSE_TRIGGER = lazy("|".join(map(re.escape, _PROSE_TRIGGERS)))
+# And what a note beside new code needs one of to stand in for the code removed (``_candidate``).
+_HINT = lazy(
+    "|".join(map(re.escape, (*_PROSE_TRIGGERS, "exist", "keep", "todo", "fixme", "implement", "restore", "elsewhere", "here")))
+)
 
 
 def _pointer_in_prose(
@@ -438,7 +484,8 @@ def _still_written(code: list[str], kinds: list[tuple[int, str, str]], nsp: Span
 
 
 def _kept(note: str, old_notes: list[str]) -> bool:
-    """The note is an old one, reworded (most of its words are theirs) or extended (it holds one)."""
+    """The note is an old one, reworded (most of its words are theirs, in order or not) or extended
+    (it holds one)."""
     if not old_notes:
         return False
     words = _WORD().findall(note.lower())
@@ -448,7 +495,12 @@ def _kept(note: str, old_notes: list[str]) -> bool:
     old = [" ".join(_WORD().findall(o.lower())) for o in old_notes]
     if any(o and (o in plain or plain in o) for o in old):
         return True
-    return similar(words, " ".join(old).split(), 0.6) or any(similar(words, o.split(), 0.6) for o in old)
+    if similar(words, " ".join(old).split(), 0.6) or any(similar(words, o.split(), 0.6) for o in old):
+        return True
+    # Reworded more freely: most of its words of some length (not `the`, `a`) are the old notes'.
+    mine = {w for w in words if len(w) >= 4}
+    theirs = {w for o in old for w in o.split() if len(w) >= 4}
+    return len(mine) >= 3 and 2 * len(mine & theirs) >= len(mine)
 
 
 _DOC_MARKS = ("/**", "///", "//!", "#:", "/*!", "* ", "*/")
