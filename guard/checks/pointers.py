@@ -192,10 +192,10 @@ def short_pointer(said: str) -> bool:
     if not 1 <= len(re.findall(r"[^\W\d_]+", said)) <= 4 or NAMED().search(said):
         return False
     text = fold(said)
-    # (Not `etc.`: in a short comment it ends a list, `# skip NIS entries etc.`.)
-    return any(re.search(r"[^\W\d_]", m.group()) and m.group().lower() != "etc" for m in POINTS().finditer(text)) or bool(
-        POINTS_ELSEWHERE().search(plain(said))
-    )
+    # (Not `etc.`, `and so on`: in a short note they end a list, `# skip NIS entries etc.`.)
+    return any(
+        re.search(r"[^\W\d_]", m.group()) and m.group().lower() not in ("etc", "and so on") for m in POINTS().finditer(text)
+    ) or bool(POINTS_ELSEWHERE().search(plain(said)))
 
 
 # A pointer at text left out, not at behaviour: it names the text (the rest of the docstring, the

@@ -426,6 +426,8 @@ def _elided(sp: Spans, i: int, kind: str, said: str, among_new: bool, added: fro
         return points(inner) or notes.elides(inner) is not None
     if kind == COMMENT and _among_comments(sp, i):
         return False  # a line of a comment of several lines: part of what it explains
+    if kind == STRING and not (text[:1].isupper() or text[:1] in "[(<{.…"):
+        return False  # a line of a docstring's paragraph, going on with the sentence above
     if among_new:
         # (Quotes, brackets or operators in it: it names code, `Same for the other "methods"`.)
         plain = not re.search(r"[=;$@\\/\"`(){}\[\]<>]", text)
