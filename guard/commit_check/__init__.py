@@ -22,7 +22,9 @@ Not ``untracked`` or ``no-op``: they judge an agent's edit against the work tree
 Whole files get only the first group: a budget or a protected path is about a change.
 
 A range is judged by one policy from outside it (``range_policy``: ``--policy``, else the
-one committed at its base), and a commit of it that changes the policy is reported.
+one committed at its base), and a commit of it that changes the policy is reported.  The
+staged change is judged by the policy the index holds, as the commit will record it
+(``index_policy``), never by an unstaged edit of it.
 
 A policy's ``exclude: {CHECK: [globs]}`` keeps a check off some paths (``checks.run``);
 lock files and generated files are not counted in budgets (``checks.budget``); and a
@@ -42,8 +44,19 @@ from ..policy import Policy
 from ..repo import GitRepo
 from ..report import Report
 from ..workspace import Workspace
-from . import baseline, range_policy
-from .changes import CHANGE, MERGE, NULL_IDS, ROOT, STAGED_MERGE, Progress, Unit, changes_from_git, resolve_commit
+from . import baseline, index_policy, range_policy
+from .changes import (
+    CHANGE,
+    MERGE,
+    NULL_IDS,
+    ROOT,
+    STAGED_MERGE,
+    Progress,
+    Unit,
+    changes_from_git,
+    index_file,
+    resolve_commit,
+)
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
@@ -207,14 +220,28 @@ def _hint(f: Finding, unit: Unit) -> str:
     return f.hint
 
 
-def _baseline(g: Workspace, pol: Policy, base: str | None, from_ref: str | None) -> baseline.Baseline | None:
+def _baseline(
+    g: Workspace, pol: Policy, base: str | None, from_ref: str | None, staged: index_policy.Read | None
+) -> baseline.Baseline | None:
     """The baseline the policy names, read as the policy was: a range's from its base commit (none from
-    the null id), else from the work tree."""
+    the null id), the staged change's from the index (`staged` reads it), else from the work tree."""
     if pol.baseline is None:
         return None
     if from_ref is not None:
         return baseline.from_commit(g.repo, base, pol.baseline, from_ref) if base is not None else None
+    if staged is not None:
+        return index_policy.staged_baseline(staged, pol.baseline)
     return baseline.from_work_tree(g.root, pol.baseline)
+
+
+def _policy(g: Workspace, source: range_policy.RangePolicy | None, staged: index_policy.Read | None) -> Policy:
+    """What the check is judged by: a range's policy from outside it, the staged change's as the
+    index holds it (``index_policy``), else (files checked whole, as they are) the work tree's."""
+    if source is not None:
+        return source.policy
+    if staged is not None:
+        return index_policy.staged(g, staged)
+    return g.policy()
 
 
 def check(
@@ -256,10 +283,12 @@ def check(
     source = range_policy.for_range(g, from_ref) if from_ref is not None else None
     units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files, progress)
     base = None if from_ref is None or from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
-    pol = source.policy if source is not None else g.policy()
+    # The staged change is judged by the policy the commit will hold (never an unstaged edit of it).
+    staged_files = index_policy.reader(repo, index_file()) if from_ref is None and not all_files else None
+    pol = _policy(g, source, staged_files)
     judge = _Judge(repo, pol, base)
     watch = range_policy.Watch(repo, source) if source is not None else None
-    listed = _baseline(g, pol, base, from_ref) if use_baseline else None
+    listed = _baseline(g, pol, base, from_ref, staged_files) if use_baseline else None
     findings: list[Finding] = []
     for done, unit in enumerate(units):
         found = judge(unit)

@@ -180,12 +180,21 @@ def _whole(
     return tuple(out)
 
 
+def index_file() -> str | None:
+    """The index the staged change is read from, as an absolute path: ``$GIT_INDEX_FILE`` when git
+    set one (``git commit -a`` and ``git commit PATH`` run the hook on a temporary index); None for
+    the repository's own.  A usage error when it names no file."""
+    named = os.environ.get("GIT_INDEX_FILE")
+    if not named:
+        return None
+    if not os.path.isfile(named):
+        raise UsageError(f"GIT_INDEX_FILE names {named}, which is not a file; unset it to check the index")
+    return os.path.abspath(named)
+
+
 def _index_tree(repo: GitRepo) -> str:
-    index_file = os.environ.get("GIT_INDEX_FILE")
-    if index_file and not os.path.isfile(index_file):
-        raise UsageError(f"GIT_INDEX_FILE names {index_file}, which is not a file; unset it to check the index")
     try:
-        return repo.index_tree(os.path.abspath(index_file) if index_file else None)
+        return repo.index_tree(index_file())
     except GitError as exc:
         raise UsageError(
             f"{str(exc).rstrip('.')}; resolve the merge conflict first (`git status` lists the "
@@ -196,13 +205,10 @@ def _index_tree(repo: GitRepo) -> str:
 def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
     head = repo.head_commit()
     head_tree = repo.commit_tree(head) if head else None
-    index_file = os.environ.get("GIT_INDEX_FILE")
-    deltas = None
-    if not index_file or os.path.isfile(index_file):
-        try:
-            deltas = repo.staged_changes(head_tree, os.path.abspath(index_file) if index_file else None)
-        except GitError:
-            deltas = None  # `_index_tree` reports it
+    try:
+        deltas = repo.staged_changes(head_tree, index_file())
+    except GitError:
+        deltas = None  # `_index_tree` reports it
     index: str | None = None
     if deltas is None:  # unmerged paths, or an index that cannot be read: `_index_tree` says so
         index = _index_tree(repo)

@@ -58,6 +58,7 @@ __all__ = [
     "WHITESPACE_RULES",
     "load",
     "load_committed",
+    "load_committed_table",
     "Policy",
     "PolicyCache",
     "PolicyError",
@@ -641,7 +642,7 @@ def load(
 def _in_pyproject(root: Path) -> _Layer | None:
     """The layer the ``[tool.agent-guard]`` table of `root`'s pyproject.toml sets, if it has one (``pyproject``)."""
     from ..files.filekind import NotRegular, read_regular
-    from .pyproject import FILE, TABLE, Unreadable, has_table, table
+    from .pyproject import FILE, TABLE, has_table
 
     path = root / FILE
     try:
@@ -649,16 +650,24 @@ def _in_pyproject(root: Path) -> _Layer | None:
     except (OSError, NotRegular):
         return None
     label = f"{path} {TABLE}"
-    try:
-        found = table(data)
-    except Unreadable as exc:
-        raise PolicyError(
-            f"{path}: {exc}; it names agent-guard, so it may hold the policy ({TABLE}): "
-            "fix the file, or put the policy in .agent-guard.yaml"
-        ) from None
+    found = _table_in(data, str(path))
     if not has_table(found):
         return None
     return _checked(_Layer(f"pyproject:{path}", label, f"{FILE} {TABLE}", {}, None, root), found, root=False)
+
+
+def _table_in(data: bytes, where: str) -> object:
+    """The ``[tool.agent-guard]`` table of a pyproject.toml's bytes (``pyproject.table``); a file that
+    names agent-guard but does not read as TOML is a PolicyError, never taken for one without it."""
+    from .pyproject import TABLE, Unreadable, table
+
+    try:
+        return table(data)
+    except Unreadable as exc:
+        raise PolicyError(
+            f"{where}: {exc}; it names agent-guard, so it may hold the policy ({TABLE}): "
+            "fix the file, or put the policy in .agent-guard.yaml"
+        ) from None
 
 
 def _with_baseline(pol: Policy) -> Policy:
@@ -698,6 +707,7 @@ def load_committed(
     cache: PolicyCache | None = None,
     read: Callable[[str], str | None] | None = None,
     at: str = "",
+    ignorecase: bool = False,
 ) -> Policy:
     """The policy a committed .agent-guard.yaml (`text`, named `label`) sets, read from the commit
     `at` (how messages name it), not from a work tree.
@@ -706,14 +716,47 @@ def load_committed(
     commit, None when it holds no such file), files of the same commit, by a path relative to
     the extending file, as a checkout of the commit would read them.  A path that leaves the
     repository cannot be read from a commit: refused.  The policy's `own_files` are the
-    repository paths it was read from.
+    repository paths it was read from.  (An index is read the same way, as the commit it will be.)
     """
-    import posixpath
-
     cache = cache or PolicyCache.of_user()
     top = _checked(
         _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), _parse_yaml(text, label, cache), root=False
     )
+    return _committed(top, cache, agent, read, at, ignorecase)
+
+
+def load_committed_table(
+    data: bytes,
+    label: str,
+    agent: str | None = None,
+    cache: PolicyCache | None = None,
+    read: Callable[[str], str | None] | None = None,
+    at: str = "",
+    ignorecase: bool = False,
+) -> Policy | None:
+    """The policy the ``[tool.agent-guard]`` table of a committed pyproject.toml (`data`, named
+    `label`) sets, read as ``load_committed`` reads a .agent-guard.yaml (its ``extends`` paths are
+    relative to the repository's top, as on disk); None when the file has no table."""
+    from .pyproject import FILE, TABLE, has_table
+
+    found = _table_in(data, label)
+    if not has_table(found):
+        return None
+    top = _checked(_Layer(f"commit:{FILE}", label, f"{FILE} {TABLE}", {}, None, Path(".")), found, root=False)
+    return _committed(top, cache or PolicyCache.of_user(), agent, read, at, ignorecase)
+
+
+def _committed(
+    top: _Layer,
+    cache: PolicyCache,
+    agent: str | None,
+    read: Callable[[str], str | None] | None,
+    at: str,
+    ignorecase: bool,
+) -> Policy:
+    """The policy `top` (a layer read from a commit) sets, with the layers it extends read by `read`."""
+    import posixpath
+
     read_from = [DEFAULT_FILE]
 
     def parent_of(layer: _Layer) -> _Layer:
@@ -748,7 +791,7 @@ def load_committed(
         )
 
     chain = _chain(top, cache, parent_of)
-    return _with_baseline(_build(chain, agent, tuple(dict.fromkeys(read_from))))
+    return _with_baseline(_build(chain, agent, tuple(dict.fromkeys(read_from)), ignorecase))
 
 
 def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
@@ -812,8 +855,9 @@ def show(policy: Policy) -> str:
     lines.append(
         "# control files are protected too, unless paths.control_editable lists them: a folder an edit "
         "makes a git directory, files git's configuration names (includes, attributes and excludes files, "
-        "the scripts of filters, drivers and other commands), .gitattributes, .gitmodules, and the "
-        "configuration of pre-commit and other hook managers"
+        "the scripts of filters, drivers and other commands), .gitattributes, .gitmodules, the "
+        "configuration of pre-commit and other hook managers, and agent harnesses' and editors' settings "
+        "(.claude/, .mcp.json, .codex/, .gemini/, .cursor/, opencode.json, .vscode/, .devcontainer/, .envrc...)"
     )
 
     def emit(node: Mapping[str, object], path: tuple[str, ...]) -> None:

@@ -287,6 +287,28 @@ class GitRepo:
         except pygit2.GitError as exc:
             raise GitError(f"cannot read the index: {exc}") from None
 
+    def index_entries(self, index_file: str | None = None) -> Callable[[str], Entry | None]:
+        """Look-ups in the index as it is on disk now (the user's, or the one at `index_file`, as
+        $GIT_INDEX_FILE names one), read once: each path's entry as the next commit will record
+        it; None when the index holds no merged entry for it (absent, or only a conflict's sides)."""
+        try:
+            if index_file is None:
+                idx = self._repo.index
+                idx.read(False)
+            else:
+                idx = pygit2.Index(index_file)  # read from that file, this handle's own index untouched
+        except pygit2.GitError as exc:
+            raise GitError(f"cannot read the index{f' {index_file}' if index_file else ''}: {exc}") from None
+
+        def entry(path: str) -> Entry | None:
+            try:
+                found = idx[path]
+            except KeyError:
+                return None
+            return Entry(str(found.id), int(found.mode))
+
+        return entry
+
     @staticmethod
     def _tree_changes(diff: pygit2.Diff) -> list[TreeChange]:
         diff.find_similar()

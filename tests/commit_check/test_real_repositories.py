@@ -43,8 +43,9 @@ def test_a_lock_file_is_not_counted_in_the_budget(repo: Repo, cli) -> None:  # t
     repo.git("add", "-A")
     r = cli("check", "--json")
     assert r.code == 0 and _codes(r) == [], r
-    # Counted in when the policy says so: the budget then holds them too, as before.
+    # Counted in when the policy says so (as staged: the commit's policy): the budget then holds them too.
     (repo.root / ".agent-guard.yaml").write_text("budget: {skip_generated: false}\n")
+    repo.git("add", ".agent-guard.yaml")
     r = cli("check", "--json")
     assert r.code == 1 and ("budget", None) in _codes(r), r
     # A lock file does not hide what else the commit does: the other files still count.
