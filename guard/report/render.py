@@ -278,9 +278,16 @@ def _inert(text: str) -> str:
     return _HASHES().sub(_HASH, "\n".join(out))
 
 
+# What ``json.dumps(ensure_ascii=False)`` leaves raw of what ``printable`` escapes (it escapes
+# C0 itself): DEL, the C1 controls (CSI, U+009B, drives some terminals as ESC [ does), and the
+# bidirectional overrides that show a line as other text than it holds.
+_JSON_RAW = lazy(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def _json_inert(text: str) -> str:
-    # In JSON text `#` only stands inside strings, where `\u0023` is the same character.
-    return text.replace("##", "#\\u0023")
+    """JSON text with no line a CI runner reads as a command, and no control for a terminal: in JSON
+    text `#` and those characters only stand inside strings, where ``\\uNNNN`` is the same string."""
+    return _JSON_RAW().sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("##", "#\\u0023"))
 
 
 def _check_human(report: Report, colour: bool = False, quiet: bool = False) -> str:
@@ -352,10 +359,15 @@ def summary(report: Report, names: Iterable[str] = ()) -> str:
 
 # --- GitHub workflow commands ----------------------------------------------------------
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """`text` as a workflow command's data: `%`, CR and LF escaped as GitHub documents (the runner
+    turns them back), every other control made visible as ``printable`` shows it (GitHub has no
+    escape for ESC or BEL, and the line reaches whoever runs the check in a terminal too)."""
+    escaped = text.replace("%", "%25")
+    return "%0D".join(printable(part) for part in escaped.split("\r")).replace("\n", "%0A")
 
 
 def _gh_property(text: str) -> str:
+    """`text` as a property's value (`file=`): the data's escapes, and `:` and `,`, which end it."""
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
@@ -374,7 +386,8 @@ def github(report: Report) -> str:
         text = f.message + _in_commit(f, subjects)
         if f.hint:
             text += "\n" + f.hint
-        # A command's data carries no raw line break (`_gh_data`); its file is the file's exact name.
+        # A command carries no raw line break or control (`_gh_data`); its file is the file's name,
+        # exact but for the controls GitHub has no escape for.
         out.append(f"::{kind} {','.join(props)}::{_gh_data(_HASHES().sub(_HASH, text))}")
     out.append(_inert(printable(summary(report, _names(report)))))  # people's text
     return "\n".join(out)
