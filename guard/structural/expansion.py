@@ -5,7 +5,8 @@
 1. the files: those git tracks (HEAD or the index), and those this agent's own turns
    created (``target.tracked_for``: not ignored); regular files only, present in the work
    tree; of them, those a rewrite's paths name (``globs``) in its language (named, or by
-   each file's extension);
+   each file's extension).  One the agent may neither read nor change refuses the rewrite
+   (`path-protected`) before any file is read, so the answer never depends on what it holds;
 2. each pattern is checked in each language it meets (``matches.problem``): a pattern
    ast-grep will not take is refused as `parse-error`, in ast-grep's words;
 3. the rewrites run in order over each file's text (``matches.rewrite``);
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .. import worktree
 from ..diffs import opcodes
-from ..files import redaction
+from ..files import paths, redaction
 from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, Value, error
 from ..repo import EXEC, FILE
 from ..text.textfile import BOM, NotText, decode, split
@@ -136,6 +137,45 @@ def _plan(ws: Workspace, rw: Rewrite, n: int, files: list[str], here: str, ignor
     return _Plan(tuple(targets), other)
 
 
+def _sealed(rewrites: Sequence[Rewrite], plans: Sequence[_Plan], pol: Policy) -> Finding | None:
+    """`path-protected` when a rewrite would look in a file the agent may neither read nor change.
+
+    Decided by the paths alone, before any file is read: refused only where the pattern matched,
+    such a file would answer "path-protected" to a right guess at its contents and "not-found"
+    (or "applied", elsewhere) to a wrong one.  A file the agent may read, or change with a
+    warning, is looked in as any other: its answer tells nothing the agent could not learn."""
+    for n, (rw, plan) in enumerate(zip(rewrites, plans), 1):
+        closed = [(path, refusal) for path, _lang in plan.targets if (refusal := _closed(path, pol)) is not None]
+        if closed:
+            return _sealed_refusal(n, rw, closed)
+    return None
+
+
+def _closed(path: str, pol: Policy) -> Finding | None:
+    """The refusal an edit of `path` gets, when the agent may neither change it nor read it; else None."""
+    refusal = paths.protected_finding(path, pol)
+    if refusal is None or refusal.severity != "error" or not redaction.sealed(path, pol):
+        return None
+    return refusal
+
+
+def _sealed_refusal(n: int, rw: Rewrite, closed: Sequence[tuple[str, Finding]]) -> Finding:
+    first, why = closed[0]
+    others = [path for path, _refusal in closed[1:]]
+    also = f"; so {'is' if len(others) == 1 else 'are'} {', '.join(others[:SHOWN])}" if others else ""
+    more = f" and {len(others) - SHOWN:,} more" if len(others) > SHOWN else ""
+    return error(
+        "path-protected",
+        first,
+        None,
+        f"the paths of rewrite #{n} ({', '.join(rw.paths)}) name {first}, a file agents may neither read nor change "
+        f"({why.message}){also}{more}",
+        "narrow `paths` so that they name no protected file (a folder or a glob that leaves it out): a rewrite is "
+        "refused when its paths name one, whether or not the pattern matches there, so that the answer says nothing "
+        "of what the file holds",
+    )
+
+
 def _pattern_problems(rw: Rewrite, n: int, langs: Sequence[Language]) -> list[Finding]:
     out: list[Finding] = []
     for lang in dict.fromkeys(langs):
@@ -205,6 +245,9 @@ def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) ->
         if isinstance(plan, Finding):
             return _refused(plan)
         plans.append(plan)
+    sealed = _sealed(edits.rewrites, plans, pol)
+    if sealed is not None:
+        return _refused(sealed)
     problems = [
         f
         for n, (rw, plan) in enumerate(zip(edits.rewrites, plans), 1)
