@@ -16,7 +16,11 @@ take the shadow checkout away), and times, interleaved run by run:
 
 Every run is checked: exit status 0, the target's bytes, and the checkout holding the result.
 
-    python bench/verify_scale.py [--sizes 1000,100000] [--runs 15] [--dir DIR] [--first]
+    python bench/verify_scale.py [--sizes 1000,100000] [--runs 15] [--dir DIR] [--first] [--sandbox off]
+
+``--sandbox`` is the policy's ``verify_sandbox`` (default ``auto``: bwrap or unshare where one works);
+``off`` runs the command unconfined, so each verify also notes the user's repository before it and
+compares it after (``guard/verify/guarded.py``).
 """
 
 from __future__ import annotations
@@ -61,11 +65,19 @@ def reset(repo: Path, base: bytes) -> None:
     (repo / TARGET).write_bytes(base)
     run(["git", "update-ref", "-d", f"refs/agent-guard/{AGENT}"], repo, check=False)
     shutil.rmtree(repo / ".git" / "agent-guard" / "verify" / "cache", ignore_errors=True)
-    (repo / ".git" / "agent-guard" / "verify" / AGENT / "touched.json").unlink(missing_ok=True)
+    (shadow_folder(repo) / "touched.json").unlink(missing_ok=True)
+
+
+def shadow_folder(repo: Path) -> Path:
+    """The agent's shadow folder: in the user's cache (``shadow.home``), not in the work tree."""
+    from guard.repo import GitRepo
+    from guard.repo.shadow import home
+
+    return home(GitRepo(repo)) / AGENT
 
 
 def shadow_work(repo: Path) -> Path:
-    return repo / ".git" / "agent-guard" / "verify" / AGENT / "work"
+    return shadow_folder(repo) / "work"
 
 
 def applies(policy: Path | None, p: bytes, r: bytes, base: bytes, after: bytes):  # type: ignore[no-untyped-def]
@@ -131,6 +143,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "agent-guard-bench"))
     ap.add_argument("--first", action="store_true", help="also time the first checkout (every file), once per size")
+    ap.add_argument("--sandbox", default="auto", choices=("auto", "required", "off"), help="the policy's verify_sandbox")
     args = ap.parse_args()
     import apply_scale
 
@@ -145,14 +158,14 @@ def main() -> int:
     repos = {int(n): clone(base_dir, int(n)) for n in args.sizes.split(",")}
     p, r, base, after = patches()
     policy = base_dir / "verify-policy.yaml"
-    policy.write_text(POLICY)
+    policy.write_text(f"verify_sandbox: {args.sandbox}\n{POLICY}")
     sizes = sorted(repos)
 
     if args.first:
         print("first checkout (every file written), once:")
         for n, repo in repos.items():
             reset(repo, base)
-            shutil.rmtree(repo / ".git" / "agent-guard" / "verify" / AGENT, ignore_errors=True)
+            shutil.rmtree(shadow_folder(repo), ignore_errors=True)
             sample = timed_run(["git", "agent-apply", "--agent", AGENT, "--check", "--policy", str(policy)], repo, p)
             work = shadow_work(repo)
             files = sum(1 for f in work.rglob("*") if f.is_file() and f.relative_to(work).parts[0] != ".git")

@@ -287,6 +287,9 @@ SETTINGS: dict[str, Node] = {
     "read_before_edit": _bool,
     "read_protected": _bool,
     "verify": _verify,
+    # Where verify commands run (guard/verify/sandbox.py): confined when a runner works (auto), only
+    # confined (required), or as the user's own processes (off).
+    "verify_sandbox": _one_of(("auto", "required", "off")),
 }
 # Lists that add up across layers instead of replacing: what a team's policy adds to
 # the protected paths, a later layer (a user's file, an agent's overrides) cannot drop.

@@ -8,6 +8,9 @@ What it keeps, none of it in the work tree or in any branch:
   turn-id index, what agents read, git's configuration as last read, the lock and the
   journal), and in the git directory of each linked worktree (its journal);
 - agent-guard's plain pre-commit hook, if `install-hook` put one there;
+- the verify commands' shadow checkouts of the repository (one per agent), in the user's cache:
+  ``$XDG_CACHE_HOME/agent-guard/verify/<hash of the git dir>`` (``guard/repo/shadow.py``), one
+  folder for each linked worktree too;
 - for the user, not the repository: the parsed-policy cache (``$XDG_CACHE_HOME/agent-guard``,
   else ``~/.cache/agent-guard``), which every repository shares.
 
@@ -32,7 +35,7 @@ DIRNAME = "agent-guard"
 class Item(Value):
     """One thing agent-guard keeps: what it is, where, and its value (a ref's commit) to remove it by."""
 
-    kind: str  # "ref", "folder", "hook", "cache"
+    kind: str  # "ref", "folder", "checkouts", "hook", "cache"
     where: str  # the ref's name, or the path
     value: str | None = None  # a ref's commit: it is deleted only if it still points there
 
@@ -58,6 +61,7 @@ def items(g: Workspace, cache: bool) -> list[Item]:
     if worktrees.is_dir():
         folders += sorted(d / DIRNAME for d in worktrees.iterdir())
     out += [Item("folder", str(d)) for d in dict.fromkeys(folders) if d.is_dir() and not d.is_symlink()]
+    out += [Item("checkouts", str(d)) for d in _checkouts(g) if not any(Path(i.where) in d.parents for i in out)]
     hook = githook.ours(g)
     if hook is not None:
         out.append(Item("hook", str(hook)))
@@ -65,6 +69,30 @@ def items(g: Workspace, cache: bool) -> list[Item]:
     if cache and folder is not None and folder.is_dir() and not folder.is_symlink():
         out.append(Item("cache", str(folder)))
     return out
+
+
+def _checkouts(g: Workspace) -> list[Path]:
+    """The folders of the repository's shadow checkouts (its own and its linked worktrees'), where they are."""
+    from ..repo import GitRepo
+    from ..repo.shadow import NotPrivate, home
+
+    repos = [g.repo]
+    worktrees = g.repo.commondir / "worktrees"
+    if worktrees.is_dir():
+        for d in sorted(worktrees.iterdir()):
+            try:
+                repos.append(GitRepo(Path((d / "gitdir").read_text().strip()).parent))
+            except Exception:  # noqa: BLE001 - a worktree gone or unreadable: nothing of ours to find through it
+                continue
+    found: list[Path] = []
+    for repo in repos:
+        try:
+            folder = home(repo)
+        except NotPrivate:
+            continue
+        if folder.is_dir() and not folder.is_symlink():
+            found.append(folder)
+    return list(dict.fromkeys(found))
 
 
 # git's own namespaces: never a ledger's, whatever a policy's ledger.ref_prefix says.
@@ -92,6 +120,8 @@ def described(item: Item) -> str:
         return f"the folder {item.where} (event log, turn-id index, reads, lock, journal)"
     if item.kind == "hook":
         return f"agent-guard's pre-commit hook {item.where} (a hook it kept is put back)"
+    if item.kind == "checkouts":
+        return f"the folder {item.where} (the verify commands' checkouts of this repository)"
     return f"the user's cache {item.where} (parsed policies, shared by every repository)"
 
 
@@ -117,7 +147,7 @@ def remove(g: Workspace, found: list[Item]) -> list[str]:
     for item in found:
         if item.kind == "hook":
             done += [line.removeprefix("agent-guard: ") for line in githook.uninstall(g)]
-        elif item.kind in ("folder", "cache"):
+        elif item.kind in ("folder", "checkouts", "cache"):
             shutil.rmtree(item.where, ignore_errors=True)
             done.append(f"removed {described(item)}")
     if any(i.kind == "ref" for i in found):

@@ -1,8 +1,12 @@
-"""A shadow checkout: a tree written out inside the git dir, for commands to run on (guard/verify/).
+"""A shadow checkout: a tree written out in a private folder, for commands to run on (guard/verify/).
 
 The policy's ``verify`` commands run on an edit's result before anything is written, here and
-never in the user's work tree.  One folder per repository and agent,
-``<git dir>/agent-guard/verify/<agent>/``, holds:
+never in the user's work tree.  The folder (``home``) is the user's, outside the work tree:
+``$XDG_CACHE_HOME/agent-guard/verify/<hash of the git dir>/<agent>/`` (else under ``~/.cache``),
+each folder mode 0700, refused when it belongs to someone else or others may write it
+(``NotPrivate``).  Inside the work tree (``.git/agent-guard/verify/``, where it was once) a
+command could climb out of it with ``..`` to the user's files; a checkout left there by an older
+agent-guard is removed on the next use.  It holds:
 
 - ``work/``: the checkout, and ``work/.git`` a repository of its own: its objects are the user's
   (``objects/info/alternates``), while its index, HEAD (the user's HEAD commit, detached), refs
@@ -22,9 +26,8 @@ never in the user's work tree.  One folder per repository and agent,
 Moving the checkout from one tree to the next writes only the files that differ: the changed
 paths come from a walk of the folders that differ (``GitRepo.changed_files``), and only they go
 through ``git update-index --index-info`` and ``git checkout-index``; git reads and writes the
-index file whole, in C.  Not a split index (``core.splitIndex``, which would write only what
-changed): commands run here read the index too, and libgit2 (pygit2, agent-guard's own commit
-check as a pre-commit hook) cannot read a split one.  The first use writes every file (``git
+index file whole, in C.  Not a split index (``core.splitIndex``): libgit2 (pygit2, agent-guard's
+own commit check as a pre-commit hook) cannot read one.  The first use writes every file (``git
 read-tree``, ``git checkout-index --all``).
 
 Finding what a command left behind asks the kernel which entries it touched (``watch.py``, a
@@ -130,13 +133,63 @@ class NotReady(GitError):
     """The checkout is still being written for the first time, and the caller's time is up (taken up next time)."""
 
 
+class NotPrivate(GitError):
+    """The checkouts' folder is not the user's alone, or there is none outside the work tree."""
+
+
+# ------------------------------------------------------------------ where the checkouts live
+
+
+def home(repo: GitRepo) -> Path:
+    """The folder of `repo`'s checkouts, one per agent below it (see the module doc): in the user's
+    cache, named by a hash of the git dir (each linked worktree has its own index, so its own
+    checkouts); the git dir's own folder when the cache lies in the work tree (a home folder kept
+    in git) and the git dir does not.  ``NotPrivate`` when neither is outside the work tree."""
+    from hashlib import sha256
+
+    tree = Path(os.path.realpath(repo.root))
+    gitdir = Path(os.path.realpath(repo.gitdir))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if os.path.isabs(base):
+        folder = Path(base) / "agent-guard" / "verify" / sha256(os.fsencode(gitdir)).hexdigest()[:24]
+        if not _within(folder, tree):
+            return folder
+    if not _within(gitdir, tree):
+        return repo.gitdir / "agent-guard" / "verify"
+    raise NotPrivate(
+        f"no folder outside the work tree {tree} for the verify checkouts: the user's cache ({base}) and the "
+        "git dir are both inside it"
+    )
+
+
+def _within(path: Path, tree: Path) -> bool:
+    real = Path(os.path.realpath(path))
+    return real == tree or tree in real.parents
+
+
+def _private(folder: Path) -> None:
+    """Make `folder` (mode 0700) when it is missing; ``NotPrivate`` when it is not a folder of this
+    user's that only they may write (a command of another user's could put files in the checkout)."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotPrivate(f"{folder} is not a folder (a link or a file is there); remove it")
+    if st.st_uid != os.geteuid():
+        raise NotPrivate(f"{folder} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}); remove it")
+    if st.st_mode & 0o022:
+        raise NotPrivate(f"others may write {folder} (mode {stat.S_IMODE(st.st_mode):04o}); make it 0700 or remove it")
+
+
 class Shadow:
     """An agent's shadow checkout of one repository (a resource: ``with Shadow(repo, agent) as s``)."""
 
     def __init__(self, repo: GitRepo, agent: str, until: float | None = None) -> None:
         """`until`: a ``time.monotonic()`` instant after which waiting for the lock gives up (``Busy``)."""
         self.repo = repo
-        self.folder = repo.gitdir / "agent-guard" / "verify" / agent
+        self.home = home(repo)
+        self.folder = self.home / agent
+        self._old = repo.gitdir / "agent-guard" / "verify" / agent  # where an older agent-guard kept it
         self.work = self.folder / "work"
         self.dotgit = self.work / ".git"
         self.until = until
@@ -146,7 +199,7 @@ class Shadow:
     # ------------------------------------------------------------------ the lock
 
     def __enter__(self) -> Shadow:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._make()
         fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if self.until is None:
@@ -165,6 +218,18 @@ class Shadow:
             raise
         self._lock_fd = fd
         return self
+
+    def _make(self) -> None:
+        """The folder, private from the cache's ``agent-guard`` down (the user's cache itself is theirs
+        to keep); a checkout at the old place in the git dir goes."""
+        chain = [self.folder, self.home]
+        if self.home.parent.name == "verify" and self.home.parent.parent.name == "agent-guard":
+            chain += [self.home.parent, self.home.parent.parent]
+        chain[-1].parent.mkdir(parents=True, exist_ok=True)
+        for folder in reversed(chain):
+            _private(folder)
+        if self._old != self.folder and _is_folder(self._old):
+            _remove_tree(self._old)
 
     def __exit__(self, *exc: object) -> None:
         self._unwatch()
@@ -195,7 +260,7 @@ class Shadow:
         """Say commands are about to change the checkout (and, once started, their process group).
         The first call also sets the watch that lets ``settle`` ask git about touched paths only."""
         if self._watch is None:
-            self._watch = Watch(self.work, self._folders(), skip=frozenset({".git"}))
+            self._watch = Watch(self.work, self.folders(), skip=frozenset({".git"}))
         self._save(state="used", pgid=pgid)
 
     def _unwatch(self) -> None:
@@ -203,7 +268,7 @@ class Shadow:
             self._watch.close()
             self._watch = None
 
-    def _folders(self) -> list[str]:
+    def folders(self) -> list[str]:
         """The checkout's folders that hold tracked files (kept in ``folders``; made from the index when missing)."""
         kept = self.folder / "folders"
         try:
@@ -213,7 +278,7 @@ class Shadow:
         if listed is not None and all(map(_inside, listed)):
             return listed
         # Missing, or not as written here (a command may write any file of the user's): made again.
-        folders = _parents(_nul_split(self._git("ls-files", "-z")))
+        folders = parents(_nul_split(self._git("ls-files", "-z")))
         self._keep_folders(folders, replace=True)
         return sorted(folders)
 
@@ -274,6 +339,13 @@ class Shadow:
         tree = proc.stdout.decode().strip() if proc.returncode == 0 else None
         self._save(index={"key": key, "tree": tree})
         return tree
+
+    def user_files(self, pathspecs: Iterable[str]) -> list[str]:
+        """The files of the user's work tree that `pathspecs` name: tracked, and not tracked (ignored
+        ones too: a `.env`); [] when git cannot say."""
+        env = {**self._user_env(self.repo.gitdir / "index"), "GIT_WORK_TREE": str(self.repo.root), "GIT_OPTIONAL_LOCKS": "0"}
+        proc = self._run(["ls-files", "-z", "--cached", "--others", "--", *pathspecs], env=env, cwd=self.repo.root, check=False)
+        return sorted(set(_nul_split(proc.stdout))) if proc.returncode == 0 else []
 
     # ------------------------------------------------------------------ checking a tree out
 
@@ -346,7 +418,7 @@ class Shadow:
             self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
         todo = [p for p in listed if not sealed(p)] if hidden else listed
         if done == 0:
-            self._keep_folders(_parents(todo), replace=True)
+            self._keep_folders(parents(todo), replace=True)
         written = 0
         while done < len(todo):
             if self.until is not None and time.monotonic() >= self.until:
@@ -413,7 +485,7 @@ class Shadow:
         for path in gone:
             _remove_path(self.work, path)
         if out:
-            self._keep_folders(_parents(out))
+            self._keep_folders(parents(out))
             self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(out))
         return len(out), len(gone)
 
@@ -592,7 +664,7 @@ def _linked(path: Path) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
-def _parents(paths: Iterable[str]) -> set[str]:
+def parents(paths: Iterable[str]) -> set[str]:
     """Every folder on the way to each of `paths` (``a/b/c`` gives ``a`` and ``a/b``)."""
     out: set[str] = set()
     for path in paths:

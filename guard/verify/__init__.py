@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..model import Finding, Value, error
@@ -34,9 +35,12 @@ if TYPE_CHECKING:
     from ..policy import Policy
     from ..repo import GitRepo
     from ..repo.shadow import Shadow
+    from ..repo.watch import Watch
     from .cache import Results, Seen
     from .commands import Invocation
+    from .guarded import Before
     from .process import Ran
+    from .sandbox import Runner
 
 MIN_SECONDS = 0.2  # a command is not started with less time than this left before the caller's deadline
 DIFF_LINES = 40  # lines of a formatter's change a finding shows
@@ -75,15 +79,38 @@ def run(
     """
     from ..record import ledger
     from ..repo import GitError
-    from ..repo.shadow import Busy, NotReady, Shadow
+    from ..repo.shadow import Busy, NotPrivate, NotReady, Shadow
+    from . import sandbox
 
     left_out, runs, todo = _planned(pol, changes)
     if not todo:
         return Verdict((), {}, tuple(runs), ())
+    runner = sandbox.choose(sandbox.setting(pol.get("verify_sandbox")))
+    if isinstance(runner, str):
+        runs += [{"name": inv.command.name, "status": "skipped", "reason": "no sandbox"} for inv in todo]
+        hint = (
+            "install bubblewrap (bwrap), or set verify_sandbox: auto in .agent-guard.yaml to run unconfined; nothing was written"
+        )
+        return Verdict((error("verify", None, None, runner, hint),), {}, tuple(runs), ())
     try:
         with Shadow(repo, agent, until) as shadow:
-            session = _Session(repo, pol, shadow, until, take_fixes, deadline_name)
+            session = _Session(repo, pol, shadow, until, take_fixes, deadline_name, runner)
             return session.run(todo, changes, ledger.ref_name(pol.ledger_prefix, agent), agent, runs, left_out)
+    except NotPrivate as exc:
+        return Verdict(
+            (
+                error(
+                    "verify",
+                    None,
+                    None,
+                    f"the verify commands were not run: {exc}",
+                    "nothing was written; fix the folder, then send the edit again",
+                ),
+            ),
+            {},
+            tuple(runs),
+            (),
+        )
     except NotReady as exc:
         return Verdict(
             (
@@ -124,13 +151,22 @@ def run(
                     None,
                     f"the shadow checkout for the verify commands could not be prepared: {exc}",
                     "nothing was written; fix what git says (a full disk, a damaged repository), "
-                    f"or remove {repo.gitdir / 'agent-guard' / 'verify' / agent} and send the edit again",
+                    f"or remove {_folder(repo, agent)} and send the edit again",
                 ),
             ),
             {},
             tuple(runs),
             (),
         )
+
+
+def _folder(repo: GitRepo, agent: str) -> str:
+    from ..repo.shadow import NotPrivate, home
+
+    try:
+        return str(home(repo) / agent)
+    except NotPrivate:
+        return "the agent's checkout folder"
 
 
 def nothing_to_run(pol: Policy, changes: Sequence[FileChange]) -> Verdict | None:
@@ -190,16 +226,27 @@ class _Session:
     """One run of the verify commands in one shadow checkout (held locked by the caller)."""
 
     def __init__(
-        self, repo: GitRepo, pol: Policy, shadow: Shadow, until: float | None, take_fixes: bool, deadline_name: str
+        self,
+        repo: GitRepo,
+        pol: Policy,
+        shadow: Shadow,
+        until: float | None,
+        take_fixes: bool,
+        deadline_name: str,
+        runner: Runner,
     ) -> None:
         from .cache import Results
 
-        self.repo, self.pol, self.shadow = repo, pol, shadow
+        self.repo, self.pol, self.shadow, self.runner = repo, pol, shadow, runner
         self.until, self.take_fixes, self.deadline_name = until, take_fixes, deadline_name
         self.cache: Results = Results(repo.gitdir / "agent-guard" / "verify" / "cache")
         self.head: str | None = None
         self.edited: tuple[str, ...] = ()  # the edit's files the checkout holds: a change to them is a fix
         self.others: dict[str, int] = {}  # command -> files it changed beyond the edit's (put back)
+        self.before: Before | None = None  # the user's repository before the first command ran unconfined
+        self.seen: Watch | None = None  # and the watch on its work tree since
+        self.ran: list[str] = []  # the commands run (not answered from the cache), in order
+        self.secrets: dict[bytes, str] | None = None  # protected lines (protected.needles), read when first needed
 
     def run(
         self,
@@ -211,15 +258,33 @@ class _Session:
         left_out: frozenset[str],
     ) -> Verdict:
         from . import result
-        from .commands import CONFIG
 
         built = result.build(self.repo, self.shadow, ledger_ref, agent, changes)
         self.head = built.head
-        tree = built.tree
         self.edited = tuple(c.path for c in changes if c.after is not None and c.path not in left_out)
         findings: list[Finding] = []
         fixed: dict[str, bytes] = {}
         said: list[str] = []
+        try:
+            self._commands(todo, built.tree, runs, findings, fixed, said)
+        finally:
+            put_back = self._put_back()
+        if put_back is not None:
+            findings.append(put_back)
+        return Verdict(tuple(findings), fixed, tuple(runs), self._notes(built.notes, said, left_out))
+
+    def _commands(
+        self,
+        todo: Sequence[Invocation],
+        tree: str,
+        runs: list[dict[str, Any]],
+        findings: list[Finding],
+        fixed: dict[str, bytes],
+        said: list[str],
+    ) -> None:
+        """Run each of `todo` in turn on `tree` (then on the fixes taken), adding to the lists given."""
+        from .commands import CONFIG
+
         for inv in todo:
             cmd = inv.command
             if cmd.hooks and not inv.argv:
@@ -257,18 +322,29 @@ class _Session:
                 findings.append(finding)
             seconds = seen.seconds if seen is not None else (ran.seconds if ran is not None else 0.0)
             code = seen.code if seen is not None else (ran.code if ran is not None else None)
-            runs.append(
-                {
-                    "name": cmd.name,
-                    "status": status,
-                    "exit": code,
-                    "seconds": round(seconds, 3),
-                    "cached": cached,
-                    "command": inv.shown,
-                }
-            )
+            record = {"name": cmd.name, "status": status, "exit": code, "seconds": round(seconds, 3), "cached": cached}
+            runs.append({**record, "command": inv.shown, **({} if cached else {"runner": self.runner.name})})
             said.append(f"{cmd.name} {status}" + (" (cached)" if cached else f" ({_seconds(seconds)})"))
-        return Verdict(tuple(findings), fixed, tuple(runs), self._notes(built.notes, said, left_out))
+
+    def _put_back(self) -> Finding | None:
+        """What the commands changed outside the checkout, put back (``guarded``), as a finding."""
+        from ..repo import GitError
+        from . import guarded
+
+        if self.before is None:
+            return None
+        before, self.before, seen, self.seen = self.before, None, self.seen, None
+        try:
+            done = guarded.put_back(self.repo, before, self.pol.ledger_prefix, self.pol.max_file_bytes, seen)
+        except (GitError, OSError) as exc:
+            return error(
+                "verify",
+                None,
+                None,
+                f"what the verify commands may have changed in the repository could not be compared: {exc}",
+                "look at git status and the hooks folder before going on; nothing was written",
+            )
+        return guarded.finding(done, list(dict.fromkeys(self.ran)))
 
     def _after_fix(
         self, inv: Invocation, tree: str, seen: Seen, cached: bool, fixed: dict[str, bytes]
@@ -300,6 +376,9 @@ class _Session:
         notes = list(built)
         if said:
             notes.append("verify: " + "; ".join(said))
+        if self.ran:
+            confined = f"ran in {self.runner.name} (the file system read-only but the checkout, the work tree hidden)"
+            notes.append("verify: " + (confined if self.runner.program else "ran unconfined (no sandbox)"))
         for name, count in self.others.items():
             notes.append(
                 f"verify: {name!r} also changed {plural(count, 'file')} this edit does not touch; they "
@@ -321,10 +400,11 @@ class _Session:
         """What `inv` does on `tree`: (what it did, None when it did not run to its end; how it ran, when
         it ran now; whether the answer came from the cache)."""
         from ..repo.shadow import command_environment
+        from . import sandbox
         from .cache import Results, Seen
         from .process import Ran, execute
 
-        key = Results.key(inv.command.name, "\0".join(inv.argv), str(inv.command.fix), tree)
+        key = Results.key(inv.command.name, "\0".join(inv.argv), str(inv.command.fix), tree, self.runner.name)
         hit = self.cache.get(key)
         if hit is not None:
             return hit, None, True
@@ -339,16 +419,25 @@ class _Session:
         stray = self.shadow.stray_group()
         if stray is not None:
             _kill_group(stray)
+        if self.before is None and self.runner.program is None:
+            from . import guarded
+
+            self.before = guarded.take(self.repo, self.pol.ledger_prefix, self.pol.max_file_bytes)
+            self.seen = guarded.watch(self.repo, self.before, self.shadow.folders())
+        self.ran.append(inv.command.name)
         self.shadow.running(None)
-        ran = execute(inv.argv, str(self.shadow.work), command_environment(), limit, started=self.shadow.running)
+        ran = execute(self._argv(inv), str(self.shadow.work), command_environment(), limit, started=self.shadow.running)
         if ran.how == "timeout" and self.until is not None and limit < inv.command.timeout:
             ran = ran._replace(how="deadline")
+        elif sandbox.stopped(ran.code, self.runner):
+            ran = ran._replace(how="unstartable", code=None)
         changed = {p: data for p, data in ((p, self._read(p)) for p in self.edited) if data != before[p]}
         put_back = self.shadow.settle()
         beyond = set(put_back.changed) - set(changed)
         if beyond:
             self.others[inv.command.name] = len(beyond)
-        output = _relative(ran.output, str(self.shadow.work))
+        # What no one is shown is not kept (a pass's output); what is shown has no protected line in it.
+        output = self._shown(ran.output) if ran.how != "exited" or ran.code != 0 else b""
         if ran.how != "exited" or ran.code is None:
             return None, ran._replace(output=output), False
         seen = Seen(
@@ -356,6 +445,36 @@ class _Session:
         )
         self.cache.put(key, seen)
         return seen, ran, False
+
+    def _argv(self, inv: Invocation) -> list[str]:
+        """`inv` as the runner starts it: the user's work tree hidden, its object store shown again
+        (the checkout borrows it), pre-commit's store writable for the repository's hooks."""
+        from . import sandbox
+
+        if self.runner.program is None:
+            return list(inv.argv)
+        root = Path(os.path.realpath(self.repo.root))
+        objects = Path(os.path.realpath(self.repo.commondir / "objects"))
+        writable: list[Path] = []
+        if inv.command.hooks:
+            store = sandbox.pre_commit_store()
+            store.mkdir(mode=0o700, parents=True, exist_ok=True)
+            writable.append(store)
+        shown = objects if root in objects.parents else None
+        return self.runner.wrap(inv.argv, self.shadow.work, root, shown, writable)
+
+    def _shown(self, output: bytes) -> bytes:
+        """A command's output as findings show it: paths from the checkout's top, escapes taken out,
+        no line of a protected file (``protected``)."""
+        from . import protected
+        from .process import without_escapes
+
+        output = without_escapes(_relative(output, str(self.shadow.work)))
+        if not output:
+            return output
+        if self.secrets is None:
+            self.secrets = protected.needles(self.shadow, self.pol, sealer(self.pol))
+        return protected.redact(output, self.secrets)
 
     def _check_out(self, tree: str) -> None:
         if not self.shadow.holds(tree, self.head):
@@ -380,8 +499,9 @@ class _Session:
 
     def _hint(self, first: str) -> str:
         return (
-            f"{first} (nothing was written). It ran in {self._where()}: the index, with this agent's changes and "
-            "this edit; files git does not track are not there"
+            f"{first} (nothing was written). It ran in {self._where()}, "
+            f"{f'confined by {self.runner.name}' if self.runner.program else 'unconfined'}: the index, with this agent's "
+            "changes and this edit; files git does not track are not there"
         )
 
     def _head(self, inv: Invocation, what: str) -> str:

@@ -137,6 +137,12 @@ def _drain(fd: int) -> bytes:
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 
 
+def without_escapes(output: bytes) -> bytes:
+    """`output` with colour and cursor escapes taken out (bytes that are not UTF-8 kept as they are):
+    nothing spelled across an escape stays hidden from a search of the text."""
+    return _ESCAPES.sub("", output.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
 def tail(output: bytes, lines: int = LINES, limit: int = BYTES) -> list[str]:
     """The last lines of `output` as they read on a terminal, made safe to print (see the module doc)."""
     text = _ESCAPES.sub("", output.decode("utf-8", "replace"))

@@ -77,7 +77,8 @@ def test_first_use_writes_the_tree_and_a_repository_of_its_own(project: Repo) ->
         moved = s.check_out(tree, head, _never, "k")
         assert moved.populated and moved.written == 4
         assert work_files(s.work) == tree_files(project, tree)
-        assert s.work == project.root / ".git" / "agent-guard" / "verify" / "claude" / "work"
+        assert s.work == shadow_mod.home(g) / "claude" / "work"  # outside the work tree: no parent of it is
+        assert not s.work.resolve().is_relative_to(project.root.resolve())
         # git run in the checkout finds the checkout's repository: never the user's index or work tree.
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_DIR")}
         top = subprocess.run(

@@ -40,6 +40,12 @@ def project(repo: Repo, policy: str, **files: str) -> Repo:
     return repo
 
 
+def checkout(agent: str = "agent") -> Path:
+    """The agent's shadow checkout: in the user's cache (the test's own HOME), never in the work tree."""
+    [work] = (Path(os.environ["XDG_CACHE_HOME"]) / "agent-guard" / "verify").glob(f"*/{agent}/work")
+    return work
+
+
 def verify_runs(result) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
     report = result.json()
     runs = report.get("verify")
@@ -61,14 +67,15 @@ def test_a_passing_command_lets_the_edit_land(repo: Repo, cli) -> None:  # type:
             "seconds": runs[0]["seconds"],
             "cached": False,
             "command": "sh check.sh src/calc.py",
+            "runner": runs[0]["runner"],
         }
     ]
+    assert runs[0]["runner"] in ("bwrap", "unshare", "none")
     assert "verify: no-bad passed" in " ".join(result.json()["notes"])  # type: ignore[arg-type]
     assert repo.read("src/calc.py").endswith(b"return x + x\n")
     assert (repo.root / ".git" / "index").read_bytes() == index
-    # The commands ran in the agent's shadow checkout, inside the git dir.
-    work = repo.root / ".git" / "agent-guard" / "verify" / "agent" / "work"
-    assert (work / "src" / "calc.py").read_bytes() == repo.read("src/calc.py")
+    # The commands ran in the agent's shadow checkout, in the user's cache.
+    assert (checkout() / "src" / "calc.py").read_bytes() == repo.read("src/calc.py")
 
 
 def test_a_failing_command_refuses_the_edit_and_changes_nothing(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -82,7 +89,7 @@ def test_a_failing_command_refuses_the_edit_and_changes_nothing(repo: Repo, cli)
     assert finding["message"].startswith("'no-bad' (sh check.sh src/calc.py) failed with exit status 3")
     assert "src/calc.py: BAD is not allowed" in finding["message"]
     assert "6:    return add(x, x)  # BAD" in finding["message"]
-    assert ".git/agent-guard/verify/agent/work" in finding["hint"] and "nothing was written" in finding["hint"]
+    assert str(checkout()) in finding["hint"] and "nothing was written" in finding["hint"]
     assert verify_runs(result)[0]["status"] == "failed" and verify_runs(result)[0]["exit"] == 3
     assert repo.snapshot() == before
     # The same edit again: the answer is kept by (command, tree), so nothing runs a second time.
@@ -100,7 +107,8 @@ def test_a_retry_of_the_same_result_runs_nothing(
 ) -> None:
     count = tmp_path / "count"
     monkeypatch.setenv("VERIFY_COUNT", str(count))
-    project(repo, 'verify:\n  - {name: counted, run: "echo run >> \\"$VERIFY_COUNT\\""}\n')
+    # The command writes a file of the test's: it runs unconfined (a sandbox would give it a /tmp of its own).
+    project(repo, 'verify_sandbox: off\nverify:\n  - {name: counted, run: "echo run >> \\"$VERIFY_COUNT\\""}\n')
     assert cli("apply", "--check", "--json", input=twice_patch("    return x + x")).code == 0
     assert cli("apply", "--check", "--json", input=twice_patch("    return x + x")).code == 0
     assert count.read_text() == "run\n"
@@ -120,7 +128,11 @@ def test_a_command_past_its_timeout_is_stopped_with_its_children(
 ) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("VERIFY_PIDS", str(pids))
-    project(repo, 'verify:\n  - {name: hangs, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; sleep 60", timeout: 1}\n')
+    project(
+        repo,
+        "verify_sandbox: off\n"
+        'verify:\n  - {name: hangs, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; sleep 60", timeout: 1}\n',
+    )
     before = repo.snapshot()
     started = time.monotonic()
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
@@ -149,7 +161,9 @@ def test_what_a_command_leaves_running_is_stopped_when_it_ends(
 ) -> None:
     pids = tmp_path / "pids"
     monkeypatch.setenv("VERIFY_PIDS", str(pids))
-    project(repo, 'verify:\n  - {name: leaves-one, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; exit 0"}\n')
+    project(
+        repo, 'verify_sandbox: off\nverify:\n  - {name: leaves-one, run: "sleep 60 & echo $! >> \\"$VERIFY_PIDS\\"; exit 0"}\n'
+    )
     started = time.monotonic()
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result
@@ -285,7 +299,9 @@ def test_files_are_handed_over_quoted_and_only_when_they_match(
     got = tmp_path / "got"
     monkeypatch.setenv("VERIFY_GOT", str(got))
     show = 'for f in "$@"; do printf "%s\\n" "$f" >> "$VERIFY_GOT"; test -f "$f" || exit 9; done\n'
-    project(repo, 'verify:\n  - {name: show, run: "sh show.sh {files}", files: ["*.txt"]}\n', show_DOT_sh=show)
+    project(
+        repo, 'verify_sandbox: off\nverify:\n  - {name: show, run: "sh show.sh {files}", files: ["*.txt"]}\n', show_DOT_sh=show
+    )
     name = "odd $(name) 'x'.txt"
     edit = json.dumps({"path": name, "content": "hello\n"})
     result = cli("apply", "--json", "--format", "json", input=edit)
@@ -338,32 +354,43 @@ def test_nothing_a_command_does_reaches_the_users_repository(repo: Repo, cli) ->
     assert after == before
     assert "stash" not in repo.git("for-each-ref")
     # The checkout is back to the result for the next edit: the command's traces are gone.
-    work = repo.root / ".git" / "agent-guard" / "verify" / "agent" / "work"
+    work = checkout()
     assert not (work / "new.txt").exists() and (work / "check.sh").read_bytes() == repo.read("check.sh")
 
 
-def test_the_edit_is_planned_again_after_the_commands(
-    repo: Repo,
-    cli,
-    tmp_path: Path,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _meanwhile(monkeypatch: pytest.MonkeyPatch, user_file: Path, times: int) -> None:
+    """Someone else (the user, another tool) adds a line to `user_file` while the verify commands run,
+    the first `times` verifies: once they are done, as agent-guard cannot tell a change made during
+    them from the commands' own (it would put that back) unless it comes after."""
+    import guard.verify
+
+    real = guard.verify.run
+    left = [times]
+
+    def run(*args, **kwargs):  # type: ignore[no-untyped-def]
+        verdict = real(*args, **kwargs)
+        if left[0] > 0:
+            left[0] -= 1
+            with user_file.open("a") as fh:
+                fh.write("# the user's line\n")
+        return verdict
+
+    monkeypatch.setattr(guard.verify, "run", run)
+
+
+def test_the_edit_is_planned_again_after_the_commands(repo: Repo, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     # The commands run with the repository unlocked; meanwhile the user changes the file the edit
-    # changes (here: the command itself, once).  The edit is planned again on the new file, verified
-    # again, and written on top of the user's change.
-    monkeypatch.setenv("USER_FILE", str(repo.root / "src" / "calc.py"))
-    monkeypatch.setenv("ONCE", str(tmp_path / "once"))
-    meddle = 'test -e "$ONCE" || { echo "# the user\'s line" >> "$USER_FILE"; touch "$ONCE"; }\n'
-    project(repo, 'verify:\n  - {name: meddle, run: "sh meddle.sh"}\n', meddle_DOT_sh=meddle)
+    # changes.  The edit is planned again on the new file, verified again, and written on top of it.
+    project(repo, 'verify:\n  - {name: ok, run: "true"}\n')
+    _meanwhile(monkeypatch, repo.root / "src" / "calc.py", 1)
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result
     assert repo.read("src/calc.py") == CALC.replace("add(x, x)", "x + x").encode() + b"# the user's line\n"
 
 
 def test_an_edit_whose_file_keeps_changing_is_refused(repo: Repo, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("USER_FILE", str(repo.root / "src" / "calc.py"))
-    meddle = 'echo "# another" >> "$USER_FILE"\n'
-    project(repo, 'verify:\n  - {name: meddle, run: "sh meddle.sh"}\n', meddle_DOT_sh=meddle)
+    project(repo, 'verify:\n  - {name: ok, run: "true"}\n')
+    _meanwhile(monkeypatch, repo.root / "src" / "calc.py", 10)
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 1, result
     stale = [f for f in result.json()["findings"] if f["code"] == "stale"]  # type: ignore[union-attr]
@@ -449,7 +476,10 @@ def test_what_a_command_breaks_in_the_shadow_is_mended_or_refused_never_an_inter
 ) -> None:  # type: ignore[no-untyped-def]
     """A command (the agent's own tests, say) puts folders where the shadow keeps its files: settle
     puts its files back, or the edit is refused; never exit 3, and the next edit verifies again."""
-    project(repo, 'verify:\n  - {name: mess, run: "sh mess.sh", files: ["*.py"]}\n', mess_DOT_sh=mischief + "\n")
+    # Unconfined: a sandbox keeps the command from the shadow's own files beside the checkout.
+    project(
+        repo, 'verify_sandbox: off\nverify:\n  - {name: mess, run: "sh mess.sh", files: ["*.py"]}\n', mess_DOT_sh=mischief + "\n"
+    )
     before = repo.snapshot()
     result = cli("apply", "--json", "--check", input=twice_patch("    return x + x"))
     assert result.code == (0 if lands else 1), result

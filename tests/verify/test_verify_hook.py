@@ -77,7 +77,11 @@ def test_the_pre_hook_denies_what_the_commands_refuse(repo: Repo) -> None:
 
 def test_a_command_that_cannot_finish_before_the_deadline_denies(repo: Repo, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    project(repo, 'verify:\n  - {name: slow, run: "sleep 60 & echo $! > \\"$VERIFY_PIDS\\"; sleep 60", timeout: 120}\n')
+    project(
+        repo,
+        "verify_sandbox: off\n"
+        'verify:\n  - {name: slow, run: "sleep 60 & echo $! > \\"$VERIFY_PIDS\\"; sleep 60", timeout: 120}\n',
+    )
     before = repo.snapshot()
     started = time.monotonic()
     denied = hook(repo, edit(repo, "    return x + x"), "--deadline", "4", env={"VERIFY_PIDS": str(pids)})
