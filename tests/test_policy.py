@@ -59,6 +59,18 @@ def test_default_preset_values() -> None:
         "**/*.key",
         "**/id_rsa*",
         ".agent-guard.yaml",
+        # CI systems' files and secrets beside the first ones (issue 37)
+        ".github/actions/**/action.yml",
+        ".circleci/**",
+        ".travis.yml",
+        "Jenkinsfile",
+        "azure-pipelines.yml",
+        ".buildkite/**",
+        "**/id_ed25519*",
+        "**/*.p12",
+        "**/.npmrc",
+        "**/.pypirc",
+        "**/.netrc",
     }
     assert p.get("whitespace.rules") == "blank-at-eol,space-before-tab,blank-at-eof"
 

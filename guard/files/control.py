@@ -15,7 +15,14 @@ what the checks see, without any check noticing in the edit itself:
 - **fixed names** (``fixed_kind``): `.gitattributes` at any depth (it can switch the
   whitespace and conflict-marker checks off, mark files binary, attach filters),
   `.gitmodules`, pre-commit's `.pre-commit-config.yaml` and `.pre-commit-hooks.yaml`,
-  and the configuration of other hook managers (lefthook, husky, overcommit).
+  and the configuration of other hook managers (lefthook, husky, overcommit);
+- **agent harnesses' and editors' settings** (``harness_kind``), at any depth, since a
+  harness or editor started in a sub-folder reads them there: the files Claude Code,
+  Codex, Gemini CLI, Cursor, Copilot, OpenCode, Aider, Continue, Windsurf, Cline, Roo,
+  Kiro, Zed, VS Code and dev containers read their hooks, permissions, MCP servers,
+  tasks and commands from, and direnv's and mise's files, which run when a shell
+  enters the folder.  Writing one switches the guard off in the next session
+  (`"disableAllHooks": true`), or runs a command when the folder is opened.
 
 Each is refused as `path-protected` in every preset, whatever `checks.path-protected`
 says, as the policy's own files are.  A user who wants agents to edit one lists it
@@ -31,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from ..model import FileChange, Finding
+from ..repo import EXEC
 from ..text.regex import lazy
 from .paths import fold_name, matches
 
@@ -67,6 +75,45 @@ _LEFTHOOK_NAME = lazy(r"\.?lefthook(?:-local)?\.(?:ya?ml|json|jsonc|toml)")
 # Folders whose files a hook manager runs as hooks (husky: `.husky/pre-commit`).
 _HOOK_FOLDERS = (".husky",)
 
+# Agent harnesses and editors: what each reads its hooks, permissions, MCP servers, tasks or
+# commands from.  Folders (folded names) whose every file counts, at any depth:
+_HARNESS_FOLDERS = {
+    ".claude": "Claude Code's project settings: its hooks (agent-guard's own among them), permissions, "
+    "environment, MCP servers, and the commands, agents and skills it runs",
+    ".codex": "Codex's project configuration: its hooks, sandbox and approval settings, MCP servers and prompts",
+    ".gemini": "Gemini CLI's project settings: its hooks, tools, MCP servers and commands",
+    ".cursor": "Cursor's project settings: its hooks, MCP servers and rules",
+    ".opencode": "OpenCode's project folder: its plugins (programs it loads), commands, agents and tools",
+    ".continue": "Continue's project configuration: its MCP servers and commands",
+    ".windsurf": "Windsurf's project settings: its hooks, workflows and rules",
+    ".clinerules": "Cline's project rules and hooks",
+    ".roo": "Roo Code's project settings: its MCP servers, modes and rules",
+    ".kiro": "Kiro's project settings: its hooks, steering and MCP servers",
+    ".amazonq": "Amazon Q's project settings: its MCP servers and rules",
+    ".zed": "Zed's project settings: its tasks, language servers and context servers",
+    ".vscode": "VS Code's workspace settings: its tasks (`runOn: folderOpen` runs one when the folder "
+    "is opened), launch configurations, MCP servers and settings that name programs",
+    ".devcontainer": "a dev container definition: its `postCreateCommand` and other lifecycle commands "
+    "run when the container is built or started",
+}
+# Names (folded) that are a harness's settings wherever they are.
+_HARNESS_FILES = {
+    ".mcp.json": "an MCP server list (Claude Code and others start the commands it names)",
+    "opencode.json": "OpenCode's configuration: its MCP servers, permissions, commands and plugins",
+    "opencode.jsonc": "OpenCode's configuration: its MCP servers, permissions, commands and plugins",
+    ".aider.conf.yml": "Aider's configuration: its `lint-cmd` and `test-cmd` run commands",
+    ".aider.conf.yaml": "Aider's configuration: its `lint-cmd` and `test-cmd` run commands",
+    ".devcontainer.json": "a dev container definition: its `postCreateCommand` and other lifecycle "
+    "commands run when the container is built or started",
+    ".envrc": "direnv's script: a shell runs it on entering the folder",
+    "mise.toml": "mise's configuration: its tasks and `[hooks]` run commands (`enter` on entering the folder)",
+    ".mise.toml": "mise's configuration: its tasks and `[hooks]` run commands (`enter` on entering the folder)",
+    "mise.local.toml": "mise's configuration: its tasks and `[hooks]` run commands (`enter` on entering the folder)",
+    ".mise.local.toml": "mise's configuration: its tasks and `[hooks]` run commands (`enter` on entering the folder)",
+}
+_WORKSPACE = "a VS Code workspace file: its tasks, launch configurations and settings, as `.vscode/` holds them"
+_COPILOT_HOOKS = "GitHub Copilot's hooks: the coding agent runs the commands they name"
+
 # git configuration keys (section.name, or section.*.name for any subsection) whose value
 # is a file or folder git reads instructions from.
 _PATH_KEYS = {
@@ -81,6 +128,7 @@ _PATH_KEYS = {
 _COMMAND_KEYS = frozenset(
     {
         "core.fsmonitor",
+        "core.alternaterefscommand",
         "core.sshcommand",
         "core.editor",
         "core.pager",
@@ -89,12 +137,16 @@ _COMMAND_KEYS = frozenset(
         "sequence.editor",
         "diff.external",
         "gpg.program",
+        "gpg.ssh.defaultkeycommand",
+        "instaweb.httpd",
         "credential.helper",
         "interactive.difffilter",
         "uploadpack.packobjectshook",
         "sendemail.smtpserver",
+        "sendemail.sendmailcmd",
         "sendemail.tocmd",
         "sendemail.cccmd",
+        "sendemail.headercmd",
         "imap.tunnel",
         "web.browser",
         "diff.*.command",
@@ -121,6 +173,11 @@ _COMMAND_KEYS = frozenset(
         "trailer.*.command",
         "trailer.*.cmd",
         "sendemail.*.smtpserver",
+        "sendemail.*.sendmailcmd",
+        "sendemail.*.tocmd",
+        "sendemail.*.cccmd",
+        "sendemail.*.headercmd",
+        "guitool.*.cmd",
     }
 )
 # Characters that end a word of a shell command (`a;b`, `a|b`, `$(a)`).
@@ -145,6 +202,46 @@ def fixed_kind(path: str) -> str | None:
         return _LEFTHOOK
     if len(names) > 1 and names[0] in _HOOK_FOLDERS:
         return _HOOK_SCRIPTS
+    return harness_kind(names)
+
+
+# Outside every repository: the user's own settings that switch agent-guard off or change what git runs.
+_USER_FILES = {
+    ".claude.json": "Claude Code's user state: its MCP servers and project settings",
+    ".gitconfig": "your git configuration: it names the commands git runs (hooks path, filters, pager...)",
+}
+_USER_GIT = ("config", "attributes", "ignore")  # ~/.config/git/*
+
+
+def user_kind(path: str) -> str | None:
+    """What the file at the absolute `path`, outside every repository, is when it is an agent
+    harness's or git's own settings (``harness_kind``; `~/.claude.json`, `~/.gitconfig`,
+    `~/.config/git/config`...); None for any other file."""
+    names = [_fold(p) for p in path.split("/") if p]
+    if not names:
+        return None
+    if names[-1] in _USER_FILES:
+        return _USER_FILES[names[-1]]
+    if len(names) >= 3 and names[-3:-1] == [".config", "git"] and names[-1] in _USER_GIT:
+        return "your git configuration: it names the commands git runs (hooks path, filters, pager...)"
+    if len(names) >= 2 and names[-2] == "opencode" and names[-1] in ("opencode.json", "opencode.jsonc", "config.json"):
+        return _HARNESS_FILES["opencode.json"]
+    return harness_kind(names)
+
+
+def harness_kind(names: Sequence[str]) -> str | None:
+    """What the settings file at the folded path `names` are, when an agent harness or an editor
+    reads hooks, permissions, servers, tasks or commands from it; None when it is none."""
+    last = names[-1]
+    if last in _HARNESS_FILES:
+        return _HARNESS_FILES[last]
+    if last.endswith(".code-workspace"):
+        return _WORKSPACE
+    for i, name in enumerate(names[:-1]):
+        if name in _HARNESS_FOLDERS:
+            return _HARNESS_FOLDERS[name]
+        if name == ".github" and names[i + 1] == "hooks" and i + 2 < len(names):
+            return _COPILOT_HOOKS
     return None
 
 
@@ -178,10 +275,39 @@ def _command_words(command: str) -> Iterator[tuple[int, str]]:
             place += 1
 
 
+def _module_files(module: str) -> Iterator[str]:
+    """The files `python -m module` runs from the top of the tree (git runs its commands there, and
+    Python puts that folder first on its path): the module, or the package's `__main__`, and the
+    `__init__.py` of every package on the way (``pkg.tools.conv`` -> ``pkg/__init__.py``,
+    ``pkg/tools/__init__.py``, ``pkg/tools/conv.py``, ``pkg/tools/conv/__main__.py``...)."""
+    names = [n for n in module.split(".") if n]
+    if not names or not all(n.isidentifier() for n in names):
+        return
+    for i in range(1, len(names)):
+        yield "/".join(names[:i]) + "/__init__.py"
+    where = "/".join(names)
+    yield where + ".py"
+    yield where + "/__init__.py"
+    yield where + "/__main__.py"
+
+
 def _command_paths(command: str, root: Path) -> Iterator[str]:
-    """The words of `command` that name a path: with a `/`, from `~`, or an argument that names
-    a file of the tree's top folder or looks like one (`python clean.py`)."""
+    """The words of `command` that name a path: with a `/`, from `~`, an argument that names
+    a file of the tree's top folder or looks like one (`python clean.py`), and the files of a
+    module run with `-m` (``_module_files``)."""
+    module_next = False
     for place, word in _command_words(command):
+        if module_next and place > 0:
+            module_next = False
+            yield from _module_files(word)
+            continue
+        if place > 0 and word.startswith("-m") and not word.startswith("--"):
+            if word == "-m":
+                module_next = True
+            else:
+                yield from _module_files(word[2:])
+            continue
+        module_next = False
         for piece in (word, *word.split("=")[1:]):  # `--config=tools/x.cfg`
             if not piece or piece.startswith("-") or "%" in piece and "/" not in piece:
                 continue
@@ -299,11 +425,13 @@ class _After:
     def __init__(self, root: Path, changes: Sequence[FileChange]) -> None:
         self.root = root
         self.written: dict[str, bool] = {}  # folded path -> there after the edit
+        self.executable: dict[str, bool] = {}  # folded path -> written with the execute bit
         self.folders: set[str] = set()  # folded folders the edit puts files in
         for c in changes:
             if c.old_path and c.old_path != c.path:
                 self.written[self._key(c.old_path)] = False
             self.written[self._key(c.path)] = c.after is not None
+            self.executable[self._key(c.path)] = c.after is not None and c.new_mode == EXEC
             if c.after is not None:
                 parts = self._key(c.path).split("/")
                 self.folders.update("/".join(parts[:i]) for i in range(1, len(parts)))
@@ -318,20 +446,28 @@ class _After:
             return self.written[key]
         return os.path.lexists(self.root / folder / name)
 
-    def folder(self, folder: str, name: str) -> bool:
-        return self._key(f"{folder}/{name}") in self.folders or os.path.isdir(self.root / folder / name)
+    def enterable(self, folder: str, name: str) -> bool:
+        """Whether git can enter `folder/name` once the edit is written: a folder, or a file with the
+        execute bit (git only asks ``access(X_OK)``)."""
+        key = self._key(f"{folder}/{name}")
+        if key in self.folders:
+            return True
+        if key in self.written:
+            return self.executable[key]
+        return os.access(self.root / folder / name, os.X_OK)
 
 
 def git_dir_after(after: _After, folder: str) -> bool:
     """Whether git's discovery takes `folder` for a git directory once the edit is written.
 
-    git's rule (`is_git_directory`): a `HEAD`, and `objects/` and `refs/` (or a `commondir`
-    file that points at them).  HEAD's content is not judged: git would read a valid one,
-    and an edit can make it valid later.
+    git's rule (`is_git_directory`, as ``discovery.is_git_directory`` reads it on disk): a
+    `HEAD`, and `objects` and `refs` git can enter (folders, or files with the execute bit),
+    or a `commondir` file that stands for them.  HEAD's content is not judged: git would read
+    a valid one, and an edit can make it valid later.
     """
     if not after.file(folder, "HEAD"):
         return False
-    return (after.folder(folder, "objects") and after.folder(folder, "refs")) or after.file(folder, "commondir")
+    return (after.enterable(folder, "objects") and after.enterable(folder, "refs")) or after.file(folder, "commondir")
 
 
 def nested_findings(root: Path, changes: Sequence[FileChange], pol: Policy) -> list[Finding]:

@@ -38,3 +38,35 @@ def outside(start: str | os.PathLike[str] = ".") -> str | None:
         if parent == path:
             return not_found(start)
         path = parent
+
+
+def is_git_directory(folder: str | os.PathLike[str]) -> bool:
+    """Whether git takes `folder` for a git directory, by its own rule (``is_git_directory`` in
+    git's setup.c): a `HEAD`, and `objects` and `refs` it can enter (a folder, or any file with
+    the execute bit: git only asks ``access(X_OK)``), or a `commondir` file that stands for them.
+    HEAD's content is not judged: git would read a valid one, and a later write can make it valid."""
+    path = os.fspath(folder)
+    if not os.path.lexists(os.path.join(path, "HEAD")):
+        return False
+    if os.path.lexists(os.path.join(path, "commondir")):
+        return True
+    return all(os.access(os.path.join(path, name), os.X_OK) for name in ("objects", "refs"))
+
+
+def git_directory_above(path: str | os.PathLike[str]) -> str | None:
+    """The git directory that holds the file `path` (absolute), as its folders are spelled or with
+    links resolved: a `.git` folder on the way, or any folder git takes for a git directory (a bare
+    repository: the remote a user pushes to, whose `hooks/` git runs); None when there is none."""
+    full = os.path.abspath(path)
+    for spelling in dict.fromkeys((full, os.path.realpath(full))):
+        folder = os.path.dirname(spelling)
+        while True:
+            if os.path.basename(folder).casefold() == ".git" and os.path.isdir(folder):
+                return folder
+            if os.path.isdir(folder) and is_git_directory(folder):
+                return folder
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    return None
