@@ -201,8 +201,8 @@ def test_claude_code_hook_snippet_runs(repo: Repo) -> None:
         [hook] = entry["hooks"]
         assert "Edit" in entry["matcher"].split("|")
         commands.add(hook["command"])
-    [one] = commands  # one command serves both events
-    words = shlex.split(one)
+    [one] = commands  # one command serves both events, run by a shell as Claude Code runs it
+    words = ["sh", "-c", one]
 
     def run(new: str) -> subprocess.CompletedProcess[bytes]:
         payload = {

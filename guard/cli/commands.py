@@ -140,6 +140,7 @@ LAZY: dict[str, tuple[str, str]] = {
     "stats": ("guard.cli.stats", "Edit outcomes per agent and dialect: what lands, what gets repaired, what is refused."),
     "mcp": ("guard.cli.adapters", "Serve read/edit/patch/log/rollback tools over MCP on standard input/output."),
     "run": ("guard.cli.run", "Run COMMAND and record what it changed in the work tree as one turn of the agent."),
+    "install": ("guard.cli.install", "Write an agent's hook settings so that its edits go through agent-guard."),
     "serve": ("guard.cli.serve", "Answer Claude Code's hooks from a warm process: one server per user, for every repository."),
 }
 
@@ -578,17 +579,33 @@ def policy_check(file: str, quiet: bool) -> None:
 
 
 @cli.command("uninstall", context_settings=CONTEXT)
+@click.argument("agent", required=False, type=click.Choice(["claude-code"]))
 @click.option("--yes", is_flag=True, help="Remove them (without it: list what would be removed, remove nothing).")
 @click.option("--cache", is_flag=True, help="Also the user's parsed-policy cache, which every repository shares.")
+@click.option("--user", is_flag=True, help="With AGENT: the user's settings, not this repository's.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
-def uninstall_cmd(yes: bool, cache: bool, quiet: bool) -> None:
+def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: bool) -> None:
     """Remove what agent-guard keeps for this repository: shadow refs, its git-dir folder, its hook.
 
     Without --yes, lists them and removes nothing.  The recorded turns go with the
     refs (push them first to keep them).  Your own files that name agent-guard
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
+
+    With AGENT (claude-code): take the hooks `agent-guard install AGENT` wrote out
+    of that agent's settings (with --user, the user's), now; everything else stays.
     """
+    if agent is not None:
+        if yes or cache:
+            raise click.UsageError("uninstall AGENT takes --user and --quiet only")
+        from .install import remove_hooks
+
+        removed = remove_hooks(agent, user)
+        if not quiet:
+            click.echo(removed)
+        return
+    if user:
+        raise click.UsageError("--user goes with AGENT: agent-guard uninstall claude-code --user")
     in_a_repository()
     from ..record import footprint
     from ..workspace import Workspace

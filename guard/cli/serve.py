@@ -8,13 +8,9 @@ import sys
 
 import click
 
+from ..adapters.install import MATCHER, TIMEOUT, fail_closed  # as hooks/claude-code-settings.json has them
 from ..bounds import PORT
 from .commands import CONTEXT, InRange, lazy_command
-
-# The tools the hooks cover, as hooks/claude-code-settings.json names them (tests/warm/test_serve_cli.py
-# holds the two equal).
-MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"
-TIMEOUT = 30  # seconds Claude Code gives the hook, as in hooks/claude-code-settings.json
 
 
 @lazy_command("serve", context_settings=CONTEXT)
@@ -82,7 +78,7 @@ def settings(http_port: int | None) -> dict[str, object]:
     from ..warm import hook
 
     if http_port is None:
-        command = f"{shlex.quote(sys.executable)} -SI {shlex.quote(str(Path(hook.__file__).resolve()))}"
+        command = fail_closed(f"{shlex.quote(sys.executable)} -SI {shlex.quote(str(Path(hook.__file__).resolve()))}")
         entry: dict[str, object] = {"type": "command", "command": command, "timeout": TIMEOUT}
         return {"hooks": {event: [{"matcher": MATCHER, "hooks": [entry]}] for event in ("PreToolUse", "PostToolUse")}}
     http: dict[str, object] = {

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from conftest import Repo, checkout_env, git
 
+from guard.adapters.install import fail_closed
+
 SRC = (
     "def total(items):\n    s = 0\n    for i in items:\n        s += i\n    return s\n\n\n"
     "def mean(items):\n    return total(items) / len(items)\n"
@@ -503,7 +505,7 @@ def test_settings_snippet_runs_the_hook_for_both_events() -> None:
         [entry] = settings["hooks"][event]
         assert set(entry["matcher"].split("|")) == {"Edit", "MultiEdit", "Write", "NotebookEdit", "Bash"}
         [hook] = entry["hooks"]
-        assert hook["type"] == "command" and hook["command"] == "agent-guard hook claude-code"
+        assert hook["type"] == "command" and hook["command"] == fail_closed("agent-guard hook claude-code")
 
 
 def test_console_command_exit_statuses(project: Repo) -> None:

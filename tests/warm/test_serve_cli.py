@@ -18,6 +18,8 @@ import pytest
 from conftest import Repo, checkout_env
 from warmtools import SRC, Server, answer, cold_env, command_hook, edit, runtime, sock_path, warm_hook
 
+from guard.adapters.install import fail_closed
+
 pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
 
 
@@ -103,8 +105,9 @@ def test_settings_print_the_command_that_uses_the_server(tmp_path: Path, repo: R
     assert pre == settings["hooks"]["PostToolUse"][0]
     (hook,) = pre["hooks"]
     assert hook["type"] == "command" and hook["timeout"] == 30
-    argv = shlex.split(hook["command"])
+    argv = shlex.split(hook["command"].split(";")[0])  # then: a status of 126 or more becomes 2
     assert argv[:2] == [sys.executable, "-SI"] and argv[2].endswith("guard/warm/hook.py")
+    assert hook["command"] == fail_closed(shlex.join(argv))
     with Server(tmp_path) as server:
         r = subprocess.run(
             hook["command"],
