@@ -3,7 +3,8 @@
 ``agent-guard run [--agent NAME] -- CMD ARGS...`` snapshots the work tree, runs the
 command with the terminal as it is (its standard input, output and error are the
 command's own), then records what it changed as one turn of the agent and checks it
-(``guard.record.shell``).  Its exit status is the command's, unless the checks found an error:
+(``guard.record.shell``), by the policy as it was before the command: one the command
+rewrites judges nothing.  Its exit status is the command's, unless the checks found an error:
 then 1 (with ``shell.on_violation: revert`` the change was also rolled back).  The
 report goes to standard error, or as JSON to ``--report FILE``.
 """
@@ -47,9 +48,9 @@ def run_cmd(
     g = _guard(policy)
     who = default_agent(agent)
     tid = default_turn(turn)
-    snap = shell.begin(g, who)
+    before = shell.begin(g, who)  # the work tree and the policy the command is judged by
     status = _run(command)
-    done = shell.finish(g, snap, agent=who, turn=tid, tool="run", command=" ".join(command))
+    done = shell.finish(g, before, agent=who, turn=tid, tool="run", command=" ".join(command))
     report = done.report
     if report_file:
         try:
@@ -62,8 +63,11 @@ def run_cmd(
         text = human(report)
         if failed:
             text += (
-                "\nagent-guard: the command's changes were reverted (shell.on_violation: revert)"
+                "\nagent-guard: the command's changes were reverted, and nothing else (shell.on_violation: revert)"
                 if done.reverted
+                else "\nagent-guard: the command's changes stay: shell.on_violation is revert, but they could not be "
+                "rolled back (see above)"
+                if shell.on_violation(before.policy) == "revert"
                 else "\nagent-guard: the command's changes stay (shell.on_violation: warn); `git agent-rollback` undoes them"
             )
         sys.stderr.write(text + "\n")

@@ -7,6 +7,10 @@ Where a later change touches or adjoins what must be undone it refuses with
 ``rollback-conflict``, naming the lines; ``force`` takes the pre-turn text in
 those regions only and keeps every other later change.  The
 rollback is recorded as a turn of its own, so it can itself be undone.
+
+Undoing a turn puts back the user's own version of what it changed, which no path
+protection refuses (only git's own folders); undoing a rollback writes an agent's
+change again and obeys protection as an edit does (``protection`` has the rule).
 """
 
 from __future__ import annotations
@@ -506,17 +510,27 @@ def rollback(
     force: bool = False,
     clone: str | None = None,
     commit: str | None = None,
+    policy: Policy | None = None,
+    reverting: bool = False,
 ) -> Report:
     """Undo the agent's last turn, one turn (`turn_id`) or every turn after `to_id` (see the module doc).
 
     `clone` with `turn_id`: that turn of another clone, fetched here (``clones``); `commit`:
-    the turn recorded at that commit, this clone's or fetched.  Another clone's turn is
-    undone as any turn is (its commit's parent -> it, merged into the work tree as it is
-    now), and recorded as a rollback on this clone's ledger of the agent that names it.
+    the turn recorded at that commit, this clone's or fetched (one commit, where a turn id may
+    name several).  Another clone's turn is undone as any turn is (its commit's parent -> it,
+    merged into the work tree as it is now), and recorded as a rollback on this clone's ledger
+    of the agent that names it.
 
-    A rollback writes files as an edit does, so it obeys the policy's path protection as an edit
-    does (``protection``), however it is asked for: the command line, the Python API, the MCP
-    tool (whose `force` the agent sets).  The report shows no protected file's contents.
+    Path protection (``protection``), however the rollback is asked for (the command line, the
+    Python API, the MCP tool, whose `force` the agent sets): undoing a turn puts back what was
+    there before it, and putting back the user's own version of a file an agent wrote is no
+    agent write, so protected paths and control files do not refuse it (git's own folders
+    always do); undoing a rollback writes an agent's change again, as an edit does, and obeys
+    protection as an edit does.  The report shows no protected file's contents.
+
+    `policy`: the policy to judge by (default: the agent's now; a shell turn is undone by the one
+    it was judged by, ``shell``); `reverting`: this is agent-guard's own revert of a turn its
+    policy refused just now (``shell.on_violation: revert``), see ``protection``.
     """
     if commit is not None and (turn_id is not None or to_id is not None or clone is not None):
         raise UsageError("give --commit alone: it names one turn, this clone's or one fetched from another clone")
@@ -528,7 +542,7 @@ def rollback(
     if commit is not None:
         sha, agent = _turn_commit(g, agent, commit)
     agent = default_agent(agent)
-    pol = g.policy(agent)
+    pol = policy if policy is not None else g.policy(agent)
     if clone is not None:
         problem = clones.name_problem(clone)
         if problem is not None:
@@ -550,7 +564,7 @@ def rollback(
             return _targets(g, agent, prefix, turn_id, to_id), None
 
     asked = _force_command(agent, turn_id, to_id, clone, commit)
-    rep, targets = _rollback(g, agent, pol, select, check, force, asked)
+    rep, targets = _rollback(g, agent, pol, select, check, force, asked, reverting)
     shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
     return redaction.report(rep, pol, shown)
 
@@ -644,41 +658,124 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
     return [t], (clone, t.id, t.commit)
 
 
-def protection(g: Guard, pol: Policy, targets: list[ledger.Turn]) -> list[Finding]:
-    """`path-protected` for each path the undone turns touched that the policy keeps agents off:
-    git's own folders (wherever they are now), control files, the policy's files, protected globs, the allow-list;
-    at the level an edit of the path would get (errors refuse the rollback, warnings go with it)."""
+def protection(
+    g: Guard, pol: Policy, targets: list[ledger.Turn], *, own: bool = True, reverting: bool = False
+) -> tuple[list[Finding], list[str]]:
+    """`path-protected` for each path the undone turns (`targets`, newest first; `own`: this clone's)
+    touched that the policy keeps agents off: git's own folders (wherever they are now), control
+    files, the policy's files, protected globs, the allow-list; at the level an edit of the path
+    would get (errors refuse the rollback, warnings go with it).  And the protected paths the
+    rollback puts back all the same.
+
+    Git's own folders are never written.  Any other path is put back, whatever the policy says
+    (undoing a turn puts back what was there before it, and putting back the user's own version
+    of a file an agent wrote is no agent write), when
+    - every undone turn that touched it is this clone's own turn, not a rollback (undoing a
+      rollback writes an agent's change again; another clone's turn found its files in another
+      tree, so what they held before it is not this tree's);
+    - and, unless `reverting` (agent-guard's own revert, at once, of a turn its policy refused,
+      which puts back what the command found), the file still holds what the newest of those
+      turns left (putting the old version back would overwrite nothing of anyone's since) and
+      what it held before the oldest is the user's own version: no agent's turn wrote it.
+    """
     out: list[Finding] = []
-    seen: set[str] = set()
+    put_back: list[str] = []
     folders = g.repo.git_folders()
+    touching: dict[str, list[ledger.Turn]] = {}
     for t in targets:
         for tc in _turn_changes(g, t):
             for p in (tc.path, tc.old_path):
-                if not p or p in seen:
-                    continue
-                seen.add(p)
-                controls = control.path_finding(p, g.control_paths(), pol)
-                f = paths.git_folder_finding(p, folders) or controls or paths.protected_finding(p, pol)
-                if f is None:
-                    continue
-                if f is controls:
-                    hint = f"a rollback changes files as an edit does; {f.hint}"
-                elif f.severity == "error":
-                    hint = (
-                        f"a rollback changes files as an edit does, and the policy keeps agents off {p}; the "
-                        f"user can undo turn {t.id} there by hand (git show {t.commit[:12]} -- {p} shows what "
-                        "it did), or roll back under a policy that allows it"
-                    )
-                else:
-                    hint = f"a rollback changes files as an edit does; this policy only warns about {p}, as for an edit"
-                out.append(f._replace(hint=hint))
-    return out
+                if p and t not in touching.setdefault(p, []):
+                    touching[p].append(t)
+    for p, turns in touching.items():
+        git_folder = paths.git_folder_finding(p, folders)
+        if git_folder is not None:
+            out.append(git_folder._replace(hint=f"a rollback never writes git's own files; {git_folder.hint}"))
+            continue
+        controls = control.path_finding(p, g.control_paths(), pol)
+        f = controls or paths.protected_finding(p, pol)
+        if f is None:
+            continue
+        why = _not_put_back(g, pol, p, turns, targets, own, reverting)
+        if why is None:
+            put_back.append(p)
+        elif f is controls:
+            out.append(f._replace(hint=f"{why}, so the rollback changes it as an edit does; {f.hint}"))
+        elif f.severity == "error":
+            out.append(
+                f._replace(
+                    hint=f"{why}, so the rollback changes it as an edit does, and the policy keeps agents off {p}; the "
+                    f"user can undo turn {turns[0].id} there by hand (git show {turns[0].commit[:12]} -- {p} shows "
+                    "what it did), or roll back under a policy that allows it"
+                )
+            )
+        else:
+            out.append(
+                f._replace(
+                    hint=f"{why}, so the rollback changes it as an edit does; this policy only warns about {p}, as for an edit"
+                )
+            )
+    return out, put_back
+
+
+def _not_put_back(
+    g: Guard, pol: Policy, path: str, turns: list[ledger.Turn], targets: list[ledger.Turn], own: bool, reverting: bool
+) -> str | None:
+    """Why undoing `turns` (newest first, the undone turns that touched `path`) does not merely put
+    back the user's own version of `path` (see ``protection``), or None when it does."""
+    t = turns[0]
+    if not own:
+        return f"turn {t.id} is another clone's: what {path} held before it there is not this tree's"
+    rollbacks = [u.id for u in turns if u.kind != "turn"]
+    if rollbacks:
+        return f"undoing rollback {rollbacks[0]} writes the agent's change to {path} again"
+    if reverting:
+        return None
+    try:
+        now, mode = worktree.read(g.root, path)
+    except (worktree.UnsafePath, OSError) as exc:
+        return f"{path} cannot be read now ({exc})"
+    left = g.repo.tree_entry(g.repo.commit_tree(t.commit), path)
+    if (None if now is None else Entry(g.repo.hash_blob(now), mode or FILE)) != left:
+        return f"{path} changed after turn {t.id}: putting its old version back would overwrite that"
+    for newer, older in zip(turns, turns[1:]):
+        if _before(g, newer, path) != g.repo.tree_entry(g.repo.commit_tree(older.commit), path):
+            return f"{path} changed between turns {older.id} and {newer.id}: putting its old version back would overwrite that"
+    writer = _written_by(g, pol.ledger_prefix, path, _before(g, turns[-1], path), targets)
+    if writer is not None:
+        return f"what {path} held before turn {turns[-1].id} is what {writer} wrote, not the user's own version"
+    return None
+
+
+def _before(g: Guard, t: ledger.Turn, path: str) -> Entry | None:
+    return g.repo.tree_entry(g.repo.commit_tree(t.parent), path) if t.parent else None
+
+
+def _written_by(g: Guard, prefix: str, path: str, entry: Entry | None, targets: list[ledger.Turn]) -> str | None:
+    """The agent turn (not one of `targets`) that left `path` as `entry` (None: absent), as "NAME's
+    turn ID", or None when no agent's turn did: then it is the user's own version."""
+    undone = {t.commit for t in targets}
+    for name in _agents(g, prefix, None):
+        for t, _rolled in _history(g, ledger.ref_name(prefix, name), name):
+            if t.kind != "turn" or t.commit in undone or not any(f[1] == path for f in t.files):
+                continue
+            if g.repo.tree_entry(g.repo.commit_tree(t.commit), path) == entry:
+                return f"{name}'s turn {t.id}"
+    return None
 
 
 def _rollback(
-    g: Guard, agent: str, pol: Policy, select: Callable[[], _Selected], check: bool, force: bool, forced: str
+    g: Guard,
+    agent: str,
+    pol: Policy,
+    select: Callable[[], _Selected],
+    check: bool,
+    force: bool,
+    forced: str,
+    reverting: bool = False,
 ) -> tuple[Report, list[ledger.Turn]]:
-    """`forced`: the command that asks for this rollback with --force (for a refusal's hint)."""
+    """`forced`: the command that asks for this rollback with --force (for a refusal's hint);
+    `reverting`: see ``protection``."""
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
@@ -687,7 +784,7 @@ def _rollback(
             "rolls_back": [t.id for t in targets] if origin is None else [],
             "rolls_back_from": None if origin is None else {"clone": origin[0], "id": origin[1], "commit": origin[2]},
         }
-        guarded = protection(g, pol, targets)
+        guarded, put_back = protection(g, pol, targets, own=origin is None, reverting=reverting)
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
         warned = tuple(guarded)
@@ -698,7 +795,7 @@ def _rollback(
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes = (
+        notes: tuple[str, ...] = (
             (
                 f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
@@ -707,6 +804,13 @@ def _rollback(
             if emptied
             else ()
         )
+        restored = [p for p in put_back if any(p in (c.path, c.old_path) for c in changes)]
+        if restored:
+            notes += (
+                f"{'would put' if check else 'put'} back {', '.join(restored)} as before "
+                f"{'turn' if len(targets) == 1 else 'turns'} {label}: protected, but undoing what an agent's turn "
+                "changed there is no agent write",
+            )
         if check or not changes:
             return Report(
                 "checked" if check else "applied",

@@ -1,34 +1,53 @@
 """A shell command's changes as a turn: recorded, checked, and reverted when the policy says so.
 
-``begin`` takes a ``snapshot`` of the work tree before the command; ``finish`` finds what
-the command changed (``snapshot.changes``), records it as one turn of the agent (dialect
+``begin`` takes what the command is judged against before it runs (``Before``): a
+``snapshot`` of the work tree, and the policy as it is then.  ``finish`` finds what the
+command changed (``snapshot.changes``), records it as one turn of the agent (dialect
 ``shell``; the ledger syncs each file to its content before the command first, so the
-turn holds the command's change and nothing else), and runs the checks an edit gets
-on it, judged by the attributes from before the command: protected paths, control
-files and a repository made inside the tree, placeholders, conflict markers,
-whitespace, syntax, budgets.  What the policy does with a violation (``shell.on_violation``)
-is the user's choice: ``warn`` (the default) keeps the change and tells the agent;
-``revert`` rolls the turn back at once, as ``git agent-rollback`` would (a turn of its
-own, which can be undone too).  Only a recorded turn makes that revert safe: it undoes
-the command's change by git's merge rule and nothing else.
+turn holds the command's change and nothing else), and runs the checks an edit gets on
+it: protected paths, control files and a repository made inside the tree, placeholders,
+conflict markers, whitespace, syntax, budgets, and the policy's verify commands.
+
+Everything is judged by what was there before the command: the attributes, and the policy,
+every setting of it (levels, protected paths, verify, the ledger, ``shell.on_violation``),
+from wherever it is read (.agent-guard.yaml, pyproject.toml's table, the files it extends).
+A command that rewrites the policy, or breaks it, is judged by the policy it overwrote.
+
+What the policy does with a violation (``shell.on_violation``) is the user's choice:
+``warn`` (the default) keeps the change and tells the agent; ``revert`` rolls it back at
+once, as ``git agent-rollback`` would (a turn of its own, which can be undone too).  The
+revert undoes this command and nothing else: a command to be reverted is recorded as a
+turn of its own (the next number), never folded into the turn it would go on with (Claude
+Code's turn of the prompt, whose earlier calls are not this one's to undo), and that
+turn's commit is rolled back.  So that the verdict is whole before the record, the verify
+commands run first under ``revert``; under ``warn`` the change is recorded first.  The
+revert puts back what the files held before the command, protected files and control
+files included (``history.protection``): only git's own folders are never written.  Only
+a recorded turn makes that revert safe: it undoes the command's change by git's merge rule
+and nothing else.
 
 The Claude Code hook runs this around Bash (PreToolUse ``begin``, PostToolUse
-``finish``); ``agent-guard run -- CMD`` around any command.
+``finish``), carrying ``Before`` from one process to the other as JSON; ``agent-guard run
+-- CMD`` around any command, in one process.  Which repositories a command can change,
+the hook works out from the command before it runs (``entered``).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import worktree
 from ..model import Finding, Value, error, warning
-from ..report import Report
+from ..report import Report, TurnRef
 from . import snapshot
 
 if TYPE_CHECKING:
     from ..engine import Guard
     from ..policy import Policy
+    from ..verify import Verdict
 
 DIALECT = "shell"
 ON_VIOLATION = ("warn", "revert")
@@ -39,14 +58,56 @@ def on_violation(pol: Policy) -> str:
     return value if isinstance(value, str) and value in ON_VIOLATION else "warn"
 
 
-def begin(g: Guard, agent: str) -> snapshot.Snapshot:
-    """The work tree before a command (under the repository lock, after any crash is recovered)."""
+class Uncarried(ValueError):
+    """A policy that does not come back from JSON exactly as it is (a value JSON has no spelling for)."""
+
+
+class Before(Value):
+    """What a command is judged against, as it was before the command ran: the work tree and the policy."""
+
+    snapshot: snapshot.Snapshot
+    policy: Policy
+
+    def as_json(self) -> dict[str, object]:
+        """The JSON the hook keeps between its two processes; ``Uncarried`` when the policy would not
+        come back from it exactly (then the command cannot be judged by it, and must not run)."""
+        doc = {name: getattr(self.policy, name) for name in type(self.policy)._fields}
+        try:
+            back = _policy(json.loads(json.dumps(doc)))
+        except (TypeError, ValueError):
+            back = None
+        if back != self.policy:
+            raise Uncarried(
+                f"the policy {self.policy.name} holds a value that JSON does not carry exactly, so the command "
+                "could not be judged by it once it has run"
+            )
+        return {"snapshot": self.snapshot.as_json(), "policy": doc}
+
+    @classmethod
+    def from_json(cls, doc: object) -> Before:
+        if not isinstance(doc, dict):
+            raise ValueError("not a shell turn's stash")
+        return cls(snapshot.Snapshot.from_json(doc["snapshot"]), _policy(doc["policy"]))
+
+
+def _policy(doc: object) -> Policy:
+    """A policy from its fields as JSON gave them back (a tuple comes back a list)."""
+    from ..policy import Policy
+
+    if not isinstance(doc, dict) or set(doc) != set(Policy._fields):
+        raise ValueError("not a policy")
+    fields: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value for name, value in doc.items()}
+    return Policy(**fields)
+
+
+def begin(g: Guard, agent: str) -> Before:
+    """The work tree and the policy before a command (under the repository lock, after any crash is recovered)."""
     from . import stage
 
     pol = g.policy(agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
-        return snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes)
+        return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes), pol)
 
 
 class Finished(Value):
@@ -59,7 +120,7 @@ class Finished(Value):
 
 def finish(
     g: Guard,
-    snap: snapshot.Snapshot,
+    before: Before,
     *,
     agent: str,
     turn: str | None,
@@ -68,76 +129,144 @@ def finish(
     started: float | None = None,
     verify_deadline: tuple[float, str] | None = None,
 ) -> Finished:
-    """Record what the command changed since `snap` as the agent's turn, check it, and revert it when
-    the policy's ``shell.on_violation`` is ``revert`` and the checks found an error.
+    """Record what the command changed since `before` as the agent's turn, check it, and revert it when
+    the policy's ``shell.on_violation`` is ``revert`` and the checks found an error (see the module doc).
 
-    The policy's verify commands (guard/verify/) judge the result too, once it is recorded; what
-    they would change is reported, never taken (the command's files are written).
-    `verify_deadline`: (a ``time.monotonic()`` instant, its name) they must be done by."""
+    The policy's verify commands (guard/verify/) judge the result too; what they would change is
+    reported, never taken (the command's files are written).  `verify_deadline`: (a
+    ``time.monotonic()`` instant, its name) they must be done by.  The report shows no protected
+    file's contents (``redaction``)."""
+    from ..files import redaction
     from ..report import events
-    from . import history, stage
+    from . import stage
 
     began = started if started is not None else time.monotonic()
-    pol = g.policy(agent)
+    pol = before.policy
     try:
         with worktree.locked(g.repo):
             stage.recover(g.repo)
-            found = snapshot.changes(g.repo, snap, pol.ledger_prefix, pol.max_file_bytes)
+            found = snapshot.changes(g.repo, before.snapshot, pol.ledger_prefix, pol.max_file_bytes)
     finally:
-        snapshot.discard(snap)
+        snapshot.discard(before.snapshot)
     notes = tuple(f"{path}: {why}" for path, why in found.unrecorded)
-    findings = list(_unrecorded_findings(found.unrecorded))
+    findings = list(_unrecorded_findings(g, pol, found.unrecorded))
     if not found.changes:
         report = Report(
-            "refused" if any(f.severity == "error" for f in findings) else "applied",
+            "refused" if _failed(findings) else "applied",
             DIALECT,
             findings=tuple(findings),
             notes=notes,
         )
+        put = _put_aside(g, found) if on_violation(pol) == "revert" and _failed(findings) else ()
+        report = redaction.report(report._replace(notes=report.notes + put), pol)
         events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
-        return Finished(report, False)
+        return Finished(report, bool(put))
     findings += check(g, pol, found)
-    turn_ref = g.record(list(found.changes), agent=agent, turn=turn, dialect=DIALECT, edit_bytes=len(command.encode()))
-    extra: dict[str, object] = {}
-    if pol.get("verify"):
-        from .. import verify
-
-        until, name = verify_deadline if verify_deadline is not None else (None, "")
-        verdict = verify.run(g.repo, pol, agent, found.changes, until=until, take_fixes=False, deadline_name=name)
+    revert = on_violation(pol) == "revert"
+    verdict = _verify(g, pol, agent, found, verify_deadline) if revert else None
+    if verdict is not None:
         findings += verdict.findings
         notes += verdict.notes
-        extra = {"verify": list(verdict.runs)}
-    failed = any(f.severity == "error" for f in findings)
+    undoing = revert and _failed(findings)
+    kept = turn if undoing and turn is not None and _goes_on(g, pol, agent, turn) else None
+    turn_ref, said = _record(g, pol, found, agent, None if undoing else turn, len(command.encode()))
+    notes += said
+    if not revert:
+        verdict = _verify(g, pol, agent, found, verify_deadline)
+        if verdict is not None:
+            findings += verdict.findings
+            notes += verdict.notes
+    extra: dict[str, object] = {"verify": list(verdict.runs)} if verdict is not None else {}
+    failed = _failed(findings)  # under `revert`, as `undoing` found: the verdict was whole before the record
     report = Report("refused" if failed else "applied", DIALECT, found.changes, tuple(findings), turn_ref, notes, extra=extra)
     reverted = False
-    if failed and on_violation(pol) == "revert":
-        undo = history.rollback(g, agent, turn_ref.id, None)
-        reverted = undo.status == "applied"
-        if reverted:
-            report = report._replace(
-                notes=report.notes
-                + (
-                    f"reverted: turn {turn_ref.id} was rolled back at once (shell.on_violation: revert) as turn "
-                    f"{undo.turn.id if undo.turn else '?'}",
-                )
-            )
-        else:
-            report = report._replace(
-                findings=report.findings + undo.findings,
-                notes=report.notes
-                + (f"shell.on_violation is revert, but turn {turn_ref.id} could not be rolled back: its change stays",),
-            )
+    if undoing:
+        reverted, report = _revert(g, pol, agent, report, turn_ref, kept)
+        report = report._replace(notes=report.notes + _put_aside(g, found))
+    report = redaction.report(report, pol)
     events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
     return Finished(report, reverted)
 
 
-def _unrecorded_findings(unrecorded: tuple[tuple[str, str], ...]) -> list[Finding]:
-    """A repository made inside the tree is a control file (refused); the rest are reported."""
+def _failed(findings: list[Finding] | tuple[Finding, ...]) -> bool:
+    return any(f.severity == "error" for f in findings)
+
+
+def _verify(g: Guard, pol: Policy, agent: str, found: snapshot.Found, deadline: tuple[float, str] | None) -> Verdict | None:
+    """The policy's verify commands on the command's result, or None when it names none."""
+    if not pol.get("verify"):
+        return None
+    from .. import verify
+
+    until, name = deadline if deadline is not None else (None, "")
+    return verify.run(g.repo, pol, agent, found.changes, until=until, take_fixes=False, deadline_name=name)
+
+
+def _goes_on(g: Guard, pol: Policy, agent: str, turn: str) -> bool:
+    """Is `turn` the agent's latest turn, which a record under its id would go on with?"""
+    from . import ledger
+
+    tip = ledger.latest(g.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, g.ledger_memo)
+    return tip is not None and tip.kind == "turn" and tip.id == turn
+
+
+def _record(
+    g: Guard, pol: Policy, found: snapshot.Found, agent: str, turn: str | None, edit_bytes: int
+) -> tuple[TurnRef, tuple[str, ...]]:
+    """Record the command's change as the agent's turn, as ``Guard.record`` does, but under the policy
+    from before the command (its ledger prefix and name), and the notes to add.
+
+    `turn` goes on with the agent's latest turn of that id.  An id an earlier turn has, which a
+    later turn or rollback came after (a revert within Claude Code's prompt), cannot go on: the
+    change is recorded as the next number rather than not at all (it would land in the user's next
+    sync), and a note says so."""
+    from . import ledger, stage
+
+    said: tuple[str, ...] = ()
+    with worktree.locked(g.repo):
+        stage.recover(g.repo)
+        if turn is not None:
+            ref = ledger.ref_name(pol.ledger_prefix, agent)
+            if ledger.check_turn_id(g.repo, ref, agent, turn, memo=g.ledger_memo) is not None:
+                said = (f"turn {turn} of {agent} cannot go on (a later turn or rollback came after it): recorded on its own",)
+                turn = None
+        new = ledger.NewTurn(agent, turn, DIALECT, pol.name, edit_bytes, session=g.session(agent))
+        staged = stage.record_turn(g.repo, pol.ledger_prefix, new, found.changes, memo=g.ledger_memo)
+    return TurnRef(agent, staged.turn, staged.commit, staged.ref), said
+
+
+def _revert(g: Guard, pol: Policy, agent: str, report: Report, turn_ref: TurnRef, kept: str | None) -> tuple[bool, Report]:
+    """Roll back the command's turn (its commit: that and nothing else); `kept`: the turn the command
+    would have gone on with, whose earlier calls stay.  (Whether it reverted, the report.)"""
+    from . import history
+
+    undo = history.rollback(g, agent, None, None, commit=turn_ref.commit, policy=pol, reverting=True)
+    files = ", ".join(dict.fromkeys(c.path for c in report.changes))
+    if undo.status != "applied":
+        return False, report._replace(
+            findings=report.findings + undo.findings,
+            notes=report.notes
+            + (f"shell.on_violation is revert, but turn {turn_ref.id} could not be rolled back: its change stays ({files})",),
+        )
+    stays = f"; turn {kept}, with what earlier calls of it changed, stays" if kept is not None else ""
+    said = (
+        f"reverted: this command's change ({files}) was recorded as turn {turn_ref.id} and rolled back at once "
+        f"(shell.on_violation: revert) as turn {undo.turn.id if undo.turn else '?'}{stays}"
+    )
+    return True, report._replace(notes=report.notes + (said,))
+
+
+def _unrecorded_findings(g: Guard, pol: Policy, unrecorded: tuple[tuple[str, str], ...]) -> list[Finding]:
+    """What a command changed that cannot be recorded (``snapshot.Found.unrecorded``): a repository
+    made inside the tree, and any such change at a protected path or a control file (a policy file
+    swapped for a link), are refused; the rest are reported."""
+    from ..files import control, paths
     from ..files.control import SETTING
 
+    named = g.control_paths()
     out: list[Finding] = []
     for path, why in unrecorded:
-        if why.startswith("a repository of its own"):
+        if why == snapshot.MADE_REPOSITORY:
             out.append(
                 error(
                     "path-protected",
@@ -148,17 +277,62 @@ def _unrecorded_findings(unrecorded: tuple[tuple[str, str], ...]) -> list[Findin
                     f"remove it (rm -r {path!r}) or ask the user; they can allow it with {SETTING} in .agent-guard.yaml",
                 )
             )
-        else:
-            out.append(
-                warning(
-                    "stale",
-                    path,
-                    None,
-                    f"{path}: {why}; this change is not in the turn, and a rollback will not undo it",
-                    "check the file by hand (git diff)",
-                )
+            continue
+        guarded = control.path_finding(path, named, pol) or paths.protected_finding(path, pol)
+        if guarded is not None and guarded.severity == "error":
+            out.append(guarded._replace(message=f"{path}: {why}; {guarded.message}"))
+            continue
+        out.append(
+            warning(
+                "stale",
+                path,
+                None,
+                f"{path}: {why}; this change is not in the turn, and a rollback will not undo it",
+                "check the file by hand (git diff)",
             )
+        )
     return out
+
+
+def _put_aside(g: Guard, found: snapshot.Found) -> tuple[str, ...]:
+    """Under ``revert``, what a turn cannot hold put back as well: a repository the command made
+    inside the tree is moved out of it (into agent-guard's folder of the git dir, kept, never
+    deleted), and a link (or other file that is not regular) the command put where the snapshot
+    knows what was there is replaced by that again.  What is done, as notes."""
+    import stat as stat_mod
+
+    said: list[str] = []
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    with worktree.locked(g.repo):
+        for path, why in found.unrecorded:
+            was = found.unrecorded_before.get(path)
+            full = g.root / path
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue  # gone already
+            if why == snapshot.MADE_REPOSITORY:
+                aside = worktree.state_dir(g.repo) / "put-aside" / f"{stamp}-{os.getpid()}" / path
+                try:
+                    aside.parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(full, aside)
+                except OSError as exc:
+                    said.append(f"reverted: {path}/ (a repository the command made) could not be moved away: {exc}")
+                    continue
+                said.append(f"reverted: {path}/, a repository the command made, was moved out of the tree to {aside}")
+                continue
+            if was is None or stat_mod.S_ISREG(st.st_mode) or stat_mod.S_ISDIR(st.st_mode):
+                continue  # what it held is not known, or the change is one of content: the warning stands
+            try:
+                os.unlink(full)
+                if was[0] is not None:
+                    worktree.write(g.repo, [worktree.Write(path, None, was[0], None, was[1])])
+            except (OSError, worktree.UnsafePath) as exc:
+                said.append(f"reverted: {path} could not be put back: {exc}")
+                continue
+            now = "the file it was" if was[0] is not None else "gone again"
+            said.append(f"reverted: {path} is {now} (the command made it a link)")
+    return tuple(said)
 
 
 def check(g: Guard, pol: Policy, found: snapshot.Found) -> list[Finding]:
@@ -174,7 +348,12 @@ def check(g: Guard, pol: Policy, found: snapshot.Found) -> list[Finding]:
             f = paths.git_folder_finding(p, folders) or control.path_finding(p, named, pol)
             if f is not None:
                 out.append(f)
+    out += control.nested_findings(g.root, found.changes, pol)  # a repository made by hand, file by file
     originals = {attributes.key(p): data for p, data in found.originals.items() if attributes.is_attributes_file(p)}
+    # An attributes file the command swapped for a link is read as it was, as every other one.
+    originals.update(
+        {attributes.key(p): was[0] for p, was in found.unrecorded_before.items() if attributes.is_attributes_file(p)}
+    )
     attr = attributes.before_turn(g.repo, originals)
     levels = dict(pol.data.get("checks") or {})  # type: ignore[call-overload]
     for name in ("untracked", "no-op", "stale"):

@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING, Mapping
 
 from .. import worktree
 from ..files.filekind import read_regular
-from ..model import FileChange, Op, Value
+from ..model import FileChange, Op, Value, field
 from ..repo import FILE, GitRepo
 
 if TYPE_CHECKING:
     from ..repo.status import Dirty, IndexFile
 
+MADE_REPOSITORY = "a repository of its own was made inside the tree (git init, a clone)"
 RACY_NS = 2_000_000_000  # stat data this close to the snapshot may hide a change made in the same tick
 VERSION = 1
 
@@ -95,6 +96,9 @@ class Found(Value):
     changes: tuple[FileChange, ...]
     unrecorded: tuple[tuple[str, str], ...]
     originals: Mapping[str, bytes | None]  # every changed path's content before the command
+    # What an unrecorded path held before the command, where that is known: (content, mode), or
+    # (None, None) for a path that was not there (a repository made inside the tree, a new link).
+    unrecorded_before: Mapping[str, tuple[bytes | None, int | None]] = field(default_factory=dict)
 
 
 def _folder(repo: GitRepo) -> Path:
@@ -244,12 +248,14 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
     if index_changed:
         candidates |= repo.index_differences(old_index, new_index)
     unrecorded: list[tuple[str, str]] = []
+    was: dict[str, tuple[bytes | None, int | None]] = {}
     pairs: dict[str, tuple[bytes | None, int | None, bytes | None, int | None]] = {}
     for path in sorted(candidates):
         listed = now_listed.get(path)
         if listed is not None and listed.kind == "repository":
             if path not in snap.dirty:
-                unrecorded.append((path, "a repository of its own was made inside the tree (git init, a clone)"))
+                unrecorded.append((path, MADE_REPOSITORY))
+                was[path] = (None, None)
             continue
         before = _before(repo, snap, path, old_index)
         if isinstance(before, str):
@@ -259,6 +265,7 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
         after = _after(repo, snap, path, listed, new_index, limit)
         if isinstance(after, str):
             unrecorded.append((path, after))
+            was[path] = before
             continue
         if not isinstance(after, tuple):
             continue  # _SAME: its stat data did not move
@@ -285,7 +292,7 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
         out.append(
             make_change(path, op, b, a, old_mode=bmode if b is not None else None, new_mode=amode if a is not None else None)
         )
-    return Found(tuple(out), tuple(unrecorded), originals)
+    return Found(tuple(out), tuple(unrecorded), originals, was)
 
 
 def _before(repo: GitRepo, snap: Snapshot, path: str, old_index: IndexFile) -> tuple[bytes | None, int | None] | str:

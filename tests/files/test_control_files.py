@@ -370,11 +370,16 @@ def test_the_kept_configuration_is_read_again_when_a_file_changes(project: Repo)
     refused_unchanged(project, [whole("tools/conv", "two\n")])
 
 
-def test_a_rollback_obeys_control_files_as_an_edit_does(controlled: Repo) -> None:
-    """A turn that changed .gitattributes while the user allowed it is not undone once they no longer do."""
+def test_a_rollback_puts_back_a_control_file_and_redoing_it_obeys_control_files(controlled: Repo) -> None:
+    """A turn that changed .gitattributes while the user allowed it is undone once they no longer do
+    (putting back the user's own version is no agent write); undoing that rollback writes the agent's
+    change again, as an edit would, and is refused."""
     controlled.commit({".agent-guard.yaml": "paths:\n  control_editable: ['/.gitattributes']\n"})
     assert apply(controlled, [whole(".gitattributes", "*.txt text\n*.md text\n")]).code == 0
     controlled.write({".agent-guard.yaml": "paths: {}\n"})
+    result = run_cli(controlled.root, "rollback", "--json")
+    assert result.code == 0 and result.json()["status"] == "applied", result
+    assert controlled.read(".gitattributes") == EXISTING[".gitattributes"].encode()
     before = controlled.snapshot()
     result = run_cli(controlled.root, "rollback", "--json")
     assert result.code == 1 and result.json()["findings"][0]["code"] == "path-protected", result  # type: ignore[index]
