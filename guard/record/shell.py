@@ -40,7 +40,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import worktree
-from ..model import Finding, Value, error, warning
+from ..model import Finding, Value, error, field, warning
 from ..report import Report, TurnRef
 from . import snapshot
 
@@ -67,6 +67,9 @@ class Before(Value):
 
     snapshot: snapshot.Snapshot
     policy: Policy
+    # The protected files at the top of the tree that git ignores (``.env``), which the snapshot
+    # (what `git status` lists) does not see: name -> a hash of the content (no copy of it is kept).
+    ignored: dict[str, str] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, object]:
         """The JSON the hook keeps between its two processes; ``Uncarried`` when the policy would not
@@ -81,13 +84,13 @@ class Before(Value):
                 f"the policy {self.policy.name} holds a value that JSON does not carry exactly, so the command "
                 "could not be judged by it once it has run"
             )
-        return {"snapshot": self.snapshot.as_json(), "policy": doc}
+        return {"snapshot": self.snapshot.as_json(), "policy": doc, "ignored": dict(self.ignored)}
 
     @classmethod
     def from_json(cls, doc: object) -> Before:
-        if not isinstance(doc, dict):
+        if not isinstance(doc, dict) or not isinstance(doc.get("ignored", {}), dict):
             raise ValueError("not a shell turn's stash")
-        return cls(snapshot.Snapshot.from_json(doc["snapshot"]), _policy(doc["policy"]))
+        return cls(snapshot.Snapshot.from_json(doc["snapshot"]), _policy(doc["policy"]), dict(doc.get("ignored", {})))
 
 
 def _policy(doc: object) -> Policy:
@@ -107,7 +110,59 @@ def begin(g: Guard, agent: str) -> Before:
     pol = g.policy(agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
-        return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes), pol)
+        return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes), pol, _ignored_protected(g, pol))
+
+
+def _ignored_protected(g: Guard, pol: Policy) -> dict[str, str]:
+    """The regular files at the top of the tree that the policy protects and git ignores, with a
+    hash of each (``Before.ignored``).  Only the top: a walk of ignored folders (node_modules) costs
+    what a command's turn must not."""
+    import hashlib
+    import stat as stat_mod
+
+    from ..files import paths
+
+    out: dict[str, str] = {}
+    try:
+        names = [e.name for e in os.scandir(g.root) if e.name != ".git"]
+    except OSError:
+        return out
+    for name in names:
+        found = paths.protected_finding(name, pol)
+        if found is None or found.severity != "error" or not g.repo.ignored(name):
+            continue
+        try:
+            if not stat_mod.S_ISREG(os.lstat(g.root / name).st_mode):
+                out[name] = "not a regular file"
+                continue
+            with open(g.root / name, "rb") as f:
+                out[name] = hashlib.sha256(f.read(1 << 24)).hexdigest()
+        except OSError:
+            continue
+    return out
+
+
+def _ignored_findings(g: Guard, before: Before) -> list[Finding]:
+    """`path-protected` for each protected file at the top that git ignores and the command
+    changed, made or removed: no turn can hold it (git does not see it), so it is reported, and
+    under ``revert`` not put back (no copy of a secret is kept)."""
+    now = _ignored_protected(g, before.policy)
+    out: list[Finding] = []
+    for name in sorted(set(now) | set(before.ignored)):
+        if now.get(name) == before.ignored.get(name):
+            continue
+        what = "made" if name not in before.ignored else "removed" if name not in now else "changed"
+        out.append(
+            error(
+                "path-protected",
+                name,
+                None,
+                f"{name} (protected, and ignored by git) was {what} by the command; agents may not change it. "
+                "No turn holds it, so it is not put back: no copy of a protected file is kept",
+                f"tell the user the command changed {name}, and leave it alone from now on",
+            )
+        )
+    return out
 
 
 class Finished(Value):
@@ -149,7 +204,7 @@ def finish(
     finally:
         snapshot.discard(before.snapshot)
     notes = tuple(f"{path}: {why}" for path, why in found.unrecorded)
-    findings = list(_unrecorded_findings(g, pol, found.unrecorded))
+    findings = list(_unrecorded_findings(g, pol, found.unrecorded)) + _ignored_findings(g, before)
     if not found.changes:
         report = Report(
             "refused" if _failed(findings) else "applied",
