@@ -68,8 +68,9 @@ class Before(Value):
     snapshot: snapshot.Snapshot
     policy: Policy
     # The protected files at the top of the tree that git ignores (``.env``), which the snapshot
-    # (what `git status` lists) does not see: name -> a hash of the content (no copy of it is kept).
-    ignored: dict[str, str] = field(default_factory=dict)
+    # (what `git status` lists) does not see: name -> [blob id, git mode], kept as the snapshot keeps
+    # a dirty file (a loose object no ref names), so that a revert can put it back.
+    ignored: dict[str, list[object]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, object]:
         """The JSON the hook keeps between its two processes; ``Uncarried`` when the policy would not
@@ -113,16 +114,16 @@ def begin(g: Guard, agent: str) -> Before:
         return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes), pol, _ignored_protected(g, pol))
 
 
-def _ignored_protected(g: Guard, pol: Policy) -> dict[str, str]:
-    """The regular files at the top of the tree that the policy protects and git ignores, with a
-    hash of each (``Before.ignored``).  Only the top: a walk of ignored folders (node_modules) costs
-    what a command's turn must not."""
-    import hashlib
+def _ignored_protected(g: Guard, pol: Policy, keep: bool = True) -> dict[str, list[object]]:
+    """The regular files at the top of the tree that the policy protects and git ignores: each one's
+    blob id and git mode (``Before.ignored``; `keep`: write the blob, for a revert to read).  Only
+    the top: a walk of ignored folders (node_modules) costs what a command's turn must not."""
     import stat as stat_mod
 
     from ..files import paths
+    from ..repo.objects import blob_id
 
-    out: dict[str, str] = {}
+    out: dict[str, list[object]] = {}
     try:
         names = [e.name for e in os.scandir(g.root) if e.name != ".git"]
     except OSError:
@@ -132,24 +133,25 @@ def _ignored_protected(g: Guard, pol: Policy) -> dict[str, str]:
         if found is None or found.severity != "error" or not g.repo.ignored(name):
             continue
         try:
-            if not stat_mod.S_ISREG(os.lstat(g.root / name).st_mode):
-                out[name] = "not a regular file"
+            st = os.lstat(g.root / name)
+            if not stat_mod.S_ISREG(st.st_mode) or st.st_size > (pol.max_file_bytes or 1 << 24):
+                out[name] = ["not a regular file, or too large to keep", 0]
                 continue
-            with open(g.root / name, "rb") as f:
-                out[name] = hashlib.sha256(f.read(1 << 24)).hexdigest()
-        except OSError:
+            data, mode = worktree.read(g.root, name)
+        except (OSError, worktree.UnsafePath):
             continue
+        if data is not None:
+            out[name] = [g.repo.write_blob(data) if keep else blob_id(data), mode]
     return out
 
 
 def _ignored_findings(g: Guard, before: Before) -> list[Finding]:
-    """`path-protected` for each protected file at the top that git ignores and the command
-    changed, made or removed: no turn can hold it (git does not see it), so it is reported, and
-    under ``revert`` not put back (no copy of a secret is kept)."""
-    now = _ignored_protected(g, before.policy)
+    """`path-protected` for each protected file at the top that git ignores and the command changed,
+    made or removed: no turn can hold it (git does not see it); ``_put_back_ignored`` undoes it."""
+    now = _ignored_protected(g, before.policy, keep=False)
     out: list[Finding] = []
     for name in sorted(set(now) | set(before.ignored)):
-        if now.get(name) == before.ignored.get(name):
+        if now.get(name, [None])[0] == before.ignored.get(name, [None])[0]:
             continue
         what = "made" if name not in before.ignored else "removed" if name not in now else "changed"
         out.append(
@@ -157,12 +159,38 @@ def _ignored_findings(g: Guard, before: Before) -> list[Finding]:
                 "path-protected",
                 name,
                 None,
-                f"{name} (protected, and ignored by git) was {what} by the command; agents may not change it. "
-                "No turn holds it, so it is not put back: no copy of a protected file is kept",
-                f"tell the user the command changed {name}, and leave it alone from now on",
+                f"{name} (protected, and ignored by git) was {what} by the command; agents may not change it",
+                f"leave {name} alone: tell the user what should change in it and why",
             )
         )
     return out
+
+
+def _put_back_ignored(g: Guard, before: Before, findings: list[Finding]) -> tuple[str, ...]:
+    """Under ``revert``: each ignored protected file the command changed (``_ignored_findings``) as it
+    was before, from the blob kept; one made by the command removed.  What is done, as notes."""
+    changed = {f.path for f in findings if f.code == "path-protected" and f.path is not None}
+    said: list[str] = []
+    for name in sorted(changed & (set(before.ignored) | set(_ignored_protected(g, before.policy, keep=False)))):
+        was = before.ignored.get(name)
+        try:
+            with worktree.locked(g.repo):
+                now, mode = worktree.read(g.root, name)
+                if was is None:
+                    worktree.write(g.repo, [worktree.Write(name, now, None, mode, None)])
+                else:
+                    blob, was_mode = was
+                    data = g.repo.read_blob(blob) if isinstance(blob, str) and len(blob) in (40, 64) else None
+                    if data is None:
+                        said.append(f"reverted: {name} could not be put back (what it held was not kept)")
+                        continue
+                    back = was_mode if isinstance(was_mode, int) else None
+                    worktree.write(g.repo, [worktree.Write(name, now, data, mode, back)])
+        except (OSError, worktree.UnsafePath) as exc:
+            said.append(f"reverted: {name} could not be put back: {exc}")
+            continue
+        said.append(f"reverted: {name} is as it was before the command")
+    return tuple(said)
 
 
 class Finished(Value):
@@ -212,7 +240,8 @@ def finish(
             findings=tuple(findings),
             notes=notes,
         )
-        put = _put_aside(g, found) if on_violation(pol) == "revert" and _failed(findings) else ()
+        undo = on_violation(pol) == "revert" and _failed(findings)
+        put = _put_aside(g, found) + _put_back_ignored(g, before, findings) if undo else ()
         report = redaction.report(report._replace(notes=report.notes + put), pol)
         events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
         return Finished(report, bool(put))
@@ -237,7 +266,7 @@ def finish(
     reverted = False
     if undoing:
         reverted, report = _revert(g, pol, agent, report, turn_ref, kept)
-        report = report._replace(notes=report.notes + _put_aside(g, found))
+        report = report._replace(notes=report.notes + _put_aside(g, found) + _put_back_ignored(g, before, findings))
     report = redaction.report(report, pol)
     events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
     return Finished(report, reverted)

@@ -219,17 +219,18 @@ def test_a_policy_or_control_file_swapped_for_a_link_is_refused_and_put_back(pro
     assert result.returncode == 1 and project.read("m.py") == CODE.encode(), result
 
 
-def test_an_ignored_protected_file_the_command_changes_is_refused(project: Repo) -> None:
-    """`.env` is ignored, so no turn can hold it: what the command did to it is reported, the rest reverted."""
-    project.commit({".agent-guard.yaml": REVERT, ".gitignore": ".env\n"})
+@pytest.mark.parametrize("touch", ["printf 'NODE_OPTIONS=--require ./x.js\\\\n' >> .env", "rm .env", "printf x > .env.local"])
+def test_an_ignored_protected_file_the_command_changes_is_refused_and_put_back(project: Repo, touch: str) -> None:
+    """`.env` is ignored, so no turn can hold it: the snapshot keeps it aside, and a revert puts it back."""
+    project.commit({".agent-guard.yaml": REVERT, ".gitignore": ".env*\n"})
     project.write({".env": SECRET})
     before = tree(project)
-    result, report = run(project, f"printf 'NODE_OPTIONS=--require ./x.js\\\\n' >> .env; {ELIDE}")
+    result, report = run(project, f"{touch}; {ELIDE}")
     assert result.returncode == 1 and report is not None, result
-    assert ("path-protected", ".env") in {(f["code"], f["path"]) for f in report["findings"]}, report
-    assert project.read("m.py") == CODE.encode()
+    name = ".env.local" if ".env.local" in touch else ".env"
+    assert ("path-protected", name) in {(f["code"], f["path"]) for f in report["findings"]}, report
     assert "hunter2" not in json.dumps(report) + result.stdout.decode() + result.stderr.decode()
-    assert {k: v for k, v in tree(project).items() if k != ".env"} == {k: v for k, v in before.items() if k != ".env"}
+    assert tree(project) == before
     # A command that leaves it alone is not blamed for it.
     result, report = run(project, "printf 'four\\\\n' >> notes.txt")
     assert result.returncode == 0 and report is not None and not report["findings"], (result, report)
