@@ -257,6 +257,19 @@ def _turn(data: dict[str, Any], turn: str | None) -> str | None:
     return None
 
 
+def _prompt_turn(g: Guard, data: dict[str, Any], turn: str | None, agent: str) -> str | None:
+    """``_turn``, but a turn of the prompt that can no longer go on (a revert or rollback came after
+    it) gives way to the next number: the prompt's next edit is a turn of its own, never refused for
+    its id.  An id the user gave (`--turn`, $AGENT_GUARD_TURN) is kept, and its refusal said."""
+    from ..record import ledger
+
+    chosen = _turn(data, turn)
+    if chosen is None or turn or os.environ.get("AGENT_GUARD_TURN"):
+        return chosen
+    ref = ledger.ref_name(g.policy(agent).ledger_prefix, agent)
+    return chosen if ledger.check_turn_id(g.repo, ref, agent, chosen, memo=g.ledger_memo) is None else None
+
+
 # ---------------------------------------------------------------------- stash
 
 
@@ -1129,7 +1142,7 @@ def _answer(
         return Answer(0)  # outside every repository: Claude Code's own permissions decide
     g, rel = found
     agent = default_agent(agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
-    turn = _turn(data, turn)
+    turn = _prompt_turn(g, data, turn, agent)
     session = data.get("session_id")
     if isinstance(session, str) and session:
         g.budget_session = session  # per-session budgets follow Claude Code's session

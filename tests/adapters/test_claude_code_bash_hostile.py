@@ -91,6 +91,15 @@ def test_a_violating_call_is_reverted_and_the_prompts_earlier_edit_stays(project
     assert "app.py" in post.stderr and "stays" in post.stderr, post  # it says what was reverted, and what was not
     live = [t for t in turns(project) if t["kind"] == "turn" and not t["rolled_back"]]
     assert [[f["path"] for f in t["files"]] for t in live] == [["n.txt"]], live
+    # The prompt's next Edit is not refused for its turn id (a rollback came after the prompt's turn).
+    ti = {"file_path": str(project.root / "app.py"), "old_string": "return 1", "new_string": "return 2"}
+    pre = hook(project.root, "PreToolUse", "Edit", ti, "toolu_e2")
+    assert pre.code == 0, pre
+    (project.root / "app.py").write_text(APP.replace("return 1", "return 2"))
+    post = hook(project.root, "PostToolUse", "Edit", ti, "toolu_e2", response={"filePath": ti["file_path"]})
+    assert post.code == 0, post
+    live = [t for t in turns(project) if t["kind"] == "turn" and not t["rolled_back"]]
+    assert sorted(f["path"] for t in live for f in t["files"]) == ["app.py", "n.txt"], live
 
 
 # ---------------------------------------------------------------------- 4. a command that enters the repository
