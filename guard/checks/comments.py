@@ -140,13 +140,9 @@ def body(comment: str) -> str:
     return text.strip().strip("*").strip()
 
 
-@lru_cache(maxsize=None)
-def _lexer(syntax: Syntax) -> re.Pattern[str]:
-    """One match per comment: everything up to it (code, strings, newlines), then the comment.
-
-    Matching strings inside the match, not as matches of their own, keeps the Python
-    loop over the matches down to one turn per comment.
-    """
+def _alternatives(syntax: Syntax) -> tuple[list[str], list[str], list[str]]:
+    """The regex alternatives both lexers are made of: a comment of each kind, what opens one,
+    and a string of each kind (an unclosed block comment or string runs to the end)."""
     comments: list[str] = []
     for open_, close in syntax.block:
         comments.append(re.escape(open_) + r"[\s\S]*?(?:" + re.escape(close) + r"|\Z)")
@@ -159,6 +155,17 @@ def _lexer(syntax: Syntax) -> re.Pattern[str]:
         strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
     for q in syntax.quotes:
         strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
+    return comments, openers, strings
+
+
+@lru_cache(maxsize=None)
+def _lexer(syntax: Syntax) -> re.Pattern[str]:
+    """One match per comment: everything up to it (code, strings, newlines), then the comment.
+
+    Matching strings inside the match, not as matches of their own, keeps the Python
+    loop over the matches down to one turn per comment.
+    """
+    comments, openers, strings = _alternatives(syntax)
     # Characters that may start something: everything else is plain code, taken in runs.
     specials = "".join(sorted({"\n", *(m[0] for m in syntax.marks), *syntax.quotes, *syntax.spanning, *syntax.triple}))
     cls = "".join("\\" + c if c in "\\]^-[" else c for c in specials)
@@ -240,18 +247,7 @@ def _token_lexer(syntax: Syntax) -> re.Pattern[str]:
     The same alternatives as ``_lexer``, but strings are tokens of their own: what a line
     holds outside comments and strings is its code.
     """
-    comments: list[str] = []
-    for open_, close in syntax.block:
-        comments.append(re.escape(open_) + r"[\s\S]*?(?:" + re.escape(close) + r"|\Z)")
-    comments.extend(opener + r"[^\n]*" for opener in syntax.line)
-    openers = [re.escape(open_) for open_, _close in syntax.block] + list(syntax.line)
-    strings: list[str] = []
-    for q in syntax.triple:
-        strings.append(re.escape(q * 3) + r"[\s\S]*?(?:" + re.escape(q * 3) + r"|\Z)")
-    for q in syntax.spanning:
-        strings.append(f"{q}(?:[^{q}\\\\]|\\\\[\\s\\S])*(?:{q}|\\Z)")
-    for q in syntax.quotes:
-        strings.append(f"{q}(?:[^{q}\\\\\\n]|\\\\[\\s\\S])*{q}")
+    comments, openers, strings = _alternatives(syntax)
     # A newline need not end a run of code unless a comment opener is anchored at a line's start (INI).
     anchored = any(opener.startswith("^") for opener in syntax.line)
     specials = "".join(
