@@ -152,7 +152,7 @@ def test_a_harness_setting_is_refused_through_every_way_in(project: Repo, path: 
     assert project.snapshot() == before
 
 
-@pytest.mark.parametrize("path", [p for p in SPELLINGS if "\u200b" not in p and not p.startswith("./")][::3])
+@pytest.mark.parametrize("path", SPELLINGS)
 def test_a_shell_command_that_writes_one_is_refused_and_put_back(project: Repo, path: str) -> None:
     project.commit({".agent-guard.yaml": "shell: {on_violation: revert}\n"})
     before = project.snapshot()
