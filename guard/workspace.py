@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from . import worktree
 from .errors import UsageError
@@ -38,7 +38,8 @@ class Workspace:
         self.root: Path = self.repo.root
         self.policy_spec = policy if policy is not None else os.environ.get("AGENT_GUARD_POLICY")
         self.policy_cache = policy_cache
-        self._policies: dict[str, tuple[tuple[int, ...], Policy]] = {}  # by agent, with the mtime of the repo's file
+        # By agent: the contents of the files the policy was read from, those files, the policy (``policy``).
+        self._policies: dict[str, tuple[tuple[bytes | None, ...], tuple[Path, ...], Policy]] = {}
         self._control_paths: Mapping[str, str] | None = None
         self._control_source: tuple[list[ConfigEntry], Mapping[str, str]] | None = None  # entries -> their paths
 
@@ -77,21 +78,43 @@ class Workspace:
         self._control_paths = None
 
     def policy(self, agent: str | None = None) -> Policy:
-        """The policy for `agent`, loaded again when the repository's .agent-guard.yaml (or its
-        pyproject.toml, where a policy may be too) changed."""
+        """The policy for `agent`, loaded again when any file it was read from changed: the
+        repository's .agent-guard.yaml or pyproject.toml (either may appear), and every file its
+        `extends:` chain (or `--policy`) names, inside the tree or not.  Their contents are the
+        stamp, read again per call (a few small files): a change within one tick of the clock, or
+        one that keeps the size, is seen as surely as any other.  A file that changed while the
+        policy was being read leaves nothing kept: the next call reads it all again."""
         from . import policy as policy_mod
 
-        stamp = tuple(
-            os.stat(f).st_mtime_ns if os.path.exists(f) else 0
-            for f in (self.root / ".agent-guard.yaml", self.root / "pyproject.toml")
-        )
         key = agent or ""
         hit = self._policies.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
+        known = hit[1] if hit is not None else (self.root / ".agent-guard.yaml", self.root / "pyproject.toml")
+        before = _contents(known)
+        if hit is not None and hit[0] == before:
+            return hit[2]
+        files = [self.root / ".agent-guard.yaml", self.root / "pyproject.toml"]
         try:
-            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache, self.repo.ignores_case())
+            pol = policy_mod.load(self.root, self.policy_spec, agent, self.policy_cache, self.repo.ignores_case(), files)
         except policy_mod.PolicyError as exc:
             raise UsageError(f"policy: {exc}") from None
-        self._policies[key] = (stamp, pol)
+        read = tuple(dict.fromkeys(files))
+        after = _contents(read)
+        then = dict(zip(known, before))
+        if all(then.get(f, text) == text for f, text in zip(read, after)):
+            self._policies[key] = (after, read, pol)
+        else:
+            self._policies.pop(key, None)
         return pol
+
+
+def _contents(files: Sequence[Path]) -> tuple[bytes | None, ...]:
+    """Each file's bytes (None: absent, or not a regular file one can read without waiting)."""
+    from .files.filekind import NotRegular, read_regular
+
+    out: list[bytes | None] = []
+    for f in files:
+        try:
+            out.append(read_regular(f))
+        except (OSError, NotRegular):
+            out.append(None)
+    return tuple(out)

@@ -613,13 +613,15 @@ def load(
     agent: str | None = None,
     cache: PolicyCache | None = None,
     ignorecase: bool = False,
+    read: list[Path] | None = None,
 ) -> Policy:
     """The effective policy: `spec` (preset name or path), else the repo's file (``.agent-guard.yaml``,
     else the ``[tool.agent-guard]`` table of its pyproject.toml), else `default`.
 
     Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`, unless it lies in
     the work tree at `root` or another).  `ignorecase`: git's `core.ignorecase` for the
-    repository at `root` (``Policy.ignorecase``).
+    repository at `root` (``Policy.ignorecase``).  `read`: a list the files the policy was read
+    from are added to (every layer but the presets: its `extends:` chain, inside the tree or not).
     """
     cache = cache or PolicyCache.of_user(root)
     if spec is None:
@@ -635,6 +637,8 @@ def load(
     else:
         top = _layer(spec, Path.cwd(), cache, preset_ok=False)
     chain = _chain(top, cache)
+    if read is not None:
+        read += [Path(layer.ident) for layer in chain if not layer.ident.startswith(("preset:", "pyproject:"))]
     pol = _build(chain, agent, _own_files(root, chain), ignorecase)
     return _with_baseline(pol)
 
