@@ -1105,9 +1105,13 @@ def verify_attacks() -> list[Attack]:
 
 
 def staged_elision(
-    policy_files: dict[str, str], args: tuple[str, ...] = ("--json",), committed: dict[str, str] | None = None
+    policy_files: dict[str, str],
+    args: tuple[str, ...] = ("--json",),
+    committed: dict[str, str] | None = None,
+    staged: bool = False,
 ) -> Callable[[Lab], Outcome]:
-    """An elision staged, a policy that allows it written but not staged: held when check exits 1."""
+    """An elision staged, a policy that allows it written but not staged (`staged`: staged, then the
+    work tree's put back, as an agent's `git add` would leave it): held when check exits 1."""
 
     def attack(lab: Lab) -> Outcome:
         if committed:
@@ -1116,6 +1120,10 @@ def staged_elision(
         lab.git("add", "app.py")
         for rel, text in policy_files.items():
             lab.write(rel, text)
+            if staged:
+                lab.git("add", rel)
+                if committed and rel in committed:
+                    lab.write(rel, committed[rel])
         p = lab.ag("check", *args)
         return Outcome(p.code == 1, f"check exit {p.code}: {first_line(p)}")
 
@@ -1160,6 +1168,24 @@ def check_policy_attacks() -> list[Attack]:
             "staged elision, the extended file turned off unstaged",
             "base",
             staged_elision({"ci/base.yaml": "checks: {placeholder: 'off'}\n"}, committed=base),
+        ),
+        Attack(
+            "check",
+            "staged elision, committed policy turned off and staged",
+            "base",
+            staged_elision(off, committed=strict, staged=True),
+        ),
+        Attack(
+            "check",
+            "staged elision, the extended file turned off and staged",
+            "base",
+            staged_elision({"ci/base.yaml": "checks: {placeholder: 'off'}\n"}, committed=base, staged=True),
+        ),
+        Attack(
+            "check",
+            "staged elision, a staged pyproject.toml table placeholder off",
+            "base",
+            staged_elision({"pyproject.toml": '[tool.agent-guard.checks]\nplaceholder = "off"\n'}, staged=True),
         ),
     ]
 

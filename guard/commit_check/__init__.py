@@ -23,8 +23,8 @@ Whole files get only the first group: a budget or a protected path is about a ch
 
 A range is judged by one policy from outside it (``range_policy``: ``--policy``, else the
 one committed at its base), and a commit of it that changes the policy is reported.  The
-staged change is judged by the policy the index holds, as the commit will record it
-(``index_policy``), never by an unstaged edit of it.
+staged change is judged likewise by the policy committed at HEAD (``index_policy``), never by
+one it brings or an unstaged edit of it, and what it does to the policy is reported.
 
 A policy's ``exclude: {CHECK: [globs]}`` keeps a check off some paths (``checks.run``);
 lock files and generated files are not counted in budgets (``checks.budget``); and a
@@ -220,28 +220,29 @@ def _hint(f: Finding, unit: Unit) -> str:
     return f.hint
 
 
-def _baseline(
-    g: Workspace, pol: Policy, base: str | None, from_ref: str | None, staged: index_policy.Read | None
-) -> baseline.Baseline | None:
-    """The baseline the policy names, read as the policy was: a range's from its base commit (none from
-    the null id), the staged change's from the index (`staged` reads it), else from the work tree."""
+def _baseline(g: Workspace, pol: Policy, base: str | None, name: str | None) -> baseline.Baseline | None:
+    """The baseline the policy names, read as the policy was: from the commit `base` (named `name`:
+    a range's base, HEAD for the staged change; none from the null id or no commit yet), else (files
+    checked whole) from the work tree."""
     if pol.baseline is None:
         return None
-    if from_ref is not None:
-        return baseline.from_commit(g.repo, base, pol.baseline, from_ref) if base is not None else None
-    if staged is not None:
-        return index_policy.staged_baseline(staged, pol.baseline)
+    if name is not None:
+        return baseline.from_commit(g.repo, base, pol.baseline, name) if base is not None else None
     return baseline.from_work_tree(g.root, pol.baseline)
 
 
-def _policy(g: Workspace, source: range_policy.RangePolicy | None, staged: index_policy.Read | None) -> Policy:
-    """What the check is judged by: a range's policy from outside it, the staged change's as the
-    index holds it (``index_policy``), else (files checked whole, as they are) the work tree's."""
-    if source is not None:
-        return source.policy
-    if staged is not None:
-        return index_policy.staged(g, staged)
-    return g.policy()
+def _judged_by(
+    g: Workspace, from_ref: str | None, all_files: bool
+) -> tuple[range_policy.RangePolicy | None, range_policy.Watch | None, tuple[str | None, str] | None]:
+    """The policy a check is judged by (None: the work tree's, for files checked whole), what finds
+    the changes to it, and, for the staged change, the commit its baseline is read from (HEAD)."""
+    if from_ref is not None:
+        source = range_policy.for_range(g, from_ref)
+        return source, range_policy.Watch(g.repo, source), None
+    if all_files:
+        return None, None, None
+    staged = index_policy.before_staged(g, index_policy.reader(g.repo, index_file()))
+    return staged.source, range_policy.Watch(g.repo, staged.source, (staged.before, staged.after)), (staged.head, "HEAD")
 
 
 def check(
@@ -279,16 +280,14 @@ def check(
             "check the commits of a range: agent-guard check --from-ref A --to-ref B"
         )
     # A range is judged by a policy from outside it (read before its commits are: a broken
-    # policy is a usage error however long the range).
-    source = range_policy.for_range(g, from_ref) if from_ref is not None else None
+    # policy is a usage error however long the range), the staged change by the one committed
+    # before it (``index_policy``): never by one it brings, or an unstaged edit of it.
+    source, watch, read_at = _judged_by(g, from_ref, all_files)
     units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files, progress)
     base = None if from_ref is None or from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
-    # The staged change is judged by the policy the commit will hold (never an unstaged edit of it).
-    staged_files = index_policy.reader(repo, index_file()) if from_ref is None and not all_files else None
-    pol = _policy(g, source, staged_files)
+    pol = source.policy if source is not None else g.policy()
     judge = _Judge(repo, pol, base)
-    watch = range_policy.Watch(repo, source) if source is not None else None
-    listed = _baseline(g, pol, base, from_ref, staged_files) if use_baseline else None
+    listed = _baseline(g, pol, *(read_at or (base, from_ref))) if use_baseline else None
     findings: list[Finding] = []
     for done, unit in enumerate(units):
         found = judge(unit)

@@ -108,9 +108,11 @@ def _loaded(pol: Policy | None) -> Policy:
 class Watch:
     """Finds the commits of a range that change the policy, one commit after another (oldest first)."""
 
-    def __init__(self, repo: GitRepo, source: RangePolicy) -> None:
+    def __init__(self, repo: GitRepo, source: RangePolicy, staged: tuple[Policy | None, Policy | None] | None = None) -> None:
+        """`staged`: for the staged change (no commit), the policy before it and the one the index holds."""
         self.repo = repo
         self.source = source
+        self.staged = staged
         # Every file a policy of the range was read from: a commit may make the policy
         # extend a new file, which later commits then change.
         self.files = set(source.files)
@@ -119,16 +121,21 @@ class Watch:
         """`found` (the unit's findings) with a finding for each policy file the unit's commit
         changes, in place of the plain protected-path finding on it."""
         commit = unit.commit
-        if commit is None:
+        if commit is None and self.staged is None:
             return list(found)
         touched = [c for c in unit.changes if c.path in self.files or (c.old_path or "") in self.files]
         if not touched:
             return list(found)
         paths = {p for c in touched for p in (c.path, c.old_path) if p}
         out = [f for f in found if not (f.code == "path-protected" and f.path in paths)]
-        parent = self.repo.commit_info(commit).parents[:1]
-        old, _ = self._policy(parent[0] if parent else None)
-        new, failure = self._policy(commit)
+        failure: str | None = None
+        if commit is None:
+            assert self.staged is not None
+            old, new = self.staged
+        else:
+            parent = self.repo.commit_info(commit).parents[:1]
+            old, _ = self._policy(parent[0] if parent else None)
+            new, failure = self._policy(commit)
         from . import CommitFinding  # here: the package imports this module
 
         for change in touched:
@@ -140,9 +147,12 @@ class Watch:
                     "left it: name a preset or a file outside the repository, or leave --policy out to judge "
                     "the range by the policy committed at its base"
                 )
+            elif commit is None:
+                effect = f"this check judged the staged change by {self.source.where}: a commit cannot relax its own check"
             else:
                 effect = f"this check judged every commit of the range by {self.source.where}, which the change does not touch"
-            message = f"{path!r} is a file the policy is read from, and this commit {what}; {effect}"
+            what_it = "the staged change" if commit is None else "this commit"
+            message = f"{path!r} is a file the policy is read from, and {what_it} {what}; {effect}"
             hint = (
                 "review the policy change on its own: it applies to the checks of every range that starts "
                 "after it (a commit that relaxes the policy beside code the old policy refuses is how a check "

@@ -50,7 +50,14 @@ def test_staged_placeholder_is_an_error_and_nothing_changes(repo: Repo, cli) -> 
     assert data["status"] == "refused"
     assert [(f["code"], f["path"], f["line"], f["commit"]) for f in data["findings"]] == [("placeholder", "app.py", 2, None)]
     assert data["files"] == [{"path": "app.py", "op": "modify", "old_path": None, "added": 1, "removed": 4, "repairs": []}]
-    assert data["check"] == {"mode": "staged", "files": 1, "added": 1, "removed": 4, "whole_files": 0}
+    assert data["check"] == {
+        "mode": "staged",
+        "files": 1,
+        "added": 1,
+        "removed": 4,
+        "whole_files": 0,
+        "policy": "the preset default (HEAD holds no policy)",
+    }
 
 
 def test_clean_staged_change_passes(repo: Repo, cli) -> None:

@@ -204,7 +204,7 @@ def test_policy_from_args_and_repository_file(project: Repo, env: dict[str, str]
     project.git("add", ".pre-commit-config.yaml")
     strict = pre_commit(project.root, env, "run")
     assert strict.returncode == 1 and "app.py:5: whitespace:" in _out(strict)
-    # The repository's own .agent-guard.yaml is the policy when no --policy is given.
+    # The repository's own .agent-guard.yaml, as committed, is the policy when no --policy is given.
     project.write(
         {
             ".pre-commit-config.yaml": config.replace("        args: [--policy, strict]\n", ""),
@@ -212,6 +212,7 @@ def test_policy_from_args_and_repository_file(project: Repo, env: dict[str, str]
         }
     )
     project.git("add", "-A")
+    project.git("commit", "-q", "--no-verify", "-m", "the policy", "--", ".pre-commit-config.yaml", ".agent-guard.yaml")
     own = pre_commit(project.root, env, "run")
     assert own.returncode == 1 and "app.py:5: whitespace:" in _out(own)
 

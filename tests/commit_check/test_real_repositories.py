@@ -43,13 +43,15 @@ def test_a_lock_file_is_not_counted_in_the_budget(repo: Repo, cli) -> None:  # t
     repo.git("add", "-A")
     r = cli("check", "--json")
     assert r.code == 0 and _codes(r) == [], r
-    # Counted in when the policy says so (as staged: the commit's policy): the budget then holds them too.
-    (repo.root / ".agent-guard.yaml").write_text("budget: {skip_generated: false}\n")
+    # Counted in when the policy says so (as committed before the change): the budget then holds them too.
+    repo.write({".agent-guard.yaml": "budget: {skip_generated: false}\n"})
     repo.git("add", ".agent-guard.yaml")
+    repo.git("commit", "-qm", "the policy", "--", ".agent-guard.yaml")
     r = cli("check", "--json")
     assert r.code == 1 and ("budget", None) in _codes(r), r
     # A lock file does not hide what else the commit does: the other files still count.
-    (repo.root / ".agent-guard.yaml").unlink()
+    repo.git("rm", "-q", ".agent-guard.yaml")
+    repo.git("commit", "-qm", "no policy", "--", ".agent-guard.yaml")
     repo.write({"src/big.py": "x = 1\n" * 401})
     repo.git("add", "-A")
     r = cli("check", "--json")

@@ -1,11 +1,13 @@
-"""The staged check reads the policy as the commit will hold it: from the index, never the work tree.
+"""The staged check is judged by the policy committed before the change: never the work tree's,
+never one the change itself brings.
 
-An unstaged `placeholder: off` (in `.agent-guard.yaml`, in pyproject.toml's table, in a
-file `extends:` names) is not what the commit records, so it must not let a staged
-elision through; a policy staged as deleted is gone for the commit; an `extends:` target
-the index does not hold is a policy the commit cannot be read by.  Checked in-process,
-through the plain git hook (which judges the index git prepared, `git commit PATH` a
-temporary one), and under the real pre-commit framework, which stashes unstaged changes
+An unstaged `placeholder: off` (in `.agent-guard.yaml`, in pyproject.toml's table, in a file
+`extends:` names) is not what the commit records, so it must not let a staged elision through;
+nor may a staged one: a commit cannot relax its own check (an agent's `git add` of a relaxed
+policy, or `git commit -a` over both).  What the staged change does to the policy is read from
+the index and reported; a staged policy that cannot be loaded is a usage error.  Checked
+in-process, through the plain git hook (which judges the index git prepared, `git commit PATH`
+a temporary one), and under the real pre-commit framework, which stashes unstaged changes
 itself but leaves untracked files where they are.
 """
 
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Repo, checkout_env, command
+from conftest import Repo, checkout_env, command, git
 
 CODE = (
     "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n\n\n"
@@ -71,19 +73,26 @@ def test_an_unstaged_pyproject_table_does_not_relax_the_staged_check(repo: Repo,
     assert _placeholders(result) == [("placeholder", "app.py", 2)]
 
 
-def test_a_staged_pyproject_table_is_the_policy(repo: Repo, cli) -> None:
-    # The table the index holds counts, as the commit will record it (with a warning on the change).
+def test_a_staged_pyproject_table_does_not_judge_its_own_commit(repo: Repo, cli) -> None:
+    # The table the index holds is reported, and judges the commits after this one.
     repo.commit({"app.py": CODE, "pyproject.toml": '[project]\nname = "app"\n'})
     repo.write({"pyproject.toml": '[project]\nname = "app"\n\n[tool.agent-guard]\nchecks = {placeholder = "warning"}\n'})
     repo.git("add", "pyproject.toml")
     _stage_elision(repo)
     repo.write({"pyproject.toml": '[project]\nname = "app"\n'})  # the work tree's has none
     result = cli("check", "--json")
-    assert result.code == 0, result
-    assert [(f["code"], f["severity"]) for f in result.json()["findings"]] == [
-        ("placeholder", "warning"),
-        ("path-protected", "warning"),
-    ]
+    assert result.code == 1, result
+    found = [(f["code"], f["severity"], f["path"]) for f in result.json()["findings"]]
+    assert ("placeholder", "error", "app.py") in found and ("path-protected", "warning", "pyproject.toml") in found
+    assert "relaxes the policy: checks.placeholder error -> warning" in result.stdout
+
+
+def test_a_pyproject_change_that_is_no_policy_is_not_reported(repo: Repo, cli) -> None:
+    repo.commit({"app.py": CODE, "pyproject.toml": '[project]\nname = "app"\n'})
+    repo.write({"pyproject.toml": '[project]\nname = "app"\nversion = "2"\n'})
+    repo.git("add", "pyproject.toml")
+    result = cli("check", "--json")
+    assert result.code == 0 and result.json()["findings"] == [], result
 
 
 def test_an_unstaged_extends_target_does_not_relax_the_staged_check(repo: Repo, cli) -> None:
@@ -105,38 +114,55 @@ def test_an_extends_target_the_index_lacks_is_a_usage_error(repo: Repo, cli) -> 
     assert "local.yaml is not a file in the index" in result.stderr, result
 
 
-def test_a_policy_staged_as_deleted_is_gone_for_the_commit(repo: Repo, cli) -> None:
-    repo.commit({"app.py": CODE, ".agent-guard.yaml": OFF})
+def test_a_policy_staged_as_deleted_is_reported_and_judges_its_commit(repo: Repo, cli) -> None:
+    repo.commit({"app.py": CODE, ".agent-guard.yaml": ERROR})
     repo.git("rm", "-q", "--cached", ".agent-guard.yaml")  # still in the work tree
     _stage_elision(repo)
     result = cli("check", "--json")
     assert result.code == 1, result
     assert _placeholders(result) == [("placeholder", "app.py", 2)]
+    assert "deletes .agent-guard.yaml" in result.stdout
 
 
-def test_a_staged_policy_change_is_what_the_commit_holds(repo: Repo, cli) -> None:
+@pytest.mark.parametrize("how", ["git add", "update-index"])
+def test_a_staged_policy_change_cannot_relax_its_own_commit(repo: Repo, cli, how: str) -> None:
+    """The agent stages `placeholder: off` beside an elision, with the work tree's policy as it was."""
     repo.commit({"app.py": CODE, ".agent-guard.yaml": ERROR})
-    repo.write({".agent-guard.yaml": "checks:\n  placeholder: warning\n"})
-    repo.git("add", ".agent-guard.yaml")
+    if how == "git add":
+        repo.write({".agent-guard.yaml": OFF + "  path-protected: off\n"})
+        repo.git("add", ".agent-guard.yaml")
+        repo.write({".agent-guard.yaml": ERROR})  # unstaged: the work tree looks as before
+    else:
+        blob = git(repo.root, "hash-object", "-w", "--stdin", input=OFF.encode()).strip()
+        repo.git("update-index", "--cacheinfo", f"100644,{blob},.agent-guard.yaml")
     _stage_elision(repo)
-    repo.write({".agent-guard.yaml": ERROR})  # unstaged: not what is committed
+    result = cli("check", "--json")
+    assert result.code == 1, result
+    found = [(f["code"], f["severity"], f["path"]) for f in result.json()["findings"]]
+    assert ("placeholder", "error", "app.py") in found
+    assert ("path-protected", "warning", ".agent-guard.yaml") in found
+    assert "relaxes the policy: checks." in result.stdout and "a commit cannot relax its own check" in result.stdout
+
+
+def test_a_committed_policy_change_judges_the_next_commit(repo: Repo, cli) -> None:
+    repo.commit({"app.py": CODE, ".agent-guard.yaml": ERROR})
+    repo.commit({".agent-guard.yaml": "checks:\n  placeholder: warning\n"}, message="relax, reviewed")
+    _stage_elision(repo)
     result = cli("check", "--json")
     assert result.code == 0, result
-    found = [(f["code"], f["severity"], f["path"]) for f in result.json()["findings"]]
-    assert ("placeholder", "warning", "app.py") in found
-    assert ("path-protected", "warning", ".agent-guard.yaml") in found
+    assert [(f["code"], f["severity"]) for f in result.json()["findings"]] == [("placeholder", "warning")]
 
 
-def test_a_linked_policy_is_the_file_the_index_links_to(repo: Repo, cli, tmp_path: Path) -> None:
+def test_a_linked_policy_is_the_file_the_commit_links_to(repo: Repo, cli, tmp_path: Path) -> None:
     repo.write({"config/guard.yaml": "checks:\n  placeholder: warning\n"})
     os.symlink("config/guard.yaml", repo.root / ".agent-guard.yaml")
     repo.commit({"app.py": CODE})
     _stage_elision(repo)
-    repo.write({"config/guard.yaml": OFF})  # unstaged: the link leads to the staged text
+    repo.write({"config/guard.yaml": OFF})  # unstaged: the link leads to the committed text
     result = cli("check", "--json")
     assert result.code == 0, result
     assert [(f["code"], f["severity"]) for f in result.json()["findings"]] == [("placeholder", "warning")]
-    # A link out of the repository leads to nothing the commit holds: say so, never guess.
+    # A staged link out of the repository leads to nothing a commit holds: say so, never guess.
     outside = tmp_path / "relaxed.yaml"
     outside.write_text(OFF)
     (repo.root / ".agent-guard.yaml").unlink()
@@ -169,7 +195,7 @@ def _commit(repo: Repo, *args: str) -> subprocess.CompletedProcess[bytes]:
     return command(repo.root, "git", "commit", "-q", *args, timeout=300)
 
 
-def test_the_git_hook_judges_by_the_index_policy(repo: Repo, cli) -> None:
+def test_the_git_hook_judges_by_the_committed_policy(repo: Repo, cli) -> None:
     repo.commit({"app.py": CODE, ".agent-guard.yaml": ERROR})
     assert cli("install-hook").code == 0
     start = repo.head()
@@ -183,10 +209,13 @@ def test_the_git_hook_judges_by_the_index_policy(repo: Repo, cli) -> None:
     only = _commit(repo, "-m", "lazy", "app.py")
     assert only.returncode != 0 and b"app.py:2: placeholder:" in only.stdout + only.stderr, only
     assert repo.head() == start
-    # `git commit -a` records the relaxed policy with the elision: the commit holds `off`.
+    # `git commit -a` over the relaxed policy and the elision: a commit cannot relax its own check.
     relaxed = _commit(repo, "-a", "-m", "relax and elide")
-    assert relaxed.returncode == 0, relaxed
-    assert repo.git("show", "HEAD:.agent-guard.yaml") == OFF
+    assert relaxed.returncode != 0 and b"app.py:2: placeholder:" in relaxed.stdout + relaxed.stderr, relaxed
+    assert repo.head() == start
+    # Committed on its own (and reviewed), the relaxed policy judges the next commit.
+    assert _commit(repo, "-m", "relax", ".agent-guard.yaml").returncode == 0
+    assert _commit(repo, "-a", "-m", "elide").returncode == 0
 
 
 # --- the pre-commit framework -------------------------------------------------------------
