@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ..policy import Policy
     from ..repo import GitRepo
     from ..repo.shadow import Shadow
-    from ..repo.watch import Watch
     from .cache import Results, Seen
     from .commands import Invocation
     from .guarded import Before
@@ -244,7 +243,6 @@ class _Session:
         self.edited: tuple[str, ...] = ()  # the edit's files the checkout holds: a change to them is a fix
         self.others: dict[str, int] = {}  # command -> files it changed beyond the edit's (put back)
         self.before: Before | None = None  # the user's repository before the first command ran unconfined
-        self.seen: Watch | None = None  # and the watch on its work tree since
         self.ran: list[str] = []  # the commands run (not answered from the cache), in order
         self.secrets: dict[bytes, str] | None = None  # protected lines (protected.needles), read when first needed
 
@@ -333,9 +331,9 @@ class _Session:
 
         if self.before is None:
             return None
-        before, self.before, seen, self.seen = self.before, None, self.seen, None
+        before, self.before = self.before, None
         try:
-            done = guarded.put_back(self.repo, before, self.pol.ledger_prefix, self.pol.max_file_bytes, seen)
+            done = guarded.put_back(self.repo, before, self.pol.ledger_prefix, self.pol.max_file_bytes)
         except (GitError, OSError) as exc:
             return error(
                 "verify",
@@ -423,7 +421,6 @@ class _Session:
             from . import guarded
 
             self.before = guarded.take(self.repo, self.pol.ledger_prefix, self.pol.max_file_bytes)
-            self.seen = guarded.watch(self.repo, self.before, self.shadow.folders())
         self.ran.append(inv.command.name)
         self.shadow.running(None)
         ran = execute(self._argv(inv), str(self.shadow.work), command_environment(), limit, started=self.shadow.running)

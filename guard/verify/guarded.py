@@ -11,11 +11,8 @@ before the first one runs to after the last), ``take`` notes:
 - the entries at the top of the hooks folder (``core.hooksPath``, else ``hooks/``) and the
   repository's config files, as bytes (they are small).
 
-and sets a watch (``repo/watch.py``) on the work tree's folders (those the checkout's tracked
-files are in, and those of the files git status listed): when it saw nothing touched outside
-``.git``, the work tree is not asked about again, which on a large tree saves a second git status.
-What the watch cannot see (``watch.py``; and a file made in a folder it does not watch: one that
-holds only ignored files, or none) is then missed.
+and afterwards asks git status again: every change is seen as a fresh read sees it (a watch that
+skipped the second status on a large tree missed a file made in a folder it did not watch).
 
 ``put_back`` compares, then restores under the repository lock: files through the journaled
 writer (``worktree.write``: all or none, permission bits kept, the execute bit as git had it),
@@ -38,14 +35,13 @@ import os
 import shutil
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..model import Finding, Value, error
 
 if TYPE_CHECKING:
     from ..record.snapshot import Snapshot
     from ..repo import GitRepo
-    from ..repo.watch import Watch
 
 SHOWN = 30  # things put back a finding lists one by one
 _HOOK_BYTES = 1 << 20  # a hook or config file larger than this is not kept (nor put back)
@@ -88,30 +84,17 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Before:
     )
 
 
-def watch(repo: GitRepo, before: Before, tracked_folders: Iterable[str]) -> Watch:
-    """A watch on the work tree's folders (`tracked_folders` and those of the paths git status listed)."""
-    from ..repo.shadow import parents
-    from ..repo.watch import Watch
-
-    return Watch(repo.root, sorted(parents(before.snap.dirty) | set(tracked_folders)), skip=frozenset({".git"}))
-
-
-def put_back(repo: GitRepo, before: Before, prefix: str, limit: int | None, seen: Watch | None = None) -> PutBack:
-    """Compare the user's repository with `before` and put back what changed (see the module doc).
-    `seen`: the watch set on the work tree after `before` was taken (closed here)."""
+def put_back(repo: GitRepo, before: Before, prefix: str, limit: int | None) -> PutBack:
+    """Compare the user's repository with `before` and put back what changed (see the module doc)."""
     from .. import worktree
     from ..record import snapshot, stage
 
-    touched = seen.touched() if seen is not None else None
-    if seen is not None:
-        seen.close()
     done: list[str] = []
     left: list[str] = []
     try:
         with worktree.locked(repo):
             stage.recover(repo)
-            if touched is None or touched.paths():
-                _files(repo, before.snap, prefix, limit, done, left)
+            _files(repo, before.snap, prefix, limit, done, left)
             _index(repo, before.snap, done, left)
             _head(repo, before.head, done)
             _ref_moves(repo, before.refs, _refs(repo, prefix), done, left)
