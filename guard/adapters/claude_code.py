@@ -56,7 +56,7 @@ import signal
 import time
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import UsageError
 from ..files.filekind import read_regular
@@ -1029,14 +1029,20 @@ def _first_stash(cwd: str, text: str, name: str, policy: str | None) -> tuple[Gu
     from the cwd or a folder above it (the pre hook's cwd, which a `cd` may have left)."""
     from ..record import entered
 
+    noted = _pending_roots(name)  # taken away whichever way the stash is found
+
+    def ways() -> Iterator[list[str]]:  # the command is read only when those found nothing
+        yield [cwd]
+        yield noted
+        up = cwd
+        while True:
+            yield list(entered.entered(text, up).folders)
+            if os.path.dirname(up) == up:
+                return
+            up = os.path.dirname(up)
+
     seen: set[str] = set()
-    up, ways = cwd, [[cwd], _pending_roots(name)]
-    while True:
-        ways.append(list(entered.entered(text, up).folders))
-        if os.path.dirname(up) == up:
-            break
-        up = os.path.dirname(up)
-    for folders in ways:
+    for folders in ways():
         for g in _repositories(folders, policy, seen):
             doc = _command_stash(g, name)
             if doc is not None:

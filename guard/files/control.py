@@ -206,10 +206,8 @@ def fixed_kind(path: str) -> str | None:
 
 
 # Outside every repository: the user's own settings that switch agent-guard off or change what git runs.
-_USER_FILES = {
-    ".claude.json": "Claude Code's user state: its MCP servers and project settings",
-    ".gitconfig": "your git configuration: it names the commands git runs (hooks path, filters, pager...)",
-}
+_GIT_CONFIG = "your git configuration: it names the commands git runs (hooks path, filters, pager...)"
+_USER_FILES = {".claude.json": "Claude Code's user state: its MCP servers and project settings", ".gitconfig": _GIT_CONFIG}
 _USER_GIT = ("config", "attributes", "ignore")  # ~/.config/git/*
 
 
@@ -223,7 +221,7 @@ def user_kind(path: str) -> str | None:
     if names[-1] in _USER_FILES:
         return _USER_FILES[names[-1]]
     if len(names) >= 3 and names[-3:-1] == [".config", "git"] and names[-1] in _USER_GIT:
-        return "your git configuration: it names the commands git runs (hooks path, filters, pager...)"
+        return _GIT_CONFIG
     if len(names) >= 2 and names[-2] == "opencode" and names[-1] in ("opencode.json", "opencode.jsonc", "config.json"):
         return _HARNESS_FILES["opencode.json"]
     return harness_kind(names)

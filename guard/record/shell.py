@@ -91,7 +91,10 @@ class Before(Value):
     def from_json(cls, doc: object) -> Before:
         if not isinstance(doc, dict) or not isinstance(doc.get("ignored", {}), dict):
             raise ValueError("not a shell turn's stash")
-        return cls(snapshot.Snapshot.from_json(doc["snapshot"]), _policy(doc["policy"]), dict(doc.get("ignored", {})))
+        ignored = dict(doc.get("ignored", {}))
+        if any("/" in name or name in ("", ".", "..", ".git") for name in ignored):
+            raise ValueError("not a shell turn's stash: an ignored file's name is no name at the top of the tree")
+        return cls(snapshot.Snapshot.from_json(doc["snapshot"]), _policy(doc["policy"]), ignored)
 
 
 def _policy(doc: object) -> Policy:
