@@ -6,9 +6,8 @@ The Python API returns the same values the CLI renders::
     report = guard.apply(patch_text, repo="path/to/repo", agent="claude")
     report.status, report.findings, report.diff
 
-Each function keeps one ``Guard`` session per repository (and per policy), so a
-long-running harness pays for opening the repository and parsing the policy once.
-Use ``guard.Guard(repo)`` directly for explicit control.
+Each function is one call: it opens the repository and reads its policy as they are now,
+and keeps nothing for the next (``guard.Guard(repo)`` is the same, as an object).
 
 Relative paths in an edit follow the command line's rule: they start from the
 process's current folder when it is inside the repository's work tree (as for
@@ -25,45 +24,19 @@ if TYPE_CHECKING:
     from .engine import Guard
     from .report import Report
 
-__all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session", "forget"]
-
-# The Guards the functions below share, by (folder, policy), most recently used last; a
-# harness that visits many repositories keeps the newest `_KEPT` (each holds a libgit2
-# handle and its caches).  `forget` empties it.
-_sessions: dict[tuple[str, str | None], "Guard"] = {}
-_KEPT = 32
+__all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session"]
 
 
 def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "Guard":
-    """The cached Guard for `repo` (any folder inside it) and `policy`."""
+    """A Guard for `repo` (any folder inside it) and `policy`, with any write a crash cut short rolled back.
+
+    Each call of a Guard reads the repository and its policy as they are then: one may be kept
+    for as long as a harness likes, and nothing it read goes stale."""
     from .engine import Guard
 
-    key = (os.path.realpath(repo), policy)
-    g = _sessions.pop(key, None)
-    if g is None:
-        g = Guard(repo, policy)
-        # Any folder of one repository shares its session.
-        g = _sessions.pop((str(g.root), policy), g)
-        _sessions[(str(g.root), policy)] = g
-    _sessions[key] = g
+    g = Guard(repo, policy)
     g.recover()  # cheap when nothing was interrupted: a look for the journal
-    while len({id(v) for v in _sessions.values()}) > _KEPT:
-        oldest = next(iter(_sessions.values()))
-        for k in [k for k, v in _sessions.items() if v is oldest]:
-            del _sessions[k]
     return g
-
-
-def forget(repo: str | os.PathLike[str] | None = None) -> None:
-    """Drop the cached Guards of `repo` (any folder inside it), or every one: the next call opens
-    the repository afresh and reads its policy again."""
-    if repo is None:
-        _sessions.clear()
-        return
-    real = os.path.realpath(repo)
-    gone = {id(v) for k, v in _sessions.items() if k[0] == real or str(v.root) == real or real.startswith(str(v.root) + os.sep)}
-    for k in [k for k, v in _sessions.items() if id(v) in gone]:
-        del _sessions[k]
 
 
 def apply(

@@ -1,4 +1,4 @@
-"""The Python API (`guard.apply/check/read/rollback/log`): the CLI's values, one session per repository."""
+"""The Python API (`guard.apply/check/read/rollback/log`): the CLI's values, each call read afresh."""
 
 from __future__ import annotations
 
@@ -15,11 +15,6 @@ import guard
 import guard.policy
 
 SRC = "def greet(name):\n    return 'hello ' + name\n\n\ndef part(name):\n    return 'bye ' + name\n"
-
-
-@pytest.fixture(autouse=True)
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guard, "_sessions", {})
 
 
 @pytest.fixture
@@ -72,7 +67,7 @@ def test_refusal_is_a_value_and_changes_nothing(project: Repo) -> None:
 
 
 def test_usage_errors_raise(project: Repo, tmp_path: Path) -> None:
-    from guard.engine import UsageError
+    from guard.errors import UsageError
 
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -97,49 +92,26 @@ def test_log_and_rollback(project: Repo) -> None:
     assert [e["rolled_back"] for e in guard.log(project.root, agent="h")] == [False, False, True]
 
 
-def test_one_session_per_repository_and_policy(project: Repo) -> None:
+def test_nothing_is_kept_between_calls(project: Repo) -> None:
+    """No module state: each `session` is a new Guard, and the API keeps none of them."""
     s = guard.session(project.root)
-    assert guard.session(project.root) is s
-    assert guard.session(str(project.root)) is s
-    assert guard.session(project.root, policy="strict") is not s
+    assert guard.session(project.root) is not s
+    assert not any(isinstance(v, dict) and v for k, v in vars(guard).items() if not k.startswith("__"))
 
 
-def test_sessions_are_bounded_and_forgotten(tmp_path: Path, project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guard, "_KEPT", 3)
-    s = guard.session(project.root)
-    (project.root / "sub").mkdir()
-    assert guard.session(project.root / "sub") is s  # any folder of the repository
-    others = []
-    for n in range(4):
-        (tmp_path / f"other{n}").mkdir()
-        other = Repo(tmp_path / f"other{n}")
-        other.commit({"a.txt": "a\n"})
-        others.append(guard.session(other.root))
-    assert len({id(g) for g in guard._sessions.values()}) == 3
-    assert guard.session(project.root) is not s  # the oldest went
-    kept = guard.session(others[-1].root)
-    guard.forget(others[-1].root)
-    assert guard.session(others[-1].root) is not kept
-    guard.forget()
-    assert guard._sessions == {}
-
-
-def test_policy_is_read_once_for_many_calls(project: Repo, loads: list[tuple[Any, ...]]) -> None:
-    for n in range(5):
-        r = guard.apply(edit("'hello '" if n == 0 else f"'hello{n - 1} '", f"'hello{n} '"), repo=project.root, agent="h")
+def test_the_policy_is_read_for_every_call(project: Repo, loads: list[tuple[Any, ...]]) -> None:
+    g = guard.session(project.root)
+    for n in range(3):
+        r = g.apply(edit("'hello '" if n == 0 else f"'hello{n - 1} '", f"'hello{n} '"), agent="h")
         assert r.status == "applied", r.findings
-    guard.apply(edit("nope", "x"), repo=project.root, agent="h", check=True)
-    guard.log(project.root, agent="h")
-    guard.rollback(project.root, agent="h")
-    assert len(loads) == 1
-    # A changed policy file is picked up on the next call, once.
+    assert len(loads) == 3
+    # A changed policy file is seen by the next call, whatever its time stamp says.
+    st = os.stat(project.root / "hello.py")
     project.write({".agent-guard.yaml": "extends: default\nbudget:\n  per_edit: {lines_added: 0}\n"})
-    st = os.stat(project.root / ".agent-guard.yaml")
-    os.utime(project.root / ".agent-guard.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-    r = guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")
-    r2 = guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")
-    assert r.status == r2.status == "refused" and r.findings[0].code == "budget"
-    assert len(loads) == 2
+    os.utime(project.root / ".agent-guard.yaml", ns=(st.st_atime_ns, st.st_mtime_ns))
+    r = g.apply(edit("'bye '", "'ciao '"), agent="h")
+    assert r.status == "refused" and r.findings[0].code == "budget", r.findings
+    assert len(loads) == 4
 
 
 def test_long_running_session_sees_outside_changes(project: Repo) -> None:

@@ -58,7 +58,6 @@ LAYERS: list[tuple[str, list[str]]] = [
             "guard.locate",
             "guard.checks",
             "guard.files.target",
-            "guard.suggest",
         ],
     ),
     (
@@ -74,7 +73,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ),
     (
         "the pipeline and the commit check",
-        ["guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"],
+        ["guard.pipeline", "guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"],
     ),
     ("what works on turns already made", ["guard.record.history", "guard.record.footprint", "guard.record.shell"]),
     (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -354,72 +353,15 @@ def test_tiers_come_in_locate_order(tmp_path: Path) -> None:
     assert policy.load(None, str(f)).tiers == ("offset", "eol", "fuzz")
 
 
-# ---------------------------------------------------------------------- the parse cache
-
-
-def _cached_files(home: Path) -> list[Path]:
-    return sorted((home / ".cache" / "agent-guard" / "policies").glob("*.json"))
-
-
-def test_parsed_policies_are_kept_and_used_only_for_the_same_text(tmp_path: Path) -> None:
+def test_no_policy_is_kept_between_loads(tmp_path: Path) -> None:
+    """Each load parses the files as they are: nothing written outside the repository, nothing kept."""
     home = Path(os.environ["HOME"])
     f = tmp_path / "p.yaml"
     f.write_text("checks:\n  placeholder: warning\n")
-    first = policy.load(tmp_path, str(f))
-    assert first.level("placeholder") == "warning"
-    kept = _cached_files(home)
-    assert kept  # the preset `default` it extends and this file
-    # Same text: the same policy, from the cache.
     assert policy.load(tmp_path, str(f)).level("placeholder") == "warning"
-    # A changed file is parsed again, whatever the cache holds.
     f.write_text("checks:\n  placeholder: off\n")
     assert policy.load(tmp_path, str(f)).level("placeholder") == "off"
-    # An entry for other text under the same name is not used.
-    for entry in _cached_files(home):
-        doc = json.loads(entry.read_text())
-        if "placeholder: off" in doc["text"]:
-            entry.write_text(json.dumps({**doc, "text": doc["text"] + "# other\n", "data": {"checks": {}}}))
-    assert policy.load(tmp_path, str(f)).level("placeholder") == "off"
-
-
-def test_a_broken_or_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    f = tmp_path / "p.yaml"
-    f.write_text("checks:\n  whitespace: off\n")
-    policy.load(tmp_path, str(f))
-    for entry in _cached_files(Path(os.environ["HOME"])):
-        entry.write_text("{not json")
-    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
-    blocked = tmp_path / "blocked"
-    blocked.write_text("a file where the cache folder would be")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")
-    assert policy.load(tmp_path, str(f)).level("whitespace") == "off"
-    assert not (tmp_path / "relative").exists()
-
-
-def test_the_cache_is_pruned(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every edited policy text leaves an entry: past the limit the oldest half goes."""
-    home = Path(os.environ["HOME"])
-    monkeypatch.setattr(policy, "_CACHE_ENTRIES", 10)
-    for n in range(10):
-        policy._remember(f"n: {n}\n", {"n": n})
-        entry = policy.PolicyCache.of_user().path(f"n: {n}\n")
-        assert entry is not None
-        os.utime(entry, ns=(10**18 + n * 10**9, 10**18 + n * 10**9))  # written a second apart
-    assert len(_cached_files(home)) == 10
-    policy._remember("n: 10\n", {"n": 10})
-    assert len(_cached_files(home)) == 5
-    assert policy._remembered("n: 10\n") == {"n": 10}  # the newest stays
-    assert [policy._remembered(f"n: {n}\n") == {"n": n} for n in range(10)] == [False] * 6 + [True] * 4
-
-
-def test_data_json_cannot_hold_is_not_kept(tmp_path: Path) -> None:
-    home = Path(os.environ["HOME"])
-    policy._remember("when: 2026-01-01\n", yaml.safe_load("when: 2026-01-01\n"))
-    policy._remember("1: one\n", {1: "one"})
-    assert not _cached_files(home)
-    assert policy._remembered("1: one\n") is policy._NOT_REMEMBERED
+    assert not (home / ".cache" / "agent-guard").exists()
 
 
 # --- protected paths: lists replace, protected_extra adds, the policy's own files --------------
@@ -538,18 +480,17 @@ def test_policy_show_outside_a_repository(tmp_path: Path, cli, monkeypatch: pyte
 
 def test_policies_that_say_the_same_are_equal(tmp_path: Path) -> None:
     write(tmp_path / ".agent-guard.yaml", "extends: default\nchecks:\n  placeholder: warning\n")
-    nothing_kept = policy.PolicyCache(None)
-    one = policy.load(tmp_path, agent="a", cache=nothing_kept)
-    two = policy.load(tmp_path, agent="a", cache=nothing_kept)
+    one = policy.load(tmp_path, agent="a")
+    two = policy.load(tmp_path, agent="a")
     assert one is not two and one.data is not two.data
     assert one.protected  # a cached answer worked out on one alone is no part of what it says
     assert one == two and hash(one) == hash(two) and len({one, two}) == 1
     # What holds a policy compares by it: a range judged by an equal policy is judged the same.
     assert judged_by(one) == judged_by(two) and hash(judged_by(one)) == hash(judged_by(two))
     write(tmp_path / ".agent-guard.yaml", "extends: default\nchecks:\n  placeholder: error\n")
-    other = policy.load(tmp_path, agent="a", cache=nothing_kept)
+    other = policy.load(tmp_path, agent="a")
     assert other != one and other.name == one.name and hash(other) == hash(one)  # the same name, other settings
-    assert policy.load(tmp_path, agent="b", cache=nothing_kept) != other
+    assert policy.load(tmp_path, agent="b") != other
     assert one._replace(agent="b").agent == "b" and one.agent == "a"
 
 

@@ -77,12 +77,21 @@ class Tool(Value):
 
 
 class Session:
-    """One repository, one agent, one policy: what every tool call works on."""
+    """One repository, one agent, one policy: what every tool call works on.
+
+    The server lives as long as the agent's session; each tool call opens the repository anew
+    (``fresh``), so it sees the repository and its policy as they are then."""
 
     def __init__(self, g, agent: str, require_read: bool = True) -> None:  # type: ignore[no-untyped-def]
         self.g = g
         self.agent = agent
         self.require_read = require_read
+
+    def fresh(self) -> None:
+        """A new ``Guard`` on the same repository, policy and budget session, for the next call."""
+        again = type(self.g)(self.g.root, self.g.policy_spec)
+        again.budget_session = self.g.budget_session
+        self.g = again
 
     def call(self, name: str, args: dict[str, Any]) -> Result:
         from ..errors import UsageError
@@ -94,6 +103,7 @@ class Session:
         if problem:
             return Result(f"{name}: {problem}", error=True)
         try:
+            self.fresh()
             return tool.run(self, args)
         except UsageError as exc:
             return Result(f"{name}: {exc}", error=True)

@@ -29,7 +29,7 @@ from typing import Callable
 from .. import policy as policy_mod
 from ..errors import UsageError
 from ..model import Value
-from ..policy import Policy, PolicyCache
+from ..policy import Policy
 from ..policy.pyproject import FILE as PYPROJECT
 from ..policy.pyproject import TABLE
 from ..repo import EXEC, FILE, GITLINK, LINK, Entry, GitError, GitRepo
@@ -104,17 +104,17 @@ class Staged(Value):
 
 def before_staged(g: Workspace, read: Read) -> Staged:
     """The policy of the staged change: ``--policy`` when given, else HEAD's (the module doc)."""
-    cache, ignorecase = g.policy_cache, g.repo.ignores_case()
+    ignorecase = g.repo.ignores_case()
     head = g.repo.head_commit()
     try:
-        before = _policy_in(head_reader(g.repo, head), "HEAD", cache, ignorecase) if head is not None else None
+        before = _policy_in(head_reader(g.repo, head), "HEAD", ignorecase) if head is not None else None
     except policy_mod.PolicyError as exc:
         raise UsageError(
             f"policy: {exc}\n(the staged change is judged by the policy committed at HEAD; to judge it by another, "
             "give --policy NAME|FILE)"
         ) from None
     try:
-        after = _policy_in(read, WHERE, cache, ignorecase)
+        after = _policy_in(read, WHERE, ignorecase)
     except policy_mod.PolicyError as exc:
         raise UsageError(
             f"policy: {exc}\n(the policy the index holds is the one this commit leaves for every later check: "
@@ -125,7 +125,7 @@ def before_staged(g: Workspace, read: Read) -> Staged:
     elif before is not None:
         pol, where = before, "the policy committed at HEAD"
     else:
-        pol = policy_mod.load(None, cache=cache, ignorecase=ignorecase)
+        pol = policy_mod.load(None, ignorecase=ignorecase)
         where = "the preset default (HEAD holds no policy)" if head is not None else "the preset default (no commit yet)"
     files = {policy_mod.DEFAULT_FILE, *pol.own_files}
     for side in (before, after):
@@ -136,7 +136,7 @@ def before_staged(g: Workspace, read: Read) -> Staged:
     return Staged(range_policy.RangePolicy(pol, where, frozenset(files)), head, before, after)
 
 
-def _policy_in(read: Read, where: str, cache: PolicyCache | None, ignorecase: bool) -> Policy | None:
+def _policy_in(read: Read, where: str, ignorecase: bool) -> Policy | None:
     """The .agent-guard.yaml `read` gives (from `where`), else its pyproject.toml's table; None when it holds neither."""
 
     def text(path: str) -> str | None:
@@ -146,9 +146,9 @@ def _policy_in(read: Read, where: str, cache: PolicyCache | None, ignorecase: bo
     own = text(policy_mod.DEFAULT_FILE)
     if own is not None:
         label = f"{where}:{policy_mod.DEFAULT_FILE}"
-        return policy_mod.load_committed(own, label, cache=cache, read=text, at=where, ignorecase=ignorecase)
+        return policy_mod.load_committed(own, label, read=text, at=where, ignorecase=ignorecase)
     table = read(PYPROJECT)
     if table is None:
         return None
     label = f"{where}:{PYPROJECT} {TABLE}"
-    return policy_mod.load_committed_table(table, label, cache=cache, read=text, at=where, ignorecase=ignorecase)
+    return policy_mod.load_committed_table(table, label, read=text, at=where, ignorecase=ignorecase)

@@ -16,7 +16,6 @@ setting they enforce.  What a file may say is ``schema``'s.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cached_property
 from pathlib import Path
@@ -60,7 +59,6 @@ __all__ = [
     "load_committed",
     "load_committed_table",
     "Policy",
-    "PolicyCache",
     "PolicyError",
     "as_dict",
     "preset_about",
@@ -89,7 +87,7 @@ def _is_bare_name(spec: str) -> bool:
     return "/" not in spec and "\\" not in spec and not spec.endswith((".yaml", ".yml"))
 
 
-def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
+def _read_yaml(path: Path, label: str) -> object:
     from ..files.filekind import NotRegular, open_regular
 
     try:
@@ -103,38 +101,33 @@ def _read_yaml(path: Path, label: str, cache: PolicyCache) -> object:
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
-    return _parse_yaml(text, label, cache)
+    return _parse_yaml(text, label)
 
 
-def _parse_yaml(text: str, label: str, cache: PolicyCache) -> object:
-    data = _remembered(text, cache)
-    if data is _NOT_REMEMBERED:
-        import yaml
+def _parse_yaml(text: str, label: str) -> object:
+    import yaml
 
-        try:
-            # libyaml's parser where PyYAML has it (the same safe constructors; ~9x faster than
-            # the pure-Python one: 0.7 ms against 5.8 ms for the strict preset, paid by every
-            # command whose parsed policies are not cached yet). It ends nesting past 1,000
-            # levels with a YAMLError, as PyYAML ends it with a RecursionError below.
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(e, "problem", None) or str(e)
-            raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
-        except RecursionError:  # pure-Python PyYAML composes and constructs one recursion level per nesting level
-            raise PolicyError(f"{label}: {_TOO_DEEP}") from None
-        except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
-            raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
-        shape = _shape(data)
-        if shape == "deep":  # libyaml reads up to 1,000 levels: what walks the policy later would recurse
-            raise PolicyError(f"{label}: {_TOO_DEEP}")
-        if shape == "large":
-            raise PolicyError(
-                f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; "
-                "a policy is a few dozen settings"
-            )
-        _remember(text, data, cache)
+    try:
+        # libyaml's parser where PyYAML has it: the same safe constructors, several times faster
+        # than the pure-Python one (bench/README.md).  It ends nesting past 1,000 levels with a
+        # YAMLError, as PyYAML ends it with a RecursionError below.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e)
+        raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
+    except RecursionError:  # pure-Python PyYAML composes and constructs one recursion level per nesting level
+        raise PolicyError(f"{label}: {_TOO_DEEP}") from None
+    except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
+        raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
+    shape = _shape(data)
+    if shape == "deep":  # libyaml reads up to 1,000 levels: what walks the policy later would recurse
+        raise PolicyError(f"{label}: {_TOO_DEEP}")
+    if shape == "large":
+        raise PolicyError(
+            f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; a policy is a few dozen settings"
+        )
     return {} if data is None else data
 
 
@@ -148,7 +141,7 @@ def _shape(data: object) -> str | None:
     aliases counted each time they are used; "deep" when it nests more than `_MAX_DEPTH` levels.
 
     YAML's aliases share one value among many places: a few lines of anchors that each
-    repeat the one before ten times stand for a billion values, which the cache's JSON and
+    repeat the one before ten times stand for a billion values, which
     every walk of the policy would spell out.  Counted without recursion, up to the limit.
     """
     stack, seen = [(data, 1)], 0
@@ -167,170 +160,19 @@ def _shape(data: object) -> str | None:
     return None
 
 
-class PolicyCache(Value):
-    """Where parsed policy texts are kept, as JSON, from one process to the next.
-
-    Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
-    ~200), and a policy seldom changes.  What a cache says decides what the guard checks, so
-    it is trusted only where no agent can write: an entry is named by a BLAKE2b hash of the
-    loader's version and the text, holds both, and is used only when they are exactly this
-    loader's and this text (``_remembered``); the folder is used only when it lies in no git
-    work tree (the guarded repository's included, through any symbolic link) and it, its
-    parent and the entry belong to this user and no one else may write them (``_private``).
-    Data that JSON cannot hold exactly is not kept.  A cache that cannot be read or written,
-    or is not trusted, is ignored: the text is parsed.  The program's edge chooses one
-    (`of_user`, the default of `load`), or one with no folder: nothing kept.
-    ``tests/test_policy.py`` holds it to the parsed text.
-    """
-
-    folder: Path | None
-
-    @classmethod
-    def of_user(cls, root: Path | None = None) -> PolicyCache:
-        """The user's cache folder: ``$XDG_CACHE_HOME/agent-guard/policies``, else under ``~/.cache``;
-        none when that is inside the work tree at `root` or any other (``_in_a_work_tree``)."""
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        if not os.path.isabs(base):
-            return cls(None)  # no home to speak of
-        folder = Path(base) / "agent-guard" / "policies"
-        return cls(None if _in_a_work_tree(folder, root) else folder)
-
-    def path(self, text: str) -> Path | None:
-        if self.folder is None:
-            return None
-        return self.folder / f"{_key(text)}.json"
-
-
-# What the loader makes of a text: bump it when that changes (normalisation, the YAML it reads),
-# so entries another version of agent-guard kept are not taken for this one's.
-LOADER = "3"  # 3: libyaml's parser, and nesting past 64 levels refused
-
-
-def _key(text: str) -> str:
-    """The hash that names `text`'s entry: of the loader's version and the text, exactly."""
-    try:
-        from _blake2 import blake2b  # hashlib's own builtin: ~0.5 ms, where hashlib loads OpenSSL (~6 ms)
-    except ImportError:  # pragma: no cover - an interpreter without it
-        from hashlib import blake2b
-
-    h = blake2b(LOADER.encode() + b"\0" + text.encode("utf-8", "surrogatepass"), digest_size=32)
-    return h.hexdigest()
-
-
-def _in_a_work_tree(folder: Path, root: Path | None) -> bool:
-    """Whether `folder` (as the file system resolves it, links and all) lies inside the work tree at
-    `root`, or in any folder that holds a `.git`: a file there is one an agent working in that
-    repository may write, and a planted entry would switch checks off."""
-    real = Path(os.path.realpath(folder))
-    if root is not None:
-        tree = Path(os.path.realpath(root))
-        if real == tree or tree in real.parents:
-            return True
-    return any(os.path.lexists(d / ".git") for d in (real, *real.parents))
-
-
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user, and no one else may write it."""
-    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
-
-
-_NOT_REMEMBERED = object()
-
-
-def _remembered(text: str, cache: PolicyCache | None = None) -> object:
-    """The data `cache` (None: the user's) holds for `text`, else `_NOT_REMEMBERED`."""
-    import stat
-
-    path = (cache or PolicyCache.of_user()).path(text)
-    if path is None:
-        return _NOT_REMEMBERED
-    try:
-        if not all(_private(os.stat(d)) for d in (path.parent, path.parent.parent)):
-            return _NOT_REMEMBERED
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or not _private(st):
-                return _NOT_REMEMBERED
-            with os.fdopen(fd, "rb") as f:
-                fd = -1
-                entry = json.loads(f.read())
-        finally:
-            if fd >= 0:
-                os.close(fd)
-    except (OSError, ValueError):
-        return _NOT_REMEMBERED
-    if not isinstance(entry, dict) or entry.get("version") != 2 or entry.get("loader") != LOADER or entry.get("text") != text:
-        return _NOT_REMEMBERED
-    return entry.get("data")
-
-
-def _remember(text: str, data: object, cache: PolicyCache | None = None) -> None:
-    """Keep `data`, parsed from `text`, in `cache` (None: the user's)."""
-    path = (cache or PolicyCache.of_user()).path(text)
-    if path is None:
-        return
-    try:
-        doc = json.dumps({"version": 2, "loader": LOADER, "text": text, "data": data})
-        if json.loads(doc)["data"] != data:
-            return  # keys that are not strings, NaN...: not what YAML said, once through JSON
-    except (TypeError, ValueError):
-        return  # dates and the like
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        for d in (path.parent.parent, path.parent):
-            d.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not _private(os.stat(d)):
-                return  # someone else's, or open to all: not a place to keep what decides the checks
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(doc)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        return
-    _prune(path.parent, path)
-
-
-_CACHE_ENTRIES = 256  # a new entry beyond this many drops the least recently written half
-
-
-def _prune(folder: Path, keep: Path) -> None:
-    """Keep the cache folder small: every edited policy text leaves an entry behind.  `keep`: the
-    entry just written."""
-    try:
-        entries = [
-            (e.stat().st_mtime_ns, e.path)
-            for e in os.scandir(folder)
-            if e.name.endswith(".json") and e.is_file(follow_symlinks=False) and e.path != str(keep)
-        ]
-    except OSError:
-        return
-    if len(entries) < _CACHE_ENTRIES:
-        return
-    for _, old in sorted(entries)[: len(entries) + 1 - _CACHE_ENTRIES // 2]:
-        try:
-            os.unlink(old)
-        except OSError:
-            pass
-
-
-def _layer(spec: str, base_dir: Path, cache: PolicyCache, preset_ok: bool = True) -> _Layer:
+def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
     if preset_ok and _is_bare_name(spec):
         path = PRESET_DIR / f"{spec}.yaml"
         if not path.is_file():
             close = closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
-        data = _read_yaml(path, f"preset {spec}", cache)
+        data = _read_yaml(path, f"preset {spec}")
         return _checked(_Layer(f"preset:{spec}", f"preset {spec}", spec, {}, None, PRESET_DIR), data, root=True)
     path = (base_dir / spec).resolve()
     if not path.exists():
         raise PolicyError(f"policy file {base_dir / spec} does not exist")
-    data = _read_yaml(path, str(path), cache)
+    data = _read_yaml(path, str(path))
     return _checked(_Layer(str(path), str(path), path.name, {}, None, path.parent), data, root=False)
 
 
@@ -364,14 +206,14 @@ def _normalised(data: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def _chain(top: _Layer, cache: PolicyCache, parent_of: Callable[[_Layer], _Layer] | None = None) -> list[_Layer]:
+def _chain(top: _Layer, parent_of: Callable[[_Layer], _Layer] | None = None) -> list[_Layer]:
     """The layers from the root preset to `top` (`parent_of` reads the layer a layer extends;
     by default from the file system)."""
     chain = [top]
     while chain[-1].parent is not None:
         layer = chain[-1]
         assert layer.parent is not None
-        parent = parent_of(layer) if parent_of is not None else _layer(layer.parent, layer.base_dir, cache)
+        parent = parent_of(layer) if parent_of is not None else _layer(layer.parent, layer.base_dir)
         idents = [c.ident for c in chain]
         if parent.ident in idents:
             loop = [c.label for c in chain[idents.index(parent.ident) :]] + [parent.label]
@@ -432,6 +274,14 @@ class Policy(Value):
     # equal policies hash alike, and a dict needs no freezing to be hashed.
     def __hash__(self) -> int:
         return hash((self.name, self.agent, self.own_files, self.ignorecase))
+
+    def reporting_only_whitespace(self) -> Policy:
+        """This policy with a whitespace check that fixes made one that only warns: the files must
+        stay what the verify commands passed (``pipeline.plan.with_verdict``)."""
+        levels = self.get("checks")
+        if not isinstance(levels, dict) or levels.get("whitespace") != "fix":
+            return self
+        return self._replace(data={**self.data, "checks": {**levels, "whitespace": "warning"}})
 
     def get(self, dotted: str, default: object = None) -> object:
         node: object = self.data
@@ -611,34 +461,26 @@ def load(
     root: Path | None,
     spec: str | None = None,
     agent: str | None = None,
-    cache: PolicyCache | None = None,
     ignorecase: bool = False,
-    read: list[Path] | None = None,
 ) -> Policy:
     """The effective policy: `spec` (preset name or path), else the repo's file (``.agent-guard.yaml``,
     else the ``[tool.agent-guard]`` table of its pyproject.toml), else `default`.
 
-    Parsed texts are kept in `cache` (None: the user's, `PolicyCache.of_user`, unless it lies in
-    the work tree at `root` or another).  `ignorecase`: git's `core.ignorecase` for the
-    repository at `root` (``Policy.ignorecase``).  `read`: a list the files the policy was read
-    from are added to (every layer but the presets: its `extends:` chain, inside the tree or not).
+    `ignorecase`: git's `core.ignorecase` for the repository at `root` (``Policy.ignorecase``).
     """
-    cache = cache or PolicyCache.of_user(root)
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
         if own is not None and os.path.lexists(own):  # a pipe or a broken link there is an error, not "none"
-            top = _layer(str(own), Path.cwd(), cache, preset_ok=False)
+            top = _layer(str(own), Path.cwd(), preset_ok=False)
         else:
-            top = (_in_pyproject(root) if root is not None else None) or _layer("default", PRESET_DIR, cache)
+            top = (_in_pyproject(root) if root is not None else None) or _layer("default", PRESET_DIR)
     elif _is_bare_name(spec) and (PRESET_DIR / f"{spec}.yaml").is_file():
-        top = _layer(spec, PRESET_DIR, cache)
+        top = _layer(spec, PRESET_DIR)
     elif _is_bare_name(spec) and not (Path.cwd() / spec).is_file():
-        top = _layer(spec, PRESET_DIR, cache)  # names the closest preset in its error
+        top = _layer(spec, PRESET_DIR)  # names the closest preset in its error
     else:
-        top = _layer(spec, Path.cwd(), cache, preset_ok=False)
-    chain = _chain(top, cache)
-    if read is not None:
-        read += [Path(layer.ident) for layer in chain if not layer.ident.startswith(("preset:", "pyproject:"))]
+        top = _layer(spec, Path.cwd(), preset_ok=False)
+    chain = _chain(top)
     pol = _build(chain, agent, _own_files(root, chain), ignorecase)
     return _with_baseline(pol)
 
@@ -708,7 +550,6 @@ def load_committed(
     text: str,
     label: str,
     agent: str | None = None,
-    cache: PolicyCache | None = None,
     read: Callable[[str], str | None] | None = None,
     at: str = "",
     ignorecase: bool = False,
@@ -722,18 +563,16 @@ def load_committed(
     repository cannot be read from a commit: refused.  The policy's `own_files` are the
     repository paths it was read from.  (An index is read the same way, as the commit it will be.)
     """
-    cache = cache or PolicyCache.of_user()
     top = _checked(
-        _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), _parse_yaml(text, label, cache), root=False
+        _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), _parse_yaml(text, label), root=False
     )
-    return _committed(top, cache, agent, read, at, ignorecase)
+    return _committed(top, agent, read, at, ignorecase)
 
 
 def load_committed_table(
     data: bytes,
     label: str,
     agent: str | None = None,
-    cache: PolicyCache | None = None,
     read: Callable[[str], str | None] | None = None,
     at: str = "",
     ignorecase: bool = False,
@@ -747,12 +586,11 @@ def load_committed_table(
     if not has_table(found):
         return None
     top = _checked(_Layer(f"commit:{FILE}", label, f"{FILE} {TABLE}", {}, None, Path(".")), found, root=False)
-    return _committed(top, cache or PolicyCache.of_user(), agent, read, at, ignorecase)
+    return _committed(top, agent, read, at, ignorecase)
 
 
 def _committed(
     top: _Layer,
-    cache: PolicyCache,
     agent: str | None,
     read: Callable[[str], str | None] | None,
     at: str,
@@ -767,7 +605,7 @@ def _committed(
         spec = layer.parent
         assert spec is not None
         if _is_bare_name(spec) or not layer.ident.startswith("commit:"):
-            return _layer(spec, PRESET_DIR, cache)
+            return _layer(spec, PRESET_DIR)
         if read is None:
             raise PolicyError(
                 f"{layer.label}: extends {spec!r}: only a preset can be extended here, with no work "
@@ -790,27 +628,26 @@ def _committed(
         where = f"{at}:{path}" if at else path
         return _checked(
             _Layer(f"commit:{path}", where, posixpath.basename(path), {}, None, Path(posixpath.dirname(path) or ".")),
-            _parse_yaml(found, where, cache),
+            _parse_yaml(found, where),
             root=False,
         )
 
-    chain = _chain(top, cache, parent_of)
+    chain = _chain(top, parent_of)
     return _with_baseline(_build(chain, agent, tuple(dict.fromkeys(read_from)), ignorecase))
 
 
-def validate_file(path: Path, cache: PolicyCache | None = None) -> list[str]:
+def validate_file(path: Path) -> list[str]:
     """Every problem with one policy file (and the chain it extends); [] when it is valid."""
-    cache = cache or PolicyCache.of_user()
     label = str(path.resolve())
     try:
-        data = _read_yaml(path.resolve(), label, cache)
+        data = _read_yaml(path.resolve(), label)
     except PolicyError as e:
         return [str(e)]
     problems = [f"{label}: {key}: {what}" for key, what in file_problems(data)]
     if problems:
         return problems
     try:
-        _chain(_layer(str(path.resolve()), Path.cwd(), cache, preset_ok=False), cache)
+        _chain(_layer(str(path.resolve()), Path.cwd(), preset_ok=False))
     except PolicyError as e:
         # Each problem names its file: a file's label (an absolute path, or "preset NAME")
         # starts the problems found in it; the rest are about this file's `extends`.

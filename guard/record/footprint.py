@@ -11,8 +11,9 @@ What it keeps, none of it in the work tree or in any branch:
 - the verify commands' shadow checkouts of the repository (one per agent), in the user's cache:
   ``$XDG_CACHE_HOME/agent-guard/verify/<hash of the git dir>`` (``guard/repo/shadow.py``), one
   folder for each linked worktree too;
-- for the user, not the repository: the parsed-policy cache (``$XDG_CACHE_HOME/agent-guard``,
-  else ``~/.cache/agent-guard``), which every repository shares.
+- for the user, not the repository: the cache folder (``$XDG_CACHE_HOME/agent-guard``, else
+  ``~/.cache/agent-guard``), which every repository shares: the verify checkouts, and the
+  parsed policies versions before 0.2 kept there.
 
 What it does not take away: the user's own files (``.agent-guard.yaml``, a
 ``[tool.agent-guard]`` table, ``.pre-commit-config.yaml`` entries, agents' settings that
@@ -41,7 +42,7 @@ class Item(Value):
 
 
 def cache_folder() -> Path | None:
-    """The user's agent-guard cache folder (the parsed policies live below it), if the environment names one."""
+    """The user's agent-guard cache folder, if the environment names one."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / DIRNAME if os.path.isabs(base) else None
 

@@ -529,7 +529,7 @@ def test_read_before_edit_in_strict(ten, cli):  # type: ignore[no-untyped-def]
     (f,) = r.json()["findings"]
     assert f["code"] == "stale" and "changed since the agent last saw it" in f["message"] and "LINE SIX" in f["hint"], f
     assert ten.snapshot() == before
-    # That refusal carries the edit re-anchored by git's rule (guard/suggest/): it shows lines of
+    # That refusal carries the edit re-anchored by git's rule (guard/pipeline/suggest/): it shows lines of
     # the current content, which count as a read of it (as any read does), so that, sent back, it lands.
     s = r.json()["suggestion"]
     assert "line seven" in s["edit"] and apply(cli, s["edit"], "--policy", "strict").code == 0

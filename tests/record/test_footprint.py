@@ -31,7 +31,8 @@ def _traces(repo: Repo) -> list[str]:
 def test_uninstall_lists_then_removes_everything_it_keeps(repo: Repo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _used(repo, cli)
     cache = Path(os.environ["XDG_CACHE_HOME"]) / "agent-guard"
-    assert cache.is_dir() and _traces(repo)
+    (cache / "policies").mkdir(parents=True)  # what an earlier version kept there (parsed policies)
+    assert _traces(repo)
     listed = cli("uninstall", "--cache")
     assert listed.code == 0, listed
     said = listed.stdout

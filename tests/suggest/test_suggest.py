@@ -1,4 +1,4 @@
-"""Refusals that carry the edit to resend (guard/suggest/): per kind, the suggestion sent back
+"""Refusals that carry the edit to resend (guard/pipeline/suggest/): per kind, the suggestion sent back
 unchanged lands exactly the intended edit, through the CLI, MCP and the Claude Code hook; no
 suggestion where there are two readings, or where it would show a protected file; and a
 refusal, suggestion or not, leaves the tree as it was."""
@@ -288,7 +288,7 @@ def test_the_claude_code_hook_denies_with_the_edit_call_to_make(repo: Repo, cli)
 def test_a_change_past_the_realign_bound_gets_none(repo: Repo) -> None:
     """Realigning takes time in the square of the change's size: past `MAX_LINES` it is not tried
     (a 1,500-line hunk took 5 s), and the refusal comes as quickly as before."""
-    from guard.suggest.realign import MAX_LINES
+    from guard.pipeline.suggest.realign import MAX_LINES
 
     lines = [f"value_{i} = compute({i}, {i * 7 % 13})" for i in range(3 * MAX_LINES)]
     repo.commit({"big.py": "\n".join(lines) + "\n"})

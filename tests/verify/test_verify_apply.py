@@ -436,21 +436,21 @@ def test_the_stats_count_refusals_per_command(repo: Repo, cli) -> None:  # type:
 def test_an_edit_no_command_concerns_is_written_in_one_pass(repo: Repo, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     # No command's globs match the changed file: the verdict is known under the lock, so the
     # repository is not unlocked to run commands (none would run) and the edit is planned once.
-    import guard.engine
+    import guard.pipeline.apply
     import guard.verify
 
     project(repo, 'verify:\n  - {name: docs, run: "exit 1", files: ["*.md"]}\n')
     planned = []
-    real_plan = guard.engine.Guard.plan
+    real_plan = guard.pipeline.apply.plan
 
-    def plan(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def plan(*args, **kwargs):  # type: ignore[no-untyped-def]
         planned.append(1)
-        return real_plan(self, *args, **kwargs)
+        return real_plan(*args, **kwargs)
 
     def unlocked_run(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("verify.run called for an edit no command concerns")
 
-    monkeypatch.setattr(guard.engine.Guard, "plan", plan)
+    monkeypatch.setattr(guard.pipeline.apply, "plan", plan)
     monkeypatch.setattr(guard.verify, "run", unlocked_run)
     result = cli("apply", "--json", input=twice_patch("    return x + x"))
     assert result.code == 0, result

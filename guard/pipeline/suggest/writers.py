@@ -26,8 +26,8 @@ import json
 import re
 from typing import Callable, Sequence
 
-from .. import diffs
-from ..model import LineRange, Op
+from ... import diffs
+from ...model import LineRange, Op
 from .rewrite import Rewrite
 
 MOST_CONTEXT = 12  # lines of context a chunk may need to stand once in the file
@@ -195,7 +195,7 @@ def whole(files: Sequence[Rewrite]) -> str | None:
 
 
 def hashline(files: Sequence[Rewrite]) -> str | None:
-    from ..dialects.hashline import LAST
+    from ...dialects.hashline import LAST
 
     out = []
     for r in files:

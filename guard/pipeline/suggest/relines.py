@@ -18,11 +18,11 @@ database holds).
 
 from __future__ import annotations
 
-from ..diffs import aligned
-from ..model import FileEdit, LineRange, Value
-from ..repo import GitRepo
-from ..text.textfile import NotText, Text, decode
-from ..text.wording import brief, span
+from ...diffs import aligned
+from ...model import FileEdit, LineRange, Value
+from ...repo import GitRepo
+from ...text.textfile import NotText, Text, decode
+from ...text.wording import brief, span
 
 
 class Reanchored(Value):
@@ -68,7 +68,7 @@ def unchanged(base: Text, current: Text) -> dict[int, int]:
 def reanchor(fe: FileEdit, base: Text, current: Text, blob: str) -> Reanchored | None:
     """`fe`'s ops (numbered in `base`) at their lines in `current` (blob `blob`), or None when an op
     has more than one reading there."""
-    from ..dialects.hashline import LAST  # here: only a hashline edit is re-anchored
+    from ...dialects.hashline import LAST  # here: only a hashline edit is re-anchored
 
     n, now = len(base.lines), len(current.lines)
     keep = unchanged(base, current)

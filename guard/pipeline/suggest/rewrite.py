@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..model import LineRange, Value
-from ..text.textfile import Text
+from ...model import LineRange, Value
+from ...text.textfile import Text
 
 
 class Rewrite(Value):

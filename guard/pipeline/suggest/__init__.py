@@ -30,15 +30,15 @@ since the agent's last read that it was shown then, and the lines the suggestion
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from .. import worktree
-from ..files import redaction, target
-from ..locate import apply_splices, locate_changes
-from ..locate.index import file_index
-from ..locate.rebase import Rewritten, new_text
-from ..locate.splice import Located, Splice, whole_text
-from ..model import (
+from ... import worktree
+from ...files import redaction, target
+from ...locate import apply_splices, locate_changes
+from ...locate.index import file_index
+from ...locate.rebase import Rewritten, new_text
+from ...locate.splice import Located, Splice, whole_text
+from ...model import (
     Change,
     EditSet,
     FileChange,
@@ -52,58 +52,56 @@ from ..model import (
     line_anchored,
     ordered_changes,
 )
-from ..reading import reads
-from ..report import Suggestion
-from ..report.audience import Audience
-from ..text.textfile import Text, decode_or_none
-from ..text.wording import brief
+from ...reading import reads
+from ...report import Suggestion
+from ...report.audience import Audience
+from ...text.textfile import Text, decode_or_none
+from ...text.wording import brief
+from .. import file_change
 from .rewrite import Rewrite
 from .settle import Settled, settle
 from .writers import WRITERS
 
 if TYPE_CHECKING:
-    from ..engine import Guard, Planned
-    from ..policy import Policy
+    from ..call import Call
+    from ..plan import Planned
+
+    # Plans an edit again as the refused one was planned (``plan.plan`` for the same call): an
+    # edit and its size in bytes.
+    Replan = Callable[[EditSet, int], Planned]
 
 FIXABLE = frozenset({"not-found", "stale"})
 
 
 class _Session:
-    """What every file of one refusal is judged with."""
+    """What every file of one refusal is judged with: the refused call's, and how to plan again."""
 
-    __slots__ = ("ws", "pol", "agent", "audience", "require_read", "tiers")
+    __slots__ = ("call", "ws", "pol", "agent", "audience", "require_read", "tiers", "replan")
 
-    def __init__(self, ws: Guard, pol: Policy, agent: str, audience: Audience, require_read: bool) -> None:
-        self.ws = ws
-        self.pol = pol
-        self.agent = agent
-        self.audience = audience
-        self.require_read = require_read
-        self.tiers = tuple(pol.tiers)
+    def __init__(self, call: Call, replan: Replan) -> None:
+        self.call = call
+        self.ws = call.ws
+        self.pol = call.policy
+        self.agent = call.agent
+        self.audience = call.audience
+        self.require_read = call.require_read
+        self.tiers = tuple(call.policy.tiers)
+        self.replan = replan
 
 
-def for_refusal(
-    ws: Guard,
-    edits: EditSet,
-    planned: Planned,
-    pol: Policy,
-    agent: str,
-    turn: str | None,
-    here: str,
-    audience: Audience,
-    require_read: bool = False,
-) -> Suggestion | None:
+def for_refusal(call: Call, edits: EditSet, planned: Planned, replan: Replan) -> Suggestion | None:
     """The edit to send back for a refused `edits` (planned as `planned`), or None.
 
     Call under the repository lock, as the apply that refused it: it may record a read
     (see the module doc), and it checks the suggestion against the files as they are.
     """
+    audience, here = call.audience, call.folder
     fmt = "json" if audience.tool == "claude-code" else edits.format
     write = WRITERS.get(fmt)
     errors = [f for f in planned.findings if f.severity == "error"]
     if write is None or edits.format not in WRITERS or not errors or any(f.code not in FIXABLE or not f.path for f in errors):
         return None
-    s = _Session(ws, pol, agent, audience, require_read)
+    s = _Session(call, replan)
     refused = {f.path for f in errors}
     planned_after = {c.path: c for c in planned.changes}
     files: list[Rewrite] = []
@@ -115,7 +113,7 @@ def for_refusal(
     if refused - {r.path for r in files} or len({r.path for r in files}) != len(files):
         return None
     text = write(files)
-    if text is None or not _lands(s, text, fmt, files, turn, here):
+    if text is None or not _lands(s, text, fmt, files):
         return None
     return Suggestion(fmt, text, tuple(r.why for r in files if r.why), tuple(r.path for r in files), _how(fmt, audience, files))
 
@@ -152,8 +150,8 @@ def _rewrite(
         return None
     start = "" if fe.path_base is PathBase.ROOT else here
     guess = fe.path_base is PathBase.GUESS
-    fe = target._prefix_dropped(s.ws.root, fe, start, guess)
-    from ..files import paths
+    fe = target.prefix_dropped(s.ws.root, fe, start, guess)
+    from ...files import paths
 
     path, refusal = target.resolve(s.ws, paths.from_folder(start, fe.path, guess), s.pol)
     if refusal is not None or path is None or redaction.sealed(path, s.pol):
@@ -201,7 +199,7 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
     if not isinstance(edit, FileEdit):
         return edit
     fe = edit
-    named = target._bases(s.ws, fe, path, before, s.tiers, s.pol, ()).named
+    named = file_change.bases(s.call, fe, path, before, ()).named
     if named is not None:
         why = f"{path} changed since the version the edit's index line names"
         got_named = _onto(s, fe, path, before, text, [named], why, needs_read=s.pol.read_before_edit)
@@ -224,7 +222,7 @@ def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text:
     """Under read_before_edit, an edit with no base (or one the agent never saw) is made on the
     versions the agent saw when the file changed since (the reading, or None); else the edit
     as the agent's reads allow it, to read further."""
-    from ..reading import anchors
+    from ...reading import anchors
 
     repo = s.ws.repo
     if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base):
@@ -257,7 +255,7 @@ def _located(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
         if codes == {"not-found"} and all(f.code == "not-found" for f in out.findings):
             return _realigned(s, fe, path, text, ordered)
         if "3way" in s.tiers and all(f.code in ("not-found", "ambiguous") for f in out.findings):
-            earlier = target._earlier(s.ws, path, before, s.pol)
+            earlier = file_change.earlier(s.call, path, before)
             why = f"the edit fits an earlier version of {path} ({', '.join(label for label, _t in earlier)})"
             return _onto(s, fe, path, before, text, [t for _label, t in earlier], why, needs_read=s.pol.read_before_edit)
         return None
@@ -405,7 +403,7 @@ def _read_spans(s: _Session, path: str, now: Text, after: Text) -> tuple[tuple[i
     """The lines of the file as it is now that the agent has seen, once shown the suggestion: those
     unchanged since its last read that the read showed, and those the suggestion changes (or
     inserts between)."""
-    from ..diffs import opcodes
+    from ...diffs import opcodes
     from .relines import carried
     from .settle import keyed
 
@@ -430,10 +428,10 @@ def _read_spans(s: _Session, path: str, now: Text, after: Text) -> tuple[tuple[i
 # ---------------------------------------------------------------------- does it land?
 
 
-def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite], turn: str | None, here: str) -> bool:
+def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite]) -> bool:
     """Whether `text`, sent back as it is, lands exactly on each file's new text: parsed in its dialect,
     located, checked by the policy.  The reads it needs are recorded first, and put back if it does not."""
-    from .. import dialects
+    from ... import dialects
 
     repo = s.ws.repo
     put_back: dict[str, reads.Read | None] = {}
@@ -447,7 +445,7 @@ def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite], turn: str
     try:
         parsed, _found = dialects.parse(text, fmt, None, s.audience)
         if parsed is not None:
-            plan = s.ws.plan(parsed, s.pol, s.agent, turn, len(text.encode("utf-8")), here, s.audience, s.require_read)
+            plan = s.replan(parsed, len(text.encode("utf-8")))
             got = {c.path: c for c in plan.changes}
             ok = (
                 not any(f.severity == "error" for f in plan.findings)

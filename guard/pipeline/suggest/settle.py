@@ -19,9 +19,9 @@ Lines compare with their terminators, so a change of line ending is a change.
 
 from __future__ import annotations
 
-from ..diffs import aligned, similar
-from ..model import Value
-from ..text.textfile import Text
+from ...diffs import aligned, similar
+from ...model import Value
+from ...text.textfile import Text
 
 Edit = tuple[int, int, tuple[str, ...]]  # base lines [a0, a1) become these keyed lines
 
