@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from ..model import FileChange, Finding
 from ..repo import EXEC
+from ..text.globs import matches
 from ..text.regex import lazy
-from .paths import fold_name, matches
+from .paths import fold_name
 
 if TYPE_CHECKING:
     from ..policy import Policy

@@ -2,7 +2,7 @@
 
 - A path without ``*``, ``?``, ``[`` or ``{`` is a file or a folder (everything in it),
   matched exactly (ignoring case where git does: ``core.ignorecase``).
-- Any other is a glob as in ``.gitignore`` (``paths.glob_source``): ``**/`` any folders, a
+- Any other is a glob as in ``.gitignore`` (``text.globs.glob_source``): ``**/`` any folders, a
   glob without ``/`` (but for a trailing one) a name at any depth; ``{a,b}`` alternatives
   are expanded first (``src/**/*.{ts,tsx}``), at most ``MAX_ALTERNATIVES`` of them.
 - Both start from the current folder; ``..`` climbs (but not back out of a glob such as
@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from ..files import paths
 from ..model import Finding, Value, error
+from ..text import globs
 
 MAX_ALTERNATIVES = 256
 _GLOB = frozenset("*?[{")
@@ -154,7 +154,7 @@ def selected(scopes: Iterable[Scope], files: Iterable[str], ignorecase: bool) ->
         for sc in patterns:
             if sc.folder and not key.startswith(fold(sc.folder) + "/"):
                 continue
-            if paths.matches(path[len(sc.folder) + 1 :] if sc.folder else path, sc.rest, ignorecase):
+            if globs.matches(path[len(sc.folder) + 1 :] if sc.folder else path, sc.rest, ignorecase):
                 out[path] = False
                 break
     return out

@@ -199,7 +199,7 @@ def sealer(pol: Policy) -> Callable[[str], bool]:
     let through at once (for ASCII names, folding only trims trailing dots and blanks); any other
     is asked in full."""
     from ..files import redaction
-    from ..files.paths import first_match
+    from ..text.globs import first_match
 
     globs = pol.protected
     own = {o.casefold() for o in pol.own_files}

@@ -96,7 +96,7 @@ def invocation(
 ) -> Invocation | str:
     """`cmd` as it runs on the result of `changes`, or why it does not run (its globs match no changed
     path, or nothing is left to hand it).  `left_out`: paths not in the checkout (protected files)."""
-    from ..files.paths import first_match
+    from ..text.globs import first_match
 
     def wanted(path: str) -> bool:
         return not cmd.files or first_match((path,), cmd.files, pol.ignorecase) is not None

@@ -31,6 +31,7 @@ from guard.diffs import make_change
 from guard.errors import UsageError
 from guard.files import paths
 from guard.model import FileChange, Finding, Op
+from guard.text import globs
 from guard.text.textfile import NotText, decode
 from guard.workspace import Workspace
 
@@ -387,7 +388,7 @@ def _protected_before(path: str, policy: policy_mod.Policy) -> Finding | None:
     fold = [__import__("unicodedata").normalize("NFKC", paths._IGNORABLE().sub("", p)).rstrip(". ") for p in parts]
     spellings = tuple(dict.fromkeys((path, "/".join(fold))))
     for pattern in policy.protected:
-        if any(paths.matches(s, pattern) for s in spellings):
+        if any(globs.matches(s, pattern) for s in spellings):
             return Finding(
                 "path-protected",
                 level,
@@ -397,7 +398,7 @@ def _protected_before(path: str, policy: policy_mod.Policy) -> Finding | None:
                 "agents may not change this path; leave it out of the edit, or ask the user to change it",
             )
     allow = policy.allow
-    if allow and not any(paths.matches(path, pattern) for pattern in allow):
+    if allow and not any(globs.matches(path, pattern) for pattern in allow):
         return Finding(
             "path-protected",
             level,

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from guard import policy as policy_mod
-from guard.files.paths import matches, protected_finding, resolve
+from guard.files.paths import protected_finding, resolve
+from guard.text.globs import matches
 
 
 @pytest.fixture
