@@ -1,6 +1,6 @@
 """`agent-guard check`: the policy's checks on what is being committed, or on commits.
 
-Git's trees become changes (``changes.changes_from_git``: the staged change, each
+Git's trees become changes (``sources.changes_from_git``: the staged change, each
 commit of a range, or every file whole), and each unit of them goes through the
 checks an agent's edit goes through (``checks.run``), as committed
 (``CheckInput.committed``).  ``githook`` installs the plain git hook that runs it.
@@ -53,10 +53,10 @@ from .changes import (
     STAGED_MERGE,
     Progress,
     Unit,
-    changes_from_git,
     index_file,
     resolve_commit,
 )
+from .sources import changes_from_git
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")

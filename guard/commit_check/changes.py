@@ -28,11 +28,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
-from ..files.filekind import read_regular
 from ..model import FileChange, NumberedLines, Op, Value
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
 from ..text.textfile import BOM, is_binary, split
-from ..text.wording import plural, short_id
 
 TREE = 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
@@ -202,7 +200,7 @@ def _index_tree(repo: GitRepo) -> str:
         ) from None
 
 
-def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
+def staged_found(repo: GitRepo, wanted: frozenset[str]) -> Found:
     head = repo.head_commit()
     head_tree = repo.commit_tree(head) if head else None
     try:
@@ -250,7 +248,7 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
         units.append(Unit("the files checked whole", None, _whole(repo, whole, whole_texts), True, whole_texts))
     if untracked:
         notes.append(f"not in the index, so not checked: {_some(untracked)}")
-    extra = {"mode": "staged", **_totals(changes), "whole_files": len(units[1].changes) if whole else 0}
+    extra = {"mode": "staged", **totals(changes), "whole_files": len(units[1].changes) if whole else 0}
     if merging:
         # A merge brings in work that was committed (and checked) on the other side.
         units[0] = units[0]._replace(label="the staged merge", kind=STAGED_MERGE)
@@ -261,13 +259,6 @@ def _staged(repo: GitRepo, wanted: frozenset[str]) -> Found:
 
 def _some(paths: Sequence[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-
-
-def _shallow(repo: GitRepo) -> set[str]:
-    try:
-        return set(read_regular(repo.commondir / "shallow").decode("utf-8", "replace").split())
-    except OSError:
-        return set()
 
 
 def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
@@ -293,71 +284,12 @@ def resolve_commit(repo: GitRepo, ref: str, option: str) -> str:
 NULL_IDS = ("0" * 40, "0" * 64)
 
 
-def _range(repo: GitRepo, from_ref: str, to_ref: str, wanted: frozenset[str], progress: Progress | None = None) -> Found:
-    from .merges import merge_unit
-
-    base = None if from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
-    tip = resolve_commit(repo, to_ref, "--to-ref")
-    try:
-        commits = repo.commits_between(base, tip)
-    except GitError as exc:
-        raise UsageError(f"cannot list the commits of {from_ref}..{to_ref}: {exc}") from None
-    shallow = _shallow(repo)
-    units: list[Unit] = []
-    listed: list[dict[str, Any]] = []
-    merges = roots = 0
-    for done, info in enumerate(commits):
-        if progress is not None:
-            progress(done, len(commits), "reading commits")
-        subject = info.message.strip().splitlines()[0] if info.message.strip() else ""
-        row: dict[str, Any] = {"commit": info.oid, "subject": subject}
-        if not info.parents and info.oid in shallow:
-            raise UsageError(
-                f"the history is cut off (shallow) at {info.oid[:10]}, inside {from_ref}..{to_ref}: its parent is "
-                "missing, so its change cannot be told; fetch the whole range (`git fetch --unshallow`, or "
-                "`actions/checkout` with `fetch-depth: 0`)"
-            )
-        if len(info.parents) > 1:
-            merges += 1
-            unit, conflicted = merge_unit(repo, info, f"merge commit {short_id(info.oid)} {subject!r}", wanted)
-            units.append(unit)
-            listed.append({**row, "merge": {"parents": len(info.parents), "conflicted": conflicted}, **_totals(unit.changes)})
-            continue
-        roots += not info.parents
-        parent = repo.commit_tree(info.parents[0]) if info.parents else None
-        texts: dict[int, tuple[str, tuple[str, ...]]] = {}
-        changes = file_changes(repo, repo.diff_trees(parent, info.tree), wanted, texts)
-        units.append(
-            Unit(
-                f"commit {short_id(info.oid)} {subject!r}", info.oid, changes, False, texts, kind=CHANGE if info.parents else ROOT
-            )
-        )
-        listed.append({**row, **({} if info.parents else {"root": True}), **_totals(changes)})
-    if progress is not None:
-        progress(len(commits), len(commits), "reading commits")
-    notes: list[str] = []
-    if base is None:
-        notes.append(f"--from-ref is the null id: every commit {to_ref} reaches was checked, from its root commits on")
-    if roots:
-        notes.append(
-            f"{plural(roots, 'root commit')} (no parent): every file in it is added content, judged as a "
-            "new file; the per-commit budget is not applied to it"
-        )
-    if merges:
-        notes.append(
-            f"{plural(merges, 'merge commit')}: each judged on what it holds beyond git's automatic merge of its parents"
-        )
-    if not commits:
-        notes.append(f"no commits in {from_ref}..{to_ref}")
-    return units, {"mode": "range", "from_ref": from_ref, "to_ref": to_ref, "commits": listed}, notes
-
-
 # Files checked whole are judged this many at a time: one unit each (the checks of a file
 # checked whole do not depend on the others), so that progress can be told as they go.
 WHOLE_UNIT = 500
 
 
-def _all_files(repo: GitRepo, wanted: frozenset[str], progress: Progress | None = None) -> Found:
+def all_files_found(repo: GitRepo, wanted: frozenset[str], progress: Progress | None = None) -> Found:
     index = _index_tree(repo)
     entries = [(d.path, d.new) for d in repo.diff_trees(None, index) if d.new is not None and matches(d.path, wanted)]
     texts: dict[int, tuple[str, tuple[str, ...]]] = {}
@@ -369,23 +301,5 @@ def _all_files(repo: GitRepo, wanted: frozenset[str], progress: Progress | None 
     return units, {"mode": "all-files", "whole_files": len(changes)}, []
 
 
-def _totals(changes: Sequence[FileChange]) -> dict[str, int]:
+def totals(changes: Sequence[FileChange]) -> dict[str, int]:
     return {"files": len(changes), "added": sum(len(c.added) for c in changes), "removed": sum(len(c.removed) for c in changes)}
-
-
-def changes_from_git(
-    repo: GitRepo,
-    wanted: frozenset[str],
-    from_ref: str | None = None,
-    to_ref: str | None = None,
-    all_files: bool = False,
-    progress: Progress | None = None,
-) -> Found:
-    """The commits of from_ref..to_ref one by one, every file whole (`all_files`), or else the
-    staged change; `wanted` (repository paths, empty for all) limits what is judged.  `progress`
-    is told (done, total, step) as commits and files are read."""
-    if from_ref is not None and to_ref is not None:
-        return _range(repo, from_ref, to_ref, wanted, progress)
-    if all_files:
-        return _all_files(repo, wanted, progress)
-    return _staged(repo, wanted)

@@ -439,6 +439,7 @@ class NewTurn(Value):
     rolls_back: tuple[str, ...] = ()  # ids of the agent's own turns
     rolls_back_from: tuple[str, str, str] | None = None  # a fetched turn of another clone: (clone, turn id, commit)
     session: str = "default"  # the budget session it counts in (guard/record/sessions.py)
+    clone: str = ""  # the clone recording it (``clones.name``), which ``stage`` fills in
 
     def continues(self, tip: Turn | None) -> bool:
         """Does this turn go on with the agent's latest (the same id, given again)?"""
@@ -514,15 +515,13 @@ def turn_message(
         "turn": f"agent-guard: {new.agent} turn {tid} ({new.dialect})",
         "rollback": f"agent-guard: {new.agent} rollback of turn(s) {undone}",
     }[new.kind]
-    from . import clones  # clones build on the ledger: asked here, not imported at the top (no circle)
-
     body = [title, ""]
     for letter, label, a, r, reps in files_changed.values():
         body.append(f" {letter} {label} +{a} -{r}" + (f" ({', '.join(reps)})" if reps else ""))
     body.append("")
     trailers = {
         "Agent": new.agent,
-        "Clone": clones.name(repo),
+        "Clone": new.clone,
         "Turn": tid,
         "Seq": seq,
         "Kind": new.kind,

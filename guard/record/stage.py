@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from .. import worktree
 from ..model import Value
 from ..repo import FILE, Entry, GitRepo
-from . import ledger
+from . import clones, ledger
 
 if TYPE_CHECKING:
     from ..model import FileChange
@@ -149,7 +149,7 @@ def _stage(
             updates[ch.old_path] = None
         updates[ch.path] = None if ch.after is None else Entry(repo.write_blob(ch.after), ch.new_mode or FILE)
     tree = repo.build_tree(base_tree, updates)
-    tid, message = ledger.turn_message(repo, ref, new, tip_turn, changes, created_dirs, memo)
+    tid, message = ledger.turn_message(repo, ref, new._replace(clone=clones.name(repo)), tip_turn, changes, created_dirs, memo)
     commit = repo.write_commit(tree, [parent] if parent else [], message)
     return Staged(ref, tip, commit, tid)
 

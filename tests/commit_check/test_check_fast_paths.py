@@ -614,7 +614,7 @@ def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo
     repo.write(files)
     repo.git("add", "-A")
     g = Workspace(repo.root)
-    units, _extra, _notes = changes._staged(g.repo, frozenset())
+    units, _extra, _notes = changes.staged_found(g.repo, frozenset())
     unit = units[0]._replace(kind=changes.STAGED_MERGE)  # no budget: it is about the unit as a whole
     judge = commit_check._Judge(g.repo, g.policy())
     together = judge(unit)
