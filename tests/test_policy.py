@@ -481,6 +481,7 @@ def test_policy_show_outside_a_repository(tmp_path: Path, cli, monkeypatch: pyte
 def test_policies_that_say_the_same_are_equal(tmp_path: Path) -> None:
     write(tmp_path / ".agent-guard.yaml", "extends: default\nchecks:\n  placeholder: warning\n")
     one = policy.load(tmp_path, agent="a")
+    policy._BUILT.clear()  # two loads of one text share the memo's answer: build the second afresh
     two = policy.load(tmp_path, agent="a")
     assert one is not two and one.data is not two.data
     assert one.protected  # a cached answer worked out on one alone is no part of what it says
@@ -498,3 +499,21 @@ def judged_by(pol: policy.Policy) -> object:
     from guard.commit_check.range_policy import RangePolicy
 
     return RangePolicy(pol, "the policy in the work tree", frozenset({".agent-guard.yaml"}))
+
+
+def test_the_parse_memo_answers_as_a_fresh_parse(tmp_path: Path) -> None:
+    """`_settings` and `_build` reuse the parse of a text already seen: each answer must be the one
+    a fresh parse gives, and a changed text (same size, same time stamp) is another key."""
+    f = tmp_path / ".agent-guard.yaml"
+    f.write_text("checks:\n  placeholder: warning\n")
+    memo = policy.load(tmp_path, agent="a")
+    assert policy.load(tmp_path, agent="a") is memo  # the same texts: the memo's answer
+    policy._settings.cache_clear()
+    policy._BUILT.clear()
+    fresh = policy.load(tmp_path, agent="a")
+    assert fresh is not memo and fresh == memo and fresh.sources == memo.sources
+    st = f.stat()
+    f.write_text("checks:\n  placeholder: error  \n")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert policy.load(tmp_path, agent="a").level("placeholder") == "error"
+    assert policy.load(tmp_path, agent="b").agent == "b"

@@ -17,6 +17,7 @@ setting they enforce.  What a file may say is ``schema``'s.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -77,6 +78,7 @@ class _Layer(Value):
     data: dict[str, object]
     parent: str | None  # the `extends` value, None for a root
     base_dir: Path  # where a relative `extends` path is resolved
+    text: str | None = None  # the file's text, when it was read from one (what ``_build``'s memo is keyed by)
 
 
 def presets() -> tuple[str, ...]:
@@ -87,7 +89,7 @@ def _is_bare_name(spec: str) -> bool:
     return "/" not in spec and "\\" not in spec and not spec.endswith((".yaml", ".yml"))
 
 
-def _read_yaml(path: Path, label: str) -> object:
+def _read_text(path: Path, label: str) -> str:
     from ..files.filekind import NotRegular, open_regular
 
     try:
@@ -101,7 +103,11 @@ def _read_yaml(path: Path, label: str) -> object:
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise PolicyError(f"cannot read policy {label}: {reason}") from None
-    return _parse_yaml(text, label)
+    return text
+
+
+def _read_yaml(path: Path, label: str) -> object:
+    return _parse_yaml(_read_text(path, label), label)
 
 
 def _parse_yaml(text: str, label: str) -> object:
@@ -167,13 +173,28 @@ def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
             close = closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
-        data = _read_yaml(path, f"preset {spec}")
-        return _checked(_Layer(f"preset:{spec}", f"preset {spec}", spec, {}, None, PRESET_DIR), data, root=True)
+        label = f"preset {spec}"
+        text = _read_text(path, label)
+        body, parent = _settings(text, label, True)
+        return _Layer(f"preset:{spec}", label, spec, body, parent, PRESET_DIR, text)
     path = (base_dir / spec).resolve()
     if not path.exists():
         raise PolicyError(f"policy file {base_dir / spec} does not exist")
-    data = _read_yaml(path, str(path))
-    return _checked(_Layer(str(path), str(path), path.name, {}, None, path.parent), data, root=False)
+    text = _read_text(path, str(path))
+    body, parent = _settings(text, str(path), False)
+    return _Layer(str(path), str(path), path.name, body, parent, path.parent, text)
+
+
+@lru_cache(maxsize=64)
+def _settings(text: str, label: str, root: bool) -> tuple[dict[str, object], str | None]:
+    """What a policy file's text sets, validated, and the layer it extends (``_checked``).
+
+    Every call reads its policy files again; only the parse of a text already parsed under the
+    same label is reused: a function of its arguments alone, which no change can make stale
+    (``tests/test_policy.py`` holds it to a fresh parse).  The settings are shared: nothing
+    changes a layer's data (``_build`` copies what it takes)."""
+    layer = _checked(_Layer("", label, "", {}, None, Path(".")), _parse_yaml(text, label), root)
+    return layer.data, layer.parent
 
 
 def _checked(layer: _Layer, data: object, root: bool) -> _Layer:
@@ -247,7 +268,29 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
+_BUILT: dict[tuple[object, ...], Policy] = {}
+_BUILT_KEPT = 32
+
+
 def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> Policy:
+    """The policy `chain` makes for `agent`: ``_merged``, reused for the same texts.
+
+    A function of the layers' texts and names alone (a layer not read from a text, a pyproject
+    table, is merged each time): like ``_settings``, it cannot go stale, since every call reads
+    the files again and a changed text is another key."""
+    if any(layer.text is None for layer in chain):
+        return _merged(chain, agent, own_files, ignorecase)
+    key = (tuple((x.ident, x.label, x.short, x.parent, x.base_dir, x.text) for x in chain), agent, own_files, ignorecase)
+    found = _BUILT.get(key)
+    if found is None:
+        found = _merged(chain, agent, own_files, ignorecase)
+        if len(_BUILT) >= _BUILT_KEPT:
+            del _BUILT[next(iter(_BUILT))]
+        _BUILT[key] = found
+    return found
+
+
+def _merged(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...], ignorecase: bool) -> Policy:
     data: dict[str, object] = {}
     sources: dict[str, str] = {}
     for layer in chain:
