@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 VERSION = 1  # of the file's format: a stash of any other is no stash
 STASH_DAYS = 1  # stashes whose post hook never came (the tool failed) are dropped after this
-_BLOB_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_HEX = frozenset("0123456789abcdef")
 _INLINE = "b64:"
 
 
@@ -202,7 +202,7 @@ def _content(g: Guard, kept: object) -> bytes | None:
             return base64.b64decode(kept[len(_INLINE) :], validate=True)
         except binascii.Error:
             raise ValueError("a stash's content is not base64") from None
-    if not _BLOB_ID.fullmatch(kept):
+    if len(kept) not in (40, 64) or not _HEX.issuperset(kept):  # a full id, never a revision to look up
         raise ValueError(f"a stash's content is no blob id: {kept[:80]!r}")
     data = g.repo.read_blob(kept)
     if data is None:
