@@ -22,6 +22,7 @@ from .payload import PASSED, Call
 
 if TYPE_CHECKING:
     from ...engine import Guard
+    from ...model import FileChange
 
 READ_LINES = 2000  # lines Claude Code's Read shows when the call gives no limit
 
@@ -82,8 +83,7 @@ def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | Non
     the agent's).  Where the other change touches the same lines, nobody can tell the two
     apart: nothing is given to the agent, and the hook says so.
     """
-    from ... import diffs, worktree
-    from ...model import Op
+    from ... import worktree
     from ...report import Report, events
 
     try:
@@ -94,26 +94,14 @@ def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | Non
     edit_bytes = len(json.dumps(call.data.get("tool_input")))
     landed = Report("applied", None)
     if before != after:
-        op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
-        change = diffs.make_change(
-            rel,
-            op,
-            before,
-            after,
-            old_mode=(kept.mode or new_mode) if before is not None else None,
-            new_mode=new_mode if after is not None else None,
-        )
-        # The folders the pre hook found missing on the way to the file and the tool made: a
-        # rollback of this turn takes them away again once they are empty.
-        parents = {rel.rsplit("/", n)[0] for n in range(1, rel.count("/") + 1)}
-        created = [d for d in kept.missing_dirs if d in parents] if after is not None else []  # the file is there: so are they
+        change = _change(rel, kept, before, after, new_mode)
         recorded = g.record(
             [change],
             agent=kept.agent,
             turn=turn,
             dialect="whole" if call.tool in PASSED or call.tool == "Write" else "json",
             edit_bytes=edit_bytes,
-            created_dirs=created,
+            created_dirs=_made_dirs(rel, kept) if after is not None else [],  # the file is there: so are they
         )
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
@@ -129,6 +117,29 @@ def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | Non
         warnings=list(kept.warnings),
     )
     return answer
+
+
+def _change(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | None, new_mode: int | None) -> FileChange:
+    """The turn's change to `rel`: `before` to `after`, in the stashed mode before (the file's, without one)."""
+    from ... import diffs
+    from ...model import Op
+
+    op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
+    return diffs.make_change(
+        rel,
+        op,
+        before,
+        after,
+        old_mode=(kept.mode or new_mode) if before is not None else None,
+        new_mode=new_mode if after is not None else None,
+    )
+
+
+def _made_dirs(rel: str, kept: stash.Passed) -> list[str]:
+    """The folders the pre hook found missing on the way to the file, which the tool made: a rollback
+    of the turn takes them away again once they are empty."""
+    parents = {rel.rsplit("/", n)[0] for n in range(1, rel.count("/") + 1)}
+    return [d for d in kept.missing_dirs if d in parents]
 
 
 def _tools_part(rel: str, tool: str, kept: stash.Passed, after: bytes | None) -> tuple[bytes | None, Answer]:
