@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from . import dialects, worktree
 from .errors import UsageError
 from .files import target
-from .model import EditSet, FileChange, Finding, LineRange, Value, error
+from .model import EditSet, FileChange, Finding, LineRange, error
 from .record import ledger, stage
 from .repo import GitRepo, RefLocked
 from .report import Report, TurnRef
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 VERIFY_ROUNDS = 3
 
 
-class Planned(Value):
+@dataclass(frozen=True, slots=True)
+class Planned:
     changes: tuple[FileChange, ...]
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
@@ -72,7 +74,8 @@ def _key(changes: Sequence[FileChange]) -> tuple[tuple[object, ...], ...]:
     return tuple((c.path, c.old_path, c.before, c.after, c.old_mode, c.new_mode) for c in changes)
 
 
-class Verified(Value):
+@dataclass(frozen=True, slots=True)
+class Verified:
     """A verify verdict (guard/verify/), and the changes it judged (``_key``)."""
 
     key: tuple[tuple[object, ...], ...]
@@ -312,12 +315,13 @@ class Guard(Workspace):
         emptied = self._emptied(plan.changes, here)
         if emptied:
             folders = ", ".join(d + "/" for d in emptied)
-            plan = plan._replace(
+            plan = replace(
+                plan,
                 notes=plan.notes
                 + (
                     f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
                     f"{folders}, empty once the files are deleted (as git rm does)",
-                )
+                ),
             )
         if status != "applied":
             return Report(status, edits.format, plan.changes, plan.findings, notes=plan.notes, extra=extra)
@@ -368,7 +372,7 @@ class Guard(Workspace):
         levels = dict(pol.data.get("checks") or {})  # type: ignore[call-overload]
         if levels.get("whitespace") == "fix":
             levels["whitespace"] = "warning"
-        judged = pol._replace(data={**pol.data, "checks": levels})
+        judged = replace(pol, data={**pol.data, "checks": levels})
         again = checks.run(self._check_input(changes, judged, agent, turn, edit_bytes, self.attributes_before(pol, agent, turn)))
         return Planned(changes, findings + tuple(f for f in again.findings if f not in findings), notes)
 

@@ -54,13 +54,13 @@ import os
 import re
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import UsageError
 from ..files.filekind import read_regular
-from ..model import Value
 
 if TYPE_CHECKING:
     from ..engine import Guard
@@ -78,7 +78,8 @@ class PayloadError(Exception):
     """A payload the hook cannot act on."""
 
 
-class Answer(Value):
+@dataclass(frozen=True, slots=True)
+class Answer:
     code: int
     stdout: str = ""
     stderr: str = ""

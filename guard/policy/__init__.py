@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..mappings import lookup
-from ..model import Value, field
 from .schema import (
     ADDITIVE,
     BUDGET_KEYS,
@@ -72,7 +72,8 @@ __all__ = [
 
 
 # --- layers -------------------------------------------------------------------------
-class _Layer(Value):
+@dataclass(frozen=True, slots=True)
+class _Layer:
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name
@@ -167,7 +168,8 @@ def _shape(data: object) -> str | None:
     return None
 
 
-class PolicyCache(Value):
+@dataclass(frozen=True, slots=True)
+class PolicyCache:
     """Where parsed policy texts are kept, as JSON, from one process to the next.
 
     Importing PyYAML costs a command ~13 ms (an `agent-guard check` or a CLI apply takes
@@ -405,7 +407,9 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
-class Policy(Value):
+# No slots: a cached_property keeps its answer in the instance's __dict__.
+@dataclass(frozen=True)
+class Policy:
     """The effective policy of one agent: its settings, and where each came from.
 
     A value, compared by its fields like every record: two loads of one file are equal policies.

@@ -19,11 +19,11 @@ and the ref with them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .. import worktree
-from ..model import Value
 from ..repo import FILE, Entry, GitRepo
 from . import ledger
 
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from ..model import FileChange
 
 
-class Staged(Value):
+@dataclass(frozen=True, slots=True)
+class Staged:
     """A turn's commit in the object database, and the ref move that records it."""
 
     ref: str
