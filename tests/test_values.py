@@ -20,6 +20,7 @@ import guard
 import guard.checks.whitespace
 import guard.commit_check
 import guard.policy
+import guard.record.ledger
 import guard.report
 from guard.model import EditSet, FileEdit, Finding, Op
 
@@ -40,8 +41,7 @@ RECORDS = _records()
 
 
 def test_the_records_are_found() -> None:
-    names = {f"{c.__module__}.{c.__qualname__}" for c in RECORDS}
-    assert {"guard.model.Finding", "guard.commit_check.CommitFinding", "guard.policy.Policy", "guard.record.ledger.Turn"} <= names
+    assert {Finding, guard.commit_check.CommitFinding, guard.policy.Policy, guard.record.ledger.Turn} <= set(RECORDS)
 
 
 @pytest.mark.parametrize("cls", RECORDS, ids=lambda c: f"{c.__module__}.{c.__qualname__}")
