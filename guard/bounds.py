@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import math
 import re
-
-from .model import Value
+from dataclasses import dataclass
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
-class Bound(Value):
+@dataclass(frozen=True, slots=True)
+class Bound:
     """An inclusive range; `whole`: only integers are in it."""
 
     low: float

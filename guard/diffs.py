@@ -13,10 +13,11 @@ the agent sends.
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Hashable, Iterable, Sequence
 
-from .model import FileChange, Op, Value
+from .model import FileChange, Op
 from .text.textfile import Text, decode_or_none
 
 CONTEXT = 3
@@ -262,7 +263,8 @@ def make_change(
     )
 
 
-class ChangedLines(Value):
+@dataclass(frozen=True, slots=True)
+class ChangedLines:
     """One changed region of a change, as lines: those it removes, and those added where they stood."""
 
     removed: tuple[tuple[int, str], ...]  # (1-based line in `before`, text)

@@ -31,22 +31,18 @@ the added/removed lines.  Policy checks see only ``FileChange`` values.
 
 The edit model and ``FileChange`` are ``NamedTuple``s (``x._replace(...)`` makes a
 changed copy): callers of the Python API may unpack them.  ``Finding``, and the
-records behind the API (splices, turns, texts, tree entries, ...), are ``Value``s:
-the same immutable, comparable values, each declared by its annotated fields alone (a
-commit check's findings extend ``Finding`` with the commit they are about).  Not
-frozen dataclasses, nor ``NamedTuple``s where no caller needs a tuple: creating one
-compiles its methods, ~0.4 and ~0.1 ms a class at the start of every command; a
-``Value`` class compiles nothing when it is made (one generic ``__init__`` serves it until
-it has made many values, ``_HOT``).
+records behind the API (splices, turns, texts, tree entries, ...), are frozen, slotted
+dataclasses (``dataclasses.replace(x, ...)`` makes a changed copy; a commit check's
+findings extend ``Finding`` with the commit they are about).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Sequence
-from functools import cached_property
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import count
-from typing import Any, ClassVar, NamedTuple, TypeVar, Union, dataclass_transform, overload
+from typing import NamedTuple, Union, overload
 
 from .text.wording import clip_lines, printable
 
@@ -234,255 +230,8 @@ class EditSet(NamedTuple):
         return hash(self._said())
 
 
-_V = TypeVar("_V", bound="Value")
-_T = TypeVar("_T")
-
-
-class _Made:
-    """A field's default made afresh for each value (what ``field`` gives)."""
-
-    __slots__ = ("factory",)
-
-    def __init__(self, factory: Callable[[], object]) -> None:
-        self.factory = factory
-
-    def __repr__(self) -> str:
-        return f"<{getattr(self.factory, '__qualname__', self.factory)}()>"
-
-
-def field(*, default_factory: Callable[[], _T]) -> _T:
-    """A default made afresh for each value, as ``dataclasses.field(default_factory=...)``:
-    ``extra: dict[str, Any] = field(default_factory=dict)``."""
-    return _Made(default_factory)  # type: ignore[return-value]
-
-
-# How an annotation of a class variable reads: a string under ``from __future__ import
-# annotations`` (only the name counts), else the object, whose str() says the same.
-_CLASS_VAR = ("ClassVar", "typing.ClassVar")
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-class _Record(type):
-    """Makes a ``Value`` class from its field declarations, as ``@dataclass(frozen=True, slots=True)``.
-
-    The fields are the class's annotated names, in order, after its base class's (names annotated
-    ``ClassVar`` are not fields).  From them: ``__slots__`` (with a ``__dict__`` too when the class
-    has a ``cached_property``, which keeps its answer there), ``_fields``, the defaults, and the
-    setters ``Value.__init__`` fills the slots with.  A default that a value could change (a list,
-    dict or set) is refused: ``field(default_factory=...)`` makes one per value.
-
-    No code is written and compiled for a class when it is made, as ``dataclasses`` does: that
-    cost ~0.08 ms a class (~3 ms for the ~40 records a quick command creates before it starts;
-    ``bench/README.md``).  Only a class that makes many values gets an ``__init__`` of its own
-    (``_HOT``).
-    """
-
-    def __new__(mcs, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> _Record:
-        own = [n for n, a in ns.get("__annotations__", {}).items() if not str(a).startswith(_CLASS_VAR)]
-        fields: list[str] = []
-        defaults: dict[str, object] = {}
-        post_init = ns.get("__post_init__")
-        for base in bases:
-            if isinstance(base, _Record):
-                fields += [n for n in base._fields if n not in fields]
-                defaults.update(base._defaults)
-                post_init = post_init or base._post_init
-        fields += [n for n in own if n not in fields]
-        for n in own:
-            if n in ns:
-                value = defaults[n] = ns.pop(n)  # a class attribute of that name would hide the slot
-                if isinstance(value, (list, dict, set)):
-                    raise TypeError(
-                        f"{name}.{n}: a {type(value).__name__} default would be shared by every "
-                        f"value; use field(default_factory={type(value).__name__})"
-                    )
-        required = [n for n in fields if n not in defaults]
-        if required and fields.index(required[-1]) >= len(required):
-            raise TypeError(f"{name}.{required[-1]}: a field without a default follows one with a default")
-        dict_too = any([isinstance(v, cached_property) for v in ns.values()])
-        ns["__slots__"] = (*own, "__dict__") if dict_too else tuple(own)
-        ns["_fields"] = tuple(fields)
-        ns["_defaults"] = defaults
-        ns["_tails"] = {}
-        ns["_post_init"] = post_init
-        # Each class holds its own __init__: the generic one until the class is hot (`_made_by_hand`),
-        # then one written for its fields, which its subclasses must not inherit.
-        ns.setdefault("__init__", _made_by_hand)
-        cls = super().__new__(mcs, name, bases, ns)
-        # A value's own __setattr__ refuses; its slots' setters do not (and are the quickest way in).
-        cls._setters = tuple([getattr(cls, n).__set__ for n in fields])
-        return cls
-
-    @property
-    def __signature__(cls) -> Any:
-        """What ``inspect.signature`` (and ``help``) show: the fields, in order, with their defaults."""
-        import inspect
-
-        def parameter(name: str) -> inspect.Parameter:
-            default = cls._defaults.get(name, inspect.Parameter.empty)
-            return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
-
-        return inspect.Signature([parameter(n) for n in cls._fields])
-
-    _fields: tuple[str, ...]
-    _defaults: dict[str, object]
-    _setters: tuple[Callable[[Any, Any], None], ...]
-    _post_init: Callable[[Any], None] | None
-
-
-# How many values of a class the generic __init__ makes before the class gets one written for
-# its fields.  Writing one costs ~0.08 ms; it saves ~0.8 us a value.  A command's start-up makes a
-# few values of each of ~40 classes (those keep the generic one); a Guard session, the warm server
-# and a large edit make thousands of a few (locate: Located, Match, Sought, Splice, ...).
-_HOT = 32
-_made: dict[type, int] = {}
-
-
-def _made_by_hand(self: Value, *args: Any, **kwargs: Any) -> None:
-    """Every record's first __init__: the fields in order, by position or name (mypy checks each
-    class's own signature: ``dataclass_transform``).  Once a class has made `_HOT` values, it is
-    given the same __init__ written out for its fields (`_written_init`)."""
-    cls = type(self)
-    made = _made.get(cls, 0) + 1
-    _made[cls] = made
-    if made == _HOT:
-        written = _written_init(cls)
-        if written is not None:
-            type.__setattr__(cls, "__init__", written)
-    if kwargs or len(args) != len(cls._fields):
-        tail = None if kwargs else cls._tails.get(len(args))
-        args = cls._bound(args, kwargs) if tail is None else args + tail
-    for set_field, value in zip(cls._setters, args):
-        set_field(self, value)
-    if cls._post_init is not None:
-        cls._post_init(self)
-
-
-def _written_init(cls: _Record) -> Callable[..., None] | None:
-    """An __init__ for `cls` that does what `_made_by_hand` does, written out for its fields:
-    one parameter per field with its default, one slot setter call per field, then
-    ``__post_init__``.  None (keep the generic one) when a field's name is one the written
-    function uses itself.  Its errors for a call that does not fit are Python's own."""
-    given: dict[str, object] = {}
-    params, body = [], []
-    for i, name in enumerate(cls._fields):
-        given[f"_set_{i}"] = cls._setters[i]
-        value = name
-        if name in cls._defaults:
-            default = cls._defaults[name]
-            given[f"_default_{i}"] = default
-            params.append(f"{name}=_default_{i}")
-            if isinstance(default, _Made):
-                given[f"_factory_{i}"] = default.factory
-                value = f"_factory_{i}() if {name} is _default_{i} else {name}"
-        else:
-            params.append(name)
-        body.append(f"    _set_{i}(self, {value})")
-    if cls._post_init is not None:
-        given["_post_init"] = cls._post_init
-        body.append("    _post_init(self)")
-    if ({"self", *given} & set(cls._fields)) or not body:
-        return None
-    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
-    exec(compile(source, f"<record {cls.__qualname__}>", "exec"), given)
-    init: Any = given["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__module__ = cls.__module__
-    return init  # type: ignore[no-any-return]
-
-
-class Value(metaclass=_Record):
-    """An immutable value that is not a tuple, declared by its fields: equal to a value of its
-    own class with equal fields; hashed and shown by them.
-
-    A subclass annotates its fields, with their defaults (``field(default_factory=...)`` for one
-    made per value); a base class's come first; ``_Record`` derives the rest.  A class that must
-    work a field out writes ``__post_init__`` (it may set a field with ``object.__setattr__``),
-    which ``__init__`` calls last.  ``_replace``, copies and unpickling take the fields as they are.
-    """
-
-    __slots__ = ()
-    _fields: ClassVar[tuple[str, ...]] = ()
-    _defaults: ClassVar[dict[str, object]] = {}
-    # The defaults of the fields after the first N, by N, once a call has passed N by position.
-    _tails: ClassVar[dict[int, tuple[object, ...]]] = {}
-    _setters: ClassVar[tuple[Callable[[Any, Any], None], ...]] = ()
-    _post_init: ClassVar[Callable[[Any], None] | None] = None
-
-    __init__ = _made_by_hand
-
-    @classmethod
-    def _bound(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        """Every field's value from what ``__init__`` was passed (the defaults for the rest), or
-        the ``TypeError`` Python raises for a call that does not fit the fields."""
-        fields, by_name = cls._fields, bool(kwargs)
-        if len(args) > len(fields):
-            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
-        values = list(args)
-        for name in fields[len(args) :]:
-            if name in kwargs:
-                values.append(kwargs.pop(name))
-            elif name in cls._defaults:
-                default = cls._defaults[name]
-                values.append(default.factory() if isinstance(default, _Made) else default)
-            else:
-                raise TypeError(f"{cls.__name__}() missing argument: {name!r}")
-        for name in kwargs:
-            said = "got multiple values for argument" if name in fields else "got an unexpected keyword argument"
-            raise TypeError(f"{cls.__name__}() {said} {name!r}")
-        if not by_name and not any([isinstance(cls._defaults[n], _Made) for n in fields[len(args) :]]):
-            # The next call with as many arguments, by position, takes these defaults as they are.
-            cls._tails[len(args)] = tuple(values[len(args) :])
-        return tuple(values)
-
-    def _init(self, *values: object) -> None:
-        for set_field, value in zip(self._setters, values):
-            set_field(self, value)
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in self._fields])
-
-    def _replace(self: _V, **changes: object) -> _V:
-        """A copy with the fields named in `changes` changed (``NamedTuple._replace``)."""
-        unknown = changes.keys() - set(self._fields)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        new = object.__new__(type(self))
-        for name in self._fields:
-            object.__setattr__(new, name, changes[name] if name in changes else getattr(self, name))
-        return new
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Value) and other.__class__ is self.__class__:
-            return self._values() == other._values()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of an immutable {type(self).__name__}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of an immutable {type(self).__name__}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # copy, deepcopy and pickle would set the fields one by one, which __setattr__ refuses.
-        return _rebuilt, (type(self), self._values())
-
-
-def _rebuilt(cls: type[_V], values: tuple[Any, ...]) -> _V:
-    """A `cls` with these field values (how a copied or unpickled ``Value`` is made)."""
-    new = object.__new__(cls)
-    new._init(*values)
-    return new
-
-
-class Finding(Value):
+@dataclass(frozen=True, slots=True)
+class Finding:
     """Why an edit is refused or warned about: code, severity, where, what, and what to do next."""
 
     code: str
@@ -602,7 +351,7 @@ class FileChange(NamedTuple):
 class ParseError(Exception):
     """A parser's refusal: becomes a `parse-error` finding at the edge of `dialects`.
 
-    (Not a ``Value``: Python sets ``__traceback__`` on exceptions as they travel.)
+    (Not a frozen record: Python sets ``__traceback__`` on exceptions as they travel.)
     """
 
     def __init__(

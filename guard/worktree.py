@@ -32,11 +32,11 @@ import fcntl
 import json
 import os
 import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from .files.filekind import NotRegular, open_regular, read_regular
-from .model import Value
 from .repo import EXEC, FILE, GitRepo
 
 TMP_MARK = ".agent-guard-tmp-"
@@ -60,7 +60,8 @@ class NotAFile(UnsafePath):
         self.what = what
 
 
-class Write(Value):
+@dataclass(frozen=True, slots=True)
+class Write:
     """The state one path must reach: content (None = absent) and git mode.
 
     A file written over an existing one keeps that file's permission bits; a new file
@@ -112,7 +113,8 @@ def permissions(kept: int | None, git_mode: int | None, umask: int) -> int:
 Undo = Callable[[object, bool], None]
 
 
-class LastStep(Value):
+@dataclass(frozen=True, slots=True)
+class LastStep:
     """What a write does once every file is in place, inside its all-or-nothing.
 
     `run` does it; `note` (JSON) goes into the journal first, so that the write's own
@@ -411,7 +413,7 @@ def write(repo: GitRepo, writes: Sequence[Write], *, remove_dirs: Sequence[str] 
         before_id = repo.write_blob(w.before) if w.before is not None else None
         after_id = repo.hash_blob(w.after) if w.after is not None else None
         kept = now.get(w.path) if now.get(w.path) is not None else now.get(w.like) if w.like else None
-        placed.append(w if w.bits is not None else w._replace(bits=permissions(kept, w.after_mode, umask)))
+        placed.append(w if w.bits is not None else replace(w, bits=permissions(kept, w.after_mode, umask)))
         # The exact bits the path had (None: no file), so that recovery puts them back as they were.
         files.append(
             {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -492,7 +493,7 @@ def test_policies_that_say_the_same_are_equal(tmp_path: Path) -> None:
     other = policy.load(tmp_path, agent="a")
     assert other != one and other.name == one.name and hash(other) == hash(one)  # the same name, other settings
     assert policy.load(tmp_path, agent="b") != other
-    assert one._replace(agent="b").agent == "b" and one.agent == "a"
+    assert replace(one, agent="b").agent == "b" and one.agent == "a"
 
 
 def judged_by(pol: policy.Policy) -> object:

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..bounds import LINE, TURNS
 from ..dialects import DIALECTS
-from ..model import Value
 from ..report.audience import MCP
 
 INSTRUCTIONS = (
@@ -59,13 +59,15 @@ FINDINGS = (
 _TO_END = 1 << 62  # an end_line past any file: read to the end
 
 
-class Result(Value):
+@dataclass(frozen=True, slots=True)
+class Result:
     text: str
     data: dict[str, Any] | None = None
     error: bool = False
 
 
-class Tool(Value):
+@dataclass(frozen=True, slots=True)
+class Tool:
     name: str
     description: str
     schema: dict[str, Any]

@@ -18,6 +18,8 @@ other changes only (and the whitespace fix leaves those files as they are).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import budget, conflict, encoding, noop, placeholder, protected, syntax, untracked, whitespace
 from .base import LEVELS, AttrLookup, Blocks, Check, CheckInput, CheckResult, Committed, Usage, no_attr
 from .encoding import content_finding
@@ -62,7 +64,7 @@ def run(inp: CheckInput) -> CheckResult:
             c if pol.excluded("whitespace", c.path) else whitespace.fix(c, whitespace.rules_for(c.path, inp), inp.blocks)
             for c in changes
         )
-        inp = inp._replace(changes=changes)
+        inp = replace(inp, changes=changes)
     findings = []
     for name, check in CHECKS.items():
         level = pol.level(name)
@@ -74,4 +76,4 @@ def run(inp: CheckInput) -> CheckResult:
 def _without_excluded(inp: CheckInput, name: str) -> CheckInput:
     """`inp` without the changes the policy's ``exclude.NAME`` keeps check `name` off."""
     kept = tuple(c for c in inp.changes if not inp.policy.excluded(name, c.path))
-    return inp if len(kept) == len(inp.changes) else inp._replace(changes=kept)
+    return inp if len(kept) == len(inp.changes) else replace(inp, changes=kept)

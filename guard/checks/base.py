@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass, field
 from itertools import accumulate
-from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..model import FileChange, Finding, Value, field
+from ..model import FileChange, Finding
 from ..policy import Policy
-
-_EMPTY: Mapping[str, int] = MappingProxyType({})
 
 # The levels at which a check runs (and a finding's severity); "off" and "fix" are not among them.
 LEVELS = ("error", "warning")
@@ -27,11 +25,12 @@ LEVELS = ("error", "warning")
 AttrLookup = Callable[[str, str], "str | bool | None"]
 
 
-class Usage(Value):
+@dataclass(frozen=True, slots=True)
+class Usage:
     """What this agent already used: keys files, lines_added, lines_removed, hunks, bytes."""
 
-    turn: Mapping[str, int] = _EMPTY
-    session: Mapping[str, int] = _EMPTY
+    turn: Mapping[str, int] = field(default_factory=dict)
+    session: Mapping[str, int] = field(default_factory=dict)
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:
@@ -114,7 +113,8 @@ def block_of(change: FileChange, blocks: Blocks | None = None) -> Added:
     return blocks.of(change) if blocks is not None else Added(change)
 
 
-class Committed(Value):
+@dataclass(frozen=True, slots=True)
+class Committed:
     """What a commit check judges in one run: the staged change, or one commit of a range.
 
     Its changes are (about to be) committed: nothing is rewritten, a budget holds per
@@ -125,7 +125,8 @@ class Committed(Value):
     commit: str | None = None  # the commit's id, for a commit of a range
 
 
-class CheckInput(Value):
+@dataclass(frozen=True, slots=True)
+class CheckInput:
     """What every check is given: the changes, the policy, git's view of the paths, the agent's usage so far."""
 
     changes: tuple[FileChange, ...]
@@ -139,7 +140,8 @@ class CheckInput(Value):
     blocks: Blocks = field(default_factory=Blocks)  # the changes' added blocks, shared by the checks
 
 
-class CheckResult(Value):
+@dataclass(frozen=True, slots=True)
+class CheckResult:
     changes: tuple[FileChange, ...]  # after fixes
     findings: tuple[Finding, ...]
 

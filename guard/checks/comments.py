@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from ..model import Value
 from ..text.regex import lazy
 
 
-class Syntax(Value):
+@dataclass(frozen=True, slots=True)
+class Syntax:
     name: str
     line: tuple[str, ...] = ()  # line-comment openers, as regexes
     block: tuple[tuple[str, str], ...] = ()  # (open, close) literals

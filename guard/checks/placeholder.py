@@ -54,13 +54,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import contains, or_
 from typing import Iterable, Sequence
 
 from ..diffs import ChangedLines, changed_lines
-from ..model import FileChange, Finding, Value
+from ..model import FileChange, Finding
 from ..text.lookalikes import disguised, fold
 from ..text.regex import lazy
 from ..text.textfile import NotText, decode
@@ -335,7 +336,8 @@ STRONG, SENTENCE, LOOSE_MATCH, DOTS_ONLY, NOTE = "strong", "sentence", "loose", 
 _DELIMITER = lazy(r"(?:end|begin|start|stop)\b", re.IGNORECASE)
 
 
-class Marker(Value):
+@dataclass(frozen=True, slots=True)
+class Marker:
     line: int  # 1-based, in the new file
     text: str  # the whole added line
     phrase: str  # the comment body that elides

@@ -10,6 +10,8 @@ does to it (``policy.pyproject``): the rest of that file is the agents' to chang
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..files.control import finding as control_finding
 from ..files.control import fixed_kind
 from ..files.paths import protected_finding
@@ -34,5 +36,5 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
             table = table_finding(change.path, change.old_path, change.before, change.after)
             if table is not None:
                 # Like the policy's own files for an agent's edit; at commit time, the check's level.
-                findings.append(table if inp.committed is None else table._replace(severity=level))
+                findings.append(table if inp.committed is None else replace(table, severity=level))
     return findings

@@ -32,10 +32,11 @@ writes code costs one pass over its regions.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..diffs import ChangedLines, similar
-from ..model import FileChange, Finding, Value
+from ..model import FileChange, Finding
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 from ..text.textfile import NotText
@@ -178,7 +179,8 @@ def _candidate(region: ChangedLines, syntax: Syntax) -> bool:
 Line = tuple[int, str, str]  # (line number, kind, what it says)
 
 
-class _Reading(Value):
+@dataclass(frozen=True, slots=True)
+class _Reading:
     """A region read line by line: the kinds of its new lines, those of its removed lines, the removed
     lines of code no new line rewrites (`code`), the new lines of code (`new_code`), and the lines
     that do no work in the removed code's place."""

@@ -28,10 +28,11 @@ and the fix keeps them, as pre-commit-hooks' trailing-whitespace does with
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..diffs import changed_lines, make_change
-from ..model import FileChange, Finding, Value
+from ..model import FileChange, Finding
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import span, visible
 from .base import Blocks, CheckInput, capped, lines_containing
@@ -51,7 +52,8 @@ _KNOWN = frozenset(
 )
 
 
-class Rules(Value):
+@dataclass(frozen=True, slots=True)
+class Rules:
     """The whitespace rules in force for one file (git's `core.whitespace` and `whitespace` attribute).
 
     (Not a tuple: ``"tab-in-indent" in rules`` asks for a rule, not a field.)
@@ -114,7 +116,7 @@ def rules_for(path: str, inp: CheckInput) -> Rules:
         rules = base
     suffixes = inp.policy.markdown_suffixes
     if suffixes is None or path.lower().endswith(suffixes):
-        rules = rules._replace(linebreak=True)
+        rules = replace(rules, linebreak=True)
     return rules
 
 

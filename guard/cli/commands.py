@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 import click
 
 from ..bounds import KEEP, TURNS, Bound, OutOfRange
-from ..model import Value
 from ..report import EXIT_USAGE
 from . import options
 from .fast import emit, read_input, run_apply, whole_without_input
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-class Invocation(Value):
+@dataclass(frozen=True, slots=True)
+class Invocation:
     """What the program's edge tells a command (click's ``ctx.obj``)."""
 
     # ``program.run`` ends the process after the command: what the command holds may go with it.

@@ -34,6 +34,7 @@ check, which are then passed over (``baseline``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Sequence
 
@@ -64,6 +65,7 @@ _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
 _OF_A_CHANGE = ("budget", "binary", "not-utf8")
 
 
+@dataclass(frozen=True, slots=True)
 class CommitFinding(Finding):
     """A finding of a commit check: the commit it is about, and where to point when it has no path."""
 
@@ -71,7 +73,7 @@ class CommitFinding(Finding):
     anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
 
     def as_dict(self) -> dict[str, object]:
-        out = super().as_dict()
+        out = Finding.as_dict(self)  # not super(): the slotted class dataclass makes is a new one
         out["commit"] = self.commit
         return out
 

@@ -24,11 +24,12 @@ paths.  In the staged mode a named *file* with no staged change is judged whole,
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import diffs
 from ..errors import UsageError
-from ..model import FileChange, NumberedLines, Op, Value
+from ..model import FileChange, NumberedLines, Op
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
 from ..text.textfile import BOM, is_binary, split
 
@@ -40,7 +41,8 @@ _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}
 CHANGE, ROOT, MERGE, STAGED_MERGE = "change", "root", "merge", "staged merge"
 
 
-class Unit(Value):
+@dataclass(frozen=True, slots=True)
+class Unit:
     """What is judged on its own: the staged change, one commit, or the files checked whole."""
 
     label: str  # "the staged change", "commit 1a2b3c4d5e 'Add parser'", "the files checked whole"
@@ -251,7 +253,7 @@ def staged_found(repo: GitRepo, wanted: frozenset[str]) -> Found:
     extra = {"mode": "staged", **totals(changes), "whole_files": len(units[1].changes) if whole else 0}
     if merging:
         # A merge brings in work that was committed (and checked) on the other side.
-        units[0] = units[0]._replace(label="the staged merge", kind=STAGED_MERGE)
+        units[0] = replace(units[0], label="the staged merge", kind=STAGED_MERGE)
         notes.append("a merge is being committed: the per-commit budget is not applied to it")
         extra["merge"] = True
     return units, extra, notes

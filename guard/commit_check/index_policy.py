@@ -24,11 +24,11 @@ the commit follows it.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 from typing import Callable
 
 from .. import policy as policy_mod
 from ..errors import UsageError
-from ..model import Value
 from ..policy import Policy
 from ..policy.pyproject import FILE as PYPROJECT
 from ..policy.pyproject import TABLE
@@ -93,7 +93,8 @@ def _target(repo: GitRepo, path: str, link: str, entry: Entry, where: str) -> st
     return target
 
 
-class Staged(Value):
+@dataclass(frozen=True, slots=True)
+class Staged:
     """What the staged change is judged by (``source``), and the policy before it and as the index holds it."""
 
     source: range_policy.RangePolicy

@@ -23,11 +23,12 @@ so it must be seen and reviewed on its own.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .. import policy as policy_mod
 from ..errors import UsageError
-from ..model import Finding, Value
+from ..model import Finding
 from ..policy import Policy
 from ..repo import EXEC, FILE, GitRepo
 from ..text.wording import short_id
@@ -38,7 +39,8 @@ POLICY_FILE = policy_mod.DEFAULT_FILE
 _SHOWN = 4  # settings a finding names; the rest are counted
 
 
-class RangePolicy(Value):
+@dataclass(frozen=True, slots=True)
+class RangePolicy:
     """The policy a range is judged by, where it comes from, and the files it was read from."""
 
     policy: Policy

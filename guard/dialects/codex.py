@@ -32,10 +32,11 @@ whole as context, repair ``context-prefix``).  Anything else refuses with ``Pars
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .. import jsonvalue
-from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
+from ..model import ADDED, CONTEXT, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 from ..text.regex import lazy
 
 NAME = "codex"
@@ -66,7 +67,8 @@ _MAX_NESTING = 4  # wrappers inside wrappers (JSON -> bash -lc -> heredoc) befor
 _QUOTE_LIMIT = 80
 
 
-class _Envelope(Value):
+@dataclass(frozen=True, slots=True)
+class _Envelope:
     """The lines from `*** Begin Patch` to the end of the (unwrapped) input."""
 
     lines: tuple[str, ...]

@@ -31,8 +31,8 @@ No I/O; every function is linear in its input.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from ..model import Value
 from ..text.regex import lazy
 
 _OPENER = lazy(r"(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)")
@@ -58,7 +58,8 @@ _PATCH_LINE = lazy(
 )
 
 
-class Fence(Value):
+@dataclass(frozen=True, slots=True)
+class Fence:
     info: str  # the info string, stripped: "", "python", "py title=\"x.py\""
     body: str  # the lines between opener and closer, terminators kept
     start_line: int  # 1-based line of the body's first line

@@ -36,10 +36,11 @@ Wrappers unwrapped first: ``{"name", "arguments": "<json>" | {...}}``,
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .. import jsonvalue
-from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace, Value
+from ..model import Change, EditSet, FileEdit, LineRange, Op, ParseError, Replace
 from . import fences
 
 NAME = "json"
@@ -68,7 +69,8 @@ class InvalidJSON(ParseError):
     """A JSON syntax error."""
 
 
-class _Edit(Value):
+@dataclass(frozen=True, slots=True)
+class _Edit:
     path: str
     line: int
     change: Change | None = None

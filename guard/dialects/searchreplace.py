@@ -34,7 +34,9 @@ count as openers too.  A block with no label reuses the previous block's file.
 
 from __future__ import annotations
 
-from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError, Value
+from dataclasses import dataclass
+
+from ..model import ADDED, REMOVED, EditSet, FileEdit, Hunk, HunkLine, Op, ParseError
 from ..text.regex import lazy
 from . import fences
 
@@ -57,7 +59,8 @@ SHAPE = (
 )
 
 
-class Block(Value):
+@dataclass(frozen=True, slots=True)
+class Block:
     path: str
     search: tuple[str, ...]
     replace: tuple[str, ...]

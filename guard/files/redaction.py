@@ -20,6 +20,7 @@ that only ever speak of the path (``SAFE_CODES``) pass as they are.  The Python 
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import TYPE_CHECKING, Sequence
 
 from .. import diffs
@@ -75,7 +76,7 @@ def report(rep: Report, policy: Policy, commit: str | None = None) -> Report:
     found = findings(rep.findings, policy)
     if changes == rep.changes and found == rep.findings:
         return rep
-    return rep._replace(changes=changes, findings=found)
+    return replace(rep, changes=changes, findings=found)
 
 
 def change(c: FileChange, policy: Policy, commit: str | None) -> FileChange:
@@ -111,7 +112,8 @@ def finding(f: Finding, policy: Policy) -> Finding:
         return f
     path = f.path or ""
     said = _MEANING.get(f.code, "{path}: " + f.code).format(path=path)
-    return f._replace(
+    return replace(
+        f,
         line=None,
         message=f"{said}; its contents are protected, so no line of it is quoted here",
         hint=_HINT.get(f.code, _FALLBACK_HINT),

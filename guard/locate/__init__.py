@@ -33,6 +33,7 @@ text than the file holds now).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from ..model import Change, Finding, Hunk, Replace, Snippet
@@ -68,7 +69,7 @@ def locate_changes(text: Text, changes: Sequence[Change], tiers: Sequence[str], 
                 continue
             got = locate_hunk(fi, ch, tiers, window, path, drift)
             if got.splices and miscounted:
-                got = got._replace(repairs=got.repairs + ("recount",))
+                got = replace(got, repairs=got.repairs + ("recount",))
             if got.splices and ch.old_start is not None and ch.old_lines:
                 drift = got.splices[0].start - (ch.old_start - 1)
             if got.splices:

@@ -12,9 +12,10 @@ for, and readings that change different lines are ambiguous.  A splice placed un
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
-from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Value, error
+from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
 from ..text.wording import quoted
 from .index import (
     NORMALISERS,
@@ -244,7 +245,8 @@ class _Forms:
                 yield self.spaced[0], ["context-prefix"]
 
 
-class _Reading(Value):
+@dataclass(frozen=True, slots=True)
+class _Reading:
     """One way a hunk fits the file: the match, the hunk matched (its variant less the context
     lines the file has nowhere), the lines left off, and where it came from: the form (before
     edge lines went), the variant (before invented lines went), and the tiers that made them."""
@@ -461,7 +463,8 @@ def _try_hunk(
     found: list[tuple[Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
     stripped = _without_invented(h, fi)
     if stripped is not None:
-        b2 = block._replace(
+        b2 = replace(
+            block,
             old=stripped.old_lines,
             tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
             hint=None if stripped.old_start is None else stripped.old_start - 1,
@@ -536,7 +539,7 @@ def _search_drift(
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
     if finding is not None and block.hint is not None and drift and not fuzzy:
         # The drift measured by the previous hunk may pick the candidate exactly.
-        m2, _, _ = search(fi, block._replace(hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        m2, _, _ = search(fi, replace(block, hint=block.hint + drift), tiers, window, path, src, fuzzy)
         if m2 is not None:
             return m2, None
     return m, finding

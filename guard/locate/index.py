@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
-from ..model import CONTEXT, REMOVED, Finding, Value, error
+from ..model import CONTEXT, REMOVED, Finding, error
 from ..text.textfile import Text
 from ..text.wording import quoted
 
@@ -161,7 +162,8 @@ def unescape(s: str) -> str:
     )
 
 
-class Sought(Value):
+@dataclass(frozen=True, slots=True)
+class Sought:
     """What one change looks for: old lines (with tags), new lines, constraints."""
 
     old: tuple[str, ...]
@@ -338,7 +340,8 @@ def anchor_floor(fi: FileIndex, anchors: Sequence[str], lo: int, active: frozens
     return floor
 
 
-class Match(Value):
+@dataclass(frozen=True, slots=True)
+class Match:
     start: int
     size: int
     active: frozenset[str]
@@ -380,7 +383,7 @@ def needed(fi: FileIndex, m: Match) -> list[str]:
 
 
 def _match_at(fi: FileIndex, block: Sought, active: frozenset[str], s: int, fuzzy: bool) -> bool:
-    return s in match_block(fi, block._replace(hint=None, anchors=()), active, (s, s + len(block.old)), fuzzy)
+    return s in match_block(fi, replace(block, hint=None, anchors=()), active, (s, s + len(block.old)), fuzzy)
 
 
 def search(
@@ -398,7 +401,7 @@ def search(
         # The anchor is the hunk's own first line: search for the hunk itself, everywhere
         # the anchors before it allow (the rule's "after the anchor" would skip it).
         m, finding, name = search(fi, own, tiers, window, path, src, fuzz)
-        return (m._replace(block=block, fixed=("anchor",)) if m is not None else None), finding, name
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     size = len(block.old)
     h = block.hint
     if (
@@ -438,7 +441,7 @@ def search(
     loose = _anchors_put_right(fi, block, tiers)
     if loose is not None:
         m, finding, name = search(fi, loose, tiers, window, path, src, fuzz)
-        return (m._replace(block=block, fixed=("anchor",)) if m is not None else None), finding, name
+        return (replace(m, block=block, fixed=("anchor",)) if m is not None else None), finding, name
     return None, None, ""
 
 
@@ -449,7 +452,7 @@ def _own_line_anchor(block: Sought) -> Sought | None:
     norm = norm_fn(frozenset(NORMALISERS))
     if norm(block.anchors[-1]) != norm(block.old[0]) or not norm(block.old[0]).strip():
         return None
-    return block._replace(anchors=block.anchors[:-1])
+    return replace(block, anchors=block.anchors[:-1])
 
 
 def _anchors_put_right(fi: FileIndex, block: Sought, tiers: Sequence[str]) -> Sought | None:
@@ -464,7 +467,7 @@ def _anchors_put_right(fi: FileIndex, block: Sought, tiers: Sequence[str]) -> So
     norm = norm_fn(frozenset(NORMALISERS))
     present = fi.positions(frozenset(NORMALISERS))
     kept = tuple(a for a in block.anchors if norm(a) in present)
-    return None if len(kept) == len(block.anchors) else block._replace(anchors=kept)
+    return None if len(kept) == len(block.anchors) else replace(block, anchors=kept)
 
 
 def _in_scope_only(fi: FileIndex, anchor: int, starts: Sequence[int]) -> bool:

@@ -23,10 +23,11 @@ gives for the same three texts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
 from .. import diffs
-from ..model import Change, FileEdit, Finding, Snippet, Value, error, ordered_changes
+from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
 from ..text.textfile import Text, decode
 from ..text.wording import quoted, visible
 from . import locate_changes
@@ -39,7 +40,8 @@ _SHOW = 6  # differing lines shown in a finding
 Region = tuple[int, int, int, int]
 
 
-class Bases(Value):
+@dataclass(frozen=True, slots=True)
+class Bases:
     """The texts an edit may have been made against, other than the file as it is now."""
 
     named: Text | None = None  # the blob a diff's `index` line names, when it is not the file
@@ -50,7 +52,8 @@ class Bases(Value):
 NO_BASES = Bases()  # the file as it is now is the only text there is
 
 
-class Rewritten(Value):
+@dataclass(frozen=True, slots=True)
+class Rewritten:
     """A file's new text, the regions that changed (None: diff it whole), repairs and notes."""
 
     text: Text
@@ -129,7 +132,7 @@ def from_earlier(
             continue
         merged, conflict = onto_base(old, text, edited, path)
         if conflict is not None:
-            return conflict._replace(message=f"the edit fits {label} of {path}, not the file as it is now; " + conflict.message)
+            return replace(conflict, message=f"the edit fits {label} of {path}, not the file as it is now; " + conflict.message)
         return Rewritten(merged, None, out.repairs + ("3way",), out.notes)
     return None
 
@@ -152,7 +155,7 @@ def _since_seen(
         merged, conflict = onto_base(base, text, edited, path)
         if conflict is not None:
             return (
-                conflict._replace(message=f"{path} changed since the agent last saw it (read_before_edit); " + conflict.message),
+                replace(conflict, message=f"{path} changed since the agent last saw it (read_before_edit); " + conflict.message),
             )
         return Rewritten(merged, None, tuple(repairs) + ("3way",), notes)
     return None
@@ -162,8 +165,8 @@ def onto_file(text: Text, splices: Sequence[Splice], path: str) -> tuple[Text, F
     """Apply `splices` to `text`, merging those that carry the edit's own view (`Splice.seen`)."""
     from ..repo.merge import merge_file  # here, and in `onto_base`: only an edit that merges loads it
 
-    base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
-    ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in splices])
+    base, _ = apply_splices(text, [replace(sp, new=sp.seen, final_newline=None) for sp in splices if sp.seen is not None])
+    ours, _ = apply_splices(text, [replace(sp, new=sp.meant) if sp.meant is not None else sp for sp in splices])
     merged = merge_file(base.encode(), ours.encode(), text.encode())
     if merged.clean:
         return decode(merged.data), None
@@ -312,7 +315,7 @@ def snippet_onto_file(
         edited, _ = apply_splices(old, out.splices)
         merged, conflict = onto_base(old, current, edited, path)
         if conflict is not None:
-            return conflict._replace(message=said + "; " + conflict.message)
+            return replace(conflict, message=said + "; " + conflict.message)
         return merged, list(out.repairs) + ["3way"]
     if earlier and len(unsure) == len(earlier):
         # Unique in the file now only through lines changed since every version the agent

@@ -35,10 +35,11 @@ the file next to them.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..diffs import aligned
-from ..model import Finding, Snippet, Value, error
+from ..model import Finding, Snippet, error
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
     LAZY_SLACK,
@@ -298,7 +299,8 @@ def _scope_end(lz: Lazy, marker: int, after: int, limit: int) -> int | None:
     return end
 
 
-class _Op(Value):
+@dataclass(frozen=True, slots=True)
+class _Op:
     start: int  # file lines [start, end) become `new` (snippet indexes)
     end: int
     new: tuple[int, ...]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
-from ..model import Finding, Hunk, Value, error
+from ..model import Finding, Hunk, error
 from ..text.textfile import Text, split
 from ..text.wording import span
 
 
-class Splice(Value):
+@dataclass(frozen=True, slots=True)
+class Splice:
     """Replace file lines [start, end) with `new` ((text, terminator) pairs).
 
     A splice placed although some of the lines it keeps differ from the file (the
@@ -28,7 +30,8 @@ class Splice(Value):
     meant: tuple[tuple[str, str], ...] | None = None
 
 
-class Located(Value):
+@dataclass(frozen=True, slots=True)
+class Located:
     """What locating gives, one value out of every locator: the splices to make, the
     repairs they needed, notes; or the findings that refuse the change (then no splices).
 

@@ -17,12 +17,12 @@ setting they enforce.  What a file may say is ``schema``'s.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..mappings import lookup
-from ..model import Value
 from .effective import Policy
 from .schema import (
     ADDITIVE,
@@ -71,7 +71,8 @@ __all__ = [
 
 
 # --- layers -------------------------------------------------------------------------
-class _Layer(Value):
+@dataclass(frozen=True, slots=True)
+class _Layer:
     ident: str  # "preset:NAME" or the resolved path, for cycle detection
     label: str  # "preset default" or "/abs/path/.agent-guard.yaml"
     short: str  # "default" or ".agent-guard.yaml", for Policy.name

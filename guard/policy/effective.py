@@ -5,13 +5,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from ..model import Value, field
 from .schema import TIERS
 
 
-class Policy(Value):
+# No slots: a cached_property keeps its answer in the instance's __dict__.
+@dataclass(frozen=True)
+class Policy:
     """The effective policy of one agent: its settings, and where each came from.
 
     A value, compared by its fields like every record: two loads of one file are equal policies.
@@ -45,7 +47,7 @@ class Policy(Value):
         levels = self.get("checks")
         if not isinstance(levels, dict) or levels.get("whitespace") != "fix":
             return self
-        return self._replace(data={**self.data, "checks": {**levels, "whitespace": "warning"}})
+        return replace(self, data={**self.data, "checks": {**levels, "whitespace": "warning"}})
 
     def get(self, dotted: str, default: object = None) -> object:
         node: object = self.data

@@ -43,11 +43,12 @@ version of the file is refused as ``stale``, at the policy's ``stale`` level.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from .. import diffs
 from ..locate import Splice, apply_splices
-from ..model import LAST_SEEN, FileEdit, Finding, LineRange, Value, error, line_anchored
+from ..model import LAST_SEEN, FileEdit, Finding, LineRange, error, line_anchored
 from ..policy import Policy
 from ..record import ledger
 from ..repo import GitRepo
@@ -62,7 +63,8 @@ if TYPE_CHECKING:
 _SHOW = 3  # lines of context either side in a hint
 
 
-class Anchored(Value):
+@dataclass(frozen=True, slots=True)
+class Anchored:
     edit: FileEdit  # the edit to locate (ranges moved onto the current file)
     findings: tuple[Finding, ...] = ()  # errors refuse the edit; warnings go with it
     repairs: tuple[str, ...] = ()
@@ -131,7 +133,8 @@ def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- line-anchored edits
 
 
-class _Reader(Value):
+@dataclass(frozen=True, slots=True)
+class _Reader:
     """The agent whose reads count, and how its hints tell it to read."""
 
     audience: Audience
@@ -141,7 +144,8 @@ class _Reader(Value):
         return self.audience.read(path, self.name, lines)
 
 
-class _Base(Value):
+@dataclass(frozen=True, slots=True)
+class _Base:
     """The version of a file a line-anchored edit's numbers refer to, and what its read showed."""
 
     id: str

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import worktree
 from ..files import paths
 from ..files.target import special_file
-from ..model import Finding, Value, error
+from ..model import Finding, error
 from ..report.audience import Audience
 from ..text.textfile import decode
 from ..text.wording import span
@@ -78,7 +79,8 @@ def parse_lines(spec: str) -> tuple[int, int]:
     return a, b
 
 
-class Shown(Value):
+@dataclass(frozen=True, slots=True)
+class Shown:
     """What a read showed: the header's path and tag, the lines shown (A to B of N), their text."""
 
     path: str  # repository-relative

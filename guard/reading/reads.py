@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..files.filekind import read_regular
-from ..model import Value
 from ..repo import GitRepo
 
 VERSION = 1
@@ -32,7 +32,8 @@ MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this
 Span = tuple[int, int]  # 1-based, inclusive
 
 
-class Read(Value):
+@dataclass(frozen=True, slots=True)
+class Read:
     blob: str  # full id of the blob the agent was shown
     shown: tuple[Span, ...]  # disjoint, sorted line ranges of that blob
 

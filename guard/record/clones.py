@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..model import Value
 from ..repo import GitError, GitRepo, RefMoved
 from ..text.wording import plural
 from . import ledger
@@ -149,7 +149,8 @@ def prefix_problem(prefix: str) -> str | None:
     return None
 
 
-class Copy(Value):
+@dataclass(frozen=True, slots=True)
+class Copy:
     """A fetched copy of one clone's ledger of one agent."""
 
     ref: str
@@ -199,7 +200,8 @@ def fetch_args(remote: str) -> list[str]:
     return ["fetch", remote, fetch_refspec(remote)]
 
 
-class Outcome(Value):
+@dataclass(frozen=True, slots=True)
+class Outcome:
     """What `push` or `fetch` did: git's own output, the lines that say what moved, and whether all went."""
 
     ok: bool

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import dataclass
 from typing import Iterator
 
-from ..model import Value
 
-
-class Entered(Value):
+@dataclass(frozen=True, slots=True)
+class Entered:
     """The folders a shell command enters (absolute, as the shell resolves them: ``..`` by name),
     in the order it names them, and whether it enters one that cannot be worked out before it runs."""
 

@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import Value
 from ..repo import RefMoved
 from ..workspace import Workspace
 
 DIRNAME = "agent-guard"
 
 
-class Item(Value):
+@dataclass(frozen=True, slots=True)
+class Item:
     """One thing agent-guard keeps: what it is, where, and its value (a ref's commit) to remove it by."""
 
     kind: str  # "ref", "folder", "checkouts", "hook", "cache"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
 from typing import Any, Callable, Iterator
@@ -26,7 +27,7 @@ from ..bounds import AGE_SECONDS, KEEP, TURNS
 from ..engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from ..errors import UsageError
 from ..files import control, paths, redaction
-from ..model import FileChange, Finding, Op, Value, error
+from ..model import FileChange, Finding, Op, error
 from ..policy import Policy
 from ..repo import FILE, Entry, GitError, RefLocked, TreeChange
 from ..repo.merge import merge_file
@@ -405,7 +406,8 @@ def _is_text(data: bytes) -> bool:
     return True
 
 
-class _Unblock(Value):
+@dataclass(frozen=True, slots=True)
+class _Unblock:
     """What a refused rollback can be told to do instead: the command with --force, the turn's
     commit (whose files are what the turn left), and the later turns that changed each file."""
 
@@ -690,7 +692,7 @@ def protection(
     for p, turns in touching.items():
         git_folder = paths.git_folder_finding(p, folders)
         if git_folder is not None:
-            out.append(git_folder._replace(hint=f"a rollback never writes git's own files; {git_folder.hint}"))
+            out.append(replace(git_folder, hint=f"a rollback never writes git's own files; {git_folder.hint}"))
             continue
         controls = control.path_finding(p, g.control_paths(), pol)
         f = controls or paths.protected_finding(p, pol)
@@ -700,19 +702,20 @@ def protection(
         if why is None:
             put_back.append(p)
         elif f is controls:
-            out.append(f._replace(hint=f"{why}, so the rollback changes it as an edit does; {f.hint}"))
+            out.append(replace(f, hint=f"{why}, so the rollback changes it as an edit does; {f.hint}"))
         elif f.severity == "error":
             out.append(
-                f._replace(
+                replace(
+                    f,
                     hint=f"{why}, so the rollback changes it as an edit does, and the policy keeps agents off {p}; the "
                     f"user can undo turn {turns[0].id} there by hand (git show {turns[0].commit[:12]} -- {p} shows "
-                    "what it did), or roll back under a policy that allows it"
+                    "what it did), or roll back under a policy that allows it",
                 )
             )
         else:
             out.append(
-                f._replace(
-                    hint=f"{why}, so the rollback changes it as an edit does; this policy only warns about {p}, as for an edit"
+                replace(
+                    f, hint=f"{why}, so the rollback changes it as an edit does; this policy only warns about {p}, as for an edit"
                 )
             )
     return out, put_back

@@ -21,12 +21,11 @@ import json
 import os
 import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from ..files.filekind import read_regular
-from ..model import Value
 from ..repo import GitRepo
 from ..text.regex import lazy
 
@@ -92,7 +91,8 @@ def turn_id_problem(turn_id: str) -> str | None:
 # ---------------------------------------------------------------------- reading
 
 
-class Turn(Value):
+@dataclass(frozen=True, slots=True)
+class Turn:
     commit: str
     parent: str | None
     agent: str
@@ -104,7 +104,7 @@ class Turn(Value):
     repairs: tuple[str, ...]
     policy: str
     rolls_back: tuple[str, ...]
-    trailers: Mapping[str, str] = MappingProxyType({})
+    trailers: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def added(self) -> int:
@@ -328,7 +328,8 @@ def check_turn_id(repo: GitRepo, ref: str, agent: str, turn_id: str, memo: Memo 
 # ---------------------------------------------------------------------- the turn-id index
 
 
-class _Index(Value):
+@dataclass(frozen=True, slots=True)
+class _Index:
     """An agent's turns and rollbacks, oldest first, as the lines of the index file:
     ``<commit> <turn id>`` (the ledger as of the last commit it lists)."""
 
@@ -427,7 +428,8 @@ def _write_index(path: Path, index: _Index) -> None:
 # ---------------------------------------------------------------------- writing
 
 
-class NewTurn(Value):
+@dataclass(frozen=True, slots=True)
+class NewTurn:
     """A turn about to be recorded: whose, under which id, what it is."""
 
     agent: str

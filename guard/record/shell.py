@@ -37,10 +37,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import worktree
-from ..model import Finding, Value, error, field, warning
+from ..model import Finding, error, warning
 from ..report import Report, TurnRef
 from . import snapshot
 
@@ -62,7 +63,8 @@ class Uncarried(ValueError):
     """A policy that does not come back from JSON exactly as it is (a value JSON has no spelling for)."""
 
 
-class Before(Value):
+@dataclass(frozen=True, slots=True)
+class Before:
     """What a command is judged against, as it was before the command ran: the work tree and the policy."""
 
     snapshot: snapshot.Snapshot
@@ -75,7 +77,7 @@ class Before(Value):
     def as_json(self) -> dict[str, object]:
         """The JSON the hook keeps between its two processes; ``Uncarried`` when the policy would not
         come back from it exactly (then the command cannot be judged by it, and must not run)."""
-        doc = {name: getattr(self.policy, name) for name in type(self.policy)._fields}
+        doc = {f.name: getattr(self.policy, f.name) for f in fields(self.policy)}
         try:
             back = _policy(json.loads(json.dumps(doc)))
         except (TypeError, ValueError):
@@ -101,10 +103,10 @@ def _policy(doc: object) -> Policy:
     """A policy from its fields as JSON gave them back (a tuple comes back a list)."""
     from ..policy import Policy
 
-    if not isinstance(doc, dict) or set(doc) != set(Policy._fields):
+    if not isinstance(doc, dict) or set(doc) != {f.name for f in fields(Policy)}:
         raise ValueError("not a policy")
-    fields: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value for name, value in doc.items()}
-    return Policy(**fields)
+    values: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value for name, value in doc.items()}
+    return Policy(**values)
 
 
 def begin(g: Guard, agent: str) -> Before:
@@ -196,7 +198,8 @@ def _put_back_ignored(g: Guard, before: Before, findings: list[Finding]) -> tupl
     return tuple(said)
 
 
-class Finished(Value):
+@dataclass(frozen=True, slots=True)
+class Finished:
     """What ``finish`` did: its report (status "applied": recorded and passed; "refused": the checks
     found errors, and the change was reverted or kept as `reverted` says), and whether it reverted."""
 
@@ -245,7 +248,7 @@ def finish(
         )
         undo = on_violation(pol) == "revert" and _failed(findings)
         put = _put_aside(g, found) + _put_back_ignored(g, before, findings) if undo else ()
-        report = redaction.report(report._replace(notes=report.notes + put), pol)
+        report = redaction.report(replace(report, notes=report.notes + put), pol)
         events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
         return Finished(report, bool(put))
     findings += check(g, pol, found)
@@ -269,7 +272,7 @@ def finish(
     reverted = False
     if undoing:
         reverted, report = _revert(g, pol, agent, report, turn_ref, kept)
-        report = report._replace(notes=report.notes + _put_aside(g, found) + _put_back_ignored(g, before, findings))
+        report = replace(report, notes=report.notes + _put_aside(g, found) + _put_back_ignored(g, before, findings))
     report = redaction.report(report, pol)
     events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
     return Finished(report, reverted)
@@ -330,7 +333,8 @@ def _revert(g: Guard, pol: Policy, agent: str, report: Report, turn_ref: TurnRef
     undo = history.rollback(g, agent, None, None, commit=turn_ref.commit, policy=pol, reverting=True)
     files = ", ".join(dict.fromkeys(c.path for c in report.changes))
     if undo.status != "applied":
-        return False, report._replace(
+        return False, replace(
+            report,
             findings=report.findings + undo.findings,
             notes=report.notes
             + (f"shell.on_violation is revert, but turn {turn_ref.id} could not be rolled back: its change stays ({files})",),
@@ -340,7 +344,7 @@ def _revert(g: Guard, pol: Policy, agent: str, report: Report, turn_ref: TurnRef
         f"reverted: this command's change ({files}) was recorded as turn {turn_ref.id} and rolled back at once "
         f"(shell.on_violation: revert) as turn {undo.turn.id if undo.turn else '?'}{stays}"
     )
-    return True, report._replace(notes=report.notes + (said,))
+    return True, replace(report, notes=report.notes + (said,))
 
 
 def _unrecorded_findings(g: Guard, pol: Policy, unrecorded: tuple[tuple[str, str], ...]) -> list[Finding]:
@@ -367,7 +371,7 @@ def _unrecorded_findings(g: Guard, pol: Policy, unrecorded: tuple[tuple[str, str
             continue
         guarded = control.path_finding(path, named, pol) or paths.protected_finding(path, pol)
         if guarded is not None and guarded.severity == "error":
-            out.append(guarded._replace(message=f"{path}: {why}; {guarded.message}"))
+            out.append(replace(guarded, message=f"{path}: {why}; {guarded.message}"))
             continue
         out.append(
             warning(
@@ -447,7 +451,7 @@ def check(g: Guard, pol: Policy, found: snapshot.Found) -> list[Finding]:
         levels[name] = "off"  # a command's files need no tracking; a change that changes nothing is none
     if levels.get("whitespace") == "fix":
         levels["whitespace"] = "warning"  # what the command wrote is written: report, never rewrite
-    judged = pol._replace(data={**pol.data, "checks": levels})
+    judged = replace(pol, data={**pol.data, "checks": levels})
     inp = checks.CheckInput(
         changes=found.changes, policy=judged, tracked=lambda _p: True, attr=attr, core_whitespace=g.repo.config("core.whitespace")
     )

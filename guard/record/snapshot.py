@@ -33,12 +33,13 @@ import os
 import shutil
 import stat as stat_mod
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from .. import worktree
 from ..files.filekind import read_regular
-from ..model import FileChange, Op, Value, field
+from ..model import FileChange, Op
 from ..repo import FILE, GitRepo
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def _key(st: os.stat_result) -> list[int]:
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode]
 
 
-class Kept(Value):
+@dataclass(frozen=True, slots=True)
+class Kept:
     """A dirty path as the snapshot found it: its stat key (None: absent), its blob (None: absent,
     or not kept: see `why`), its git mode, and why its content could not be kept."""
 
@@ -63,7 +65,8 @@ class Kept(Value):
     why: str | None = None
 
 
-class Snapshot(Value):
+@dataclass(frozen=True, slots=True)
+class Snapshot:
     """The work tree before a command (see the module doc)."""
 
     taken: int  # time.time_ns() when git status was asked
@@ -90,7 +93,8 @@ class Snapshot(Value):
         return cls(int(doc["taken"]), doc["index"], doc["index_key"], dirty, dict(doc["refs"]))
 
 
-class Found(Value):
+@dataclass(frozen=True, slots=True)
+class Found:
     """What a command changed: the changes to record, and what could not be recorded (path, why)."""
 
     changes: tuple[FileChange, ...]

@@ -19,11 +19,11 @@ and the ref with them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from .. import worktree
-from ..model import Value
 from ..repo import FILE, Entry, GitRepo
 from . import clones, ledger
 
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from ..model import FileChange
 
 
-class Staged(Value):
+@dataclass(frozen=True, slots=True)
+class Staged:
     """A turn's commit in the object database, and the ref move that records it."""
 
     ref: str
@@ -149,7 +150,7 @@ def _stage(
             updates[ch.old_path] = None
         updates[ch.path] = None if ch.after is None else Entry(repo.write_blob(ch.after), ch.new_mode or FILE)
     tree = repo.build_tree(base_tree, updates)
-    tid, message = ledger.turn_message(repo, ref, new._replace(clone=clones.name(repo)), tip_turn, changes, created_dirs, memo)
+    tid, message = ledger.turn_message(repo, ref, replace(new, clone=clones.name(repo)), tip_turn, changes, created_dirs, memo)
     commit = repo.write_commit(tree, [parent] if parent else [], message)
     return Staged(ref, tip, commit, tid)
 

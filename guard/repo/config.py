@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..files.filekind import read_regular
-from ..model import Value
 
 # Environment variables that change what `git config --list` says.
 _ENV = (
@@ -45,7 +45,8 @@ _CACHE_VERSION = 1
 _TIMEOUT = 20  # seconds: git reading a few small files
 
 
-class ConfigEntry(Value):
+@dataclass(frozen=True, slots=True)
+class ConfigEntry:
     """One setting: its key as git prints it (section and name lowercased), its value (None:
     a bare key, which means true), and the file it came from (None: the command line)."""
 

@@ -11,13 +11,15 @@ is pinned in pyproject.toml and ``tests/repo/test_merge_file.py`` holds the resu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pygit2
 
-from ..model import Value
 from .errors import GitError
 
 
-class Conflict(Value):
+@dataclass(frozen=True, slots=True)
+class Conflict:
     """One region both sides of a three-way merge changed differently: its lines on each side."""
 
     ours: tuple[bytes, ...]  # with their line terminators
@@ -26,7 +28,8 @@ class Conflict(Value):
     theirs_line: int
 
 
-class Merged(Value):
+@dataclass(frozen=True, slots=True)
+class Merged:
     """git's three-way merge of one file (what ``git merge-file`` computes)."""
 
     clean: bool

@@ -20,11 +20,10 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Callable
 
 import pygit2
-
-from ..model import Value
 
 # Small contents only, and few: the memory of ids holds the bytes.
 _IDS_KEPT = 16
@@ -50,7 +49,8 @@ def blob_id(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
-class Loose(Value):
+@dataclass(frozen=True, slots=True)
+class Loose:
     """How a repository's blobs are stored as loose objects: where, at which zlib level, fsynced or not."""
 
     folder: str

@@ -24,11 +24,11 @@ paths it is asked about.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 import pygit2
 
-from ..model import Value
 from ..text.textfile import is_binary
 from .errors import GitError
 from .merge import _MemoryObjects, merge_file
@@ -38,7 +38,8 @@ _BLOB = pygit2.enums.ObjectType.BLOB
 _TEXT_MODES = (FILE, EXEC)
 
 
-class Remerged(Value):
+@dataclass(frozen=True, slots=True)
+class Remerged:
     """A merge commit against git's automatic merge of its parents, at some of its paths."""
 
     changes: tuple[TreeChange, ...]  # automatic merge -> merge commit: the merge's own change there

@@ -55,11 +55,11 @@ import stat
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..files.filekind import read_regular
-from ..model import Value
 from .errors import GitError
 from .watch import Watch
 
@@ -104,7 +104,8 @@ def command_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in REPOSITORY_VARIABLES}
 
 
-class Moved(Value):
+@dataclass(frozen=True, slots=True)
+class Moved:
     """What ``Shadow.check_out`` did: the tree the checkout now holds, whether it was written from
     scratch, and how many files it wrote and removed."""
 
@@ -115,7 +116,8 @@ class Moved(Value):
     seconds: float
 
 
-class Left(Value):
+@dataclass(frozen=True, slots=True)
+class Left:
     """What commands left in the checkout, which ``settle`` put back: tracked files they changed or
     deleted, and files git does not track (nor ignore) that they made; and whether git was asked
     about every file (``walked``) or only about those the watch saw touched."""

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
-from ..model import Value
 from .errors import GitError
 
 _TIMEOUT = 600  # seconds: a status of a very large tree on a slow disk
 
 
-class Dirty(Value):
+@dataclass(frozen=True, slots=True)
+class Dirty:
     """A path the work tree holds otherwise than the index: changed, deleted, conflicted, or untracked.
 
     `kind`: "modified" (its work-tree file differs from its index entry), "deleted" (tracked,

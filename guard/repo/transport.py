@@ -8,14 +8,15 @@ runs git, and reads its `--porcelain` lines (push) to say what moved.
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..model import Value
 from .errors import GitError
 
 
-class Transfer(Value):
+@dataclass(frozen=True, slots=True)
+class Transfer:
     """What a `git push` or `git fetch` did: its exit status, and what it printed."""
 
     status: int
@@ -23,7 +24,8 @@ class Transfer(Value):
     err: str  # standard error: git's messages (and the remote's, as `remote:` lines)
 
 
-class PushedRef(Value):
+@dataclass(frozen=True, slots=True)
+class PushedRef:
     """One line of `git push --porcelain`: a local ref, where it went, and how."""
 
     flag: str  # " " fast-forward, "+" forced, "-" deleted, "*" new, "!" rejected, "=" up to date

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from ..model import Value
+from dataclasses import dataclass
 
 FILE, EXEC, LINK, GITLINK = 0o100644, 0o100755, 0o120000, 0o160000
 
 
-class Entry(Value):
+@dataclass(frozen=True, slots=True)
+class Entry:
     """A file in a tree: its blob (a commit, for a submodule) and its mode."""
 
     oid: str
     mode: int
 
 
-class CommitInfo(Value):
+@dataclass(frozen=True, slots=True)
+class CommitInfo:
     oid: str
     parents: tuple[str, ...]
     tree: str
@@ -22,7 +24,8 @@ class CommitInfo(Value):
     time: int
 
 
-class TreeChange(Value):
+@dataclass(frozen=True, slots=True)
+class TreeChange:
     """One file's difference between two trees."""
 
     path: str

@@ -29,10 +29,9 @@ import errno
 import os
 import struct
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
-
-from ..model import Value
 
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x002, 0x004, 0x008
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x040, 0x080, 0x100, 0x200
@@ -56,7 +55,8 @@ _NONBLOCK, _CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
 _EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then len bytes of name
 
 
-class Touched(Value):
+@dataclass(frozen=True, slots=True)
+class Touched:
     """What a ``Watch`` saw: paths of files, and folders whose whole content is in doubt
     (relative to the watched root, ``/``-separated, without a trailing ``/``)."""
 

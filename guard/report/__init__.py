@@ -8,9 +8,10 @@ internal errors (3) are exceptions mapped at the edge (``guard/cli/``).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import FileChange, Finding, Value, field
+from ..model import FileChange, Finding
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # Interrupted (Ctrl-C, SIGINT): git's status, 128 + the signal's number; the program dies of the
@@ -18,7 +19,8 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 
 
-class TurnRef(Value):
+@dataclass(frozen=True, slots=True)
+class TurnRef:
     """The turn that recorded an applied edit: whose, which, its commit and ref."""
 
     agent: str
@@ -27,7 +29,8 @@ class TurnRef(Value):
     ref: str
 
 
-class Suggestion(Value):
+@dataclass(frozen=True, slots=True)
+class Suggestion:
     """A refused edit's one likely reading, as a ready edit the agent may send back (guard/suggest/).
 
     agent-guard never applies it: sent back unchanged, in `format`, it lands as computed.
@@ -43,7 +46,8 @@ class Suggestion(Value):
         return {"format": self.format, "edit": self.edit, "why": list(self.why), "files": list(self.files)}
 
 
-class Report(Value):
+@dataclass(frozen=True, slots=True)
+class Report:
     """What a command did or decided: its status, the files, the findings and the turn."""
 
     status: str  # "applied" | "checked" | "refused" ("error": see `error_json`)

@@ -12,13 +12,13 @@ finished text.
 from __future__ import annotations
 
 import posixpath
-
-from ..model import Value
+from dataclasses import dataclass
 
 Lines = tuple[int, int]  # 1-based, inclusive
 
 
-class Audience(Value):
+@dataclass(frozen=True, slots=True)
+class Audience:
     tool: str  # "cli" | "mcp" | "claude-code"
     folder: str = ""  # cli: the current folder, repository-relative ("" for the top)
     root: str = ""  # claude-code: the repository's top folder (its tools take absolute paths)

@@ -24,12 +24,13 @@ matched but left as it was is no change (`no-op`, at the policy's level, when no
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 from .. import worktree
 from ..diffs import opcodes
 from ..files import paths, redaction
-from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, Value, error
+from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, error
 from ..repo import EXEC, FILE
 from ..text.textfile import BOM, NotText, decode, split
 from ..text.wording import clip, plural
@@ -45,7 +46,8 @@ SHOWN = 10  # matches a refusal lists
 _STOP = 10
 
 
-class Expanded(Value):
+@dataclass(frozen=True, slots=True)
+class Expanded:
     """What expanding gives: the edit with file edits in place of rewrites (None: refused), findings, notes."""
 
     edits: EditSet | None
@@ -53,7 +55,8 @@ class Expanded(Value):
     notes: tuple[str, ...] = ()
 
 
-class _Site(Value):
+@dataclass(frozen=True, slots=True)
+class _Site:
     """A match, for messages: where it was and what it matched."""
 
     path: str
@@ -100,7 +103,8 @@ def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
     return sorted(out)
 
 
-class _Plan(Value):
+@dataclass(frozen=True, slots=True)
+class _Plan:
     """One rewrite's files (each with its language), and what its paths left out."""
 
     targets: tuple[tuple[str, Language], ...]
@@ -276,7 +280,8 @@ def _texts(ws: Workspace, plans: list[_Plan]) -> tuple[dict[str, str], dict[str,
     return texts, boms, unreadable
 
 
-class _Run(Value):
+@dataclass(frozen=True, slots=True)
+class _Run:
     """What running the rewrites gave: each one's count of matches, the first matches (for a
     refusal), the matches holding more than their pattern (with the rewrite's number), the files
     matched (each with the line of the first rewrite that did), the matches in all, the unbound

@@ -16,17 +16,19 @@ untracked file is never named, whatever the glob.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..model import Finding, Value, error
+from ..model import Finding, error
 from ..text import globs
 
 MAX_ALTERNATIVES = 256
 _GLOB = frozenset("*?[{")
 
 
-class Scope(Value):
+@dataclass(frozen=True, slots=True)
+class Scope:
     """One path of a rewrite, resolved: the folder it is read from (repository-relative, "" for
     the top), the rest (a glob, or a literal path; "" for the whole folder), and which it is."""
 

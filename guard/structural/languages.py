@@ -11,10 +11,11 @@ binding: it aborts with a Rust panic rather than an error.
 
 from __future__ import annotations
 
-from ..model import Value
+from dataclasses import dataclass
 
 
-class Language(Value):
+@dataclass(frozen=True, slots=True)
+class Language:
     """One language: its name (what the binding takes), aliases, extensions, and `$`'s stand-in."""
 
     name: str

@@ -20,9 +20,9 @@ Positions are the binding's: indexes of characters of the Python string.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..model import Value
 from . import template
 from .languages import Language, pattern_source
 
@@ -44,7 +44,8 @@ def _binding() -> Any:
     return ast_grep_py
 
 
-class Match(Value):
+@dataclass(frozen=True, slots=True)
+class Match:
     """One replacement: where the matched node is, its text, and what replaces it."""
 
     start: int
@@ -54,7 +55,8 @@ class Match(Value):
     new: str
 
 
-class Rewritten(Value):
+@dataclass(frozen=True, slots=True)
+class Rewritten:
     """A file's text after one pattern: the matches kept, the names `to` uses that a match left
     unbound, and the matches that hold more than the pattern says (``rewrite``)."""
 

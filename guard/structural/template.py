@@ -21,16 +21,16 @@ checked byte for byte against the command line by ``bench/structural_corpus.py``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
-
-from ..model import Value
 
 LOOK_BACK = 512  # bytes before a point that ast-grep looks through for the start of its line
 _NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
 
-class Slot(Value):
+@dataclass(frozen=True, slots=True)
+class Slot:
     """A metavariable in a template: its name, whether it is a list, where it is, its indentation."""
 
     name: str

@@ -22,18 +22,19 @@ import json
 import re
 import sys
 import warnings
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..mappings import lookup
-from ..model import Value
 from ..text.regex import lazy
 from .python import error as python_error
 from .python import new_error as new_python_error
 
 
-class Problem(Value):
+@dataclass(frozen=True, slots=True)
+class Problem:
     """Where a text first fails to parse, and the parser's own words."""
 
     line: int
@@ -295,7 +296,8 @@ def _tree_problem(root: Any, data: bytes, language: str) -> Problem:
 # --------------------------------------------------------------------------- enclosing blocks
 
 
-class Span(Value):
+@dataclass(frozen=True, slots=True)
+class Span:
     """A construct spanning several lines: rows [start, end], 0-based and inclusive."""
 
     start: int

@@ -8,8 +8,7 @@ endings survive an edit line by line and ``encode()`` gives back the same bytes.
 from __future__ import annotations
 
 import operator
-
-from ..model import Value
+from dataclasses import dataclass
 
 BOM = b"\xef\xbb\xbf"
 
@@ -23,7 +22,8 @@ class NotText(Exception):
         self.guess = guess  # likely encoding, when one can be named
 
 
-class Text(Value):
+@dataclass(frozen=True, slots=True)
+class Text:
     lines: tuple[str, ...]  # without terminators
     eols: tuple[str, ...]  # one per line; the last may be ""
     bom: bool = False

@@ -90,9 +90,17 @@ def brief(line: str, at: int = 0) -> str:
     return clip(visible(line), CLIP // 2, at=at)
 
 
+# The most ``clip`` adds to the `width` characters it keeps of a line: ``...`` before, and after
+# ``... (999,999,999,999 characters)``.
+_CLIP_ADDS = len("...") + len("... (999,999,999,999 characters)")
+
+
 def clip_lines(text: str, width: int = 3 * CLIP) -> str:
     """Every line of `text` at most about `width` characters (``clip``): the bound every finding's
-    message and hint keep, whatever they quote."""
-    if len(text) <= width:
+    message and hint keep, whatever they quote.  A line no longer than ``clip`` would make it is
+    kept as it is, so a text clipped once is not clipped again (a finding made anew by
+    ``dataclasses.replace`` keeps the counts its lines said)."""
+    bound = width + _CLIP_ADDS
+    if len(text) <= bound:
         return text
-    return "\n".join(clip(line, width) for line in text.split("\n"))
+    return "\n".join(line if len(line) <= bound else clip(line, width) for line in text.split("\n"))

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ..model import Finding, Value, error
+from ..model import Finding, error
 from ..text.wording import plural
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ MIN_SECONDS = 0.2  # a command is not started with less time than this left befo
 DIFF_LINES = 40  # lines of a formatter's change a finding shows
 
 
-class Verdict(Value):
+@dataclass(frozen=True, slots=True)
+class Verdict:
     """What the verify commands said of one result: findings (an error refuses the edit), the edit's
     files as the fixes taken left them (path -> content), one record per command (the JSON report's
     ``verify``), and notes for the report."""
@@ -367,7 +369,7 @@ class _Session:
             data = self.repo.read_blob(str(oid))
             if data is not None:
                 fixed[path] = data
-        return "fixed", None, again, seen2._replace(seconds=seen.seconds + seen2.seconds), cached and cached2
+        return "fixed", None, again, replace(seen2, seconds=seen.seconds + seen2.seconds), cached and cached2
 
     def _notes(self, built: Sequence[str], said: list[str], left_out: frozenset[str]) -> tuple[str, ...]:
         """The checkout's notes, then what each command did, the files put back, the files left out."""
@@ -425,9 +427,9 @@ class _Session:
         self.shadow.running(None)
         ran = execute(self._argv(inv), str(self.shadow.work), command_environment(), limit, started=self.shadow.running)
         if ran.how == "timeout" and self.until is not None and limit < inv.command.timeout:
-            ran = ran._replace(how="deadline")
+            ran = replace(ran, how="deadline")
         elif sandbox.stopped(ran.code, self.runner):
-            ran = ran._replace(how="unstartable", code=None)
+            ran = replace(ran, how="unstartable", code=None)
         changed = {p: data for p, data in ((p, self._read(p)) for p in self.edited) if data != before[p]}
         put_back = self.shadow.settle()
         beyond = set(put_back.changed) - set(changed)
@@ -436,7 +438,7 @@ class _Session:
         # What no one is shown is not kept (a pass's output); what is shown has no protected line in it.
         output = self._shown(ran.output) if ran.how != "exited" or ran.code != 0 else b""
         if ran.how != "exited" or ran.code is None:
-            return None, ran._replace(output=output), False
+            return None, replace(ran, output=output), False
         seen = Seen(
             ran.code, output, {p: (None if d is None else self.repo.write_blob(d)) for p, d in changed.items()}, ran.seconds
         )

@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 from typing import Mapping
 
 from ..files.filekind import read_regular
-from ..model import Value
 
 VERSION = 1
 KEPT = 512
 _NOT_KEPT = (126, 127)  # the shell could not find, or could not run, the command
 
 
-class Seen(Value):
+@dataclass(frozen=True, slots=True)
+class Seen:
     """A command's run on one tree: its exit status, the tail of its output, and the new blob ids
     (None: removed) of the edit's files it changed."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from ..model import Value
 from ..policy.schema import PRE_COMMIT
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ FILES = "{files}"
 CONFIG = ".pre-commit-config.yaml"
 
 
-class Command(Value):
+@dataclass(frozen=True, slots=True)
+class Command:
     """One ``verify`` entry: its name, the shell command (None: the repository's pre-commit hooks),
     the globs of the changed files that concern it (empty: every one), its timeout in seconds,
     whether its changes may be taken into the edit, and its place in the policy's list."""
@@ -81,7 +82,8 @@ def configured(pol: Policy) -> tuple[Command, ...]:
     return tuple(out)
 
 
-class Invocation(Value):
+@dataclass(frozen=True, slots=True)
+class Invocation:
     """A command as it runs on one result: the program and arguments, how the user reads it, and
     the changed files it is given."""
 

@@ -34,10 +34,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from ..model import Finding, Value, error
+from ..model import Finding, error
 
 if TYPE_CHECKING:
     from ..record.snapshot import Snapshot
@@ -50,7 +51,8 @@ _HOOK_BYTES = 1 << 20  # a hook or config file larger than this is not kept (nor
 Entry = tuple[str, bytes, int]
 
 
-class Before(Value):
+@dataclass(frozen=True, slots=True)
+class Before:
     """The user's repository before the commands ran (see the module doc)."""
 
     snap: Snapshot
@@ -61,7 +63,8 @@ class Before(Value):
     configs: Mapping[str, Entry | None]
 
 
-class PutBack(Value):
+@dataclass(frozen=True, slots=True)
+class PutBack:
     """What the commands had changed and was put back (one line each, naming the blobs kept), and
     what could not be put back (with why)."""
 

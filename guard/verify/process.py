@@ -20,9 +20,9 @@ import select
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from ..model import Value
 from ..text.wording import printable
 
 KEEP = 64 * 1024  # bytes of output kept while a command runs
@@ -31,7 +31,8 @@ BYTES = 4096  # and bytes at most
 GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 
 
-class Ran(Value):
+@dataclass(frozen=True, slots=True)
+class Ran:
     """How a command ended: `how` is "exited", "timeout" (stopped at its limit) or "unstartable";
     `code` its exit status (minus the signal's number when a signal ended it; None when it did not
     exit on its own); the seconds it took; the tail of its output."""

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from ..files.filekind import read_regular
-from ..model import Value
 
 if TYPE_CHECKING:
     from ..model import FileChange
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 TOUCHED = "touched.json"
 
 
-class Built(Value):
+@dataclass(frozen=True, slots=True)
+class Built:
     """The result's tree, the user's HEAD commit (None before the first), and what the caller should
     know about how it was built."""
 

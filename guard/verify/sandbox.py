@@ -24,17 +24,17 @@ import functools
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
-
-from ..model import Value
 
 SETTINGS = ("auto", "required", "off")
 NONE = "none"
 _STOPPED = 125  # the unshare script's exit status when it could not confine the command
 
 
-class Runner(Value):
+@dataclass(frozen=True, slots=True)
+class Runner:
     """How commands run: the runner's name (``bwrap``, ``unshare``, or ``none``) and the program it is."""
 
     name: str

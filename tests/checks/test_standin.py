@@ -5,6 +5,8 @@ Each elision here wrote a line no phrase or note rule knew: the shape is what gi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from guard import policy as policy_mod
@@ -228,7 +230,7 @@ def test_a_return_value_is_code() -> None:
 
 def test_the_policy_exemptions_apply() -> None:
     pol = policy_mod.load(None, "default")
-    pol = pol._replace(data={**pol.data, "placeholder": {**pol.data.get("placeholder", {}), "exempt": [r"old loop"]}})
+    pol = replace(pol, data={**pol.data, "placeholder": {**pol.data.get("placeholder", {}), "exempt": [r"old loop"]}})
     found = placeholder.check(CheckInput((stand_in("py", "# old loop"),), pol, lambda _p: True, no_attr, None), "error")
     assert found == []
 

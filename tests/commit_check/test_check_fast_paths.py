@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -615,11 +616,11 @@ def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo
     repo.git("add", "-A")
     g = Workspace(repo.root)
     units, _extra, _notes = changes.staged_found(g.repo, frozenset())
-    unit = units[0]._replace(kind=changes.STAGED_MERGE)  # no budget: it is about the unit as a whole
+    unit = replace(units[0], kind=changes.STAGED_MERGE)  # no budget: it is about the unit as a whole
     judge = commit_check._Judge(g.repo, g.policy())
     together = judge(unit)
     one_by_one = [
-        f for c in unit.changes for f in judge(unit._replace(changes=(c,))) if f.code not in ("not-utf8", "binary")
+        f for c in unit.changes for f in judge(replace(unit, changes=(c,))) if f.code not in ("not-utf8", "binary")
     ]  # encoding findings come after the checks'
     checked = [f for f in together if f.code not in ("not-utf8", "binary")]
     assert [f.as_dict() for f in checked] == [f.as_dict() for f in one_by_one]

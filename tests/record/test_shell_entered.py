@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import replace
 
 import pytest
 from conftest import Repo
@@ -73,7 +74,7 @@ def test_a_policy_is_carried_exactly_or_not_at_all(repo: Repo) -> None:
     try:
         back = shell.Before.from_json(json.loads(json.dumps(before.as_json())))
         assert back == before and shell.on_violation(back.policy) == "revert"
-        odd = before._replace(policy=before.policy._replace(data={**before.policy.data, "x": datetime.date(2026, 1, 1)}))
+        odd = replace(before, policy=replace(before.policy, data={**before.policy.data, "x": datetime.date(2026, 1, 1)}))
         with pytest.raises(shell.Uncarried):
             odd.as_json()
     finally:

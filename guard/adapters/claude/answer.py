@@ -8,9 +8,8 @@ and a post hook's failure exits 1 (``REPORTED``).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
-
-from ...model import Value
 
 BLOCK, REPORTED = 2, 1  # a pre hook's failure blocks the tool; a post hook's is only reported
 
@@ -19,7 +18,8 @@ class PayloadError(Exception):
     """A payload the hook cannot act on."""
 
 
-class Answer(Value):
+@dataclass(frozen=True, slots=True)
+class Answer:
     code: int
     stdout: str = ""
     stderr: str = ""

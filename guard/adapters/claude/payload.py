@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
-from ...model import Value
 from .answer import PayloadError
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ PASSED = ("NotebookEdit",)
 READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what Claude read
 
 
-class Call(Value):
+@dataclass(frozen=True, slots=True)
+class Call:
     """One call of the hook: Claude Code's payload (`data`), the event and tool it names, and the
     command's options (`agent`, `turn` and `policy` as given, None when not)."""
 

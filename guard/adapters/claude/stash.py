@@ -24,10 +24,9 @@ import math
 import os
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
-
-from ...model import Value
 
 if TYPE_CHECKING:
     from ...engine import Guard
@@ -38,7 +37,8 @@ _HEX = frozenset("0123456789abcdef")
 _INLINE = "b64:"
 
 
-class Stash(Value):
+@dataclass(frozen=True, slots=True)
+class Stash:
     """What the pre hook saw of one call: the file (`path` in the repository, resolved), its content
     before the tool (None: no file there) and git mode, what the tool will make of it (`intended`:
     None when the tool's own match would fail, or the tool is not worked out), and whose turn it is."""
@@ -51,6 +51,7 @@ class Stash(Value):
     turn: str | None
 
 
+@dataclass(frozen=True, slots=True)
 class Passed(Stash):
     """The pre hook passed the call."""
 
@@ -59,6 +60,7 @@ class Passed(Stash):
     duration: float  # seconds the check took (for `stats`)
 
 
+@dataclass(frozen=True, slots=True)
 class Denied(Stash):
     """The pre hook denied the call."""
 

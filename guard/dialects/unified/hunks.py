@@ -5,8 +5,10 @@ See the module doc of ``guard.dialects.unified`` (Counts, ``old_start``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...bounds import LINE
-from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError, Value
+from ...model import ADDED, CONTEXT, REMOVED, Hunk, HunkLine, ParseError
 from ...text.regex import lazy
 
 _MAX_NUMBER = int(LINE.high) + 1  # git's own limit: numbers and counts below 2**31
@@ -16,7 +18,8 @@ HINT_HUNK = (
 )
 
 
-class Range(Value):
+@dataclass(frozen=True, slots=True)
+class Range:
     """A hunk header as written; None where it gave no number."""
 
     old_start: int | None
@@ -79,7 +82,8 @@ def _is_separator(lines: list[str], j: int) -> bool:
     return j + 1 >= len(lines) or lines[j + 1][:1] not in (" ", "+", "-", "\\")
 
 
-class _Read(Value):
+@dataclass(frozen=True, slots=True)
+class _Read:
     hunk: Hunk
     end: int  # index of the first line after the hunk
     recounted: bool

@@ -30,6 +30,7 @@ since the agent's last read that it was shown then, and the lines the suggestion
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from ... import worktree
@@ -175,7 +176,7 @@ def _rewrite(
     got = _reading(s, fe, path, before, text, codes)
     if got is None:
         return None
-    return got._replace(shown=shown)
+    return replace(got, shown=shown)
 
 
 # ---------------------------------------------------------------------- one reading of a refused file
@@ -265,11 +266,11 @@ def _located(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
 def _fuzz_settled(path: str, text: Text, out: Located) -> Rewrite | None:
     """The fuzz tier placed the edit, and git's merge of the edit's own view with the file
     conflicted: the file settled by the reading of the lines around the change."""
-    fuzzed = [sp for sp in out.splices if sp.seen is not None]
+    fuzzed = [replace(sp, new=sp.seen, final_newline=None) for sp in out.splices if sp.seen is not None]
     if not fuzzed:
         return None
-    base, _ = apply_splices(text, [sp._replace(new=sp.seen, final_newline=None) for sp in fuzzed])
-    ours, _ = apply_splices(text, [sp._replace(new=sp.meant) if sp.meant is not None else sp for sp in out.splices])
+    base, _ = apply_splices(text, fuzzed)
+    ours, _ = apply_splices(text, [replace(sp, new=sp.meant) if sp.meant is not None else sp for sp in out.splices])
     settled = settle(base, ours, text)
     if settled is None or settled.text == text:
         return None

@@ -24,11 +24,12 @@ has them); a change that needs more (indent, typography) has other trouble than 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from ...locate.hunk import bare_context
 from ...locate.index import MAX_CANDIDATES, FileIndex, norm_fn
-from ...model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace, Value
+from ...model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace
 from ...text.wording import brief
 from .settle import alike
 
@@ -39,7 +40,8 @@ _REGIONS = 6  # candidate regions aligned in full, the likeliest first
 MAX_LINES = 300
 
 
-class Realigned(Value):
+@dataclass(frozen=True, slots=True)
+class Realigned:
     """A change rewritten against a region of the file: the new change, and what differed."""
 
     change: Change
@@ -48,7 +50,8 @@ class Realigned(Value):
     differs: tuple[str, ...]  # what the change showed otherwise, one phrase per line
 
 
-class _Reading(Value):
+@dataclass(frozen=True, slots=True)
+class _Reading:
     score: tuple[int, int]  # the change's lines the region has, or has edited; of those, as they are
     start: int  # 0-based region [start, end) of the file
     end: int

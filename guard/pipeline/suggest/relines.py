@@ -18,14 +18,17 @@ database holds).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...diffs import aligned
-from ...model import FileEdit, LineRange, Value
+from ...model import FileEdit, LineRange
 from ...repo import GitRepo
 from ...text.textfile import NotText, Text, decode
 from ...text.wording import brief, span
 
 
-class Reanchored(Value):
+@dataclass(frozen=True, slots=True)
+class Reanchored:
     """The ops at their lines in the file as it is now, under that version's tag."""
 
     changes: tuple[LineRange, ...]

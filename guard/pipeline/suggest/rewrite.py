@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from ...model import LineRange, Value
+from dataclasses import dataclass
+
+from ...model import LineRange
 from ...text.textfile import Text
 
 
-class Rewrite(Value):
+@dataclass(frozen=True, slots=True)
+class Rewrite:
     """What a suggestion does to one file, in terms every dialect's writer can put in its own words."""
 
     path: str  # repository-relative

@@ -19,14 +19,16 @@ Lines compare with their terminators, so a change of line ending is a change.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...diffs import aligned, similar
-from ...model import Value
 from ...text.textfile import Text
 
 Edit = tuple[int, int, tuple[str, ...]]  # base lines [a0, a1) become these keyed lines
 
 
-class Settled(Value):
+@dataclass(frozen=True, slots=True)
+class Settled:
     """The merge, and the file's changes git's rule called a conflict (they touch the edit's)."""
 
     text: Text
