@@ -113,7 +113,7 @@ class Api:
         return self._done(lambda: self.g.apply(json.dumps(edit), agent=agent))
 
     def rollback(self, agent: str, turn: str) -> dict[str, Any]:
-        from guard.record.history import rollback
+        from guard.record.rollback import rollback
 
         return self._done(lambda: rollback(self.g, agent, turn, None))
 

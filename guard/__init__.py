@@ -124,9 +124,9 @@ def rollback(
 ) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
-    from .record import history
+    from .record.rollback import rollback as rollback_turns
 
-    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone, commit=commit)
+    return rollback_turns(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone, commit=commit)
 
 
 def log(

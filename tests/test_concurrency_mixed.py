@@ -53,7 +53,7 @@ def layout(procs: int, files: int) -> dict[str, str]:
 def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
     """One process: `ops` operations through one long-lived Guard (as the MCP server keeps one)."""
     from guard.engine import Guard
-    from guard.record.history import rollback
+    from guard.record.rollback import rollback
 
     g = Guard(root)
     rng = random.Random(seed)
@@ -258,7 +258,7 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
     assert report.status == "applied" and report.turn is not None
     code = (
         "import sys; sys.path[:0] = [sys.argv[1]]\n"
-        "from guard.engine import Guard, UsageError\nfrom guard.record.history import rollback\n"
+        "from guard.engine import Guard, UsageError\nfrom guard.record.rollback import rollback\n"
         "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
         "except UsageError as e:\n    print('usage:', e)\n"
     )

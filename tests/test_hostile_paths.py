@@ -25,7 +25,7 @@ from conftest import guard as guard_child
 
 from guard import worktree
 from guard.engine import Guard
-from guard.record.history import rollback
+from guard.record.rollback import rollback
 
 
 def _digest(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:

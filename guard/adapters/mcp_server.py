@@ -292,11 +292,11 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
-    from ..record import history
+    from ..record.rollback import rollback as rollback_turns
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
-    report = history.rollback(
+    report = rollback_turns(
         s.g, s.agent, args.get("turn"), args.get("to"), check=bool(args.get("dry_run")), force=bool(args.get("force"))
     )
     return _report(report)

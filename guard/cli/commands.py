@@ -398,11 +398,11 @@ def rollback_cmd(
     The report names the turns undone; it goes to standard output, refused or not.
     """
     in_a_repository()
-    from ..record import history
+    from ..record.rollback import rollback
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone, commit=commit)
+    report = rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone, commit=commit)
     sys.exit(emit(report, as_json, show_diff, quiet))
 
 
@@ -435,11 +435,11 @@ def gc_cmd(
     Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
     """
     in_a_repository()
-    from ..record import history
+    from ..record.prune import gc
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
-    said = history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
+    said = gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
     if not quiet or dry_run:
         click.echo(said)
 
