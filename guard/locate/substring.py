@@ -16,7 +16,9 @@ from typing import Callable, Iterable, Sequence
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
 from ..text.textfile import Text
 from ..text.wording import quoted
-from .hunk import bare_context, locate_hunk, typography
+from .hunk import locate_hunk
+from .hunk_forms import bare_context
+from .hunk_splice import typography
 from .index import (
     MAX_CANDIDATES,
     NORMALISERS,
