@@ -230,9 +230,9 @@ _SHORT = (
     rf"|(?:{_CODE}\s+)(?:omitted|elided|truncated|snipped)(?:\s+for\s+brevity)?|omitted\s+for\s+brevity"
 )
 
-# The three large patterns below take ~25 ms to compile, more than checking a large
-# commit without a suspect comment costs: they are compiled when a comment is first
-# judged (``big``), and stay reachable as module attributes (``__getattr__``).
+# The three large patterns below cost more to compile than checking a large commit
+# without a suspect comment does (bench/README.md has the figure): they are compiled when
+# a comment is first judged (``big``), and stay reachable as module attributes (``__getattr__``).
 # Phrases that elide code as a whole comment, without ellipsis or brackets.
 _PHRASE = "|".join(
     (
