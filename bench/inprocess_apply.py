@@ -333,7 +333,7 @@ def ledger_depth(depths: list[int], runs: int) -> None:
             def named_apply(nxt: str = nxt, depth: int = depth) -> object:
                 return g.apply(nxt, check=True, turn=f"task-{depth}")
 
-            rb = timed(lambda: rollback.rollback(g, None, None, None, check=True), runs)
+            rb = timed(lambda: rollback.rollback(g, None, check=True), runs)
             ap = timed(check_apply, runs)
             named = timed(named_apply, runs)
             rollback_medians[depth] = statistics.median(rb)

@@ -367,7 +367,7 @@ def _timed_apply(repo: Path, lang: str, rule: Rule) -> str:
     if report.status != "applied":
         return f"  apply {lang} {rule.pattern!r}: {report.status} ({report.findings[0].message[:100] if report.findings else ''})"
     wall = time.perf_counter()
-    undone = rollback(g, None, None, None)
+    undone = rollback(g, None)
     rolled = time.perf_counter() - wall
     return (
         f"  apply {lang} {rule.pattern!r}: {len(report.changes)} files written and recorded in {applied * 1000:,.0f} ms; "

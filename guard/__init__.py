@@ -124,9 +124,10 @@ def rollback(
 ) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
+    from .record.rollback import Asked
     from .record.rollback import rollback as rollback_turns
 
-    return rollback_turns(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone, commit=commit)
+    return rollback_turns(session(repo, policy), agent, Asked(turn, to, clone, commit), check=check, force=force)
 
 
 def log(

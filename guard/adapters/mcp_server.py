@@ -292,13 +292,13 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
+    from ..record.rollback import Asked
     from ..record.rollback import rollback as rollback_turns
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
-    report = rollback_turns(
-        s.g, s.agent, args.get("turn"), args.get("to"), check=bool(args.get("dry_run")), force=bool(args.get("force"))
-    )
+    asked = Asked(turn=args.get("turn"), to=args.get("to"))
+    report = rollback_turns(s.g, s.agent, asked, check=bool(args.get("dry_run")), force=bool(args.get("force")))
     return _report(report)
 
 

@@ -398,11 +398,11 @@ def rollback_cmd(
     The report names the turns undone; it goes to standard output, refused or not.
     """
     in_a_repository()
-    from ..record.rollback import rollback
+    from ..record.rollback import Asked, rollback
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone, commit=commit)
+    report = rollback(_guard(policy), agent, Asked(turn_id, to_id, clone, commit), check=check, force=force)
     sys.exit(emit(report, as_json, show_diff, quiet))
 
 

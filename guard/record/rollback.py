@@ -23,6 +23,7 @@ from .. import worktree
 from ..engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from ..errors import UsageError
 from ..files import redaction
+from ..model import Value
 from ..policy import Policy
 from ..repo import GitError, RefLocked
 from ..report import Report, TurnRef
@@ -31,24 +32,48 @@ from .protection import protection
 from .undo import undo_turns
 
 
+class Asked(Value):
+    """The turns a rollback is asked to undo: the agent's last (nothing given), one (`turn`) or
+    every one after `to`; `clone` with `turn`: that turn of another clone, fetched here
+    (``clones``); `commit`: the turn recorded at that commit, this clone's or fetched (one
+    commit, where a turn id may name several)."""
+
+    turn: str | None = None
+    to: str | None = None
+    clone: str | None = None
+    commit: str | None = None
+
+
+LAST_TURN = Asked()  # the agent's last turn not rolled back
+
+
+class _Run(Value):
+    """One rollback as it runs: the agent whose ledger it records in, the policy it is judged by,
+    and how (`check`: write nothing; `force`: take the turn's old side where later changes
+    conflict; `forced`: the command that asks for it with --force, for a refusal's hint;
+    `reverting`: see ``protection``)."""
+
+    agent: str
+    policy: Policy
+    check: bool
+    force: bool
+    forced: str
+    reverting: bool
+
+
 def rollback(
     g: Guard,
     agent: str | None,
-    turn_id: str | None,
-    to_id: str | None,
+    asked: Asked = LAST_TURN,
     *,
     check: bool = False,
     force: bool = False,
-    clone: str | None = None,
-    commit: str | None = None,
     policy: Policy | None = None,
     reverting: bool = False,
 ) -> Report:
-    """Undo the agent's last turn, one turn (`turn_id`) or every turn after `to_id` (see the module doc).
+    """Undo the turns `asked` names (``Asked``; see the module doc).
 
-    `clone` with `turn_id`: that turn of another clone, fetched here (``clones``); `commit`:
-    the turn recorded at that commit, this clone's or fetched (one commit, where a turn id may
-    name several).  Another clone's turn is undone as any turn is (its commit's parent -> it,
+    Another clone's turn is undone as any turn is (its commit's parent -> it,
     merged into the work tree as it is now), and recorded as a rollback on this clone's ledger
     of the agent that names it.
 
@@ -63,6 +88,7 @@ def rollback(
     it was judged by, ``shell``); `reverting`: this is agent-guard's own revert of a turn its
     policy refused just now (``shell.on_violation: revert``), see ``protection``.
     """
+    turn_id, to_id, clone, commit = asked.turn, asked.to, asked.clone, asked.commit
     if commit is not None and (turn_id is not None or to_id is not None or clone is not None):
         raise UsageError("give --commit alone: it names one turn, this clone's or one fetched from another clone")
     if clone is not None and to_id is not None:
@@ -80,6 +106,7 @@ def rollback(
             raise UsageError(f"invalid clone name {clone!r}: {problem}")
         if clone == clones.name(g.repo):
             clone = None  # this clone's own turns
+            asked = asked._replace(clone=None)
         elif turn_id is None:
             raise UsageError(
                 f"name the turn of clone {clone} to undo: --clone {clone} --turn ID (git agent-log --clone {clone} lists them)"
@@ -94,8 +121,8 @@ def rollback(
         def select() -> _Selected:
             return _targets(g, agent, prefix, turn_id, to_id), None
 
-    asked = _force_command(agent, turn_id, to_id, clone, commit)
-    rep, targets = _rollback(g, agent, pol, select, check, force, asked, reverting)
+    run = _Run(agent, pol, check, force, _force_command(agent, asked), reverting)
+    rep, targets = _rollback(g, run, select)
     shown = rep.turn.commit if rep.turn is not None else (targets[0].commit if len(targets) == 1 else None)
     return redaction.report(rep, pol, shown)
 
@@ -189,18 +216,9 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
     return [t], (clone, t.id, t.commit)
 
 
-def _rollback(
-    g: Guard,
-    agent: str,
-    pol: Policy,
-    select: Callable[[], _Selected],
-    check: bool,
-    force: bool,
-    forced: str,
-    reverting: bool = False,
-) -> tuple[Report, list[ledger.Turn]]:
-    """`forced`: the command that asks for this rollback with --force (for a refusal's hint);
-    `reverting`: see ``protection``."""
+def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Report, list[ledger.Turn]]:
+    """Undo the turns `select` picks, under the repository lock, and record the rollback."""
+    agent, pol, check = run.agent, run.policy, run.check
     ref = ledger.ref_name(pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
@@ -209,11 +227,11 @@ def _rollback(
             "rolls_back": [t.id for t in targets] if origin is None else [],
             "rolls_back_from": None if origin is None else {"clone": origin[0], "id": origin[1], "commit": origin[2]},
         }
-        guarded, put_back = protection(g, pol, targets, own=origin is None, reverting=reverting)
+        guarded, put_back = protection(g, pol, targets, own=origin is None, reverting=run.reverting)
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
         warned = tuple(guarded)
-        changes, findings, moved_back = undo_turns(g, pol, targets, force, forced)
+        changes, findings, moved_back = undo_turns(g, pol, targets, run.force, run.forced)
         label = ",".join(t.id for t in targets) if origin is None else f"{origin[1]} of clone {origin[0]}"
         if findings:
             return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
@@ -273,15 +291,13 @@ def _rollback(
     return Report("applied", "rollback", tuple(changes), warned, turn_ref, notes, extra=extra), targets
 
 
-def _force_command(
-    agent: str, turn_id: str | None, to_id: str | None, clone: str | None = None, commit: str | None = None
-) -> str:
+def _force_command(agent: str, asked: Asked) -> str:
     """The rollback asked for, with --force (agent names that need quoting are not valid names)."""
-    if commit is not None:
-        return f"git agent-rollback --commit {commit} --force"
+    if asked.commit is not None:
+        return f"git agent-rollback --commit {asked.commit} --force"
     who = "" if agent == default_agent(None) else f" --agent {agent}"
-    where = f" --clone {clone}" if clone is not None else ""
-    which = f" --turn {turn_id}" if turn_id is not None else f" --to {to_id}" if to_id is not None else ""
+    where = f" --clone {asked.clone}" if asked.clone is not None else ""
+    which = f" --turn {asked.turn}" if asked.turn is not None else f" --to {asked.to}" if asked.to is not None else ""
     return f"git agent-rollback{who}{where}{which} --force"
 
 

@@ -325,9 +325,9 @@ def _record(
 def _revert(g: Guard, pol: Policy, agent: str, report: Report, turn_ref: TurnRef, kept: str | None) -> tuple[bool, Report]:
     """Roll back the command's turn (its commit: that and nothing else); `kept`: the turn the command
     would have gone on with, whose earlier calls stay.  (Whether it reverted, the report.)"""
-    from .rollback import rollback
+    from .rollback import Asked, rollback
 
-    undo = rollback(g, agent, None, None, commit=turn_ref.commit, policy=pol, reverting=True)
+    undo = rollback(g, agent, Asked(commit=turn_ref.commit), policy=pol, reverting=True)
     files = ", ".join(dict.fromkeys(c.path for c in report.changes))
     if undo.status != "applied":
         return False, report._replace(

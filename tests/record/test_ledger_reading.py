@@ -101,10 +101,10 @@ def test_turn_id_index_follows_the_ledger(repo: Repo) -> None:
         lambda: g.apply(_edit("v0", "v1")),
         lambda: g.apply(_edit("v1", "v2"), turn="fix-login"),
         lambda: g.apply(_edit("v2", "v3"), turn="fix-login"),  # the same turn goes on: its commit is replaced
-        lambda: rollback.rollback(g, None, None, None),
+        lambda: rollback.rollback(g, None),
         lambda: g.apply(_edit("v1", "v4"), turn="p1a2b3c4"),
-        lambda: rollback.rollback(g, None, "p1a2b3c4", None),
-        lambda: rollback.rollback(g, None, None, None),  # a rollback of the rollback
+        lambda: rollback.rollback(g, None, rollback.Asked(turn="p1a2b3c4")),
+        lambda: rollback.rollback(g, None),  # a rollback of the rollback
         lambda: repo.write({"a.txt": "user\n"}),  # the next turn starts with a sync commit
         lambda: g.apply(_edit("user", "v5"), turn="after-sync"),
     ]
@@ -136,8 +136,8 @@ def test_log_limit_is_the_head_of_the_whole_log(repo: Repo) -> None:
         g.apply(_edit(f"v{n - 1}", f"v{n}"), agent="one")
         g.apply(json.dumps({"file_path": "b.txt", "old_string": f"w{n - 1}", "new_string": f"w{n}"}), agent="two")
         if n % 2:
-            rollback.rollback(g, "one", None, None)
-            rollback.rollback(g, "one", None, None)
+            rollback.rollback(g, "one")
+            rollback.rollback(g, "one")
     whole = history.log(g, None, None, False)
     for limit in (1, 2, 5, len(whole), len(whole) + 3):
         assert history.log(g, None, limit, False) == whole[:limit], limit
