@@ -144,7 +144,7 @@ def log(
     fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
     from .record import history
 
-    return history.log(session(repo, policy), agent, limit, patch, clone=clone, local=local)
+    return history.log(session(repo, policy), agent, history.Listing(limit, clone, local), patch)
 
 
 def __getattr__(name: str) -> Any:

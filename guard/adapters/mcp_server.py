@@ -287,7 +287,8 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
     agent = None if args.get("all_agents") else s.agent
     # The diffs are shown as this server's agent may see them: no protected file's contents.
-    turns = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")), viewer=s.agent)
+    listing = history.Listing(limit=args.get("limit") or 10)
+    turns = history.log(s.g, agent, listing, bool(args.get("diff")), viewer=s.agent)
     return Result(history.render(turns, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": turns})
 
 

@@ -316,7 +316,7 @@ def log_cmd(
 
     g = _guard(policy)
     patch = patch and not quiet
-    turns = history.log(g, agent, max_count, patch, clone=clone, local=local, turn=turn_id)
+    turns = history.log(g, agent, history.Listing(max_count, clone, local, turn_id), patch)
     if turn_id is not None and not turns:
         history.one_turn(g, turn_id, agent, patch)  # says whose turns there are, as a usage error
     if as_json:

@@ -17,7 +17,7 @@ from ..bounds import TURNS
 from ..engine import Guard, default_agent
 from ..errors import UsageError
 from ..files import redaction
-from ..model import Op
+from ..model import Op, Value
 from ..policy import Policy
 from ..repo import Entry, TreeChange
 from ..text.wording import plural, printable
@@ -199,29 +199,34 @@ def no_clone(g: Guard, clone: str, agent: str | None, me: str) -> str:
     return f"no {whose} are fetched here; fetched: {listed} (this clone is {me}); agent-guard fetch REMOTE brings more"
 
 
-def log(
-    g: Guard,
-    agent: str | None,
-    limit: int | None,
-    patch: bool,
-    viewer: str | None = None,
-    *,
-    clone: str | None = None,
-    local: bool = False,
-    turn: str | None = None,
-) -> list[dict[str, Any]]:
-    """The turns of `agent` (None: every agent), newest first, as dictionaries (the `--json` shape).
+class Listing(Value):
+    """Which turns ``log`` lists: the newest `limit` (None: all); this clone's and those fetched
+    from other clones, or `clone`'s alone, or (`local`) this clone's alone; with `turn`, only the
+    turn of that id (of each agent that has one)."""
 
-    This clone's turns and those fetched from other clones (``clones``), each with the clone
-    that recorded it; `clone` lists that clone's alone, `local` this clone's alone.  A
-    fetched turn is rolled back when its own clone rolled it back, or a rollback here
-    undid it (``rolled_back_here``).
+    limit: int | None = None
+    clone: str | None = None
+    local: bool = False
+    turn: str | None = None
+
+
+ALL_TURNS = Listing()  # every turn, this clone's and those fetched
+
+
+def log(
+    g: Guard, agent: str | None, listing: Listing = ALL_TURNS, patch: bool = False, viewer: str | None = None
+) -> list[dict[str, Any]]:
+    """The turns of `agent` (None: every agent) that `listing` names, newest first, as dictionaries
+    (the `--json` shape).
+
+    Each turn with the clone that recorded it (``clones``).  A fetched turn is rolled back
+    when its own clone rolled it back, or a rollback here undid it (``rolled_back_here``).
 
     With `patch`, each turn's diff, as the policy of `viewer` (the agent who asks; default:
     `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
-    contents are left out unless that policy says ``read_protected: true``.  With `turn`,
-    only the turn of that id (of each agent that has one).
+    contents are left out unless that policy says ``read_protected: true``.
     """
+    limit, clone, local, turn = listing.limit, listing.clone, listing.local, listing.turn
     problem = TURNS.problem(limit) if limit is not None else None
     if problem is not None:
         raise UsageError(f"the number of turns to list {problem}")
@@ -292,7 +297,7 @@ def _one_turn(
 def one_turn(g: Guard, turn: str, agent: str | None, patch: bool = True) -> list[dict[str, Any]]:
     """`turn` (of `agent`, else of the one agent that has a turn of that id), as ``log`` gives it; a
     usage error naming the agents when none or several have it."""
-    rows = log(g, agent, None, patch, turn=turn)
+    rows = log(g, agent, Listing(turn=turn), patch)
     if len(rows) == 1:
         return rows
     prefix = g.policy(agent).ledger_prefix

@@ -138,10 +138,10 @@ def test_log_limit_is_the_head_of_the_whole_log(repo: Repo) -> None:
         if n % 2:
             rollback.rollback(g, "one")
             rollback.rollback(g, "one")
-    whole = history.log(g, None, None, False)
+    whole = history.log(g, None)
     for limit in (1, 2, 5, len(whole), len(whole) + 3):
-        assert history.log(g, None, limit, False) == whole[:limit], limit
-        assert history.log(g, "one", limit, True) == history.log(g, "one", None, True)[:limit], limit
+        assert history.log(g, None, history.Listing(limit)) == whole[:limit], limit
+        assert history.log(g, "one", history.Listing(limit), True) == history.log(g, "one", patch=True)[:limit], limit
     for limit in (0, -2, 10**30):  # no count of turns to list (-2 once listed all but two; 10**30 crashed)
         with pytest.raises(UsageError, match="from 1 to 1,000,000,000"):
-            history.log(g, None, limit, False)
+            history.log(g, None, history.Listing(limit))
