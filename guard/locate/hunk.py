@@ -34,6 +34,17 @@ from .index import (
 from .splice import Located, Splice
 
 
+class _Search(Value):
+    """Where and how one hunk is sought: the file, the tiers the policy allows, the lines it may
+    be found in (`window`), the path findings name, and the drift the hunk before it measured."""
+
+    fi: FileIndex
+    tiers: Sequence[str]
+    window: tuple[int, int]
+    path: str
+    drift: int
+
+
 class _Reading(Value):
     """One way a hunk fits the file: the match, the hunk matched (its variant less the context
     lines the file has nowhere), the lines left off, and where it came from: the form (before
@@ -47,19 +58,18 @@ class _Reading(Value):
     tiers: tuple[str, ...]
 
 
-def _place_hunk(
-    fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _place_hunk(s: _Search, h: Hunk) -> tuple[Splice | None, list[str], Finding | None]:
     """Place a hunk: every form and variant without fuzz (`_readings`), then with it; the
     best reading (`_best`) then passes the checks of the tiers it needed (`_placed`)."""
+    fi, tiers, path = s.fi, s.tiers, s.path
     if not h.old_lines:
-        return _locate_insertion(fi, h, window, path)
+        return _locate_insertion(s, h)
     h = bare_context(h)
     forms = Forms(fi, h, tiers)
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
-        found = _readings(fi, forms, tiers, window, path, drift, fuzzy)
+        found = _readings(s, forms, fuzzy)
         if isinstance(found, Finding):
             return None, [], found
         if not found:
@@ -67,7 +77,7 @@ def _place_hunk(
         best = _best(fi, found, path, h.source_line)
         if isinstance(best, Finding):
             return None, [], best
-        return _placed(fi, best, tiers, window, path, h.source_line)
+        return _placed(s, best, h.source_line)
     from .hints import not_found_hint
 
     want = h.old_lines
@@ -85,21 +95,13 @@ def _place_hunk(
     )
 
 
-def _readings(
-    fi: FileIndex,
-    forms: Forms,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    drift: int,
-    fuzzy: bool,
-) -> list[_Reading] | Finding:
+def _readings(s: _Search, forms: Forms, fuzzy: bool) -> list[_Reading] | Finding:
     """The readings of the hunk: without fuzz, the first form and variant that fits; under
     fuzz, every one that does."""
     found: list[_Reading] = []
     for form, esc in forms:
-        for variant, extra in hunk_variants(form, tiers):
-            got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
+        for variant, extra in hunk_variants(form, s.tiers):
+            got = _try_hunk(s, variant, fuzzy)
             if isinstance(got, Finding):
                 return got
             if got is not None:
@@ -125,15 +127,14 @@ def _best(fi: FileIndex, found: list[_Reading], path: str, source_line: int) -> 
     return found[0]
 
 
-def _placed(
-    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _placed(s: _Search, r: _Reading, source_line: int) -> tuple[Splice | None, list[str], Finding | None]:
     """The splice of the best reading, once the tiers it needed found no second place:
     blank context dropped (`_blanks_elsewhere`), another line number (`_offset_rivals`),
     another indent (`_indent`)."""
+    fi = s.fi
     m, variant = r.match, r.hunk
     if not m.fuzzy and variant.lines != r.form.lines:
-        f = _blanks_elsewhere(fi, r, tiers, window, path, source_line)
+        f = _blanks_elsewhere(s, r, source_line)
         if f is not None:
             return None, [], f
     repairs = list(r.tiers)
@@ -142,10 +143,10 @@ def _placed(
     repairs += list(m.fixed)
     repairs += needed(fi, m) if m.active else []
     if variant.old_start is not None and m.start != variant.old_start - 1:
-        if "offset" not in tiers:
-            return None, [], _misplaced(fi, variant, m.start, path)
+        if "offset" not in s.tiers:
+            return None, [], _misplaced(fi, variant, m.start, s.path)
         repairs.append("offset")
-        f = _offset_rivals(fi, m, variant.old_start - 1, tiers, path, source_line)
+        f = _offset_rivals(s, m, variant.old_start - 1, source_line)
         if f is not None:
             return None, [], f
     shift = _indent_shift(fi, m)
@@ -154,7 +155,7 @@ def _placed(
     elif "indent" not in repairs:
         repairs.append("indent")  # (also when the shift is not uniform: the tier was needed)
     if shift is not None and not m.fuzzy:
-        f = _indent_rivals(fi, m, window, path, source_line)
+        f = _indent_rivals(s, m, source_line)
         if f is not None:
             return None, [], f
     plain = typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
@@ -163,14 +164,13 @@ def _placed(
     return splice_for_hunk(fi, variant, m, shift, plain, r.variant if r.variant is not variant else None), repairs, None
 
 
-def _blanks_elsewhere(
-    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
-) -> Finding | None:
+def _blanks_elsewhere(s: _Search, r: _Reading, source_line: int) -> Finding | None:
     """Blank context dropped from the edges: where the lines as written (all but a changed
     context line) stand elsewhere, the blanks were no mistake there."""
     # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
     from .likeness import lookalike, near_places, resembles, resembling
 
+    fi, tiers, window, path = s.fi, s.tiers, s.window, s.path
     m, variant, form = r.match, r.hunk, r.form
     lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
     whole = Sought(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
@@ -186,10 +186,11 @@ def _blanks_elsewhere(
     return None
 
 
-def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path: str, source_line: int) -> Finding | None:
+def _offset_rivals(s: _Search, m: Match, at: int, source_line: int) -> Finding | None:
     """Found elsewhere, while the lines at its own line number (`at`) are these lines but for
     what the tiers forgive (a typographic space, a changed context line): two places."""
-    loosest = frozenset(t for t in tiers if t in NORMALISERS)
+    fi = s.fi
+    loosest = frozenset(t for t in s.tiers if t in NORMALISERS)
     from .likeness import near_places, resembles
 
     if (
@@ -197,7 +198,7 @@ def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path:
         and at >= 0
         and (at in near_places(fi, m.block, loosest, (at, at + m.size)) or resembles(fi, m.block, loosest, at))
     ):
-        return ambiguous(path, fi, sorted({m.start, at}), "offset", source_line)
+        return ambiguous(s.path, fi, sorted({m.start, at}), "offset", source_line)
     return None
 
 
@@ -211,35 +212,29 @@ def _indent_shift(fi: FileIndex, m: Match) -> tuple[str, str] | None:
     return indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
 
 
-def _indent_rivals(fi: FileIndex, m: Match, window: tuple[int, int], path: str, source_line: int) -> Finding | None:
+def _indent_rivals(s: _Search, m: Match, source_line: int) -> Finding | None:
     """Short blocks recur at other depths.  Found only at another indent, the lines may be a
     copy of the ones meant, which changed a little where they were: lines at the edit's own
     indent that differ in a context line or two are a second place."""
     from .likeness import lookalike, near_places
 
+    fi, window = s.fi, s.window
     rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
     rivals -= {m.start}
     if rivals:
-        return ambiguous(path, fi, sorted(rivals | {m.start}), "indent", source_line)
+        return ambiguous(s.path, fi, sorted(rivals | {m.start}), "indent", source_line)
     return None
 
 
-def _try_hunk(
-    fi: FileIndex,
-    h: Hunk,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    drift: int,
-    fuzzy: bool,
-) -> tuple[Match, Hunk, int] | Finding | None:
+def _try_hunk(s: _Search, h: Hunk, fuzzy: bool) -> tuple[Match, Hunk, int] | Finding | None:
     """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
 
     The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
     """
+    fi, path = s.fi, s.path
     hint = None if h.old_start is None else h.old_start - 1
     block = Sought(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
-    m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
+    m, finding = _search_drift(s, block, h.source_line, fuzzy)
     if finding is not None:
         return finding
     if not fuzzy:
@@ -256,7 +251,7 @@ def _try_hunk(
             tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
             hint=None if stripped.old_start is None else stripped.old_start - 1,
         )
-        m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
+        m2, finding = _search_drift(s, b2, h.source_line, fuzzy)
         if finding is not None:
             return finding
         if m2 is not None:
@@ -313,20 +308,12 @@ def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
     return tuple(out)
 
 
-def _search_drift(
-    fi: FileIndex,
-    block: Sought,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    src: int,
-    drift: int,
-    fuzzy: bool,
-) -> tuple[Match | None, Finding | None]:
+def _search_drift(s: _Search, block: Sought, src: int, fuzzy: bool) -> tuple[Match | None, Finding | None]:
+    fi, tiers, window, path = s.fi, s.tiers, s.window, s.path
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
-    if finding is not None and block.hint is not None and drift and not fuzzy:
+    if finding is not None and block.hint is not None and s.drift and not fuzzy:
         # The drift measured by the previous hunk may pick the candidate exactly.
-        m2, _, _ = search(fi, block._replace(hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        m2, _, _ = search(fi, block._replace(hint=block.hint + s.drift), tiers, window, path, src, fuzzy)
         if m2 is not None:
             return m2, None
     return m, finding
@@ -344,13 +331,12 @@ def _misplaced(fi: FileIndex, h: Hunk, start: int, path: str) -> Finding:
     )
 
 
-def _locate_insertion(
-    fi: FileIndex, h: Hunk, window: tuple[int, int], path: str
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _locate_insertion(s: _Search, h: Hunk) -> tuple[Splice | None, list[str], Finding | None]:
+    fi, path = s.fi, s.path
     t = fi.text
     n = len(t.lines)
     if h.anchors:
-        floor = anchor_floor(fi, h.anchors, window[0], frozenset(NORMALISERS))
+        floor = anchor_floor(fi, h.anchors, s.window[0], frozenset(NORMALISERS))
         if floor is None:
             from .hints import not_found_hint
 
@@ -395,7 +381,7 @@ def _locate_insertion(
 
 def locate_hunk(fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int) -> Located:
     """Where one hunk goes: at most one splice (an empty Located when it places nothing)."""
-    sp, repairs, finding = _place_hunk(fi, h, tiers, window, path, drift)
+    sp, repairs, finding = _place_hunk(_Search(fi, tiers, window, path, drift), h)
     if finding is not None:
         return Located.refusing(finding)
     return Located((sp,) if sp is not None else (), tuple(repairs))
