@@ -410,7 +410,7 @@ def profile(repo: Path, p: bytes, r: bytes, base: bytes, runs: int) -> None:
             t4 = time.perf_counter()
             h2._repo.index  # noqa: B018 - the property reads the index file
             probes["index load alone (fresh handle)"].append(time.perf_counter() - t4)
-        # Rollback reads a turn's changes with a tree-to-tree diff (history._turn_changes).
+        # Rollback reads a turn's changes with a tree-to-tree diff (history.turn_changes).
         tip = GitRepo(repo).ref("refs/agent-guard/agent")
         assert tip is not None
         for _ in range(7):

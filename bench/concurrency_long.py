@@ -113,9 +113,9 @@ class Api:
         return self._done(lambda: self.g.apply(json.dumps(edit), agent=agent))
 
     def rollback(self, agent: str, turn: str) -> dict[str, Any]:
-        from guard.record.history import rollback
+        from guard.record.rollback import Asked, rollback
 
-        return self._done(lambda: rollback(self.g, agent, turn, None))
+        return self._done(lambda: rollback(self.g, agent, Asked(turn=turn)))
 
     @staticmethod
     def _done(call: Any) -> dict[str, Any]:

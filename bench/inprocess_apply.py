@@ -14,7 +14,7 @@
    "refused" (context that describes another file: every tier, fuzz included, fails
    and each hunk gets a not-found finding with its closest-region hint).  Target:
    under 2 s each.
-3. Rollback against the ledger's length: ``history.rollback(check=True)`` (and, for
+3. Rollback against the ledger's length: ``rollback.rollback(check=True)`` (and, for
    comparison, ``Guard.apply(check=True)``, and the same with a new ``--turn`` id of
    its own, which asks the turn-id index whether an earlier turn has it) after 10,
    100, 1,000 and 10,000 recorded turns.  Reading the ledger follows the turns asked
@@ -298,7 +298,7 @@ def worst_case(runs: int) -> None:
 def ledger_depth(depths: list[int], runs: int) -> None:
     """Rollback (check only) and apply (check only) after 10, 100, 1,000... recorded turns."""
     from guard.engine import Guard
-    from guard.record import history
+    from guard.record import rollback
 
     tmp = Path(tempfile.mkdtemp(prefix="ag-ledger-"))
     try:
@@ -333,7 +333,7 @@ def ledger_depth(depths: list[int], runs: int) -> None:
             def named_apply(nxt: str = nxt, depth: int = depth) -> object:
                 return g.apply(nxt, check=True, turn=f"task-{depth}")
 
-            rb = timed(lambda: history.rollback(g, None, None, None, check=True), runs)
+            rb = timed(lambda: rollback.rollback(g, None, check=True), runs)
             ap = timed(check_apply, runs)
             named = timed(named_apply, runs)
             rollback_medians[depth] = statistics.median(rb)

@@ -38,7 +38,7 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from guard.checks import placeholder  # noqa: E402
+from guard.checks import phrases, placeholder  # noqa: E402
 from guard.checks.base import CheckInput, no_attr  # noqa: E402
 from guard.diffs import make_change  # noqa: E402
 from guard.model import FileChange, Op  # noqa: E402
@@ -149,7 +149,7 @@ def in_place_change(path: str, text: str) -> tuple[FileChange, int] | None:
     if lines and lines[-1] == "":
         lines.pop()
     lower = [ln.lower() for ln in lines]
-    words = placeholder.VOCAB + placeholder.NOTE_VOCAB  # the phrases' trigger words, and the notes'
+    words = phrases.VOCAB + phrases.NOTE_VOCAB  # the phrases' trigger words, and the notes'
     hits = [i for i, ln in enumerate(lower) if len(ln) <= 1000 and any(w in ln for w in words)]
     if not hits:
         return None

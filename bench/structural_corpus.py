@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch import GIT_ENV  # noqa: E402  (bench/, this script's folder)
 
 from guard.engine import Guard  # noqa: E402
-from guard.record import history  # noqa: E402
+from guard.record.rollback import rollback  # noqa: E402
 from guard.structural import languages, matches, template  # noqa: E402
 from guard.text.textfile import NotText, decode  # noqa: E402
 
@@ -367,7 +367,7 @@ def _timed_apply(repo: Path, lang: str, rule: Rule) -> str:
     if report.status != "applied":
         return f"  apply {lang} {rule.pattern!r}: {report.status} ({report.findings[0].message[:100] if report.findings else ''})"
     wall = time.perf_counter()
-    undone = history.rollback(g, None, None, None)
+    undone = rollback(g, None)
     rolled = time.perf_counter() - wall
     return (
         f"  apply {lang} {rule.pattern!r}: {len(report.changes)} files written and recorded in {applied * 1000:,.0f} ms; "

@@ -97,9 +97,10 @@ def rollback(
 ) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
-    from .record import history
+    from .record.rollback import Asked
+    from .record.rollback import rollback as rollback_turns
 
-    return history.rollback(session(repo, policy), agent, turn, to, check=check, force=force, clone=clone, commit=commit)
+    return rollback_turns(session(repo, policy), agent, Asked(turn, to, clone, commit), check=check, force=force)
 
 
 def log(
@@ -116,7 +117,7 @@ def log(
     fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
     from .record import history
 
-    return history.log(session(repo, policy), agent, limit, patch, clone=clone, local=local)
+    return history.log(session(repo, policy), agent, history.Listing(limit, clone, local), patch)
 
 
 def __getattr__(name: str) -> Any:

@@ -53,7 +53,7 @@ def layout(procs: int, files: int) -> dict[str, str]:
 def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
     """One process: `ops` operations through one long-lived Guard (as the MCP server keeps one)."""
     from guard.engine import Guard
-    from guard.record.history import rollback
+    from guard.record.rollback import Asked, rollback
 
     g = Guard(root)
     rng = random.Random(seed)
@@ -66,7 +66,7 @@ def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
         try:
             if roll < 0.25 and stack:
                 k, old, turn = stack.pop()
-                rep = rollback(g, owner, turn, None)
+                rep = rollback(g, owner, Asked(turn=turn))
                 rec.update(op="rollback", agent=owner, file=k, target=turn)
                 if rep.status == "applied":
                     values[k] = old
@@ -258,8 +258,8 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
     assert report.status == "applied" and report.turn is not None
     code = (
         "import sys; sys.path[:0] = [sys.argv[1]]\n"
-        "from guard.engine import Guard, UsageError\nfrom guard.record.history import rollback\n"
-        "try:\n    print(rollback(Guard(sys.argv[2]), None, sys.argv[3], None).status)\n"
+        "from guard.engine import Guard, UsageError\nfrom guard.record.rollback import Asked, rollback\n"
+        "try:\n    print(rollback(Guard(sys.argv[2]), None, Asked(turn=sys.argv[3])).status)\n"
         "except UsageError as e:\n    print('usage:', e)\n"
     )
     children = [

@@ -25,7 +25,7 @@ from conftest import guard as guard_child
 
 from guard import worktree
 from guard.engine import Guard
-from guard.record.history import rollback
+from guard.record.rollback import rollback
 
 
 def _digest(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -356,14 +356,14 @@ def test_swap_during_a_rollback(world: World, monkeypatch: pytest.MonkeyPatch) -
     assert g.apply(TWO_FILES).status == "applied"
     applied = world.state(objects=False)
     _swap_before_writing(world, monkeypatch, "sub/b.txt")
-    report = rollback(Guard(world.root), None, None, None)
+    report = rollback(Guard(world.root), None)
     _refused_as_swap(report)
     monkeypatch.undo()
     assert (world.outside / "b.txt").read_text() == "b\n"
     _assert_clean(world)
     _unswap(world)
     assert world.state(objects=False) == applied
-    assert rollback(Guard(world.root), None, None, None).status == "applied"
+    assert rollback(Guard(world.root), None).status == "applied"
     assert (world.root / "sub" / "b.txt").read_text() == "b\n"
 
 

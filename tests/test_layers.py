@@ -75,7 +75,18 @@ LAYERS: list[tuple[str, list[str]]] = [
         "the pipeline and the commit check",
         ["guard.pipeline", "guard.engine", "guard.commit_check", "guard.report.stats", "guard.reading.hashline_read"],
     ),
-    ("what works on turns already made", ["guard.record.history", "guard.record.footprint", "guard.record.shell"]),
+    (
+        "what works on turns already made",
+        [
+            "guard.record.history",
+            "guard.record.undo",
+            "guard.record.protection",
+            "guard.record.rollback",
+            "guard.record.prune",
+            "guard.record.footprint",
+            "guard.record.shell",
+        ],
+    ),
     (
         "the edges: command line, adapters, the warm server, the API",
         ["guard.cli", "guard.adapters", "guard.warm", "guard", "guard.__main__"],

@@ -299,18 +299,19 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
     agent = None if args.get("all_agents") else s.agent
     # The diffs are shown as this server's agent may see them: no protected file's contents.
-    turns = history.log(s.g, agent, args.get("limit") or 10, bool(args.get("diff")), viewer=s.agent)
+    listing = history.Listing(limit=args.get("limit") or 10)
+    turns = history.log(s.g, agent, listing, bool(args.get("diff")), viewer=s.agent)
     return Result(history.render(turns, bool(args.get("diff"))).rstrip("\n"), {"version": 1, "turns": turns})
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
-    from ..record import history
+    from ..record.rollback import Asked
+    from ..record.rollback import rollback as rollback_turns
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)
-    report = history.rollback(
-        s.g, s.agent, args.get("turn"), args.get("to"), check=bool(args.get("dry_run")), force=bool(args.get("force"))
-    )
+    asked = Asked(turn=args.get("turn"), to=args.get("to"))
+    report = rollback_turns(s.g, s.agent, asked, check=bool(args.get("dry_run")), force=bool(args.get("force")))
     return _report(report)
 
 

@@ -16,7 +16,7 @@ from ..text.textfile import decode
 from . import notes
 from .comments import Spans, Syntax, body
 
-MAX_LINE = 1000  # characters of the longest line that may stand in for code (``placeholder.MAX_LINE``)
+MAX_LINE = 1000  # characters of the longest line that may stand in for code (``phrases.MAX_LINE``)
 BLANK, CLOSER, COMMENT, STRING, EMPTY, STUB, CODE = "blank", "closer", "comment", "string", "empty", "stub", "code"
 DOES_NO_WORK = (COMMENT, STRING, EMPTY, STUB)
 

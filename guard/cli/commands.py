@@ -317,7 +317,7 @@ def log_cmd(
 
     g = _guard(policy)
     patch = patch and not quiet
-    turns = history.log(g, agent, max_count, patch, clone=clone, local=local, turn=turn_id)
+    turns = history.log(g, agent, history.Listing(max_count, clone, local, turn_id), patch)
     if turn_id is not None and not turns:
         history.one_turn(g, turn_id, agent, patch)  # says whose turns there are, as a usage error
     if as_json:
@@ -399,11 +399,11 @@ def rollback_cmd(
     The report names the turns undone; it goes to standard output, refused or not.
     """
     in_a_repository()
-    from ..record import history
+    from ..record.rollback import Asked, rollback
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = history.rollback(_guard(policy), agent, turn_id, to_id, check=check, force=force, clone=clone, commit=commit)
+    report = rollback(_guard(policy), agent, Asked(turn_id, to_id, clone, commit), check=check, force=force)
     sys.exit(emit(report, as_json, show_diff, quiet))
 
 
@@ -436,11 +436,11 @@ def gc_cmd(
     Turns that were pushed stay (a fetched copy holds them), unless --include-pushed.
     """
     in_a_repository()
-    from ..record import history
+    from ..record.prune import gc
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
-    said = history.gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
+    said = gc(_guard(policy), agent, keep, older, include_pushed=include_pushed, dry_run=dry_run)
     if not quiet or dry_run:
         click.echo(said)
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 
 from .. import jsonvalue
-from ..checks.placeholder import judge
+from ..checks.phrases import judge
 from ..model import EditSet, FileEdit, Op, ParseError, Snippet
 from ..text.regex import lazy
 from . import fences

@@ -7,19 +7,20 @@ Under ``fuzz`` a context line the file lacks was either misremembered (it stands
 the file's line there) or invented (it stands for nothing): both readings are looked
 for, and readings that change different lines are ambiguous.  A splice placed under
 ``fuzz`` carries the edit's own view of the place, and git's merge rule decides
-(``locate.rebase``).
+(``locate.rebase``).  The forms are made in ``hunk_forms``, the splice in ``hunk_splice``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterator, Sequence
+from typing import Sequence
 
-from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, error
+from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, error
 from ..text.wording import quoted
+from .hunk_forms import Forms, bare_context, hunk_variants, without_invented
+from .hunk_splice import splice_for_hunk, typography
 from .index import (
     NORMALISERS,
-    UNICODE,
     FileIndex,
     Match,
     Sought,
@@ -29,220 +30,21 @@ from .index import (
     indent_shift,
     needed,
     norm_fn,
-    reindent,
     search,
-    unescape,
 )
 from .splice import Located, Splice
 
 
-def _hunk_variants(h: Hunk, tiers: Sequence[str]) -> list[tuple[Hunk, list[str]]]:
-    """The hunk as written, then (with `recount`) without stray blank context at its edges.
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """Where and how one hunk is sought: the file, the tiers the policy allows, the lines it may
+    be found in (`window`), the path findings name, and the drift the hunk before it measured."""
 
-    Its line number moves with the lines dropped in front, so that it still names
-    the first line (else it would pick the wrong one of two candidates).
-    """
-    out: list[tuple[Hunk, list[str]]] = [(h, [])]
-    if "recount" in tiers:
-        lines = list(h.lines)
-        changed = False
-        while lines and lines[-1].tag == CONTEXT and not lines[-1].text.strip():
-            lines.pop()
-            changed = True
-        lead = 0
-        while lines and lines[0].tag == CONTEXT and not lines[0].text.strip():
-            lines.pop(0)
-            lead += 1
-        if (changed or lead) and any(hl.tag != CONTEXT for hl in lines):
-            start = None if h.old_start is None else h.old_start + lead
-            out.append((h._replace(lines=tuple(lines), old_start=start), ["recount"]))
-    return out
-
-
-def _without_invented(h: Hunk, fi: FileIndex) -> Hunk | None:
-    """The hunk minus context lines that occur nowhere in the file (invented by the model)."""
-    loose = fi.positions(frozenset(NORMALISERS))
-    norm = norm_fn(frozenset(NORMALISERS))
-    kept = [hl for hl in h.lines if not (hl.tag == CONTEXT and hl.text.strip() and norm(hl.text) not in loose)]
-    if len(kept) == len(h.lines) or not any(hl.tag == CONTEXT for hl in kept):
-        return None
-    # Dropped in front, the line number no longer names the first line: did the
-    # invented line stand for a line of the file, or for none?
-    start = h.old_start if kept[0] is h.lines[0] else None
-    return h._replace(lines=tuple(kept), old_start=start)
-
-
-def _repeated_lines(h: Hunk, start: int) -> dict[int, int]:
-    """Added lines that repeat, to the letter, the removed line they stand against.
-
-    SEARCH/REPLACE blocks and str_replace edits carry no context: the lines they do
-    not change appear as removed-then-added.  Those keep the file's exact bytes (a
-    trailing tab the model dropped in both halves is still the file's).  Returns
-    {index in h.lines of the added line: file line to copy}.
-    """
-    out: dict[int, int] = {}
-    n = len(h.lines)
-    i = 0
-    k = start  # file line of h.lines[i]
-    while i < n:
-        if h.lines[i].tag == CONTEXT:
-            i, k = i + 1, k + 1
-            continue
-        rem: list[tuple[int, int]] = []  # (index in h.lines, file line)
-        add: list[int] = []
-        while i < n and h.lines[i].tag != CONTEXT:
-            if h.lines[i].tag == REMOVED:
-                rem.append((i, k))
-                k += 1
-            else:
-                add.append(i)
-            i += 1
-        lo = 0
-        while lo < len(rem) and lo < len(add) and h.lines[rem[lo][0]].text == h.lines[add[lo]].text:
-            out[add[lo]] = rem[lo][1]
-            lo += 1
-        hi = 0
-        while hi < len(rem) - lo and hi < len(add) - lo and h.lines[rem[-1 - hi][0]].text == h.lines[add[-1 - hi]].text:
-            out[add[-1 - hi]] = rem[-1 - hi][1]
-            hi += 1
-    return out
-
-
-def _splice_for_hunk(
-    fi: FileIndex,
-    h: Hunk,
-    m: Match,
-    shift: tuple[str, str] | None,
-    plain: dict[int, str | None] | None = None,
-    written: Hunk | None = None,
-) -> Splice:
-    """Build the replacement: context lines from the file, new lines from the edit (`plain`: unicode tier's map).
-
-    `h` is the hunk as matched; `written`, when given, the hunk as the edit wrote it
-    (`h` is it less context lines the file has nowhere).  Under ``fuzz``, or with such
-    lines, the splice also records the edit's view of the place (`_edit_view`, `Splice`).
-    """
-    t = fi.text
-    s = m.start
-    new: list[tuple[str, str]] = []
-    added: dict[int, tuple[str, str]] = {}  # index in h.lines of an added line: what it became
-    k = s
-    default_eol = t.eols[s] if s < len(t.eols) and t.eols[s] else t.dominant_eol()
-    kept = _repeated_lines(h, s)
-    eol_tier = "eol" in m.active
-    for n, hl in enumerate(h.lines):
-        if hl.tag == CONTEXT:
-            new.append((t.lines[k], t.eols[k]))
-            k += 1
-        elif hl.tag == REMOVED:
-            default_eol = t.eols[k] or default_eol
-            k += 1
-        else:
-            if n in kept:
-                line = (t.lines[kept[n]], t.eols[kept[n]])
-            else:
-                text = hl.text
-                if shift is not None:
-                    text = reindent(text, shift)
-                if plain is not None:
-                    text = text.translate(plain)
-                if text.endswith("\r"):
-                    # A CRLF line of the edit: CRLF, unless the edit's terminators were off (eol tier).
-                    line = (text[:-1], default_eol if eol_tier else "\r\n")
-                else:
-                    line = (text, default_eol if eol_tier else "\n")
-            new.append(line)
-            added[n] = line
-    end = k
-    final: bool | None = None
-    if end == len(t.lines) and h.old_eof_newline != h.new_eof_newline:
-        final = h.new_eof_newline
-    elif end == len(t.lines) and not h.new_eof_newline:
-        final = False
-    if written is None and not m.fuzzy:
-        return Splice(s, end, tuple(new), h.source_line, final)
-    view = _edit_view(fi, h, m, shift, written or h, added)
-    if view is None:
-        return Splice(s, end, tuple(new), h.source_line, final)
-    return Splice(s, end, tuple(new), h.source_line, final, *view)
-
-
-def _edit_view(
-    fi: FileIndex,
-    h: Hunk,
-    m: Match,
-    shift: tuple[str, str] | None,
-    written: Hunk,
-    added: dict[int, tuple[str, str]],
-) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None:
-    """The edit's own view of the place a splice replaces, where it differs from the file's:
-    (`seen`, the lines there as the edit saw them; `meant`, what the edit makes of them), or
-    None when the edit saw every kept line as the file has it.
-
-    `h` is the hunk as matched (`m`), `written` the hunk as the edit wrote it: context lines
-    the file has nowhere are in `written` alone.  `added` is what each added line of `h`
-    became in the splice."""
-    t = fi.text
-    k = m.start
-    seen: list[tuple[str, str]] = []
-    meant: list[tuple[str, str]] = []
-    differs = False
-    default_eol = t.eols[k] if k < len(t.eols) and t.eols[k] else t.dominant_eol()
-    norm = norm_fn(m.active)
-    lines = fi.normed(m.active)
-    matched = iter(enumerate(h.lines))
-    upcoming = next(matched, None)
-    for hl in written.lines:
-        if upcoming is None or upcoming[1] is not hl:
-            # A context line the file has nowhere: the edit saw it here, the file never had it.
-            differs = True
-            own = (reindent(hl.text, shift) if shift else hl.text).removesuffix("\r")
-            seen.append((own, default_eol))
-            meant.append((own, default_eol))
-            continue
-        n = upcoming[0]
-        upcoming = next(matched, None)
-        if hl.tag == CONTEXT:
-            here = (t.lines[k], t.eols[k])
-            if m.fuzzy and lines[k] != norm(hl.text):
-                differs = True
-                here = ((reindent(hl.text, shift) if shift else hl.text).removesuffix("\r"), t.eols[k])
-            seen.append(here)
-            meant.append(here)
-            k += 1
-        elif hl.tag == REMOVED:
-            default_eol = t.eols[k] or default_eol
-            seen.append((t.lines[k], t.eols[k]))
-            k += 1
-        else:
-            meant.append(added[n])
-    return (tuple(seen), tuple(meant)) if differs else None
-
-
-class _Forms:
-    """The forms of a hunk, in the order they are tried: as written, decoded (`escape`), then
-    (`recount`) with the space put back that context lines lost (`context-prefix`), each with
-    the tier it needs.  The last is made when first reached, and kept: it indexes the file."""
-
-    __slots__ = ("fi", "h", "tiers", "first", "spaced")
-
-    def __init__(self, fi: FileIndex, h: Hunk, tiers: Sequence[str]) -> None:
-        self.fi, self.h, self.tiers = fi, h, tiers
-        self.first: list[tuple[Hunk, list[str]]] = [(h, [])]
-        if "escape" in tiers:
-            un = _unescaped(h)
-            if un is not None:
-                self.first.append((un, ["escape"]))
-        self.spaced: list[Hunk | None] = []
-
-    def __iter__(self) -> Iterator[tuple[Hunk, list[str]]]:
-        yield from self.first
-        if "recount" in self.tiers:
-            # Last, and only when the forms before it placed nothing.
-            if not self.spaced:
-                self.spaced.append(_reprefixed(self.h, self.fi))
-            if self.spaced[0] is not None:
-                yield self.spaced[0], ["context-prefix"]
+    fi: FileIndex
+    tiers: Sequence[str]
+    window: tuple[int, int]
+    path: str
+    drift: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,19 +61,18 @@ class _Reading:
     tiers: tuple[str, ...]
 
 
-def _place_hunk(
-    fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _place_hunk(s: _Search, h: Hunk) -> tuple[Splice | None, list[str], Finding | None]:
     """Place a hunk: every form and variant without fuzz (`_readings`), then with it; the
     best reading (`_best`) then passes the checks of the tiers it needed (`_placed`)."""
+    fi, tiers, path = s.fi, s.tiers, s.path
     if not h.old_lines:
-        return _locate_insertion(fi, h, window, path)
+        return _locate_insertion(s, h)
     h = bare_context(h)
-    forms = _Forms(fi, h, tiers)
+    forms = Forms(fi, h, tiers)
     # Every form and recount variant is tried without fuzz before any is tried with it:
     # dropping a stray blank or decoding an escape is a smaller liberty than ignoring a line.
     for fuzzy in (False, True) if "fuzz" in tiers else (False,):
-        found = _readings(fi, forms, tiers, window, path, drift, fuzzy)
+        found = _readings(s, forms, fuzzy)
         if isinstance(found, Finding):
             return None, [], found
         if not found:
@@ -279,7 +80,7 @@ def _place_hunk(
         best = _best(fi, found, path, h.source_line)
         if isinstance(best, Finding):
             return None, [], best
-        return _placed(fi, best, tiers, window, path, h.source_line)
+        return _placed(s, best, h.source_line)
     from .hints import not_found_hint
 
     want = h.old_lines
@@ -297,21 +98,13 @@ def _place_hunk(
     )
 
 
-def _readings(
-    fi: FileIndex,
-    forms: _Forms,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    drift: int,
-    fuzzy: bool,
-) -> list[_Reading] | Finding:
+def _readings(s: _Search, forms: Forms, fuzzy: bool) -> list[_Reading] | Finding:
     """The readings of the hunk: without fuzz, the first form and variant that fits; under
     fuzz, every one that does."""
     found: list[_Reading] = []
     for form, esc in forms:
-        for variant, extra in _hunk_variants(form, tiers):
-            got = _try_hunk(fi, variant, tiers, window, path, drift, fuzzy)
+        for variant, extra in hunk_variants(form, s.tiers):
+            got = _try_hunk(s, variant, fuzzy)
             if isinstance(got, Finding):
                 return got
             if got is not None:
@@ -337,15 +130,14 @@ def _best(fi: FileIndex, found: list[_Reading], path: str, source_line: int) -> 
     return found[0]
 
 
-def _placed(
-    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _placed(s: _Search, r: _Reading, source_line: int) -> tuple[Splice | None, list[str], Finding | None]:
     """The splice of the best reading, once the tiers it needed found no second place:
     blank context dropped (`_blanks_elsewhere`), another line number (`_offset_rivals`),
     another indent (`_indent`)."""
+    fi = s.fi
     m, variant = r.match, r.hunk
     if not m.fuzzy and variant.lines != r.form.lines:
-        f = _blanks_elsewhere(fi, r, tiers, window, path, source_line)
+        f = _blanks_elsewhere(s, r, source_line)
         if f is not None:
             return None, [], f
     repairs = list(r.tiers)
@@ -354,10 +146,10 @@ def _placed(
     repairs += list(m.fixed)
     repairs += needed(fi, m) if m.active else []
     if variant.old_start is not None and m.start != variant.old_start - 1:
-        if "offset" not in tiers:
-            return None, [], _misplaced(fi, variant, m.start, path)
+        if "offset" not in s.tiers:
+            return None, [], _misplaced(fi, variant, m.start, s.path)
         repairs.append("offset")
-        f = _offset_rivals(fi, m, variant.old_start - 1, tiers, path, source_line)
+        f = _offset_rivals(s, m, variant.old_start - 1, source_line)
         if f is not None:
             return None, [], f
     shift = _indent_shift(fi, m)
@@ -366,23 +158,22 @@ def _placed(
     elif "indent" not in repairs:
         repairs.append("indent")  # (also when the shift is not uniform: the tier was needed)
     if shift is not None and not m.fuzzy:
-        f = _indent_rivals(fi, m, window, path, source_line)
+        f = _indent_rivals(s, m, source_line)
         if f is not None:
             return None, [], f
     plain = typography(fi, m.start, m.size, m.block.old) if "unicode" in m.active else None
     if plain is not None and "unicode" not in repairs:
         repairs.append("unicode")
-    return _splice_for_hunk(fi, variant, m, shift, plain, r.variant if r.variant is not variant else None), repairs, None
+    return splice_for_hunk(fi, variant, m, shift, plain, r.variant if r.variant is not variant else None), repairs, None
 
 
-def _blanks_elsewhere(
-    fi: FileIndex, r: _Reading, tiers: Sequence[str], window: tuple[int, int], path: str, source_line: int
-) -> Finding | None:
+def _blanks_elsewhere(s: _Search, r: _Reading, source_line: int) -> Finding | None:
     """Blank context dropped from the edges: where the lines as written (all but a changed
     context line) stand elsewhere, the blanks were no mistake there."""
     # (`likeness`, `hints`: imported where a loose match or a failure needs them.)
     from .likeness import lookalike, near_places, resembles, resembling
 
+    fi, tiers, window, path = s.fi, s.tiers, s.window, s.path
     m, variant, form = r.match, r.hunk, r.form
     lead = next(k for k in range(len(form.lines)) if form.lines[k : k + len(variant.lines)] == variant.lines)
     whole = Sought(form.old_lines, tuple(hl.tag for hl in form.lines if hl.tag != ADDED), None, form.at_eof, ())
@@ -398,10 +189,11 @@ def _blanks_elsewhere(
     return None
 
 
-def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path: str, source_line: int) -> Finding | None:
+def _offset_rivals(s: _Search, m: Match, at: int, source_line: int) -> Finding | None:
     """Found elsewhere, while the lines at its own line number (`at`) are these lines but for
     what the tiers forgive (a typographic space, a changed context line): two places."""
-    loosest = frozenset(t for t in tiers if t in NORMALISERS)
+    fi = s.fi
+    loosest = frozenset(t for t in s.tiers if t in NORMALISERS)
     from .likeness import near_places, resembles
 
     if (
@@ -409,7 +201,7 @@ def _offset_rivals(fi: FileIndex, m: Match, at: int, tiers: Sequence[str], path:
         and at >= 0
         and (at in near_places(fi, m.block, loosest, (at, at + m.size)) or resembles(fi, m.block, loosest, at))
     ):
-        return ambiguous(path, fi, sorted({m.start, at}), "offset", source_line)
+        return ambiguous(s.path, fi, sorted({m.start, at}), "offset", source_line)
     return None
 
 
@@ -423,35 +215,29 @@ def _indent_shift(fi: FileIndex, m: Match) -> tuple[str, str] | None:
     return indent_shift([fi.keys[m.start + k] for k in same], [m.block.old[k] for k in same])
 
 
-def _indent_rivals(fi: FileIndex, m: Match, window: tuple[int, int], path: str, source_line: int) -> Finding | None:
+def _indent_rivals(s: _Search, m: Match, source_line: int) -> Finding | None:
     """Short blocks recur at other depths.  Found only at another indent, the lines may be a
     copy of the ones meant, which changed a little where they were: lines at the edit's own
     indent that differ in a context line or two are a second place."""
     from .likeness import lookalike, near_places
 
+    fi, window = s.fi, s.window
     rivals = set(near_places(fi, m.block, m.active - {"indent"}, window)) | set(lookalike(fi, m.block.old, window))
     rivals -= {m.start}
     if rivals:
-        return ambiguous(path, fi, sorted(rivals | {m.start}), "indent", source_line)
+        return ambiguous(s.path, fi, sorted(rivals | {m.start}), "indent", source_line)
     return None
 
 
-def _try_hunk(
-    fi: FileIndex,
-    h: Hunk,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    drift: int,
-    fuzzy: bool,
-) -> tuple[Match, Hunk, int] | Finding | None:
+def _try_hunk(s: _Search, h: Hunk, fuzzy: bool) -> tuple[Match, Hunk, int] | Finding | None:
     """One hunk variant through the non-fuzzy tiers, or through fuzz: (match, hunk matched, lines off).
 
     The hunk matched is `h` itself or `h` less the context lines the file has nowhere.
     """
+    fi, path = s.fi, s.path
     hint = None if h.old_start is None else h.old_start - 1
     block = Sought(h.old_lines, tuple(hl.tag for hl in h.lines if hl.tag != ADDED), hint, h.at_eof, h.anchors)
-    m, finding = _search_drift(fi, block, tiers, window, path, h.source_line, drift, fuzzy)
+    m, finding = _search_drift(s, block, h.source_line, fuzzy)
     if finding is not None:
         return finding
     if not fuzzy:
@@ -461,7 +247,7 @@ def _try_hunk(
     # Both readings are looked for; when they change different lines, the edit is
     # ambiguous, however unique each reading is on its own.
     found: list[tuple[Match, Hunk, int]] = [] if m is None else [(m, h, 0)]
-    stripped = _without_invented(h, fi)
+    stripped = without_invented(h, fi)
     if stripped is not None:
         b2 = replace(
             block,
@@ -469,7 +255,7 @@ def _try_hunk(
             tags=tuple(hl.tag for hl in stripped.lines if hl.tag != ADDED),
             hint=None if stripped.old_start is None else stripped.old_start - 1,
         )
-        m2, finding = _search_drift(fi, b2, tiers, window, path, h.source_line, drift, fuzzy)
+        m2, finding = _search_drift(s, b2, h.source_line, fuzzy)
         if finding is not None:
             return finding
         if m2 is not None:
@@ -526,20 +312,12 @@ def _effect(h: Hunk, start: int) -> tuple[tuple[str, int, str], ...]:
     return tuple(out)
 
 
-def _search_drift(
-    fi: FileIndex,
-    block: Sought,
-    tiers: Sequence[str],
-    window: tuple[int, int],
-    path: str,
-    src: int,
-    drift: int,
-    fuzzy: bool,
-) -> tuple[Match | None, Finding | None]:
+def _search_drift(s: _Search, block: Sought, src: int, fuzzy: bool) -> tuple[Match | None, Finding | None]:
+    fi, tiers, window, path = s.fi, s.tiers, s.window, s.path
     m, finding, _ = search(fi, block, tiers, window, path, src, fuzzy)
-    if finding is not None and block.hint is not None and drift and not fuzzy:
+    if finding is not None and block.hint is not None and s.drift and not fuzzy:
         # The drift measured by the previous hunk may pick the candidate exactly.
-        m2, _, _ = search(fi, replace(block, hint=block.hint + drift), tiers, window, path, src, fuzzy)
+        m2, _, _ = search(fi, replace(block, hint=block.hint + s.drift), tiers, window, path, src, fuzzy)
         if m2 is not None:
             return m2, None
     return m, finding
@@ -557,88 +335,12 @@ def _misplaced(fi: FileIndex, h: Hunk, start: int, path: str) -> Finding:
     )
 
 
-def bare_context(h: Hunk) -> Hunk:
-    """A SEARCH/REPLACE-shaped hunk (all removed, then all added) with its repeated edges as context.
-
-    Lines a block repeats unchanged at its start and end are the context it was
-    given, so they get what context gets: stray blanks at the edges may go
-    (`recount`), a misremembered one may be tolerated (`fuzz`), and the file keeps
-    its bytes for them.
-    """
-    if h.old_start is not None or h.anchors:
-        return h
-    tags = [hl.tag for hl in h.lines]
-    n_rem = tags.count(REMOVED)
-    if not n_rem or tags != [REMOVED] * n_rem + [ADDED] * (len(tags) - n_rem):
-        return h
-    rem, add = h.lines[:n_rem], h.lines[n_rem:]
-    most = min(len(rem), len(add))
-    pre = 0
-    while pre < most and rem[pre].text == add[pre].text:
-        pre += 1
-    suf = 0
-    while suf < most - pre and rem[-1 - suf].text == add[-1 - suf].text:
-        suf += 1
-    if not pre and not suf or (pre + suf == len(rem) == len(add)):
-        return h
-
-    def ctx(hls: Sequence[HunkLine]) -> tuple[HunkLine, ...]:
-        return tuple(HunkLine(CONTEXT, hl.text) for hl in hls)
-
-    lines = ctx(rem[:pre]) + rem[pre : len(rem) - suf] + add[pre : len(add) - suf] + ctx(rem[len(rem) - suf :])
-    return h._replace(lines=lines)
-
-
-def _reprefixed(h: Hunk, fi: FileIndex) -> Hunk | None:
-    """The hunk with context lines the model wrote without their leading space put back.
-
-    Copied as the file has it, an indented line loses one column to the context
-    prefix it lacks: ``  key: value,`` reads as context `` key: value,``.  Such a
-    line is one the file lacks as read and has once its space is back.
-    """
-    exact = fi.positions(frozenset())
-    lines = []
-    for hl in h.lines:
-        if hl.tag == CONTEXT and hl.text.startswith((" ", "\t")) and hl.text not in exact and " " + hl.text in exact:
-            hl = HunkLine(CONTEXT, " " + hl.text)
-        lines.append(hl)
-    return None if all(a is b for a, b in zip(lines, h.lines)) else h._replace(lines=tuple(lines))
-
-
-def _unescaped(h: Hunk) -> Hunk | None:
-    """The hunk with JSON-style escapes decoded (a literal `\\n` splits a line), or None if that changes nothing."""
-    if not any("\\" in hl.text for hl in h.lines) and not any("\\" in a for a in h.anchors):
-        return None
-    lines: list[HunkLine] = []
-    for hl in h.lines:
-        cr = "\r" if hl.text.endswith("\r") else ""
-        parts = unescape(hl.text[: len(hl.text) - len(cr)]).split("\n")
-        lines += [HunkLine(hl.tag, part + cr) for part in parts]
-    un = h._replace(lines=tuple(lines), anchors=tuple(unescape(a) for a in h.anchors))
-    return None if un == h else un
-
-
-def typography(fi: FileIndex, start: int, size: int, old: Sequence[str]) -> dict[int, str | None] | None:
-    """The unicode tier's map for new lines, when the edit had typographic characters the file has not.
-
-    A model that turned the file's quotes and dashes typographic in the lines it
-    copied did so in the lines it wrote too; those go back to what the file uses.
-    Characters the file's matched lines do have are left alone.
-    """
-    there = set("".join(fi.keys[start : start + size]))
-    edit = set("".join(old))
-    if not any(ord(c) in UNICODE and c not in there for c in edit):
-        return None
-    return {k: v for k, v in UNICODE.items() if chr(k) not in there}
-
-
-def _locate_insertion(
-    fi: FileIndex, h: Hunk, window: tuple[int, int], path: str
-) -> tuple[Splice | None, list[str], Finding | None]:
+def _locate_insertion(s: _Search, h: Hunk) -> tuple[Splice | None, list[str], Finding | None]:
+    fi, path = s.fi, s.path
     t = fi.text
     n = len(t.lines)
     if h.anchors:
-        floor = anchor_floor(fi, h.anchors, window[0], frozenset(NORMALISERS))
+        floor = anchor_floor(fi, h.anchors, s.window[0], frozenset(NORMALISERS))
         if floor is None:
             from .hints import not_found_hint
 
@@ -683,7 +385,7 @@ def _locate_insertion(
 
 def locate_hunk(fi: FileIndex, h: Hunk, tiers: Sequence[str], window: tuple[int, int], path: str, drift: int) -> Located:
     """Where one hunk goes: at most one splice (an empty Located when it places nothing)."""
-    sp, repairs, finding = _place_hunk(fi, h, tiers, window, path, drift)
+    sp, repairs, finding = _place_hunk(_Search(fi, tiers, window, path, drift), h)
     if finding is not None:
         return Located.refusing(finding)
     return Located((sp,) if sp is not None else (), tuple(repairs))

@@ -309,7 +309,18 @@ class _Op:
 _Step = tuple[int, _Op | None]  # where reading resumes in the file, and the change a step made (if any)
 
 
-def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Finding | None:
+@dataclass(frozen=True, slots=True)
+class _Gap:
+    """The stretch between two anchors: snippet line `ia` is file line `pa`, `ib` is `pb`; the
+    lines between them are read against each other (-1 before the start, the length at the end)."""
+
+    ia: int
+    pa: int
+    ib: int
+    pb: int
+
+
+def _gap(lz: Lazy, gap: _Gap, ops: list[_Op]) -> Finding | None:
     """Read the snippet lines between two anchors against the file lines between them.
 
     Without a marker the stretch is shown whole (`_shown_whole`).  With markers, in file
@@ -319,9 +330,10 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
     next anchor (`_at_block_end`), right before the next anchor (after the last marker only:
     `_before_anchor`); else refused.
     """
-    items = list(range(ia + 1, ib))
+    pa, pb = gap.pa, gap.pb
+    items = list(range(gap.ia + 1, gap.ib))
     if not any(lz.marker[i] for i in items):
-        whole = _shown_whole(lz, items, ia, pa, ib, pb)
+        whole = _shown_whole(lz, items, gap)
         if isinstance(whole, Finding):
             return whole
         ops += whole
@@ -344,11 +356,11 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
         if step is None:
             scope = _marker_scope(lz, m, piece, pos, pb, last)
             if scope is not None and scope < pb - 1:
-                step = _at_block_end(lz, piece, m, m if last else markers[k + 1], pos, scope, ib, pb)
+                step = _at_block_end(lz, piece, m, m if last else markers[k + 1], pos, scope, gap)
             elif not last:
                 return unplaced(lz, piece, markers[k], markers[k + 1], pos, pb)
             else:
-                step = _before_anchor(lz, piece, pos, ib, pb, scope)
+                step = _before_anchor(lz, piece, pos, gap, scope)
         if isinstance(step, Finding):
             return step
         pos, op = step
@@ -357,9 +369,10 @@ def _gap(lz: Lazy, ia: int, pa: int, ib: int, pb: int, ops: list[_Op]) -> Findin
     return None
 
 
-def _shown_whole(lz: Lazy, items: list[int], ia: int, pa: int, ib: int, pb: int) -> Finding | list[_Op]:
+def _shown_whole(lz: Lazy, items: list[int], gap: _Gap) -> Finding | list[_Op]:
     """A stretch without markers: its lines replace the file's, unless it would drop many more
     lines than it shows (or, at an end of the file, any)."""
+    pa, pb = gap.pa, gap.pb
     old_keys = [lz.keys[p] for p in range(pa + 1, pb)]
     new_keys = [lz.skeys[i] for i in items]
     if old_keys == new_keys:
@@ -368,7 +381,7 @@ def _shown_whole(lz: Lazy, items: list[int], ia: int, pa: int, ib: int, pb: int)
     at_edge = pa < 0 or pb >= len(lz.keys)
     allowed = nonblank(lz, items) if at_edge else max(LAZY_SLACK, nonblank(lz, items))
     if lost > allowed:
-        return _forgotten_marker(lz, ia, pa, ib, pb, lost)
+        return _forgotten_marker(lz, gap, lost)
     # Align on the lines as written, so blank lines pair up by their exact whitespace;
     # lines that differ only where the tiers allow keep the file's bytes.
     raw_old = [lz.fi.text.lines[p] for p in range(pa + 1, pb)]
@@ -380,8 +393,9 @@ def _shown_whole(lz: Lazy, items: list[int], ia: int, pa: int, ib: int, pb: int)
     ]
 
 
-def _forgotten_marker(lz: Lazy, ia: int, pa: int, ib: int, pb: int, lost: int) -> Finding:
+def _forgotten_marker(lz: Lazy, gap: _Gap, lost: int) -> Finding:
     """A marker-free stretch that drops `lost` more lines than it shows: a marker forgotten?"""
+    ia, pa, ib, pb = gap.ia, gap.pa, gap.ib, gap.pb
     n = len(lz.keys)
     first = next(p for p in range(pa + 1, pb) if lz.keys[p].strip())
     if pa < 0 and pb >= n:
@@ -458,9 +472,10 @@ def _marker_scope(lz: Lazy, m: int, piece: list[int], pos: int, pb: int, last: b
     return scope
 
 
-def _before_anchor(lz: Lazy, piece: list[int], pos: int, ib: int, pb: int, scope: int | None) -> Finding | _Step:
+def _before_anchor(lz: Lazy, piece: list[int], pos: int, gap: _Gap, scope: int | None) -> Finding | _Step:
     """The piece after the last marker, which keeps everything up to it: the piece goes right
     before the next anchor, its leading context meeting the file a few lines off."""
+    ib, pb = gap.ib, gap.pb
     # After a block that ends right here, or at the end of the file, a blank line
     # leading the piece is its own.
     at_eof = pb >= len(lz.keys) and ib >= len(lz.snippet.lines)
@@ -491,9 +506,10 @@ def _before_anchor(lz: Lazy, piece: list[int], pos: int, ib: int, pb: int, scope
     return pb, (_Op(q + head, pb, tuple(new)) if new or q + head < pb else None)
 
 
-def _at_block_end(lz: Lazy, piece: list[int], m: int, after: int, pos: int, end: int, ib: int, pb: int) -> Finding | _Step:
+def _at_block_end(lz: Lazy, piece: list[int], m: int, after: int, pos: int, end: int, gap: _Gap) -> Finding | _Step:
     """The piece after marker `m` goes where the marker's block ends (file line `end`), when
     it is new code.  `after`: the next marker, or `m` itself when it is the last."""
+    ib, pb = gap.ib, gap.pb
     last = after == m
     # Lines it shares with the file there are context: the block's closing `}` when the
     # piece starts with it (a blank line there is the piece's own separator), and closing
@@ -596,7 +612,7 @@ def _place_snippet(fi: FileIndex, sn: Snippet, tiers: Sequence[str], path: str) 
     ops: list[_Op] = []
     edges = [(-1, -1)] + sorted(lz.pairs.items()) + [(len(sn.lines), n)]
     for (ia, pa), (ib, pb) in zip(edges, edges[1:]):
-        f = _gap(lz, ia, pa, ib, pb, ops)
+        f = _gap(lz, _Gap(ia, pa, ib, pb), ops)
         if f is not None:
             return [], [], f
     eol = fi.text.dominant_eol()

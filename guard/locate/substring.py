@@ -11,12 +11,15 @@ conflicts by git's rule.
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from ..model import ADDED, CONTEXT, REMOVED, Finding, Hunk, HunkLine, Replace, error
 from ..text.textfile import Text
 from ..text.wording import quoted
-from .hunk import bare_context, locate_hunk, typography
+from .hunk import locate_hunk
+from .hunk_forms import bare_context
+from .hunk_splice import typography
 from .index import (
     MAX_CANDIDATES,
     NORMALISERS,
@@ -58,6 +61,28 @@ def _flat(fi: FileIndex, with_cr: bool) -> _Flat:
     return _Flat(s, len(t.lines))
 
 
+@dataclass(frozen=True, slots=True)
+class _Replacing:
+    """One text replacement being placed: the file, the edit, the tiers it may use, the path findings name."""
+
+    fi: FileIndex
+    r: Replace
+    tiers: Sequence[str]
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """Where a match is cut out of the file, on whole lines: from line `first`, keeping `head`
+    (the file's text before the match on that line) and `tail` (after it on its last line);
+    `ends`: the matched text ends with a line break."""
+
+    first: int
+    head: str
+    tail: str
+    ends: bool
+
+
 def _all_occurrences(hay: str, needle: str) -> list[int]:
     out = []
     i = hay.find(needle)
@@ -70,22 +95,17 @@ def _all_occurrences(hay: str, needle: str) -> list[int]:
 
 
 def _splices_from_spans(
-    fi: FileIndex,
-    flat: _Flat,
-    spans: list[tuple[int, int]],
-    new: str,
-    eol_mode: bool,
-    src: int,
-    old: str = "",
-    indent: bool = False,
+    p: _Replacing, flat: _Flat, spans: list[tuple[int, int]], old: str, eol_mode: bool
 ) -> tuple[list[Splice], bool]:
-    """The splices for exact matches of `old`, and whether the new text was shifted (`indent`).
+    """The splices for exact matches of `old`, which `p`'s new text replaces, and whether the new
+    text was shifted (`indent`); `eol_mode`: its new lines take the file's line ends.
 
     Text that starts right after a line's indent, and has nothing but blank lines
     after its first, was copied without that indent: its new lines get it too (and
     a deleted line goes whole, not leaving its indent behind).
     """
-    t = fi.text
+    t = p.fi.text
+    new, src, indent = p.r.new, p.r.source_line, "indent" in p.tiers
     out = []
     shifted = False
     for a, b in spans:
@@ -132,19 +152,18 @@ def _splices_from_spans(
             if is_last:
                 e = final_eol if not (ln.endswith("\r") and not eol_mode) else ("\r\n" if final_eol else final_eol)
             new_lines.append((text_, e))
-        _keep_repeated(t, l0, new_lines, old, body, head, tail, c1 == 0 and b > a and l1 > l0)
+        _keep_repeated(t, _Cut(l0, head, tail, c1 == 0 and b > a and l1 > l0), new_lines, old, body)
         out.append(Splice(l0, max(last + 1, l0), tuple(new_lines), src))
     return out, shifted
 
 
-def _keep_repeated(
-    t: Text, l0: int, new_lines: list[tuple[str, str]], old: str, body: str, head: str, tail: str, ends: bool
-) -> None:
+def _keep_repeated(t: Text, cut: _Cut, new_lines: list[tuple[str, str]], old: str, body: str) -> None:
     """Whole lines the text repeats unchanged at its start and end keep the file's bytes.
 
     Blanks after the match on its last line belong to that line: when it is kept,
     they stay with it rather than moving to the end of the new text.
     """
+    l0, head, tail, ends = cut.first, cut.head, cut.tail, cut.ends
     o, n = old.replace("\r\n", "\n").split("\n"), body.split("\n")
     if ends and o[-1] == "":
         o.pop()
@@ -271,13 +290,14 @@ def _splits_line(fi: FileIndex, flat: _Flat, spans: list[tuple[int, int]], old: 
 _Placed = tuple[list[Splice], list[str], Finding | None, str]  # splices, repairs, finding, note
 
 
-def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed:
+def _place_replace(p: _Replacing) -> _Placed:
     """Locate a substring replacement; returns (splices, repairs, finding, note).
 
     The passes, strictest first: the text exactly, then with the file's CRs set aside
     (`_as_text`); line by line through the normalising tiers (`_by_lines`); decoded
     (`_decoded`).  The first that finds the text, or refuses it, decides.
     """
+    fi, r, path = p.fi, p.r, p.path
     if r.old == "":
         return (
             [],
@@ -285,7 +305,7 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
             error("parse-error", path, r.source_line, "the text to replace is empty", "use a whole-file write to create content"),
             "",
         )
-    placed = _as_text(fi, r, tiers, path) or _by_lines(fi, r, tiers, path) or _decoded(fi, r, tiers, path)
+    placed = _as_text(p) or _by_lines(p) or _decoded(p)
     if placed is not None:
         return placed
     from .hints import not_found_hint  # here: only a failure needs the closest lines
@@ -294,22 +314,22 @@ def _place_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -
     return [], [], error("not-found", path, line, f"the text to replace is not in {path}", hint), ""
 
 
-def _as_text(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+def _as_text(p: _Replacing) -> _Placed | None:
     """The text found as it is: exactly, else (`eol`) with the file's CRs set aside."""
+    fi, r, tiers = p.fi, p.r, p.tiers
     for eol_mode in (False, True) if "eol" in tiers else (False,):
         flat = _flat(fi, not eol_mode)
         old = r.old if not eol_mode else r.old.replace("\r\n", "\n")
         occ = _all_occurrences(flat.s, old)
         if occ:
-            return _text_found(fi, r, tiers, path, flat, old, occ, eol_mode)
+            return _text_found(p, flat, old, occ, eol_mode)
     return None
 
 
-def _text_found(
-    fi: FileIndex, r: Replace, tiers: Sequence[str], path: str, flat: _Flat, old: str, occ: list[int], eol_mode: bool
-) -> _Placed:
+def _text_found(p: _Replacing, flat: _Flat, old: str, occ: list[int], eol_mode: bool) -> _Placed:
     """The splices for `old`, found as text at offsets `occ` of `flat`; refused when found more
     than once (unless all are replaced), or next to the rest of a line it cuts."""
+    fi, r, tiers, path = p.fi, p.r, p.tiers, p.path
     if len(occ) > 1 and not r.replace_all:
         starts = [flat.line_col(o)[0] for o in occ]
         return [], [], ambiguous(path, fi, starts, "eol" if eol_mode else "exact", r.source_line), ""
@@ -324,7 +344,7 @@ def _text_found(
     at = flat.line_col(occ[0])[0]
     crlf = at < len(fi.text.eols) and fi.text.eols[at] == "\r\n"
     repairs = ["eol"] if eol_mode or (adopt and "\r\n" in r.new and not crlf) else []
-    splices, shifted = _splices_from_spans(fi, flat, spans, r.new, adopt, r.source_line, old, "indent" in tiers)
+    splices, shifted = _splices_from_spans(p, flat, spans, old, adopt)
     if shifted and not r.replace_all:
         # Found inside a deeper line's indent: as for the indent tier, a line much like
         # the text at its own indent is the place meant, changed since it was read.
@@ -358,8 +378,9 @@ def _line_matches(
     return found
 
 
-def _by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+def _by_lines(p: _Replacing) -> _Placed | None:
     """The looser tiers work line by line, each set of normalisations in turn."""
+    fi, r, tiers, path = p.fi, p.r, p.tiers, p.path
     old_lines, ends_with_newline = _old_lines(r.old)
     steps = [(name, act) for name, act, fz in tier_sets(tiers) if not fz and name != "exact"]
     for name, active in steps:
@@ -378,7 +399,7 @@ def _by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Pl
         # Report only the normalisations that mattered for the first match.
         repairs = _needed_replace(fi, found[0], old_lines, active) or repairs
         if "indent" in repairs and not r.replace_all:
-            f = _indent_rivals(fi, found[0][0], old_lines, ends_with_newline, tiers, name, r.source_line, path)
+            f = _indent_rivals(p, found[0][0], old_lines, ends_with_newline, name)
             if f is not None:
                 return [], [], f, ""
         splices = [_replace_splice(fi, m, r.new, ends_with_newline, active, old_lines, r.source_line) for m in found]
@@ -387,19 +408,12 @@ def _by_lines(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Pl
     return None
 
 
-def _indent_rivals(
-    fi: FileIndex,
-    at: int,
-    old_lines: list[str],
-    ends_with_newline: bool,
-    tiers: Sequence[str],
-    name: str,
-    source_line: int,
-    path: str,
-) -> Finding | None:
+def _indent_rivals(p: _Replacing, at: int, old_lines: list[str], ends_with_newline: bool, name: str) -> Finding | None:
     """Found (at file line `at`) only at another indent, the text may be a copy of the one
     meant, which differs a little where it is (a typographic character, say): a second place."""
     from .likeness import lookalike
+
+    fi, tiers = p.fi, p.tiers
 
     rivals = {
         m[0]
@@ -409,17 +423,18 @@ def _indent_rivals(
     }
     rivals |= set(lookalike(fi, old_lines, (0, len(fi.keys))))
     if rivals - {at}:
-        return ambiguous(path, fi, sorted(rivals | {at}), name, source_line)
+        return ambiguous(p.path, fi, sorted(rivals | {at}), name, p.r.source_line)
     return None
 
 
-def _decoded(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> _Placed | None:
+def _decoded(p: _Replacing) -> _Placed | None:
     """The text and its replacement with JSON-style escapes decoded (`escape`), through the
     passes before this one; None when decoding changes nothing or the text is still not found."""
+    r, tiers = p.r, p.tiers
     if "escape" in tiers and "\\" in r.old:
         un = Replace(unescape(r.old), unescape(r.new), r.replace_all, r.source_line)
         if un.old != r.old:
-            sp, rep, f, note = _place_replace(fi, un, [t for t in tiers if t != "escape"], path)
+            sp, rep, f, note = _place_replace(replace(p, r=un, tiers=[t for t in tiers if t != "escape"]))
             if f is None or f.code == "ambiguous":
                 return sp, (rep + ["escape"]) if f is None else [], f, note
     return None
@@ -585,7 +600,7 @@ def _repeated(old: Sequence[str], new: Sequence[str]) -> dict[int, int]:
 
 def locate_replace(fi: FileIndex, r: Replace, tiers: Sequence[str], path: str) -> Located:
     """Where one substring replacement goes (every occurrence with ``replace_all``)."""
-    splices, repairs, finding, note = _place_replace(fi, r, tiers, path)
+    splices, repairs, finding, note = _place_replace(_Replacing(fi, r, tiers, path))
     if finding is not None:
         if finding.code == "not-found" and "fuzz" in tiers:
             return replace_by_lines(fi, r, tiers, path, finding)

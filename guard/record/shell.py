@@ -22,7 +22,7 @@ Code's turn of the prompt, whose earlier calls are not this one's to undo), and 
 turn's commit is rolled back.  So that the verdict is whole before the record, the verify
 commands run first under ``revert``; under ``warn`` the change is recorded first.  The
 revert puts back what the files held before the command, protected files and control
-files included (``history.protection``): only git's own folders are never written.  Only
+files included (``record.protection``): only git's own folders are never written.  Only
 a recorded turn makes that revert safe: it undoes the command's change by git's merge rule
 and nothing else.
 
@@ -328,9 +328,9 @@ def _record(
 def _revert(g: Guard, pol: Policy, agent: str, report: Report, turn_ref: TurnRef, kept: str | None) -> tuple[bool, Report]:
     """Roll back the command's turn (its commit: that and nothing else); `kept`: the turn the command
     would have gone on with, whose earlier calls stay.  (Whether it reverted, the report.)"""
-    from . import history
+    from .rollback import Asked, rollback
 
-    undo = history.rollback(g, agent, None, None, commit=turn_ref.commit, policy=pol, reverting=True)
+    undo = rollback(g, agent, Asked(commit=turn_ref.commit), policy=pol, reverting=True)
     files = ", ".join(dict.fromkeys(c.path for c in report.changes))
     if undo.status != "applied":
         return False, replace(

@@ -132,16 +132,16 @@ def test_lone_words_need_a_second_word_outside_comments() -> None:
 
 
 def test_every_word_that_makes_a_note_is_a_trigger() -> None:
-    # The check looks at a line only when it holds a trigger (placeholder.VOCAB, and for the
+    # The check looks at a line only when it holds a trigger (phrases.VOCAB, and for the
     # words of other scripts the triggers themselves); a note the vocabulary reads as an
     # elision must hold one.
-    from guard.checks import placeholder
+    from guard.checks import phrases
 
     for trigger in notes.triggers():
         if trigger.isascii():
-            assert any(n in trigger for n in placeholder._NOTE_NEEDLES), trigger
+            assert any(n in trigger for n in phrases.NOTE_NEEDLES), trigger
         else:
-            assert trigger in placeholder._other_vocab(), trigger
+            assert trigger in phrases._other_vocab(), trigger
 
 
 def test_vocabulary_entries_are_folded_like_text() -> None:

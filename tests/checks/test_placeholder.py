@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from guard import policy as policy_mod
-from guard.checks import CheckInput, no_attr, placeholder
+from guard.checks import CheckInput, markers, no_attr, placeholder
 from guard.diffs import make_change
 from guard.model import FileChange, Finding, Op
 
@@ -231,7 +231,8 @@ def test_every_phrase_the_judge_accepts_passes_the_first_pass(suffix: str) -> No
     # The word list (VOCAB) decides which comment lines are judged at all: a phrase the
     # judge would call a placeholder but that holds none of its words is never seen.
     from guard.checks.comments import syntax_for
-    from guard.checks.placeholder import VOCAB, suspect
+    from guard.checks.markers import suspect
+    from guard.checks.phrases import VOCAB
 
     syntax = syntax_for("a.py")
     judged = 0
@@ -454,7 +455,7 @@ def test_a_heading_between_blank_lines_is_not_a_bare_note() -> None:
 
 
 def _last_nonblank_by_lines(data: bytes) -> int:
-    """The rule `_last_nonblank` keeps, read line by line: the last line `bytes.strip` leaves something of."""
+    """The rule `markers.last_nonblank` keeps, read line by line: the last line `bytes.strip` leaves something of."""
     lines = data.split(b"\n")
     return next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 0)
 
@@ -468,4 +469,4 @@ def test_the_last_line_with_text_is_found_without_splitting_the_file() -> None:
         cases = [c + p for c in cases for p in pieces] + cases
     assert len(set(cases)) > 5000
     for data in set(cases):
-        assert placeholder._last_nonblank(data) == _last_nonblank_by_lines(data), data
+        assert markers.last_nonblank(data) == _last_nonblank_by_lines(data), data

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from guard import commit_check
 from guard import policy as policy_mod
-from guard.checks import CheckInput, base, conflict, placeholder, protected, whitespace
+from guard.checks import CheckInput, base, conflict, markers, phrases, placeholder, protected, whitespace
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
 from guard.cli.fast import repo_paths
 from guard.commit_check import changes
@@ -281,27 +281,27 @@ def test_a_primed_block_gives_back_the_lines_lazily() -> None:
 
 
 # --- marked comment lines, found in C ------------------------------------------------------------
-VOCAB_LOWER = placeholder.VOCAB
+VOCAB_LOWER = phrases.VOCAB
 
 
 def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
-    """`placeholder.candidates` spelled out, a Python turn per line: a line holding a comment mark
+    """`markers.candidates` spelled out, a Python turn per line: a line holding a comment mark
     whose lowercase text (or, for a line that is not ASCII, its folded text) holds a word of the
     vocabulary; a line of code that is only an ellipsis."""
     from guard.text.lookalikes import fold
 
     texts = [t for _n, t in change.added]
     found: set[int] = set()
-    words = placeholder._ASCII_VOCAB
-    others = words + placeholder._other_vocab()
+    words = phrases._ASCII_VOCAB
+    others = words + phrases._other_vocab()
     for i, t in enumerate(texts):
-        if not any(mark in t for mark in syntax.marks) or len(t) > placeholder.MAX_LINE:
+        if not any(mark in t for mark in syntax.marks) or len(t) > phrases.MAX_LINE:
             continue
         if any(w in t.lower() for w in words) or (not t.isascii() and any(w in fold(t) for w in others)):
             found.add(i)
     if syntax.code:
         for i, t in enumerate(texts):
-            if placeholder._bare_dots(t, syntax):
+            if markers._bare_dots(t, syntax):
                 found.add(i)
     return sorted(found)
 
@@ -314,16 +314,16 @@ def _candidates_before(change: FileChange, syntax: Syntax) -> list[int]:
 def test_candidates_are_what_they_were(lines: list[str], syntax: Syntax) -> None:
     data = ("\n".join(lines) + "\n").encode()
     change = _changes_of(data)
-    assert placeholder.candidates(change, syntax) == _candidates_before(change, syntax)
+    assert markers.candidates(change, syntax) == _candidates_before(change, syntax)
 
 
 def test_the_large_patterns_compile_on_first_use_and_stay_attributes() -> None:
-    assert isinstance(placeholder.PHRASE, re.Pattern) and placeholder.PHRASE.flags & re.IGNORECASE
-    assert placeholder.TIGHT.pattern.startswith(f"(?:{placeholder.PHRASE.pattern})")
-    assert placeholder.LOOSE.fullmatch("your app logic goes here")
-    assert placeholder.judge("... existing code ...", True) == placeholder.STRONG
+    assert isinstance(phrases.PHRASE, re.Pattern) and phrases.PHRASE.flags & re.IGNORECASE
+    assert phrases.TIGHT.pattern.startswith(f"(?:{phrases.PHRASE.pattern})")
+    assert phrases.LOOSE.fullmatch("your app logic goes here")
+    assert phrases.judge("... existing code ...", True) == phrases.STRONG
     with pytest.raises(AttributeError):
-        placeholder.NOT_A_PATTERN  # noqa: B018
+        phrases.NOT_A_PATTERN  # noqa: B018
 
 
 # --- whitespace needles -------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from guard.engine import Guard
 from guard.errors import UsageError
-from guard.record import history, ledger
+from guard.record import history, ledger, prune, rollback
 
 
 def _replayed(newest_first: list[ledger.Turn]) -> dict[str, bool]:
@@ -101,10 +101,10 @@ def test_turn_id_index_follows_the_ledger(repo: Repo) -> None:
         lambda: g.apply(_edit("v0", "v1")),
         lambda: g.apply(_edit("v1", "v2"), turn="fix-login"),
         lambda: g.apply(_edit("v2", "v3"), turn="fix-login"),  # the same turn goes on: its commit is replaced
-        lambda: history.rollback(g, None, None, None),
+        lambda: rollback.rollback(g, None),
         lambda: g.apply(_edit("v1", "v4"), turn="p1a2b3c4"),
-        lambda: history.rollback(g, None, "p1a2b3c4", None),
-        lambda: history.rollback(g, None, None, None),  # a rollback of the rollback
+        lambda: rollback.rollback(g, None, rollback.Asked(turn="p1a2b3c4")),
+        lambda: rollback.rollback(g, None),  # a rollback of the rollback
         lambda: repo.write({"a.txt": "user\n"}),  # the next turn starts with a sync commit
         lambda: g.apply(_edit("user", "v5"), turn="after-sync"),
     ]
@@ -124,7 +124,7 @@ def test_turn_id_index_follows_the_ledger(repo: Repo) -> None:
     index.unlink()
     assert ledger.commits_of(g.repo, ref, "agent", "p1a2b3c4") == _walked(g, ref, "p1a2b3c4")
     # gc writes every commit anew.
-    history.gc(g, None, 3, None)
+    prune.gc(g, None, 3, None)
     _index_agrees(g, ref)
     assert Path(index).read_text().count("\n") == 3
 
@@ -136,12 +136,12 @@ def test_log_limit_is_the_head_of_the_whole_log(repo: Repo) -> None:
         g.apply(_edit(f"v{n - 1}", f"v{n}"), agent="one")
         g.apply(json.dumps({"file_path": "b.txt", "old_string": f"w{n - 1}", "new_string": f"w{n}"}), agent="two")
         if n % 2:
-            history.rollback(g, "one", None, None)
-            history.rollback(g, "one", None, None)
-    whole = history.log(g, None, None, False)
+            rollback.rollback(g, "one")
+            rollback.rollback(g, "one")
+    whole = history.log(g, None)
     for limit in (1, 2, 5, len(whole), len(whole) + 3):
-        assert history.log(g, None, limit, False) == whole[:limit], limit
-        assert history.log(g, "one", limit, True) == history.log(g, "one", None, True)[:limit], limit
+        assert history.log(g, None, history.Listing(limit)) == whole[:limit], limit
+        assert history.log(g, "one", history.Listing(limit), True) == history.log(g, "one", patch=True)[:limit], limit
     for limit in (0, -2, 10**30):  # no count of turns to list (-2 once listed all but two; 10**30 crashed)
         with pytest.raises(UsageError, match="from 1 to 1,000,000,000"):
-            history.log(g, None, limit, False)
+            history.log(g, None, history.Listing(limit))

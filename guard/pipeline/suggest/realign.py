@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...locate.hunk import bare_context
+from ...locate.hunk_forms import bare_context
 from ...locate.index import MAX_CANDIDATES, FileIndex, norm_fn
 from ...model import ADDED, CONTEXT, REMOVED, Change, Hunk, HunkLine, Replace
 from ...text.wording import brief
