@@ -15,7 +15,6 @@ import os
 import sys
 from typing import Callable, NoReturn, Sequence
 
-from ..collector import Paused
 from .options import APPLY, CHECK, CLAUDE_CODE, COMMANDS
 
 
@@ -88,9 +87,7 @@ def _fast(args: Sequence[str], command: str | None) -> int | None:
     words = ([command] if command is not None else []) + list(args)
     for name, runner in FAST.items():
         if tuple(words[: len(name)]) == name:
-            # One edit, one hook call or one commit, then the process ends (``guard.collector``).
-            with Paused(process_ends=True):
-                return runner(words[len(name) :])
+            return runner(words[len(name) :])
     return None
 
 

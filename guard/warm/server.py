@@ -33,7 +33,6 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..collector import Paused
 from ..errors import UsageError
 from . import client
 
@@ -483,16 +482,14 @@ class Server:
 
     def _call(self, conn: socket.socket, kind: str, env: dict[bytes, bytes], mask: int) -> None:
         """Answer one call, then put the worker back as the call found it: its environment, umask
-        and folder; the collector off during the call, as the command hook runs, and on again
-        after it, collecting what the call left rather than in the next one (``guard.collector``)."""
-        with Paused(collect=True):
-            try:
-                self._answer(conn, kind)
-            finally:
-                os.environ.clear()
-                os.environb.update(env)
-                os.umask(mask)
-                os.chdir(self.folder)
+        and folder."""
+        try:
+            self._answer(conn, kind)
+        finally:
+            os.environ.clear()
+            os.environb.update(env)
+            os.umask(mask)
+            os.chdir(self.folder)
 
     def _answer(self, conn: socket.socket, kind: str) -> None:
         conn.setblocking(True)
