@@ -2,7 +2,7 @@
 
 An agent's harness runs `apply` for every edit, Claude Code runs `hook claude-code`
 twice per edit, and a pre-commit hook runs `check` on every commit: importing click
-and every command would cost each of them more than the work (~20 ms of ~100).  So
+and every command would cost each of them more than the work (bench/README.md).  So
 ``program`` reads their arguments here when they are plain, and runs them.  Their
 options are declared once, in ``options``: the click commands (``commands.py``,
 ``check.py``, ``adapters.py``) are made from the same declaration this reader reads,

@@ -133,8 +133,8 @@ def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: s
     """Run one command and end the process: flush, then a quick exit.
 
     After the command, the interpreter's teardown would free every object one by one
-    (a check of a large commit holds one per added line) and unload pygit2: tens of
-    milliseconds for nothing.  Nothing of agent-guard waits for the teardown: files
+    (a check of a large commit holds one per added line) and unload pygit2: time spent
+    for nothing (bench/README.md).  Nothing of agent-guard waits for the teardown: files
     are closed and renamed, and locks released, before a command returns.
 
     An interrupt (Ctrl-C) ends every command the same way (``failure``): a short message,

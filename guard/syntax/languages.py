@@ -206,7 +206,7 @@ def _yaml_loader() -> Any:
 
 
 def _yaml(text: str) -> Problem | None:
-    import yaml  # here: most edits are to other files, and PyYAML takes ~13 ms to import
+    import yaml  # here: most edits are to other files, and PyYAML is slow to import (bench/README.md)
 
     # Composing checks the syntax without constructing values, so application tags
     # (`!Ref`, `!!python/name`) are not errors.
