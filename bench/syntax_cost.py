@@ -250,10 +250,10 @@ def false_refusals(files: int, edits: int, seed: int) -> None:
                 taken += 1
                 before = ("\n".join(lines) + "\n").encode()
                 for k in range(edits):
-                    ops = lc.make_ops(lines, rng, suffix)
+                    _kind, ops = lc.make_ops(lines, rng, suffix)
                     if not ops:
                         continue
-                    new, _spans = lc.apply_ops(lines, ops)
+                    new, _spans, _origin = lc.apply_ops(lines, ops)
                     after = ("\n".join(new) + "\n").encode()
                     # node --check reads a .js file as CommonJS and then misses errors
                     # after an `import`: an ES module is checked as .mjs.

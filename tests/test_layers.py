@@ -28,7 +28,6 @@ LAYERS: list[tuple[str, list[str]]] = [
             "guard.bounds",
             "guard.mappings",
             "guard.jsonvalue",
-            "guard.collector",
             "guard.text",
             "guard.files.discovery",
             "guard.files.filekind",

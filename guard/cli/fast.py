@@ -2,7 +2,7 @@
 
 An agent's harness runs `apply` for every edit, Claude Code runs `hook claude-code`
 twice per edit, and a pre-commit hook runs `check` on every commit: importing click
-and every command would cost each of them more than the work (~20 ms of ~100).  So
+and every command would cost each of them more than the work (bench/README.md).  So
 ``program`` reads their arguments here when they are plain, and runs them.  Their
 options are declared once, in ``options``: the click commands (``commands.py``,
 ``check.py``, ``adapters.py``) are made from the same declaration this reader reads,
@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..collector import Paused
 from ..errors import UsageError
 from .options import APPLY, CHECK, CLAUDE_CODE
 
@@ -196,25 +195,22 @@ def run_check(
     if process_ends:
         read_objects_unverified()  # this process reads the commit and ends: as git reads it
     progress = Progress("agent-guard check", quiet)
-    # A check keeps a tuple per added line (``guard.collector``); when the process ends
-    # after it, the collector stays off to the end.
-    with Paused(process_ends=process_ends):
-        try:
-            g = Workspace(".", policy, bare_ok=True)
-            g.recover()  # a write a crash interrupted is rolled back before the tree is checked
-            # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
-            named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
-            report = commit_check.check(
-                g,
-                from_ref=from_ref,
-                to_ref=to_ref,
-                all_files=mode == "all-files",
-                paths=named,
-                use_baseline=baseline_out is None,
-                progress=progress,
-            )
-        finally:
-            progress.end()
+    try:
+        g = Workspace(".", policy, bare_ok=True)
+        g.recover()  # a write a crash interrupted is rolled back before the tree is checked
+        # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
+        named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
+        report = commit_check.check(
+            g,
+            from_ref=from_ref,
+            to_ref=to_ref,
+            all_files=mode == "all-files",
+            paths=named,
+            use_baseline=baseline_out is None,
+            progress=progress,
+        )
+    finally:
+        progress.end()
     if baseline_out is not None:
         return _write_baseline(report, baseline_out, g.root, renderer, quiet)
     if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings and (quiet or not report.notes):

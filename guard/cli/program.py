@@ -15,7 +15,6 @@ import os
 import sys
 from typing import Callable, NoReturn, Sequence
 
-from ..collector import Paused
 from .options import APPLY, CHECK, CLAUDE_CODE, COMMANDS
 
 
@@ -88,9 +87,7 @@ def _fast(args: Sequence[str], command: str | None) -> int | None:
     words = ([command] if command is not None else []) + list(args)
     for name, runner in FAST.items():
         if tuple(words[: len(name)]) == name:
-            # One edit, one hook call or one commit, then the process ends (``guard.collector``).
-            with Paused(process_ends=True):
-                return runner(words[len(name) :])
+            return runner(words[len(name) :])
     return None
 
 
@@ -136,8 +133,8 @@ def run(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: s
     """Run one command and end the process: flush, then a quick exit.
 
     After the command, the interpreter's teardown would free every object one by one
-    (a check of a large commit holds one per added line) and unload pygit2: tens of
-    milliseconds for nothing.  Nothing of agent-guard waits for the teardown: files
+    (a check of a large commit holds one per added line) and unload pygit2: time spent
+    for nothing (bench/README.md).  Nothing of agent-guard waits for the teardown: files
     are closed and renamed, and locks released, before a command returns.
 
     An interrupt (Ctrl-C) ends every command the same way (``failure``): a short message,

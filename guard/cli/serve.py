@@ -47,7 +47,7 @@ def serve_cmd(http_port: int | None, detach: bool, action: str | None) -> None:
     never asks a server that is not yours or that runs other code. Every failure
     of a pre hook still denies the edit.
     """
-    from ..warm import server
+    from ..warm import control, server
 
     if action == "settings":
         if http_port == 0:
@@ -57,15 +57,15 @@ def serve_cmd(http_port: int | None, detach: bool, action: str | None) -> None:
     if action is not None and (http_port is not None or detach):
         raise click.UsageError(f"--{action} takes no other option")
     if action == "status":
-        status, text = server.status_text()
+        status, text = control.status_text()
         click.echo(text)
         sys.exit(status)
     if action == "stop":
-        status, text = server.stop()
+        status, text = control.stop()
         click.echo(text)
         sys.exit(status)
     if detach:
-        status, text = server.detach(lambda ready: server.serve(http_port, ready), server.folder_of_user())
+        status, text = control.detach(lambda ready: server.serve(http_port, ready), server.folder_of_user())
         click.echo(text, err=status != 0)
         sys.exit(status)
     server.serve(http_port, lambda text: click.echo(text))

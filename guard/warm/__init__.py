@@ -6,6 +6,8 @@ does not pay for starting Python, pygit2 and the guard every time.
   ``python -SI <package>/warm/hook.py`` (``hook``) in the interpreter's floor time.
 - ``server``: `agent-guard serve`: the user's socket, worker processes kept warm that answer the
   calls one at a time, and the optional ``http`` hook form on 127.0.0.1 (``httpform``).
+- ``control``: a command asking the running server (`serve --status`, `--stop`), or starting one
+  in the background (`--detach`).
 
 Nothing in this folder may share a name with a module of Python's standard library: ``hook``
 puts the folder itself on the import path (``tests/warm/test_client.py`` checks it).

@@ -9,7 +9,6 @@ straightforward way it replaced, on the same inputs.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import subprocess
@@ -544,21 +543,6 @@ def test_commits_of_a_range_and_whole_files_too(repo: Repo, cli, monkeypatch: py
     plain = [cli("check", "--json", *args) for args in runs]
     for f, p in zip(fast, plain):
         assert (f.code, f.json()) == (p.code, p.json())
-
-
-def test_the_check_command_leaves_the_cycle_collector_as_it_found_it(repo: Repo, cli) -> None:
-    repo.commit({"a.py": "x = 1\n"})
-    assert gc.isenabled()
-    assert cli("check").code == 0
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        assert cli("check").code == 0
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-    assert cli("check", "--from-ref", "nope", "--to-ref", "HEAD").code == 2  # a usage error on the way out too
-    assert gc.isenabled()
 
 
 # --- the command without the engine --------------------------------------------------------------
