@@ -6,7 +6,8 @@ is located, each touched file whose language has a parser here (see
 ``guard.syntax.languages``) is parsed as it would be written.  Only when that parse fails is
 the original parsed too: a file that did not parse before is not held to it (it
 may use syntax newer than our parser, or be a template), and the common case costs
-one parse per file.  Deleted files, new files and files of other languages are
+one parse per file.  Python is parsed edit by edit (``guard.syntax.python``): only the
+top-level statements an edit touched, when that settles it.  Deleted files, new files and files of other languages are
 not judged.
 
 The finding names the parser's error line and message, and the edited line
@@ -94,6 +95,7 @@ def judge(change: FileChange, python: tuple[int, int] | None = None) -> tuple[Pr
     if not langs:
         return None
     if langs == ["python"]:
+        # Parsed edit by edit: only the statements the edit touched, when that settles it.
         found_py = languages.new_python_problem(change.before, change.after, python)
         return None if found_py is None else (found_py, _nearest(edited_lines(change), found_py.line))
     found: dict[str, Problem] = {}

@@ -29,6 +29,8 @@ from typing import Any, Iterator
 
 from ..mappings import lookup
 from ..text.regex import lazy
+from .python import error as python_error
+from .python import new_error as new_python_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +139,7 @@ def problem(language: str, data: bytes, python: tuple[int, int] | None = None) -
     except UnicodeDecodeError:
         return None
     if language == "python":
-        return _python(text, python)
+        return _as_problem(python_error(text, python))
     if language == "json":
         return _json(text)
     if language == "yaml":
@@ -157,33 +159,19 @@ def new_python_problem(before: bytes, after: bytes, python: tuple[int, int] | No
     """The parse error an edit brings into a Python file that parsed, or None.
 
     None also when the original did not parse (the file is not held to it) or either
-    side is not UTF-8.  The original is parsed only when the result does not.
+    side is not UTF-8.  Only the top-level statements the edit touched are parsed
+    when that settles it (see ``guard.syntax.python``).
     """
     try:
         old = before.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
         new = after.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError:
         return None
-    found = _python(new, python)
-    return None if found is None or _python(old, python) is not None else found
+    return _as_problem(new_python_error(old, new, python))
 
 
-def _python(text: str, target: tuple[int, int] | None) -> Problem | None:
-    """The first error of `text` as Python (for `target`, the oldest Python the project supports), or None."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like are warnings, not errors
-            ast.parse(text, feature_version=target)
-    except SyntaxError as exc:
-        return Problem(exc.lineno or 1, exc.offset or 1, exc.msg, "python")
-    except ValueError as exc:  # NUL bytes
-        return Problem(1, 1, str(exc), "python")
-    except (RecursionError, MemoryError):  # absurd nesting: the parser's stack, or the tree's builder, ran out
-        line, column = deepest(text)
-        return Problem(
-            line, column, "nested too deeply for Python's parser (brackets, operators or calls nested hundreds deep)", "python"
-        )
-    return None
+def _as_problem(err: tuple[int, int, str] | None) -> Problem | None:
+    return None if err is None else Problem(err[0], err[1], err[2], "python")
 
 
 def _json(text: str) -> Problem | None:
