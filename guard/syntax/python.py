@@ -1,7 +1,7 @@
 """Python syntax, checked edit by edit.
 
-Parsing a 2,000-line module costs 10-20 ms, most of it building the tree, while an
-edit usually touches one function.  So the check works from the module's *outline*:
+Parsing a whole module costs many times what one function does (bench/README.md), most of
+it building the tree, while an edit usually touches one function.  So the check works from the module's *outline*:
 the lines where its top-level statements start (a decorated one at its first
 decorator).  At such a line Python's tokenizer is in its plain state: no bracket or
 string open, no line continuation, indent zero.
@@ -14,11 +14,13 @@ the error and its line are the parser's own.  (If the original itself fails outs
 the stretch, the file is not held to parsing: the same answer.)  A stretch holding
 ``from __future__``, which only the top of a module may have, is not judged alone.
 
-The original's outline comes from a previous edit in this process (the edited
+Outlines are kept by the hash of the text they outline (the newest ``_KEPT``): a function of
+the text alone, so a kept one can never be stale.  The original's outline comes from a
+previous edit in this process (the edited
 text's outline follows from the original's and the stretch's, so a session's next
 edit to the file is as cheap), from a full parse, or failing both from a lexer
 (`_lexed`) that finds string literals, comments, brackets and continuations with
-regular expressions, about six times faster than a parse.  It may miss a start (a
+regular expressions, several times faster than a parse.  It may miss a start (a
 statement that opens with a string or a bracket is not taken), which costs only a
 longer stretch; on anything it does not follow (an unterminated string, a closing
 bracket too many) it gives up and the whole text is parsed.
@@ -51,7 +53,7 @@ def _digest(text: str) -> str | bytes:
     """The key a text is remembered by: itself (a dict hashes a str once, fast), or a digest if large."""
     if len(text) <= _KEY_SIZE:
         return text
-    import hashlib  # here: most texts are their own keys, and hashlib costs a command ~1 ms to import
+    import hashlib  # here: most texts are their own keys, and a command that never hashes need not import it
 
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
