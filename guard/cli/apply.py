@@ -76,9 +76,11 @@ def apply_cmd(
         data = read_input(file, quiet)
     except OSError as exc:
         raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
-    from ..engine import Guard
-
-    # One edit, then (from the command line) the process ends (``guard.collector``).
+    # One edit, then (from the command line) the process ends: the collector is off from here,
+    # for the engine's imports too (``guard.collector``).
     with Paused(process_ends=process_ends()):
+        from ..engine import Guard
+
         report = Guard(".", policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
-    sys.exit(emit(report, as_json, show_diff, quiet))
+        status = emit(report, as_json, show_diff, quiet)
+    sys.exit(status)

@@ -89,19 +89,15 @@ def check_cmd(
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    report, root = _checked(paths, mode, from_ref, to_ref, policy, baseline_out is None, quiet)
-    if baseline_out is not None:
-        sys.exit(_write_baseline(report, baseline_out, root, renderer, quiet))
-    if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings and (quiet or not report.notes):
-        # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
-        # show): a clean check has nothing to add to its "Passed".
-        sys.exit(report.exit_code)
-    from ..report import render
-    from .terminal import colour
-
-    sys.stdout.write(render.check(report, renderer or "human", colour=colour(sys.stdout), quiet=quiet) + "\n")
-    sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
-    sys.exit(report.exit_code)
+    # A check keeps a tuple per added line; from the command line the process ends after it, and
+    # the collector is off from here to the end, for the imports too (``guard.collector``).
+    with Paused(process_ends=process_ends()):
+        report, root = _checked(paths, mode, from_ref, to_ref, policy, baseline_out is None, quiet)
+        if baseline_out is not None:
+            status = _write_baseline(report, baseline_out, root, renderer, quiet)
+        else:
+            status = _printed(report, renderer, quiet)
+    sys.exit(status)
 
 
 @click.command("install-hook", context_settings=CONTEXT)
@@ -179,38 +175,47 @@ def _checked(
     """The check's report, and the repository's top folder.
 
     `mode` is "staged", "all-files" or None.  When the process ends after the command
-    (``program.run``), what the check holds may be left to the exit, and objects are read
-    as git reads them (unverified).  `quiet`: no progress.
+    (``program.run``), objects are read as git reads them (unverified).  `quiet`: no progress.
     """
     from .. import commit_check
     from ..repo import read_objects_unverified
     from ..workspace import Workspace
     from .terminal import Progress
 
-    ends = process_ends()
-    if ends:
+    if process_ends():
         read_objects_unverified()  # this process reads the commit and ends: as git reads it
     progress = Progress("agent-guard check", quiet)
-    # A check keeps a tuple per added line (``guard.collector``); when the process ends
-    # after it, the collector stays off to the end.
-    with Paused(process_ends=ends):
-        try:
-            g = Workspace(".", policy, bare_ok=True)
-            g.recover()  # a write a crash interrupted is rolled back before the tree is checked
-            # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
-            named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
-            report = commit_check.check(
-                g,
-                from_ref=from_ref,
-                to_ref=to_ref,
-                all_files=mode == "all-files",
-                paths=named,
-                use_baseline=use_baseline,
-                progress=progress,
-            )
-        finally:
-            progress.end()
+    try:
+        g = Workspace(".", policy, bare_ok=True)
+        g.recover()  # a write a crash interrupted is rolled back before the tree is checked
+        # A bare repository (a server's receive hook) has no work tree: paths are the repository's.
+        named = tuple(os.path.normpath(p) for p in paths) if g.repo.bare else repo_paths(g.root, paths)
+        report = commit_check.check(
+            g,
+            from_ref=from_ref,
+            to_ref=to_ref,
+            all_files=mode == "all-files",
+            paths=named,
+            use_baseline=use_baseline,
+            progress=progress,
+        )
+    finally:
+        progress.end()
     return report, g.root
+
+
+def _printed(report: Report, renderer: str | None, quiet: bool) -> int:
+    """Print the check's report as `renderer` (None: for people) says; its exit status."""
+    if renderer is None and (quiet or os.environ.get("PRE_COMMIT")) and not report.findings and (quiet or not report.notes):
+        # pre-commit prints a passing hook's output (the hook is `verbose`, so that warnings
+        # show): a clean check has nothing to add to its "Passed".
+        return report.exit_code
+    from ..report import render
+    from .terminal import colour
+
+    sys.stdout.write(render.check(report, renderer or "human", colour=colour(sys.stdout), quiet=quiet) + "\n")
+    sys.stdout.flush()  # as click.echo does: a caller that swapped the stream reads it next
+    return report.exit_code
 
 
 def _write_baseline(report: Report, target: str, root: Path, renderer: str | None, quiet: bool) -> int:
