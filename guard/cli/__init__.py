@@ -8,6 +8,7 @@
   ``run``, ``install``, ``serve``: the commands, plain click commands that import ``base``
   (what they share) and never the group.
 - ``failure``: exceptions become exit statuses here, and only here.
+- ``terminal``: colour, the pager and progress, decided at the edge.
 
 One other program reads its own argv: guard/warm/hook.py, the warm hook's small command, which
 must start without this package (it becomes `hook claude-code` when no server answers).
