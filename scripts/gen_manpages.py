@@ -45,9 +45,9 @@ def _escape(text: str) -> str:
 
 
 def _command(name: str) -> click.Command:
-    from guard.cli.commands import _load_more, cli
+    from guard.cli.commands import cli, load_all
 
-    _load_more()
+    load_all()
     cmd = cli.get_command(click.Context(cli), name)  # as the program finds it (--version and all)
     assert cmd is not None, name
     return cmd
@@ -86,9 +86,9 @@ def _sections(cmd: click.Command, path: str) -> list[str]:
 
 def render_main() -> str:
     """agent-guard.1: the program's help, then every command's."""
-    from guard.cli.commands import _load_more, cli
+    from guard.cli.commands import cli, load_all
 
-    _load_more()
+    load_all()
     for name in list(cli.commands):
         _command(name)  # every command as the program finds it (--version and all)
     ctx = click.Context(cli, info_name="agent-guard", terminal_width=80, max_content_width=80)

@@ -199,17 +199,6 @@ def test_json_error_outside_a_repository_and_through_git(tmp_path: Path, repo: R
     assert plain.returncode == 2 and plain.stdout == b"" and b"No such option" in plain.stderr
 
 
-def test_json_commands_are_the_commands_with_a_json_option() -> None:
-    from guard.cli.commands import _load_more, cli
-    from guard.cli.failure import JSON_COMMANDS
-
-    _load_more()
-    commands = [(name, cmd) for name, cmd in cli.commands.items()]
-    commands += [(f"{name} {sub}", c) for name, cmd in cli.commands.items() for sub, c in getattr(cmd, "commands", {}).items()]
-    with_json = {name for name, cmd in commands if any("--json" in getattr(p, "opts", ()) for p in cmd.params)}
-    assert with_json == JSON_COMMANDS
-
-
 # ---------------------------------------------------------------------- small wordings
 
 

@@ -7,18 +7,23 @@ output.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+from typing import Any, Sequence
 
 import click
 
-from . import options
-from .commands import CONTEXT, declared, in_a_repository, lazy_command, lazy_group
-from .fast import run_claude_code
+from ..adapters.claude_code import DEADLINE
+from ..bounds import DEADLINE_SECONDS
+from .base import CONTEXT, InRange, in_a_repository
+
+ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
 
 
-@lazy_group("hook", context_settings=CONTEXT)
+@click.group("hook", context_settings=CONTEXT)
 def hook_group() -> None:
-    pass  # its summary is in ``LAZY``; the commands are below
+    pass  # its summary is in ``commands.COMMANDS``; the commands are below
 
 
 def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -27,14 +32,32 @@ def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
             "'allow' was removed: the hook never grants permission. Leave the option out "
             "(no decision: Claude Code's own permission rules apply) or give 'ask'"
         )
-    if value not in options.ON_PASS:
+    if value not in ON_PASS:
         raise click.BadParameter(f"{value!r} is not one of 'defer', 'ask'")
     return value
 
 
 @hook_group.command("claude-code", context_settings=CONTEXT)
-# --on-pass reads its value itself, to say what became of 'allow'.
-@declared(options.CLAUDE_CODE, **{"--on-pass": {"type": click.STRING, "callback": _on_pass}})
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'claude').")
+@click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@click.option(
+    "--on-pass",
+    default="defer",
+    show_default=True,
+    metavar="[defer|ask]",
+    callback=_on_pass,  # reads its value itself, to say what became of 'allow'
+    help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) or ask (prompt the "
+    "user every time). The hook never allows.",
+)
+@click.option(
+    "--deadline",
+    default=DEADLINE,
+    show_default=True,
+    type=InRange(DEADLINE_SECONDS, "SECONDS"),
+    help="Deny when the pre hook has not answered by then; keep it under the hook's timeout in Claude Code's settings "
+    f"(30 s in our snippet); {DEADLINE_SECONDS.range_text()}.",
+)
 def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
     """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
 
@@ -47,10 +70,11 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
     When your `agent-guard serve` runs, the hook asks it instead of doing the
     work itself, and fails the same way when it cannot.
     """
-    sys.exit(run_claude_code(agent, turn, policy, on_pass, deadline))
+    status = run_claude_code(agent, turn, policy, on_pass, deadline)
+    sys.exit(status)
 
 
-@lazy_command("mcp", context_settings=CONTEXT)
+@click.command("mcp", context_settings=CONTEXT)
 @click.option(
     "--repo",
     default=".",
@@ -76,7 +100,7 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     from ..engine import Guard, default_agent
 
     # The repository, the agent's name and the policy first: a mistake in them is said at
-    # once, not after the SDK's imports (a second and more).
+    # once, not after the SDK's imports, which are slow.
     session = Session(Guard(repo, policy), default_agent(agent), require_read)
     session.g.recover()
     from ..record.sessions import new_name
@@ -88,3 +112,73 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     except ImportError:
         raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
     serve(session)
+
+
+def hook_options(words: Sequence[str]) -> dict[str, Any] | None:
+    """`hook claude-code WORDS` read as the command reads them, for a server that answers the hook
+    (``guard/warm``); None when the command must read them itself: help, or a mistake, which
+    click says with the usage line."""
+    try:
+        # Without its help option, a -h is a mistake like any other: nothing is printed here.
+        ctx = claude_code_cmd.make_context("claude-code", list(words), help_option_names=[])
+    except (click.exceptions.Exit, click.ClickException):
+        return None
+    return dict(ctx.params)
+
+
+def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> int:
+    """`agent-guard hook claude-code`: answer the payload on standard input; the exit status Claude Code reads.
+
+    Every failure, even one writing the answer, still exits with a status Claude Code obeys
+    (a pre hook's blocks the edit).
+    """
+    from ..adapters.claude_code import BLOCK, Deadline, claude_code
+
+    timer = Deadline(deadline)
+    started = time.monotonic()
+    try:
+        with timer:
+            warm = _ask_server(agent, turn, policy, on_pass, deadline, started, timer)
+            if warm is not None:  # the user's server answered (or failed, and the answer says so)
+                status, out, err = warm
+                for data, stream in ((out, sys.stdout), (err, sys.stderr)):
+                    if data:
+                        stream.flush()
+                        stream.buffer.write(data)
+                        stream.buffer.flush()
+                return status
+            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
+            # Written and flushed here: a stream that fails must fail inside the hook's guard.
+            for text, stream in ((answer.stdout, sys.stdout), (answer.stderr, sys.stderr)):
+                if text:
+                    stream.write(text)
+                    stream.flush()
+    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
+        if isinstance(exc, SystemExit):
+            raise
+        what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
+        try:
+            os.write(2, f"agent-guard hook: {type(exc).__name__}: {exc}; {what}\n".encode("utf-8", "replace"))
+        except OSError:
+            pass
+        return timer.failing
+    return answer.code
+
+
+def _ask_server(
+    agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float, started: float, timer: Any
+) -> tuple[int, bytes, bytes] | None:
+    """The user's `agent-guard serve`'s answer to this call (``guard/warm/client.py``), or None when
+    this process must do the work itself (no server of the user's, of this code, answers)."""
+    if not hasattr(os, "environb"):  # pragma: no cover - no POSIX: no Unix socket
+        return None
+    from ..warm import client
+
+    words = [
+        f"{name}={value}" for name, value in (("--agent", agent), ("--turn", turn), ("--policy", policy)) if value is not None
+    ]
+    words += [f"--on-pass={on_pass}", f"--deadline={deadline!r}"]
+    # The deadline is armed already (`timer`): it bounds the server's answer too.
+    return client.ask(
+        [os.fsencode(w) for w in words], os.environb, sys.stdin.buffer.read, started, lambda left, total: None, timer.after_write
+    )

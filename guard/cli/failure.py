@@ -1,8 +1,7 @@
 """Exceptions become exit statuses here, and only here.
 
-``failure_status`` is called by both ways into a command: click's (``commands.main``)
-and the click-free `check` (``program``).  It must not import click: an exception of
-click's means click is loaded already.
+``failure_status`` is called by ``commands.main`` for whatever a command raised, and by
+``program.run`` for an interrupt between its steps.
 """
 
 from __future__ import annotations
@@ -11,9 +10,7 @@ import os
 import sys
 from typing import Sequence
 
-# The commands that take --json (tests/test_messages.py checks this against the CLI); a group's
-# command by its two words.
-JSON_COMMANDS = frozenset({"apply", "check", "log", "show", "rollback", "read", "stats", "policy show", "policy list", "session"})
+import click
 
 
 def failure_status(exc: BaseException, as_json: bool = False) -> int:
@@ -29,15 +26,14 @@ def failure_status(exc: BaseException, as_json: bool = False) -> int:
 
     if isinstance(exc, BrokenPipeError):
         return EXIT_INTERNAL
-    click = sys.modules.get("click")  # an exception of click's means click is loaded
     hint = ""
     if isinstance(exc, UsageError):
         status, code, text = EXIT_USAGE, "usage", f"agent-guard: {exc}"
-    elif click is not None and isinstance(exc, click.ClickException):
+    elif isinstance(exc, click.ClickException):
         status, code, text = EXIT_USAGE, "usage", exc.format_message()
         ctx = getattr(exc, "ctx", None)
         hint = f"see `{ctx.command_path} --help`" if ctx is not None else ""
-    elif isinstance(exc, KeyboardInterrupt) or (click is not None and isinstance(exc, click.exceptions.Abort)):
+    elif isinstance(exc, (KeyboardInterrupt, click.exceptions.Abort)):
         # A write it cut short is undone before the process ends (``worktree.write``).
         status, code, text = EXIT_INTERRUPTED, "interrupted", "agent-guard: interrupted"
     elif os.environ.get("AGENT_GUARD_DEBUG") and isinstance(exc, Exception):
@@ -48,7 +44,7 @@ def failure_status(exc: BaseException, as_json: bool = False) -> int:
         message = text.removeprefix("agent-guard: ")
         sys.stdout.write(error_json(code, message, hint) + "\n")
         sys.stdout.flush()
-    if click is not None and isinstance(exc, click.ClickException):
+    if isinstance(exc, click.ClickException):
         exc.show()  # click's usage line and "Error: ...", as click prints them
     else:
         sys.stderr.write(text + "\n")
@@ -56,21 +52,39 @@ def failure_status(exc: BaseException, as_json: bool = False) -> int:
     return status
 
 
-def json_wanted(args: Sequence[str], command: str | None) -> bool:
-    """`args` ask the command for JSON output, so even a failure must print one JSON object on stdout.
+def json_wanted(command: click.Command, args: Sequence[str]) -> bool:
+    """`args` ask `command` (or, for a group, the command they name) for JSON output, so even a
+    failure must print one JSON object on stdout.
 
-    A command declared in ``options`` (`apply`, `check`) answers from its declaration
-    (``--json``, check's ``--output-format json``); the others take ``--json``.
+    A command is asked for JSON by its `as_json` flag (``--json``), or by its `renderer` given
+    ``json`` (check's ``--output-format``).  `args` are read as click reads them (an option's
+    value is the next word, whatever it looks like), but leniently: they may be what click
+    refused (a repeated --json still asks for JSON).
     """
-    words = list(args[: list(args).index("--")] if "--" in args else args)
-    names = [w for w in words if not w.startswith("-")]
-    if command is None:
-        command = names.pop(0) if names else None
-    if command is not None and names and f"{command} {names[0]}" in JSON_COMMANDS:
-        command = f"{command} {names[0]}"  # a group's command: `policy show` (`git agent-policy show`)
-    if command not in JSON_COMMANDS:
-        return False
-    from .options import COMMANDS
-
-    declared = COMMANDS.get(tuple(command.split()))
-    return declared.json_wanted(args) if declared is not None else "--json" in words
+    rest = list(args)
+    while True:
+        ctx = click.Context(command)
+        options = {flag: p for p in command.get_params(ctx) if isinstance(p, click.Option) for flag in p.opts + p.secondary_opts}
+        i, named = 0, None
+        while i < len(rest) and rest[i] != "--":
+            name, eq, text = rest[i].partition("=")
+            i += 1
+            option = options.get(name)
+            if option is None:
+                if isinstance(command, click.Group) and not name.startswith("-"):
+                    named = name  # the group's command: the words after it are its own
+                    break
+                continue
+            if option.is_flag or option.count:
+                if option.name == "as_json" and not eq:
+                    return True
+                continue
+            if not eq:
+                text = rest[i] if i < len(rest) else ""
+                i += 1
+            if option.name == "renderer" and text == "json":
+                return True
+        found = command.get_command(ctx, named) if isinstance(command, click.Group) and named is not None else None
+        if found is None:
+            return False
+        command, rest = found, rest[i:]

@@ -1,4 +1,4 @@
-"""The click command `install` (and `uninstall AGENT`'s part): an agent harness's hook settings written for it.
+"""The click commands `install` and `uninstall`: an agent harness's hook settings written for it, and taken out.
 
 `install claude-code` merges agent-guard's hooks into Claude Code's settings (the project's
 `.claude/settings.local.json`, or with --user the user's `settings.json`), running this
@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from .commands import CONTEXT, in_a_repository, lazy_group
+from .base import CONTEXT, in_a_repository
 
 AGENTS = ("claude-code",)
 
@@ -58,9 +58,9 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-@lazy_group("install", context_settings=CONTEXT)
+@click.group("install", context_settings=CONTEXT)
 def install_group() -> None:
-    pass  # its summary is in ``LAZY``; the agents are below
+    pass  # its summary is in ``commands.COMMANDS``; the agents are below
 
 
 @install_group.command("claude-code", context_settings=CONTEXT)
@@ -111,3 +111,47 @@ def remove_hooks(agent: str, user: bool) -> str:
         return f"not installed: {path}"
     _write(path, new)
     return f"removed agent-guard's hooks from {path}"
+
+
+@click.command("uninstall", context_settings=CONTEXT)
+@click.argument("agent", required=False, type=click.Choice(["claude-code"]))
+@click.option("--yes", is_flag=True, help="Remove them (without it: list what would be removed, remove nothing).")
+@click.option("--cache", is_flag=True, help="Also the user's parsed-policy cache, which every repository shares.")
+@click.option("--user", is_flag=True, help="With AGENT: the user's settings, not this repository's.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
+def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: bool) -> None:
+    """Without --yes, lists them and removes nothing.  The recorded turns go with the
+    refs (push them first to keep them).  Your own files that name agent-guard
+    (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
+    the program itself goes with pip uninstall agent-guard.
+
+    With AGENT (claude-code): take the hooks `agent-guard install AGENT` wrote out
+    of that agent's settings (with --user, the user's), now; everything else stays.
+    """
+    if agent is not None:
+        if yes or cache:
+            raise click.UsageError("uninstall AGENT takes --user and --quiet only")
+        removed = remove_hooks(agent, user)
+        if not quiet:
+            click.echo(removed)
+        return
+    if user:
+        raise click.UsageError("--user goes with AGENT: agent-guard uninstall claude-code --user")
+    in_a_repository()
+    from ..record import footprint
+    from ..workspace import Workspace
+
+    g = Workspace(".")
+    g.recover()
+    found = footprint.items(g, cache)
+    said = [f"would remove {footprint.described(i)}" for i in found] if not yes else footprint.remove(g, found)
+    if not found:
+        said = ["agent-guard keeps nothing for this repository"]
+    mine = footprint.left_to_the_user(g)
+    if mine:
+        said.append(f"left as they are (yours to edit): {', '.join(mine)}")
+    if not yes and found:
+        said.append("nothing was removed: run again with --yes to remove them")
+    if not quiet:
+        for line in said:
+            click.echo(f"agent-guard: {line}")

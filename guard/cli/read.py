@@ -10,10 +10,10 @@ import sys
 import click
 
 from ..report import EXIT_REFUSED
-from .commands import CONTEXT, in_a_repository, lazy_command
+from .base import CONTEXT, in_a_repository
 
 
-@lazy_command("read", context_settings=CONTEXT)
+@click.command("read", context_settings=CONTEXT)
 @click.argument("path")
 @click.option(
     "--lines",

@@ -16,7 +16,7 @@ from ..bounds import DEADLINE_SECONDS
 from ..errors import UsageError
 from ..record import clones
 from ..repo import GitError
-from .commands import CONTEXT, InRange, _guard, lazy_command
+from .base import CONTEXT, InRange, open_guard
 
 if TYPE_CHECKING:
     from ..engine import Guard
@@ -33,7 +33,7 @@ _TIMEOUT = click.option(
 
 
 def _checked(remote: str, policy: str | None) -> tuple[Guard, str]:
-    g: Guard = _guard(policy)
+    g: Guard = open_guard(policy)
     prefix = g.policy(None).ledger_prefix
     problem = clones.prefix_problem(prefix) or clones.remote_problem(g.repo, remote)
     if problem is not None:
@@ -56,7 +56,7 @@ def _report(run: Callable[[], clones.Outcome]) -> None:
         sys.exit(1)
 
 
-@lazy_command("push", context_settings=CONTEXT)
+@click.command("push", context_settings=CONTEXT)
 @_REMOTE
 @_PRINT
 @_TIMEOUT
@@ -83,7 +83,7 @@ def push_cmd(remote: str, only_print: bool, timeout: float | None, policy: str |
     _report(lambda: clones.push(g.repo, prefix, clone, remote, timeout))
 
 
-@lazy_command("fetch", context_settings=CONTEXT)
+@click.command("fetch", context_settings=CONTEXT)
 @_REMOTE
 @_PRINT
 @_TIMEOUT

@@ -18,10 +18,10 @@ import sys
 
 import click
 
-from .commands import CONTEXT, _guard, lazy_command
+from .base import CONTEXT, open_guard
 
 
-@lazy_command("run", context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command("run", context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--agent", default=None, metavar="NAME", help="Whose turn (default: $AGENT_GUARD_AGENT, else agent).")
 @click.option("--turn", default=None, metavar="ID", help="Continue the agent's turn ID (default: a new turn).")
 @click.option("--policy", default=None, metavar="NAME|PATH", help="Policy preset or file (default: .agent-guard.yaml).")
@@ -45,7 +45,7 @@ def run_cmd(
     from ..record import shell
     from ..report.render import human
 
-    g = _guard(policy)
+    g = open_guard(policy)
     who = default_agent(agent)
     tid = default_turn(turn)
     before = shell.begin(g, who)  # the work tree and the policy the command is judged by

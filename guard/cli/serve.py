@@ -10,10 +10,10 @@ import click
 
 from ..adapters.install import MATCHER, TIMEOUT, fail_closed  # as hooks/claude-code-settings.json has them
 from ..bounds import PORT
-from .commands import CONTEXT, InRange, lazy_command
+from .base import CONTEXT, InRange
 
 
-@lazy_command("serve", context_settings=CONTEXT)
+@click.command("serve", context_settings=CONTEXT)
 @click.option(
     "--http",
     "http_port",

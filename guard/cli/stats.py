@@ -10,10 +10,10 @@ import click
 
 from ..bounds import EVENTS, OutOfRange
 from ..report.stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
-from .commands import CONTEXT, InRange, _guard, in_a_repository, lazy_command
+from .base import CONTEXT, InRange, in_a_repository, open_guard
 
 
-@lazy_command("stats", context_settings=CONTEXT)
+@click.command("stats", context_settings=CONTEXT)
 @click.option("--agent", default=None, metavar="NAME", help="Only this agent (default: every agent).")
 @click.option(
     "--since",
@@ -56,7 +56,7 @@ def stats_cmd(agent: str | None, since: str | None, as_json: bool, html_file: st
             "(a whole number and a unit m, h, d or w, from 1m to 100 years) such as 7d",
             param_hint="--since",
         ) from None
-    g = _guard()
+    g = open_guard()
     progress = Progress("agent-guard stats: reading the event log", quiet)
     try:
         result = aggregate(events.read(g.repo.commondir, cutoff, progress), agent, min_events)

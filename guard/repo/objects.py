@@ -169,7 +169,7 @@ def read_objects_unverified() -> None:
     the bytes a check reads (9.5 MB for a commit of 1,000 files: ~20 ms).  libgit2
     holds this switch for the whole process, so no handle can hold it for itself:
     it is the program's to throw, at its edge, when the command owns the process and
-    ends after it (``cli.program.run``, through ``cli.fast.run_check``); never a library
+    ends after it (``cli.program.run``, through ``cli.check``); never a library
     call's.  This is the one place agent-guard touches it.  It changes no id agent-guard
     computes or writes (ids are hashed on write, never taken from a read):
     tests/repo/test_repo_objects.py holds objects written with it off to `git hash-object`

@@ -1,6 +1,6 @@
 """A hook call asked of the user's `agent-guard serve` (the warm path), or left to the hook itself.
 
-Used by `agent-guard hook claude-code` (``cli/fast.py``) and by ``hook.py``, the small command
+Used by `agent-guard hook claude-code` (``cli/adapters.py``) and by ``hook.py``, the small command
 that runs with ``python -SI``: this module imports built-in modules only (no ``os``, ``socket``,
 ``json`` or ``signal``: their imports alone cost a few milliseconds each, on every hook call).
 

@@ -100,7 +100,7 @@ def _read_head(conn: socket.socket) -> tuple[bytes, bytes]:
 def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     """Answer one request on the http listener, in this process; what it answered, for the log."""
     from ..adapters.claude_code import DEADLINE, claude_code
-    from ..cli.fast import parse_claude_code
+    from ..cli.adapters import hook_options
 
     started = time.monotonic()
     conn.settimeout(HEAD_SECONDS)  # Claude Code sends its request at once; a connection that does not is no hook
@@ -137,7 +137,7 @@ def serve_request(conn: socket.socket, secret: bytes, port: int) -> str:
     words: list[str] = []
     for key, value in parse_qsl(url.query, keep_blank_values=True):
         words += [f"--{key}", value]
-    opts = parse_claude_code(words)
+    opts = hook_options(words)
     if "transfer-encoding" in headers or not headers.get("content-length", "").isdigit():
         _respond(conn, "200 OK", failed(None, "the request has no Content-Length"))
         return "refused: no Content-Length"

@@ -147,7 +147,7 @@ def serve_socket(conn: socket.socket, ident: bytes, status: Callable[[], dict[st
     """Answer one connection on the user's socket (``client``'s protocol), in this process; what it
     answered, for the log (None for no hook call)."""
     from ..adapters.claude_code import Deadline, claude_code
-    from ..cli.fast import parse_claude_code
+    from ..cli.adapters import hook_options
 
     uid = os.geteuid()
     peer = client.peer_uid(conn)
@@ -173,7 +173,7 @@ def serve_socket(conn: socket.socket, ident: bytes, status: Callable[[], dict[st
     env = client.read_frame(conn, 1 << 24)
     cwd = client.read_frame(conn, 1 << 16)
     umask = int(client.read_frame(conn, 8))
-    opts = parse_claude_code([os.fsdecode(w) for w in words.split(b"\0")] if words else [])
+    opts = hook_options([os.fsdecode(w) for w in words.split(b"\0")] if words else [])
     if opts is None:
         conn.sendall(client.frame(b"cold"))  # click reads these (help, a mistake): the client runs the command
         return "arguments for the command line to read: left to the hook"

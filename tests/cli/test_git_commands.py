@@ -25,9 +25,9 @@ def _scripts() -> dict[str, str]:
 
 
 def _commands() -> list[str]:
-    from guard.cli.commands import _load_more, cli
+    from guard.cli.commands import cli, load_all
 
-    _load_more()
+    load_all()
     return sorted(cli.commands)
 
 

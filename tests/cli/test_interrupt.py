@@ -22,7 +22,7 @@ import pytest
 from conftest import Repo, checkout_env
 
 TIMEOUT = 60
-# How the note `apply` writes while it waits on a terminal starts (guard.cli.fast.WAITING).
+# How the note `apply` writes while it waits on a terminal starts (guard.cli.apply.WAITING).
 WAITING = "agent-guard: reading the edit from standard input"
 
 
@@ -77,7 +77,7 @@ def test_apply_on_a_terminal_says_what_it_waits_for_and_reads_it(repo: Repo) -> 
     repo.commit({"a.txt": "a\n"})
     proc, master, said = _apply_on_a_terminal(repo.root)
     try:
-        from guard.cli.fast import WAITING as said_in_full
+        from guard.cli.apply import WAITING as said_in_full
 
         assert said.decode() == said_in_full and "Ctrl-D" in said_in_full and "git agent-apply FILE" in said_in_full
         os.write(master, b'{"file_path": "a.txt", "old_string": "a", "new_string": "b"}\n')

@@ -39,9 +39,9 @@ def _commands(group, path: str):  # type: ignore[no-untyped-def]
 
 def test_agent_guard_page_has_every_command() -> None:
     """agent-guard.1 documents every command, those without a git subcommand (stats, gc...) too."""
-    from guard.cli.commands import _load_more, cli
+    from guard.cli.commands import cli, load_all
 
-    _load_more()
+    load_all()
     page = (ROOT / "man" / "man1" / "agent-guard.1").read_text()
     seen = []
     for path, cmd in _commands(cli, "agent-guard"):

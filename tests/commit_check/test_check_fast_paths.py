@@ -25,7 +25,7 @@ from guard import commit_check
 from guard import policy as policy_mod
 from guard.checks import CheckInput, base, conflict, markers, phrases, placeholder, protected, whitespace
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
-from guard.cli.fast import repo_paths
+from guard.cli.check import repo_paths
 from guard.commit_check import changes
 from guard.diffs import make_change
 from guard.errors import UsageError
