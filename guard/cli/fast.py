@@ -177,12 +177,11 @@ def run_check(
     `mode` is "staged", "all-files" or None; `renderer` one of ``render.RENDERERS`` or None
     (human).  The options are consistent (the caller refused the rest).  `process_ends`:
     the process ends after this command (``program.run``), so what the check holds may be
-    left to the exit, and objects are read as git reads them (unverified).  `quiet`: people's
+    left to the exit.  `quiet`: people's
     output holds the findings only, nothing when there are none.  `baseline_out`: write the
     findings to this baseline file (``commit_check.baseline``) instead of failing on them.
     """
     from .. import commit_check
-    from ..repo import read_objects_unverified
     from ..report import render
     from ..workspace import Workspace
     from .terminal import Progress, colour
@@ -193,8 +192,6 @@ def run_check(
         env_from, env_to = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
         if env_from and env_to:
             from_ref, to_ref = env_from, env_to
-    if process_ends:
-        read_objects_unverified()  # this process reads the commit and ends: as git reads it
     progress = Progress("agent-guard check", quiet)
     # A check keeps a tuple per added line (``guard.collector``); when the process ends
     # after it, the collector stays off to the end.

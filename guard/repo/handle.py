@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 import pygit2
 
 from ..files.discovery import not_found
+from . import objects
 from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
-from .objects import Loose, Objects, blob_id, loose_settings
 from .values import GITLINK, CommitInfo, Entry, TreeChange
 
 if TYPE_CHECKING:
@@ -58,13 +58,6 @@ def _quarantined(repo: pygit2.Repository) -> None:
             repo.odb.add_disk_alternate(quarantine)
         except pygit2.GitError:
             pass  # a pushed object is then missing, and reported where it is needed
-
-
-class _BlobIds:
-    """`hash_blob`: on a handle, through its objects (ids remembered); on the class, `blob_id` itself."""
-
-    def __get__(self, handle: GitRepo | None, owner: type | None = None) -> Callable[[bytes], str]:
-        return blob_id if handle is None else handle.objects.hash_blob
 
 
 def _stamp(file: str | Path) -> tuple[int, int, int, int, int] | None:
@@ -110,7 +103,6 @@ class GitRepo:
         self.commondir = self.gitdir
         self._attrs: pygit2.Repository | None = None
         self._merges: Scratch | None = None  # where `remerge` merges, made on first use
-        self._odb: pygit2.Odb | None = None
         self._logged: set[str] = set()  # refs whose reflog is known to exist
         # Answers of `attr` while the files they come from stay as they were (`forget_attributes`):
         # one apply asks the same few several times, and a session's next apply again.
@@ -127,40 +119,20 @@ class GitRepo:
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
-        # Blobs go where this handle (libgit2) reads them: a linked worktree's, to the main one's.
-        self.objects = Objects(self._repo, lambda: loose_settings(str(self.commondir / "objects"), self.config))
 
     # ------------------------------------------------------------------ objects
 
-    # `GitRepo.hash_blob(data)` is the plain id; `repo.hash_blob(data)` asks the handle's
-    # objects, which remember the last few ids.
-    hash_blob = _BlobIds()
+    @staticmethod
+    def hash_blob(data: bytes) -> str:
+        """The id git gives `data` as a blob (libgit2's collision-detecting SHA-1)."""
+        return objects.blob_id(data)
 
     def write_blob(self, data: bytes) -> str:
-        return self.objects.write_blob(data)
-
-    def _loose_objects(self) -> Loose | None:
-        """How this handle stores blobs (``Objects.loose``): a loose-object folder, or None (libgit2)."""
-        return self.objects.loose()
+        return objects.write_blob(self._repo, data)
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
-        if len(oid) == 40:
-            # Straight from the object database: no object wrapper (a check reads thousands).
-            if self._odb is None:
-                self._odb = self._repo.odb
-            try:
-                kind, data = self._odb.read(oid)
-            except (KeyError, ValueError, pygit2.GitError):
-                return None
-            return bytes(data) if kind == pygit2.enums.ObjectType.BLOB else None
-        try:
-            obj = self._repo.revparse_single(oid)
-        except (KeyError, ValueError, pygit2.GitError):
-            return None
-        if not isinstance(obj, pygit2.Blob):
-            return None
-        return bytes(obj.data)
+        return objects.read_blob(self._repo, oid)
 
     # ------------------------------------------------------------------ trees
 
