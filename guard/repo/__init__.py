@@ -6,6 +6,8 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 - ``handle``: `GitRepo`, one repository opened once: trees, commits, refs, the index,
   config and attributes;
 - ``objects``: blobs through libgit2 (ids, writes, verified reads);
+- ``shadow`` and ``checkout_files``: the verify checkout, and its files handled as
+  a place commands may have tampered with;
 - ``merge``: git's three-way merge of one file, in memory (imported as ``guard.repo.merge``
   where a merge runs: most commands never merge, and need not load it);
 - ``linediff``: git's diff of two sequences of lines or characters (``guard.repo.linediff``,
