@@ -282,7 +282,6 @@ class Guard(Workspace):
         locked = ref_locked(self.repo, ledger.ref_name(pol.ledger_prefix, agent)) if not check else None
         if locked is not None:
             return Report("refused", edits.format, findings=(locked,))
-        self.repo.forget_attributes()
         self.forget_control_paths()
         plan = self.plan(edits, pol, agent, turn, len(raw), here, audience, require_read)
         status = "refused" if _has_errors(plan.findings) else ("checked" if check else "applied")

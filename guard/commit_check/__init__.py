@@ -159,8 +159,7 @@ class _Judge:
         wanted = {attr for name in running for attr in _ATTRIBUTES.get(name, ())}
         before = self._before(unit)
         if before is False:
-            self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
-            attr = self.repo.attr
+            attr = self.repo.attributes([c.path for c in unit.changes], sorted(wanted))
         else:
             attr = partial(self.repo.attr_at, before if isinstance(before, str) else None)
         # Each check once over the whole unit; the line checks share the joined text of each

@@ -40,10 +40,11 @@ def is_attributes_file(path: str) -> bool:
 
 
 def before_turn(repo: GitRepo, originals: Mapping[str, bytes | None]) -> AttrLookup:
-    """Look-ups of attributes as the tree had them before the turn; `originals` maps each
-    `.gitattributes` the turn changed (by ``key``) to its content before (None: it was not there)."""
+    """Look-ups of attributes as the tree had them before the turn, for one call to hold; `originals`
+    maps each `.gitattributes` the turn changed (by ``key``) to its content before (None: it was
+    not there)."""
     if not originals:
-        return repo.attr
+        return repo.attributes()
     root: Path = repo.root
     commits: dict[tuple[tuple[str, str], ...], str] = {}
 

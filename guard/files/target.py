@@ -120,7 +120,7 @@ def change_for(
     vetted (``_read_vetted``), the agent's reads (``_against_reads``); then the file deleted
     (``_delete``) or its new text worked out (``_edited``).
     """
-    attr = attr or ws.repo.attr
+    attr = attr or ws.repo.attributes()
     if fe.binary:
         return (
             None,

@@ -6,6 +6,9 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 - ``handle``: `GitRepo`, one repository opened once: trees, commits, refs, the index,
   config and attributes;
 - ``objects``: blobs through libgit2 (ids, writes, verified reads);
+- ``attributes``: gitattributes look-ups: for one call, one alone, or as of a commit;
+- ``config``: the configuration as git reads it, with the file of each entry (a handle
+  keeps it while those files are unchanged);
 - ``shadow`` and ``checkout_files``: the verify checkout, and its files handled as
   a place commands may have tampered with;
 - ``merge``: git's three-way merge of one file, in memory (imported as ``guard.repo.merge``
