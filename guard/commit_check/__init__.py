@@ -34,7 +34,6 @@ check, which are then passed over (``baseline``).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Sequence
 
 from .. import checks
@@ -161,7 +160,7 @@ class _Judge:
         if before is False:
             attr = self.repo.attributes([c.path for c in unit.changes], sorted(wanted))
         else:
-            attr = partial(self.repo.attr_at, before if isinstance(before, str) else None)
+            attr = self.repo.attributes_at(before if isinstance(before, str) else None)
         # Each check once over the whole unit; the line checks share the joined text of each
         # change (its block), which a new file's decoded text already is.
         blocks = checks.Blocks()

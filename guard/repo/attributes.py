@@ -3,9 +3,10 @@
 Nothing is kept between calls.  A look-up reads the attribute files as they are then
 (libgit2 keeps the files it parsed, and parses one again when its metadata changes), so a
 `.gitattributes` or a ``core.attributesFile`` changed between two calls is seen by the
-second.  Within one call, a caller holds a ``CallAttributes``: each attribute file is
-vetted once and each answer asked once, and all of it goes with the value when the call
-ends.  For a large change, it is filled at once from one ``git check-attr``.
+second.  Within one call, a caller holds a ``CallAttributes`` (or, as of a commit, a
+``CommitAttributes``): each attribute file is vetted once and each answer asked once, and
+all of it goes with the value when the call ends.  For a large change, it is filled at
+once from one ``git check-attr``.
 """
 
 from __future__ import annotations
@@ -55,19 +56,9 @@ class Attributes:
             call.fill(list(dict.fromkeys(paths)), names)
         return call
 
-    def at(self, commit: str | None, path: str, name: str) -> AttrValue:
-        """Attribute `name` of `path` as of `commit`'s tree: its `.gitattributes` files (None: no
-        tree's), and the files outside every tree (info/attributes, core.attributesFile, the
-        system's); never the work tree or the index.  For checks that must not read what the
-        change they judge writes."""
-        flags = pygit2.enums.AttrCheck.INDEX_ONLY  # the attribute handle's index is empty
-        handle = self._handle(self.setting())
-        try:
-            if commit is None:
-                return handle.get_attr(path, name, flags)
-            return handle.get_attr(path, name, flags | pygit2.enums.AttrCheck.INCLUDE_COMMIT, commit)
-        except pygit2.GitError:
-            return None
+    def at(self, commit: str | None) -> CommitAttributes:
+        """Look-ups as of `commit` for one call to hold (``CommitAttributes``)."""
+        return CommitAttributes(self._handle(self.setting()), commit)
 
     def setting(self) -> str | None:
         """core.attributesFile as the configuration says now."""
@@ -197,6 +188,34 @@ class Attributes:
                 else:
                     os.environ["GIT_INDEX_FILE"] = saved
         return handle
+
+
+class CommitAttributes:
+    """Attribute look-ups as of one commit's tree, for one call (``get`` is an ``AttrLookup``):
+    its `.gitattributes` files (None: no tree's), and the files outside every tree
+    (info/attributes, core.attributesFile, the system's); never the work tree or the index.
+    For checks that must not read what the change they judge writes.  Each answer is asked
+    once, and dropped with the value."""
+
+    def __init__(self, handle: pygit2.Repository, commit: str | None) -> None:
+        self._handle = handle  # the index-free one: its index is empty
+        self._commit = commit
+        self._answers: dict[tuple[str, str], AttrValue] = {}
+
+    def get(self, path: str, name: str) -> AttrValue:
+        """Attribute `name` of `path` as of the commit."""
+        key = (path, name)
+        if key not in self._answers:
+            flags = pygit2.enums.AttrCheck.INDEX_ONLY
+            try:
+                if self._commit is None:
+                    value = self._handle.get_attr(path, name, flags)
+                else:
+                    value = self._handle.get_attr(path, name, flags | pygit2.enums.AttrCheck.INCLUDE_COMMIT, self._commit)
+            except pygit2.GitError:
+                value = None
+            self._answers[key] = value
+        return self._answers[key]
 
 
 class CallAttributes:

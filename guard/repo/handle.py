@@ -483,8 +483,12 @@ class GitRepo:
         return self._attributes.for_call(paths, names).get
 
     def attr_at(self, commit: str | None, path: str, name: str) -> AttrValue:
-        """`attr` as of `commit`'s tree, and the files outside every tree (``Attributes.at``)."""
-        return self._attributes.at(commit, path, name)
+        """`attr` as of `commit`'s tree, and the files outside every tree: one look-up, nothing kept."""
+        return self._attributes.at(commit).get(path, name)
+
+    def attributes_at(self, commit: str | None) -> AttrLookup:
+        """Look-ups as of `commit` for one call to hold (``attributes.CommitAttributes``)."""
+        return self._attributes.at(commit).get
 
     def config_entries(self) -> list[ConfigEntry]:
         """Every configuration entry git reads here, with the file each came from (``config.KeptConfig``)."""

@@ -168,7 +168,7 @@ def test_a_configuration_file_an_older_version_kept_is_left_alone(tmp_path: Path
 
 
 def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None:
-    """``attr_at`` answers as `git check-attr` does in a checkout of that commit,
+    """``attr_at`` and ``attributes_at`` answer as `git check-attr` does in a checkout of that commit,
     whatever the work tree and the index hold now."""
     (tmp_path / "repo").mkdir()
     r = Repo(tmp_path / "repo")
@@ -184,3 +184,5 @@ def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None
         want = _git_says(there)
         for _ in range(2):  # and a second time, from the same handle
             assert {(p, n): repo.attr_at(commit, p, n) for p in PATHS for n in NAMES} == want, i
+        held = repo.attributes_at(commit)  # as a commit check holds them for one call
+        assert {(p, n): held(p, n) for p in PATHS for n in NAMES} == want, i
