@@ -71,8 +71,8 @@ def child(rounds: int, per: int) -> dict[str, float]:
         for argv in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
             subprocess.run(["git", *argv], cwd=repo, env=env, check=True, timeout=60)
         os.environ.update(GIT_ENV)
-        # agent-guard keeps git's configuration once no file it depends on changed in the last
-        # two seconds (guard/repo/config.py): wait that out, as a session's steady state.
+        # An older checkout keeps git's configuration once no file it depends on changed in the
+        # last two seconds (its guard/repo/config.py): wait that out, as a session's steady state.
         time.sleep(2.3)
         k = 1000 + lines[1000:].index("") + 5
 

@@ -146,8 +146,8 @@ def test_check(project: Repo) -> None:
 
 
 def test_a_session_sees_attribute_files_change_between_calls(project: Repo) -> None:
-    """A long-running session keeps the attributes it looked up only while the files they come
-    from are unchanged: a .gitattributes (any folder), info/attributes, core.attributesFile."""
+    """A long-running session looks attributes up afresh on each call: a .gitattributes (any
+    folder), info/attributes and core.attributesFile changed between two calls count in the second."""
     (project.root / "sub").mkdir()
     project.commit({"sub/data.txt": "one\n"})
     change = json.dumps({"file_path": "sub/data.txt", "old_string": "one\n", "new_string": "two\n"})
@@ -172,27 +172,3 @@ def test_a_session_sees_attribute_files_change_between_calls(project: Repo) -> N
             project.git("config", "--unset", "core.attributesFile")
         assert g.apply(change, check=True).status == "checked", where
     assert g.apply(change).status == "applied" and g.apply(back).status == "applied"
-
-
-def test_attribute_answers_are_kept_only_while_their_files_are_old_and_unchanged(project: Repo) -> None:
-    from guard.repo import GitRepo
-
-    project.commit({".gitattributes": "*.txt text\n", "a.txt": "a\n"})
-    repo = GitRepo(project.root)
-    attrs = project.root / ".gitattributes"
-    assert repo.attr("a.txt", "text") is True
-    repo.forget_attributes()
-    assert not repo._attr_values  # written this instant: it may change again unseen (git's racy rule)
-    old = attrs.stat().st_mtime_ns - 10 * 10**9
-    os.utime(attrs, ns=(old, old))  # ctime stays recent: still racy
-    assert repo.attr("a.txt", "text") is True
-    repo.forget_attributes()
-    assert not repo._attr_values
-    repo._attr_stamped_at += 10 * 10**9  # as if the look-up had come ten seconds later
-    assert repo.attr("a.txt", "text") is True
-    repo._attr_stamped_at += 10 * 10**9
-    repo.forget_attributes()
-    assert repo._attr_values  # kept: nothing changed, and long enough before the look-up
-    attrs.write_text("*.txt -text\n")
-    repo.forget_attributes()
-    assert not repo._attr_values and repo.attr("a.txt", "text") is False

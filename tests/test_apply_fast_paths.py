@@ -1,7 +1,6 @@
 """The apply path's shortcuts give what the plain way gives, on the same inputs.
 
-A text whose lines all end alike is encoded with one join; an ASCII blob is hashed
-with plain SHA-1 (OpenSSL) instead of libgit2's collision-detecting SHA-1.
+A text whose lines all end alike is encoded with one join.
 """
 
 from __future__ import annotations
@@ -9,13 +8,10 @@ from __future__ import annotations
 import difflib
 import operator
 
-import pygit2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard.diffs import opcodes, whole_region
-from guard.repo import GitRepo
-from guard.repo.objects import SHA1_FROM
 from guard.text.textfile import BOM, Text, split
 
 
@@ -36,13 +32,6 @@ def test_encode_of_built_texts(lines: list[str], last: str) -> None:
     assert t.encode() == "".join(a + b for a, b in zip(lines, eols)).encode()
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.binary(max_size=300) | st.text(max_size=200).map(str.encode))
-def test_blob_ids_match_libgit2(data: bytes) -> None:
-    assert GitRepo.hash_blob(data) == str(pygit2.hash(data))
-    assert GitRepo.hash_blob(bytes(data)) == str(pygit2.hash(data))  # and again, from the cache
-
-
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sampled_from(["a", "b", "", "c c"]), max_size=5),
@@ -61,11 +50,3 @@ def test_one_line_for_one_is_difflibs_opcode(before: list[str], after: list[str]
         if tag != "equal"
     ]
     assert opcodes(a, b, [region]) == expected
-
-
-@settings(max_examples=20, deadline=None)
-@given(st.binary(min_size=1, max_size=64) | st.text(min_size=1, max_size=64).map(str.encode), st.integers(-1, 1))
-def test_blob_ids_of_large_contents_match_libgit2(unit: bytes, off: int) -> None:
-    # From SHA1_FROM bytes up, ASCII contents take plain SHA-1: the same ids as libgit2's.
-    data = (unit * (SHA1_FROM // len(unit) + 1))[: SHA1_FROM + off]
-    assert GitRepo.hash_blob(data) == str(pygit2.hash(data))

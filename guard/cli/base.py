@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import click
@@ -21,21 +20,6 @@ if TYPE_CHECKING:
     from ..report import Report
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """What the program's edge tells a command (click's ``ctx.obj``)."""
-
-    # ``program.run`` ends the process after the command: what the command holds may go with it.
-    process_ends: bool = False
-
-
-def process_ends() -> bool:
-    """True when the process ends after the running command (``commands.main(process_ends=True)``)."""
-    ctx = click.get_current_context(silent=True)
-    invocation = ctx.find_object(Invocation) if ctx is not None else None
-    return invocation is not None and invocation.process_ends
 
 
 class InRange(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 on; 8.1 is supported

@@ -11,7 +11,7 @@ import click
 
 from ..errors import UsageError
 from ..report.render import RENDERERS
-from .base import CONTEXT, process_ends
+from .base import CONTEXT
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -170,16 +170,12 @@ def _checked(
 ) -> tuple[Report, Path]:
     """The check's report, and the repository's top folder.
 
-    `mode` is "staged", "all-files" or None.  When the process ends after the command
-    (``program.run``), objects are read as git reads them (unverified).  `quiet`: no progress.
+    `mode` is "staged", "all-files" or None.  `quiet`: no progress.
     """
     from .. import commit_check
-    from ..repo import read_objects_unverified
     from ..workspace import Workspace
     from .terminal import Progress
 
-    if process_ends():
-        read_objects_unverified()  # this process reads the commit and ends: as git reads it
     progress = Progress("agent-guard check", quiet)
     try:
         g = Workspace(".", policy, bare_ok=True)

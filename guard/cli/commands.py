@@ -19,7 +19,7 @@ from typing import NoReturn, Sequence
 
 import click
 
-from .base import CONTEXT, Invocation, change_folder
+from .base import CONTEXT, change_folder
 
 # Each command once: (module, the command's name there, summary).  The summary is the line
 # `agent-guard --help` lists (without importing the module) and the first line of the
@@ -205,13 +205,8 @@ def load_all() -> None:
         cli.get_command(ctx, name)
 
 
-def main(
-    argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None, process_ends: bool = False
-) -> NoReturn:
-    """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status.
-
-    `process_ends`: the caller ends the process after the command (``program.run``).
-    """
+def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: str | None = None) -> NoReturn:
+    """Run the CLI (or, for `git agent-X`, the one command X) and exit with its status."""
     args = list(sys.argv[1:] if argv is None else argv)
     chosen: click.Command = cli
     if command is not None:
@@ -219,7 +214,7 @@ def main(
         assert found is not None, command
         chosen = found
     try:
-        rv = chosen.main(args=args, prog_name=prog, standalone_mode=False, obj=Invocation(process_ends))
+        rv = chosen.main(args=args, prog_name=prog, standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

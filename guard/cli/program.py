@@ -19,7 +19,7 @@ from .commands import main
 
 def _main(args: Sequence[str], prog: str, command: str | None) -> int:
     try:
-        main(args, prog=prog, command=command, process_ends=True)
+        main(args, prog=prog, command=command)
     except SystemExit as exc:
         status = exc.code
     else:  # pragma: no cover - main always exits

@@ -35,7 +35,6 @@ check, which are then passed over (``baseline``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Sequence
 
 from .. import checks
@@ -161,10 +160,9 @@ class _Judge:
         wanted = {attr for name in running for attr in _ATTRIBUTES.get(name, ())}
         before = self._before(unit)
         if before is False:
-            self.repo.prefetch_attributes([c.path for c in unit.changes], sorted(wanted))
-            attr = self.repo.attr
+            attr = self.repo.attributes([c.path for c in unit.changes], sorted(wanted))
         else:
-            attr = partial(self.repo.attr_at, before if isinstance(before, str) else None)
+            attr = self.repo.attributes_at(before if isinstance(before, str) else None)
         # Each check once over the whole unit; the line checks share the joined text of each
         # change (its block), which a new file's decoded text already is.
         blocks = checks.Blocks()

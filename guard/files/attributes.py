@@ -9,7 +9,7 @@ checked, and a shell command's changes are checked after it ran.  For those,
 (``originals``) and answers every look-up as git would on that tree: for each path, the
 `.gitattributes` of every folder above it (the original where the turn changed one,
 the work tree's file elsewhere) go into a commit of their own, and libgit2 reads the
-attributes from that commit alone (``GitRepo.attr_at``), with the files outside every
+attributes from that commit alone (``GitRepo.attributes_at``), with the files outside every
 tree (info/attributes, core.attributesFile) as usual.
 """
 
@@ -40,12 +40,14 @@ def is_attributes_file(path: str) -> bool:
 
 
 def before_turn(repo: GitRepo, originals: Mapping[str, bytes | None]) -> AttrLookup:
-    """Look-ups of attributes as the tree had them before the turn; `originals` maps each
-    `.gitattributes` the turn changed (by ``key``) to its content before (None: it was not there)."""
+    """Look-ups of attributes as the tree had them before the turn, for one call to hold; `originals`
+    maps each `.gitattributes` the turn changed (by ``key``) to its content before (None: it was
+    not there)."""
     if not originals:
-        return repo.attr
+        return repo.attributes()
     root: Path = repo.root
     commits: dict[tuple[tuple[str, str], ...], str] = {}
+    lookups: dict[str, AttrLookup] = {}  # by commit, for this call
 
     def commit_for(path: str) -> str:
         parts = path.split("/")[:-1]
@@ -68,6 +70,9 @@ def before_turn(repo: GitRepo, originals: Mapping[str, bytes | None]) -> AttrLoo
         return commits[ident]
 
     def lookup(path: str, name: str) -> str | bool | None:
-        return repo.attr_at(commit_for(path), path, name)
+        commit = commit_for(path)
+        if commit not in lookups:
+            lookups[commit] = repo.attributes_at(commit)
+        return lookups[commit](path, name)
 
     return lookup

@@ -120,7 +120,7 @@ def attributes_before(call: Call) -> AttrLookup:
     """The attributes the checks of the call's turn read: the tree's from before the turn, never
     what the turn wrote (a turn going on over several applies: ``attributes.before_turn``)."""
     if call.turn is None:
-        return call.repo.attr  # a new turn: nothing of it is written yet
+        return call.repo.attributes()  # a new turn: nothing of it is written yet
     from ..files import attributes
 
     found = ledger.turn_originals(

@@ -199,7 +199,6 @@ def shown(
                     f"check the path ({paths.start_rule(here)}), or create the file with {reader.create(rel)}",
                 )
             )
-        repo.forget_attributes()  # a session's read sees .gitattributes as it is now
         bad = content_finding(rel, data, repo.attr)
         if bad is not None:
             raise Unreadable(bad)

@@ -5,7 +5,12 @@ agent-guard bytes, paths, hex object ids and the plain values of ``values``:
 
 - ``handle``: `GitRepo`, one repository opened once: trees, commits, refs, the index,
   config and attributes;
-- ``objects``: the handle's blobs (ids, the memory of recent ones, loose objects);
+- ``objects``: blobs through libgit2 (ids, writes, verified reads);
+- ``attributes``: gitattributes look-ups: for one call, one alone, or as of a commit;
+- ``config``: the configuration as git reads it, with the file of each entry (a handle
+  keeps it while those files are unchanged);
+- ``shadow`` and ``checkout_files``: the verify checkout, and its files handled as
+  a place commands may have tampered with;
 - ``merge``: git's three-way merge of one file, in memory (imported as ``guard.repo.merge``
   where a merge runs: most commands never merge, and need not load it);
 - ``linediff``: git's diff of two sequences of lines or characters (``guard.repo.linediff``,
@@ -24,7 +29,6 @@ load()  # before any module here imports pygit2 itself
 
 from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
 from .handle import GitRepo
-from .objects import read_objects_unverified
 from .values import EXEC, FILE, GITLINK, LINK, CommitInfo, Entry, TreeChange
 
 __all__ = [
@@ -41,5 +45,4 @@ __all__ = [
     "RefMoved",
     "TreeChange",
     "UnreadableAttributes",
-    "read_objects_unverified",
 ]

@@ -1,31 +1,31 @@
 """The repository's git configuration as git itself reads it: every scope, includes resolved.
 
 libgit2 reads configuration files too, but git is what later runs the commands a
-configuration names (hooks, filters, drivers), so git is asked: ``git config --list
+configuration names (hooks, filters, drivers), and libgit2 neither names the file an
+entry came from nor sees ``git -c`` settings, so git is asked: ``git config --list
 --show-origin --show-scope -z``, which follows ``include.path`` and every
 ``includeIf`` condition git knows, and sees ``git -c`` settings through the
 environment.  Each entry comes with the file it was read from, so a relative
 include target resolves against that file's folder, as git resolves it.
 
-Starting git costs a few milliseconds, and the answer seldom changes: it is kept in
-the git dir (``agent-guard/config.json``, where agents cannot write through
-agent-guard) with the state of every file it depends on (each file git read, each
-include target whether it exists or not, the standard locations, HEAD for
-``includeIf "onbranch:"``) and the environment variables git reads configuration
-from; any difference and git is asked again.
+Nothing is kept on disk or between processes: every command asks git.  A long-lived
+handle (a session: the MCP server, the Python API) keeps git's last answer in memory
+(``KeptConfig``, the one cache of the configuration; its handle is its owner) while
+every file git read for it, every include target, the standard locations, HEAD (for
+``includeIf "onbranch:"``) and the environment variables git reads configuration from
+are as they were.  Starting git on every edit of a session costs more than the rest of
+a check-only edit's own work (bench/README.md, "repo/: what the caches cost").
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..files.filekind import read_regular
-
+_TIMEOUT = 20  # seconds: git reading a few small files
 # Environment variables that change what `git config --list` says.
 _ENV = (
     "GIT_CONFIG_PARAMETERS",
@@ -41,8 +41,6 @@ _ENV = (
     "GIT_COMMON_DIR",
     "PREFIX",
 )
-_CACHE_VERSION = 1
-_TIMEOUT = 20  # seconds: git reading a few small files
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,51 +69,6 @@ def include_target(entry: ConfigEntry, root: Path) -> str | None:
         return os.path.normpath(value)
     base = os.path.dirname(entry.origin) if entry.origin else str(root)
     return os.path.normpath(os.path.join(base, value))
-
-
-def _stat(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
-
-
-def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = [
-        "/etc/gitconfig",
-        os.path.join(home, ".gitconfig"),
-        os.path.join(xdg, "git", "config"),
-        str(commondir / "config"),
-        str(gitdir / "config.worktree"),
-        str(gitdir / "HEAD"),
-    ]
-    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
-        if os.environ.get(var):
-            files.append(os.path.abspath(os.environ[var]))
-    return files
-
-
-def _signature(files: Sequence[str]) -> dict[str, object]:
-    environ = os.environ
-    env = {k: v for k in _ENV if (v := environ.get(k)) is not None}
-    count = env.get("GIT_CONFIG_COUNT", "")
-    for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):  # git reads KEY_n/VALUE_n for n < COUNT
-        for k in (f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"):
-            env[k] = os.environ.get(k, "")
-    return {"version": _CACHE_VERSION, "env": env, "files": {f: _stat(f) for f in sorted(set(files))}}
-
-
-def _racy(signature: dict[str, object]) -> bool:
-    """Whether a file of `signature` changed in the last two seconds."""
-    import time
-
-    files = signature["files"]
-    assert isinstance(files, dict)
-    now = time.time_ns()
-    return any(st is not None and now - st[0] < 2_000_000_000 for st in files.values())
 
 
 def _parse(out: bytes, root: Path) -> list[ConfigEntry]:
@@ -148,52 +101,79 @@ def _from_git(root: Path) -> list[ConfigEntry] | None:
     return _parse(proc.stdout, root)
 
 
-def entries(
-    root: Path,
-    gitdir: Path,
-    commondir: Path,
-    fallback: Callable[[], Sequence[tuple[str, str | None]]],
-    memo: dict[str, object] | None = None,
-) -> list[ConfigEntry]:
-    """Every configuration entry git would read in this repository (see the module doc).
+class KeptConfig:
+    """git's last answer for one handle, kept while nothing it depends on changed (see the module doc)."""
 
-    `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
-    relative include targets then resolve from the common git dir (the local file's folder).
-    `memo`: the caller's, kept between calls: the same entries come back as the same list.
-    """
-    if memo and memo["signature"] == _signature(memo["depends"]):  # type: ignore[arg-type]
-        return memo["entries"]  # type: ignore[return-value]  # what the files gave, and still say
-    cache = gitdir / "agent-guard" / "config.json"
+    def __init__(self) -> None:
+        self._kept: tuple[dict[str, object], list[str], list[ConfigEntry]] | None = None  # signature, files, entries
+
+    def entries(
+        self, root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Sequence[tuple[str, str | None]]]
+    ) -> list[ConfigEntry]:
+        """Every configuration entry git would read in this repository, as git reads it now.
+
+        `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
+        relative include targets then resolve from the common git dir (the local file's folder).
+        """
+        if self._kept is not None and self._kept[0] == _signature(self._kept[1]):
+            return self._kept[2]
+        self._kept = None
+        got = _from_git(root)
+        if got is None:
+            local = str(commondir / "config")
+            return [ConfigEntry(k, v, local, "local") for k, v in fallback()]
+        depends = _standard_files(gitdir, commondir)
+        depends += [e.origin for e in got if e.origin]
+        depends += [t for e in got if is_include(e.key) and (t := include_target(e, root))]
+        signature = _signature(depends)
+        # A file changed this very moment may change again unseen within the same tick of its
+        # clock (git's racy rule): then nothing is kept.
+        if not _racy(signature):
+            self._kept = (signature, sorted(set(depends)), got)
+        return got
+
+
+def _stat(path: str) -> tuple[int, int, int, int] | None:
     try:
-        kept = json.loads(read_regular(cache))  # NotRegular (an OSError) for a pipe put there: ask git
-        if isinstance(kept, dict) and kept.get("signature") == _signature(kept.get("depends", [])):
-            made = [ConfigEntry(*e) for e in kept["entries"]]
-            if memo is not None:
-                memo.update(signature=kept["signature"], depends=kept["depends"], entries=made)
-            return made
-    except (OSError, ValueError, TypeError, KeyError):
-        pass
-    got = _from_git(root)
-    if got is None:
-        local = str(commondir / "config")
-        return [ConfigEntry(k, v, local, "local") for k, v in fallback()]
-    depends = _standard_files(gitdir, commondir)
-    depends += [e.origin for e in got if e.origin]
-    depends += [t for e in got if is_include(e.key) and (t := include_target(e, root))]
-    signature = _signature(depends)
-    if _racy(signature):
-        return got  # a file changed this very moment may change again unseen in the same tick (git's racy rule)
-    doc = {"signature": signature, "depends": sorted(set(depends)), "entries": [[e.key, e.value, e.origin, e.scope] for e in got]}
-    if memo is not None:
-        memo.update(signature=signature, depends=doc["depends"], entries=got)
-    tmp = cache.with_name(f"config.json.{os.getpid()}.tmp")
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
-        os.replace(tmp, cache)
+        st = os.stat(path)
     except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-    return got
+        return None
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+
+def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
+    """The files git reads configuration from whether or not they hold any, and HEAD."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = [
+        "/etc/gitconfig",
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+        str(commondir / "config"),
+        str(gitdir / "config.worktree"),
+        str(gitdir / "HEAD"),
+    ]
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        if os.environ.get(var):
+            files.append(os.path.abspath(os.environ[var]))
+    return files
+
+
+def _signature(files: Sequence[str]) -> dict[str, object]:
+    environ = os.environ
+    env = {k: v for k in _ENV if (v := environ.get(k)) is not None}
+    count = env.get("GIT_CONFIG_COUNT", "")
+    for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):  # git reads KEY_n/VALUE_n for n < COUNT
+        for k in (f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"):
+            env[k] = os.environ.get(k, "")
+    return {"env": env, "files": {f: _stat(f) for f in files}}
+
+
+def _racy(signature: dict[str, object]) -> bool:
+    """Whether a file of `signature` changed in the last two seconds."""
+    import time
+
+    files = signature["files"]
+    assert isinstance(files, dict)
+    now = time.time_ns()
+    return any(st is not None and now - st[0] < 2_000_000_000 for st in files.values())

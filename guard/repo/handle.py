@@ -9,25 +9,22 @@ transaction.
 from __future__ import annotations
 
 import os
-import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
 from ..files.discovery import not_found
-from .errors import GitError, NotARepository, RefLocked, RefMoved, UnreadableAttributes
-from .objects import Loose, Objects, blob_id, loose_settings
+from . import objects
+from .attributes import Attributes, AttrLookup, AttrValue
+from .errors import GitError, NotARepository, RefLocked, RefMoved
 from .values import GITLINK, CommitInfo, Entry, TreeChange
 
 if TYPE_CHECKING:
-    from .config import ConfigEntry
+    from .config import ConfigEntry, KeptConfig
     from .remerge import Remerged, Scratch
     from .status import IndexFile
 
-_ENV_LOCK = threading.Lock()
-_PREFETCH_FROM = 64  # paths: below this, one libgit2 look-up each costs less than starting git
 _TREE_TYPE = int(pygit2.enums.ObjectType.TREE)
 
 
@@ -60,30 +57,12 @@ def _quarantined(repo: pygit2.Repository) -> None:
             pass  # a pushed object is then missing, and reported where it is needed
 
 
-class _BlobIds:
-    """`hash_blob`: on a handle, through its objects (ids remembered); on the class, `blob_id` itself."""
-
-    def __get__(self, handle: GitRepo | None, owner: type | None = None) -> Callable[[bytes], str]:
-        return blob_id if handle is None else handle.objects.hash_blob
-
-
-def _stamp(file: str | Path) -> tuple[int, int, int, int, int] | None:
-    """A file's metadata as far as telling a change goes (mode, mtime, ctime, size, inode), or None."""
-    try:
-        st = os.stat(file)
-    except (OSError, ValueError):
-        return None
-    return st.st_mode, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
-
-
-def _attribute_folders(path: str) -> list[str]:
-    """The folders whose .gitattributes git reads for `path`, from the top down ("" is the top)."""
-    parts = path.split("/")[:-1]
-    return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
-
-
 class GitRepo:
-    """A handle on one repository (a resource: open once, use for many calls)."""
+    """A handle on one repository (a resource: open once, use for many calls).
+
+    It keeps no answer from one call to the next but git's configuration (``config.KeptConfig``):
+    objects, refs, the index and the attributes are asked of libgit2 (or git) each time, as
+    they are on disk then.  Otherwise it holds handles: libgit2's, and the merges' scratch."""
 
     def __init__(self, start: str | os.PathLike[str] = ".", bare_ok: bool = False) -> None:
         """Open the repository `start` is in.  A bare one only with `bare_ok` (checking
@@ -108,59 +87,26 @@ class GitRepo:
         # Shared state (refs, objects, our journal and lock) lives in the common dir of worktrees.
         # (A linked worktree's gitdir holds a `commondir` file pointing at the main one.)
         self.commondir = self.gitdir
-        self._attrs: pygit2.Repository | None = None
         self._merges: Scratch | None = None  # where `remerge` merges, made on first use
-        self._odb: pygit2.Odb | None = None
-        self._logged: set[str] = set()  # refs whose reflog is known to exist
-        # Answers of `attr` while the files they come from stay as they were (`forget_attributes`):
-        # one apply asks the same few several times, and a session's next apply again.
-        self._attr_values: dict[tuple[str, str], str | bool | None] = {}
-        self._attr_stamps: dict[str, tuple[int, int, int, int, int] | None] = {}  # their metadata, by path
-        self._attr_stamped_at = 0  # when the first of them was taken (time.time_ns)
-        self._attr_setting: list[str | None] = []  # core.attributesFile as the look-ups read it
-        self._attr_at_values: dict[tuple[str, str, str], str | bool | None] = {}  # by commit: never stale
-        self._config_memo: dict[str, object] = {}  # what `config_entries` last read (``config.entries``)
-        self._attr_folders: set[str] = set()  # folders whose attribute files were found readable
-        # Folders whose .gitattributes the work tree lacks and HEAD has: git reads the index's copy
-        # there (a tracked file deleted and not staged), so look-ups under them read the index too.
-        self._attr_index_folders: set[str] = set()
         pointer = self.gitdir / "commondir"
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
-        # Blobs go where this handle (libgit2) reads them: a linked worktree's, to the main one's.
-        self.objects = Objects(self._repo, lambda: loose_settings(str(self.commondir / "objects"), self.config))
+        self._attributes = Attributes(self._repo, self.root, self.gitdir, self.commondir, self.bare)
+        self._config: KeptConfig | None = None  # git's configuration, kept while its files are unchanged
 
     # ------------------------------------------------------------------ objects
 
-    # `GitRepo.hash_blob(data)` is the plain id; `repo.hash_blob(data)` asks the handle's
-    # objects, which remember the last few ids.
-    hash_blob = _BlobIds()
+    @staticmethod
+    def hash_blob(data: bytes) -> str:
+        """The id git gives `data` as a blob (libgit2's collision-detecting SHA-1)."""
+        return objects.blob_id(data)
 
     def write_blob(self, data: bytes) -> str:
-        return self.objects.write_blob(data)
-
-    def _loose_objects(self) -> Loose | None:
-        """How this handle stores blobs (``Objects.loose``): a loose-object folder, or None (libgit2)."""
-        return self.objects.loose()
+        return objects.write_blob(self._repo, data)
 
     def read_blob(self, oid: str) -> bytes | None:
         """A blob's bytes by full or abbreviated id, or None when absent/ambiguous/not a blob."""
-        if len(oid) == 40:
-            # Straight from the object database: no object wrapper (a check reads thousands).
-            if self._odb is None:
-                self._odb = self._repo.odb
-            try:
-                kind, data = self._odb.read(oid)
-            except (KeyError, ValueError, pygit2.GitError):
-                return None
-            return bytes(data) if kind == pygit2.enums.ObjectType.BLOB else None
-        try:
-            obj = self._repo.revparse_single(oid)
-        except (KeyError, ValueError, pygit2.GitError):
-            return None
-        if not isinstance(obj, pygit2.Blob):
-            return None
-        return bytes(obj.data)
+        return objects.read_blob(self._repo, oid)
 
     # ------------------------------------------------------------------ trees
 
@@ -268,7 +214,7 @@ class GitRepo:
 
     def staged_changes(self, tree: str | None, index_file: str | None = None) -> list[TreeChange] | None:
         """`diff_trees(tree, <the index's tree>)` without writing the index's trees (a tree
-        object per folder, each hashed: ~15 ms for 1,000 files).
+        object per folder, each hashed, for a change that may touch a few).
 
         `index_file` names another index, as $GIT_INDEX_FILE does (git sets it for its
         hooks).  None when the index has unmerged paths: `index_tree` says what is wrong.
@@ -336,7 +282,7 @@ class GitRepo:
     def changed_files(self, old: str | None, new: str | None) -> list[TreeChange]:
         """Files that differ between two trees, descending only into folders that differ.
 
-        libgit2's tree diff walks every entry (tens of ms on a 100,000-file tree); a
+        libgit2's tree diff walks every entry, however large the tree; a
         turn touches a few paths, so this costs what the turn changed.  Renames are
         paired only when the content is identical; an edited move is a delete and an
         add, which undoes the same way.
@@ -527,222 +473,34 @@ class GitRepo:
             return False
         return proc.returncode == 0 and proc.stdout.startswith(b"S ")
 
-    def attr(self, path: str, name: str) -> str | bool | None:
-        key = (path, name)
-        if key in self._attr_values:
-            return self._attr_values[key]
-        self._vet_attribute_files(path)
-        if self._attr_index_folders and not self._attr_index_folders.isdisjoint(_attribute_folders(path)):
-            # git's rule (check-attr): a .gitattributes missing from the work tree is read from the
-            # index.  The index-free handle cannot; the repository's own handle reads both, work tree
-            # first.  Not kept: the index may change with no attribute file's metadata changing.
-            self._user_index()  # as it is on disk now: libgit2 looks up in the copy it holds
-            try:
-                return self._repo.get_attr(path, name)
-            except pygit2.GitError:
-                return None
-        try:
-            value = self._attr_handle().get_attr(path, name)
-        except pygit2.GitError:
-            value = None
-        if len(self._attr_values) < 4096:
-            self._attr_values[key] = value
-        return value
+    def attr(self, path: str, name: str) -> AttrValue:
+        """Attribute `name` of `path`, as the attribute files say now: one look-up, nothing kept."""
+        return self._attributes.for_call().get(path, name)
 
-    def prefetch_attributes(self, paths: Sequence[str], names: Sequence[str]) -> None:
-        """Answer `attr` for many paths at once, with one `git check-attr` (a check of a large commit).
+    def attributes(self, paths: Sequence[str] = (), names: Sequence[str] = ()) -> AttrLookup:
+        """Look-ups for one call to hold, and drop when it ends (``attributes.CallAttributes``):
+        each answer asked once.  With many `paths`, those of `names` come from one ``git check-attr``."""
+        return self._attributes.for_call(paths, names).get
 
-        libgit2 looks one path and name up at a time (16 µs each: 32 ms for two names on
-        a thousand files); git answers them all in one process of a few milliseconds.
-        Below a few dozen paths, or when git cannot be run, `attr` asks libgit2 as before.
-        """
-        todo = list(dict.fromkeys(p for p in paths for n in names if (p, n) not in self._attr_values))
-        if len(todo) < _PREFETCH_FROM or not names:
-            return
-        for path in todo:
-            self._vet_attribute_files(path)
-        import subprocess
+    def attr_at(self, commit: str | None, path: str, name: str) -> AttrValue:
+        """`attr` as of `commit`'s tree, and the files outside every tree: one look-up, nothing kept."""
+        return self._attributes.at(commit).get(path, name)
 
-        try:
-            proc = subprocess.run(
-                ["git", "check-attr", "-z", "--stdin", *names],
-                cwd=self.root,
-                input=b"".join(os.fsencode(p) + b"\0" for p in todo),
-                capture_output=True,
-                timeout=120,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return
-        if proc.returncode != 0:
-            return
-        fields = proc.stdout.split(b"\0")
-        got: dict[tuple[str, str], str | bool | None] = {}
-        for i in range(0, len(fields) - 2, 3):
-            info = fields[i + 2]
-            got[(os.fsdecode(fields[i]), os.fsdecode(fields[i + 1]))] = (
-                True if info == b"set" else False if info == b"unset" else None if info == b"unspecified" else os.fsdecode(info)
-            )
-        if len(got) == len(todo) * len(names):  # every answer, or none: never half from git, half from libgit2
-            self._attr_values.update(got)
-
-    def attr_at(self, commit: str | None, path: str, name: str) -> str | bool | None:
-        """`attr` as of `commit`'s tree: its `.gitattributes` files (None: no tree's), and the files
-        outside every tree (info/attributes, core.attributesFile, the system's); never the work
-        tree or the index.  For checks that must not read what the change they judge writes."""
-        key = (path, name, commit or "")
-        if key in self._attr_at_values:
-            return self._attr_at_values[key]
-        flags = pygit2.enums.AttrCheck.INDEX_ONLY  # the attribute handle's index is empty
-        try:
-            if commit is None:
-                value = self._attr_handle().get_attr(path, name, flags)
-            else:
-                value = self._attr_handle().get_attr(path, name, flags | pygit2.enums.AttrCheck.INCLUDE_COMMIT, commit)
-        except pygit2.GitError:
-            value = None
-        if len(self._attr_at_values) < 16384:
-            self._attr_at_values[key] = value
-        return value
-
-    def forget_attributes(self) -> None:
-        """Look attributes up afresh from now on if a file they come from changed since (another
-        command may have edited a .gitattributes between two calls): the kept answers stay only
-        while every attribute file the look-ups read has the metadata it had then, and
-        core.attributesFile names the same file.  A file changed in the two seconds before it was
-        looked at may change again within the same timestamp: then nothing is kept (git's racy rule)."""
-        if self._attr_setting and self._attr_setting != [self.config("core.attributesFile")]:
-            self._attrs = None  # libgit2 reads the setting once per handle: a new one reads it again
-        elif all(
-            _stamp(f) == st and (st is None or max(st[1], st[2]) < self._attr_stamped_at - 2_000_000_000)
-            for f, st in self._attr_stamps.items()
-        ):
-            return
-        self._attr_values.clear()
-        self._attr_folders.clear()
-        self._attr_index_folders.clear()
-        self._attr_stamps.clear()
-        self._attr_setting.clear()
-
-    def _vet_attribute_files(self, path: str) -> None:
-        """Raise ``UnreadableAttributes`` when a file the look-up of `path` reads is not a regular file.
-
-        git and libgit2 read `.gitattributes` in every folder from the top down to the
-        path's, `info/attributes` and `core.attributesFile` (else git's XDG file), with a
-        plain open: a named pipe among them holds the look-up (and the repository lock)
-        until something writes to it.  Each folder is looked at once (``lstat``-cheap).
-        A `.gitattributes` in the work tree that is a symbolic link is refused too: git does
-        not follow one there (it reads the index's copy, if any), libgit2 does, and no
-        handle reads attributes git's way past it.
-        """
-        from ..files.filekind import kind
-
-        todo = [f for f in _attribute_folders(path) if f not in self._attr_folders]
-        if not todo:
-            return
-        files: list[tuple[str, Path]] = []
-        if "" in todo:
-            configured = self.config("core.attributesFile")
-            self._attr_setting[:] = [configured]
-            xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-            files += [
-                ("info/attributes", self.commondir / "info" / "attributes"),
-                ("core.attributesFile", Path(os.path.expanduser(configured)) if configured else Path(xdg) / "git" / "attributes"),
-                ("the system's attributes", Path("/etc/gitattributes")),
-            ]
-        in_tree: dict[str, str] = {}  # the work tree's .gitattributes to look at: name -> its folder
-        if not self.bare:
-            in_tree = {f"{f}/.gitattributes" if f else ".gitattributes": f for f in todo}
-            files += [(name, self.root / name) for name in in_tree]
-        if not self._attr_stamps:
-            self._attr_stamped_at = time.time_ns()
-        missing: list[str] = []  # the work tree's .gitattributes that are not there
-        for label, file in files:
-            if label in in_tree and os.path.islink(file):
-                raise UnreadableAttributes(
-                    f"cannot read git attributes for {path}: {label} ({file}) is a symbolic link, which git does not "
-                    "follow in the work tree (it reads the index's copy instead) and agent-guard cannot read as git "
-                    "does; remove it, or make it a regular file"
-                )
-            stamp = self._attr_stamps[str(file)] = _stamp(file)  # what `forget_attributes` compares
-            if stamp is None:
-                if label in in_tree:
-                    missing.append(label)
-                continue  # not there (or not reachable): nothing is read from it
-            what = kind(stamp[0])
-            if what is not None and what != "a folder":
-                raise UnreadableAttributes(
-                    f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
-                    "(git reads attributes from it, and would wait on it); remove it, or make it a regular file"
-                )
-        self._attr_index_folders.update(in_tree[label] for label in self._in_head(missing))
-        self._attr_folders.update(todo)
-
-    def _in_head(self, paths: list[str]) -> list[str]:
-        """Those of `paths` HEAD's tree holds: tracked files, so ones the index may hold while the
-        work tree does not (reading the index itself is what the attribute handle exists to avoid)."""
-        if not paths:
-            return []
-        try:
-            tree = self._repo.head.peel(pygit2.Tree)
-        except (KeyError, pygit2.GitError, ValueError):
-            return []  # no commit yet
-        return [path for path in paths if path in tree]
-
-    def _attr_handle(self) -> pygit2.Repository:
-        """A handle for attribute look-ups that never reads the index.
-
-        libgit2 loads the whole index on a handle's first attribute look-up, whatever the
-        look-up's flags (in case a .gitattributes lives only there): 200 ms on a
-        100,000-file repository, for an edit to one file.  Attributes come from the work
-        tree's files, so a second handle whose index file does not exist answers them at
-        the cost of the edit.
-        """
-        if self._attrs is None:
-            try:
-                self._attrs = self._handle_without_index()
-            except pygit2.GitError:
-                self._attrs = self._repo
-        return self._attrs
-
-    def _handle_without_index(self) -> pygit2.Repository:
-        """A second handle on this repository, its first attribute look-up made, that has read no index.
-
-        The one place agent-guard sets a variable of git's in its own environment, because
-        nothing else reaches libgit2 here: a handle reads the index its opening named
-        (``$GIT_INDEX_FILE`` when opened FROM_ENV, else the git dir's `index`), and pygit2
-        offers no way to give a handle another one (libgit2's git_repository_set_index is
-        not in its API).  So GIT_INDEX_FILE names a file that does not exist while the
-        handle is opened and makes its first look-up (which loads the index it then keeps),
-        under a lock (one handle at a time), and is put back as it was before this returns.
-        A git child another thread started in that window would inherit it; the ones
-        agent-guard starts in a checkout take ``shadow.command_environment``, which drops
-        it.  Once per handle (``_attr_handle`` keeps it); tests/repo/test_repo_objects.py
-        holds the environment unchanged after it.
-        """
-        missing = str(self.gitdir / "agent-guard" / "no-index-for-attributes")
-        flags = pygit2.enums.RepositoryOpenFlag.NO_SEARCH | pygit2.enums.RepositoryOpenFlag.FROM_ENV
-        with _ENV_LOCK:
-            saved = os.environ.get("GIT_INDEX_FILE")
-            os.environ["GIT_INDEX_FILE"] = missing
-            try:
-                handle = pygit2.Repository(str(self.root), flags)
-                handle.get_attr(".gitattributes", "binary")
-            finally:
-                if saved is None:
-                    del os.environ["GIT_INDEX_FILE"]
-                else:
-                    os.environ["GIT_INDEX_FILE"] = saved
-        return handle
+    def attributes_at(self, commit: str | None) -> AttrLookup:
+        """Look-ups as of `commit` for one call to hold (``attributes.CommitAttributes``)."""
+        return self._attributes.at(commit).get
 
     def config_entries(self) -> list[ConfigEntry]:
-        """Every configuration entry git reads here, with the file each came from (``config.entries``)."""
-        from .config import entries
+        """Every configuration entry git reads here, with the file each came from (``config.KeptConfig``)."""
+        if self._config is None:
+            from .config import KeptConfig
+
+            self._config = KeptConfig()
 
         def fallback() -> list[tuple[str, str | None]]:
             return [(e.name, e.value) for e in self._repo.config]
 
-        return entries(self.root, self.gitdir, self.commondir, fallback, self._config_memo)
+        return self._config.entries(self.root, self.gitdir, self.commondir, fallback)
 
     def index_differences(self, old: IndexFile, new: IndexFile) -> set[str]:
         """The paths whose index entries differ between two index files (``status.IndexFile``)."""
@@ -827,12 +585,10 @@ class GitRepo:
     def update_ref(self, name: str, new: str | None, expected: str | None, message: str) -> None:
         """Move `name` to `new` (None: delete) only if it still points at `expected`."""
         log = self.commondir / "logs" / name
-        if new is not None and name not in self._logged:
+        if new is not None and not log.exists():
             # libgit2 (like git) keeps a reflog outside refs/heads only when the log exists.
-            if not log.exists():
-                log.parent.mkdir(parents=True, exist_ok=True)
-                log.touch()
-            self._logged.add(name)
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.touch()
         try:
             with self._repo.transaction() as txn:
                 txn.lock_ref(name)
@@ -849,5 +605,4 @@ class GitRepo:
                 raise RefLocked(name, lock) from None
             raise GitError(f"could not update {name}: {exc}") from None
         if new is None:
-            self._logged.discard(name)
             log.unlink(missing_ok=True)

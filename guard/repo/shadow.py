@@ -45,21 +45,34 @@ can show them.  The user's environment is otherwise the commands' own (``command
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import fcntl
 import json
 import os
 import shutil
 import stat
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..files.filekind import read_regular
+from .checkout_files import NotPrivate as NotPrivate
+from .checkout_files import (
+    clear,
+    inside,
+    is_folder,
+    linked,
+    nul_join,
+    nul_split,
+    parents,
+    private,
+    put,
+    remove_path,
+    remove_tree,
+    rename_over,
+)
+from .checkout_files import home as home
 from .errors import GitError
 from .watch import Watch
 
@@ -135,54 +148,6 @@ class NotReady(GitError):
     """The checkout is still being written for the first time, and the caller's time is up (taken up next time)."""
 
 
-class NotPrivate(GitError):
-    """The checkouts' folder is not the user's alone, or there is none outside the work tree."""
-
-
-# ------------------------------------------------------------------ where the checkouts live
-
-
-def home(repo: GitRepo) -> Path:
-    """The folder of `repo`'s checkouts, one per agent below it (see the module doc): in the user's
-    cache, named by a hash of the git dir (each linked worktree has its own index, so its own
-    checkouts); the git dir's own folder when the cache lies in the work tree (a home folder kept
-    in git) and the git dir does not.  ``NotPrivate`` when neither is outside the work tree."""
-    from hashlib import sha256
-
-    tree = Path(os.path.realpath(repo.root))
-    gitdir = Path(os.path.realpath(repo.gitdir))
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if os.path.isabs(base):
-        folder = Path(base) / "agent-guard" / "verify" / sha256(os.fsencode(gitdir)).hexdigest()[:24]
-        if not _within(folder, tree):
-            return folder
-    if not _within(gitdir, tree):
-        return repo.gitdir / "agent-guard" / "verify"
-    raise NotPrivate(
-        f"no folder outside the work tree {tree} for the verify checkouts: the user's cache ({base}) and the "
-        "git dir are both inside it"
-    )
-
-
-def _within(path: Path, tree: Path) -> bool:
-    real = Path(os.path.realpath(path))
-    return real == tree or tree in real.parents
-
-
-def _private(folder: Path) -> None:
-    """Make `folder` (mode 0700) when it is missing; ``NotPrivate`` when it is not a folder of this
-    user's that only they may write (a command of another user's could put files in the checkout)."""
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(folder, 0o700)
-    st = os.lstat(folder)
-    if not stat.S_ISDIR(st.st_mode):
-        raise NotPrivate(f"{folder} is not a folder (a link or a file is there); remove it")
-    if st.st_uid != os.geteuid():
-        raise NotPrivate(f"{folder} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}); remove it")
-    if st.st_mode & 0o022:
-        raise NotPrivate(f"others may write {folder} (mode {stat.S_IMODE(st.st_mode):04o}); make it 0700 or remove it")
-
-
 class Shadow:
     """An agent's shadow checkout of one repository (a resource: ``with Shadow(repo, agent) as s``)."""
 
@@ -229,9 +194,9 @@ class Shadow:
             chain += [self.home.parent, self.home.parent.parent]
         chain[-1].parent.mkdir(parents=True, exist_ok=True)
         for folder in reversed(chain):
-            _private(folder)
-        if self._old != self.folder and _is_folder(self._old):
-            _remove_tree(self._old)
+            private(folder)
+        if self._old != self.folder and is_folder(self._old):
+            remove_tree(self._old)
 
     def __exit__(self, *exc: object) -> None:
         self._unwatch()
@@ -251,7 +216,7 @@ class Shadow:
 
     def _save(self, **fields: object) -> None:
         doc = {**self.state(), **fields, "version": VERSION}
-        _put(self.folder / "state.json", json.dumps(doc).encode())
+        put(self.folder / "state.json", json.dumps(doc).encode())
 
     def holds(self, tree: str, head: str | None) -> bool:
         """Does the checkout hold `tree`, with HEAD at `head`, exactly as written here?"""
@@ -274,13 +239,13 @@ class Shadow:
         """The checkout's folders that hold tracked files (kept in ``folders``; made from the index when missing)."""
         kept = self.folder / "folders"
         try:
-            listed = _nul_split(read_regular(kept))
+            listed = nul_split(read_regular(kept))
         except OSError:
             listed = None
-        if listed is not None and all(map(_inside, listed)):
+        if listed is not None and all(map(inside, listed)):
             return listed
         # Missing, or not as written here (a command may write any file of the user's): made again.
-        folders = parents(_nul_split(self._git("ls-files", "-z")))
+        folders = parents(nul_split(self._git("ls-files", "-z")))
         self._keep_folders(folders, replace=True)
         return sorted(folders)
 
@@ -288,13 +253,13 @@ class Shadow:
         kept = self.folder / "folders"
         if not replace:
             try:
-                known = set(_nul_split(read_regular(kept)))
+                known = set(nul_split(read_regular(kept)))
             except OSError:
                 return  # made afresh from the index when next needed
             if folders <= known:
                 return
             folders = folders | known
-        _put(kept, _nul_join(sorted(folders)))
+        put(kept, nul_join(sorted(folders)))
 
     def stray_group(self) -> int | None:
         """The process group a run cut short left behind, if it is still running in this checkout
@@ -347,7 +312,7 @@ class Shadow:
         ones too: a `.env`); [] when git cannot say."""
         env = {**self._user_env(self.repo.gitdir / "index"), "GIT_WORK_TREE": str(self.repo.root), "GIT_OPTIONAL_LOCKS": "0"}
         proc = self._run(["ls-files", "-z", "--cached", "--others", "--", *pathspecs], env=env, cwd=self.repo.root, check=False)
-        return sorted(set(_nul_split(proc.stdout))) if proc.returncode == 0 else []
+        return sorted(set(nul_split(proc.stdout))) if proc.returncode == 0 else []
 
     # ------------------------------------------------------------------ checking a tree out
 
@@ -403,7 +368,7 @@ class Shadow:
         self._save(state="populating", tree=None, sealed=sealed_key, done=0)
         (self.folder / "folders").unlink(missing_ok=True)
         if os.path.lexists(self.work):
-            _remove_tree(self.work)
+            remove_tree(self.work)
         for sub in ("objects/info", "refs/heads", "refs/tags", "info"):
             (self.dotgit / sub).mkdir(parents=True, exist_ok=True)
         (self.dotgit / "objects" / "info" / "alternates").write_text(str(self.repo.commondir / "objects") + "\n")
@@ -414,10 +379,10 @@ class Shadow:
 
     def _fill(self, tree: str, sealed: Callable[[str], bool], done: int) -> int:
         """Write the files of the index (which holds `tree`) from the `done`-th on; how many were written."""
-        listed = _nul_split(self._git("ls-files", "-z"))
+        listed = nul_split(self._git("ls-files", "-z"))
         hidden = [p for p in listed if sealed(p)]
         if hidden and done == 0:
-            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
+            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=nul_join(hidden))
         todo = [p for p in listed if not sealed(p)] if hidden else listed
         if done == 0:
             self._keep_folders(parents(todo), replace=True)
@@ -428,7 +393,7 @@ class Shadow:
                     f"the shadow checkout is being written for the first time ({done:,} of {len(todo):,} files so far)"
                 )
             chunk = todo[done : done + CHUNK]
-            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(chunk))
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=nul_join(chunk))
             done += len(chunk)
             written += len(chunk)
             self._save(state="populating", tree=tree, done=done)
@@ -448,12 +413,12 @@ class Shadow:
         ]  # paths prefix-compressed: a smaller file to read and write
         if fmt:
             lines += ["[extensions]", f"\tobjectformat = {fmt}"]
-        _put(self.dotgit / "config", ("\n".join(lines) + "\n").encode())
+        put(self.dotgit / "config", ("\n".join(lines) + "\n").encode())
 
     def _set_head(self, head: str | None) -> None:
         # Detached at the user's HEAD commit: `git diff --staged` in the checkout shows what this result
         # adds to it, as the user's pre-commit hook would see it staged.
-        _put(self.dotgit / "HEAD", f"{head}\n".encode() if head else b"ref: refs/heads/main\n")
+        put(self.dotgit / "HEAD", f"{head}\n".encode() if head else b"ref: refs/heads/main\n")
 
     def _update(self, old: str, new: str, sealed: Callable[[str], bool]) -> tuple[int, int]:
         if old == new:
@@ -481,19 +446,19 @@ class Shadow:
         # Removals first, so a file may become a folder of the same name (and back).
         info.sort(key=lambda line: not line.startswith("0 "))
         if info:
-            self._git("update-index", "-z", "--replace", "--index-info", input=_nul_join(info))
+            self._git("update-index", "-z", "--replace", "--index-info", input=nul_join(info))
         if hidden:
-            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=_nul_join(hidden))
+            self._git("update-index", "-z", "--skip-worktree", "--stdin", input=nul_join(hidden))
         for path in gone:
-            _remove_path(self.work, path)
+            remove_path(self.work, path)
         if out:
             self._keep_folders(parents(out))
-            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(out))
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=nul_join(out))
         return len(out), len(gone)
 
     def _keep_index(self) -> None:
         pristine = self.folder / "index.pristine"
-        _clear(pristine)
+        clear(pristine)
         try:
             os.link(self.dotgit / "index", pristine)
         except OSError:
@@ -508,7 +473,7 @@ class Shadow:
         Only the paths the watch saw touched are looked at, when it saw everything (``watch.py``)."""
         touched = self._watch.touched() if self._watch is not None else None
         self._unwatch()
-        if touched is not None and any(_linked(self.work / p) for p in touched.files):
+        if touched is not None and any(linked(self.work / p) for p in touched.files):
             # A file with a second name: a write through one name is an event for that name only, so
             # the other's change went unseen.  Ask git about everything.
             touched = None
@@ -525,15 +490,15 @@ class Shadow:
         self._set_head(head if isinstance(head, str) else None)  # a command may have committed, or checked out
         # A command's own ignore rules never hide what it made.
         info = self.dotgit / "info"
-        _clear(info / "exclude" if _is_folder(info) else info)  # a link is not followed: what it names is not ours
+        clear(info / "exclude" if is_folder(info) else info)  # a link is not followed: what it names is not ours
         paths = touched.paths() if touched is not None else None
         if paths is not None and len(paths) > _MANY_PATHS:
             paths = None  # as many as that: asking about each costs more than one walk
         changed, made = self._left(paths)
         for path in made:
-            _remove_path(self.work, path.rstrip("/"), prune=False)
+            remove_path(self.work, path.rstrip("/"), prune=False)
         if changed:
-            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=_nul_join(changed))
+            self._git("checkout-index", "--force", "-u", "-z", "--stdin", input=nul_join(changed))
             self._keep_index()
         self._save(state="clean", pgid=None, settled=count)
         return Left(tuple(changed), tuple(p.rstrip("/") for p in made), paths is None)
@@ -546,7 +511,7 @@ class Shadow:
         spec = [] if paths is None else ["--", *paths]
         changed = self._git("--literal-pathspecs", "diff-files", "--name-only", "--no-renames", "-z", *spec)
         made = self._git("--literal-pathspecs", "ls-files", "--others", "--directory", "--exclude-standard", "-z", *spec)
-        return _nul_split(changed), _nul_split(made)
+        return nul_split(changed), nul_split(made)
 
     def _put_back_index(self) -> None:
         pristine = self.folder / "index.pristine"
@@ -559,9 +524,9 @@ class Shadow:
             if not pristine.exists():
                 raise GitError(f"the shadow checkout {self.work} has lost its index")
             tmp = self.dotgit / f"index.{os.getpid()}.tmp"
-            _clear(tmp)
+            clear(tmp)
             shutil.copyfile(pristine, tmp)
-            _replace(tmp, index)
+            rename_over(tmp, index)
             self._keep_index()
 
     # ------------------------------------------------------------------ running git
@@ -614,124 +579,3 @@ class Shadow:
             said = proc.stderr.decode("utf-8", "replace").strip()[-2000:]
             raise GitError(f"git {args[0]} in the shadow checkout {self.work} failed: {said}")
         return proc
-
-
-def _put(path: Path, data: bytes) -> None:
-    """Write `path` whole by renaming a new file over it: a link a command left there (to the user's
-    `.git/config`, say) is replaced, never written through."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    _clear(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    _replace(tmp, path)
-
-
-def _replace(tmp: Path, path: Path) -> None:
-    """Rename `tmp` over `path`, whatever a command left at `path` (a folder is removed first)."""
-    if _is_folder(path):
-        _remove_tree(path)
-    os.replace(tmp, path)
-
-
-def _is_folder(path: Path) -> bool:
-    """A folder itself, not a link to one."""
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _clear(path: Path) -> None:
-    """Remove whatever is at `path` (a folder and all in it, a file, a link as a link), if anything."""
-    if _is_folder(path):
-        _remove_tree(path)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-
-
-def _inside(folder: str) -> bool:
-    """Is `folder` a path below the checkout's top, as git names one (no `..`, `.`, empty part, `.git`)?"""
-    parts = folder.split("/")
-    return all(p not in ("", ".", "..") for p in parts) and parts[0] != ".git"
-
-
-def _linked(path: Path) -> bool:
-    """Is `path` a file with another name (a hard link)?"""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
-
-
-def parents(paths: Iterable[str]) -> set[str]:
-    """Every folder on the way to each of `paths` (``a/b/c`` gives ``a`` and ``a/b``)."""
-    out: set[str] = set()
-    for path in paths:
-        cut = path.rfind("/")
-        while cut > 0:
-            folder = path[:cut]
-            if folder in out:
-                break
-            out.add(folder)
-            cut = folder.rfind("/")
-    return out
-
-
-def _nul_split(data: bytes) -> list[str]:
-    return [os.fsdecode(p) for p in data.split(b"\0") if p]
-
-
-def _nul_join(paths: Iterable[str]) -> bytes:
-    return b"".join(os.fsencode(p) + b"\0" for p in paths)
-
-
-def _remove_path(work: Path, path: str, prune: bool = True) -> None:
-    """Remove `path` (a file, a link, or a folder and all in it) from the checkout at `work`, never
-    through a link: a folder on the way that is a link means the path is not there.  With `prune`,
-    folders it leaves empty go too."""
-    parts = [p for p in path.split("/") if p]
-    if not parts or any(p in (".", "..") for p in parts) or parts[0] == ".git":
-        return
-    here = work
-    for part in parts[:-1]:
-        here = here / part
-        try:
-            if not stat.S_ISDIR(os.lstat(here).st_mode):
-                return
-        except OSError:
-            return
-    _clear(here / parts[-1])
-    if prune:
-        for depth in range(len(parts) - 1, 0, -1):
-            try:
-                os.rmdir(work.joinpath(*parts[:depth]))
-            except OSError:
-                break
-
-
-def _remove_tree(folder: Path) -> None:
-    """Remove a folder and everything in it, links as links; folders a command made unwritable too."""
-
-    def retry(func: Callable[..., object], path: str, _exc: object) -> None:
-        parent = os.path.dirname(path)
-        with contextlib.suppress(OSError):
-            os.chmod(parent, 0o700)
-        with contextlib.suppress(OSError):
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)
-        try:
-            func(path)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if exc.errno != errno.ENOENT:
-                raise
-
-    # rmtree never follows a link inside the tree.
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(folder, onexc=retry)
-    else:
-        shutil.rmtree(folder, onerror=retry)

@@ -1,7 +1,7 @@
 """The programs end quickly (`program.run`: flush, then os._exit) without losing output or status.
 
-And a large check asks git for all attributes at once (`GitRepo.prefetch_attributes`),
-with the answers libgit2 gives one by one.
+And a large check asks git for all attributes at once (`GitRepo.attributes`), with the
+answers libgit2 gives one by one.
 """
 
 from __future__ import annotations
@@ -93,9 +93,11 @@ def test_prefetched_attributes_equal_libgit2s(repo: Repo) -> None:
     assert expected[("x/0.noisy", "conflict-marker-size")] == "12"
     assert expected[("sub/keep.py", "whitespace")] == "blank-at-eof"
     batch = GitRepo(repo.root)
-    batch.prefetch_attributes(paths, NAMES)
-    assert len(batch._attr_values) == len(paths) * len(NAMES)  # answered by git, not looked up later
-    assert {(p, n): batch.attr(p, n) for p in paths for n in NAMES} == expected
+    lookup = batch.attributes(paths, NAMES)
+    (repo.root / ".gitattributes").write_text("* -whitespace\n")
+    # Answered by git at once, and held by the caller for its call; the handle itself keeps nothing.
+    assert {(p, n): lookup(p, n) for p in paths for n in NAMES} == expected
+    assert {(p, n): batch.attr(p, n) for p in paths for n in NAMES} != expected
 
 
 def test_without_git_on_path_attributes_still_come_from_libgit2(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,9 +106,8 @@ def test_without_git_on_path_attributes_still_come_from_libgit2(repo: Repo, monk
     expected = {(p, n): GitRepo(repo.root).attr(p, n) for p in paths for n in NAMES}
     monkeypatch.setenv("PATH", str(repo.root / "no-such-folder"))
     batch = GitRepo(repo.root)
-    batch.prefetch_attributes(paths, NAMES)
-    assert not batch._attr_values
-    assert {(p, n): batch.attr(p, n) for p in paths for n in NAMES} == expected
+    lookup = batch.attributes(paths, NAMES)
+    assert {(p, n): lookup(p, n) for p in paths for n in NAMES} == expected
 
 
 def test_a_large_check_finds_what_attributes_say(repo: Repo) -> None:

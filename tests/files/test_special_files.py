@@ -328,13 +328,12 @@ def test_install_hook_over_a_special_file_does_not_wait(project: Repo, kind: str
 
 
 # agent-guard's own files in the git dir that an apply reads: a pipe a shell put at any of them
-# would hold every later command (the write journal, the kept configuration, the session, the
-# agent's reads, the ledger's turn-id index, the event log).  Each is read as a regular file or not
-# at all: as if it were missing (the journal's pipe is taken away, so the next write makes a
-# journal again); the event log is not written through a pipe.
+# would hold every later command (the write journal, the session, the agent's reads, the ledger's
+# turn-id index, the event log).  Each is read as a regular file or not at all: as if it were
+# missing (the journal's pipe is taken away, so the next write makes a journal again); the event
+# log is not written through a pipe.
 OWN_FILES = (
     "journal.json",
-    "config.json",
     "sessions/agent",
     "reads/agent.json",
     "turn-ids/refs/agent-guard/agent",

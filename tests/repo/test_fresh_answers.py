@@ -1,9 +1,10 @@
-"""The answers a `GitRepo` keeps (attributes, git's configuration) equal the answers git gives afresh.
+"""A `GitRepo` kept open across changes answers as git does afresh.
 
-Each is a speed-up with one owner (``GitRepo.attr`` / ``forget_attributes``, and
-``repo.config.entries`` with its file in the git dir); these tests walk each through a
-series of changes and hold every kept answer to a fresh one: git's own (`git check-attr`,
-`git config --list`) or a new handle's with nothing kept.
+These tests hold one handle, as a session holds it, over a series of changes to the
+attribute files and git's configuration, and hold every answer after each change to a
+fresh one: git's own (`git check-attr`, `git config --list`) or a new handle's.  The
+attributes are not kept between calls; the configuration is (``config.KeptConfig``, while
+its files are unchanged), and is held here to a fresh read at every step.
 """
 
 from __future__ import annotations
@@ -30,33 +31,38 @@ def _git_says(root: Path) -> dict[tuple[str, str], str | bool | None]:
     return said
 
 
-def test_kept_attribute_answers_are_gits(tmp_path: Path) -> None:
+def test_attribute_answers_follow_the_files_between_calls(tmp_path: Path) -> None:
     r = Repo(tmp_path)
     r.commit({p: "x\n" for p in PATHS})
     repo = GitRepo(tmp_path)  # one handle, kept across the changes, as a session keeps it
     info = tmp_path / ".git" / "info" / "attributes"
-    states = [
+    configured = tmp_path.parent / f"{tmp_path.name}-attributes"
+    states: list[dict[str, str | None]] = [
         {".gitattributes": "*.txt text eol=lf\n"},
         {".gitattributes": "*.txt -text\n", "sub/.gitattributes": "*.md binary\n"},
         {".gitattributes": "*.txt -TEXT\n"},  # the same size: told apart by its time and inode
         {"sub/.gitattributes": "* whitespace=-trailing-space diff=python\n"},
         {str(info): "b.py binary\n"},
         {".gitattributes": None, "sub/.gitattributes": None, str(info): None},
+        {str(configured): "*.md -diff eol=lf\n", "core.attributesFile": str(configured)},
+        {str(configured): "*.md -diff eol=crlf\n"},  # the same size
+        {"core.attributesFile": None},
     ]
+    assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == _git_says(tmp_path)
     for state in states:
         for name, text in state.items():
+            if name == "core.attributesFile":
+                r.git("config", *([name, text] if text is not None else ["--unset", name]))
+                continue
             where = Path(name) if os.path.isabs(name) else tmp_path / name
             if text is None:
                 where.unlink(missing_ok=True)
             else:
                 where.parent.mkdir(parents=True, exist_ok=True)
                 where.write_text(text)
-        repo.forget_attributes()
-        kept = {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES}
-        repo._attr_stamped_at += 10 * 10**9  # as if looked up ten seconds after: kept from now on
-        repo.forget_attributes()
-        again = {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES}
-        assert kept == again == _git_says(tmp_path), state
+        said = _git_says(tmp_path)
+        assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == said, state
+        assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == said, state  # and again
 
 
 def test_attribute_files_deleted_from_the_work_tree_are_read_from_the_index(tmp_path: Path) -> None:
@@ -80,13 +86,9 @@ def test_attribute_files_deleted_from_the_work_tree_are_read_from_the_index(tmp_
             (tmp_path / step[1]).write_text(files[step[1]])
         else:
             r.git(*step[1:])
-        repo.forget_attributes()
         want = _git_says(tmp_path)
         assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == want, step
         assert {(p, n): GitRepo(tmp_path).attr(p, n) for p in PATHS for n in NAMES} == want, step
-        repo._attr_stamped_at += 10 * 10**9  # kept from now on where the answers may be kept
-        repo.forget_attributes()
-        assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == want, step
 
 
 def test_attribute_files_a_sparse_checkout_leaves_out_are_read_from_the_index(tmp_path: Path) -> None:
@@ -101,18 +103,11 @@ def test_attribute_files_a_sparse_checkout_leaves_out_are_read_from_the_index(tm
     assert {(p, n): GitRepo(tmp_path).attr(p, n) for p in PATHS for n in NAMES} == want
 
 
-def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_configuration_answers_follow_the_files_between_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = Repo(tmp_path)
     r.commit({"a.txt": "a\n"})
     included = tmp_path / "extra.cfg"
     r.git("config", "include.path", str(included))
-    cache = tmp_path / ".git" / "agent-guard" / "config.json"
-
-    def age() -> None:  # old enough to be kept (git's racy rule drops what changed this instant)
-        for f in (tmp_path / ".git" / "config", tmp_path / ".git" / "HEAD", included):
-            if f.exists():
-                os.utime(f, ns=(PAST, PAST))
-
     steps = [
         lambda: None,
         lambda: included.write_text('[diff "conv"]\n\ttextconv = a\n'),  # an include target that appears
@@ -132,36 +127,48 @@ def test_kept_configuration_is_gits(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         {**textconv, "core.autocrlf": "input"},
         {"core.autocrlf": "input"},
     ]
-    session = GitRepo(tmp_path)  # one handle over every step: its memo must see each change too
+
+    def age() -> None:  # old enough to be kept (git's racy rule keeps nothing that changed this instant)
+        for f in (tmp_path / ".git" / "config", tmp_path / ".git" / "HEAD", included):
+            if f.exists():
+                os.utime(f, ns=(PAST, PAST))
+
+    session = GitRepo(tmp_path)  # one handle over every step, as a session keeps it
+    watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
     for i, step in enumerate(steps):
         step()
-        age()
-        remembered = session.config_entries()
-        kept = GitRepo(tmp_path).config_entries()
-        assert cache.exists(), i  # kept for the next command
-        kept_again = GitRepo(tmp_path).config_entries()  # read from the kept file
-        cache.unlink()
-        fresh = GitRepo(tmp_path).config_entries()
-        assert kept == kept_again == fresh == remembered == session.config_entries(), i
-        watched = ("diff.conv.textconv", "core.autocrlf", "core.eol")
-        assert {e.key: e.value for e in fresh if e.key in watched} == expected[i], i
+        for aged in (False, True):
+            if aged:
+                age()
+            got = session.config_entries()
+            assert got == session.config_entries() == GitRepo(tmp_path).config_entries(), (i, aged)  # kept = fresh
+            assert {e.key: e.value for e in got if e.key in watched} == expected[i], (i, aged)
+        assert session.config("core.autocrlf") == expected[i].get("core.autocrlf"), i  # libgit2's reading too
+    assert not (tmp_path / ".git" / "agent-guard" / "config.json").exists()  # nothing kept for the next command
 
 
-def test_a_named_pipe_at_the_kept_configuration_is_not_waited_on(tmp_path: Path) -> None:
+def test_a_configuration_file_an_older_version_kept_is_left_alone(tmp_path: Path) -> None:
+    """`.git/agent-guard/config.json` (where an older agent-guard kept git's answer) is neither
+    read nor written: not even a named pipe there is opened."""
     r = Repo(tmp_path)
     r.commit({"a.txt": "a\n"})
     r.git("config", "core.autocrlf", "input")
-    cache = tmp_path / ".git" / "agent-guard" / "config.json"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.unlink(missing_ok=True)
-    os.mkfifo(cache)
-    with alarm(20, "reading the kept configuration waited on a named pipe"):
-        got = GitRepo(tmp_path).config_entries()  # not kept, then: git is asked
+    kept = tmp_path / ".git" / "agent-guard" / "config.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    stale = b'{"signature": {}, "depends": [], "entries": [["core.autocrlf", "false", null, "local"]]}'
+    kept.write_bytes(stale)
+    os.utime(kept, ns=(PAST, PAST))
+    got = GitRepo(tmp_path).config_entries()
     assert ("core.autocrlf", "input") in {(e.key, e.value) for e in got}
+    assert kept.read_bytes() == stale and kept.stat().st_mtime_ns == PAST
+    kept.unlink()
+    os.mkfifo(kept)
+    with alarm(20, "reading the configuration waited on a named pipe"):
+        assert GitRepo(tmp_path).config_entries() == got
 
 
 def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None:
-    """``attr_at`` (kept by commit) answers as `git check-attr` does in a checkout of that commit,
+    """``attr_at`` and ``attributes_at`` answer as `git check-attr` does in a checkout of that commit,
     whatever the work tree and the index hold now."""
     (tmp_path / "repo").mkdir()
     r = Repo(tmp_path / "repo")
@@ -175,5 +182,7 @@ def test_attribute_answers_as_of_a_commit_are_gits_there(tmp_path: Path) -> None
         there = tmp_path / f"at{i}"
         r.git("worktree", "add", "-q", "--detach", str(there), commit)
         want = _git_says(there)
-        for _ in range(2):  # the second time from what the handle kept
+        for _ in range(2):  # and a second time, from the same handle
             assert {(p, n): repo.attr_at(commit, p, n) for p in PATHS for n in NAMES} == want, i
+        held = repo.attributes_at(commit)  # as a commit check holds them for one call
+        assert {(p, n): held(p, n) for p in PATHS for n in NAMES} == want, i
