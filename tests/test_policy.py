@@ -518,3 +518,12 @@ def test_the_parse_memo_answers_as_a_fresh_parse(tmp_path: Path) -> None:
     os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert policy.load(tmp_path, agent="a").level("placeholder") == "error"
     assert policy.load(tmp_path, agent="b").agent == "b"
+
+
+def test_what_one_policy_merges_never_reaches_another(tmp_path: Path) -> None:
+    """The presets' parsed texts are shared by every policy built on them: a layer that fills an
+    empty mapping of its base (`exclude: {}` in `default`) must not fill the base's own."""
+    f = tmp_path / ".agent-guard.yaml"
+    f.write_text("exclude: {budget: ['vendor/**']}\n")
+    assert policy.load(tmp_path).get("exclude") == {"budget": ["vendor/**"]}
+    assert policy.load(None, "default").get("exclude") in ({}, None)

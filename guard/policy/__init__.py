@@ -262,7 +262,9 @@ def _put(data: dict[str, object], path: tuple[str, ...], value: object) -> None:
         node = child
     if isinstance(value, dict) and isinstance(node.get(path[-1]), dict):
         return  # an empty mapping adds nothing to one already there
-    node[path[-1]] = list(value) if isinstance(value, list) else value
+    # Copies: a layer's data is shared by every policy built from its text (``_settings``), and
+    # what is merged into this one must never reach it.
+    node[path[-1]] = {} if isinstance(value, dict) else list(value) if isinstance(value, list) else value
 
 
 def _dotted(path: tuple[str, ...]) -> str:
