@@ -28,7 +28,8 @@ def test_ci_runs_exactly_the_readmes_test_command_then_the_rest() -> None:
     runs = [ln for ln in script.splitlines() if ".venv/bin/python -m pytest" in ln and not ln.lstrip().startswith("#")]
     # The README's command, then the tier it leaves out: together, every test.
     assert runs == [f'PATH="$tests_path" {command_line}', 'PATH="$tests_path" .venv/bin/python -m pytest -m system'], runs
-    assert "pip install -q '.[test,lint]'" in script  # the README's extra, and what CI lints with
+    assert "install .venv python3 test,lint" in script  # the README's extra, and what CI lints with
+    assert '"$1/bin/pip" install -q ".[$3]"' in script
 
 
 def _clean_path(tmp_path: Path, path: str) -> tuple[str, str]:
@@ -107,3 +108,21 @@ def test_test_files_the_docs_name_exist() -> None:
     named = {m for doc in docs for m in re.findall(r"tests/[A-Za-z0-9_/]+\.py", doc.read_text(encoding="utf-8"))}
     assert named  # the pattern still finds what the docs say
     assert sorted(p for p in named if not (root / p).exists()) == []
+
+
+def test_ci_legs_start_at_the_oldest_python_supported() -> None:
+    """.ci/run's Pythons and the GitHub workflow's matrix begin where requires-python does, and
+    .ci/run finds the pygit2 pin it installs the lowest of."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    oldest = project["requires-python"].removeprefix(">=")
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    [pythons] = re.findall(r'^PYTHONS="([0-9. ]+)"$', script, re.M)
+    assert pythons.split()[0] == oldest
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    listed = ", ".join(f'"{v}"' for v in pythons.split())
+    assert f"python: [{listed}]" in workflow
+    [pin] = [d for d in project["dependencies"] if d.startswith("pygit2")]
+    assert re.fullmatch(r"pygit2>=[0-9.]+,<[0-9.]+", pin), pin  # the shape .ci/run's sed reads

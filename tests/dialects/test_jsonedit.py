@@ -161,7 +161,8 @@ ERROR_CASES: list[tuple[str, str, int, str]] = [
         5,
         "line 5 column 3",
     ),
-    ("syntax-error-inside-fence", 'Edit:\n```json\n{"file_path": "a",\n}\n```\n', 4, "invalid JSON at line 4"),
+    # A missing colon: Python 3.13's json puts a trailing comma's error on the comma's line, older ones on the next.
+    ("syntax-error-inside-fence", 'Edit:\n```json\n{"file_path": "a",\n "x" 1}\n```\n', 4, "invalid JSON at line 4"),
     ("wrapped-diff-string", js("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 1, "diff or patch inside a JSON string"),
     ("wrapped-diff-field", js({"patch": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}), 1, 'JSON field "patch"'),
     (
