@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guard.checks import conflict, placeholder, whitespace  # noqa: E402
 from guard.checks.base import CheckInput, no_attr  # noqa: E402
-from guard.diffs import make_change  # noqa: E402
 from guard.locate.pieces import weak  # noqa: E402
 from guard.model import FileChange, Op  # noqa: E402
 from guard.policy import load  # noqa: E402
+from guard.tree.diffs import make_change  # noqa: E402
 
 POLICY = load(None, "default")
 PIECES = (

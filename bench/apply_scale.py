@@ -362,7 +362,7 @@ def profile(repo: Path, p: bytes, r: bytes, base: bytes, runs: int) -> None:
     os.environ.update(GIT_ENV)
     os.chdir(repo)
     try:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         reset(repo, base)
         t0 = time.perf_counter()

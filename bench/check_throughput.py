@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guard import checks  # noqa: E402
 from guard.checks import CheckInput, Usage, no_attr  # noqa: E402
-from guard.diffs import make_change  # noqa: E402
 from guard.model import FileChange, Op  # noqa: E402
 from guard.policy import load  # noqa: E402
+from guard.tree.diffs import make_change  # noqa: E402
 
 
 def source_files(lang: str) -> Iterator[Path]:

@@ -44,7 +44,7 @@ from scratch import GIT_ENV  # bench/, this script's folder, is on the import pa
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_concurrency_mixed import RefMonitor
 
-from guard.worktree import journal_pending
+from guard.tree.worktree import journal_pending
 
 # Hundreds of turns on two shared agents: lift the session budgets, which are not what is tested.
 NO_LIMITS = """\
@@ -105,7 +105,7 @@ class Cli:
 
 class Api:
     def __init__(self, root: str) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         self.g = Guard(root)
 
@@ -113,7 +113,7 @@ class Api:
         return self._done(lambda: self.g.apply(json.dumps(edit), agent=agent))
 
     def rollback(self, agent: str, turn: str) -> dict[str, Any]:
-        from guard.record.rollback import Asked, rollback
+        from guard.turns.rollback import Asked, rollback
 
         return self._done(lambda: rollback(self.g, agent, Asked(turn=turn)))
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from guard.worktree import journal_pending
+from guard.tree.worktree import journal_pending
 
 TIMEOUT = 120
 REF = "refs/agent-guard/agent"

@@ -48,9 +48,9 @@ from scratch import GIT_ENV  # noqa: E402  (bench/, this script's folder)
 
 from guard.checks import placeholder  # noqa: E402
 from guard.checks.base import CheckInput, no_attr  # noqa: E402
-from guard.diffs import make_change  # noqa: E402
 from guard.model import Op  # noqa: E402
 from guard.policy import load  # noqa: E402
+from guard.tree.diffs import make_change  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 POLICY = load(None, "default")
@@ -344,7 +344,7 @@ class Engine:
     """A scratch repository holding every template, edited through Guard.apply as JSON str_replace calls."""
 
     def __init__(self, root: Path) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         os.environ.update(GIT_ENV)
         for where, (lines, _at, _code) in TEMPLATES.items():

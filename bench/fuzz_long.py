@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from hypothesis import strategies as st
 
     from guard import dialects
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     repo = scratch_repo()
     counts: dict[str, int] = {}

@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch import GIT_ENV  # noqa: E402  (bench/, this script's folder)
 
 from guard import dialects
-from guard.engine import Guard  # noqa: E402
+from guard.pipeline.engine import Guard  # noqa: E402
 from guard.text import linehash  # noqa: E402
 
 RUNS = "packages/react-edit-benchmark/runs"

@@ -106,9 +106,9 @@ def load_guard(folder: str | None) -> Guard:
     guard = importlib.import_module("guard")
     from guard.checks import placeholder
     from guard.checks.base import CheckInput, no_attr
-    from guard.diffs import make_change
     from guard.model import Op
     from guard.policy import load
+    from guard.tree.diffs import make_change
 
     file_changes = _optional("guard.commit_check.changes", "file_changes")
     return Guard(

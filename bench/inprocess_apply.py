@@ -141,8 +141,8 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
 
 def one_hunk(runs: int) -> None:
     from guard import dialects
-    from guard.engine import Guard
     from guard.locate import ALL_TIERS, locate_changes
+    from guard.pipeline.engine import Guard
     from guard.text.textfile import decode
 
     tmp = Path(tempfile.mkdtemp(prefix="ag-inproc-"))
@@ -297,8 +297,8 @@ def worst_case(runs: int) -> None:
 
 def ledger_depth(depths: list[int], runs: int) -> None:
     """Rollback (check only) and apply (check only) after 10, 100, 1,000... recorded turns."""
-    from guard.engine import Guard
-    from guard.record import rollback
+    from guard.pipeline.engine import Guard
+    from guard.turns import rollback
 
     tmp = Path(tempfile.mkdtemp(prefix="ag-ledger-"))
     try:

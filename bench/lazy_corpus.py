@@ -369,7 +369,7 @@ class Scratch:
     """One repository per source file: the file committed as HEAD, the work tree rewritten per case."""
 
     def __init__(self, root: Path, rel: str, lines: list[str]) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         env = {**os.environ, **GIT_ENV}
         root.mkdir(parents=True)

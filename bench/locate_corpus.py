@@ -1243,7 +1243,7 @@ class Scratch:
     """One repository per source file; the base committed once, the work tree rewritten per case."""
 
     def __init__(self, root: Path, src: Source) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         self.root = root
         self.src = src

@@ -43,8 +43,8 @@ def child(rounds: int, per: int) -> dict[str, float]:
     """Run in a child whose PYTHONPATH starts with the checkout to time: the figures, in ms."""
     # guard first, from PYTHONPATH: importing inprocess_apply puts this checkout on sys.path.
     import guard
-    from guard.engine import Guard
     from guard.locate import ALL_TIERS, locate_changes
+    from guard.pipeline.engine import Guard
 
     try:
         from guard.dialects import parse
@@ -120,9 +120,9 @@ def placeholder_figures(lines: list[str], k: int, rounds: int) -> dict[str, floa
     comment and one line of code (the shape a stand-in has, judged to the end); the same three
     lines replaced by a comment alone (a stand-in)."""
     from guard.checks import CheckInput, no_attr, placeholder
-    from guard.diffs import make_change
     from guard.model import Op
     from guard.policy import load
+    from guard.tree.diffs import make_change
 
     pol = load(None, "default")
     before = ("\n".join(lines) + "\n").encode()

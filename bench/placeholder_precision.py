@@ -40,9 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guard.checks import phrases, placeholder  # noqa: E402
 from guard.checks.base import CheckInput, no_attr  # noqa: E402
-from guard.diffs import make_change  # noqa: E402
 from guard.model import FileChange, Op  # noqa: E402
 from guard.policy import load  # noqa: E402
+from guard.tree.diffs import make_change  # noqa: E402
 
 POLICY = load(None, "default")
 CODE_SUFFIXES = {".py", ".h", ".hpp", ".hh", ".c", ".cc", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"}

@@ -167,7 +167,7 @@ class Engine:
     """A scratch repository holding every template, edited through Guard.apply."""
 
     def __init__(self, root: Path) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         os.environ.update(GIT_ENV)
         for template in TEMPLATES.iterdir():

@@ -55,10 +55,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scratch import GIT_ENV  # noqa: E402  (bench/, this script's folder)
 
-from guard.engine import Guard  # noqa: E402
-from guard.record.rollback import rollback  # noqa: E402
+from guard.pipeline.engine import Guard  # noqa: E402
 from guard.structural import languages, matches, template  # noqa: E402
 from guard.text.textfile import NotText, decode  # noqa: E402
+from guard.turns.rollback import rollback  # noqa: E402
 
 
 class Rule(NamedTuple):

@@ -304,14 +304,14 @@ class Bench:
     """One scratch repository per source file, with a guard per policy and a fresh agent per case."""
 
     def __init__(self, root: Path, src: Source, rbe_policy: Path) -> None:
-        from guard.engine import Guard
+        from guard.pipeline.engine import Guard
 
         self.scratch = Scratch(root, src)
         self.guards = {"default": self.scratch.guard, "rbe": Guard(root, str(rbe_policy))}
         self.n = 0
 
     def run(self, r: Run) -> tuple[str, str, str]:
-        from guard.reading import hashline_read
+        from guard.pipeline import hashline_read
         from guard.report.audience import MCP, Audience
 
         s = self.scratch

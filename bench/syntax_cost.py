@@ -167,9 +167,9 @@ def big_file(language: str, template: str | None, lines: int) -> bytes:
 
 def cost(lines: int, repeat: int) -> None:
     from guard.checks import syntax
-    from guard.diffs import make_change
     from guard.model import Op
     from guard.syntax import languages
+    from guard.tree.diffs import make_change
 
     print(f"{'language':12} {'lines':>6} {'KB':>5} {'load ms':>8} {'keeps ms':>9} {'breaks ms':>10} {'MB/s':>6}")
     for language, name, template in TEMPLATES:
@@ -225,8 +225,8 @@ def false_refusals(files: int, edits: int, seed: int) -> None:
     import lazy_corpus as lc
 
     from guard.checks import syntax
-    from guard.diffs import make_change
     from guard.model import Op
+    from guard.tree.diffs import make_change
 
     node = shutil.which("node")
     rng = random.Random(seed)

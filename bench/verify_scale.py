@@ -101,11 +101,11 @@ STEPS = ("index tree", "result tree", "check out", "watch", "command", "settle")
 
 def steps(repo: Path, i: int, base: bytes, after: bytes) -> dict[str, float]:
     """One verify's steps in-process, timed (the index is touched first: its tree is asked afresh)."""
-    from guard.diffs import make_change
-    from guard.engine import Guard
     from guard.files import redaction
     from guard.model import Op
+    from guard.pipeline.engine import Guard
     from guard.repo.shadow import Shadow, command_environment
+    from guard.tree.diffs import make_change
     from guard.verify import result, sealed_key
     from guard.verify.process import execute
 

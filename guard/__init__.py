@@ -21,7 +21,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .engine import Guard
+    from .pipeline.engine import Guard
     from .report import Report
 
 __all__ = ["Guard", "apply", "check", "read", "rollback", "log", "session"]
@@ -32,7 +32,7 @@ def session(repo: str | os.PathLike[str] = ".", policy: str | None = None) -> "G
 
     Each call of a Guard reads the repository and its policy as they are then: one may be kept
     for as long as a harness likes, and nothing it read goes stale."""
-    from .engine import Guard
+    from .pipeline.engine import Guard
 
     g = Guard(repo, policy)
     g.recover()  # cheap when nothing was interrupted: a look for the journal
@@ -78,7 +78,7 @@ def read(
     policy: str | None = None,
 ) -> str:
     """A file as hashline-tagged numbered lines (what `git agent-read` prints)."""
-    from .reading import hashline_read
+    from .pipeline import hashline_read
 
     return hashline_read.read(session(repo, policy), path, lines, agent)
 
@@ -97,8 +97,8 @@ def rollback(
 ) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
     clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
-    from .record.rollback import Asked
-    from .record.rollback import rollback as rollback_turns
+    from .turns.rollback import Asked
+    from .turns.rollback import rollback as rollback_turns
 
     return rollback_turns(session(repo, policy), agent, Asked(turn, to, clone, commit), check=check, force=force)
 
@@ -115,14 +115,14 @@ def log(
 ) -> list[dict[str, Any]]:
     """Recorded turns, newest first, as dictionaries (the `--json` shape): this clone's and those
     fetched from other clones (`clone`: that clone's alone; `local`: this clone's alone)."""
-    from .record import history
+    from .turns import history
 
     return history.log(session(repo, policy), agent, history.Listing(limit, clone, local), patch)
 
 
 def __getattr__(name: str) -> Any:
     if name == "Guard":
-        from .engine import Guard
+        from .pipeline.engine import Guard
 
         return Guard
     raise AttributeError(name)

@@ -12,9 +12,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from . import worktree
 from .errors import UsageError
 from .repo import GitRepo, NotARepository
+from .tree import worktree
 
 if TYPE_CHECKING:
     from .policy import Policy

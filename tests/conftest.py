@@ -17,8 +17,6 @@ from typing import Iterator
 
 import pytest
 
-from guard.worktree import journal_pending  # noqa: F401  (the tests' way to ask: is a write unfinished?)
-
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 GIT_ENV = {

@@ -126,7 +126,7 @@ def test_long_running_session_sees_outside_changes(project: Repo) -> None:
     assert len(guard.log(project.root)) == 3
 
 
-@pytest.mark.skipif(importlib.util.find_spec("guard.reading.hashline_read") is None, reason="hashline read not built")
+@pytest.mark.skipif(importlib.util.find_spec("guard.pipeline.hashline_read") is None, reason="hashline read not built")
 def test_read(project: Repo) -> None:
     out = guard.read("hello.py", project.root, lines=(1, 2), agent="h")
     head, *lines = out.splitlines()

@@ -11,8 +11,8 @@ import operator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard.diffs import opcodes, whole_region
 from guard.text.textfile import BOM, Text, split
+from guard.tree.diffs import opcodes, whole_region
 
 
 @settings(max_examples=500, deadline=None)

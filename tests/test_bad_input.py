@@ -82,7 +82,7 @@ def test_bad_input_is_refused_by_the_program(project: Repo, text: str, code: str
 
 def test_lone_surrogates_through_the_python_api(project: Repo) -> None:
     """A str may hold what no UTF-8 input can: a lone surrogate, in the edit or in a path."""
-    from guard.reading.hashline_read import Unreadable
+    from guard.pipeline.hashline_read import Unreadable
 
     before = project.snapshot()
     for text, kw in (
@@ -159,8 +159,8 @@ def test_a_ref_lock_stops_a_rollback_the_same_way(project: Repo, cli) -> None:  
 
 def test_a_lock_taken_while_the_edit_is_written(project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A git command takes the ref's lock after the checks: the files are put back, and the apply is refused."""
-    from guard import worktree
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
+    from guard.tree import worktree
 
     before = project.snapshot()
     real = worktree.write

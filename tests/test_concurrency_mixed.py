@@ -52,8 +52,8 @@ def layout(procs: int, files: int) -> dict[str, str]:
 
 def worker(root: str, me: int, ops: int, files: int, seed: int) -> None:
     """One process: `ops` operations through one long-lived Guard (as the MCP server keeps one)."""
-    from guard.engine import Guard
-    from guard.record.rollback import Asked, rollback
+    from guard.pipeline.engine import Guard
+    from guard.turns.rollback import Asked, rollback
 
     g = Guard(root)
     rng = random.Random(seed)
@@ -252,7 +252,7 @@ def test_applies_and_rollbacks_at_once(repo: Repo) -> None:
 def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
     """Two processes racing to undo the same turn: one lands, the other is told it is done."""
     repo.commit({"a.txt": "one\n"})
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     report = Guard(repo.root).apply(json.dumps({"file_path": "a.txt", "old_string": "one", "new_string": "two"}))
     assert report.status == "applied" and report.turn is not None

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import guard
-from guard.diffs import _DIFFLIB_LIMIT, aligned, opcodes, similar, whole_region
+from guard.tree.diffs import _DIFFLIB_LIMIT, aligned, opcodes, similar, whole_region
 
 
 def _replayed(a: list[str], b: list[str], ops: list[tuple[str, int, int, int, int]]) -> list[str]:

@@ -23,9 +23,9 @@ import pytest
 from conftest import Repo, git, journal_pending
 from conftest import guard as guard_child
 
-from guard import worktree
-from guard.engine import Guard
-from guard.record.rollback import rollback
+from guard.pipeline.engine import Guard
+from guard.tree import worktree
+from guard.turns.rollback import rollback
 
 
 def _digest(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -620,7 +620,7 @@ def _blob_stored(root: Path, content: str) -> bool:
 def _read_refused(repo: Repo, cli, path: str, content: str) -> int:  # type: ignore[no-untyped-def]
     """`git agent-read`, `guard.read` and MCP `read_file` refuse `path`: nothing shown, stored or recorded."""
     import guard
-    from guard.reading.hashline_read import Unreadable
+    from guard.pipeline.hashline_read import Unreadable
 
     pytest.importorskip("mcp")
     from guard.adapters import mcp_server

@@ -68,7 +68,7 @@ def test_check_prints_each_location_once(project: Repo) -> None:
 def test_api_mcp_and_hook_print_each_location_once(project: Repo) -> None:
     import guard
     from guard.adapters import mcp_server
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     report = guard.apply(_edit(), repo=str(project.root), check=True)
     assert report.findings and all(not f.message.startswith("app.py") for f in report.findings)

@@ -142,7 +142,7 @@ MCP_BAD = [
 def test_mcp_numbers_out_of_range_are_error_results(project: Repo, tool: str, args: dict[str, object], words: str) -> None:
     pytest.importorskip("mcp")
     from guard.adapters import mcp_server
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     before = project.snapshot()
     r = mcp_server.Session(Guard(project.root), "agent").call(tool, args)

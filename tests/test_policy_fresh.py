@@ -29,7 +29,7 @@ def _same(a: object, b: object) -> None:
 
 @pytest.mark.parametrize("where", ["in the tree", "outside the tree", "--policy"])
 def test_an_extends_file_edited_mid_session_is_read_again(repo: Repo, tmp_path: Path, where: str) -> None:
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     team = (repo.root / "team.yaml") if where == "in the tree" else (tmp_path / "team.yaml")
     team.write_text(OPEN)
@@ -58,7 +58,7 @@ def test_an_extends_file_edited_mid_session_is_read_again(repo: Repo, tmp_path: 
 
 
 def test_a_policy_file_that_appears_mid_session_is_read(repo: Repo) -> None:
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     repo.commit({"keys.py": "K = 0\n"})
     session = Guard(repo.root)

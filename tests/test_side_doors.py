@@ -23,7 +23,7 @@ from conftest import guard as guard_child
 
 
 def Guard(root: Path, policy: str | None = None):  # type: ignore[no-untyped-def]  # noqa: N802
-    from guard.engine import Guard as G
+    from guard.pipeline.engine import Guard as G
 
     return G(root, policy)
 

@@ -115,8 +115,8 @@ class Session:
 
     def note_written(self, report) -> None:  # type: ignore[no-untyped-def]
         """After an applied edit the agent knows the new content (it wrote it)."""
-        from .. import worktree
-        from ..reading import reads
+        from ..record import reads
+        from ..tree import worktree
 
         if report.status != "applied":
             return
@@ -234,7 +234,7 @@ def _problems(spec: dict[str, Any], value: Any, where: str, top: bool = False) -
 
 
 def read_file(s: Session, args: dict[str, Any]) -> Result:
-    from ..reading import hashline_read
+    from ..pipeline import hashline_read
     from ..report.render import finding_text
 
     start, end = args.get("start_line"), args.get("end_line")
@@ -295,7 +295,7 @@ def apply_patch(s: Session, args: dict[str, Any]) -> Result:
 
 
 def list_turns(s: Session, args: dict[str, Any]) -> Result:
-    from ..record import history
+    from ..turns import history
 
     agent = None if args.get("all_agents") else s.agent
     # The diffs are shown as this server's agent may see them: no protected file's contents.
@@ -305,8 +305,8 @@ def list_turns(s: Session, args: dict[str, Any]) -> Result:
 
 
 def rollback(s: Session, args: dict[str, Any]) -> Result:
-    from ..record.rollback import Asked
-    from ..record.rollback import rollback as rollback_turns
+    from ..turns.rollback import Asked
+    from ..turns.rollback import rollback as rollback_turns
 
     if args.get("turn") and args.get("to"):
         return Result("rollback: give turn or to, not both", error=True)

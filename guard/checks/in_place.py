@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..diffs import ChangedLines, changed_lines
 from ..model import FileChange
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 from ..text.textfile import NotText, decode
+from ..tree.diffs import ChangedLines, changed_lines
 from . import notes
 from .base import Blocks, block_of, quote
 from .comments import OPEN_MARK, Syntax, body, syntax_for

@@ -59,9 +59,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..diffs import ChangedLines, changed_lines
 from ..model import FileChange, Finding
 from ..text.lookalikes import disguised, fold
+from ..tree.diffs import ChangedLines, changed_lines
 from . import standin
 from .base import CheckInput, capped, hits, quote
 from .in_place import in_place, norm, regions_of

@@ -35,11 +35,11 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..diffs import ChangedLines, similar
 from ..model import FileChange, Finding
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 from ..text.textfile import NotText
+from ..tree.diffs import ChangedLines, similar
 from . import notes
 from .base import quote
 from .comments import Spans, Syntax, syntax_for

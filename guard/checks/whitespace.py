@@ -31,10 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..diffs import changed_lines, make_change
 from ..model import FileChange, Finding
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import span, visible
+from ..tree.diffs import changed_lines, make_change
 from .base import Blocks, CheckInput, capped, lines_containing
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})

@@ -97,7 +97,7 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     """
     in_a_repository(repo)  # outside every repository: said before anything heavy is imported
     from ..adapters.mcp_server import Session, serve
-    from ..engine import Guard, default_agent
+    from ..pipeline.engine import Guard, default_agent
 
     # The repository, the agent's name and the policy first: a mistake in them is said at
     # once, not after the SDK's imports, which are slow.

@@ -75,7 +75,7 @@ def apply_cmd(
         data = read_input(file, quiet)
     except OSError as exc:
         raise click.UsageError(f"cannot read {file}: {exc.strerror}") from None
-    from ..engine import Guard
+    from ..pipeline.engine import Guard
 
     report = Guard(".", policy).apply(data, format=dialect, agent=agent, turn=turn, check=check, path=target)
     status = emit(report, as_json, show_diff, quiet)

@@ -16,7 +16,7 @@ import click
 from ..bounds import Bound, OutOfRange
 
 if TYPE_CHECKING:
-    from ..engine import Guard
+    from ..pipeline.engine import Guard
     from ..report import Report
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -69,7 +69,7 @@ def change_folder(args: Sequence[str]) -> tuple[list[str], str | None]:
 def in_a_repository(start: str = ".") -> None:
     """A usage error, before anything heavy is imported, when `start` is surely in no repository
     (``guard.files.discovery``): saying so must not cost the import of pygit2, or of the MCP SDK."""
-    from ..files.discovery import outside
+    from ..fs.discovery import outside
 
     problem = outside(start)
     if problem is not None:
@@ -80,7 +80,7 @@ def in_a_repository(start: str = ".") -> None:
 
 def open_guard(policy: str | None = None) -> Guard:
     """The command's Guard, once a write a crash interrupted is rolled back."""
-    from ..engine import Guard
+    from ..pipeline.engine import Guard
 
     g = Guard(".", policy)
     g.recover()

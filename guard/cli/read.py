@@ -46,8 +46,8 @@ def read_cmd(path: str, span: str | None, agent: str | None, as_json: bool) -> N
     2 usage error.
     """
     in_a_repository()
-    from ..engine import Guard
-    from ..reading.hashline_read import Unreadable, parse_lines, shown
+    from ..pipeline.engine import Guard
+    from ..pipeline.hashline_read import Unreadable, parse_lines, shown
 
     try:
         lines = parse_lines(span) if span is not None else None

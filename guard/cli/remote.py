@@ -19,7 +19,7 @@ from ..repo import GitError
 from .base import CONTEXT, InRange, open_guard
 
 if TYPE_CHECKING:
-    from ..engine import Guard
+    from ..pipeline.engine import Guard
 
 _REMOTE = click.argument("remote", default="origin", metavar="[REMOTE]")
 _PRINT = click.option("--print", "only_print", is_flag=True, help="Print the git command; do not run it.")

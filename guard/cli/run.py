@@ -41,9 +41,9 @@ def run_cmd(
     The changes are checked as an edit is; the exit status is the command's, or 1 when
     the policy refuses what it did (with shell.on_violation: revert, it is also undone).
     """
-    from ..engine import default_agent, default_turn
-    from ..record import shell
+    from ..pipeline.engine import default_agent, default_turn
     from ..report.render import human
+    from ..turns import shell
 
     g = open_guard(policy)
     who = default_agent(agent)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from ..bounds import EVENTS, OutOfRange
-from ..report.stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
+from ..turns.stats import MIN_EVENTS, aggregate, parse_since, render_html, render_text
 from .base import CONTEXT, InRange, in_a_repository, open_guard
 
 

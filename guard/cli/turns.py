@@ -41,7 +41,7 @@ def log_cmd(
     shown as AGENT@CLONE.  `agent-guard show ID` shows one turn with its diff.
     """
     in_a_repository()
-    from ..record import history
+    from ..turns import history
 
     g = open_guard(policy)
     patch = patch and not quiet
@@ -53,7 +53,7 @@ def log_cmd(
 
         click.echo(json.dumps({"version": 1, "turns": turns}, ensure_ascii=False))
     elif not turns:
-        from ..engine import default_agent
+        from ..pipeline.engine import default_agent
 
         who = default_agent(agent) if agent else ""
         click.echo(
@@ -76,7 +76,7 @@ def show_cmd(turn_id: str, agent: str | None, as_json: bool, quiet: bool, policy
     out of the diff, as in log.
     """
     in_a_repository()
-    from ..record import history
+    from ..turns import history
 
     turns = history.one_turn(open_guard(policy), turn_id, agent, patch=not quiet)
     if as_json:
@@ -123,7 +123,7 @@ def rollback_cmd(
     The report names the turns undone; it goes to standard output, refused or not.
     """
     in_a_repository()
-    from ..record.rollback import Asked, rollback
+    from ..turns.rollback import Asked, rollback
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
@@ -157,7 +157,7 @@ def gc_cmd(
 ) -> None:
     """Turns that were pushed stay (a fetched copy holds them), unless --include-pushed."""
     in_a_repository()
-    from ..record.prune import gc
+    from ..turns.prune import gc
 
     if keep is None and older is None:
         raise click.UsageError("give --keep N and/or --older-than AGE")
@@ -182,7 +182,7 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     (the Claude Code hook counts per Claude Code session, the MCP server per server).
     """
     in_a_repository()
-    from ..engine import default_agent
+    from ..pipeline.engine import default_agent
     from ..record import ledger, sessions
 
     g = open_guard(policy)

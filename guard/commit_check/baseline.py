@@ -114,7 +114,7 @@ def parse(data: bytes, where: str) -> Baseline:
 
 def from_work_tree(root: Path, path: str) -> Baseline | None:
     """The baseline at `path` in the work tree (None: there is none)."""
-    from ..files.filekind import NotRegular, read_regular
+    from ..fs.filekind import NotRegular, read_regular
 
     try:
         data = read_regular(root / path, follow=False)

@@ -27,11 +27,11 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .. import diffs
 from ..errors import UsageError
 from ..model import FileChange, NumberedLines, Op
 from ..repo import GITLINK, LINK, Entry, GitError, GitRepo, TreeChange
 from ..text.textfile import BOM, is_binary, split
+from ..tree import diffs
 
 TREE = 0o040000
 _OPS = {"A": Op.CREATE, "D": Op.DELETE, "M": Op.MODIFY, "R": Op.RENAME}

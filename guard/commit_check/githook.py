@@ -65,7 +65,7 @@ def hooks_dir(g: Workspace) -> tuple[Path, bool]:
 
 
 def _is_ours(path: Path) -> bool:
-    from ..files.filekind import read_regular
+    from ..fs.filekind import read_regular
 
     try:
         # Not a plain read: a named pipe there would hold it until something wrote to it.

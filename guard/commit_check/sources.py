@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UsageError
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 from ..repo import GitError, GitRepo
 from ..text.wording import plural, short_id
 from .changes import (

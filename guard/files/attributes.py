@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from .. import worktree
 from ..repo import FILE, Entry
+from ..tree import worktree
 
 if TYPE_CHECKING:
     from ..repo import GitRepo

@@ -23,8 +23,8 @@ import posixpath
 from dataclasses import replace
 from typing import TYPE_CHECKING, Sequence
 
-from .. import diffs
 from ..model import FileChange, Finding
+from ..tree import diffs
 from . import paths
 
 if TYPE_CHECKING:

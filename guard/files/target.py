@@ -14,11 +14,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .. import worktree
 from ..model import FileEdit, Finding, Op, PathBase, error
 from ..record import ledger
 from ..repo import EXEC, FILE
 from ..report.audience import CLI, Audience
+from ..tree import worktree
 from . import paths
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def source(ws: Workspace, fe: FileEdit, pol: Policy, here: str = "") -> tuple[st
 def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
     """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
     this content.  An applied edit counts as read (the MCP server records what it wrote)."""
-    from ..reading import reads
+    from ..record import reads
 
     seen = reads.last(ws.repo, agent, path)
     if seen is not None and seen.blob == ws.repo.hash_blob(current):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..diffs import similar
 from ..model import CONTEXT, REMOVED
+from ..tree.diffs import similar
 from .index import MAX_CANDIDATES, FileIndex, Sought, candidates, indent_of, norm_fn
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..diffs import similar
 from ..model import Finding, Snippet, error
 from ..text.regex import lazy
 from ..text.wording import visible
+from ..tree.diffs import similar
 from .index import FileIndex, indent_width
 
 LAZY_SLACK = 4  # lines a marker-free stretch may drop beyond the lines it shows

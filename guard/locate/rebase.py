@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
-from .. import diffs
 from ..model import Change, FileEdit, Finding, Snippet, error, ordered_changes
 from ..text.textfile import Text, decode
 from ..text.wording import quoted, visible
+from ..tree import diffs
 from . import locate_changes
 from .splice import Splice, apply_splices, whole_text
 

@@ -38,8 +38,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..diffs import aligned
 from ..model import Finding, Snippet, error
+from ..tree.diffs import aligned
 from .index import FileIndex, indent_width, norm_fn
 from .pieces import (
     LAZY_SLACK,

@@ -19,13 +19,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from .. import dialects, worktree
+from .. import dialects
 from ..errors import UsageError
 from ..model import EditSet, FileChange, Finding, error
 from ..record import ledger, stage
 from ..repo import RefLocked
 from ..report import Report
 from ..text.textfile import BOM
+from ..tree import worktree
 from . import land
 from .plan import Planned, has_errors, plan, with_verdict
 

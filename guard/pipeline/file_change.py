@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from .. import diffs, worktree
 from ..files import paths, target
 from ..locate import apply_splices, locate_changes
 from ..locate.rebase import Bases, Rewritten, from_earlier, new_text
@@ -23,6 +22,7 @@ from ..repo import FILE
 from ..report.audience import Audience
 from ..text.textfile import Text, decode, decode_or_none
 from ..text.wording import plural
+from ..tree import diffs, worktree
 
 if TYPE_CHECKING:
     from ..files.attributes import AttrLookup
@@ -280,7 +280,8 @@ def bases(call: Call, fe: FileEdit, path: str, before: bytes | None, seen: tuple
 def earlier(call: Call, path: str, before: bytes) -> tuple[tuple[str, Text], ...]:
     """Earlier versions of `path` an agent may have written against: its last read, its last
     write, HEAD's (each once, and only those that differ from the file now)."""
-    from ..reading import anchors, reads
+    from ..reading import anchors
+    from ..record import reads
 
     repo, agent = call.repo, call.agent
     read = reads.last(repo, agent, path)

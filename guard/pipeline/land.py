@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from .. import worktree
 from ..model import FileChange, Finding, error
 from ..record import ledger, stage
 from ..report import TurnRef
+from ..tree import worktree
 
 if TYPE_CHECKING:
     from ..repo import GitRepo

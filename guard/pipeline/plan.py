@@ -133,7 +133,8 @@ def with_verdict(call: Call, planned: Planned, verdict: Verdict, edit_bytes: int
     """`planned` as the verify commands leave it: the files a ``fix: true`` command changed take its
     changes (repair ``verify-fix``), and the policy's checks judge them again, reporting only (the
     files must stay what the commands passed: a whitespace fix becomes a warning)."""
-    from .. import checks, diffs
+    from .. import checks
+    from ..tree import diffs
 
     findings, notes = planned.findings + verdict.findings, planned.notes + verdict.notes
     if not verdict.fixed:

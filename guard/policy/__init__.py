@@ -91,7 +91,7 @@ def _is_bare_name(spec: str) -> bool:
 
 
 def _read_text(path: Path, label: str) -> str:
-    from ..files.filekind import NotRegular, open_regular
+    from ..fs.filekind import NotRegular, open_regular
 
     try:
         # Never a plain open: a named pipe would hold it (and every command) until something wrote to it.
@@ -365,7 +365,7 @@ def load(
 
 def _in_pyproject(root: Path) -> _Layer | None:
     """The layer the ``[tool.agent-guard]`` table of `root`'s pyproject.toml sets, if it has one (``pyproject``)."""
-    from ..files.filekind import NotRegular, read_regular
+    from ..fs.filekind import NotRegular, read_regular
     from .pyproject import FILE, TABLE, has_table
 
     path = root / FILE

@@ -46,7 +46,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from .. import diffs
 from ..locate import Splice, apply_splices
 from ..model import LAST_SEEN, FileEdit, Finding, LineRange, error, line_anchored
 from ..policy import Policy
@@ -55,10 +54,11 @@ from ..repo import GitRepo
 from ..report.audience import CLI, Audience
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import clip, plural, span
+from ..tree import diffs
 
 if TYPE_CHECKING:
+    from ..record import reads
     from ..repo.merge import Conflict
-    from . import reads
 
 _SHOW = 3  # lines of context either side in a hint
 
@@ -110,7 +110,7 @@ def seen_base(repo: GitRepo, pol: Policy, path: str, base: str) -> bool:
     ``git ls-files -s``: under ``read_before_edit`` it counts as the edit's base only when the
     agent saw that blob; otherwise the edit is one with no base, and must find a read.
     """
-    from . import reads
+    from ..record import reads
 
     tag = base.lower()
     if len(tag) < 7 or any(c not in "0123456789abcdef" for c in tag):
@@ -123,7 +123,7 @@ def seen_base(repo: GitRepo, pol: Policy, path: str, base: str) -> bool:
 
 def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
     """The versions of `path` the agent is known to have seen: its last write, its last read."""
-    from . import reads
+    from ..record import reads
 
     read = reads.last(repo, agent, path)
     ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
@@ -165,7 +165,7 @@ def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy
 
 def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> _Base | Finding:
     """Step 1 of the module doc: the version the edit's tag names (or, for ``LAST_SEEN``, the one the agent saw)."""
-    from . import reads
+    from ..record import reads
 
     agent = who.name
     tag = (fe.base or "").lower()
@@ -521,7 +521,7 @@ def _excerpt(text: Text, line: int) -> str:
 def _unread(
     repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str, claimed: str | None = None
 ) -> Finding | None:
-    from . import reads
+    from ..record import reads
 
     agent = who.name
     current = repo.hash_blob(before)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 from ..repo import GitRepo
 from ..text.regex import lazy
 

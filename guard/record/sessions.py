@@ -23,7 +23,7 @@ import os
 import time
 from pathlib import Path
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 
 DEFAULT = "default"
 _MAX = 200  # a session name is a trailer value: one line, bounded

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .. import worktree
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 from ..model import FileChange, Op
 from ..repo import FILE, GitRepo
+from ..tree import worktree
 
 if TYPE_CHECKING:
     from ..repo.status import Dirty, IndexFile
@@ -279,7 +279,7 @@ def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Fo
     taken_out = _others(repo, snap, prefix, pairs)
     out: list[FileChange] = []
     originals: dict[str, bytes | None] = {}
-    from ..diffs import make_change
+    from ..tree.diffs import make_change
 
     for path, (b, bmode, a, amode) in pairs.items():
         if path in taken_out:

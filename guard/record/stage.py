@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from .. import worktree
 from ..repo import FILE, Entry, GitRepo
+from ..tree import worktree
 from . import clones, ledger
 
 if TYPE_CHECKING:

@@ -96,7 +96,7 @@ class Attributes:
         symbolic link is refused too: git does not follow one there (it reads the index's
         copy, if any), libgit2 does, and no handle reads attributes git's way past it.
         """
-        from ..files.filekind import kind
+        from ..fs.filekind import kind
 
         files: list[tuple[str, str]] = []
         if "" in folders:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 import pygit2
 
-from ..files.discovery import not_found
+from ..fs.discovery import not_found
 from . import objects
 from .attributes import Attributes, AttrLookup, AttrValue
 from .errors import GitError, NotARepository, RefLocked, RefMoved

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 from .checkout_files import NotPrivate as NotPrivate
 from .checkout_files import (
     clear,

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ..files.filekind import NotRegular, kind, read_regular
+from ..fs.filekind import NotRegular, kind, read_regular
 
 if TYPE_CHECKING:
     from datetime import datetime

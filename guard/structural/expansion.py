@@ -27,13 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from .. import worktree
-from ..diffs import opcodes
 from ..files import paths, redaction
 from ..model import EditSet, FileEdit, Finding, LineRange, Op, PathBase, Rewrite, error
 from ..repo import EXEC, FILE
 from ..text.textfile import BOM, NotText, decode, split
 from ..text.wording import clip, plural
+from ..tree import worktree
+from ..tree.diffs import opcodes
 from . import globs, languages, matches, template
 from .languages import Language
 

@@ -425,7 +425,7 @@ def python_target(root: Path | None) -> tuple[int, int] | None:
 def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
     import tomllib
 
-    from ..files.filekind import read_regular
+    from ..fs.filekind import read_regular
 
     try:
         # A pipe there must not hold the check (read_regular never waits), nor nesting crash it.

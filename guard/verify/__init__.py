@@ -480,7 +480,7 @@ class _Session:
             self.shadow.check_out(tree, self.head, sealer(self.pol), sealed_key(self.pol))
 
     def _read(self, path: str) -> bytes | None:
-        from .. import worktree
+        from ..tree import worktree
 
         try:
             return worktree.read(self.shadow.work, path)[0]
@@ -560,8 +560,8 @@ class _Session:
         return error("verify", None, None, _with_output(message, lines), hint)
 
     def rewrote(self, inv: Invocation, tree: str, seen: Seen, again: bool = False) -> Finding:
-        from .. import diffs
         from ..model import Op
+        from ..tree import diffs
 
         cmd = inv.command
         names = ", ".join(sorted(seen.changed))

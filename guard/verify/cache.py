@@ -21,7 +21,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Mapping
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 
 VERSION = 1
 KEPT = 512

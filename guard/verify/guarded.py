@@ -89,8 +89,8 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Before:
 
 def put_back(repo: GitRepo, before: Before, prefix: str, limit: int | None) -> PutBack:
     """Compare the user's repository with `before` and put back what changed (see the module doc)."""
-    from .. import worktree
     from ..record import snapshot, stage
+    from ..tree import worktree
 
     done: list[str] = []
     left: list[str] = []
@@ -188,8 +188,8 @@ def _entries(folder: Path) -> dict[str, Entry]:
 
 def _files(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None, done: list[str], left: list[str]) -> None:
     """The work tree's files as they were: changed and deleted ones written back, new ones removed."""
-    from .. import worktree
     from ..record import snapshot
+    from ..tree import worktree
 
     found = snapshot.changes(repo, snap, prefix, limit)
     left += [f"{path}: {why}" for path, why in found.unrecorded]

@@ -58,7 +58,7 @@ def _value(line: bytes) -> bytes:
 
 def _contents(shadow: Shadow, pol: Policy, sealed: Callable[[str], bool]) -> Iterable[tuple[str, bytes]]:
     """Every version of each protected file: the work tree's, the index's and HEAD's."""
-    from .. import worktree
+    from ..tree import worktree
 
     repo = shadow.repo
     paths = [p for p in shadow.user_files(_pathspecs(pol)) if sealed(p)]

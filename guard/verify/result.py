@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 
 if TYPE_CHECKING:
     from ..model import FileChange
@@ -46,8 +46,8 @@ class Built:
 
 def build(repo: GitRepo, shadow: Shadow, ledger_ref: str, agent: str, changes: Sequence[FileChange]) -> Built:
     """The result of `changes` (see the module doc), its blobs and trees written to the object database."""
-    from .. import worktree
     from ..repo import FILE, Entry
+    from ..tree import worktree
 
     notes: list[str] = []
     head = repo.head_commit()

@@ -16,7 +16,7 @@ import pytest
 from conftest import Repo, run_cli
 
 from guard.adapters.claude import stash
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 from guard.report import events
 
 OLD = "def f():\n    return 1\n"

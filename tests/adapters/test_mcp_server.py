@@ -19,7 +19,7 @@ from guard.adapters import mcp_server  # noqa: E402
 
 
 def Guard(root: Path):  # type: ignore[no-untyped-def]  # noqa: N802
-    from guard.engine import Guard as G
+    from guard.pipeline.engine import Guard as G
 
     return G(root)
 

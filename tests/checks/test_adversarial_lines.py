@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guard.checks import CheckInput, conflict, no_attr, placeholder, whitespace
-from guard.diffs import make_change
 from guard.locate.pieces import weak
 from guard.model import FileChange, Op
 from guard.policy import load
+from guard.tree.diffs import make_change
 
 POLICY = load(None, "default")
 LIMIT_MS = 50.0

@@ -8,8 +8,8 @@ import pytest
 
 from guard import policy as policy_mod
 from guard.checks import CheckInput, Usage, budget, no_attr
-from guard.diffs import make_change
 from guard.model import FileChange, Op
+from guard.tree.diffs import make_change
 
 
 def lines(n: int, prefix: str = "x") -> bytes:

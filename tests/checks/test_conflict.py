@@ -6,8 +6,8 @@ import pytest
 
 from guard import policy as policy_mod
 from guard.checks import CheckInput, conflict, no_attr
-from guard.diffs import make_change
 from guard.model import Op
+from guard.tree.diffs import make_change
 
 POLICY = policy_mod.load(None, "default")
 CONFLICT = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n"

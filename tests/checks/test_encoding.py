@@ -6,8 +6,8 @@ import pytest
 
 from guard import policy as policy_mod
 from guard.checks import AttrLookup, CheckInput, content_finding, encoding, no_attr
-from guard.diffs import make_change
 from guard.model import FileChange, Op
+from guard.tree.diffs import make_change
 
 POLICY = policy_mod.load(None, "default")
 

@@ -8,8 +8,8 @@ import pytest
 
 from guard import policy as policy_mod
 from guard.checks import CheckInput, markers, no_attr, placeholder
-from guard.diffs import make_change
 from guard.model import FileChange, Finding, Op
+from guard.tree.diffs import make_change
 
 DEFAULT = policy_mod.load(None, "default")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from guard import policy as policy_mod
 from guard.checks import CHECKS, CheckInput, CheckResult, Usage, no_attr, run
-from guard.diffs import make_change
 from guard.model import FileChange, Op
+from guard.tree.diffs import make_change
 
 
 def test_registry() -> None:

@@ -14,9 +14,9 @@ from guard.checks import CheckInput, no_attr, placeholder
 from guard.checks.comments import Spans, syntax_for
 from guard.checks.linekind import BLANK, CLOSER, CODE, COMMENT, EMPTY, STRING, STUB, line_kind
 from guard.checks.pointers import gives_reason, points
-from guard.diffs import changed_lines as regions
-from guard.diffs import make_change
 from guard.model import FileChange, Finding, Op
+from guard.tree.diffs import changed_lines as regions
+from guard.tree.diffs import make_change
 
 DEFAULT = policy_mod.load(None, "default")
 

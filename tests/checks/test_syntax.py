@@ -15,9 +15,9 @@ import pytest
 from conftest import checkout_env
 
 from guard.checks import syntax
-from guard.diffs import make_change
 from guard.model import Op
 from guard.syntax import languages
+from guard.tree.diffs import make_change
 
 # language: (path, before, an edit that keeps it parsing, an edit that breaks it, a broken file)
 LANGUAGES: dict[str, tuple[str, str, str, str, str]] = {

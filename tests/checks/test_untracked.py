@@ -8,8 +8,8 @@ import pytest
 
 from guard import policy as policy_mod
 from guard.checks import CheckInput, no_attr, untracked
-from guard.diffs import make_change
 from guard.model import FileChange, Op
+from guard.tree.diffs import make_change
 
 POLICY = policy_mod.load(None, "default")
 TRACKED = {"src/a.py", "old.py"}

@@ -10,8 +10,8 @@ import pytest
 from guard import policy as policy_mod
 from guard.checks import CheckInput, no_attr, run, whitespace
 from guard.checks.whitespace import ALL, DEFAULT, Rules, fix, fix_line, line_errors, parse_rules
-from guard.diffs import make_change
 from guard.model import FileChange, Op
+from guard.tree.diffs import make_change
 
 STRICT = policy_mod.load(None, "strict")  # whitespace: error
 PRESET = policy_mod.load(None, "default")  # whitespace: fix

@@ -20,7 +20,7 @@ import json, os, sys
 from guard.cli import program
 real_exit = os._exit
 def leave(status):
-    heavy = sorted(m for m in ("pygit2", "mcp", "guard.engine", "guard.record.history") if m in sys.modules)
+    heavy = sorted(m for m in ("pygit2", "mcp", "guard.pipeline.engine", "guard.turns.history") if m in sys.modules)
     print(json.dumps({"status": status, "heavy": heavy}), file=sys.stderr)
     sys.stderr.flush()
     real_exit(status)

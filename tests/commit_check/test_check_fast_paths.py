@@ -27,12 +27,12 @@ from guard.checks import CheckInput, base, conflict, markers, phrases, placehold
 from guard.checks.comments import GENERIC, PHP, PYTHON, Syntax, syntax_for
 from guard.cli.check import repo_paths
 from guard.commit_check import changes
-from guard.diffs import make_change
 from guard.errors import UsageError
 from guard.files import paths
 from guard.model import FileChange, Finding, Op
 from guard.text import globs
 from guard.text.textfile import NotText, decode
+from guard.tree.diffs import make_change
 from guard.workspace import Workspace
 
 DEFAULT = policy_mod.load(None, "default")

@@ -663,8 +663,8 @@ def test_hook_without_agent_guard_says_how_to_fix(repo: Repo, tmp_path: Path) ->
 @pytest.mark.parametrize("data", [b"", b"a\nb\n", b"a\r\nb", "\ufeffx = 1\n".encode(), b"\x00bin\n", b"caf\xe9\n", b"\n\n"])
 def test_created_is_make_change_without_the_diff(data: bytes) -> None:
     from guard.commit_check.changes import created
-    from guard.diffs import make_change
     from guard.model import Op
+    from guard.tree.diffs import make_change
 
     expected = make_change("f.txt", Op.CREATE, None, data, new_mode=0o100644)._replace(diff="")
     assert created("f.txt", data, 0o100644) == expected

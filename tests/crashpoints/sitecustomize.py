@@ -14,7 +14,7 @@ _AT = os.environ.get("AGENT_GUARD_CRASH_AT")
 if _AT:
     import signal
 
-    import guard.worktree
+    import guard.tree.worktree
 
     def _crash(label: str) -> None:
         if label == _AT:

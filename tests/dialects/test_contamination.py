@@ -14,7 +14,7 @@ from conftest import Repo
 
 from guard.dialects import contamination, parse, searchreplace
 from guard.model import ADDED, EditSet, Hunk, Replace
-from guard.report import stats
+from guard.turns import stats
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 CALC_MUL = CALC.replace("return a * b", "return int(a * b)")

@@ -28,8 +28,8 @@ from conftest import git
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from guard.engine import Guard
-from guard.reading.hashline_read import read as agent_read
+from guard.pipeline.engine import Guard
+from guard.pipeline.hashline_read import read as agent_read
 
 PATH = "src/module.txt"  # no syntax checker judges it: random lines need not parse
 

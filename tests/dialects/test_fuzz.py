@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guard import dialects
-from guard.engine import Guard
 from guard.model import EditSet, ParseError
+from guard.pipeline.engine import Guard
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 EXAMPLE_SECONDS = 10  # far above the slowest honest example (~50 ms); a hang trips it

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo, git, run_cli
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 
 BASE = {"a.txt": "one\ntwo\nthree\n", "src/app.py": "x = 1\n", "docs/readme.md": "# docs\n"}
 

@@ -119,7 +119,7 @@ def _hook(repo: Repo, tool: str, tool_input: dict[str, str]) -> tuple[int, str]:
 def _mcp(repo: Repo, path: str) -> str:
     pytest.importorskip("mcp")
     from guard.adapters import mcp_server
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     result = mcp_server.Session(Guard(repo.root), "model").call("write_file", {"path": path, "content": SETTINGS})
     assert result.error, (path, result.text)

@@ -171,8 +171,8 @@ def test_a_read_of_a_special_file_is_refused(project: Repo, kind: str, monkeypat
     # The Python API and the MCP tool read the same way.
     import guard
     from guard.adapters import mcp_server
-    from guard.engine import Guard
-    from guard.reading.hashline_read import Unreadable
+    from guard.pipeline.engine import Guard
+    from guard.pipeline.hashline_read import Unreadable
 
     monkeypatch.chdir(project.root)
     with within(), pytest.raises(Unreadable) as raised:
@@ -342,7 +342,7 @@ OWN_FILES = (
 
 
 def test_a_pipe_at_one_of_agent_guards_own_files_is_not_waited_on(project: Repo) -> None:
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     def edit(old: str, new: str) -> str:
         return json.dumps({"file_path": "shapes.py", "old_string": old, "new_string": new})

@@ -581,7 +581,6 @@ def _setup(repo: Repo, cell: Cell, dialect: str) -> None:
     repo.commit({PATH: cell.committed if cell.committed is not None else cell.file})
     if dialect == "hashline":
         import guard
-        from guard.reading.hashline_read import read as _read  # noqa: F401  (the read records what was shown)
 
         guard.read(PATH, str(repo.root), agent="agent")
     if cell.committed is not None:

@@ -28,7 +28,7 @@ from conftest import GIT_ENV
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 
 EXAMPLES = int(os.environ.get("AG_PROPERTY_EXAMPLES", "300"))
 RANDOM = bool(os.environ.get("AG_PROPERTY_RANDOM"))  # fresh examples (hunting), not the fixed run

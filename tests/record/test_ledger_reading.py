@@ -17,9 +17,10 @@ from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard.engine import Guard
 from guard.errors import UsageError
-from guard.record import history, ledger, prune, rollback
+from guard.pipeline.engine import Guard
+from guard.record import ledger
+from guard.turns import history, prune, rollback
 
 
 def _replayed(newest_first: list[ledger.Turn]) -> dict[str, bool]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import Repo, alarm, run_cli
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 from guard.record import sessions
 
 POLICY = "extends: default\nbudget:\n  per_session: {lines_added: 3}\n"

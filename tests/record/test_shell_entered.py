@@ -14,7 +14,8 @@ from dataclasses import replace
 import pytest
 from conftest import Repo
 
-from guard.record import entered, shell
+from guard.record import entered
+from guard.turns import shell
 
 ROWS = [
     ("make test", (), False),
@@ -66,7 +67,7 @@ def test_from_an_unknown_folder_only_absolute_ones_are_known() -> None:
 def test_a_policy_is_carried_exactly_or_not_at_all(repo: Repo) -> None:
     """What the hook keeps between its two processes comes back as the same policy; one JSON cannot
     carry exactly (a date, which no schema-checked policy holds) is refused, never approximated."""
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     repo.commit({".agent-guard.yaml": "shell: {on_violation: revert}\npaths: {protected_extra: ['deploy/**']}\n"})
     g = Guard(repo.root)

@@ -8,7 +8,8 @@ from typing import Any, Iterator
 import pytest
 from conftest import Repo
 
-from guard.report import events, stats
+from guard.report import events
+from guard.turns import stats
 
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z
 DAY = 86_400

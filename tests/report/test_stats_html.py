@@ -20,7 +20,8 @@ from typing import Any, Iterator
 import pytest
 from conftest import Repo
 
-from guard.report import events, stats
+from guard.report import events
+from guard.turns import stats
 
 T0 = 1_767_225_600
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo, command_env
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 
 pytest.importorskip("ast_grep_py", reason="structural rewrites need the `structural` extra")
 AST_GREP = shutil.which("ast-grep", path=command_env()["PATH"])

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo, checkout_env
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 
 pytest.importorskip("ast_grep_py", reason="structural rewrites need the `structural` extra")
 

@@ -15,7 +15,7 @@ import json
 import pytest
 from conftest import Repo
 
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 
 pytest.importorskip("ast_grep_py", reason="structural rewrites need the `structural` extra")
 

@@ -18,7 +18,7 @@ MEANT = SRC.replace("    y = x + 1\n", "    y = x + 100\n")
 
 
 def Guard(root):  # type: ignore[no-untyped-def]  # noqa: N802
-    from guard.engine import Guard as G
+    from guard.pipeline.engine import Guard as G
 
     return G(root)
 

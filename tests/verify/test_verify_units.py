@@ -9,10 +9,10 @@ import pytest
 from conftest import Repo, run_cli
 
 from guard import policy as policy_mod
-from guard.diffs import make_change
 from guard.files import redaction
 from guard.model import Op
 from guard.policy import Policy
+from guard.tree.diffs import make_change
 from guard.verify import cache, sealer
 from guard.verify.commands import DEFAULT_TIMEOUT, Command, configured, invocation
 from guard.verify.process import execute, tail

@@ -150,7 +150,7 @@ def test_the_installed_package_has_no_crash_points(repo: Repo) -> None:
 def test_making_a_guard_reads_only_and_recover_is_explicit(repo: Repo) -> None:
     """A Guard is made without taking the lock or writing (the state it finds is the state it
     reports); `recover()`, which every command calls first, rolls an interrupted write back."""
-    from guard.engine import Guard
+    from guard.pipeline.engine import Guard
 
     repo.commit({"a.txt": "one\ntwo\nthree\n", "c.txt": "doomed\n", "d.txt": "old\n"})
     before = _tree(repo)

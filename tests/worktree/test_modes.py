@@ -147,7 +147,7 @@ def test_a_turn_the_claude_code_hook_recorded_rolls_back_with_the_bits(project: 
     ],
 )
 def test_permissions(kept: int | None, git_mode: int, umask: int, want: int) -> None:
-    from guard.worktree import permissions
+    from guard.tree.worktree import permissions
 
     assert permissions(kept, git_mode, umask) == want
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ...errors import UsageError
-from ...files.filekind import read_regular
+from ...fs.filekind import read_regular
 from . import stash
 from .answer import BLOCK, REPORTED, Answer, PayloadError, output
 from .payload import Call, agent_of, session_cwd, turn_of
 
 if TYPE_CHECKING:
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
 
 def command(call: Call) -> Answer:
@@ -51,7 +51,7 @@ def command(call: Call) -> Answer:
 def _repositories(folders: list[str], policy: str | None, seen: set[str] | None = None) -> list[Guard]:
     """The repository of each folder (of the nearest one that exists: the command may make it),
     each once (`seen`: the roots already found), in the order the folders come."""
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
     seen = set() if seen is None else seen
     out: list[Guard] = []
@@ -71,7 +71,8 @@ def _repositories(folders: list[str], policy: str | None, seen: set[str] | None 
 
 def _before(call: Call, cwd: str, text: str, name: str) -> Answer:
     """PreToolUse of a command: a stash of what is there before it, in each repository it can change."""
-    from ...record import entered, shell, snapshot
+    from ...record import entered, snapshot
+    from ...turns import shell
 
     guards = _repositories([cwd, *entered.entered(text, cwd).folders], call.policy)
     if not guards:
@@ -152,8 +153,8 @@ def _pending_roots(name: str) -> list[str]:
 
 def _after(call: Call, cwd: str, text: str, name: str) -> Answer:
     """PostToolUse of a command: finish the turn of each repository the pre hook took a stash in."""
-    from ...engine import Guard
-    from ...record import shell
+    from ...pipeline.engine import Guard
+    from ...turns import shell
 
     first = _first_stash(cwd, text, name, call.policy)
     if first is None:

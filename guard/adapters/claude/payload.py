@@ -16,7 +16,7 @@ from ...errors import UsageError
 from .answer import PayloadError
 
 if TYPE_CHECKING:
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write")
 PASSED = ("NotebookEdit",)
@@ -81,7 +81,7 @@ def locate(target: str, cwd: str, policy: str | None) -> tuple[Guard, str] | Non
     edit's path.  A folder reached through a symbolic link (a linked home) counts as
     the repository's when it is the repository's root or inside it.
     """
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
     full = target if target.startswith("/") else os.path.join(cwd, target)
     parts = full.split("/")
@@ -115,7 +115,7 @@ def outside_write(target: str, cwd: str) -> Any:
     (``control.user_kind``: `~/.claude/settings.json`, `~/.gitconfig`...).  None for any other path:
     Claude Code's own permissions decide those."""
     from ...files.control import user_kind
-    from ...files.discovery import git_directory_above
+    from ...fs.discovery import git_directory_above
     from ...model import error
 
     full = os.path.abspath(target if target.startswith("/") else os.path.join(cwd, target))
@@ -176,6 +176,6 @@ def session_cwd(call: Call) -> str:
 
 def agent_of(call: Call) -> str:
     """`--agent`, $AGENT_GUARD_AGENT, else ``claude``."""
-    from ...engine import default_agent
+    from ...pipeline.engine import default_agent
 
     return default_agent(call.agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")

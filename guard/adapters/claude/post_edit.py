@@ -21,8 +21,8 @@ from .answer import BLOCK, REPORTED, Answer
 from .payload import PASSED, Call
 
 if TYPE_CHECKING:
-    from ...engine import Guard
     from ...model import FileChange
+    from ...pipeline.engine import Guard
 
 READ_LINES = 2000  # lines Claude Code's Read shows when the call gives no limit
 
@@ -83,8 +83,8 @@ def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | Non
     the agent's).  Where the other change touches the same lines, nobody can tell the two
     apart: nothing is given to the agent, and the hook says so.
     """
-    from ... import worktree
     from ...report import Report, events
+    from ...tree import worktree
 
     try:
         after, new_mode = worktree.read(g.root, rel)
@@ -121,8 +121,8 @@ def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | Non
 
 def _change(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | None, new_mode: int | None) -> FileChange:
     """The turn's change to `rel`: `before` to `after`, in the stashed mode before (the file's, without one)."""
-    from ... import diffs
     from ...model import Op
+    from ...tree import diffs
 
     op = Op.CREATE if before is None else Op.DELETE if after is None else Op.MODIFY
     return diffs.make_change(
@@ -182,9 +182,9 @@ def _others_change(before: bytes | None, intended: bytes, now: bytes | None) -> 
 def _denied(g: Guard, call: Call, rel: str, kept: stash.Denied, turn: str | None) -> Answer:
     """The pre hook denied the call, and Claude Code wrote it anyway: put the file back
     (``_put_back``), record nothing as the agent's, and tell the model."""
-    from ... import worktree
     from ...repo import FILE
     from ...report import Report, events
+    from ...tree import worktree
 
     try:
         now, mode = worktree.read(g.root, rel)
@@ -231,8 +231,8 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
     A path agent-guard would not show (protected, unless the policy says read_protected)
     is not recorded either: its content is never stored as a blob.
     """
-    from ... import worktree
-    from ...reading import reads
+    from ...record import reads
+    from ...tree import worktree
 
     rel2, finding = g.resolve(rel, g.policy(agent), reading=True)
     if finding is not None or rel2 is None:

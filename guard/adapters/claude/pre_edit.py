@@ -20,7 +20,7 @@ from .answer import Answer, PayloadError, deny, passing
 from .payload import PASSED, Call
 
 if TYPE_CHECKING:
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
 
 def pre(g: Guard, call: Call, rel: str, ti: dict[str, Any], agent: str, turn: str | None) -> Answer:
@@ -50,8 +50,8 @@ def pre(g: Guard, call: Call, rel: str, ti: dict[str, Any], agent: str, turn: st
         _stash_denial(g, call, rel, agent, turn, [refusal])
         return _refuse(g, call, refusal, agent, turn, edit_bytes, started)
     if tool in PASSED:
-        from ... import worktree
         from ...files.target import special_file
+        from ...tree import worktree
 
         try:
             kept = _passed(g, resolved, agent, turn, None, [], time.monotonic() - started)
@@ -90,7 +90,7 @@ def _passed(
 ) -> stash.Passed:
     """The stash of a call the check passed: the file as it is now, and the folders the tool will make
     on the way to it (the turn's: a rollback takes them away again once they are empty)."""
-    from ... import worktree
+    from ...tree import worktree
 
     before, mode = worktree.read(g.root, rel)
     try:
@@ -115,9 +115,9 @@ def _stash_denial(
 ) -> None:
     """Note a denied call, so that a PostToolUse for it (a build that let it through) undoes the write.
     `rel` as the tool named it: a path the resolver refused may still be a file of the tree."""
-    from ... import worktree
     from ...files import paths
     from ...report.render import finding_text
+    from ...tree import worktree
 
     plain, refused = paths.resolve(g.root, rel)
     if plain is None or refused is not None:
@@ -158,8 +158,8 @@ def _simulate(text: str, edits: list[Any]) -> str | None:
 def _edit_for(g: Guard, tool: str, ti: dict[str, Any], rel: str) -> tuple[str, str, bytes | None]:
     """The edit (text, dialect) whose check decides the tool call, and the file as the tool will
     leave it (None when the tool's own match would fail); `rel` is resolved."""
-    from ... import diffs, worktree
     from ...model import Op
+    from ...tree import diffs, worktree
 
     if tool == "Write":
         content = ti.get("content")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
-    from ...engine import Guard
+    from ...pipeline.engine import Guard
 
 VERSION = 1  # of the file's format: a stash of any other is no stash
 STASH_DAYS = 1  # stashes whose post hook never came (the tool failed) are dropped after this
@@ -74,7 +74,7 @@ _DENIED = frozenset(_COMMON + ("denied",))
 
 def folder(g: Guard) -> Path:
     """Where the hook keeps its stashes (made when missing)."""
-    from ... import worktree
+    from ...tree import worktree
 
     d = worktree.state_dir(g.repo) / "hooks" / "claude-code"
     d.mkdir(parents=True, exist_ok=True)
@@ -113,7 +113,7 @@ def write(g: Guard, called: str, stash: Stash) -> None:
 def take(g: Guard, called: str, rel: str) -> Passed | Denied | None:
     """The stash kept under `called` for the file `rel`, taken away; None when there is none, or
     none this version of agent-guard wrote for `rel` (see the module doc)."""
-    from ...files.filekind import read_regular
+    from ...fs.filekind import read_regular
 
     path = folder(g) / called
     try:

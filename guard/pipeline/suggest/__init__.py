@@ -33,7 +33,6 @@ import posixpath
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ... import worktree
 from ...files import redaction, target
 from ...locate import apply_splices, locate_changes
 from ...locate.index import file_index
@@ -53,11 +52,12 @@ from ...model import (
     line_anchored,
     ordered_changes,
 )
-from ...reading import reads
+from ...record import reads
 from ...report import Suggestion
 from ...report.audience import Audience
 from ...text.textfile import Text, decode_or_none
 from ...text.wording import brief
+from ...tree import worktree
 from .. import file_change
 from .rewrite import Rewrite
 from .settle import Settled, settle
@@ -404,7 +404,7 @@ def _read_spans(s: _Session, path: str, now: Text, after: Text) -> tuple[tuple[i
     """The lines of the file as it is now that the agent has seen, once shown the suggestion: those
     unchanged since its last read that the read showed, and those the suggestion changes (or
     inserts between)."""
-    from ...diffs import opcodes
+    from ...tree.diffs import opcodes
     from .relines import carried
     from .settle import keyed
 

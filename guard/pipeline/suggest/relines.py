@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...diffs import aligned
 from ...model import FileEdit, LineRange
 from ...repo import GitRepo
 from ...text.textfile import NotText, Text, decode
 from ...text.wording import brief, span
+from ...tree.diffs import aligned
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...diffs import aligned, similar
 from ...text.textfile import Text
+from ...tree.diffs import aligned, similar
 
 Edit = tuple[int, int, tuple[str, ...]]  # base lines [a0, a1) become these keyed lines
 

@@ -26,8 +26,8 @@ import json
 import re
 from typing import Callable, Sequence
 
-from ... import diffs
 from ...model import LineRange, Op
+from ...tree import diffs
 from .rewrite import Rewrite
 
 MOST_CONTEXT = 12  # lines of context a chunk may need to stand once in the file

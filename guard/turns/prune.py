@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import time
 
-from .. import worktree
 from ..bounds import AGE_SECONDS, KEEP
-from ..engine import Guard
 from ..errors import UsageError
+from ..pipeline.engine import Guard
+from ..record import clones, ledger
 from ..text.wording import plural
-from . import clones, history, ledger
+from ..tree import worktree
+from . import history
 
 _AGE = re.compile(r"^([0-9]+)([smhdw])$")
 

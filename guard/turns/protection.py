@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import worktree
-from ..engine import Guard
 from ..files import control, paths
 from ..model import Finding
+from ..pipeline.engine import Guard
 from ..policy import Policy
+from ..record import ledger
 from ..repo import FILE, Entry
-from . import history, ledger
+from ..tree import worktree
+from . import history
 
 
 def protection(

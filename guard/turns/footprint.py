@@ -129,8 +129,8 @@ def described(item: Item) -> str:
 
 def remove(g: Workspace, found: list[Item]) -> list[str]:
     """Take `found` away (refs only where they still point where they did); what was done, line by line."""
-    from .. import worktree
     from ..commit_check import githook
+    from ..tree import worktree
 
     done: list[str] = []
     with worktree.locked(g.repo):

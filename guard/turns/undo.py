@@ -12,15 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import diffs, worktree
-from ..engine import Guard, default_agent
 from ..model import FileChange, Finding, Op, error
+from ..pipeline.engine import Guard, default_agent
 from ..policy import Policy
+from ..record import ledger
 from ..repo import FILE, TreeChange
 from ..repo.merge import merge_file
 from ..text.textfile import NotText, decode
 from ..text.wording import clip
-from . import history, ledger
+from ..tree import diffs, worktree
+from . import history
 
 
 class _State:

@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files.filekind import read_regular
+from ..fs.filekind import read_regular
 from ..repo import GitRepo
 
 VERSION = 1

@@ -20,14 +20,15 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
 
-from .. import worktree
-from ..engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from ..errors import UsageError
 from ..files import redaction
+from ..pipeline.engine import Guard, default_agent, lock_finding, ref_locked, swapped_path
 from ..policy import Policy
+from ..record import clones, ledger, stage
 from ..repo import GitError, RefLocked
 from ..report import Report, TurnRef
-from . import clones, history, ledger, stage
+from ..tree import worktree
+from . import history
 from .protection import protection
 from .undo import undo_turns
 

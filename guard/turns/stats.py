@@ -565,7 +565,7 @@ def parse_since(text: str) -> datetime:
     from datetime import datetime, timedelta, timezone
 
     from ..bounds import AGE_SECONDS, OutOfRange
-    from .events import parse_time
+    from ..report.events import parse_time
 
     m = _AGE.fullmatch(text.strip())
     if m:

@@ -40,13 +40,13 @@ import time
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from .. import worktree
 from ..model import Finding, error, warning
+from ..record import snapshot
 from ..report import Report, TurnRef
-from . import snapshot
+from ..tree import worktree
 
 if TYPE_CHECKING:
-    from ..engine import Guard
+    from ..pipeline.engine import Guard
     from ..policy import Policy
     from ..verify import Verdict
 
@@ -111,7 +111,7 @@ def _policy(doc: object) -> Policy:
 
 def begin(g: Guard, agent: str) -> Before:
     """The work tree and the policy before a command (under the repository lock, after any crash is recovered)."""
-    from . import stage
+    from ..record import stage
 
     pol = g.policy(agent)
     with worktree.locked(g.repo):
@@ -226,8 +226,8 @@ def finish(
     ``time.monotonic()`` instant, its name) they must be done by.  The report shows no protected
     file's contents (``redaction``)."""
     from ..files import redaction
+    from ..record import stage
     from ..report import events
-    from . import stage
 
     began = started if started is not None else time.monotonic()
     pol = before.policy
@@ -294,7 +294,7 @@ def _verify(g: Guard, pol: Policy, agent: str, found: snapshot.Found, deadline: 
 
 def _goes_on(g: Guard, pol: Policy, agent: str, turn: str) -> bool:
     """Is `turn` the agent's latest turn, which a record under its id would go on with?"""
-    from . import ledger
+    from ..record import ledger
 
     tip = ledger.latest(g.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, g.ledger_memo)
     return tip is not None and tip.kind == "turn" and tip.id == turn
@@ -310,7 +310,7 @@ def _record(
     later turn or rollback came after (a revert within Claude Code's prompt), cannot go on: the
     change is recorded as the next number rather than not at all (it would land in the user's next
     sync), and a note says so."""
-    from . import ledger, stage
+    from ..record import ledger, stage
 
     said: tuple[str, ...] = ()
     with worktree.locked(g.repo):

@@ -36,8 +36,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .files.filekind import NotRegular, open_regular, read_regular
-from .repo import EXEC, FILE, GitRepo
+from ..fs.filekind import NotRegular, open_regular, read_regular
+from ..repo import EXEC, FILE, GitRepo
 
 TMP_MARK = ".agent-guard-tmp-"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

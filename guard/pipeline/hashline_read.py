@@ -31,17 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import worktree
 from ..files import paths
 from ..files.target import special_file
 from ..model import Finding, error
+from ..record import reads
 from ..report.audience import Audience
 from ..text.textfile import decode
 from ..text.wording import span
-from . import reads
+from ..tree import worktree
 
 if TYPE_CHECKING:
-    from ..engine import Guard
+    from .engine import Guard
 
 TAG_DIGITS = 8
 _TO_END = 1 << 62
@@ -147,7 +147,7 @@ def shown(
     ``Unreadable`` when the file cannot be shown.
     """
     from ..checks import content_finding
-    from ..engine import default_agent
+    from .engine import default_agent
 
     who = default_agent(agent)
     repo = guard_session.repo

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Iterator
 
-from .. import diffs
 from ..bounds import TURNS
-from ..engine import Guard, default_agent
 from ..errors import UsageError
 from ..files import redaction
 from ..model import Op
+from ..pipeline.engine import Guard, default_agent
 from ..policy import Policy
+from ..record import clones, ledger
 from ..repo import Entry, TreeChange
 from ..text.wording import plural, printable
-from . import clones, ledger
+from ..tree import diffs
 
 
 def agents(g: Guard, prefix: str, agent: str | None) -> list[str]:

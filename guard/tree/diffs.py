@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Hashable, Iterable, Sequence
 
-from .model import FileChange, Op
-from .text.textfile import Text, decode_or_none
+from ..model import FileChange, Op
+from ..text.textfile import Text, decode_or_none
 
 CONTEXT = 3
 # difflib's matcher runs on at most this many item pairs: on an item repeated against an
@@ -76,7 +76,7 @@ def aligned(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
         import difflib  # here: a check of commits, and most one-line edits, never compare
 
         return list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
-    from .repo.linediff import changed_regions
+    from ..repo.linediff import changed_regions
 
     ops: list[Opcode] = []
     i = j = 0

@@ -12,20 +12,20 @@ import os
 import time
 from typing import TYPE_CHECKING, Sequence
 
-from . import worktree
-from .model import FileChange
-from .pipeline import call as calls
-from .pipeline.apply import check_turn
-from .pipeline.call import Call, Verify, default_agent, default_turn
-from .pipeline.land import lock_finding, ref_locked, swapped_path
-from .record import ledger, stage
-from .report import Report, TurnRef
-from .workspace import Workspace
+from ..model import FileChange
+from ..record import ledger, stage
+from ..report import Report, TurnRef
+from ..tree import worktree
+from ..workspace import Workspace
+from . import call as calls
+from .apply import check_turn
+from .call import Call, Verify, default_agent, default_turn
+from .land import lock_finding, ref_locked, swapped_path
 
 if TYPE_CHECKING:
-    from .model import Finding
-    from .policy import Policy
-    from .report.audience import Audience
+    from ..model import Finding
+    from ..policy import Policy
+    from ..report.audience import Audience
 
 __all__ = ["Guard", "default_agent", "default_turn", "lock_finding", "ref_locked", "swapped_path"]
 
@@ -39,7 +39,7 @@ class Guard(Workspace):
 
     def session(self, agent: str) -> str:
         """The budget session `agent`'s next turn counts in (``sessions.current``)."""
-        from .record import sessions
+        from ..record import sessions
 
         return sessions.current(self.repo.commondir, agent, self.budget_session)
 
@@ -121,7 +121,7 @@ class Guard(Workspace):
         the adapter's `tool` when one names it (with `log_pass=False` only a refusal is: the caller
         logs the edit once it lands).  Protected contents in the report are redacted
         (guard/files/redaction.py)."""
-        from .pipeline.apply import apply
+        from .apply import apply
 
         started = time.monotonic()
         # A str may hold a lone surrogate (no character, and no UTF-8): kept as bytes that
@@ -129,7 +129,7 @@ class Guard(Workspace):
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
         report = apply(call, raw, format, path)
         if report.changes or report.findings:
-            from .files import redaction
+            from ..files import redaction
 
             report = redaction.report(report, call.policy)
         if log_pass or report.status == "refused":
@@ -138,7 +138,7 @@ class Guard(Workspace):
 
     def folder(self, cwd: str | os.PathLike[str] | None = None) -> str:
         """The repository-relative folder relative paths start from ("" for the root)."""
-        from .files import paths
+        from ..files import paths
 
         return paths.folder_of(self.root, os.getcwd() if cwd is None else cwd)
 
@@ -176,13 +176,13 @@ class Guard(Workspace):
 
     def resolve(self, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:
         """An agent's path as a repository-relative one, or the finding that refuses it (``target.resolve``)."""
-        from .files import target
+        from ..files import target
 
         return target.resolve(self, raw, pol, reading)
 
 
 def _event(call: Call, report: Report, edit_bytes: int, started: float, tool: str | None) -> None:
-    from .report import events
+    from ..report import events
 
     # The outcome log must never turn an apply into a failure: `record` swallows its errors.
     took = time.monotonic() - started

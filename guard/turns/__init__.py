@@ -1,0 +1,1 @@
+"""What works on turns already made: the log, rollback, pruning, shell turns, the footprint, stats."""
