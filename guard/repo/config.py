@@ -13,8 +13,8 @@ handle (a session: the MCP server, the Python API) keeps git's last answer in me
 (``KeptConfig``, the one cache of the configuration; its handle is its owner) while
 every file git read for it, every include target, the standard locations, HEAD (for
 ``includeIf "onbranch:"``) and the environment variables git reads configuration from
-are as they were.  Starting git on every edit of a session costs more than the rest of
-a check-only edit's own work (bench/README.md, "repo/: what the caches cost").
+are as they were: starting git for every edit of a session is what it saves
+(bench/README.md, "repo/: what the caches cost").
 """
 
 from __future__ import annotations
