@@ -434,7 +434,7 @@ class ProbeError(Exception):
 
 MCP_DRIVER = r"""
 import json, sys
-from guard.engine import Guard
+from guard.pipeline.engine import Guard
 from guard.adapters.mcp_server import Session
 session = Session(Guard(sys.argv[1]), "model")
 answers = []

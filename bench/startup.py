@@ -48,7 +48,7 @@ from scratch import GIT_ENV  # bench/, this script's folder, is on the import pa
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-WATCH = ("pygit2", "yaml", "charset_normalizer", "unidiff", "click", "guard.engine", "guard.repo", "guard.policy")
+WATCH = ("pygit2", "yaml", "charset_normalizer", "unidiff", "click", "guard.pipeline.engine", "guard.repo", "guard.policy")
 
 
 def env() -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 What every command needs before it does anything, and nothing more: `agent-guard
 check` runs in every commit's hook and must not pay for the apply machinery
-(guard.engine's Guard builds on this).
+(guard.pipeline.engine's Guard builds on this).
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from typing import Iterator
 
 import pytest
 
+from guard.tree.worktree import journal_pending  # noqa: F401  (the tests' way to ask: is a write unfinished?)
+
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 GIT_ENV = {

@@ -1,6 +1,6 @@
 """The click command `read` (`git agent-read`): a file as hashline-tagged numbered lines.
 
-The work is ``guard.reading.hashline_read.shown``; this reads the arguments and prints.
+The work is ``guard.pipeline.hashline_read.shown``; this reads the arguments and prints.
 """
 
 from __future__ import annotations

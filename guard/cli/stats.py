@@ -1,6 +1,6 @@
 """The click command `stats`: edit outcomes per agent and dialect, as a table, JSON or an HTML page.
 
-The work is ``guard.report.stats`` (aggregate, render_text, render_html); this reads the
+The work is ``guard.turns.stats`` (aggregate, render_text, render_html); this reads the
 arguments, the event log, and writes.
 """
 

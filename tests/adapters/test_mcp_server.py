@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 
 from guard.adapters import mcp_server  # noqa: E402
 
-# guard.engine (and so pygit2) is imported inside the tests, never at collection: libgit2 fixes
+# guard.pipeline.engine (and so pygit2) is imported inside the tests, never at collection: libgit2 fixes
 # its global-config search path on first use, which must come after conftest isolated HOME.
 
 

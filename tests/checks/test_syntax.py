@@ -285,9 +285,10 @@ def test_yaml_application_tags_are_not_errors() -> None:
 def test_grammars_load_lazily() -> None:
     code = textwrap.dedent("""
         import sys
-        from guard import checks, cli, engine
+        from guard import checks, cli
+        from guard.pipeline import engine
         from guard.checks import syntax
-        from guard.diffs import make_change
+        from guard.tree.diffs import make_change
         from guard.model import Op
         syntax.judge(make_change("a.py", Op.MODIFY, b"x = 1\\n", b"x = (\\n"))
         assert not [m for m in sys.modules if m.startswith("tree_sitter")], "tree-sitter loaded at start-up"

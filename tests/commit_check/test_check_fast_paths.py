@@ -581,7 +581,7 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
     code = (
         "import sys; from guard.cli.commands import main\n"
         "try:\n    main(['check'])\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in sys.modules if m in ('guard.engine', 'guard.locate', 'guard.dialects', "
+        "print(sorted(m for m in sys.modules if m in ('guard.pipeline.engine', 'guard.locate', 'guard.dialects', "
         "'guard.record.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))"
     )
     # The policy is parsed with PyYAML on every run; nothing of the engine is imported.

@@ -3,7 +3,7 @@
 Not part of the installed package.  A test that wants a child to die at point P starts it
 with ``AGENT_GUARD_CRASH_AT=P`` and this folder first on PYTHONPATH (``conftest.checkout_env``
 does both; ``bench/crash_trials.py`` too): Python imports this file at start-up, and it
-installs the hook that ``guard.worktree`` calls at each of its points.  Without this file on
+installs the hook that ``guard.tree.worktree`` calls at each of its points.  Without this file on
 the path the variable does nothing.
 """
 
@@ -20,4 +20,4 @@ if _AT:
         if label == _AT:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    guard.worktree.crash_hook = _crash
+    guard.tree.worktree.crash_hook = _crash

@@ -406,10 +406,10 @@ def test_import_is_cheap() -> None:
     import subprocess
     import sys
 
-    # The CLI imports guard.report.stats at every start: it must not pull in git, the engine or the log.
+    # The CLI imports guard.turns.stats at every start: it must not pull in git, the engine or the log.
     code = (
-        "import sys, guard.report.stats; "
-        "print(sorted({'pygit2', 'guard.engine', 'guard.report.events', 'html'} & set(sys.modules)))"
+        "import sys, guard.turns.stats; "
+        "print(sorted({'pygit2', 'guard.pipeline.engine', 'guard.report.events', 'html'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
