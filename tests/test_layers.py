@@ -1,11 +1,10 @@
-"""The package's layers: no import climbs back up, and no import circle at module level.
+"""The package's layers, by folder: no import climbs back up, and no import circle.
 
-Each module sits in a layer; it may import from its own layer and those below, never above
-(typing-only imports aside: they never run).  A layer is listed by module prefixes; the
-longest prefix that names a module decides (``guard`` alone is the package's own file).  A new
-module must be placed here: the test fails on one it cannot place.  The imports are read from
-the source (``ast``), lazy ones inside functions included, so an import deferred for start-up
-speed still cannot climb.
+Each folder of guard/ (and each of the package's own files) sits in one layer; a module may
+import from its own layer and those below, never above.  A new folder must be placed here: the
+test fails on one it cannot place.  The imports are read from the source (``ast``), lazy ones
+inside functions and those only for type checking included, so an import deferred for start-up
+speed, or written for mypy alone, still cannot climb.
 """
 
 from __future__ import annotations
@@ -19,69 +18,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "guard"
 
+# Bottom first.  A place is a folder of guard/ (everything under it), or one of the package's
+# own files.
 LAYERS: list[tuple[str, list[str]]] = [
     (
-        "foundations: values, errors, text, numbers",
-        [
-            "guard.errors",
-            "guard.model",
-            "guard.bounds",
-            "guard.mappings",
-            "guard.jsonvalue",
-            "guard.text",
-            "guard.fs",
-        ],
+        "foundations: values, errors, text, the file system",
+        ["model.py", "errors.py", "bounds.py", "mappings.py", "jsonvalue.py", "text", "fs"],
     ),
-    ("git: the only code that talks to it", ["guard.repo"]),
-    (
-        "the tree, the policy and the ledger as they are",
-        [
-            "guard.tree",
-            "guard.files",
-            "guard.syntax",
-            "guard.policy",
-            "guard.report",
-            "guard.record",
-            "guard.record.ledger",
-            "guard.record.clones",
-        ],
-    ),
-    (
-        "an edit: parsed, targeted, located, checked",
-        [
-            "guard.dialects",
-            "guard.structural",
-            "guard.reading",
-            "guard.locate",
-            "guard.checks",
-            "guard.files.target",
-        ],
-    ),
-    (
-        "a turn: staged, verified, rendered",
-        [
-            "guard.record.stage",
-            "guard.record.sessions",
-            "guard.record.snapshot",
-            "guard.workspace",
-            "guard.verify",
-            "guard.report.render",
-        ],
-    ),
-    (
-        "the pipeline and the commit check",
-        ["guard.pipeline", "guard.commit_check"],
-    ),
-    (
-        "what works on turns already made",
-        [
-            "guard.turns",
-        ],
-    ),
-    (
-        "the edges: command line, adapters, the warm server, the API",
-        ["guard.cli", "guard.adapters", "guard.warm", "guard", "guard.__main__"],
-    ),
+    ("git: the only code that talks to it", ["repo"]),
+    ("the work tree, the policy, the syntax of a file", ["tree", "policy", "syntax", "report"]),
+    ("the ledger: turns as git keeps them, what agents read", ["record"]),
+    ("the file an edit targets, and the repository opened for a call", ["files"]),
+    ("an edit: parsed, located, checked", ["dialects", "structural", "reading", "locate", "checks"]),
+    ("a turn verified", ["verify"]),
+    ("one call, and the commit check", ["pipeline", "commit_check"]),
+    ("what works on turns already made", ["turns"]),
+    ("the edges: command line, adapters, the warm server, the API", ["cli", "adapters", "warm", "__init__.py", "__main__.py"]),
 ]
 
 
@@ -95,14 +47,15 @@ def _name(path: Path) -> str:
 MODULES = {_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+def _place(module: str) -> str:
+    """The folder of guard/ a module is in, or the package's own file it is."""
+    path = MODULES[module].relative_to(PACKAGE)
+    return path.parts[0]
+
+
 def _layer(module: str) -> int | None:
-    best: tuple[int, int] | None = None
-    for i, (_what, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            below = prefix != "guard" and module.startswith(prefix + ".")  # `guard` is the package's own file only
-            if (module == prefix or below) and (best is None or len(prefix) > best[1]):
-                best = (i, len(prefix))
-    return None if best is None else best[0]
+    place = _place(module) if module in MODULES else None
+    return next((i for i, (_what, places) in enumerate(LAYERS) if place in places), None)
 
 
 @functools.cache  # parsed when a test asks, not when the module is collected
@@ -127,8 +80,9 @@ def _imports() -> dict[tuple[str, str], set[str]]:
                 elif isinstance(child, ast.Import):
                     targets = [alias.name for alias in child.names]
                 for target in targets:
-                    if target in MODULES and target != name and not typing:
-                        out.setdefault((name, target), set()).add("top" if at_top else "lazy")
+                    if target in MODULES and target != name:
+                        how = "typing" if typing else "top" if at_top else "lazy"
+                        out.setdefault((name, target), set()).add(how)
                 visit(child, at_top, typing)
 
         visit(tree, True, False)
@@ -137,6 +91,12 @@ def _imports() -> dict[tuple[str, str], set[str]]:
 
 def test_every_module_has_a_layer() -> None:
     assert sorted(m for m in MODULES if _layer(m) is None) == []
+
+
+def test_every_place_is_listed_once() -> None:
+    places = [p for _what, listed in LAYERS for p in listed]
+    assert len(places) == len(set(places))
+    assert sorted(set(places)) == sorted({_place(m) for m in MODULES})
 
 
 def test_no_import_climbs_back_up() -> None:
@@ -148,11 +108,11 @@ def test_no_import_climbs_back_up() -> None:
     assert climbs == []
 
 
-def test_no_import_circle_at_module_level() -> None:
+def test_no_import_circle() -> None:
+    """No circle of modules, whichever way each import is made (at load, lazily, for typing)."""
     graph: dict[str, set[str]] = {}
-    for (importer, imported), how in _imports().items():
-        if "top" in how:
-            graph.setdefault(importer, set()).add(imported)
+    for importer, imported in _imports():
+        graph.setdefault(importer, set()).add(imported)
     circles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the path, 2: done
     path: list[str] = []

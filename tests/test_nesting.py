@@ -192,7 +192,7 @@ def test_a_deep_hook_payload_denies(repo: Repo, payload: str) -> None:
 
 
 def test_deepest_points_at_the_brackets() -> None:
-    from guard.syntax.languages import NESTING, deepest
+    from guard.syntax.nesting import NESTING, deepest
 
     assert deepest("a = 1\nb = " + "[" * 500 + "]" * 500) == (2, 4 + NESTING)
     assert deepest("x = ((1))\n") == (1, 6)

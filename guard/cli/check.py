@@ -103,7 +103,7 @@ def install_hook_cmd(quiet: bool) -> None:
     is kept and runs first; running install-hook again updates the hook.
     """
     from ..commit_check import githook
-    from ..workspace import Workspace
+    from ..files.workspace import Workspace
 
     for line in githook.install(Workspace("."), sys.executable):
         if not quiet:
@@ -114,7 +114,7 @@ def install_hook_cmd(quiet: bool) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing (errors aside).")
 def uninstall_hook_cmd(quiet: bool) -> None:
     from ..commit_check import githook
-    from ..workspace import Workspace
+    from ..files.workspace import Workspace
 
     for line in githook.uninstall(Workspace(".")):
         if not quiet:
@@ -173,7 +173,7 @@ def _checked(
     `mode` is "staged", "all-files" or None.  `quiet`: no progress.
     """
     from .. import commit_check
-    from ..workspace import Workspace
+    from ..files.workspace import Workspace
     from .terminal import Progress
 
     progress = Progress("agent-guard check", quiet)

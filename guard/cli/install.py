@@ -138,8 +138,8 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     if user:
         raise click.UsageError("--user goes with AGENT: agent-guard uninstall claude-code --user")
     in_a_repository()
+    from ..files.workspace import Workspace
     from ..turns import footprint
-    from ..workspace import Workspace
 
     g = Workspace(".")
     g.recover()

@@ -52,8 +52,8 @@ def _policy_here(spec: str | None, agent: str | None) -> Policy:
 
     from .. import policy as policy_mod
     from ..errors import UsageError
+    from ..files.workspace import Workspace
     from ..repo import GitRepo, NotARepository
-    from ..workspace import Workspace
 
     try:
         GitRepo(".", bare_ok=True)

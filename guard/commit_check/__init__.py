@@ -34,16 +34,15 @@ check, which are then passed over (``baseline``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from .. import checks
 from ..errors import UsageError
+from ..files.workspace import Workspace
 from ..model import FileChange, Finding
 from ..policy import Policy
 from ..repo import GitRepo
 from ..report import Report
-from ..workspace import Workspace
 from . import baseline, index_policy, range_policy
 from .changes import (
     CHANGE,
@@ -56,25 +55,13 @@ from .changes import (
     index_file,
     resolve_commit,
 )
+from .findings import CommitFinding
 from .sources import changes_from_git
 
 # Checks that judge an agent's edit against the work tree, or need the engine.
 _NOT_FOR_COMMITS = ("untracked", "no-op", "syntax", "stale")
 # Checks of what a change does (its size, text it makes binary): not of files checked whole.
 _OF_A_CHANGE = ("budget", "binary", "not-utf8")
-
-
-@dataclass(frozen=True, slots=True)
-class CommitFinding(Finding):
-    """A finding of a commit check: the commit it is about, and where to point when it has no path."""
-
-    commit: str | None = None  # the commit of a range the finding is about (None: staged change, whole files)
-    anchor: str | None = None  # a file to point at when the finding has no path of its own (budget)
-
-    def as_dict(self) -> dict[str, object]:
-        out = Finding.as_dict(self)  # not super(): the slotted class dataclass makes is a new one
-        out["commit"] = self.commit
-        return out
 
 
 def commit_policy(pol: Policy, whole: bool, budget: bool = True, per_edit: tuple[str, ...] | None = None) -> Policy:

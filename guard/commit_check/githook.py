@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from ..workspace import Workspace
+from ..files.workspace import Workspace
 
 HOOK_MARK = "# agent-guard-hook: 1"
 PREVIOUS = "pre-commit.agent-guard-previous"

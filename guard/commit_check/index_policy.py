@@ -29,11 +29,11 @@ from typing import Callable
 
 from .. import policy as policy_mod
 from ..errors import UsageError
+from ..files.workspace import Workspace
 from ..policy import Policy
 from ..policy.pyproject import FILE as PYPROJECT
 from ..policy.pyproject import TABLE
 from ..repo import EXEC, FILE, GITLINK, LINK, Entry, GitError, GitRepo
-from ..workspace import Workspace
 from . import range_policy
 
 WHERE = "the index"  # how messages name what the staged policy was read from

@@ -28,11 +28,11 @@ from typing import Any, Sequence
 
 from .. import policy as policy_mod
 from ..errors import UsageError
+from ..files.workspace import Workspace
 from ..model import Finding
 from ..policy import Policy
 from ..repo import EXEC, FILE, GitRepo
 from ..text.wording import short_id
-from ..workspace import Workspace
 from .changes import NULL_IDS, Unit, resolve_commit
 
 POLICY_FILE = policy_mod.DEFAULT_FILE
@@ -138,7 +138,7 @@ class Watch:
             parent = self.repo.commit_info(commit).parents[:1]
             old, _ = self._policy(parent[0] if parent else None)
             new, failure = self._policy(commit)
-        from . import CommitFinding  # here: the package imports this module
+        from .findings import CommitFinding
 
         for change in touched:
             path = change.path if change.path in self.files else change.old_path or change.path

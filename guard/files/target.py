@@ -24,7 +24,7 @@ from . import paths
 if TYPE_CHECKING:
     from ..policy import Policy
     from ..record.ledger import Memo
-    from ..workspace import Workspace
+    from .workspace import Workspace
 
 
 def resolve(ws: Workspace, raw: str, pol: Policy, reading: bool = False) -> tuple[str | None, Finding | None]:

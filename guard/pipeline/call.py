@@ -19,9 +19,9 @@ from ..report.audience import Audience
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..files.workspace import Workspace
     from ..policy import Policy
     from ..repo import GitRepo
-    from ..workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,11 @@ import os
 import time
 from typing import TYPE_CHECKING, Sequence
 
+from ..files.workspace import Workspace
 from ..model import FileChange
 from ..record import ledger, stage
 from ..report import Report, TurnRef
 from ..tree import worktree
-from ..workspace import Workspace
 from . import call as calls
 from .apply import check_turn
 from .call import Call, Verify, default_agent, default_turn

@@ -31,8 +31,8 @@ from ..text.textfile import Text
 from ..text.wording import clip
 
 if TYPE_CHECKING:
+    from ..files.workspace import Workspace
     from ..policy import Policy
-    from ..workspace import Workspace
 
 LAST = -1  # hashline's `$`: the last line of the file as read
 

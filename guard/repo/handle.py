@@ -18,6 +18,7 @@ from ..fs.discovery import not_found
 from . import objects
 from .attributes import Attributes, AttrLookup, AttrValue
 from .errors import GitError, NotARepository, RefLocked, RefMoved
+from .treediff import tree_changes
 from .values import GITLINK, CommitInfo, Entry, TreeChange
 
 if TYPE_CHECKING:
@@ -210,7 +211,7 @@ class GitRepo:
             diff = b.diff_to_tree(swap=True)
         else:
             diff = a.diff_to_tree(b)
-        return self._tree_changes(diff)
+        return tree_changes(diff)
 
     def staged_changes(self, tree: str | None, index_file: str | None = None) -> list[TreeChange] | None:
         """`diff_trees(tree, <the index's tree>)` without writing the index's trees (a tree
@@ -229,7 +230,7 @@ class GitRepo:
                 return None
             base = self._repo.get(tree or self._empty_tree())
             assert isinstance(base, pygit2.Tree)
-            return self._tree_changes(base.diff_to_index(idx))
+            return tree_changes(base.diff_to_index(idx))
         except pygit2.GitError as exc:
             raise GitError(f"cannot read the index: {exc}") from None
 
@@ -254,30 +255,6 @@ class GitRepo:
             return Entry(str(found.id), int(found.mode))
 
         return entry
-
-    @staticmethod
-    def _tree_changes(diff: pygit2.Diff) -> list[TreeChange]:
-        diff.find_similar()
-        out: list[TreeChange] = []
-        status_map = {
-            pygit2.GIT_DELTA_ADDED: "A",
-            pygit2.GIT_DELTA_DELETED: "D",
-            pygit2.GIT_DELTA_MODIFIED: "M",
-            pygit2.GIT_DELTA_RENAMED: "R",
-            pygit2.GIT_DELTA_TYPECHANGE: "M",
-        }
-        for d in diff.deltas:
-            st = status_map.get(d.status)
-            if st is None:
-                continue
-            old_e = None if st == "A" else Entry(str(d.old_file.id), int(d.old_file.mode))
-            new_e = None if st == "D" else Entry(str(d.new_file.id), int(d.new_file.mode))
-            out.append(
-                TreeChange(
-                    d.new_file.path if st != "D" else d.old_file.path, d.old_file.path if st == "R" else None, st, old_e, new_e
-                )
-            )
-        return out
 
     def changed_files(self, old: str | None, new: str | None) -> list[TreeChange]:
         """Files that differ between two trees, descending only into folders that differ.

@@ -32,6 +32,7 @@ import pygit2
 from ..text.textfile import is_binary
 from .errors import GitError
 from .merge import _MemoryObjects, merge_file
+from .treediff import tree_changes
 from .values import EXEC, FILE, Entry, TreeChange
 
 _BLOB = pygit2.enums.ObjectType.BLOB
@@ -73,8 +74,6 @@ def remerge(
     """Merge `parents` (two or more commits) as git would, and compare the result with `merged`:
     the merge commit's entries (None: no file) at the paths to compare.  `differing(a, b)`: the
     files that differ between two trees (``GitRepo.files_differing``)."""
-    from .handle import GitRepo
-
     handle, store = scratch.handle, scratch.store
     store.objects.clear()  # what the last merge made (each merge writes again what it needs)
     conflicted: dict[str, tuple[str, ...]] = {}
@@ -99,7 +98,7 @@ def remerge(
         old = handle[_tree(handle, auto)]
         new = handle[_tree(handle, {p: e for p, e in merged.items() if e is not None})]
         assert isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)
-        changes = tuple(GitRepo._tree_changes(old.diff_to_tree(new)))
+        changes = tuple(tree_changes(old.diff_to_tree(new)))
     except (pygit2.GitError, KeyError, ValueError) as exc:
         raise GitError(f"cannot merge {', '.join(p[:10] for p in parents)} again: {exc}") from None
     blobs = {oid: data for oid, (kind, data) in store.objects.items() if kind == _BLOB}

@@ -38,8 +38,8 @@ from . import globs, languages, matches, template
 from .languages import Language
 
 if TYPE_CHECKING:
+    from ..files.workspace import Workspace
     from ..policy import Policy
-    from ..workspace import Workspace
 
 SHOWN = 10  # matches a refusal lists
 # Past this many times the budget, counting stops: the answer is already no.

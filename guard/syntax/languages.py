@@ -29,6 +29,7 @@ from typing import Any, Iterator
 
 from ..mappings import lookup
 from ..text.regex import lazy
+from .nesting import deepest
 from .python import error as python_error
 from .python import new_error as new_python_error
 
@@ -238,33 +239,6 @@ def _too_deep(text: str, language: str) -> Problem:
     return Problem(
         line, column, f"nested too deeply: more brackets open at once than the {language.upper()} parser follows", language
     )
-
-
-NESTING = 100  # brackets open at once past which `deepest` reports a text (parsers stop at a few hundred)
-_BRACKETS = lazy(r"[\[{(]|[\]})]|\n")
-
-
-def deepest(text: str) -> tuple[int, int]:
-    """(line, column), 1-based, where `text` first has `NESTING` brackets open, else where most are.
-
-    Strings and comments are not told apart: a place to point at, for a text a parser gave
-    up on for its depth, not a parse.
-    """
-    depth = most = 0
-    line, at, best = 1, 0, (1, 1)
-    for m in _BRACKETS().finditer(text):
-        ch = m.group()
-        if ch == "\n":
-            line, at = line + 1, m.end()
-        elif ch in "[{(":
-            depth += 1
-            if depth > most:
-                most, best = depth, (line, m.start() - at + 1)
-                if depth >= NESTING:
-                    break
-        else:
-            depth = max(depth - 1, 0)
-    return best
 
 
 def _first_error(node: Any) -> Any:

@@ -92,7 +92,7 @@ def parse(text: str, target: Target = None) -> tuple[ast.Module | None, Error | 
     except ValueError as exc:  # NUL bytes
         return None, (1, 1, str(exc))
     except (RecursionError, MemoryError):  # absurd nesting: the parser's stack, or the tree's builder, ran out
-        from .languages import deepest
+        from .nesting import deepest
 
         return None, (*deepest(text), "nested too deeply for Python's parser (brackets, operators or calls nested hundreds deep)")
 

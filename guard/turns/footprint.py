@@ -27,8 +27,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files.workspace import Workspace
 from ..repo import RefMoved
-from ..workspace import Workspace
 
 DIRNAME = "agent-guard"
 

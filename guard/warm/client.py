@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 PROTOCOL = b"agent-guard-warm/1"
 SOCKET_NAME = b"hook.sock"
+TOKEN_NAME = "http-token"  # the http form's bearer token, in the same folder (``httpform``)
+MAX_PAYLOAD = 1 << 30  # bytes of one payload
 HANDSHAKE = 1.0  # seconds for the server to say hello and read the arguments; later, the deadline counts
 MAX_ANSWER = 64 << 20  # bytes a server may send in one frame of its answer
 # The exit statuses of a failing hook, as guard/adapters/claude_code.py has them (BLOCK, REPORTED):

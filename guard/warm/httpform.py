@@ -31,7 +31,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from . import client
-from .server import MAX_PAYLOAD, TOKEN_NAME
+from .client import MAX_PAYLOAD, TOKEN_NAME
 
 PATH = "/claude-code"
 MAX_HEAD = 64 << 10

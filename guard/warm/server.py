@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import UsageError
 from . import client
+from .client import MAX_PAYLOAD
 
 SPARES = 2  # idle workers kept ready
 MAX_IDLE = 4  # idle workers past this many are retired (after a burst of parallel calls)
@@ -43,8 +44,7 @@ CALLS = 500  # calls a worker answers before it retires (whatever a call leaves 
 LIFETIME = 600.0  # seconds a call may take before the parent ends it (Claude Code's longest hook timeout)
 STALE_CHECK = 5.0  # seconds between the parent's checks of the code on disk and of its socket
 READY_WAIT = 60.0  # seconds the server waits for its first workers to warm up before it says it listens
-MAX_PAYLOAD = 1 << 30  # bytes of one payload
-LOCK_NAME, TOKEN_NAME, LOG_NAME, WARMUP_NAME = "server.lock", "http-token", "server.log", "warm-up"
+LOCK_NAME, LOG_NAME, WARMUP_NAME = "server.lock", "server.log", "warm-up"
 WARMUP_SOURCE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(40)).encode()
 
 

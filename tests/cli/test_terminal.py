@@ -129,7 +129,7 @@ def test_progress_says_how_far_long_work_got() -> None:
 
 def test_a_range_check_reports_its_progress(repo: Repo) -> None:
     from guard import commit_check
-    from guard.workspace import Workspace
+    from guard.files.workspace import Workspace
 
     base = repo.commit({"a.txt": "0\n"})
     for i in range(1, 6):

@@ -29,11 +29,11 @@ from guard.cli.check import repo_paths
 from guard.commit_check import changes
 from guard.errors import UsageError
 from guard.files import paths
+from guard.files.workspace import Workspace
 from guard.model import FileChange, Finding, Op
 from guard.text import globs
 from guard.text.textfile import NotText, decode
 from guard.tree.diffs import make_change
-from guard.workspace import Workspace
 
 DEFAULT = policy_mod.load(None, "default")
 

@@ -12,13 +12,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .errors import UsageError
-from .repo import GitRepo, NotARepository
-from .tree import worktree
+from ..errors import UsageError
+from ..repo import GitRepo, NotARepository
+from ..tree import worktree
 
 if TYPE_CHECKING:
-    from .policy import Policy
-    from .record.ledger import Memo
+    from ..policy import Policy
+    from ..record.ledger import Memo
 
 
 class Workspace:
@@ -43,7 +43,7 @@ class Workspace:
         adapters, ``guard.session``), and every write does again under its lock."""
         if not worktree.pending(self.repo):
             return False
-        from .record import stage
+        from ..record import stage
 
         with worktree.locked(self.repo):
             return stage.recover(self.repo)
@@ -52,20 +52,20 @@ class Workspace:
     def ledger_memo(self) -> Memo:
         """The agents' ledgers as this workspace has read them (``ledger.Memo``): commits, which
         never change, parsed once; each ref's turn-id index as of the tip it last saw."""
-        from .record.ledger import Memo
+        from ..record.ledger import Memo
 
         return Memo()
 
     def control_paths(self) -> Mapping[str, str]:
         """The paths inside the tree that git's configuration names now (``control.named_paths``)."""
-        from .files.control import named_paths
+        from .control import named_paths
 
         return named_paths(self.repo.config_entries(), self.root)
 
     def policy(self, agent: str | None = None) -> Policy:
         """The policy for `agent`, read now: the repository's .agent-guard.yaml or pyproject.toml,
         and every file its `extends:` chain (or `--policy`) names, inside the tree or not."""
-        from . import policy as policy_mod
+        from .. import policy as policy_mod
 
         try:
             return policy_mod.load(self.root, self.policy_spec, agent, ignorecase=self.repo.ignores_case())
