@@ -161,26 +161,21 @@ def _emit(out: list[str], prefix: str, keyed: Sequence[str], lo: int, hi: int) -
 
 
 def render(
-    path: str,
-    op: Op,
-    old_path: str | None,
-    a: Sequence[str],
-    b: Sequence[str],
-    ops: list[Opcode],
-    old_mode: int | None = None,
-    new_mode: int | None = None,
-    binary: bool = False,
+    head: list[str], op: Op, names: tuple[str, str], a: Sequence[str], b: Sequence[str], ops: list[Opcode], binary: bool
 ) -> str:
-    lines = header(path, op, old_path, old_mode, new_mode)
+    """The diff of `a` -> `b` (keyed lines, ``_keyed``) under the lines `head` (``header``): `names`
+    are the file's paths before and after, as `--- a/` and `+++ b/` give them."""
+    lines = list(head)
+    old_name, path = names
     if binary:
         lines.append(
-            f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + (old_path or path)} and "
+            f"Binary files {'/dev/null' if op is Op.CREATE else 'a/' + old_name} and "
             f"{'/dev/null' if op is Op.DELETE else 'b/' + path} differ"
         )
         return "\n".join(lines) + "\n"
     if not ops:
         return "\n".join(lines) + "\n" if len(lines) > 1 or op in (Op.CREATE, Op.DELETE) else ""
-    lines.append("--- /dev/null" if op is Op.CREATE else f"--- a/{old_path or path}")
+    lines.append("--- /dev/null" if op is Op.CREATE else f"--- a/{old_name}")
     lines.append("+++ /dev/null" if op is Op.DELETE else f"+++ b/{path}")
     out = "\n".join(lines) + "\n"
     # Group opcodes whose context windows touch into hunks.
@@ -244,7 +239,7 @@ def make_change(
         added = tuple(chain.from_iterable(zip(range(b0 + 1, b1 + 1), at.lines[b0:b1]) for _t, _a0, _a1, b0, b1 in ops))
     if bt is not None:
         removed = tuple(chain.from_iterable(zip(range(a0 + 1, a1 + 1), bt.lines[a0:a1]) for _t, a0, a1, _b0, _b1 in ops))
-    diff = render(path, op, old_path, a, b, ops, old_mode, new_mode, binary)
+    diff = render(header(path, op, old_path, old_mode, new_mode), op, (old_path or path, path), a, b, ops, binary)
     hunks = diff.count("\n@@ ") + (1 if diff.startswith("@@ ") else 0)
     return FileChange(
         path=path,
