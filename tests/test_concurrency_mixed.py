@@ -258,7 +258,8 @@ def test_a_rolled_back_turn_is_not_rolled_back_twice(repo: Repo) -> None:
     assert report.status == "applied" and report.turn is not None
     code = (
         "import sys; sys.path[:0] = [sys.argv[1]]\n"
-        "from guard.pipeline.engine import Guard, UsageError\nfrom guard.turns.rollback import Asked, rollback\n"
+        "from guard.errors import UsageError\nfrom guard.pipeline.engine import Guard\n"
+        "from guard.turns.rollback import Asked, rollback\n"
         "try:\n    print(rollback(Guard(sys.argv[2]), None, Asked(turn=sys.argv[3])).status)\n"
         "except UsageError as e:\n    print('usage:', e)\n"
     )
