@@ -20,10 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _git_commands() -> tuple[str, ...]:
     """The git subcommands pip installs: the `git-agent-X` scripts pyproject.toml names, in its order."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    import tomllib
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     return tuple(name.removeprefix("git-agent-") for name in scripts if name.startswith("git-agent-"))

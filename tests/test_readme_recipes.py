@@ -45,11 +45,9 @@ FILES = (
 
 
 def _toml(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        tomllib = pytest.importorskip("tomli")
-    return tomllib.loads(text)  # type: ignore[no-any-return]
+    import tomllib
+
+    return tomllib.loads(text)
 
 
 def _one(name: str) -> Block:

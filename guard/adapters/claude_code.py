@@ -65,7 +65,7 @@ from .claude.payload import (
     EDIT_TOOLS,
     PASSED,
     READ_TOOL,
-    Call,
+    HookCall,
     agent_of,
     locate,
     outside_write,
@@ -165,7 +165,7 @@ def claude_code(
         tool = data.get("tool_name")
         if not isinstance(tool, str) or not tool:
             raise PayloadError(f'the {event} payload has no "tool_name" string')
-        call = Call(data, event, tool, agent, turn, policy, on_pass, deadline.verify_by() if deadline is not None else None)
+        call = HookCall(data, event, tool, agent, turn, policy, on_pass, deadline.verify_by() if deadline is not None else None)
         if tool == READ_TOOL:
             return _file_tool(call) if event == "PostToolUse" else Answer(0)
         if tool not in EDIT_TOOLS + PASSED:
@@ -186,7 +186,7 @@ def claude_code(
         return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
 
 
-def _file_tool(call: Call) -> Answer:
+def _file_tool(call: HookCall) -> Answer:
     """Edit, MultiEdit, Write, NotebookEdit (and Read, after it): the hook of the repository that
     holds the file the tool names, or nothing of ours outside every repository."""
     ti, target = tool_input(call.data, call.tool)

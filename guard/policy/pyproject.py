@@ -30,13 +30,8 @@ class Unreadable(Exception):
 
 
 def _loads(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
-        try:
-            import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
-        except ModuleNotFoundError:
-            raise Unreadable("reading TOML needs Python 3.11 or the tomli package (pip install tomli)") from None
+    import tomllib  # here: only a pyproject.toml that names agent-guard is parsed
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -18,13 +18,13 @@ from ...errors import UsageError
 from ...fs.filekind import read_regular
 from . import stash
 from .answer import BLOCK, REPORTED, Answer, PayloadError, output
-from .payload import Call, agent_of, session_cwd, turn_of
+from .payload import HookCall, agent_of, session_cwd, turn_of
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
 
 
-def command(call: Call) -> Answer:
+def command(call: HookCall) -> Answer:
     """Bash, or any other tool the settings' matcher names: what it changes in each repository it
     can change is a turn of the agent there (``shell``): the work tree and the policy before it runs,
     the difference after, recorded and checked by that policy.
@@ -69,7 +69,7 @@ def _repositories(folders: list[str], policy: str | None, seen: set[str] | None 
     return out
 
 
-def _before(call: Call, cwd: str, text: str, name: str) -> Answer:
+def _before(call: HookCall, cwd: str, text: str, name: str) -> Answer:
     """PreToolUse of a command: a stash of what is there before it, in each repository it can change."""
     from ...record import entered, snapshot
     from ...turns import shell
@@ -151,7 +151,7 @@ def _pending_roots(name: str) -> list[str]:
     return [r for r in roots if isinstance(r, str)] if isinstance(roots, list) else []
 
 
-def _after(call: Call, cwd: str, text: str, name: str) -> Answer:
+def _after(call: HookCall, cwd: str, text: str, name: str) -> Answer:
     """PostToolUse of a command: finish the turn of each repository the pre hook took a stash in."""
     from ...pipeline.engine import Guard
     from ...turns import shell
@@ -241,7 +241,7 @@ def _first_stash(cwd: str, text: str, name: str, policy: str | None) -> tuple[Gu
     return None
 
 
-def _unrecorded(call: Call, cwd: str, text: str) -> Answer:
+def _unrecorded(call: HookCall, cwd: str, text: str) -> Answer:
     """A post hook with no stash from before the command: what to say, and to whom."""
     from ...record import entered
 

@@ -1,7 +1,7 @@
 """What Claude Code sends the hook, and where the file it names lives.
 
 One JSON object on standard input (``session_id``, ``cwd``, ``hook_event_name``,
-``tool_name``, ``tool_input``, ``tool_use_id``...), read once into a ``Call`` with the
+``tool_name``, ``tool_input``, ``tool_use_id``...), read once into a ``HookCall`` with the
 command's options.
 """
 
@@ -24,7 +24,7 @@ READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what C
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
+class HookCall:
     """One call of the hook: Claude Code's payload (`data`), the event and tool it names, and the
     command's options (`agent`, `turn` and `policy` as given, None when not)."""
 
@@ -141,7 +141,7 @@ def outside_write(target: str, cwd: str) -> Any:
     )
 
 
-def turn_of(call: Call) -> str | None:
+def turn_of(call: HookCall) -> str | None:
     """`--turn`, $AGENT_GUARD_TURN, else one turn per user prompt when Claude Code names the prompt."""
     if call.turn:
         return call.turn
@@ -155,7 +155,7 @@ def turn_of(call: Call) -> str | None:
     return None
 
 
-def prompt_turn(g: Guard, call: Call, agent: str) -> str | None:
+def prompt_turn(g: Guard, call: HookCall, agent: str) -> str | None:
     """``turn_of``, but a turn of the prompt that can no longer go on (a revert or rollback came after
     it) gives way to the next number: the prompt's next edit is a turn of its own, never refused for
     its id.  An id the user gave (`--turn`, $AGENT_GUARD_TURN) is kept, and its refusal said."""
@@ -168,13 +168,13 @@ def prompt_turn(g: Guard, call: Call, agent: str) -> str | None:
     return chosen if ledger.check_turn_id(g.repo, ref, agent, chosen, memo=g.ledger_memo) is None else None
 
 
-def session_cwd(call: Call) -> str:
+def session_cwd(call: HookCall) -> str:
     """The session's folder: the payload's ``cwd``, else the hook's own."""
     given = call.data.get("cwd")
     return given if isinstance(given, str) and given else os.getcwd()
 
 
-def agent_of(call: Call) -> str:
+def agent_of(call: HookCall) -> str:
     """`--agent`, $AGENT_GUARD_AGENT, else ``claude``."""
     from ...pipeline.engine import default_agent
 

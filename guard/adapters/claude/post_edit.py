@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import stash
 from .answer import BLOCK, REPORTED, Answer
-from .payload import PASSED, Call
+from .payload import PASSED, HookCall
 
 if TYPE_CHECKING:
     from ...model import FileChange
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 READ_LINES = 2000  # lines Claude Code's Read shows when the call gives no limit
 
 
-def post(g: Guard, call: Call, rel: str, agent: str, turn: str | None) -> Answer:
+def post(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None) -> Answer:
     """Record the tool's own change as the agent's turn; undo a write the pre hook had denied.
 
     One case each: the pre hook denied the call (``_denied``), passed it (``_stashed``), or left
@@ -47,7 +47,7 @@ def post(g: Guard, call: Call, rel: str, agent: str, turn: str | None) -> Answer
     return _unstashed(g, call, resolved, agent, turn)
 
 
-def _unstashed(g: Guard, call: Call, rel: str, agent: str, turn: str | None) -> Answer:
+def _unstashed(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None) -> Answer:
     """No stash from the pre hook (it was not installed): the file before the tool is what Claude
     Code reports, the file it read (``originalFile``), or none for a ``create``; without either,
     nothing can be recorded."""
@@ -71,7 +71,7 @@ def _unstashed(g: Guard, call: Call, rel: str, agent: str, turn: str | None) -> 
     return _stashed(g, call, rel, told, turn)
 
 
-def _stashed(g: Guard, call: Call, rel: str, kept: stash.Passed, turn: str | None) -> Answer:
+def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str | None) -> Answer:
     """Record the tool's change as `kept.agent`'s turn, and log the call; `kept` is the stash of a call
     the pre hook passed, or what Claude Code reports when there is none (``_unstashed``).
 
@@ -179,7 +179,7 @@ def _others_change(before: bytes | None, intended: bytes, now: bytes | None) -> 
     return merged.data if merged.clean else None
 
 
-def _denied(g: Guard, call: Call, rel: str, kept: stash.Denied, turn: str | None) -> Answer:
+def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | None) -> Answer:
     """The pre hook denied the call, and Claude Code wrote it anyway: put the file back
     (``_put_back``), record nothing as the agent's, and tell the model."""
     from ...repo import FILE

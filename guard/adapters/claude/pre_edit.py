@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import stash
 from .answer import Answer, PayloadError, deny, passing
-from .payload import PASSED, Call
+from .payload import PASSED, HookCall
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
 
 
-def pre(g: Guard, call: Call, rel: str, ti: dict[str, Any], agent: str, turn: str | None) -> Answer:
+def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn: str | None) -> Answer:
     """`rel` is the path in the repository as the tool wrote it, not yet resolved; `ti` the tool's input.
 
     A refusal is logged for `stats` here; a pass is not: the post hook logs the tool call
@@ -111,7 +111,7 @@ def _passed(
 
 
 def _stash_denial(
-    g: Guard, call: Call, rel: str, agent: str, turn: str | None, findings: Any, intended: bytes | None = None
+    g: Guard, call: HookCall, rel: str, agent: str, turn: str | None, findings: Any, intended: bytes | None = None
 ) -> None:
     """Note a denied call, so that a PostToolUse for it (a build that let it through) undoes the write.
     `rel` as the tool named it: a path the resolver refused may still be a file of the tree."""
@@ -131,7 +131,7 @@ def _stash_denial(
         pass  # not a regular file: the tool cannot have written it either
 
 
-def _refuse(g: Guard, call: Call, finding: Any, agent: str, turn: str | None, edit_bytes: int, started: float) -> Answer:
+def _refuse(g: Guard, call: HookCall, finding: Any, agent: str, turn: str | None, edit_bytes: int, started: float) -> Answer:
     """Deny for a finding the hook made itself (the engine logs its own refusals)."""
     from ...report import Report, events
 
