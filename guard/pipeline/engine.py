@@ -186,4 +186,4 @@ def _event(call: Call, report: Report, edit_bytes: int, started: float, tool: st
 
     # The outcome log must never turn an apply into a failure: `record` swallows its errors.
     took = time.monotonic() - started
-    events.record(call.repo.commondir, "apply", call.agent, call.turn, report, edit_bytes, took, tool=tool)
+    events.record(call.repo.commondir, events.Decision("apply", call.agent, call.turn, edit_bytes, took, tool), report)

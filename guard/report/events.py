@@ -39,6 +39,7 @@ import json
 import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -161,25 +162,27 @@ def _unique(items: Any) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
-def from_report(
-    kind: str,
-    agent: str,
-    turn: str | None,
-    report: Report,
-    edit_bytes: int,
-    duration: float,
-    *,
-    now: float | None = None,
-    tool: str | None = None,
-) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the log says of one decision beside its report: which command, whose, how big, how long."""
+
+    kind: str  # "apply" | "check"
+    agent: str
+    turn: str | None
+    edit_bytes: int = 0  # bytes of the edit as the agent sent it
+    duration: float = 0.0  # seconds spent
+    tool: str | None = None  # the adapter's tool, when one names it
+
+
+def from_report(decision: Decision, report: Report, *, now: float | None = None) -> dict[str, Any]:
     """The event for one decision: what happened to which files, never their contents."""
     files = _unique([c.path for c in report.changes] + [f.path for f in report.findings])
     event = {
         "v": VERSION,
         "time": timestamp(now),
-        "kind": kind,
-        "agent": agent,
-        "turn": report.turn.id if report.turn is not None else turn,
+        "kind": decision.kind,
+        "agent": decision.agent,
+        "turn": report.turn.id if report.turn is not None else decision.turn,
         "dialect": report.format,
         "status": report.status,
         "dry_run": report.status == "checked",
@@ -190,11 +193,11 @@ def from_report(
         "repairs": _unique(r for c in report.changes for r in c.repairs),
         "errors": _unique(f.code for f in report.findings if f.severity == "error"),
         "warnings": _unique(f.code for f in report.findings if f.severity != "error"),
-        "size": int(edit_bytes),  # (the log's key since its first version)
-        "duration": round(float(duration), 6),
+        "size": int(decision.edit_bytes),  # (the log's key since its first version)
+        "duration": round(float(decision.duration), 6),
     }
-    if tool is not None:
-        event["tool"] = tool
+    if decision.tool is not None:
+        event["tool"] = decision.tool
     refused_by = _unique(
         str(r.get("name"))
         for r in report.extra.get("verify") or ()
@@ -205,26 +208,14 @@ def from_report(
     return event
 
 
-def record(
-    commondir: Path,
-    kind: str,
-    agent: str,
-    turn: str | None,
-    report: Report,
-    edit_bytes: int,
-    duration: float,
-    *,
-    tool: str | None = None,
-    warnings: list[str] | None = None,
-) -> None:
+def record(commondir: Path, decision: Decision, report: Report, *, warnings: list[str] | None = None) -> None:
     """Log one decision, never failing: the outcome log must not turn an edit into an error.
 
-    The pre-commit ``check`` command calls this with ``kind="check"`` once per run
-    (edit_bytes: bytes of the edit as the agent sent it; duration: seconds spent).  `warnings` replaces the
+    The pre-commit ``check`` command logs one with kind "check" per run.  `warnings` replaces the
     report's warning codes (a hook logs, after the write, what its check warned about).
     """
     try:
-        event = from_report(kind, agent, turn, report, edit_bytes, duration, tool=tool)
+        event = from_report(decision, report)
         if warnings is not None:
             event["warnings"] = _unique(warnings)
         append(commondir, event)

@@ -249,7 +249,9 @@ def finish(
         undo = on_violation(pol) == "revert" and _failed(findings)
         put = _put_aside(g, found) + _put_back_ignored(g, before, findings) if undo else ()
         report = redaction.report(replace(report, notes=report.notes + put), pol)
-        events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
+        events.record(
+            g.repo.commondir, events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool), report
+        )
         return Finished(report, bool(put))
     findings += check(g, pol, found)
     revert = on_violation(pol) == "revert"
@@ -274,7 +276,7 @@ def finish(
         reverted, report = _revert(g, pol, agent, report, turn_ref, kept)
         report = replace(report, notes=report.notes + _put_aside(g, found) + _put_back_ignored(g, before, findings))
     report = redaction.report(report, pol)
-    events.record(g.repo.commondir, "apply", agent, turn, report, len(command), time.monotonic() - began, tool=tool)
+    events.record(g.repo.commondir, events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool), report)
     return Finished(report, reverted)
 
 

@@ -72,7 +72,7 @@ def test_from_report_applied_with_repairs_keeps_no_contents() -> None:
         findings=(warning("whitespace", "a.py", 3, "trailing space"),),
         turn=TurnRef("claude", "7", "c" * 40, "refs/agent-guard/claude"),
     )
-    ev = events.from_report("apply", "claude", None, report, 321, 0.0123456789, now=1_767_225_600.5)
+    ev = events.from_report(events.Decision("apply", "claude", None, 321, 0.0123456789), report, now=1_767_225_600.5)
     assert ev == {
         "v": 1,
         "time": "2026-01-01T00:00:00.500Z",
@@ -106,7 +106,7 @@ def test_from_report_refused_lists_error_codes_and_paths_once() -> None:
             warning("placeholder", "b.py", 2, "elided"),
         ),
     )
-    ev = events.from_report("apply", "gpt", "t1", report, 10, 0.5)
+    ev = events.from_report(events.Decision("apply", "gpt", "t1", 10, 0.5), report)
     assert (ev["status"], ev["dialect"], ev["turn"], ev["dry_run"]) == ("refused", None, "t1", False)
     assert ev["files"] == ["a.py", "b.py"] and ev["nfiles"] == 2
     assert ev["errors"] == ["not-found", "parse-error"] and ev["warnings"] == ["placeholder"]
@@ -115,7 +115,7 @@ def test_from_report_refused_lists_error_codes_and_paths_once() -> None:
 
 def test_from_report_dry_run_and_file_cap() -> None:
     changes = tuple(_change(f"f{i}.txt") for i in range(events.MAX_FILES + 5))
-    ev = events.from_report("apply", "a", None, Report("checked", "json", changes=changes), 1, 0.0)
+    ev = events.from_report(events.Decision("apply", "a", None, 1), Report("checked", "json", changes=changes))
     assert ev["dry_run"] is True
     assert len(ev["files"]) == events.MAX_FILES and ev["nfiles"] == events.MAX_FILES + 5
 
@@ -266,8 +266,12 @@ def test_an_unwritable_log_never_fails_an_apply(repo: Repo, cli) -> None:  # typ
 def test_record_swallows_os_errors(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    events.record(blocker, "check", "a", None, Report("checked", "unified"), 0, 0.0)  # no raise
-    events.record(tmp_path, "check", "a", None, Report("refused", "unified", findings=(error("stale", "x", 1, "m"),)), 5, 0.1)
+    events.record(blocker, events.Decision("check", "a", None), Report("checked", "unified"))  # no raise
+    events.record(
+        tmp_path,
+        events.Decision("check", "a", None, 5, 0.1),
+        Report("refused", "unified", findings=(error("stale", "x", 1, "m"),)),
+    )
     (ev,) = events.read(tmp_path)
     assert (ev["kind"], ev["status"], ev["errors"], ev["size"]) == ("check", "refused", ["stale"], 5)
     assert os.path.exists(tmp_path / "agent-guard" / "events.lock")

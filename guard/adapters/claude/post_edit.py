@@ -105,17 +105,8 @@ def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str |
         )
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
-    events.record(
-        g.repo.commondir,
-        "apply",
-        kept.agent,
-        turn,
-        landed,
-        edit_bytes,
-        kept.duration,
-        tool=call.tool,
-        warnings=list(kept.warnings),
-    )
+    decision = events.Decision("apply", kept.agent, turn, edit_bytes, kept.duration, call.tool)
+    events.record(g.repo.commondir, decision, landed, warnings=list(kept.warnings))
     return answer
 
 
@@ -195,7 +186,7 @@ def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | 
     restored, kept_note = _put_back(g, kept, now)
     with worktree.locked(g.repo):
         worktree.write(g.repo, [worktree.Write(rel, now, restored, mode, kept.mode or mode or FILE)])
-    events.record(g.repo.commondir, "apply", kept.agent, turn, Report("refused", None), 0, 0.0, tool=call.tool)
+    events.record(g.repo.commondir, events.Decision("apply", kept.agent, turn, tool=call.tool), Report("refused", None))
     return Answer(
         BLOCK,
         stderr=(

@@ -136,7 +136,9 @@ def _refuse(g: Guard, call: HookCall, finding: Any, agent: str, turn: str | None
     from ...report import Report, events
 
     report = Report("refused", None, findings=(finding,))
-    events.record(g.repo.commondir, "apply", agent, turn, report, edit_bytes, time.monotonic() - started, tool=call.tool)
+    events.record(
+        g.repo.commondir, events.Decision("apply", agent, turn, edit_bytes, time.monotonic() - started, call.tool), report
+    )
     return deny(report.findings)
 
 
