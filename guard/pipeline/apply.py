@@ -64,8 +64,10 @@ def apply(call: Call, raw: bytes, dialect: str = "auto", path: str | None = None
             if refused is not None:
                 return Report("refused", edits.format, findings=(refused,))
             planned = plan(call, edits, size)
-            if not _to_verify(call, planned, verified):
-                return _landed(call, edits, planned, verified, size, path)
+            applies = _verify_applies(call, planned)
+            known = _known_verdict(call, planned, verified) if applies else None
+            if not applies or known is not None:
+                return _landed(call, edits, planned, known, size, path)
         from .. import verify
 
         until, name = call.verify.deadline if call.verify.deadline is not None else (None, "")
@@ -149,19 +151,23 @@ def check_turn(call: Call) -> None:
             raise UsageError(problem)
 
 
-def _to_verify(call: Call, planned: Planned, verified: _Verified | None) -> bool:
-    """Whether the policy's verify commands must judge `planned` before it lands: it passes the
-    checks, changes something, and no verdict is about exactly its changes yet."""
-    if planned.refused or _changes_nothing(planned.changes) or not _verifies(call.policy):
-        return False
+def _verify_applies(call: Call, planned: Planned) -> bool:
+    """Whether the policy's verify commands judge `planned` before it lands: it passes the checks,
+    changes something, and the policy names commands."""
+    return not planned.refused and not _changes_nothing(planned.changes) and _verifies(call.policy)
+
+
+def _known_verdict(call: Call, planned: Planned, verified: _Verified | None) -> Verdict | None:
+    """The verdict on exactly `planned`'s changes, when there is one without running anything:
+    the last round's, or the one no command concerns (``verify.nothing_to_run``); None: run them."""
     if verified is not None and verified.key == _key(planned.changes):
-        return False
+        return verified.verdict
     from .. import verify
 
-    return verify.nothing_to_run(call.policy, planned.changes) is None
+    return verify.nothing_to_run(call.policy, planned.changes)
 
 
-def _landed(call: Call, edits: EditSet, planned: Planned, verified: _Verified | None, size: int, path: str | None) -> Report:
+def _landed(call: Call, edits: EditSet, planned: Planned, verdict: Verdict | None, size: int, path: str | None) -> Report:
     """The outcome of `planned` under the lock it was planned in: refused (with a suggestion), judged
     by the verify verdict, checked only, or written and recorded."""
     status = "checked" if call.check else "applied"
@@ -171,12 +177,7 @@ def _landed(call: Call, edits: EditSet, planned: Planned, verified: _Verified | 
         # Nothing to write (a no-op let through as a warning): no empty turn either, and nothing to verify.
         return _report(status, edits, planned)
     extra: dict[str, object] = {}
-    if _verifies(call.policy):
-        from .. import verify
-
-        judged = verified is not None and verified.key == _key(planned.changes)
-        verdict = verified.verdict if verified is not None and judged else verify.nothing_to_run(call.policy, planned.changes)
-        assert verdict is not None  # ``_to_verify`` let it through only with one
+    if verdict is not None:
         planned = with_verdict(call, planned, verdict, size)
         extra = {"verify": list(verdict.runs)}
         if planned.refused:

@@ -43,30 +43,6 @@ class Guard(Workspace):
 
         return sessions.current(self.repo.commondir, agent, self.budget_session)
 
-    def call(
-        self,
-        *,
-        agent: str | None = None,
-        turn: str | None = None,
-        cwd: str | os.PathLike[str] | None = None,
-        audience: Audience | None = None,
-        check: bool = False,
-        require_read: bool = False,
-        verify: Verify | None = None,
-    ) -> Call:
-        """The call this workspace makes of a request (``pipeline.call.make``): the policy read now."""
-        return calls.make(
-            self,
-            agent=agent,
-            turn=turn,
-            cwd=cwd,
-            audience=audience,
-            check=check,
-            require_read=require_read,
-            verify=verify or Verify(),
-            budget_session=self.budget_session,
-        )
-
     def apply(
         self,
         data: bytes | str,
@@ -84,7 +60,7 @@ class Guard(Workspace):
         verify_deadline: tuple[float, str] | None = None,
         verify_fixes: bool = True,
     ) -> Report:
-        """Apply one edit, or refuse it whole (the keywords build the ``Call``: see ``apply_call``).
+        """Apply one edit, or refuse it whole (the keywords build the ``Call``, ``pipeline.call.make``).
 
         Relative paths the agent names are read from `cwd` (default: the current folder)
         when it is inside the work tree, else from the root; `diff --git` names are always
@@ -96,7 +72,8 @@ class Guard(Workspace):
         ``time.monotonic()`` instant, what messages call it) no command may run past;
         `verify_fixes`, whether a ``fix: true`` command's changes may become the edit's.
         """
-        call = self.call(
+        call = calls.make(
+            self,
             agent=agent,
             turn=turn,
             cwd=cwd,
@@ -104,6 +81,7 @@ class Guard(Workspace):
             check=check,
             require_read=require_read,
             verify=Verify(verify_deadline, verify_fixes),
+            budget_session=self.budget_session,
         )
         return self.apply_call(call, data, format=format, path=path, tool=tool, log_pass=log_pass)
 
@@ -160,7 +138,7 @@ class Guard(Workspace):
         `created_dirs`: the folders that tool made for them, which a rollback of the
         turn removes once they are empty.
         """
-        call = self.call(agent=agent, turn=turn)
+        call = calls.make(self, agent=agent, turn=turn, budget_session=self.budget_session)
         with worktree.locked(self.repo):
             stage.recover(self.repo)
             check_turn(call)
