@@ -126,6 +126,18 @@ def created(path: str, data: bytes, mode: int | None, texts: dict[int, tuple[str
     return change
 
 
+def _blob(read: Callable[[str], bytes | None], oid: str, path: str) -> bytes:
+    """The content git records for `path`; a usage error when its object cannot be read: a check
+    that skipped the file would pass what it never saw."""
+    data = read(oid)
+    if data is None:
+        raise UsageError(
+            f"cannot read {path} (object {oid[:12]}): git's object is missing, or what is stored under "
+            "its id does not hash to it; run `git fsck` and repair the repository, then check again"
+        )
+    return data
+
+
 def file_changes(
     repo: GitRepo,
     deltas: Iterable[TreeChange],
@@ -141,8 +153,8 @@ def file_changes(
             continue
         if GITLINK in (d.old.mode if d.old else 0, d.new.mode if d.new else 0):
             continue  # a submodule's commit id: checked in the submodule's own repository
-        before = read(d.old.oid) if d.old else None
-        after = read(d.new.oid) if d.new else None
+        before = _blob(read, d.old.oid, d.old_path or d.path) if d.old else None
+        after = _blob(read, d.new.oid, d.path) if d.new else None
         if before is None and after is not None and d.status == "A":
             out.append(created(d.path, after, d.new.mode if d.new else None, texts))
             continue
@@ -172,9 +184,7 @@ def _whole(
             progress(done, len(entries), "reading files")
         if entry.mode in (LINK, GITLINK, TREE):
             continue
-        data = repo.read_blob(entry.oid)
-        if data is not None:
-            out.append(created(path, data, entry.mode, texts))
+        out.append(created(path, _blob(repo.read_blob, entry.oid, path), entry.mode, texts))
     if progress is not None:
         progress(len(entries), len(entries), "reading files")
     return tuple(out)
