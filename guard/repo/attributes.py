@@ -83,11 +83,12 @@ class Attributes:
         except pygit2.GitError:
             return None
 
-    def vet(self, path: str, folders: Sequence[str], configured: str | None) -> list[str]:
+    def vet(self, path: str, folders: Sequence[str], configured: str | None) -> tuple[list[str], list[str]]:
         """Raise ``UnreadableAttributes`` when a file the look-up of `path` reads, in `folders` (and,
         with the top among them, outside every tree: info/attributes, core.attributesFile
-        `configured`, the system's), is not a regular file; else those of `folders` whose
-        .gitattributes git reads from the index (tracked, and missing from the work tree).
+        `configured`, the system's), is not a regular file; else, of `folders`, those whose
+        .gitattributes git reads from the index (tracked, and missing from the work tree), and
+        those with an attribute file to read ("" also when a file outside every tree is there).
 
         git and libgit2 read `.gitattributes` in every folder from the top down to the
         path's, `info/attributes` and `core.attributesFile` (else git's XDG file), with a
@@ -111,6 +112,7 @@ class Attributes:
             in_tree = {f"{f}/.gitattributes" if f else ".gitattributes": f for f in folders}
             files += [(name, os.path.join(self.root, name)) for name in in_tree]
         missing: list[str] = []  # the work tree's .gitattributes that are not there
+        present: list[str] = []  # folders with a file to read
         for label, file in files:
             if label in in_tree and os.path.islink(file):
                 raise UnreadableAttributes(
@@ -130,7 +132,9 @@ class Attributes:
                     f"cannot read git attributes for {path}: {label} ({file}) is {what}, not a regular file "
                     "(git reads attributes from it, and would wait on it); remove it, or make it a regular file"
                 )
-        return [in_tree[label] for label in self._in_head(missing)]
+            present.append(in_tree.get(label, ""))
+        from_index = [in_tree[label] for label in self._in_head(missing)]
+        return from_index, from_index + present
 
     def _in_head(self, paths: list[str]) -> list[str]:
         """Those of `paths` HEAD's tree holds: tracked files, so ones the index may hold while the
@@ -230,15 +234,22 @@ class CallAttributes:
         self._configured = source.setting()
         self._vetted: set[str] = set()  # folders whose attribute files were looked at
         self._from_index: set[str] = set()  # folders whose .gitattributes git reads from the index
+        self._read: set[str] = set()  # folders with an attribute file to read ("": or one outside the tree)
         self._answers: dict[tuple[str, str], AttrValue] = {}
 
     def get(self, path: str, name: str) -> AttrValue:
-        """Attribute `name` of `path`."""
+        """Attribute `name` of `path`.
+
+        Where no attribute file lies on the look-up's way (none in the work tree's folders down
+        to the path's, none of them in the index, no info/attributes, core.attributesFile or
+        system file), every attribute is unspecified, as git answers: there is nothing to ask."""
         key = (path, name)
         if key in self._answers:
             return self._answers[key]
         folders = self._vetted_for(path)
-        value = self._source.lookup(path, name, self._configured, not self._from_index.isdisjoint(folders))
+        value = None
+        if not self._read.isdisjoint(folders):
+            value = self._source.lookup(path, name, self._configured, not self._from_index.isdisjoint(folders))
         self._answers[key] = value
         return value
 
@@ -257,7 +268,9 @@ class CallAttributes:
         folders = attribute_folders(path)
         todo = [f for f in folders if f not in self._vetted]
         if todo:
-            self._from_index.update(self._source.vet(path, todo, self._configured))
+            from_index, read = self._source.vet(path, todo, self._configured)
+            self._from_index.update(from_index)
+            self._read.update(read)
             self._vetted.update(todo)
         return folders
 

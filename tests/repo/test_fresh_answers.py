@@ -47,6 +47,8 @@ def test_attribute_answers_follow_the_files_between_calls(tmp_path: Path) -> Non
         {str(configured): "*.md -diff eol=lf\n", "core.attributesFile": str(configured)},
         {str(configured): "*.md -diff eol=crlf\n"},  # the same size
         {"core.attributesFile": None},
+        {"sub/.gitattributes": "*.md binary\n"},  # a file only below the top: the top's paths have none
+        {"sub/.gitattributes": None},  # no file anywhere: nothing is asked, everything is unspecified
     ]
     assert {(p, n): repo.attr(p, n) for p in PATHS for n in NAMES} == _git_says(tmp_path)
     for state in states:
