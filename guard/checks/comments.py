@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
+from ..fs.kept import by_value
 from ..text.regex import lazy
 
 
@@ -159,7 +159,7 @@ def _alternatives(syntax: Syntax) -> tuple[list[str], list[str], list[str]]:
     return comments, openers, strings
 
 
-@lru_cache(maxsize=None)
+@by_value(None)
 def _lexer(syntax: Syntax) -> re.Pattern[str]:
     """One match per comment: everything up to it (code, strings, newlines), then the comment.
 
@@ -241,7 +241,7 @@ class CommentMap:
         return covered and not "".join(rest).strip(" \t{}")
 
 
-@lru_cache(maxsize=None)
+@by_value(None)
 def _token_lexer(syntax: Syntax) -> re.Pattern[str]:
     """One match per token: a comment (group ``c``), a string (group ``s``), or a run of code.
 

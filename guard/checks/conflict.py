@@ -11,15 +11,15 @@ marker line are left alone.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from ..fs.kept import by_value
 from ..model import FileChange, Finding
 from .base import CheckInput, lines_containing, quote
 
 _SKIP_SUFFIXES = (".patch", ".diff")
 
 
-@lru_cache(maxsize=16)
+@by_value(16)
 def _conflict_markers(size: int) -> re.Pattern[str]:
     return re.compile(rf"(?:<{{{size}}}|>{{{size}}}|\|{{{size}}})(?:[ \t]|$)|={{{size}}}$")
 

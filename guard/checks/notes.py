@@ -56,8 +56,7 @@ vocabulary is built on first use, the ASCII part of it without folding anything.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from ..fs.kept import by_value
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 
@@ -276,7 +275,7 @@ class Vocabulary:
         return UNKNOWN
 
 
-@lru_cache(maxsize=2)
+@by_value(2)
 def vocabulary(ascii: bool = False) -> Vocabulary:
     return Vocabulary(ascii)
 

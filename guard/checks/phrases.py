@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from functools import lru_cache
 from itertools import accumulate
 from typing import Sequence
 
+from ..fs.kept import by_value
 from ..text.lookalikes import fold
 from ..text.regex import lazy
 from . import notes
@@ -184,7 +184,7 @@ _ASCII_VOCAB = tuple(w for w in VOCAB if w.isascii())  # all an ASCII text can h
 NOTE_NEEDLES = _ASCII_VOCAB + NOTE_VOCAB
 
 
-@lru_cache(maxsize=1)
+@by_value(1)
 def _other_vocab() -> tuple[str, ...]:
     """The first pass's words that are not ASCII once folded: ``notes``' words in other scripts, and `…`."""
     return tuple(sorted({w for w in (*map(fold, VOCAB), *notes.triggers()) if not w.isascii()}))
@@ -263,7 +263,7 @@ _LOOSE = (
 _BIG = {"PHRASE": _PHRASE, "TIGHT": _TIGHT, "LOOSE": _LOOSE}
 
 
-@lru_cache(maxsize=None)
+@by_value(None)
 def big(name: str) -> re.Pattern[str]:
     return re.compile(_BIG[name], re.IGNORECASE)
 

@@ -57,8 +57,8 @@ that does no work where code was) in ``standin``.  This module makes the finding
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from ..fs.kept import by_value
 from ..model import FileChange, Finding
 from ..text.lookalikes import disguised, fold
 from ..tree.diffs import ChangedLines, changed_lines
@@ -74,7 +74,7 @@ WHOLE_HINT = (
 )
 
 
-@lru_cache(maxsize=64)
+@by_value(64)
 def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.MULTILINE) if patterns else None
 

@@ -29,8 +29,8 @@ and the fix keeps them, as pre-commit-hooks' trailing-whitespace does with
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
+from ..fs.kept import by_value
 from ..model import FileChange, Finding
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import span, visible
@@ -67,7 +67,7 @@ class Rules:
         return name in self.enabled
 
 
-@lru_cache(maxsize=256)  # the same few specs for every file of a change
+@by_value(256)  # the same few specs for every file of a change
 def parse_rules(spec: str, base: Rules) -> Rules:
     """Apply a git-style rule list (`a,-b,tabwidth=4`) to `base`; unknown names are ignored, as git does."""
     enabled = set(base.enabled)
@@ -93,7 +93,7 @@ def parse_rules(spec: str, base: Rules) -> Rules:
     return Rules(frozenset(enabled), tabwidth)
 
 
-@lru_cache(maxsize=64)
+@by_value(64)
 def _base_rules(spec: str | None, core_whitespace: str | None) -> Rules:
     """The policy's rules changed by git's core.whitespace, before a path's attribute."""
     base = parse_rules(spec, Rules(frozenset())) if spec is not None else Rules()

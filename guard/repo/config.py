@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..fs.kept import ByStamps, Stamps
+
 _TIMEOUT = 20  # seconds: git reading a few small files
 # Environment variables that change what `git config --list` says.
 _ENV = (
@@ -102,10 +104,12 @@ def _from_git(root: Path) -> list[ConfigEntry] | None:
 
 
 class KeptConfig:
-    """git's last answer for one handle, kept while nothing it depends on changed (see the module doc)."""
+    """git's last answer for one handle, kept while nothing it depends on changed (see the module
+    doc): under ``fs.kept``'s rule, with the stamps of every file git read or would read, and the
+    environment variables git reads configuration from."""
 
     def __init__(self) -> None:
-        self._kept: tuple[dict[str, object], list[str], list[ConfigEntry]] | None = None  # signature, files, entries
+        self._kept: ByStamps[list[ConfigEntry]] = ByStamps(1)
 
     def entries(
         self, root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Sequence[tuple[str, str | None]]]
@@ -115,9 +119,9 @@ class KeptConfig:
         `fallback`: libgit2's (key, value) pairs, used only when git cannot be run; their
         relative include targets then resolve from the common git dir (the local file's folder).
         """
-        if self._kept is not None and self._kept[0] == _signature(self._kept[1]):
-            return self._kept[2]
-        self._kept = None
+        kept = self._kept.get(root)
+        if kept is not None:
+            return kept
         got = _from_git(root)
         if got is None:
             local = str(commondir / "config")
@@ -125,20 +129,8 @@ class KeptConfig:
         depends = _standard_files(gitdir, commondir)
         depends += [e.origin for e in got if e.origin]
         depends += [t for e in got if is_include(e.key) and (t := include_target(e, root))]
-        signature = _signature(depends)
-        # A file changed this very moment may change again unseen within the same tick of its
-        # clock (git's racy rule): then nothing is kept.
-        if not _racy(signature):
-            self._kept = (signature, sorted(set(depends)), got)
+        self._kept.keep(root, Stamps.now(depends, _env_names()), got)
         return got
-
-
-def _stat(path: str) -> tuple[int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
 
 
 def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
@@ -159,21 +151,11 @@ def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
     return files
 
 
-def _signature(files: Sequence[str]) -> dict[str, object]:
-    environ = os.environ
-    env = {k: v for k in _ENV if (v := environ.get(k)) is not None}
-    count = env.get("GIT_CONFIG_COUNT", "")
-    for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):  # git reads KEY_n/VALUE_n for n < COUNT
-        for k in (f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"):
-            env[k] = os.environ.get(k, "")
-    return {"env": env, "files": {f: _stat(f) for f in files}}
-
-
-def _racy(signature: dict[str, object]) -> bool:
-    """Whether a file of `signature` changed in the last two seconds."""
-    import time
-
-    files = signature["files"]
-    assert isinstance(files, dict)
-    now = time.time_ns()
-    return any(st is not None and now - st[0] < 2_000_000_000 for st in files.values())
+def _env_names() -> list[str]:
+    """The environment variables git reads configuration from now (``GIT_CONFIG_KEY_n`` and
+    ``GIT_CONFIG_VALUE_n`` for each n below ``GIT_CONFIG_COUNT``)."""
+    names = list(_ENV)
+    count = os.environ.get("GIT_CONFIG_COUNT", "")
+    for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):
+        names += [f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"]
+    return names

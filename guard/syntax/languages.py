@@ -23,10 +23,10 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..fs.kept import ByStamps, Stamps, by_value
 from ..mappings import lookup
 from ..text.regex import lazy
 from .nesting import deepest
@@ -107,7 +107,7 @@ def available(language: str) -> bool:
     return _parser(language) is not None
 
 
-@lru_cache(maxsize=None)
+@by_value(None)
 def _parser(language: str) -> Any:
     """A tree-sitter parser for `language`, or None when tree-sitter or the grammar is missing."""
     spec = GRAMMARS.get(language)
@@ -303,7 +303,7 @@ def enclosing(language: str, data: bytes, row: int) -> list[Span] | None:
             return out
 
 
-@lru_cache(maxsize=4)
+@by_value(4)
 def _tree(language: str, data: bytes) -> Any:
     """The root of `data`'s tree-sitter parse, or None (no grammar, or parse errors)."""
     parser = _parser(language)
@@ -313,7 +313,7 @@ def _tree(language: str, data: bytes) -> Any:
     return None if root.has_error else root
 
 
-@lru_cache(maxsize=4)
+@by_value(4)
 def _python_tree(data: bytes) -> ast.Module | None:
     try:
         text = data.decode("utf-8-sig")
@@ -387,16 +387,20 @@ def python_target(root: Path | None) -> tuple[int, int] | None:
     """
     if root is None:
         return None
-    path = root / "pyproject.toml"
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        return None
-    return _target_cached(str(path), stamp)
+    path = str(root / "pyproject.toml")
+    stamps = _TARGETS.get(path)
+    if stamps is not None:
+        return stamps[0]
+    found = Stamps.now([path])  # before the read: a change during it is a change after it
+    target = _target(path) if found.files[0][1] is not None else None
+    _TARGETS.keep(path, found, (target,))
+    return target
 
 
-@lru_cache(maxsize=16)
-def _target_cached(path: str, _stamp: int) -> tuple[int, int] | None:
+_TARGETS: ByStamps[tuple[tuple[int, int] | None]] = ByStamps(16)  # pyproject.toml -> its target, kept by its stamp
+
+
+def _target(path: str) -> tuple[int, int] | None:
     import tomllib
 
     from ..fs.filekind import read_regular

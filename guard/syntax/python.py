@@ -14,8 +14,8 @@ the error and its line are the parser's own.  (If the original itself fails outs
 the stretch, the file is not held to parsing: the same answer.)  A stretch holding
 ``from __future__``, which only the top of a module may have, is not judged alone.
 
-Outlines are kept by the hash of the text they outline (the newest ``_KEPT``): a function of
-the text alone, so a kept one can never be stale.  The original's outline comes from a
+Outlines are kept by the text they outline (``fs.kept.ByValue``; a large text by its hash): a
+function of the text alone, so a kept one can never be stale.  The original's outline comes from a
 previous edit in this process (the edited
 text's outline follows from the original's and the stretch's, so a session's next
 edit to the file is as cheap), from a full parse, or failing both from a lexer
@@ -33,20 +33,17 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import threading
 import warnings
-from collections import OrderedDict
-from typing import Any
 
+from ..fs.kept import ByValue
 from ..text.regex import lazy
 
 Error = tuple[int, int, str]
 Target = tuple[int, int] | None
 
-_KEPT = 32
 _KEY_SIZE = 1 << 17  # texts up to this many characters are their own keys (at most ~8 M chars held)
-_STARTS: OrderedDict[str | bytes, tuple[int, ...]] = OrderedDict()  # digest -> outline (lexically plain lines)
-_VERDICTS: OrderedDict[tuple[str | bytes, Target], Error | None] = OrderedDict()  # whole-text parses
+_STARTS: ByValue[str | bytes, tuple[int, ...]] = ByValue(32)  # digest -> outline (lexically plain lines)
+_VERDICTS: ByValue[tuple[str | bytes, Target], tuple[Error | None]] = ByValue(32)  # whole-text parses
 
 
 def _digest(text: str) -> str | bytes:
@@ -56,27 +53,6 @@ def _digest(text: str) -> str | bytes:
     import hashlib  # here: most texts are their own keys, and a command that never hashes need not import it
 
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-_LOCK = threading.Lock()  # sessions may check edits from several threads
-_MISSING = object()
-
-
-def _keep(cache: OrderedDict, key: object, value: object) -> None:  # type: ignore[type-arg]
-    with _LOCK:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > _KEPT:
-            cache.popitem(last=False)
-
-
-def _recall(cache: OrderedDict, key: object) -> Any:  # type: ignore[type-arg]
-    """The remembered value (now the most recent), or _MISSING."""
-    with _LOCK:
-        value = cache.get(key, _MISSING)
-        if value is not _MISSING:
-            cache.move_to_end(key)
-        return value
 
 
 def parse(text: str, target: Target = None) -> tuple[ast.Module | None, Error | None]:
@@ -110,13 +86,13 @@ def _ast_starts(tree: ast.Module) -> list[int]:
 def error(text: str, target: Target = None, key: str | bytes | None = None) -> Error | None:
     """The first error of the whole text, or None when it parses; remembered."""
     k = (key or _digest(text), target)
-    known = _recall(_VERDICTS, k)
-    if known is not _MISSING:
-        return known  # type: ignore[no-any-return]
+    known = _VERDICTS.get(k)
+    if known is not None:
+        return known[0]
     tree, err = parse(text, target)
-    _keep(_VERDICTS, k, err)
+    _VERDICTS.keep(k, (err,))
     if tree is not None:
-        _keep(_STARTS, k[0], tuple(_ast_starts(tree)))
+        _STARTS.keep(k[0], tuple(_ast_starts(tree)))
     return err
 
 
@@ -192,14 +168,14 @@ def _lexed(text: str) -> list[int] | None:
 def starts(text: str, key: str | bytes | None = None) -> tuple[int, ...] | None:
     """The text's outline: remembered, or lexed (and remembered); None when the lexer gives up."""
     k = key or _digest(text)
-    got = _recall(_STARTS, k)
-    if got is _MISSING:
+    got = _STARTS.get(k)
+    if got is None:
         lexed = _lexed(text)
         if lexed is None:
             return None
         got = tuple(lexed)
-        _keep(_STARTS, k, got)
-    return got  # type: ignore[no-any-return]
+        _STARTS.keep(k, got)
+    return got
 
 
 # --------------------------------------------------------------------------- an edit
@@ -208,9 +184,8 @@ def starts(text: str, key: str | bytes | None = None) -> tuple[int, ...] | None:
 def new_error(before: str, after: str, target: Target = None) -> Error | None:
     """The error `after` has where `before` parsed; None when it parses or `before` did not."""
     key = _digest(after)
-    err = _recall(_VERDICTS, (key, target))
-    if err is _MISSING:
-        err = _stretch_error(before, after, target, key)
+    known = _VERDICTS.get((key, target))
+    err = known[0] if known is not None else _stretch_error(before, after, target, key)
     if err is None:
         return None
     return err if error(before, target) is None else None
@@ -296,5 +271,5 @@ def _stretch_error(before: str, after: str, target: Target, key: str | bytes) ->
     kept = outline[: bisect.bisect_left(outline, lo)]
     moved = outline[j:] if not shift else tuple(x + shift for x in outline[j:])
     derived = (*kept, *(lo + x for x in _ast_starts(tree)), *moved)
-    _keep(_STARTS, key, derived)
+    _STARTS.keep(key, derived)
     return None

@@ -7,16 +7,17 @@ The compiled patterns are memoised: each is a function of the glob text alone.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from ..fs.kept import by_value
 
 
-@lru_cache(maxsize=512)
+@by_value(512)
 def glob_regex(pattern: str, ignorecase: bool = True) -> re.Pattern[str]:
     """A gitignore-style glob as a compiled regex over repository-relative paths (``glob_source``)."""
     return re.compile(glob_source(pattern), (re.IGNORECASE if ignorecase else 0) | re.DOTALL)
 
 
-@lru_cache(maxsize=512)
+@by_value(512)
 def glob_source(pattern: str) -> str:
     """A gitignore-style glob as the text of a regex over repository-relative paths.
 
@@ -77,7 +78,7 @@ def matches(path: str, pattern: str, ignorecase: bool = True) -> bool:
         return path == pattern if not ignorecase else path.casefold() == pattern.casefold()
 
 
-@lru_cache(maxsize=64)
+@by_value(64)
 def _any_glob(patterns: tuple[str, ...], ignorecase: bool = True) -> re.Pattern[str] | None:
     """One regex that fully matches a path when one of `patterns` does (None: compare one by one).
 

@@ -26,8 +26,7 @@ function.  ASCII text costs one ``str.isascii`` and ``str.lower``.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from ..fs.kept import by_value
 from .regex import lazy
 
 # Format characters (Unicode category Cf) and other code points that render as nothing.
@@ -70,7 +69,7 @@ _BRACKETS = {
 }
 
 
-@lru_cache(maxsize=1)
+@by_value(1)
 def _table() -> dict[int, str]:
     table: dict[int, str] = {}
     for pairs in _LETTERS.values():

@@ -11,10 +11,12 @@ compiled pattern after: ``_HEADER = lazy(r"...")`` where it is defined,
 from __future__ import annotations
 
 import re
-from functools import cache, partial
+from functools import partial
 from typing import Callable
+
+from ..fs.kept import by_value
 
 
 def lazy(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
     """`pattern` (with `flags`) compiled when first asked for."""
-    return cache(partial(re.compile, pattern, flags))
+    return by_value(1)(partial(re.compile, pattern, flags))

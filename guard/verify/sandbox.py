@@ -12,7 +12,7 @@ is shown again, read-only, for the checkout borrows its objects).  Two runners, 
   new mount namespace binds the writable folders, then makes every other mount read-only; a
   mount it cannot make read-only stops it (exit 125) rather than run the command unconfined.
 
-Each is tried once per process on a trivial command (``_works``): ``auto`` falls back to none
+Each is tried once per program file on a trivial command (``_works``): ``auto`` falls back to none
 when it fails.  What a confined command still may do: read what the user may read (their home,
 other repositories), use the network, and write to the checkout (which ``Shadow.settle`` puts
 back).  It is no sandbox against code that escapes namespaces.
@@ -20,13 +20,14 @@ back).  It is no sandbox against code that escapes namespaces.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
+
+from ..fs.kept import ByStamps, Stamps
 
 SETTINGS = ("auto", "required", "off")
 NONE = "none"
@@ -75,9 +76,21 @@ def choose(setting: str) -> Runner | str:
     return Runner(NONE, None)
 
 
-@functools.lru_cache(maxsize=4)
+_WORKS: ByStamps[bool] = ByStamps(4)  # (runner, program) -> whether it works, kept by the program's stamp
+
+
 def _works(name: str, program: str) -> bool:
-    """Does the runner start a trivial command, confined, on this machine?  (Asked once per process.)"""
+    """Does the runner start a trivial command, confined, on this machine?  (Asked once per program
+    file: ``fs.kept``.)"""
+    known = _WORKS.get((name, program))
+    if known is None:
+        stamps = Stamps.now([program])
+        known = _tried(name, program)
+        _WORKS.keep((name, program), stamps, known)
+    return known
+
+
+def _tried(name: str, program: str) -> bool:
     here = Path(os.path.realpath(os.getcwd()))
     argv = Runner(name, program).wrap(["/bin/sh", "-c", "exit 0"], here, None, None, ())
     try:
