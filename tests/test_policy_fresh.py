@@ -19,6 +19,14 @@ OPEN = "paths:\n  protected_extra: [none.py]\n"
 SHUT = "paths:\n  protected_extra: [keys.py]\n"  # the same size as OPEN: only the content tells them apart
 
 
+@pytest.fixture(params=["racy window", "no racy window"], autouse=True)
+def _window(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test twice: with git's racy window (a file just written is never kept, so every call
+    reads it), and without one, so each answer is kept and only its files' stamps tell a change."""
+    if request.param == "no racy window":
+        monkeypatch.setattr("guard.fs.kept.RACY_NS", 0)
+
+
 def _write(repo: Repo, n: int) -> str:
     return json.dumps({"file_path": "keys.py", "content": f"K = {n}\n"})
 
@@ -67,3 +75,23 @@ def test_a_policy_file_that_appears_mid_session_is_read(repo: Repo) -> None:
     assert session.apply(_write(repo, 2)).status == "refused"
     (repo.root / ".agent-guard.yaml").unlink()
     assert session.apply(_write(repo, 3)).status == "applied"
+
+
+def test_a_link_pointed_at_another_file_mid_session_is_followed(repo: Repo, tmp_path: Path) -> None:
+    """`extends:` through a symbolic link: the link pointed at another file, of the same size and
+    modification time, is a change of policy."""
+    from guard.pipeline.engine import Guard
+
+    opened, shut = tmp_path / "open.yaml", tmp_path / "shut.yaml"
+    opened.write_text(OPEN)
+    shut.write_text(SHUT)
+    stat = opened.stat()
+    os.utime(shut, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    link = tmp_path / "team.yaml"
+    link.symlink_to(opened)
+    repo.commit({"keys.py": "K = 0\n", ".agent-guard.yaml": f"extends: {link}\n"})
+    session = Guard(repo.root)
+    assert session.apply(_write(repo, 1)).status == "applied"
+    link.unlink()
+    link.symlink_to(shut)
+    assert session.apply(_write(repo, 2)).status == "refused"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
+from ..fs.kept import ByStamps, ByValue, Stamps, by_value
 from ..mappings import lookup
 from .effective import Policy
 from .schema import (
@@ -91,12 +91,12 @@ def _is_bare_name(spec: str) -> bool:
 
 
 def _read_text(path: Path, label: str) -> str:
-    from ..fs.filekind import NotRegular, open_regular
+    from ..fs.filekind import NotRegular, read_regular
 
     try:
-        # Never a plain open: a named pipe would hold it (and every command) until something wrote to it.
-        with open(open_regular(path), encoding="utf-8") as fh:
-            text = fh.read()
+        # Never a plain open: a named pipe would hold it (and every command) until something wrote
+        # to it.  Line ends stay as written: YAML reads CR LF and CR as line breaks itself.
+        text = read_regular(path).decode("utf-8")
     except NotRegular as e:
         raise PolicyError(
             f"cannot read policy {label}: it is {e.what}, not a regular file; write the policy to a regular file"
@@ -170,23 +170,29 @@ def _shape(data: object) -> str | None:
 def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
     if preset_ok and _is_bare_name(spec):
         path = PRESET_DIR / f"{spec}.yaml"
-        if not path.is_file():
+        label = f"preset {spec}"
+        try:
+            text = _read_text(path, label)
+        except PolicyError:
+            if path.is_file():
+                raise
             close = closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
-            raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml")
-        label = f"preset {spec}"
-        text = _read_text(path, label)
+            raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml") from None
         body, parent = _settings(text, label, True)
         return _Layer(f"preset:{spec}", label, spec, body, parent, PRESET_DIR, text)
     path = (base_dir / spec).resolve()
-    if not path.exists():
-        raise PolicyError(f"policy file {base_dir / spec} does not exist")
-    text = _read_text(path, str(path))
+    try:
+        text = _read_text(path, str(path))
+    except PolicyError:
+        if path.exists():
+            raise
+        raise PolicyError(f"policy file {base_dir / spec} does not exist") from None
     body, parent = _settings(text, str(path), False)
     return _Layer(str(path), str(path), path.name, body, parent, path.parent, text)
 
 
-@lru_cache(maxsize=64)
+@by_value(64)
 def _settings(text: str, label: str, root: bool) -> tuple[dict[str, object], str | None]:
     """What a policy file's text sets, validated, and the layer it extends (``_checked``).
 
@@ -271,8 +277,7 @@ def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
 
-_BUILT: dict[tuple[object, ...], Policy] = {}
-_BUILT_KEPT = 32
+_BUILT: ByValue[tuple[object, ...], Policy] = ByValue(32)
 
 
 def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = (), ignorecase: bool = False) -> Policy:
@@ -287,9 +292,7 @@ def _build(chain: list[_Layer], agent: str | None, own_files: tuple[str, ...] = 
     found = _BUILT.get(key)
     if found is None:
         found = _merged(chain, agent, own_files, ignorecase)
-        if len(_BUILT) >= _BUILT_KEPT:
-            del _BUILT[next(iter(_BUILT))]
-        _BUILT[key] = found
+        _BUILT.keep(key, found)
     return found
 
 
@@ -345,7 +348,42 @@ def load(
     else the ``[tool.agent-guard]`` table of its pyproject.toml), else `default`.
 
     `ignorecase`: git's `core.ignorecase` for the repository at `root` (``Policy.ignorecase``).
+
+    Every call reads the files again, unless a fresh look at each file the answer was read from
+    finds its stamp unchanged (``fs.kept``): a file named by `extends:` edited between two calls
+    is read by the second (``tests/test_policy_fresh.py``).
     """
+    key = (os.getcwd(), None if root is None else os.path.realpath(root), spec, agent, ignorecase)
+    kept = _LOADED.get(key)
+    if kept is not None:
+        return kept
+    pol, chain = _load(root, spec, agent, ignorecase)
+    _LOADED.keep(key, Stamps.now(_read_from(root, spec, chain)), pol)
+    return pol
+
+
+_LOADED: ByStamps[Policy] = ByStamps(16)  # the owner of the policies kept between calls (``load``)
+
+
+def _read_from(root: Path | None, spec: str | None, chain: list[_Layer]) -> list[str]:
+    """Every path whose file, or whose absence, `load` read for `chain`, as it was spelled: each
+    is followed through its links again when looked at, so a link pointed elsewhere is a change."""
+    files: list[str] = []
+    if root is not None:
+        files += [str(root / DEFAULT_FILE), str(root / "pyproject.toml")]
+    if spec is not None:
+        files += [str(PRESET_DIR / f"{spec}.yaml"), os.path.join(os.getcwd(), spec)]
+    for layer in chain:
+        if layer.ident.startswith("preset:"):
+            files.append(str(PRESET_DIR / f"{layer.short}.yaml"))
+        elif not layer.ident.startswith("pyproject:"):
+            files.append(layer.ident)
+        if layer.parent is not None:
+            files += [str(layer.base_dir / layer.parent), str(PRESET_DIR / f"{layer.parent}.yaml")]
+    return files
+
+
+def _load(root: Path | None, spec: str | None, agent: str | None, ignorecase: bool) -> tuple[Policy, list[_Layer]]:
     if spec is None:
         own = root / DEFAULT_FILE if root is not None else None
         if own is not None and os.path.lexists(own):  # a pipe or a broken link there is an error, not "none"
@@ -360,7 +398,7 @@ def load(
         top = _layer(spec, Path.cwd(), preset_ok=False)
     chain = _chain(top)
     pol = _build(chain, agent, _own_files(root, chain), ignorecase)
-    return _with_baseline(pol)
+    return _with_baseline(pol), chain
 
 
 def _in_pyproject(root: Path) -> _Layer | None:
@@ -411,16 +449,18 @@ def _own_files(root: Path | None, chain: list[_Layer]) -> tuple[str, ...]:
     """
     own = [DEFAULT_FILE]
     if root is not None:
-        real_root = Path(os.path.realpath(root))
+        top = os.path.join(os.path.realpath(root), "")
         for layer in chain:
             if layer.ident.startswith("pyproject:"):
                 continue  # its table is guarded, not the whole file (``pyproject``)
-            file = (
-                PRESET_DIR / f"{layer.ident[len('preset:') :]}.yaml" if layer.ident.startswith("preset:") else Path(layer.ident)
-            )
-            real = Path(os.path.realpath(file))
-            if real.is_relative_to(real_root) and real != real_root:
-                own.append(real.relative_to(real_root).as_posix())
+            if layer.ident.startswith("preset:"):
+                # PRESET_DIR is resolved: only a preset file that is itself a link leads elsewhere.
+                file = os.path.join(PRESET_DIR, f"{layer.ident[len('preset:') :]}.yaml")
+                real = os.path.realpath(file) if os.path.islink(file) else file
+            else:
+                real = layer.ident  # read from its resolved path (``_layer``)
+            if real.startswith(top):
+                own.append(real[len(top) :].replace(os.sep, "/"))
     return tuple(dict.fromkeys(own))
 
 
