@@ -1,27 +1,25 @@
 """A command as a turn: Bash, or any other tool the settings' matcher names.
 
 What a command changes in each repository it can change is a turn of the agent there
-(``guard.record.shell``): the pre hook takes the work tree and the policy before it runs
-(a stash per repository, kept as JSON with the file tools' stashes, ``stash.folder``), and
-the post hook records the difference and checks it by that policy.
+(``guard.turns.shell``): the pre hook takes the work tree and the policy before it runs
+(a stash per repository, ``command_stash``), and the post hook records the difference and
+checks it by that policy.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ...errors import UsageError
-from ...fs.filekind import read_regular
-from . import stash
+from . import command_stash, stash
 from .answer import BLOCK, REPORTED, Answer, PayloadError, output
+from .command_stash import CommandStash
 from .payload import HookCall, agent_of, session_cwd, turn_of
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
+    from ...turns.shell import Finished
 
 
 def command(call: HookCall) -> Answer:
@@ -70,7 +68,9 @@ def _repositories(folders: list[str], policy: str | None, seen: set[str] | None 
 
 
 def _before(call: HookCall, cwd: str, text: str, name: str) -> Answer:
-    """PreToolUse of a command: a stash of what is there before it, in each repository it can change."""
+    """PreToolUse of a command: a stash of what is there before it, in each repository it can change
+    (all of them, or none: a snapshot that cannot be taken or a policy that cannot be carried
+    leaves none)."""
     from ...record import entered, snapshot
     from ...turns import shell
 
@@ -79,148 +79,101 @@ def _before(call: HookCall, cwd: str, text: str, name: str) -> Answer:
         return Answer(0)  # in no repository, entering none it names: nothing of ours
     agent = agent_of(call)
     turn = turn_of(call)
+    roots = tuple(str(g.root) for g in guards)
     taken: list[tuple[Guard, shell.Before]] = []
     try:
         for g in guards:
             g.recover()
             snapshot.sweep(g.repo)
             taken.append((g, shell.begin(g, agent)))
-        kept = [before.as_json() for _g, before in taken]
+        for g, before in taken:
+            command_stash.write(g, name, CommandStash(before, agent, turn, text[:10000], roots))
     except BaseException as exc:
-        for _g, before in taken:
+        for g, before in taken:
+            command_stash.drop(g, name)
             snapshot.discard(before.snapshot)
         if isinstance(exc, shell.Uncarried):
             return Answer(BLOCK, stderr=f"agent-guard: {exc}; this {call.tool} call was blocked\n")
         raise
-    roots = [str(g.root) for g in guards]
-    for (g, _before), doc in zip(taken, kept):
-        doc.update(agent=agent, turn=turn, started=time.time(), command=text[:10000], repositories=roots)
-        path = stash.folder(g) / name
-        tmp = path.with_name(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
-        os.replace(tmp, path)
-    _note_pending(name, roots)
+    command_stash.note(name, roots)
     return Answer(0)
 
 
-def _pending_file(name: str) -> Path | None:
-    """Where the pre hook of a command notes the repositories it took stashes in, for the post hook
-    to find whatever folder the command leaves the session in (`cd ..` at its end): the user's
-    runtime folder (the warm server's), when it is theirs alone; None when it is not usable."""
-    from ...warm import client
-
-    folder = Path(os.fsdecode(client.runtime_dir(os.environb, os.geteuid())))
-    try:
-        os.mkdir(folder, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return None
-    if client.folder_problem(os.fsencode(folder), os.geteuid()) is not None:
-        return None
-    pending = folder / "pending"
-    try:
-        pending.mkdir(mode=0o700, exist_ok=True)
-    except OSError:
-        return None
-    return pending / name
-
-
-def _note_pending(name: str, roots: list[str]) -> None:
-    path = _pending_file(name)
-    if path is None:
-        return  # the post hook looks from its own folder, as without the note
-    try:
-        tmp = path.with_name(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(roots), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
-def _pending_roots(name: str) -> list[str]:
-    """The repositories the pre hook of this call noted (``_note_pending``), the note taken away."""
-    path = _pending_file(name)
-    if path is None:
-        return []
-    try:
-        roots = json.loads(read_regular(path))
-    except (OSError, ValueError):
-        return []
-    path.unlink(missing_ok=True)
-    return [r for r in roots if isinstance(r, str)] if isinstance(roots, list) else []
-
-
 def _after(call: HookCall, cwd: str, text: str, name: str) -> Answer:
-    """PostToolUse of a command: finish the turn of each repository the pre hook took a stash in."""
-    from ...pipeline.engine import Guard
-    from ...turns import shell
+    """PostToolUse of a command.  One case each: a stash the pre hook left (``_stashed``), or none
+    (``_unstashed``)."""
+    found = _first_stash(cwd, text, name, call.policy)
+    if found is None:
+        return _unstashed(call, cwd, text)
+    return _stashed(call, name, *found)
 
-    first = _first_stash(cwd, text, name, call.policy)
-    if first is None:
-        return _unrecorded(call, cwd, text)
-    agent = agent_of(call)
+
+def _stashed(call: HookCall, name: str, first: Guard, kept: CommandStash) -> Answer:
+    """Finish the turn of the repository whose stash was found first, then that of each other one it
+    names, by its own stash; one without a stash is said to be not recorded."""
     turn = turn_of(call)
-    listed = first[1].get("repositories")
-    roots = [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
-    here = os.path.realpath(first[0].root)
-    finished: list[tuple[str, shell.Finished]] = []
+    finished = [_finish(call, first, kept, turn)]
     missing: list[str] = []
-    seen: set[str] = set()
-    for root in [str(first[0].root), *roots]:
-        if os.path.realpath(root) in seen:
-            continue
-        seen.add(os.path.realpath(root))
-        if os.path.realpath(root) == here:
-            g, doc = first
-        else:
-            try:
-                g = Guard(root, call.policy)
-            except UsageError:
-                missing.append(root)
-                continue
-            found = _command_stash(g, name)
-            if found is None:
-                missing.append(root)
-                continue
-            doc = found
-        (stash.folder(g) / name).unlink(missing_ok=True)
-        try:
-            before = shell.Before.from_json(doc)
-        except (ValueError, KeyError, TypeError):
+    for root in _others(first, kept.repositories):
+        found = _stash_in(root, name, call.policy)
+        if found is None:
             missing.append(root)
-            continue
-        g.recover()
-        # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own
-        # timeout still ends the hook: the verify commands keep to the deadline the pre hook had.
-        done = shell.finish(
-            g,
-            before,
-            agent=doc.get("agent") or agent,
-            turn=doc.get("turn") or turn,
-            tool=call.tool,
-            command=str(doc.get("command") or ""),
-            verify_deadline=call.verify_by,
-        )
-        finished.append((str(g.root), done))
+        else:
+            finished.append(_finish(call, *found, turn))
     return _said(call.tool, finished, missing)
 
 
-def _command_stash(g: Guard, name: str) -> dict[str, Any] | None:
+def _finish(call: HookCall, g: Guard, kept: CommandStash, turn: str | None) -> tuple[str, Finished]:
+    """The command's turn in `g`, by its stash (its turn, else the post hook's `turn`)."""
+    from ...turns import shell
+
+    g.recover()
+    # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own
+    # timeout still ends the hook: the verify commands keep to the deadline the pre hook had.
+    done = shell.finish(
+        g,
+        kept.before,
+        agent=kept.agent,
+        turn=kept.turn or turn,
+        tool=call.tool,
+        command=kept.command,
+        verify_deadline=call.verify_by,
+    )
+    return str(g.root), done
+
+
+def _others(first: Guard, roots: tuple[str, ...]) -> list[str]:
+    """The repositories of `roots` other than `first`'s, each once, in their order."""
+    seen = {os.path.realpath(first.root)}
+    out: list[str] = []
+    for root in roots:
+        real = os.path.realpath(root)
+        if real not in seen:
+            seen.add(real)
+            out.append(root)
+    return out
+
+
+def _stash_in(root: str, name: str, policy: str | None) -> tuple[Guard, CommandStash] | None:
+    """The repository at `root` and the stash the pre hook kept there (taken away); None without either."""
+    from ...pipeline.engine import Guard
+
     try:
-        doc = json.loads(read_regular(stash.folder(g) / name))
-    except (OSError, ValueError):
+        g = Guard(root, policy)
+    except UsageError:
         return None
-    return doc if isinstance(doc, dict) else None
+    kept = command_stash.take(g, name)
+    return None if kept is None else (g, kept)
 
 
-def _first_stash(cwd: str, text: str, name: str, policy: str | None) -> tuple[Guard, dict[str, Any]] | None:
-    """A stash the pre hook took for this call, and its repository: in the cwd's repository, else in
-    one the pre hook noted (``_note_pending``), else in one of the folders the command enters, read
-    from the cwd or a folder above it (the pre hook's cwd, which a `cd` may have left)."""
+def _first_stash(cwd: str, text: str, name: str, policy: str | None) -> tuple[Guard, CommandStash] | None:
+    """A stash the pre hook kept for this call (taken away), and its repository: in the cwd's
+    repository, else in one the pre hook noted (``command_stash.note``), else in one of the folders
+    the command enters, read from the cwd or a folder above it (the pre hook's cwd, which a `cd` may
+    have left)."""
     from ...record import entered
 
-    noted = _pending_roots(name)  # taken away whichever way the stash is found
+    noted = list(command_stash.take_note(name))  # taken away whichever way the stash is found
 
     def ways() -> Iterator[list[str]]:  # the command is read only when those found nothing
         yield [cwd]
@@ -235,14 +188,15 @@ def _first_stash(cwd: str, text: str, name: str, policy: str | None) -> tuple[Gu
     seen: set[str] = set()
     for folders in ways():
         for g in _repositories(folders, policy, seen):
-            doc = _command_stash(g, name)
-            if doc is not None:
-                return g, doc
+            kept = command_stash.take(g, name)
+            if kept is not None:
+                return g, kept
     return None
 
 
-def _unrecorded(call: HookCall, cwd: str, text: str) -> Answer:
-    """A post hook with no stash from before the command: what to say, and to whom."""
+def _unstashed(call: HookCall, cwd: str, text: str) -> Answer:
+    """A post hook with no stash from before the command (none this version of agent-guard wrote):
+    what to say, and to whom."""
     from ...record import entered
 
     tool = call.tool
@@ -273,13 +227,13 @@ def _unrecorded(call: HookCall, cwd: str, text: str) -> Answer:
     )
 
 
-def _said(tool: str, finished: list[tuple[str, Any]], missing: list[str] | None = None) -> Answer:
+def _said(tool: str, finished: list[tuple[str, Finished]], missing: list[str]) -> Answer:
     """What the model hears of a command's turns (one per repository it changed, each named when there
     are several): errors (and a revert) on standard error with exit 2, which Claude Code shows the
     model; warnings and what was not recorded as additional context."""
     from ...report.render import finding_text
 
-    several = len(finished) + len(missing or ()) > 1
+    several = len(finished) + len(missing) > 1
     refused: list[str] = []
     context: list[str] = []
     for root, done in finished:
@@ -299,7 +253,7 @@ def _said(tool: str, finished: list[tuple[str, Any]], missing: list[str] | None 
             ] + said
         elif said:
             context += [f"agent-guard recorded this {tool} command's changes{there} as {where}:"] + said
-    for root in missing or ():
+    for root in missing:
         context.append(
             f"agent-guard: no snapshot from before this {tool} command in {root}: what it changed there is not recorded"
         )
