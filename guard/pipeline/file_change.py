@@ -197,19 +197,22 @@ def _edited(call: Call, fe: FileEdit, t: _Target, read: Anchored | None, guessed
         new, converted = as_checked_out(new, path, attr, call.repo.config)
         if converted:
             repairs.append("eol")
-    change = diffs.make_change(
-        path,
-        t.op,
-        before,
-        new.encode(),
+    made = FileChange(
+        path=path,
+        op=t.op,
         old_path=t.src if t.src != path else None,
+        before=before,
+        after=new.encode(),
         old_mode=t.old_mode,
         new_mode=fe.new_mode or t.old_mode or FILE,
-        repairs=repairs,
+        repairs=tuple(repairs),
+        whole=fe.content is not None,
+    )
+    change = diffs.diffed(
+        made,
         regions=got.regions,
         before_text=text if before is not None else None,
         after_text=new,
-        whole=fe.content is not None,
     )
     found = tuple(read.findings) if read is not None else ()
     return Outcome(change, found + ((dropped,) if dropped is not None else ()), tuple(notes) + tuple(got.notes))
