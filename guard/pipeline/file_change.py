@@ -124,14 +124,14 @@ def _read_vetted(call: Call, fe: FileEdit, start: str, src: str, path: str, attr
         dest = worktree.read(call.root, path)[0] if src != path else before
     except worktree.UnsafePath as exc:
         return target.not_a_file(call.root, fe, src, path, exc)
-    op = fe.op
-    refused = target.vet(call.ws, fe, op, src, path, before, dest, start)
+    refused = target.vet(call.ws, fe, src, path, before, dest, start)
     if refused is not None:
         return refused
     if call.require_read and before is not None:
         unseen = target.unread(call.ws, src, before, call.agent, call.audience)
         if unseen is not None:
             return unseen
+    op = fe.op
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
