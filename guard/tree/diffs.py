@@ -22,8 +22,8 @@ from ..text.textfile import Text, decode_or_none
 
 CONTEXT = 3
 # difflib's matcher runs on at most this many item pairs: on an item repeated against an
-# alternation of it (`x` lines against `x`/`y` lines, or such characters) it is cubic, 100 x 100
-# taking ~10 ms and 2,000 x 2,000 over a minute.  Larger pairs go to git's diff (``aligned``).
+# alternation of it (`x` lines against `x`/`y` lines, or such characters) it is cubic, quick on
+# small pairs only (bench/README.md).  Larger pairs go to git's diff (``aligned``).
 _DIFFLIB_LIMIT = 10_000
 
 Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
