@@ -109,7 +109,9 @@ def changes(path: str, line: str) -> list[FileChange]:
     after = f"x = 1\n{line}\ny = 2\n"
     return [
         make_change(path, Op.MODIFY, before.encode(), after.encode(), old_mode=0o100644, new_mode=0o100644),
-        make_change(path, Op.MODIFY, (before * 20).encode(), after.encode(), old_mode=0o100644, new_mode=0o100644, whole=True),
+        make_change(path, Op.MODIFY, (before * 20).encode(), after.encode(), old_mode=0o100644, new_mode=0o100644)._replace(
+            whole=True
+        ),
         make_change(path, Op.CREATE, None, after.encode(), new_mode=0o100644),
     ]
 

@@ -274,7 +274,9 @@ RECALL_IN_PLACE: list[tuple[str, str, str, bool]] = [
 def recall_in_place() -> tuple[int, int]:
     found = 0
     for name, old, new, whole in RECALL_IN_PLACE:
-        change = make_change(name, Op.MODIFY, old.encode(), new.encode(), old_mode=0o100644, new_mode=0o100644, whole=whole)
+        change = make_change(name, Op.MODIFY, old.encode(), new.encode(), old_mode=0o100644, new_mode=0o100644)._replace(
+            whole=whole
+        )
         hit = bool(placeholder.check(CheckInput((change,), POLICY, lambda _p: True, no_attr, None), "error"))
         found += hit
         if not hit:

@@ -200,7 +200,8 @@ _TOKEN = lazy(
     r"|(?P<sep>[,;:!?]|\.(?!\S))"
 )
 # Scripts written without spaces between words (kana, CJK ideographs, Hangul): split by the
-# vocabulary, longest first.  (Compared as numbers: a character class this wide takes 30 ms to compile.)
+# vocabulary, longest first.  (Compared as numbers: a character class this wide is slow to compile,
+# bench/README.md.)
 _CJK = ((0x1100, 0x11FF), (0x3040, 0x30FF), (0x3130, 0x318F), (0x3400, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
 
 

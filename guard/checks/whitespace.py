@@ -34,7 +34,7 @@ from ..fs.kept import by_value
 from ..model import FileChange, Finding
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import span, visible
-from ..tree.diffs import changed_lines, make_change
+from ..tree.diffs import changed_lines, diffed
 from .base import Blocks, CheckInput, capped, lines_containing
 
 DEFAULT = frozenset({"blank-at-eol", "space-before-tab", "blank-at-eof"})
@@ -361,14 +361,5 @@ def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileC
     if blank:
         del lines[blank[0] - 1 :], eols[blank[0] - 1 :]
     new_text = Text(tuple(lines), tuple(eols), text.bom)
-    return make_change(
-        change.path,
-        change.op,
-        change.before,
-        new_text.encode(),
-        old_path=change.old_path,
-        old_mode=change.old_mode,
-        new_mode=change.new_mode,
-        repairs=(*change.repairs, "whitespace-fix"),
-        after_text=new_text,
-    )
+    made = change._replace(after=new_text.encode(), repairs=(*change.repairs, "whitespace-fix"), whole=False)
+    return diffed(made, after_text=new_text)

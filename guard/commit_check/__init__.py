@@ -239,7 +239,6 @@ def check(
     to_ref: str | None = None,
     all_files: bool = False,
     paths: Sequence[str] = (),
-    staged: bool = True,
     use_baseline: bool = True,
     progress: Progress | None = None,
 ) -> Report:
@@ -255,8 +254,6 @@ def check(
         raise UsageError("give both --from-ref and --to-ref (the range FROM..TO), or neither")
     if from_ref is not None and all_files:
         raise UsageError("--all-files checks the files as they are; it does not combine with --from-ref/--to-ref")
-    if from_ref is None and not all_files and not staged:
-        raise UsageError("nothing to check: give --staged, --all-files, or --from-ref with --to-ref")
     wanted = frozenset(p.strip("/") for p in paths)
     if "" in wanted or "." in wanted:
         wanted = frozenset()

@@ -119,10 +119,9 @@ def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audie
     )
 
 
-def vet(
-    ws: Workspace, fe: FileEdit, op: Op, src: str, path: str, before: bytes | None, dest: bytes | None, start: str
-) -> Finding | None:
-    """The refusal of an operation that does not fit what is there, or None."""
+def vet(ws: Workspace, fe: FileEdit, src: str, path: str, before: bytes | None, dest: bytes | None, start: str) -> Finding | None:
+    """The refusal of the edit's operation where it does not fit what is there, or None."""
+    op = fe.op
     if before is None and ws.repo.skip_worktree(src):
         return _outside_sparse(src, op is Op.CREATE or fe.create_missing)
     if op is Op.CREATE and before is not None:

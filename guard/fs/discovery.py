@@ -3,7 +3,7 @@
 Not in ``guard.repo``: importing that package imports pygit2, which is what this avoids.
 
 A command run outside every repository only has to say so; importing pygit2 (and, for
-the MCP server, its SDK) to find that out cost ~0.2 s (2.7 s for `agent-guard mcp`).
+the MCP server, its SDK) to find that out costs far more than looking (bench/README.md).
 git finds a repository from a folder by looking, in it and each folder above, for a
 `.git` (a folder or a file naming one) or for the folder itself being a bare repository
 (a `HEAD` file beside an `objects` folder); ``$GIT_DIR`` names one outright.  When none

@@ -124,14 +124,14 @@ def _read_vetted(call: Call, fe: FileEdit, start: str, src: str, path: str, attr
         dest = worktree.read(call.root, path)[0] if src != path else before
     except worktree.UnsafePath as exc:
         return target.not_a_file(call.root, fe, src, path, exc)
-    op = fe.op
-    refused = target.vet(call.ws, fe, op, src, path, before, dest, start)
+    refused = target.vet(call.ws, fe, src, path, before, dest, start)
     if refused is not None:
         return refused
     if call.require_read and before is not None:
         unseen = target.unread(call.ws, src, before, call.agent, call.audience)
         if unseen is not None:
             return unseen
+    op = fe.op
     if before is None and op is not Op.CREATE:
         op = Op.CREATE  # a whole-file write (create_missing) of a file not there
     if before is not None:
@@ -197,19 +197,22 @@ def _edited(call: Call, fe: FileEdit, t: _Target, read: Anchored | None, guessed
         new, converted = as_checked_out(new, path, attr, call.repo.config)
         if converted:
             repairs.append("eol")
-    change = diffs.make_change(
-        path,
-        t.op,
-        before,
-        new.encode(),
+    made = FileChange(
+        path=path,
+        op=t.op,
         old_path=t.src if t.src != path else None,
+        before=before,
+        after=new.encode(),
         old_mode=t.old_mode,
         new_mode=fe.new_mode or t.old_mode or FILE,
-        repairs=repairs,
+        repairs=tuple(repairs),
+        whole=fe.content is not None,
+    )
+    change = diffs.diffed(
+        made,
         regions=got.regions,
         before_text=text if before is not None else None,
         after_text=new,
-        whole=fe.content is not None,
     )
     found = tuple(read.findings) if read is not None else ()
     return Outcome(change, found + ((dropped,) if dropped is not None else ()), tuple(notes) + tuple(got.notes))

@@ -140,17 +140,7 @@ def with_verdict(call: Call, planned: Planned, verdict: Verdict, edit_bytes: int
     if not verdict.fixed:
         return Planned(planned.changes, findings, notes)
     changes = tuple(
-        diffs.make_change(
-            c.path,
-            c.op,
-            c.before,
-            verdict.fixed[c.path],
-            old_path=c.old_path,
-            old_mode=c.old_mode,
-            new_mode=c.new_mode,
-            repairs=(*c.repairs, "verify-fix"),
-            whole=c.whole,
-        )
+        diffs.diffed(c._replace(after=verdict.fixed[c.path], repairs=(*c.repairs, "verify-fix")))
         if c.path in verdict.fixed and c.after is not None
         else c
         for c in planned.changes

@@ -110,8 +110,8 @@ def _merge_two(
 ) -> pygit2.Index:
     """git's merge of the commits `one` and `two`, exact at the `wanted` paths.
 
-    libgit2's merge walks the whole of the three trees (9 ms for 2,000 files, and in
-    proportion beyond).  With one merge base, the files neither side changed merge to
+    libgit2's merge walks the whole of the three trees, in time in proportion to their
+    size (bench/README.md).  With one merge base, the files neither side changed merge to
     themselves and take no part in the merge of the others (renames are looked for
     among the files a side added and deleted): so the three trees are cut down to the
     files either side changed, and the `wanted` ones, found by walking only the folders

@@ -230,13 +230,12 @@ def expand(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str = "
     plans = _plans(ws, edits, pol, agent, here)
     if isinstance(plans, Expanded):
         return plans
-    texts, boms, unreadable = _texts(ws, plans)
-    originals = dict(texts)
-    run = _run(edits, plans, texts, pol)
-    refused = _refusal(edits, plans, run, texts, unreadable, pol)
+    read = _texts(ws, plans)
+    run = _run(edits, plans, read, pol)
+    refused = _refusal(edits, plans, run, read, pol)
     if refused is not None:
         return refused
-    return _made(edits, plans, run, texts, originals, boms, unreadable, pol)
+    return _made(edits, plans, run, read, pol)
 
 
 def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) -> list[_Plan] | Expanded:
@@ -262,9 +261,18 @@ def _plans(ws: Workspace, edits: EditSet, pol: Policy, agent: str, here: str) ->
     return plans
 
 
-def _texts(ws: Workspace, plans: list[_Plan]) -> tuple[dict[str, str], dict[str, bool], set[str]]:
-    """The text of each file the rewrites look at, whether it had a BOM, and the files that are
-    not UTF-8 text (or not in the work tree)."""
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The files the rewrites look at, as read: each one's text (without its BOM) and whether it
+    had a BOM, and the files that are not UTF-8 text (or not in the work tree)."""
+
+    texts: dict[str, str]
+    boms: dict[str, bool]
+    unreadable: set[str]
+
+
+def _texts(ws: Workspace, plans: list[_Plan]) -> _Read:
+    """The files the rewrites look at, read."""
     texts: dict[str, str] = {}
     boms: dict[str, bool] = {}
     unreadable: set[str] = set()
@@ -277,16 +285,17 @@ def _texts(ws: Workspace, plans: list[_Plan]) -> tuple[dict[str, str], dict[str,
                 unreadable.add(path)
             else:
                 texts[path], boms[path] = got
-    return texts, boms, unreadable
+    return _Read(texts, boms, unreadable)
 
 
 @dataclass(frozen=True, slots=True)
 class _Run:
-    """What running the rewrites gave: each one's count of matches, the first matches (for a
-    refusal), the matches holding more than their pattern (with the rewrite's number), the files
-    matched (each with the line of the first rewrite that did), the matches in all, the unbound
-    metavariables, and whether counting stopped far past the budget."""
+    """What running the rewrites gave: the files' texts after them, each one's count of matches,
+    the first matches (for a refusal), the matches holding more than their pattern (with the
+    rewrite's number), the files matched (each with the line of the first rewrite that did), the
+    matches in all, the unbound metavariables, and whether counting stopped far past the budget."""
 
+    texts: dict[str, str]
     counts: tuple[int, ...]
     sites: tuple[_Site, ...]
     partial: tuple[tuple[int, _Site], ...]
@@ -296,9 +305,10 @@ class _Run:
     stopped: bool
 
 
-def _run(edits: EditSet, plans: list[_Plan], texts: dict[str, str], pol: Policy) -> _Run:
-    """The rewrites run in order over each file's text (`texts` takes the new texts); past
-    ``_STOP`` times the budget (when it refuses), counting stops."""
+def _run(edits: EditSet, plans: list[_Plan], read: _Read, pol: Policy) -> _Run:
+    """The rewrites run in order over each file's text as read (`read` keeps the texts it had);
+    past ``_STOP`` times the budget (when it refuses), counting stops."""
+    texts = dict(read.texts)
     hunks, files_limit = pol.budget("per_edit").get("hunks"), pol.budget("per_edit").get("files")
     enforce = pol.level("budget") == "error"
     counts: list[int] = []
@@ -328,7 +338,7 @@ def _run(edits: EditSet, plans: list[_Plan], texts: dict[str, str], pol: Policy)
         total += count
         if stopped:
             break
-    return _Run(tuple(counts), tuple(sites), tuple(partial), touched, total, tuple(findings), stopped)
+    return _Run(texts, tuple(counts), tuple(sites), tuple(partial), touched, total, tuple(findings), stopped)
 
 
 def _seen(
@@ -361,9 +371,7 @@ def _seen(
         )
 
 
-def _refusal(
-    edits: EditSet, plans: list[_Plan], run: _Run, texts: dict[str, str], unreadable: set[str], pol: Policy
-) -> Expanded | None:
+def _refusal(edits: EditSet, plans: list[_Plan], run: _Run, read: _Read, pol: Policy) -> Expanded | None:
     """The refusal, in this order: an unbound metavariable, a match holding more than its
     pattern, over the budget, a rewrite that matched nothing; None when none applies."""
     if run.unbound:
@@ -375,24 +383,16 @@ def _refusal(
         return _refused(_over_budget(run.total, len(run.touched), hunks, files_limit, pol, run.sites, run.stopped))
     for n, (rw, plan, count) in enumerate(zip(edits.rewrites, plans, run.counts), 1):
         if not count:
-            return _refused(_not_found(rw, n, plan, len([p for p, _l in plan.targets if p in texts]), len(unreadable)))
+            looked = len([p for p, _l in plan.targets if p in read.texts])
+            return _refused(_not_found(rw, n, plan, looked, len(read.unreadable)))
     return None
 
 
-def _made(
-    edits: EditSet,
-    plans: list[_Plan],
-    run: _Run,
-    texts: dict[str, str],
-    originals: dict[str, str],
-    boms: dict[str, bool],
-    unreadable: set[str],
-    pol: Policy,
-) -> Expanded:
+def _made(edits: EditSet, plans: list[_Plan], run: _Run, read: _Read, pol: Policy) -> Expanded:
     """Every file whose text changed as a file edit, with notes on what the rewrites matched and
     left out; no change (`no-op`) when none changed."""
     notes: list[str] = []
-    changed = [p for p in run.touched if texts[p] != originals[p]]
+    changed = [p for p in run.touched if run.texts[p] != read.texts[p]]
     described = (
         "; ".join(f"rewrite #{n} matched {plural(c, 'place')}" for n, c in enumerate(run.counts, 1))
         + f" in {plural(len(run.touched), 'file')}"
@@ -401,8 +401,10 @@ def _made(
     skipped = sum(p.other_languages for p in plans)
     if skipped:
         notes.append(f"structural: left out {plural(skipped, 'file')} its paths name in other languages")
-    if unreadable:
-        notes.append(f"structural: left out {plural(len(unreadable), 'file')} that are not UTF-8 text (or not in the work tree)")
+    if read.unreadable:
+        notes.append(
+            f"structural: left out {plural(len(read.unreadable), 'file')} that are not UTF-8 text (or not in the work tree)"
+        )
     if not changed:
         level = pol.level("no-op")
         said = (
@@ -420,7 +422,7 @@ def _made(
             ]
         )
         return Expanded(edits._replace(rewrites=()), tuple(said), tuple(notes))
-    made = tuple(_file_edit(p, originals[p], texts[p], boms[p], run.touched[p]) for p in changed)
+    made = tuple(_file_edit(p, read.texts[p], run.texts[p], read.boms[p], run.touched[p]) for p in changed)
     return Expanded(edits._replace(files=edits.files + made, rewrites=()), (), tuple(notes))
 
 

@@ -22,8 +22,8 @@ from ..text.textfile import Text, decode_or_none
 
 CONTEXT = 3
 # difflib's matcher runs on at most this many item pairs: on an item repeated against an
-# alternation of it (`x` lines against `x`/`y` lines, or such characters) it is cubic, 100 x 100
-# taking ~10 ms and 2,000 x 2,000 over a minute.  Larger pairs go to git's diff (``aligned``).
+# alternation of it (`x` lines against `x`/`y` lines, or such characters) it is cubic, quick on
+# small pairs only (bench/README.md).  Larger pairs go to git's diff (``aligned``).
 _DIFFLIB_LIMIT = 10_000
 
 Region = tuple[int, int, int, int]  # a0, a1, b0, b1: before[a0:a1] became after[b0:b1]
@@ -219,13 +219,23 @@ def make_change(
     old_path: str | None = None,
     old_mode: int | None = None,
     new_mode: int | None = None,
-    repairs: Sequence[str] = (),
+) -> FileChange:
+    """Build the FileChange for before -> after: counts, added/removed lines, hunks, diff."""
+    return diffed(FileChange(path, op, old_path, before, after, old_mode, new_mode))
+
+
+def diffed(
+    change: FileChange,
+    *,
     regions: Iterable[Region] | None = None,
     before_text: Text | None = None,
     after_text: Text | None = None,
-    whole: bool = False,
 ) -> FileChange:
-    """Build the FileChange for before -> after: counts, added/removed lines, hunks, diff."""
+    """`change` (its paths, modes, bytes, repairs and `whole` as given) with its added and removed
+    lines, hunks and diff worked out from its before and after.  What the caller has worked out
+    already is not done again: `regions`, where the edit's changes are (``opcodes``), and the
+    texts, decoded."""
+    path, op, old_path, before, after = change.path, change.op, change.old_path, change.before, change.after
     bt = before_text if before_text is not None else decode_or_none(before)
     at = after_text if after_text is not None else decode_or_none(after)
     binary = (before is not None and bt is None) or (after is not None and at is None)
@@ -239,7 +249,8 @@ def make_change(
         added = tuple(chain.from_iterable(zip(range(b0 + 1, b1 + 1), at.lines[b0:b1]) for _t, _a0, _a1, b0, b1 in ops))
     if bt is not None:
         removed = tuple(chain.from_iterable(zip(range(a0 + 1, a1 + 1), bt.lines[a0:a1]) for _t, a0, a1, _b0, _b1 in ops))
-    diff = render(header(path, op, old_path, old_mode, new_mode), op, (old_path or path, path), a, b, ops, binary)
+    head = header(path, op, old_path, change.old_mode, change.new_mode)
+    diff = render(head, op, (old_path or path, path), a, b, ops, binary)
     hunks = diff.count("\n@@ ") + (1 if diff.startswith("@@ ") else 0)
     return FileChange(
         path=path,
@@ -247,14 +258,14 @@ def make_change(
         old_path=old_path,
         before=before,
         after=after,
-        old_mode=old_mode,
-        new_mode=new_mode,
+        old_mode=change.old_mode,
+        new_mode=change.new_mode,
         added=added,
         removed=removed,
         hunks=hunks,
-        repairs=tuple(dict.fromkeys(repairs)),
+        repairs=tuple(dict.fromkeys(change.repairs)),
         diff=diff,
-        whole=whole,
+        whole=change.whole,
     )
 
 

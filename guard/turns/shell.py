@@ -215,7 +215,6 @@ def finish(
     turn: str | None,
     tool: str | None = None,
     command: str = "",
-    started: float | None = None,
     verify_deadline: tuple[float, str] | None = None,
 ) -> Finished:
     """Record what the command changed since `before` as the agent's turn, check it, and revert it when
@@ -229,7 +228,7 @@ def finish(
     from ..record import stage
     from ..report import events
 
-    began = started if started is not None else time.monotonic()
+    began = time.monotonic()
     pol = before.policy
     try:
         with worktree.locked(g.repo):

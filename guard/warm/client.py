@@ -36,7 +36,7 @@ import sys
 import time
 
 try:
-    import posix  # ``os`` costs ~2.5 ms to import; the few calls needed here are posix's own
+    import posix  # ``os`` is slower to import (bench/README.md); the few calls needed here are posix's own
 except ImportError:  # pragma: no cover - no POSIX system, no Unix socket: every call is cold
     posix = None  # type: ignore[assignment]
 
@@ -161,7 +161,7 @@ def environment_id(environ: Mapping[bytes, bytes]) -> bytes:
 
 def _hash(data: bytes) -> bytes:
     try:
-        from _blake2 import blake2b  # built in: ~0.4 ms, where hashlib loads OpenSSL
+        from _blake2 import blake2b  # built in, where hashlib loads OpenSSL (bench/README.md)
     except ImportError:  # pragma: no cover - an interpreter without it
         from hashlib import blake2b
     return blake2b(data, digest_size=16).hexdigest().encode()
@@ -373,7 +373,7 @@ def main(argv: Sequence[str], started: float) -> NoReturn:
     failing = [BLOCK]
 
     def arm(seconds: float, deadline: float) -> None:
-        import _signal  # type: ignore[import-not-found]  # ``signal`` builds enums: ~4 ms
+        import _signal  # type: ignore[import-not-found]  # ``signal`` builds enums at import (bench/README.md)
 
         def expire(signum: int, frame: object) -> None:
             # As the command hook's Deadline ends it, in the same words.

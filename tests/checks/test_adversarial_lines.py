@@ -84,7 +84,7 @@ def _changes(path: str, line: str) -> list[FileChange]:
     before, after = b"x = 1\nold()\ny = 2\n", f"x = 1\n{line}\ny = 2\n".encode()
     return [
         make_change(path, Op.MODIFY, before, after, old_mode=0o100644, new_mode=0o100644),
-        make_change(path, Op.MODIFY, before * 20, after, old_mode=0o100644, new_mode=0o100644, whole=True),
+        make_change(path, Op.MODIFY, before * 20, after, old_mode=0o100644, new_mode=0o100644)._replace(whole=True),
         make_change(path, Op.CREATE, None, after, new_mode=0o100644),
     ]
 

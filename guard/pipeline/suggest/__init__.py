@@ -195,7 +195,7 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
     if line_anchored(fe):
         return _hashline(s, fe, path, before, text)
     if s.require_read and target.unread(s.ws, path, before, s.agent, s.audience) is not None:
-        return _since_read(s, fe, path, before, text)
+        return _since_read(s, fe, path, text)
     edit = _read_before_edit(s, fe, path, before, text)
     if not isinstance(edit, FileEdit):
         return edit
@@ -203,20 +203,20 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
     named = file_change.bases(s.call, fe, path, before, ()).named
     if named is not None:
         why = f"{path} changed since the version the edit's index line names"
-        got_named = _onto(s, fe, path, before, text, [named], why, needs_read=s.pol.read_before_edit)
+        got_named = _onto(s, fe, path, text, [named], why, needs_read=s.pol.read_before_edit)
         if got_named is not None or "stale" in codes:
             return got_named
     return _located(s, fe, path, before, text, codes)
 
 
-def _since_read(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -> Rewrite | None:
+def _since_read(s: _Session, fe: FileEdit, path: str, text: Text) -> Rewrite | None:
     """The edit made on the agent's last read of the file, merged onto the file as it is now."""
     seen = reads.last(s.ws.repo, s.agent, path)
     base = _blob_text(s, seen.blob) if seen is not None else None
     if base is None:
         return None
     why = f"{path} changed since {s.agent} read it, and the edit was made against that read"
-    return _onto(s, fe, path, before, text, [base], why, needs_read=True)
+    return _onto(s, fe, path, text, [base], why, needs_read=True)
 
 
 def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -> FileEdit | Rewrite | None:
@@ -234,7 +234,7 @@ def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text:
     if got.stale is not None:
         bases = [t for oid in got.seen if (t := _blob_text(s, oid)) is not None]
         why = f"{path} changed since {s.agent} last saw it (read_before_edit)"
-        return _onto(s, fe, path, before, text, bases, why, needs_read=True)
+        return _onto(s, fe, path, text, bases, why, needs_read=True)
     if any(f.severity == "error" for f in got.findings):
         return None
     return got.edit
@@ -258,7 +258,7 @@ def _located(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
         if "3way" in s.tiers and all(f.code in ("not-found", "ambiguous") for f in out.findings):
             earlier = file_change.earlier(s.call, path, before)
             why = f"the edit fits an earlier version of {path} ({', '.join(label for label, _t in earlier)})"
-            return _onto(s, fe, path, before, text, [t for _label, t in earlier], why, needs_read=s.pol.read_before_edit)
+            return _onto(s, fe, path, text, [t for _label, t in earlier], why, needs_read=s.pol.read_before_edit)
         return None
     return _fuzz_settled(path, text, out)
 
@@ -282,9 +282,7 @@ def _blob_text(s: _Session, oid: str) -> Text | None:
     return decode_or_none(s.ws.repo.read_blob(oid))
 
 
-def _onto(
-    s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, bases: Sequence[Text], why: str, needs_read: bool
-) -> Rewrite | None:
+def _onto(s: _Session, fe: FileEdit, path: str, text: Text, bases: Sequence[Text], why: str, needs_read: bool) -> Rewrite | None:
     """The edit made on the first of `bases` it fits exactly, and merged onto the file as it is now."""
     exact = tuple(t for t in s.tiers if t != "fuzz")
     for base in bases:

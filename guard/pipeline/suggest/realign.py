@@ -36,7 +36,7 @@ from .settle import alike
 _MATCHERS = frozenset({"eol", "trailing-whitespace"})
 _REGIONS = 6  # candidate regions aligned in full, the likeliest first
 # The most lines a change may show to be realigned: each region's alignment takes time in the
-# square of it (a 1,500-line hunk: 5 s), and a refusal must answer quickly (the hook's deadline).
+# square of it (bench/README.md), and a refusal must answer quickly (the hook's deadline).
 MAX_LINES = 300
 
 

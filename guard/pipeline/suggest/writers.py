@@ -4,7 +4,7 @@ Each writer turns the files of a suggestion (``Rewrite``: each file's text now a
 the suggestion makes of it) into an edit in its dialect, or None when the dialect cannot say
 it.  The edit is made against the file *as it is*, so it needs no repair to land:
 
-- ``unified``: ``git diff``'s own diff (``diffs.make_change``), three lines of context,
+- ``unified``: ``git diff``'s own diff (``diffs.diffed``), three lines of context,
   true line numbers, paths from the top of the repository (``diff --git``);
 - ``codex``: a ``*** Begin Patch`` envelope, three lines of context a chunk, more where the
   chunk's old lines would stand twice in the file;
@@ -26,7 +26,7 @@ import json
 import re
 from typing import Callable, Sequence
 
-from ...model import LineRange, Op
+from ...model import FileChange, LineRange, Op
 from ...tree import diffs
 from .rewrite import Rewrite
 
@@ -110,8 +110,10 @@ def unified(files: Sequence[Rewrite]) -> str | None:
         if r.whole:
             return None
         out.append(
-            diffs.make_change(
-                r.path, Op.MODIFY, r.before.encode(), r.after.encode(), before_text=r.before, after_text=r.after
+            diffs.diffed(
+                FileChange(r.path, Op.MODIFY, None, r.before.encode(), r.after.encode(), None, None),
+                before_text=r.before,
+                after_text=r.after,
             ).diff
         )
     return "".join(out)
