@@ -60,8 +60,14 @@ class Stamps:
 
     def unchanged(self) -> bool:
         """Whether a fresh look finds every file and variable as stamped."""
-        environ = os.environ
-        return all(environ.get(k) == v for k, v in self.env) and all(stamp(f) == s for f, s in self.files)
+        get = os.environ.get
+        for k, v in self.env:
+            if get(k) != v:
+                return False
+        for f, s in self.files:
+            if stamp(f) != s:
+                return False
+        return True
 
     def racy(self) -> bool:
         """Whether a file changed too recently for its stamp to tell a later change apart."""

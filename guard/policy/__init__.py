@@ -372,14 +372,17 @@ def _read_from(root: Path | None, spec: str | None, chain: list[_Layer]) -> list
     if root is not None:
         files += [str(root / DEFAULT_FILE), str(root / "pyproject.toml")]
     if spec is not None:
-        files += [str(PRESET_DIR / f"{spec}.yaml"), os.path.join(os.getcwd(), spec)]
+        files.append(os.path.join(os.getcwd(), spec))  # a bare name is a file of the folder, if there is one
+        if _is_bare_name(spec):
+            files.append(os.path.join(PRESET_DIR, f"{spec}.yaml"))
     for layer in chain:
         if layer.ident.startswith("preset:"):
-            files.append(str(PRESET_DIR / f"{layer.short}.yaml"))
+            files.append(os.path.join(PRESET_DIR, f"{layer.short}.yaml"))
         elif not layer.ident.startswith("pyproject:"):
             files.append(layer.ident)
-        if layer.parent is not None:
-            files += [str(layer.base_dir / layer.parent), str(PRESET_DIR / f"{layer.parent}.yaml")]
+        if layer.parent is not None:  # a bare name in `extends:` is a preset's (``_layer``)
+            bare = _is_bare_name(layer.parent)
+            files.append(os.path.join(PRESET_DIR, f"{layer.parent}.yaml") if bare else str(layer.base_dir / layer.parent))
     return files
 
 

@@ -113,22 +113,40 @@ def append(commondir: Path, event: dict[str, Any], *, max_bytes: int = MAX_BYTES
     (the engine) swallow it.
     """
     d = log_dir(commondir)
-    d.mkdir(exist_ok=True)
     # A path git gave us as bytes that are not UTF-8 holds lone surrogates: written as
     # JSON escapes (`\udcff`), which read back as the same string.
     line = (json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "backslashreplace")
-    if _size(_rotated(d, 0)) >= max_bytes:
-        _rotate(d, max_bytes, keep)
-    # O_NONBLOCK: a named pipe put at the log fails the open (ENXIO) instead of holding it, and
-    # anything but a regular file is not written to (nothing of the log goes down a pipe).
-    fd = os.open(d / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
+    fd = _open_log(d)
     try:
-        what = kind(os.fstat(fd).st_mode)
+        st = os.fstat(fd)
+        what = kind(st.st_mode)
         if what is not None:
             raise NotRegular(str(d / LOG), what)
+        if st.st_size >= max_bytes:  # full: rotate, and write to the new live file
+            os.close(fd)
+            fd = -1
+            _rotate(d, max_bytes, keep)
+            fd = _open_log(d)
+            what = kind(os.fstat(fd).st_mode)
+            if what is not None:
+                raise NotRegular(str(d / LOG), what)
         os.write(fd, line)  # one call, one whole line: see the module doc
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
+
+
+def _open_log(d: Path) -> int:
+    """The live log opened for appending, its folder made if missing.
+
+    O_NONBLOCK: a named pipe put at the log fails the open (ENXIO) instead of holding it, and
+    anything but a regular file is not written to (nothing of the log goes down a pipe)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+    try:
+        return os.open(d / LOG, flags, 0o644)
+    except FileNotFoundError:
+        d.mkdir(exist_ok=True)
+        return os.open(d / LOG, flags, 0o644)
 
 
 def timestamp(when: float | None = None) -> str:
