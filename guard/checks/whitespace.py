@@ -361,5 +361,5 @@ def fix(change: FileChange, rules: Rules, blocks: Blocks | None = None) -> FileC
     if blank:
         del lines[blank[0] - 1 :], eols[blank[0] - 1 :]
     new_text = Text(tuple(lines), tuple(eols), text.bom)
-    made = change._replace(after=new_text.encode(), repairs=(*change.repairs, "whitespace-fix"), whole=False)
+    made = change._replace(after=new_text.encode(), repairs=(*change.repairs, "whitespace-fix"))
     return diffed(made, after_text=new_text)

@@ -177,6 +177,16 @@ def test_fix_rebuilds_the_change() -> None:
     assert fix(fixed, Rules()) is fixed
 
 
+@pytest.mark.parametrize("whole", [True, False])
+def test_fix_keeps_whether_the_edit_wrote_the_whole_file(whole: bool) -> None:
+    """A whole-file write stays one after the fix: the stand-in rule judges every line such a
+    write adds when it shrinks the file (``checks.in_place``), not only those where lines went."""
+    change = modify("a.txt", b"a\nb\nc\n", b"a  \n")._replace(whole=whole)
+    fixed = fix(change, Rules())
+    assert fixed.after == b"a\n"
+    assert fixed.whole is whole
+
+
 def test_fix_without_final_newline() -> None:
     fixed = fix(modify("a", b"a\n", b"a\nb  "), Rules())
     assert fixed.after == b"a\nb"
