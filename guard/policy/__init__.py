@@ -11,7 +11,8 @@ user's file that says nothing about ``extends`` starts from the preset ``default
 Every layer is checked against ``SCHEMA`` on its own, so a message names the file
 the mistake is in.  Each leaf of the effective policy remembers where its value
 came from (``Policy.sources``), for ``show()`` and for findings that say which
-setting they enforce.  What a file may say is ``schema``'s.
+setting they enforce.  What a file may say is ``schema``'s.  A preset whose file is
+the one shipped is read from ``presets_read`` (generated from it), without PyYAML.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Callable, Iterator, Mapping
 from ..fs.kept import ByStamps, ByValue, Stamps, by_value
 from ..mappings import lookup
 from .effective import Policy
+from .presets_read import PRESETS
 from .schema import (
     ADDITIVE,
     BUDGET_KEYS,
@@ -179,7 +181,7 @@ def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
             close = closest(spec, presets())
             tip = f"; did you mean '{close[0]}'?" if close else f" (presets: {', '.join(presets())})"
             raise PolicyError(f"no policy preset named '{spec}'{tip}; a file needs a path such as ./{spec}.yaml") from None
-        body, parent = _settings(text, label, True)
+        body, parent = _preset_settings(spec, text, label)
         return _Layer(f"preset:{spec}", label, spec, body, parent, PRESET_DIR, text)
     path = (base_dir / spec).resolve()
     try:
@@ -190,6 +192,15 @@ def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
         raise PolicyError(f"policy file {base_dir / spec} does not exist") from None
     body, parent = _settings(text, str(path), False)
     return _Layer(str(path), str(path), path.name, body, parent, path.parent, text)
+
+
+def _preset_settings(name: str, text: str, label: str) -> tuple[dict[str, object], str | None]:
+    """What preset `name`'s file, read as `text`, sets: its generated settings (``presets_read``)
+    when `text` is the shipped file's, else ``_settings``' parse (a preset edited in a checkout)."""
+    shipped = PRESETS.get(name)
+    if shipped is not None and shipped[0] == text:
+        return shipped[1], shipped[2]
+    return _settings(text, label, True)
 
 
 @by_value(64)

@@ -584,10 +584,11 @@ def test_check_does_not_import_the_engine(repo: Repo) -> None:
         "print(sorted(m for m in sys.modules if m in ('guard.pipeline.engine', 'guard.locate', 'guard.dialects', "
         "'guard.record.ledger', 'yaml', 'charset_normalizer', 'tree_sitter', 'mcp', 'hashlib')))"
     )
-    # The policy is parsed with PyYAML on every run; nothing of the engine is imported.
+    # Nothing of the engine is imported, nor PyYAML: with no policy file, the preset `default` is
+    # read from its generated settings (``policy.presets_read``).
     r = python(repo.root, "-c", code)
     assert "agent-guard check: the staged change (1 file, +1 -0)" in r.stdout, r.stdout + r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "['yaml']", r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout + r.stderr
 
 
 def test_each_check_over_the_unit_finds_what_a_change_at_a_time_found(repo: Repo) -> None:
