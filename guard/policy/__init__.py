@@ -42,6 +42,7 @@ from .schema import (
     scalar,
     whitespace_rule_problem,
 )
+from .yamltext import parse_yaml
 
 PRESET_DIR = Path(__file__).resolve().parents[1] / "policies"
 DEFAULT_FILE = ".agent-guard.yaml"
@@ -110,63 +111,7 @@ def _read_text(path: Path, label: str) -> str:
 
 
 def _read_yaml(path: Path, label: str) -> object:
-    return _parse_yaml(_read_text(path, label), label)
-
-
-def _parse_yaml(text: str, label: str) -> object:
-    import yaml
-
-    try:
-        # libyaml's parser where PyYAML has it: the same safe constructors, several times faster
-        # than the pure-Python one (bench/README.md).  It ends nesting past 1,000 levels with a
-        # YAMLError, as PyYAML ends it with a RecursionError below.
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e)
-        raise PolicyError(f"{label}: not valid YAML{at}: {problem}") from None
-    except RecursionError:  # pure-Python PyYAML composes and constructs one recursion level per nesting level
-        raise PolicyError(f"{label}: {_TOO_DEEP}") from None
-    except ValueError as e:  # an integer of thousands of digits (Python's limit on int digits)
-        raise PolicyError(f"{label}: not a value a policy can hold: {e}") from None
-    shape = _shape(data)
-    if shape == "deep":  # libyaml reads up to 1,000 levels: what walks the policy later would recurse
-        raise PolicyError(f"{label}: {_TOO_DEEP}")
-    if shape == "large":
-        raise PolicyError(
-            f"{label}: more than {_MAX_NODES:,} values once its aliases (*name) are expanded; a policy is a few dozen settings"
-        )
-    return {} if data is None else data
-
-
-_MAX_NODES = 100_000
-_MAX_DEPTH = 64
-_TOO_DEEP = "nested too deeply to read (a policy is a few levels of mappings)"
-
-
-def _shape(data: object) -> str | None:
-    """What makes `data` too big to walk: "large" when it holds more than `_MAX_NODES` values,
-    aliases counted each time they are used; "deep" when it nests more than `_MAX_DEPTH` levels.
-
-    YAML's aliases share one value among many places: a few lines of anchors that each
-    repeat the one before ten times stand for a billion values, which
-    every walk of the policy would spell out.  Counted without recursion, up to the limit.
-    """
-    stack, seen = [(data, 1)], 0
-    while stack:
-        item, depth = stack.pop()
-        seen += 1
-        if seen > _MAX_NODES:
-            return "large"
-        if depth > _MAX_DEPTH:
-            return "deep"
-        if isinstance(item, dict):
-            stack.extend((key, depth + 1) for key in item)
-            stack.extend((value, depth + 1) for value in item.values())
-        elif isinstance(item, list):
-            stack.extend((value, depth + 1) for value in item)
-    return None
+    return parse_yaml(_read_text(path, label), label)
 
 
 def _layer(spec: str, base_dir: Path, preset_ok: bool = True) -> _Layer:
@@ -211,7 +156,7 @@ def _settings(text: str, label: str, root: bool) -> tuple[dict[str, object], str
     same label is reused: a function of its arguments alone, which no change can make stale
     (``tests/test_policy.py`` holds it to a fresh parse).  The settings are shared: nothing
     changes a layer's data (``_build`` copies what it takes)."""
-    layer = _checked(_Layer("", label, "", {}, None, Path(".")), _parse_yaml(text, label), root)
+    layer = _checked(_Layer("", label, "", {}, None, Path(".")), parse_yaml(text, label), root)
     return layer.data, layer.parent
 
 
@@ -364,7 +309,7 @@ def load(
     finds its stamp unchanged (``fs.kept``): a file named by `extends:` edited between two calls
     is read by the second (``tests/test_policy_fresh.py``).
     """
-    key = (os.getcwd(), None if root is None else os.path.realpath(root), spec, agent, ignorecase)
+    key = (os.getcwd(), None if root is None else os.path.realpath(root), spec, agent, ignorecase, str(PRESET_DIR))
     kept = _LOADED.get(key)
     if kept is not None:
         return kept
@@ -496,7 +441,7 @@ def load_committed(
     repository paths it was read from.  (An index is read the same way, as the commit it will be.)
     """
     top = _checked(
-        _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), _parse_yaml(text, label), root=False
+        _Layer(f"commit:{DEFAULT_FILE}", label, DEFAULT_FILE, {}, None, Path(".")), parse_yaml(text, label), root=False
     )
     return _committed(top, agent, read, at, ignorecase)
 
@@ -560,7 +505,7 @@ def _committed(
         where = f"{at}:{path}" if at else path
         return _checked(
             _Layer(f"commit:{path}", where, posixpath.basename(path), {}, None, Path(posixpath.dirname(path) or ".")),
-            _parse_yaml(found, where),
+            parse_yaml(found, where),
             root=False,
         )
 
