@@ -46,7 +46,7 @@ with exit 2, whatever it was doing.  After the write there is nothing left to bl
 a failing post hook exits 1 (reported, not blocking).  Files outside every
 repository, other tools and other events are not ours: exit 0, no output.
 
-The parts live in ``guard/adapters/claude/``: the payload (``payload``), the answers
+The parts live in ``guard/adapters/hook/``: the payload (``payload``), the answers
 (``answer``), a file tool's pre and post hooks (``pre_edit``, ``post_edit``), the record
 between them (``stash``), and a command's turn (``command``).
 """
@@ -60,8 +60,8 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from ..errors import UsageError
-from .claude.answer import BLOCK, REPORTED, Answer, PayloadError, deny
-from .claude.payload import (
+from .hook.answer import BLOCK, REPORTED, Answer, PayloadError, deny
+from .hook.payload import (
     EDIT_TOOLS,
     PASSED,
     READ_TOOL,
@@ -169,7 +169,7 @@ def claude_code(
         if tool == READ_TOOL:
             return _file_tool(call) if event == "PostToolUse" else Answer(0)
         if tool not in EDIT_TOOLS + PASSED:
-            from .claude.command import command
+            from .hook.command import command
 
             return command(call)
         return _file_tool(call)
@@ -205,10 +205,10 @@ def _file_tool(call: HookCall) -> Answer:
     if isinstance(session, str) and session:
         g.budget_session = session  # per-session budgets follow Claude Code's session
     if call.event == "PreToolUse":
-        from .claude.pre_edit import pre
+        from .hook.pre_edit import pre
 
         return pre(g, call, rel, ti, agent, turn)
-    from .claude.post_edit import note_read, post
+    from .hook.post_edit import note_read, post
 
     if call.tool == READ_TOOL:
         return note_read(g, rel, ti, agent)

@@ -18,8 +18,8 @@ from typing import Any, Callable
 import pytest
 from conftest import Repo, run_cli
 
-from guard.adapters.claude import command_stash
-from guard.adapters.claude.command_stash import CommandStash
+from guard.adapters.hook import command_stash
+from guard.adapters.hook.command_stash import CommandStash
 from guard.pipeline.engine import Guard
 from guard.turns import shell
 

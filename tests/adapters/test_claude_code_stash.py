@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import Repo, run_cli
 
-from guard.adapters.claude import stash
+from guard.adapters.hook import stash
 from guard.pipeline.engine import Guard
 from guard.report import events
 
