@@ -61,7 +61,7 @@ def denied(path: str = "app.py", **changed: Any) -> stash.Denied:
 
 
 def stash_file(repo: Repo) -> Path:
-    folder = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code"
+    folder = repo.root / ".git" / "agent-guard" / "hooks"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{TOOL_USE}.json"
 
