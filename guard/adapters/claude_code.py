@@ -46,40 +46,29 @@ with exit 2, whatever it was doing.  After the write there is nothing left to bl
 a failing post hook exits 1 (reported, not blocking).  Files outside every
 repository, other tools and other events are not ours: exit 0, no output.
 
-The parts live in ``guard/adapters/claude/``: the payload (``payload``), the answers
-(``answer``), a file tool's pre and post hooks (``pre_edit``, ``post_edit``), the record
-between them (``stash``), and a command's turn (``command``).
+This module is Claude Code's translator: its tools routed (``route``) and its answer forms
+(``FORM``).  The rest is the core every agent's hook shares, in ``guard/adapters/hook/``: the
+call answered (``entry``), the payload (``payload``), the answers (``answer``), a file tool's
+pre and post hooks (``file_tool``, ``pre_edit``, ``post_edit``), the record between them
+(``stash``), and a command's turn (``command``).
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import time
-from types import FrameType, TracebackType
+import re
 from typing import Any
 
-from ..errors import UsageError
-from .claude.answer import BLOCK, REPORTED, Answer, PayloadError, deny
-from .claude.payload import (
-    EDIT_TOOLS,
-    PASSED,
-    READ_TOOL,
-    HookCall,
-    agent_of,
-    locate,
-    outside_write,
-    payload,
-    prompt_turn,
-    session_cwd,
-    tool_input,
-)
+from .hook.answer import BLOCK, REPORTED, Answer, PayloadError, output
+from .hook.deadline import DEADLINE, Deadline
+from .hook.entry import Options, answer
+from .hook.payload import EDIT_TOOLS, PASSED, READ_TOOL, HookCall
 
 # What other code imports from here (the command, the warm server, tests), wherever it is defined.
 __all__ = [
     "BLOCK",
     "DEADLINE",
     "EDIT_TOOLS",
+    "FORM",
     "PASSED",
     "READ_TOOL",
     "REPORTED",
@@ -87,129 +76,75 @@ __all__ = [
     "Deadline",
     "PayloadError",
     "claude_code",
+    "route",
 ]
 
-DEADLINE = 20.0  # seconds: the settings snippet gives the hook 30, and Python's start-up comes out of them
 
+class ClaudeCode:
+    """How Claude Code reads a hook's answer (``hook.answer.Form``).
 
-class Deadline:
-    """An alarm that ends the process with exit 2 and a reason once the pre hook runs out of time.
-
-    Claude Code lets the tool call go ahead when a hook outlives its ``timeout``, so the
-    hook must end first, denying.  The handler exits at once (``os._exit``): whatever the
-    hook was doing (waiting for the repository lock, reading a payload that never ends)
-    is abandoned; locks are flocks the kernel drops, and a pre hook writes nothing that a
-    cut leaves half done.  A post hook's write already happened: it ``cancel``s the alarm
-    and lets Claude Code's own timeout bound it.
+    A denial comes in both of the forms Claude Code reads: the JSON decision on standard output
+    and exit 2 with the reason on standard error (builds differ in which they honour).  After
+    the write, exit 2 shows the model what standard error says; exit 1 shows it to the user only.
     """
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.failing = BLOCK  # the exit status of a failure from here on
-        self.ends = time.monotonic() + seconds  # set again when the alarm is armed
-        self._old: Any = None
-        self._armed = False
+    name = "claude-code"
+    agent = "claude"
 
-    def verify_by(self) -> tuple[float, str]:
-        """The instant the policy's verify commands must be done by, and how their messages name it:
-        the deadline, less a second (at most a tenth of it) to answer."""
-        return self.ends - min(1.0, self.seconds / 10), f"the hook's deadline ({self.seconds:g} s, --deadline)"
+    def prompt_turn(self, data: dict[str, Any]) -> str | None:
+        """Claude Code's ``prompt_id``, as a turn id: ``p`` and its first eight hex digits."""
+        prompt = data.get("prompt_id")
+        if isinstance(prompt, str):
+            hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[:8].lower()
+            if hexed:
+                return "p" + hexed
+        return None
 
-    def _expire(self, signum: int, frame: FrameType | None) -> None:
-        os.write(
-            2,
-            (f"agent-guard hook: no answer within the {self.seconds:g} s deadline (--deadline); the edit was blocked\n").encode(),
-        )
-        os._exit(BLOCK)
+    def deny(self, reason: str) -> Answer:
+        decision = {"permissionDecision": "deny", "permissionDecisionReason": reason}
+        return Answer(BLOCK, stdout=output(decision), stderr=reason + "\n")
 
-    def __enter__(self) -> Deadline:
-        self.ends = time.monotonic() + self.seconds
-        try:
-            self._old = signal.signal(signal.SIGALRM, self._expire)
-        except ValueError:  # not the main thread (an embedding caller): Claude Code's timeout bounds it
-            return self
-        self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        return self
+    def blocked(self, reason: str) -> Answer:
+        return Answer(BLOCK, stderr=reason + "\n")
 
-    def cancel(self) -> None:
-        if self._armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+    def passing(self, on_pass: str, reason: str, said: list[str]) -> Answer:
+        """No permission decision (Claude Code's own rules apply), or `ask`; warnings and notes reach
+        the model as context, never as a grant."""
+        if on_pass == "ask":
+            return Answer(0, output({"permissionDecision": "ask", "permissionDecisionReason": reason}))
+        if said:
+            return self.context("\n".join([reason] + said), "PreToolUse")
+        return Answer(0)
 
-    def after_write(self) -> None:
-        """The payload is a post hook's: nothing left to block."""
-        self.failing = REPORTED
-        self.cancel()
+    def context(self, text: str, event: str) -> Answer:
+        return Answer(0, output({"additionalContext": text}, event))
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        if self._armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
-            self._armed = False
+    def tell(self, text: str, response: object) -> Answer:
+        return Answer(BLOCK, stderr=text + "\n")
+
+    def report(self, text: str) -> Answer:
+        return Answer(REPORTED, stderr=text + "\n")
+
+
+FORM = ClaudeCode()
+
+
+def route(call: HookCall) -> Answer:
+    """Claude Code's tools: Read (after it), the file tools, and any other tool the settings' matcher
+    names as a command (Bash)."""
+    from .hook.file_tool import file_tool
+
+    if call.tool == READ_TOOL:
+        return file_tool(call) if call.event == "PostToolUse" else Answer(0)
+    if call.tool not in EDIT_TOOLS + PASSED:
+        from .hook.command import command
+
+        return command(call)
+    return file_tool(call)
 
 
 def claude_code(
     raw: bytes, agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: Deadline | None = None
 ) -> Answer:
     """Answer one Claude Code hook call (the payload's bytes); never raises."""
-    failing = BLOCK
-    try:
-        data = payload(raw)
-        event = data["hook_event_name"]
-        if event not in ("PreToolUse", "PostToolUse"):
-            return Answer(0)
-        if event == "PostToolUse":
-            failing = REPORTED  # a post hook cannot undo the write: never block
-            if deadline is not None:
-                deadline.after_write()
-        tool = data.get("tool_name")
-        if not isinstance(tool, str) or not tool:
-            raise PayloadError(f'the {event} payload has no "tool_name" string')
-        call = HookCall(data, event, tool, agent, turn, policy, on_pass, deadline.verify_by() if deadline is not None else None)
-        if tool == READ_TOOL:
-            return _file_tool(call) if event == "PostToolUse" else Answer(0)
-        if tool not in EDIT_TOOLS + PASSED:
-            from .claude.command import command
-
-            return command(call)
-        return _file_tool(call)
-    except Exception as exc:  # fail closed before the write, report after it
-        if isinstance(exc, (PayloadError, UsageError)):
-            why = str(exc)
-        else:
-            if os.environ.get("AGENT_GUARD_DEBUG"):
-                import traceback
-
-                traceback.print_exc()
-            why = f"internal error ({type(exc).__name__}: {exc})"
-        what = "the edit was blocked" if failing == BLOCK else "the write was not recorded"
-        return Answer(failing, stderr=f"agent-guard hook: {why}; {what}\n")
-
-
-def _file_tool(call: HookCall) -> Answer:
-    """Edit, MultiEdit, Write, NotebookEdit (and Read, after it): the hook of the repository that
-    holds the file the tool names, or nothing of ours outside every repository."""
-    ti, target = tool_input(call.data, call.tool)
-    cwd = session_cwd(call)
-    found = locate(target, cwd, call.policy)
-    if found is None:
-        if call.event == "PreToolUse" and call.tool != READ_TOOL:
-            held = outside_write(target, cwd)
-            if held is not None:
-                return deny([held])
-        return Answer(0)  # outside every repository: Claude Code's own permissions decide
-    g, rel = found
-    agent = agent_of(call)
-    turn = prompt_turn(g, call, agent)
-    session = call.data.get("session_id")
-    if isinstance(session, str) and session:
-        g.budget_session = session  # per-session budgets follow Claude Code's session
-    if call.event == "PreToolUse":
-        from .claude.pre_edit import pre
-
-        return pre(g, call, rel, ti, agent, turn)
-    from .claude.post_edit import note_read, post
-
-    if call.tool == READ_TOOL:
-        return note_read(g, rel, ti, agent)
-    return post(g, call, rel, agent, turn)
+    return answer(raw, FORM, route, Options(agent, turn, policy, on_pass), deadline)

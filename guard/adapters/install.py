@@ -30,13 +30,18 @@ def fail_closed(command: str) -> str:
     return f'{command}; s=$?; [ "$s" -lt 126 ] || {{ echo "{why}" >&2; s=2; }}; exit "$s"'
 
 
-def this_command() -> str:
-    """The hook command of this installation, by absolute path: its `agent-guard` script when the
-    interpreter's folder has one, else the interpreter running the package."""
+def this_program() -> list[str]:
+    """This installation's `agent-guard`, by absolute path: its script when the interpreter's folder
+    has one, else the interpreter running the package."""
     script = Path(sys.executable).with_name("agent-guard")
     if script.is_file():
-        return f"{shlex.quote(str(script))} {SUBCOMMAND}"
-    return f"{shlex.quote(sys.executable)} -m guard {SUBCOMMAND}"
+        return [str(script)]
+    return [sys.executable, "-m", "guard"]
+
+
+def this_command(subcommand: str = SUBCOMMAND) -> str:
+    """The hook command of this installation (``this_program``) as a shell line."""
+    return " ".join([*(shlex.quote(word) for word in this_program()), subcommand])
 
 
 def claude_code_settings(command: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The click commands `hook claude-code` and `mcp`: the adapters (guard/adapters/) on the command line.
+"""The click commands `hook claude-code`, `hook codex` and `mcp`: the adapters (guard/adapters/) on
+the command line.
 
 Each reads its options here and hands the process's standard streams to its adapter:
-Claude Code's hook payload on standard input, the MCP client on standard input and
+the agent's hook payload on standard input, the MCP client on standard input and
 output.
 """
 
@@ -10,15 +11,27 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
 
-from ..adapters.claude_code import DEADLINE
+from ..adapters.hook.deadline import DEADLINE
 from ..bounds import DEADLINE_SECONDS
 from .base import CONTEXT, InRange, in_a_repository
 
+if TYPE_CHECKING:
+    from ..adapters.hook.answer import Answer
+    from ..adapters.hook.deadline import Deadline
+
 ON_PASS = ("defer", "ask")  # `hook claude-code --on-pass`
+DEADLINE_OPTION = click.option(
+    "--deadline",
+    default=DEADLINE,
+    show_default=True,
+    type=InRange(DEADLINE_SECONDS, "SECONDS"),
+    help="Deny when the pre hook has not answered by then; keep it under the hook's timeout in the agent's settings "
+    f"(30 s in those `agent-guard install` writes); {DEADLINE_SECONDS.range_text()}.",
+)
 
 
 @click.group("hook", context_settings=CONTEXT)
@@ -50,14 +63,7 @@ def _on_pass(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="For an edit that passes: defer (no decision: Claude Code's permission rules apply) or ask (prompt the "
     "user every time). The hook never allows.",
 )
-@click.option(
-    "--deadline",
-    default=DEADLINE,
-    show_default=True,
-    type=InRange(DEADLINE_SECONDS, "SECONDS"),
-    help="Deny when the pre hook has not answered by then; keep it under the hook's timeout in Claude Code's settings "
-    f"(30 s in our snippet); {DEADLINE_SECONDS.range_text()}.",
-)
+@DEADLINE_OPTION
 def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> None:
     """Claude Code PreToolUse/PostToolUse hook: payload on standard input.
 
@@ -72,6 +78,28 @@ def claude_code_cmd(agent: str | None, turn: str | None, policy: str | None, on_
     """
     status = run_claude_code(agent, turn, policy, on_pass, deadline)
     sys.exit(status)
+
+
+@hook_group.command("codex", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'codex').")
+@click.option("--turn", default=None, help="Turn id (default: one turn per user prompt, else one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@DEADLINE_OPTION
+def codex_cmd(agent: str | None, turn: str | None, policy: str | None, deadline: float) -> None:
+    """Codex CLI PreToolUse/PostToolUse hook: payload on standard input.
+
+    PreToolUse: check apply_patch's patch as `agent-guard apply --check --format
+    codex` would, without writing; a refusal exits 2 with the findings on standard
+    error (Codex blocks the tool and shows them to the model).  Every failure before
+    the write (unreadable payload, internal error, the deadline) also exits 2.  Bash:
+    the work tree is taken before the command runs.  PostToolUse: record what the
+    patch or the command changed as a turn on the shadow ref; what the model must
+    know (a refused change) exits 2, a failure to record reaches the model as
+    context.  MCP tools pass.  `agent-guard install codex` writes the hooks.
+    """
+    from ..adapters.codex import codex
+
+    sys.exit(run_hook(lambda raw, timer: codex(raw, agent, turn, policy, timer), deadline))
 
 
 @click.command("mcp", context_settings=CONTEXT)
@@ -129,31 +157,54 @@ def hook_options(words: Sequence[str]) -> dict[str, Any] | None:
 def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_pass: str, deadline: float) -> int:
     """`agent-guard hook claude-code`: answer the payload on standard input; the exit status Claude Code reads.
 
-    Every failure, even one writing the answer, still exits with a status Claude Code obeys
-    (a pre hook's blocks the edit).
+    When the user's `agent-guard serve` answers, its answer is passed on; else this process
+    answers (``run_hook``).
     """
-    from ..adapters.claude_code import BLOCK, Deadline, claude_code
+    from ..adapters.claude_code import claude_code
+
+    def warm(timer: Deadline, started: float) -> int | None:
+        answered = _ask_server(agent, turn, policy, on_pass, deadline, started, timer)
+        if answered is None:
+            return None
+        status, out, err = answered  # the user's server answered (or failed, and the answer says so)
+        for data, stream in ((out, sys.stdout), (err, sys.stderr)):
+            if data:
+                stream.flush()
+                stream.buffer.write(data)
+                stream.buffer.flush()
+        return status
+
+    return run_hook(lambda raw, timer: claude_code(raw, agent, turn, policy, on_pass, timer), deadline, warm)
+
+
+def run_hook(
+    answer: Callable[[bytes, Deadline], Answer],
+    deadline: float,
+    warm: Callable[[Deadline, float], int | None] | None = None,
+) -> int:
+    """Answer the hook payload on standard input with `answer`, under the `deadline`; the exit status
+    the agent reads.  `warm`, when given, may answer first (the user's server).
+
+    Every failure, even one writing the answer, still exits with a status the agent obeys (a pre
+    hook's blocks the edit).
+    """
+    from ..adapters.hook.answer import BLOCK
+    from ..adapters.hook.deadline import Deadline
 
     timer = Deadline(deadline)
     started = time.monotonic()
     try:
         with timer:
-            warm = _ask_server(agent, turn, policy, on_pass, deadline, started, timer)
-            if warm is not None:  # the user's server answered (or failed, and the answer says so)
-                status, out, err = warm
-                for data, stream in ((out, sys.stdout), (err, sys.stderr)):
-                    if data:
-                        stream.flush()
-                        stream.buffer.write(data)
-                        stream.buffer.flush()
+            status = warm(timer, started) if warm is not None else None
+            if status is not None:
                 return status
-            answer = claude_code(sys.stdin.buffer.read(), agent, turn, policy, on_pass, timer)
+            said = answer(sys.stdin.buffer.read(), timer)
             # Written and flushed here: a stream that fails must fail inside the hook's guard.
-            for text, stream in ((answer.stdout, sys.stdout), (answer.stderr, sys.stderr)):
+            for text, stream in ((said.stdout, sys.stdout), (said.stderr, sys.stderr)):
                 if text:
                     stream.write(text)
                     stream.flush()
-    except BaseException as exc:  # a stream that broke, an interrupt: still an answer Claude Code obeys
+    except BaseException as exc:  # a stream that broke, an interrupt: still an answer the agent obeys
         if isinstance(exc, SystemExit):
             raise
         what = "the edit was blocked" if timer.failing == BLOCK else "the write was not recorded"
@@ -162,7 +213,7 @@ def run_claude_code(agent: str | None, turn: str | None, policy: str | None, on_
         except OSError:
             pass
         return timer.failing
-    return answer.code
+    return said.code
 
 
 def _ask_server(

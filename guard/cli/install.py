@@ -4,7 +4,8 @@
 `.claude/settings.local.json`, or with --user the user's `settings.json`), running this
 installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
-a JSON object is left as it is, with the reason.
+a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
+files (``install_codex``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import click
 
 from .base import CONTEXT, in_a_repository
 
-AGENTS = ("claude-code",)
+AGENTS = ("claude-code", "codex")
 
 
 def _settings_file(user: bool) -> Path:
@@ -95,12 +96,49 @@ def install_claude_code(user: bool, show: bool) -> None:
     click.echo(f"wrote {path}: PreToolUse and PostToolUse hooks for {install.MATCHER} run\n  {command}")
 
 
+@install_group.command("codex", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's config (every project), not this repository's.")
+@click.option("--mcp", is_flag=True, help="Also agent-guard's MCP server (required = true: Codex waits for it).")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_codex(user: bool, mcp: bool, show: bool) -> None:
+    """Write agent-guard's PreToolUse and PostToolUse hooks into Codex's config.toml, trusted.
+
+    The project's `.codex/config.toml` (Codex reads it in a trusted project), or with
+    --user `$CODEX_HOME/config.toml` (default `~/.codex`).  The hooks run this
+    installation by its absolute path for Codex's shell and its own apply_patch, and
+    block the tool call when agent-guard cannot run; their trust (`hooks.state`, which
+    `codex exec` needs or it skips them) goes in the user's file.  The file's own text is
+    kept byte for byte: agent-guard's lines sit between two marker comments at its end,
+    and running it again replaces them.  A file that is not TOML is left as it is.
+    """
+    from .install_codex import planned, written
+
+    changes, said = planned(user, mcp)
+    if show:
+        for change in changes:
+            click.echo(f"# {change.path}\n{change.new}", nl=False)
+        return
+    done = written(changes)
+    if not done:
+        click.echo("already installed: " + ", ".join(str(c.path) for c in changes))
+        return
+    click.echo("wrote " + "\n".join(said))
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
     from ..adapters.install import SettingsError
 
     assert agent in AGENTS, agent
+    if agent == "codex":
+        from .install_codex import unplanned, written
+
+        changes = unplanned(user)
+        done = written(changes)
+        if not done:
+            return "not installed: " + ", ".join(str(c.path) for c in changes)
+        return "removed agent-guard's hooks from " + ", ".join(str(p) for p in done)
     path = _settings_file(user)
     old = _read(path)
     try:
@@ -114,7 +152,7 @@ def remove_hooks(agent: str, user: bool) -> str:
 
 
 @click.command("uninstall", context_settings=CONTEXT)
-@click.argument("agent", required=False, type=click.Choice(["claude-code"]))
+@click.argument("agent", required=False, type=click.Choice(list(AGENTS)))
 @click.option("--yes", is_flag=True, help="Remove them (without it: list what would be removed, remove nothing).")
 @click.option("--cache", is_flag=True, help="Also the user's parsed-policy cache, which every repository shares.")
 @click.option("--user", is_flag=True, help="With AGENT: the user's settings, not this repository's.")
@@ -125,8 +163,8 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code): take the hooks `agent-guard install AGENT` wrote out
-    of that agent's settings (with --user, the user's), now; everything else stays.
+    With AGENT (claude-code, codex): take the hooks `agent-guard install AGENT` wrote
+    out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:
         if yes or cache:

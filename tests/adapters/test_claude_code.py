@@ -213,7 +213,7 @@ def test_refusals_deny_with_findings(project: Repo, cli, tool: str, tool_input: 
     assert project.snapshot() == before
     # A denial is noted (never as the agent's turn), so that a PostToolUse for it undoes a write
     # that went through anyway; a path outside the tree or in .git leaves nothing to undo.
-    stashes = list((project.root / ".git" / "agent-guard" / "hooks" / "claude-code").glob("*.json"))
+    stashes = list((project.root / ".git" / "agent-guard" / "hooks").glob("*.json"))
     assert all(json.loads(p.read_text())["denied"] for p in stashes)
     assert project.git("for-each-ref", "refs/agent-guard") == ""
 
@@ -334,7 +334,7 @@ def test_pre_then_post_records_the_turn_and_rolls_back(project: Repo, cli) -> No
     assert project.git("rev-parse", "HEAD") == head  # HEAD and the index are never touched
     assert project.git("status", "--porcelain") == " M stats.py\n"
     # The stash is consumed.
-    assert not list((project.root / ".git" / "agent-guard" / "hooks" / "claude-code").glob("*.json"))
+    assert not list((project.root / ".git" / "agent-guard" / "hooks").glob("*.json"))
     r = cli("rollback", "--agent", "claude", "--json")
     assert r.code == 0, r
     assert project.read("stats.py").decode() == SRC

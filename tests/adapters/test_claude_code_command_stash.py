@@ -18,8 +18,8 @@ from typing import Any, Callable
 import pytest
 from conftest import Repo, run_cli
 
-from guard.adapters.claude import command_stash
-from guard.adapters.claude.command_stash import CommandStash
+from guard.adapters.hook import command_stash
+from guard.adapters.hook.command_stash import CommandStash
 from guard.pipeline.engine import Guard
 from guard.turns import shell
 
@@ -64,7 +64,7 @@ def post(cwd: Path, command: str):  # type: ignore[no-untyped-def]
 
 
 def stash_file(repo: Repo) -> Path:
-    folder = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code"
+    folder = repo.root / ".git" / "agent-guard" / "hooks"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / NAME
 
@@ -242,7 +242,7 @@ def test_a_second_repositorys_unreadable_stash_is_a_missing_one(project: Repo, h
     other.commit({"o.txt": "one\n"})
     text = f"{ELIDE} && cd ../other && printf 'two\\n' >> o.txt"
     pre_then_run(project.root, text)
-    theirs = other.root / ".git" / "agent-guard" / "hooks" / "claude-code" / NAME
+    theirs = other.root / ".git" / "agent-guard" / "hooks" / NAME
     spoil = SPOILED[how]
     if spoil is None:
         theirs.unlink()

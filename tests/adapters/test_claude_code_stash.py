@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import Repo, run_cli
 
-from guard.adapters.claude import stash
+from guard.adapters.hook import stash
 from guard.pipeline.engine import Guard
 from guard.report import events
 
@@ -61,7 +61,7 @@ def denied(path: str = "app.py", **changed: Any) -> stash.Denied:
 
 
 def stash_file(repo: Repo) -> Path:
-    folder = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code"
+    folder = repo.root / ".git" / "agent-guard" / "hooks"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"{TOOL_USE}.json"
 

@@ -212,7 +212,7 @@ def test_the_callers_umask_makes_the_files(tmp_path: Path) -> None:
             preexec_fn=lambda: os.umask(0o077),
         )
         assert r.returncode == 0, r
-        stash = repo.root / ".git" / "agent-guard" / "hooks" / "claude-code" / "umask1.json"
+        stash = repo.root / ".git" / "agent-guard" / "hooks" / "umask1.json"
         return stash.stat().st_mode & 0o777
 
     with Server(tmp_path) as server:  # the server itself runs under the test's umask (022)

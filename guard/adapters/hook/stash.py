@@ -1,15 +1,15 @@
 """The stash: what the PostToolUse of one file tool call needs from its PreToolUse.
 
 The two hooks of one tool call run in two processes.  The pre hook keeps what it found in
-``<git common dir>/agent-guard/hooks/claude-code/<name>.json`` (``name``: the call's
-``tool_use_id``) and the post hook takes it away.  The record is one of two cases: the
+``<git common dir>/agent-guard/hooks/<name>.json`` (``name``: the call's ``tool_use_id``, which
+each agent makes unique) and the post hook takes it away.  The record is one of two cases: the
 pre hook passed the call (``Passed``: the post hook records the tool's change as the
 agent's turn) or denied it (``Denied``: a write that happened anyway is undone).
 
 ``write`` is the only writer and ``take`` the only reader.  The file says its format
 (``version``); ``take`` checks every field, and a file of another version, or one that is
 not what ``write`` writes (not JSON, a field missing, extra or of the wrong type, content
-that cannot be read back), is no stash at all.  The post hook then goes by what Claude Code
+that cannot be read back), is no stash at all.  The post hook then goes by what the agent
 reports, as when the pre hook was not installed: the file as it was before the tool
 (``tool_response.originalFile``), or, without one, a report that the write was not recorded.
 
@@ -76,7 +76,7 @@ def folder(g: Guard) -> Path:
     """Where the hook keeps its stashes (made when missing)."""
     from ...tree import worktree
 
-    d = worktree.state_dir(g.repo) / "hooks" / "claude-code"
+    d = worktree.state_dir(g.repo) / "hooks"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -90,11 +90,9 @@ def name(data: dict[str, Any], rel: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
 
 
-def write(g: Guard, called: str, stash: Stash) -> None:
-    """Keep `stash` under the name `called` (``name``), whole or not at all; stashes older than
-    ``STASH_DAYS`` go (a post hook that never came; a temporary file a deadline cut short)."""
-    from ...files import paths
-
+def sweep(g: Guard) -> Path:
+    """The stash folder (``folder``), without the stashes older than ``STASH_DAYS``: a post hook
+    that never came (the tool failed, or a denial held), a temporary file a deadline cut short."""
     d = folder(g)
     cutoff = time.time() - STASH_DAYS * 86400
     for old in d.glob("*"):
@@ -103,6 +101,15 @@ def write(g: Guard, called: str, stash: Stash) -> None:
                 old.unlink()
         except OSError:
             pass
+    return d
+
+
+def write(g: Guard, called: str, stash: Stash) -> None:
+    """Keep `stash` under the name `called` (``name``), whole or not at all; stashes older than
+    ``STASH_DAYS`` go (a post hook that never came; a temporary file a deadline cut short)."""
+    from ...files import paths
+
+    d = sweep(g)
     inline = paths.read_finding(stash.path, g.policy(stash.agent)) is not None
     doc = as_json(g, stash, inline)
     tmp = d / f".{os.getpid()}.tmp"

@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from . import stash
-from .answer import Answer, PayloadError, deny, passing
+from .answer import Answer, PayloadError, why_refused
 from .payload import PASSED, HookCall
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
         except worktree.NotAFile as exc:  # a pipe there would hold the tool's read, and the hook's
             return _refuse(g, call, special_file(exc, creates=False), agent, turn, edit_bytes, started)
         stash.write(g, stash.name(call.data, resolved), kept)
-        return passing(call.on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
+        return call.form.passing(call.on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
     text, dialect, intended = _edit_for(g, tool, ti, resolved)
     report = g.apply(
         text,
@@ -76,13 +76,13 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
     target = report.changes[0].path if report.changes else resolved
     if report.status == "refused":
         _stash_denial(g, call, target, agent, turn, report.findings, intended)
-        return deny(report.findings, report.suggestion)
+        return call.form.deny(why_refused(report.findings, report.suggestion))
     warned = [f.code for f in report.findings if f.severity != "error"]
     kept = _passed(g, target, agent, turn, intended, warned, time.monotonic() - started)
     stash.write(g, stash.name(call.data, target), kept)
     said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
     said += _unapplied_repairs(report)
-    return passing(call.on_pass, f"agent-guard: {tool} of {resolved} checked", said)
+    return call.form.passing(call.on_pass, f"agent-guard: {tool} of {resolved} checked", said)
 
 
 def _passed(
@@ -139,7 +139,7 @@ def _refuse(g: Guard, call: HookCall, finding: Any, agent: str, turn: str | None
     events.record(
         g.repo.commondir, events.Decision("apply", agent, turn, edit_bytes, time.monotonic() - started, call.tool), report
     )
-    return deny(report.findings)
+    return call.form.deny(why_refused(report.findings))
 
 
 def _simulate(text: str, edits: list[Any]) -> str | None:

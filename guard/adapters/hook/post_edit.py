@@ -17,7 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from . import stash
-from .answer import BLOCK, REPORTED, Answer
+from .answer import Answer
 from .payload import PASSED, HookCall
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def post(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None) -> An
 
     resolved, finding = paths.resolve(g.root, rel)
     if finding is not None or resolved is None:
-        return Answer(REPORTED, stderr=f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}\n")
+        return call.form.report(f"agent-guard: not recording {rel}: {finding.message if finding else 'bad path'}")
     kept = stash.take(g, stash.name(call.data, resolved), resolved)
     if isinstance(kept, stash.Denied):
         return _denied(g, call, resolved, kept, kept.turn or turn)
@@ -58,12 +58,9 @@ def _unstashed(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None)
     elif isinstance(resp, dict) and resp.get("type") == "create":
         before = None
     else:
-        return Answer(
-            REPORTED,
-            stderr=(
-                f"agent-guard: cannot record {call.tool} of {rel}: no content from before the tool ran "
-                f"(tool_use_id {call.data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too\n"
-            ),
+        return call.form.report(
+            f"agent-guard: cannot record {call.tool} of {rel}: no content from before the tool ran "
+            f"(tool_use_id {call.data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too"
         )
     told = stash.Passed(
         path=rel, before=before, mode=None, intended=None, agent=agent, turn=turn, missing_dirs=(), warnings=(), duration=0.0
@@ -89,28 +86,28 @@ def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str |
     try:
         after, new_mode = worktree.read(g.root, rel)
     except (worktree.UnsafePath, OSError) as exc:
-        return Answer(REPORTED, stderr=f"agent-guard: cannot read {rel} to record it: {exc}\n")
-    before, answer = _tools_part(rel, call.tool, kept, after)
+        return call.form.report(f"agent-guard: cannot read {rel} to record it: {exc}")
+    before, unclear = tools_part(rel, call.tool, kept, after)
     edit_bytes = len(json.dumps(call.data.get("tool_input")))
     landed = Report("applied", None)
     if before != after:
-        change = _change(rel, kept, before, after, new_mode)
+        change = change_of(rel, kept, before, after, new_mode)
         recorded = g.record(
             [change],
             agent=kept.agent,
             turn=turn,
             dialect="whole" if call.tool in PASSED or call.tool == "Write" else "json",
             edit_bytes=edit_bytes,
-            created_dirs=_made_dirs(rel, kept) if after is not None else [],  # the file is there: so are they
+            created_dirs=made_dirs(rel, kept) if after is not None else [],  # the file is there: so are they
         )
         landed = Report("applied", None, changes=(change,), turn=recorded)
     # The tool call counts once, now that it landed, with what the pre hook's check warned about.
     decision = events.Decision("apply", kept.agent, turn, edit_bytes, kept.duration, call.tool)
     events.record(g.repo.commondir, decision, landed, warnings=list(kept.warnings))
-    return answer
+    return Answer(0) if unclear is None else call.form.tell(unclear, call.data.get("tool_response"))
 
 
-def _change(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | None, new_mode: int | None) -> FileChange:
+def change_of(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | None, new_mode: int | None) -> FileChange:
     """The turn's change to `rel`: `before` to `after`, in the stashed mode before (the file's, without one)."""
     from ...model import Op
     from ...tree import diffs
@@ -126,31 +123,29 @@ def _change(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | N
     )
 
 
-def _made_dirs(rel: str, kept: stash.Passed) -> list[str]:
+def made_dirs(rel: str, kept: stash.Passed) -> list[str]:
     """The folders the pre hook found missing on the way to the file, which the tool made: a rollback
     of the turn takes them away again once they are empty."""
     parents = {rel.rsplit("/", n)[0] for n in range(1, rel.count("/") + 1)}
     return [d for d in kept.missing_dirs if d in parents]
 
 
-def _tools_part(rel: str, tool: str, kept: stash.Passed, after: bytes | None) -> tuple[bytes | None, Answer]:
-    """The *before* of the turn, and what to answer: the stashed content, unless others changed the
-    file too while the tool waited; then the file as they left it, or, where their change and the
-    tool's cannot be told apart, the file now (nothing recorded) and a message that says so."""
+def tools_part(rel: str, tool: str, kept: stash.Passed, after: bytes | None) -> tuple[bytes | None, str | None]:
+    """The *before* of the turn, and what the model must be told (None: nothing): the stashed
+    content, unless others changed the file too while the tool waited; then the file as they left
+    it, or, where their change and the tool's cannot be told apart, the file now (nothing
+    recorded) and a message that says so."""
     before, intended = kept.before, kept.intended
     if before == after or intended is None or _same_text(after, intended):
-        return before, Answer(0)
+        return before, None
     others = _others_change(before, intended, after)
     if others is not None:
-        return others, Answer(0)  # the file as everyone else left it: the turn is the tool's change alone
-    return after, Answer(
-        BLOCK,
-        stderr=(
-            f"agent-guard: {rel} also changed while this {tool} waited (another agent, or a person), in "
-            f"or next to the lines the {tool} changed: the two cannot be told apart, so nothing was recorded "
-            f"as {kept.agent}'s turn and `git agent-rollback` will not undo this {tool}. Read the file again "
-            "before the next edit.\n"
-        ),
+        return others, None  # the file as everyone else left it: the turn is the tool's change alone
+    return after, (
+        f"agent-guard: {rel} also changed while this {tool} waited (another agent, or a person), in "
+        f"or next to the lines the {tool} changed: the two cannot be told apart, so nothing was recorded "
+        f"as {kept.agent}'s turn and `git agent-rollback` will not undo this {tool}. Read the file again "
+        "before the next edit."
     )
 
 
@@ -171,8 +166,8 @@ def _others_change(before: bytes | None, intended: bytes, now: bytes | None) -> 
 
 
 def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | None) -> Answer:
-    """The pre hook denied the call, and Claude Code wrote it anyway: put the file back
-    (``_put_back``), record nothing as the agent's, and tell the model."""
+    """The pre hook denied the call, and the agent wrote it anyway: put the file back
+    (``put_back``), record nothing as the agent's, and tell the model."""
     from ...repo import FILE
     from ...report import Report, events
     from ...tree import worktree
@@ -180,25 +175,22 @@ def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | 
     try:
         now, mode = worktree.read(g.root, rel)
     except (worktree.UnsafePath, OSError) as exc:
-        return Answer(BLOCK, stderr=f"agent-guard: {call.tool} of {rel} was refused, and cannot be checked now: {exc}\n")
+        return call.form.tell(f"agent-guard: {call.tool} of {rel} was refused, and cannot be checked now: {exc}", None)
     if now == kept.before:
         return Answer(0)  # the denial held: nothing was written
-    restored, kept_note = _put_back(g, kept, now)
+    restored, kept_note = put_back(g, kept, now)
     with worktree.locked(g.repo):
         worktree.write(g.repo, [worktree.Write(rel, now, restored, mode, kept.mode or mode or FILE)])
     events.record(g.repo.commondir, events.Decision("apply", kept.agent, turn, tool=call.tool), Report("refused", None))
-    return Answer(
-        BLOCK,
-        stderr=(
-            f"agent-guard: this {call.tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
-            f"put {rel} back as it was (nothing was recorded as {kept.agent}'s).{kept_note} Why it was refused:\n"
-            + "\n".join(kept.reasons)
-            + "\n"
-        ),
+    return call.form.tell(
+        f"agent-guard: this {call.tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
+        f"put {rel} back as it was (nothing was recorded as {kept.agent}'s).{kept_note} Why it was refused:\n"
+        + "\n".join(kept.reasons),
+        None,
     )
 
 
-def _put_back(g: Guard, kept: stash.Denied, now: bytes | None) -> tuple[bytes | None, str]:
+def put_back(g: Guard, kept: stash.Denied, now: bytes | None) -> tuple[bytes | None, str]:
     """What a denied call's file goes back to, and a note for the message: the file as it is `now`
     with the tool's change taken out by git's merge rule, which keeps what others changed meanwhile;
     where that cannot be done, the content from before the call, with the overwritten one kept as

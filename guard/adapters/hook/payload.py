@@ -1,19 +1,18 @@
-"""What Claude Code sends the hook, and where the file it names lives.
+"""What an agent sends the hook, and where the file it names lives.
 
 One JSON object on standard input (``session_id``, ``cwd``, ``hook_event_name``,
-``tool_name``, ``tool_input``, ``tool_use_id``...), read once into a ``HookCall`` with the
-command's options.
+``tool_name``, ``tool_input``, ``tool_use_id``...: Claude Code's names, which Codex shares),
+read once into a ``HookCall`` with the command's options and the agent's ``Form``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
-from .answer import PayloadError
+from .answer import Form, PayloadError
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
@@ -25,8 +24,9 @@ READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what C
 
 @dataclass(frozen=True, slots=True)
 class HookCall:
-    """One call of the hook: Claude Code's payload (`data`), the event and tool it names, and the
-    command's options (`agent`, `turn` and `policy` as given, None when not)."""
+    """One call of the hook: the agent's payload (`data`), the event and tool it names, the
+    command's options (`agent`, `turn` and `policy` as given, None when not), and the agent's
+    ``Form`` (how it reads answers, what its payload names)."""
 
     data: dict[str, Any]
     event: str
@@ -35,6 +35,7 @@ class HookCall:
     turn: str | None
     policy: str | None
     on_pass: str
+    form: Form
     # When the policy's verify commands must be done by, and how their messages name it
     # (``Deadline.verify_by``); None without a deadline.
     verify_by: tuple[float, str] | None = None
@@ -45,7 +46,7 @@ def payload(raw: bytes) -> dict[str, Any]:
     from ... import jsonvalue
 
     if not raw.strip():
-        raise PayloadError("no hook payload on standard input (Claude Code sends one JSON object)")
+        raise PayloadError("no hook payload on standard input (the agent sends one JSON object)")
     try:
         data = jsonvalue.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -142,17 +143,12 @@ def outside_write(target: str, cwd: str) -> Any:
 
 
 def turn_of(call: HookCall) -> str | None:
-    """`--turn`, $AGENT_GUARD_TURN, else one turn per user prompt when Claude Code names the prompt."""
+    """`--turn`, $AGENT_GUARD_TURN, else one turn per user prompt when the agent names the prompt."""
     if call.turn:
         return call.turn
     if os.environ.get("AGENT_GUARD_TURN"):
         return os.environ["AGENT_GUARD_TURN"]
-    prompt = call.data.get("prompt_id")
-    if isinstance(prompt, str):
-        hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[:8].lower()
-        if hexed:
-            return "p" + hexed
-    return None
+    return call.form.prompt_turn(call.data)
 
 
 def prompt_turn(g: Guard, call: HookCall, agent: str) -> str | None:
@@ -175,7 +171,7 @@ def session_cwd(call: HookCall) -> str:
 
 
 def agent_of(call: HookCall) -> str:
-    """`--agent`, $AGENT_GUARD_AGENT, else ``claude``."""
+    """`--agent`, $AGENT_GUARD_AGENT, else the agent's own name (``claude``, ``codex``)."""
     from ...pipeline.engine import default_agent
 
-    return default_agent(call.agent or os.environ.get("AGENT_GUARD_AGENT") or "claude")
+    return default_agent(call.agent or os.environ.get("AGENT_GUARD_AGENT") or call.form.agent)

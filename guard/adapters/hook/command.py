@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ...errors import UsageError
 from . import command_stash, stash
-from .answer import BLOCK, REPORTED, Answer, PayloadError, output
+from .answer import Answer, PayloadError
 from .command_stash import CommandStash
 from .payload import HookCall, agent_of, session_cwd, turn_of
 
@@ -93,7 +93,7 @@ def _before(call: HookCall, cwd: str, text: str, name: str) -> Answer:
             command_stash.drop(g, name)
             snapshot.discard(before.snapshot)
         if isinstance(exc, shell.Uncarried):
-            return Answer(BLOCK, stderr=f"agent-guard: {exc}; this {call.tool} call was blocked\n")
+            return call.form.blocked(f"agent-guard: {exc}; this {call.tool} call was blocked")
         raise
     command_stash.note(name, roots)
     return Answer(0)
@@ -120,7 +120,7 @@ def _stashed(call: HookCall, name: str, first: Guard, kept: CommandStash) -> Ans
             missing.append(root)
         else:
             finished.append(_finish(call, *found, turn))
-    return _said(call.tool, finished, missing)
+    return _said(call, finished, missing)
 
 
 def _finish(call: HookCall, g: Guard, kept: CommandStash, turn: str | None) -> tuple[str, Finished]:
@@ -217,22 +217,20 @@ def _unstashed(call: HookCall, cwd: str, text: str) -> Answer:
             f"checked: agent-guard could not tell, before the command ran, which repository it would change ({why}). "
             f"Run `cd` in its own {tool} call first, then the command: what each call changes is then recorded and checked."
         )
-        return Answer(0, stdout=output({"additionalContext": said}, "PostToolUse"))
-    return Answer(
-        REPORTED,
-        stderr=(
-            f"agent-guard: cannot record what {tool} changed: no snapshot from before it ran (tool_use_id "
-            f"{call.data.get('tool_use_id')!r}); the PreToolUse hook did not run for this call: is {tool} in its matcher?\n"
-        ),
+        return call.form.context(said, "PostToolUse")
+    return call.form.report(
+        f"agent-guard: cannot record what {tool} changed: no snapshot from before it ran (tool_use_id "
+        f"{call.data.get('tool_use_id')!r}); the PreToolUse hook did not run for this call: is {tool} in its matcher?"
     )
 
 
-def _said(tool: str, finished: list[tuple[str, Finished]], missing: list[str]) -> Answer:
+def _said(call: HookCall, finished: list[tuple[str, Finished]], missing: list[str]) -> Answer:
     """What the model hears of a command's turns (one per repository it changed, each named when there
-    are several): errors (and a revert) on standard error with exit 2, which Claude Code shows the
-    model; warnings and what was not recorded as additional context."""
+    are several): errors (and a revert) told in the agent's form (``Form.tell``); warnings and what
+    was not recorded as additional context."""
     from ...report.render import finding_text
 
+    tool = call.tool
     several = len(finished) + len(missing) > 1
     refused: list[str] = []
     context: list[str] = []
@@ -258,7 +256,7 @@ def _said(tool: str, finished: list[tuple[str, Finished]], missing: list[str]) -
             f"agent-guard: no snapshot from before this {tool} command in {root}: what it changed there is not recorded"
         )
     if refused:
-        return Answer(BLOCK, stderr="\n".join(refused + context) + "\n")
+        return call.form.tell("\n".join(refused + context), call.data.get("tool_response"))
     if context:
-        return Answer(0, stdout=output({"additionalContext": "\n".join(context)}, "PostToolUse"))
+        return call.form.context("\n".join(context), "PostToolUse")
     return Answer(0)
