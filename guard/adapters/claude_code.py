@@ -72,6 +72,7 @@ from .claude.payload import (
     payload,
     prompt_turn,
     session_cwd,
+    session_of,
     tool_input,
 )
 
@@ -201,9 +202,9 @@ def _file_tool(call: HookCall) -> Answer:
     g, rel = found
     agent = agent_of(call)
     turn = prompt_turn(g, call, agent)
-    session = call.data.get("session_id")
-    if isinstance(session, str) and session:
-        g.budget_session = session  # per-session budgets follow Claude Code's session
+    session = session_of(call)
+    if session is not None:
+        g.budget_session = session  # per-session budgets, turns and reads follow Claude Code's session
     if call.event == "PreToolUse":
         from .claude.pre_edit import pre
 

@@ -69,7 +69,7 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str, memo: Memo | None = None
     agent created it, and one the agent created stops once git ignores it (the user's way to take
     a file away from the agent).
     """
-    tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+    tip = ws.repo.ref(ledger.ref_for(ws.repo, pol.ledger_prefix, agent))
     tip_tree = ws.repo.commit_tree(tip) if tip else None
     known: dict[str, bool] = {}
 

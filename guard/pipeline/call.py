@@ -63,7 +63,7 @@ class Call:
 
     @property
     def ledger_ref(self) -> str:
-        return ledger.ref_name(self.policy.ledger_prefix, self.agent)
+        return ledger.ref_for(self.repo, self.policy.ledger_prefix, self.agent)
 
 
 def make(

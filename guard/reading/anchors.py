@@ -545,7 +545,7 @@ def _unread(
 
 def last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:
     """The blob the agent's newest turn touching `path` left there (None: none, or deleted)."""
-    ref = ledger.ref_name(pol.ledger_prefix, agent)
+    ref = ledger.ref_for(repo, pol.ledger_prefix, agent)
     for turn in ledger.turns(repo, ref, agent, limit=50):
         if any(p == path for _op, p, _a, _r in turn.files):
             entry = repo.tree_entry(repo.commit_tree(turn.commit), path)
