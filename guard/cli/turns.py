@@ -199,7 +199,7 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     if end_it:
         if os.environ.get("AGENT_GUARD_SESSION"):
             raise click.UsageError("$AGENT_GUARD_SESSION names the session: unset it, or set it to a new name")
-        sessions.end(g.repo.commondir, name)
+        sessions.end(g.repo.gitdir, name)
     current = g.session(name)
     pol = g.policy(name)
     _, used = ledger.usage(g.repo, ledger.ref_for(g.repo, pol.ledger_prefix, name), name, None, current, memo=g.ledger_memo)

@@ -10,7 +10,7 @@ tree holds:
 - every path ``git status`` lists against that index (changed, deleted, conflicted,
   untracked and not ignored): its stat data, and its content as a blob, read only when
   its stat data changed since the last snapshot (``shell/kept.json`` in agent-guard's
-  folder of the git dir remembers them), so that the cost follows the files that are
+  folder of the work tree's git dir remembers them), so that the cost follows the files that are
   dirty and changing, not the tree (git's stat walk aside);
 - the tips of the work tree's ledger refs, so that turns other agents record meanwhile are not
   taken for the command's.
@@ -106,7 +106,7 @@ class Found:
 
 
 def _folder(repo: GitRepo) -> Path:
-    d = worktree.state_dir(repo) / "shell"
+    d = worktree.tree_state_dir(repo) / "shell"  # the stat data of this work tree's files
     d.mkdir(parents=True, exist_ok=True)
     return d
 

@@ -116,3 +116,11 @@ def test_a_removed_worktrees_turns_stay_listed_as_removed(trees: tuple[Repo, Pat
     r = run_cli(b, "rollback", "--agent", "claude")
     assert r.code == 2 and "refs/agent-guard/_worktrees/wa/claude" in r.stderr, r
 
+
+def test_each_worktree_has_its_own_command_line_session(trees: tuple[Repo, Path, Path]) -> None:
+    repo, a, b = trees
+    ended = run_cli(a, "session", "--json", "--end", "--agent", "claude")
+    assert ended.code == 0, ended
+    assert run_cli(a, "session", "--json", "--agent", "claude").json()["session"] == ended.json()["session"]
+    assert run_cli(b, "session", "--json", "--agent", "claude").json()["session"] == "default"
+    assert run_cli(repo.root, "session", "--json", "--agent", "claude").json()["session"] == "default"
