@@ -62,7 +62,8 @@ def test_without_a_session_reads_are_the_agents_as_before(repo: Repo) -> None:
 
 def test_reads_are_kept_per_worktree(repo: Repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Before, one record per agent for every worktree: a read of the file in one worktree replaced
-    the read of the same path in another, and the edit there was refused as `stale`."""
+    the read of the same path in another, and the edit there was taken for one made on the other
+    tree's version (merged from it, `3way`)."""
     from conftest import git
 
     repo.commit({**BASE, ".agent-guard.yaml": POLICY})
