@@ -120,10 +120,11 @@ class Session:
 
         if report.status != "applied":
             return
+        who = self.g.reader(self.agent)  # this server's session's: another session's write is no read of this one
         with worktree.locked(self.g.repo):
             for c in report.changes:
                 if c.after is not None:
-                    reads.record(self.g.repo, self.agent, c.path, self.g.repo.hash_blob(c.after), None)
+                    reads.record(self.g.repo, who, c.path, self.g.repo.hash_blob(c.after), None)
 
 
 # ---------------------------------------------------------------------- rendering

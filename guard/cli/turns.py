@@ -21,6 +21,8 @@ from .terminal import colour
 @click.option("--clone", default=None, metavar="NAME", help="Only the turns recorded in this clone (fetched from it).")
 @click.option("--local", is_flag=True, help="Only this clone's own turns, none fetched from other clones.")
 @click.option("--turn", "turn_id", default=None, metavar="ID", help="Only the turn of this id (of each agent that has one).")
+@click.option("--session", default=None, metavar="ID", help="Only the turns of this session (Claude Code's session id, ...).")
+@click.option("--all-worktrees", is_flag=True, help="The turns of every worktree of the repository, each marked with its own.")
 @click.option("-p", "--patch", is_flag=True, help="Show each turn's diff.")
 @click.option("-n", "--max-count", type=InRange(TURNS), default=None, help=f"At most this many turns ({TURNS.range_text()}).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {version, turns}.")
@@ -31,21 +33,25 @@ def log_cmd(
     clone: str | None,
     local: bool,
     turn_id: str | None,
+    session: str | None,
+    all_worktrees: bool,
     patch: bool,
     max_count: int | None,
     as_json: bool,
     quiet: bool,
     policy: str | None,
 ) -> None:
-    """This clone's turns, and those fetched from other clones (agent-guard fetch),
-    shown as AGENT@CLONE.  `agent-guard show ID` shows one turn with its diff.
+    """This worktree's turns (--all-worktrees: every worktree's), and those fetched from
+    other clones (agent-guard fetch), shown as AGENT@CLONE.  `agent-guard show ID` shows
+    one turn with its diff.
     """
     in_a_repository()
     from ..turns import history
 
     g = open_guard(policy)
     patch = patch and not quiet
-    turns = history.log(g, agent, history.Listing(max_count, clone, local, turn_id), patch)
+    listing = history.Listing(max_count, clone, local, turn_id, session, all_worktrees)
+    turns = history.log(g, agent, listing, patch)
     if turn_id is not None and not turns:
         history.one_turn(g, turn_id, agent, patch)  # says whose turns there are, as a usage error
     if as_json:
@@ -62,7 +68,7 @@ def log_cmd(
             else "no recorded turns: no agent has any in this repository yet; an applied edit records one"
         )
     else:
-        _paged(history.render(turns, patch, colour=colour(sys.stdout)))
+        _paged(history.render(turns, patch, colour=colour(sys.stdout), worktrees=all_worktrees))
 
 
 @click.command("show", context_settings=CONTEXT)
@@ -99,6 +105,7 @@ def _paged(text: str) -> None:
 @click.option("--to", "to_id", default=None, help="Undo every turn after this one.")
 @click.option("--clone", default=None, metavar="NAME", help="With --turn: that turn of another clone, fetched here.")
 @click.option("--commit", default=None, metavar="REV", help="Undo the turn recorded at this commit (this clone's or fetched).")
+@click.option("--session", default=None, metavar="ID", help="Undo this session's last turn, leaving other sessions' turns.")
 @click.option("--check", is_flag=True, help="Show what would happen; change nothing.")
 @click.option("--force", is_flag=True, help="Undo even where later changes overlap (they are lost).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of the report.")
@@ -111,6 +118,7 @@ def rollback_cmd(
     to_id: str | None,
     clone: str | None,
     commit: str | None,
+    session: str | None,
     check: bool,
     force: bool,
     as_json: bool,
@@ -118,16 +126,17 @@ def rollback_cmd(
     quiet: bool,
     policy: str | None,
 ) -> None:
-    """A turn recorded in another clone and fetched here (agent-guard fetch) is undone with
-    --clone NAME --turn ID, or --commit REV; the rollback is recorded as this clone's.
-    The report names the turns undone; it goes to standard output, refused or not.
+    """Only this worktree's turns are undone.  A turn recorded in another clone and fetched
+    here (agent-guard fetch) is undone with --clone NAME --turn ID, or --commit REV; the
+    rollback is recorded as this clone's.  The report names the turns undone; it goes to
+    standard output, refused or not.
     """
     in_a_repository()
     from ..turns.rollback import Asked, rollback
 
     if turn_id and to_id:
         raise click.UsageError("give --turn or --to, not both")
-    report = rollback(open_guard(policy), agent, Asked(turn_id, to_id, clone, commit), check=check, force=force)
+    report = rollback(open_guard(policy), agent, Asked(turn_id, to_id, clone, commit, session), check=check, force=force)
     sys.exit(emit(report, as_json, show_diff, quiet))
 
 
@@ -190,10 +199,10 @@ def session_cmd(agent: str | None, end_it: bool, as_json: bool, policy: str | No
     if end_it:
         if os.environ.get("AGENT_GUARD_SESSION"):
             raise click.UsageError("$AGENT_GUARD_SESSION names the session: unset it, or set it to a new name")
-        sessions.end(g.repo.commondir, name)
+        sessions.end(g.repo.gitdir, name)
     current = g.session(name)
     pol = g.policy(name)
-    _, used = ledger.usage(g.repo, ledger.ref_name(pol.ledger_prefix, name), name, None, current, memo=g.ledger_memo)
+    _, used = ledger.usage(g.repo, ledger.ref_for(g.repo, pol.ledger_prefix, name), name, None, current, memo=g.ledger_memo)
     limits = {k: v for k, v in pol.budget("per_session").items() if v is not None}
     source = "environment" if sessions.clean(os.environ.get("AGENT_GUARD_SESSION") or "") else "command line"
     if as_json:

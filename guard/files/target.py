@@ -24,6 +24,7 @@ from . import paths
 if TYPE_CHECKING:
     from ..policy import Policy
     from ..record.ledger import Memo
+    from ..record.reads import Reader
     from .workspace import Workspace
 
 
@@ -69,7 +70,7 @@ def tracked_for(ws: Workspace, pol: Policy, agent: str, memo: Memo | None = None
     agent created it, and one the agent created stops once git ignores it (the user's way to take
     a file away from the agent).
     """
-    tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+    tip = ws.repo.ref(ledger.ref_for(ws.repo, pol.ledger_prefix, agent))
     tip_tree = ws.repo.commit_tree(tip) if tip else None
     known: dict[str, bool] = {}
 
@@ -101,12 +102,12 @@ def source(ws: Workspace, fe: FileEdit, pol: Policy, here: str = "") -> tuple[st
         return not_a_file(ws.root, fe, path, path, exc)
 
 
-def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audience = CLI) -> Finding | None:
-    """`stale` unless `agent` read `path` as it is now (`current`): its last read (``reads``) shows
+def unread(ws: Workspace, path: str, current: bytes, who: Reader, audience: Audience = CLI) -> Finding | None:
+    """`stale` unless `who` read `path` as it is now (`current`): its last read (``reads``) shows
     this content.  An applied edit counts as read (the MCP server records what it wrote)."""
     from ..record import reads
 
-    seen = reads.last(ws.repo, agent, path)
+    seen = reads.last(ws.repo, who, path)
     if seen is not None and seen.blob == ws.repo.hash_blob(current):
         return None
     why = "you have not read it" if seen is None else "it changed since you last read it"
@@ -115,7 +116,7 @@ def unread(ws: Workspace, path: str, current: bytes, agent: str, audience: Audie
         path,
         None,
         f"{path} cannot be edited: {why}",
-        f"read it first with {audience.read(path, agent)}, then edit the text as it reads now",
+        f"read it first with {audience.read(path, who.agent)}, then edit the text as it reads now",
     )
 
 

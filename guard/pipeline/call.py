@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from ..files.workspace import Workspace
     from ..policy import Policy
+    from ..record.reads import Reader
     from ..repo import GitRepo
 
 
@@ -52,6 +53,16 @@ class Call:
     verify: Verify = Verify()
     # The agent's ledger as this call has read it (``ledger.Memo``): commits parsed once per call.
     memo: ledger.Memo = field(default_factory=ledger.Memo)
+    # `session` when the environment or the caller names it (``sessions.named``), else None: what
+    # the agent read is kept per named session (guard/record/reads.py).
+    named_session: str | None = None
+
+    @property
+    def reader(self) -> Reader:
+        """Whose reads count for this call: the agent's, in its named session."""
+        from ..record.reads import Reader
+
+        return Reader(self.agent, self.named_session)
 
     @property
     def repo(self) -> GitRepo:
@@ -63,7 +74,7 @@ class Call:
 
     @property
     def ledger_ref(self) -> str:
-        return ledger.ref_name(self.policy.ledger_prefix, self.agent)
+        return ledger.ref_for(self.repo, self.policy.ledger_prefix, self.agent)
 
 
 def make(
@@ -85,17 +96,19 @@ def make(
 
     name = default_agent(agent)
     here = paths.folder_of(ws.root, os.getcwd() if cwd is None else cwd)
+    named = sessions.named(budget_session)
     return Call(
         ws=ws,
         policy=ws.policy(name),
         agent=name,
         turn=default_turn(turn),
-        session=sessions.current(ws.repo.commondir, name, budget_session),
+        session=named or sessions.stored(ws.repo.gitdir, name),
         folder=here,
         audience=audience or Audience("cli", here),
         check=check,
         require_read=require_read,
         verify=verify,
+        named_session=named,
     )
 
 

@@ -25,6 +25,7 @@ from .land import lock_finding, ref_locked, swapped_path
 if TYPE_CHECKING:
     from ..model import Finding
     from ..policy import Policy
+    from ..record.reads import Reader
     from ..report.audience import Audience
 
 __all__ = ["Guard", "default_agent", "default_turn", "lock_finding", "ref_locked", "swapped_path"]
@@ -41,7 +42,14 @@ class Guard(Workspace):
         """The budget session `agent`'s next turn counts in (``sessions.current``)."""
         from ..record import sessions
 
-        return sessions.current(self.repo.commondir, agent, self.budget_session)
+        return sessions.current(self.repo.gitdir, agent, self.budget_session)
+
+    def reader(self, agent: str) -> Reader:
+        """Whose reads a read or write of `agent` counts for: the agent's, in the session the environment
+        or the caller names (guard/record/reads.py; as ``Call.reader``)."""
+        from ..record import reads, sessions
+
+        return reads.Reader(agent, sessions.named(self.budget_session))
 
     def apply(
         self,

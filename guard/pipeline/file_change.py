@@ -26,6 +26,7 @@ from ..tree import diffs, worktree
 
 if TYPE_CHECKING:
     from ..files.attributes import AttrLookup
+    from ..reading import anchors
     from ..reading.anchors import Anchored
     from .call import Call
 
@@ -128,7 +129,7 @@ def _read_vetted(call: Call, fe: FileEdit, start: str, src: str, path: str, attr
     if refused is not None:
         return refused
     if call.require_read and before is not None:
-        unseen = target.unread(call.ws, src, before, call.agent, call.audience)
+        unseen = target.unread(call.ws, src, before, call.reader, call.audience)
         if unseen is not None:
             return unseen
     op = fe.op
@@ -152,15 +153,22 @@ def _against_reads(call: Call, fe: FileEdit, src: str, before: bytes | None) -> 
     if fe.base and pol.read_before_edit and not line_anchored(fe):
         from ..reading import anchors
 
-        if not anchors.seen_base(call.repo, pol, src, fe.base):
+        if not anchors.seen_base(call.repo, pol, src, fe.base, call.reader):
             # A made-up `index` line (or a blob the agent never saw) is no base: the edit is one
             # with none, which read_before_edit holds to the agent's reads and writes.
             claimed, fe = fe.base, fe._replace(base=None)
     if line_anchored(fe) or (fe.base is None and pol.read_before_edit):
         from ..reading import anchors
 
-        return anchors.against_read(call.repo, fe, src, before, pol, call.audience, claimed)
+        return anchors.against_read(call.repo, fe, src, before, pol, reader(call), claimed)
     return None
+
+
+def reader(call: Call) -> anchors.Reader:
+    """The call's agent as ``anchors`` asks after its reads: in its named session, hints in its tools."""
+    from ..reading import anchors
+
+    return anchors.Reader(call.audience, call.agent, call.named_session)
 
 
 def _edited(call: Call, fe: FileEdit, t: _Target, read: Anchored | None, guessed_whole: bool, attr: AttrLookup) -> Outcome:
@@ -287,8 +295,8 @@ def earlier(call: Call, path: str, before: bytes) -> tuple[tuple[str, Text], ...
     from ..record import reads
 
     repo, agent = call.repo, call.agent
-    read = reads.last(repo, agent, path)
-    written = anchors.last_written(repo, call.policy, agent, path)
+    read = reads.last(repo, call.reader, path)
+    written = anchors.last_written(repo, call.policy, call.reader, path)
     now = repo.hash_blob(before)
     if now in (read.blob if read else None, written):
         return ()  # the agent has seen the file as it is: its snippet was written against it

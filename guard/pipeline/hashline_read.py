@@ -217,7 +217,7 @@ def shown(
                 )
             )
         blob = repo.write_blob(data)
-        reads.record(repo, who, rel, blob, (a, b) if a <= b else None)
+        reads.record(repo, guard_session.reader(who), rel, blob, (a, b) if a <= b else None)
     return Shown(rel, posixpath.relpath(rel, here) if here else rel, blob, a, b, n, tuple(text.lines[a - 1 : b]))
 
 

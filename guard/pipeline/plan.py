@@ -61,7 +61,7 @@ def plan(call: Call, edits: EditSet, edit_bytes: int) -> Planned:
         # Blocks and registers: line numbers and lines only the files as read can give.
         from ..reading import registers
 
-        edits, refused = registers.resolve(call.ws, edits, call.policy, call.folder, call.audience)
+        edits, refused = registers.resolve(call.ws, edits, call.policy, call.folder, file_change.reader(call))
         if refused:
             return Planned((), tuple(refused), ())
     attr = attributes_before(call)

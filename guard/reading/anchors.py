@@ -51,7 +51,7 @@ from ..model import LAST_SEEN, FileEdit, Finding, LineRange, error, line_anchore
 from ..policy import Policy
 from ..record import ledger
 from ..repo import GitRepo
-from ..report.audience import CLI, Audience
+from ..report.audience import Audience
 from ..text.textfile import NotText, Text, decode
 from ..text.wording import clip, plural, span
 from ..tree import diffs
@@ -81,30 +81,29 @@ def against_read(
     path: str,
     before: bytes | None,
     pol: Policy,
-    audience: Audience = CLI,
+    who: Reader,
     claimed: str | None = None,
 ) -> Anchored:
-    """`fe` (for the file at `path`, now `before`) as the agent's reads allow it; hints name `audience`'s tools.
+    """`fe` (for the file at `path`, now `before`) as the reads of `who` allow it; hints name its tools.
 
     `claimed`: the base the edit named (an ``index`` line) that ``seen_base`` did not accept,
     for the message.
     """
-    agent = pol.agent or "agent"
     if before is not None and line_anchored(fe):
-        return _anchor(repo, fe, path, before, pol, _Reader(audience, agent))
+        return _anchor(repo, fe, path, before, pol, who)
     if before is not None and fe.base is None and pol.read_before_edit:
         level = pol.level("stale")
         if level in ("error", "warning"):
-            found = _unread(repo, path, before, pol, _Reader(audience, agent), level, claimed)
+            found = _unread(repo, path, before, pol, who, level, claimed)
             if found is not None:
-                seen = _seen(repo, pol, agent, path) if level == "error" else ()
+                seen = _seen(repo, pol, who.key, path) if level == "error" else ()
                 return Anchored(fe, stale=found, seen=seen) if seen else Anchored(fe, (found,))
     return Anchored(fe)
 
 
-def seen_base(repo: GitRepo, pol: Policy, path: str, base: str) -> bool:
-    """Whether `base` (an edit's ``index`` line: 7 to 40 hex digits) names a version of `path` the
-    agent was shown: its last read, or what its own newest turn wrote there.
+def seen_base(repo: GitRepo, pol: Policy, path: str, base: str, who: reads.Reader) -> bool:
+    """Whether `base` (an edit's ``index`` line: 7 to 40 hex digits) names a version of `path` that
+    `who` was shown: its last read, or what its own newest turn wrote there.
 
     An index line is the agent's word, and costs nothing to make up or to copy from
     ``git ls-files -s``: under ``read_before_edit`` it counts as the edit's base only when the
@@ -115,18 +114,17 @@ def seen_base(repo: GitRepo, pol: Policy, path: str, base: str) -> bool:
     tag = base.lower()
     if len(tag) < 7 or any(c not in "0123456789abcdef" for c in tag):
         return False
-    agent = pol.agent or "agent"
-    read = reads.last(repo, agent, path)
-    shown = (read.blob if read is not None else None, last_written(repo, pol, agent, path))
+    read = reads.last(repo, who, path)
+    shown = (read.blob if read is not None else None, last_written(repo, pol, who, path))
     return any(oid is not None and oid.startswith(tag) for oid in shown)
 
 
-def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
-    """The versions of `path` the agent is known to have seen: its last write, its last read."""
+def _seen(repo: GitRepo, pol: Policy, who: reads.Reader, path: str) -> tuple[str, ...]:
+    """The versions of `path` that `who` is known to have seen: its last write, its last read."""
     from ..record import reads
 
-    read = reads.last(repo, agent, path)
-    ids = (last_written(repo, pol, agent, path), read.blob if read is not None else None)
+    read = reads.last(repo, who, path)
+    ids = (last_written(repo, pol, who, path), read.blob if read is not None else None)
     return tuple(dict.fromkeys(i for i in ids if i is not None and repo.read_blob(i) is not None))
 
 
@@ -134,11 +132,19 @@ def _seen(repo: GitRepo, pol: Policy, agent: str, path: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Reader:
-    """The agent whose reads count, and how its hints tell it to read."""
+class Reader:
+    """The agent whose reads count (in the session the environment or its caller names, None: none
+    named; guard/record/reads.py), and how its hints tell it to read."""
 
     audience: Audience
     name: str
+    session: str | None = None
+
+    @property
+    def key(self) -> reads.Reader:
+        from ..record import reads
+
+        return reads.Reader(self.name, self.session)
 
     def read(self, path: str, lines: tuple[int, int] | None = None) -> str:
         return self.audience.read(path, self.name, lines)
@@ -155,15 +161,15 @@ class _Base:
     tag: str  # how messages name the version: the tag as written, or the version's first 8 digits
 
 
-def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, audience: Audience = CLI) -> Text | Finding:
+def base_text(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: Reader) -> Text | Finding:
     """The text whose line numbers the line-anchored edit `fe` (of `path`, now `before`) names, or why
     there is none: what ``against_read`` resolves the edit against (``guard.reading.registers`` reads blocks
     and registers from it)."""
-    got = _base(repo, fe, path, before, pol, _Reader(audience, pol.agent or "agent"))
+    got = _base(repo, fe, path, before, pol, who)
     return got if isinstance(got, Finding) else got.text
 
 
-def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> _Base | Finding:
+def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: Reader) -> _Base | Finding:
     """Step 1 of the module doc: the version the edit's tag names (or, for ``LAST_SEEN``, the one the agent saw)."""
     from ..record import reads
 
@@ -171,7 +177,7 @@ def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, wh
     tag = (fe.base or "").lower()
     level = pol.level("stale")
     current_id = repo.hash_blob(before)
-    read = reads.last(repo, agent, path)
+    read = reads.last(repo, who.key, path)
     shown: reads.Read | None = None
     notes: list[Finding] = []
     if tag == LAST_SEEN:
@@ -219,11 +225,11 @@ def _base(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, wh
 
 
 def _last_seen(
-    repo: GitRepo, pol: Policy, who: _Reader, path: str, before: bytes, current_id: str, read: reads.Read | None
+    repo: GitRepo, pol: Policy, who: Reader, path: str, before: bytes, current_id: str, read: reads.Read | None
 ) -> str | Finding:
     """The version an edit that names none (``LAST_SEEN``) is made against: the file as it is, when the
     agent read or wrote it so, or read nothing (where the policy allows); else the agent's last read."""
-    if read is None or read.blob == current_id or last_written(repo, pol, who.name, path) == current_id:
+    if read is None or read.blob == current_id or last_written(repo, pol, who.key, path) == current_id:
         if read is None and pol.read_before_edit and pol.level("stale") == "error":
             return error(
                 "stale",
@@ -239,7 +245,7 @@ def _last_seen(
     return read.blob
 
 
-def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: _Reader) -> Anchored:
+def _anchor(repo: GitRepo, fe: FileEdit, path: str, before: bytes, pol: Policy, who: Reader) -> Anchored:
     # Here: the hashline parser, the reads record and git's merge load with an edit that needs them.
     from ..dialects.hashline import LAST
     from ..repo.merge import Conflict
@@ -319,7 +325,7 @@ def _ranges(current: Text, merged: Text, source_line: int) -> tuple[LineRange, .
     )
 
 
-def _adjoining(current: Text, c: Conflict, path: str, tag: str, who: _Reader) -> Finding:
+def _adjoining(current: Text, c: Conflict, path: str, tag: str, who: Reader) -> Finding:
     """The lines the edit touches are unchanged, but one beside them changed since the read."""
     line = c.theirs_line
     return error(
@@ -343,7 +349,7 @@ def _stored(repo: GitRepo, tag: str) -> str | None:
 _AROUND = 2  # lines either side of a wrongly named line whose anchors a refusal shows
 
 
-def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: _Reader, current: bool) -> Finding | None:
+def _wrong_hashes(fe: FileEdit, base: Text, path: str, tag: str, who: Reader, current: bool) -> Finding | None:
     """`not-found` when a line the edit named by its hash (oh-my-pi's ``12:a3``) hashes otherwise in `base`.
 
     The anchor is a check of which line the agent meant, never a way to find another: the finding
@@ -397,7 +403,7 @@ def _out_of_bounds(a: int, b: int, n: int) -> str | None:
 
 
 def _unshown(
-    spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int, path: str, tag: str, who: _Reader, level: str
+    spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read, n: int, path: str, tag: str, who: Reader, level: str
 ) -> Finding | None:
     for _change, a, b in spans:
         if b >= a:
@@ -437,7 +443,7 @@ def _anchored(spans: Sequence[tuple[LineRange, int, int]], shown: reads.Read | N
     return sorted(lines)
 
 
-def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, who: _Reader) -> int | Finding:
+def _offset(base: Text, current: Text, anchors: list[int], path: str, tag: str, who: Reader) -> int | Finding:
     """The one offset every anchored line moved by, or the `stale` finding saying why there is none."""
     if not anchors:
         if not base.lines and not current.lines:
@@ -519,16 +525,16 @@ def _excerpt(text: Text, line: int) -> str:
 
 
 def _unread(
-    repo: GitRepo, path: str, before: bytes, pol: Policy, who: _Reader, level: str, claimed: str | None = None
+    repo: GitRepo, path: str, before: bytes, pol: Policy, who: Reader, level: str, claimed: str | None = None
 ) -> Finding | None:
     from ..record import reads
 
     agent = who.name
     current = repo.hash_blob(before)
-    read = reads.last(repo, agent, path)
+    read = reads.last(repo, who.key, path)
     if read is not None and read.blob == current:
         return None
-    if last_written(repo, pol, agent, path) == current:
+    if last_written(repo, pol, who.key, path) == current:
         return None
     origin = f"read_before_edit, from {pol.source('read_before_edit')}"
     if read is None:
@@ -543,10 +549,13 @@ def _unread(
     return Finding("stale", level, path, None, msg, f"read it first with {who.read(path)}, then send the edit again")
 
 
-def last_written(repo: GitRepo, pol: Policy, agent: str, path: str) -> str | None:
-    """The blob the agent's newest turn touching `path` left there (None: none, or deleted)."""
-    ref = ledger.ref_name(pol.ledger_prefix, agent)
-    for turn in ledger.turns(repo, ref, agent, limit=50):
+def last_written(repo: GitRepo, pol: Policy, who: reads.Reader, path: str) -> str | None:
+    """The blob the newest turn of `who` touching `path` left there (None: none, or deleted): of
+    its session, when one is named (another session's write is no version this one saw)."""
+    ref = ledger.ref_for(repo, pol.ledger_prefix, who.agent)
+    for turn in ledger.turns(repo, ref, who.agent, limit=50):
+        if who.session is not None and turn.trailers.get("session") != who.session:
+            continue
         if any(p == path for _op, p, _a, _r in turn.files):
             entry = repo.tree_entry(repo.commit_tree(turn.commit), path)
             return entry.oid if entry is not None else None

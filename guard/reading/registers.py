@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..model import Change, EditSet, FileEdit, Finding, LineRange, error
-from ..report.audience import CLI, Audience
 from ..syntax import blocks
 from ..text.textfile import Text
 from ..text.wording import clip
@@ -33,14 +32,14 @@ from ..text.wording import clip
 if TYPE_CHECKING:
     from ..files.workspace import Workspace
     from ..policy import Policy
+    from . import anchors
 
 LAST = -1  # hashline's `$`: the last line of the file as read
 
 
-def resolve(
-    ws: Workspace, edits: EditSet, pol: Policy, here: str = "", audience: Audience = CLI
-) -> tuple[EditSet, list[Finding]]:
-    """`edits` with every block and register worked out (see the module doc), or the findings that refuse it.
+def resolve(ws: Workspace, edits: EditSet, pol: Policy, here: str, who: anchors.Reader) -> tuple[EditSet, list[Finding]]:
+    """`edits` with every block and register worked out (see the module doc), or the findings that refuse
+    it; `who`: the agent whose reads name the versions, and whose tools the hints name.
 
     The module doc's two passes: ``_blocks_and_cuts`` for each file with a block op or a cut,
     then, when none was refused, ``_pastes`` for each file with a paste.
@@ -52,7 +51,7 @@ def resolve(
     for i, fe in enumerate(files):
         if not any(isinstance(c, LineRange) and (c.block or c.cut is not None) for c in fe.changes):
             continue
-        read = _as_read(ws, fe, pol, here, audience)
+        read = _as_read(ws, fe, pol, here, who)
         if isinstance(read, Finding):
             findings.append(read)
             continue
@@ -122,7 +121,7 @@ def _pastes(i: int, fe: FileEdit, kept: dict[str, tuple[str, ...]], indents: dic
     return fe._replace(changes=tuple(changes), repairs=fe.repairs + (("indent",) if moved else ()))
 
 
-def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, audience: Audience) -> tuple[str, Text] | Finding:
+def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, who: anchors.Reader) -> tuple[str, Text] | Finding:
     """The file `fe` changes, as the version its tag names (the agent's read)."""
     from ..files import target
     from . import anchors
@@ -137,9 +136,9 @@ def _as_read(ws: Workspace, fe: FileEdit, pol: Policy, here: str, audience: Audi
             path,
             None,
             f"{path} does not exist, so it has no lines to name",
-            f"check the path, or read the file with {audience.read(path, pol.agent or 'agent')}",
+            f"check the path, or read the file with {who.read(path)}",
         )
-    text = anchors.base_text(ws.repo, fe, path, before, pol, audience)
+    text = anchors.base_text(ws.repo, fe, path, before, pol, who)
     return text if isinstance(text, Finding) else (path, text)
 
 

@@ -10,6 +10,10 @@ plain git and no server of ours.  Three namespaces, none inside another::
     git push REMOTE '+refs/agent-guard/*:refs/agent-guard-clones/<clone>/*'
     git fetch REMOTE '+refs/agent-guard-clones/*:refs/agent-guard-remotes/REMOTE/*'
 
+A linked worktree's ledgers (``refs/agent-guard/_worktrees/<id>/<agent>``, guard/record/ledger.py
+``ref_for``) go with the push of the prefix, but are no clone's copy: `fetch` leaves them
+out of what it reads back.
+
 A clone writes only its own folder on the remote, so two clones recording turns of
 `claude` never move each other's refs.  Both refspecs force (`+`): a ledger moves other
 than forward in two ways, a turn continued under the same id replaces its commit and
@@ -167,6 +171,8 @@ def copies(repo: GitRepo, agent: str | None = None, clone: str | None = None) ->
         parts = ref[len(FETCHED) :].split("/")
         if len(parts) < 3 or name_problem(parts[-1]) is not None or name_problem(parts[-2]) is not None:
             continue  # not one of ours (a ref put there by hand)
+        if len(parts) >= 5 and parts[-3] == ledger.WORKTREES:
+            continue  # a linked worktree's ledger, which the push of the whole prefix carried along
         found = Copy(ref, "/".join(parts[:-2]), parts[-2], parts[-1], tip)
         if (agent is None or found.agent == agent) and (clone is None or found.clone == clone):
             out.append(found)
@@ -225,6 +231,10 @@ def push(repo: GitRepo, prefix: str, clone: str, remote: str, timeout: float | N
         agent = line.destination[len(f"{PUSHED}{clone}/") :]
         if not line.landed:
             lines.append(f"{line.source}: not pushed ({line.summary})")
+            continue
+        if agent.startswith(ledger.WORKTREES + "/"):
+            # A linked worktree's ledger (``ledger.ref_for``): pushed with the prefix, not a clone's copy.
+            lines.append(f"{line.source}: pushed, as {line.destination}")
             continue
         tip = before.get(line.source)
         if tip is None or repo.ref(line.source) != tip:

@@ -1,5 +1,9 @@
 """The shadow ledger: every applied turn as a commit on ``<prefix><agent>``.
 
+Each work tree keeps its own (``ref_for``): the main worktree ``<prefix><agent>``, a
+linked worktree ``<prefix>_worktrees/<id>/<agent>``, so that a rollback in one never
+takes another's turn.
+
 Shape of an agent's ref::
 
     HEAD-at-first-turn ── [sync] ── turn 1 ── [sync] ── turn 2 ── rollback 3 ...
@@ -40,8 +44,59 @@ MAX_TURN_ID = 64
 _TURN_ID = lazy(rf"[A-Za-z0-9._-]{{1,{MAX_TURN_ID}}}")
 
 
-def ref_name(prefix: str, agent: str) -> str:
-    return (prefix if prefix.endswith("/") else prefix + "/") + agent
+WORKTREES = "_worktrees"  # under the prefix, the linked worktrees' ledgers: no agent name starts with '_'
+
+
+def ref_for(repo: GitRepo, prefix: str, agent: str) -> str:
+    """The ref of `agent`'s ledger in the work tree `repo` is opened on: ``<prefix><agent>`` in the
+    main worktree (and a repository without linked ones), ``<prefix>_worktrees/<id>/<agent>`` in a
+    linked one (``ledger_prefix``).  Every reader and writer of this work tree's turns asks here."""
+    return ledger_prefix(repo, prefix) + agent
+
+
+def ledger_prefix(repo: GitRepo, prefix: str) -> str:
+    """Where the ledgers of the work tree `repo` is opened on are: each work tree undoes its own
+    turns, and git keeps one index and one set of files per work tree, not per agent.
+
+    Not git's per-worktree ``refs/worktree/``, which libgit2 reads and writes as git does:
+    git's gc walks only the refs of the worktree it runs in (and the other worktrees' HEADs and
+    reflogs), so a `git gc` in another worktree would prune the turns, and `git for-each-ref`
+    lists no other worktree's.  Refs under the prefix are every worktree's, as branches are.
+    """
+    prefix = prefix if prefix.endswith("/") else prefix + "/"
+    wid = repo.worktree_id
+    return prefix if wid is None else f"{prefix}{WORKTREES}/{worktree_part(wid)}/"
+
+
+def worktree_part(wid: str) -> str:
+    """A linked worktree's id as one ref name component of the rule agent names keep (git makes
+    its ids valid ref name parts, but may keep a leading '-' or a letter beyond ASCII: such an id
+    is named by its hash)."""
+    if agent_problem(wid) is None:
+        return wid
+    import hashlib
+
+    return "wt-" + hashlib.sha1(wid.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def own_refs(repo: GitRepo, prefix: str) -> dict[str, str]:
+    """This work tree's ledgers: ref name -> tip (each ends in its agent's name, after the last '/')."""
+    here = ledger_prefix(repo, prefix)
+    return {name: tip for name, tip in repo.refs(here).items() if agent_problem(name[len(here) :]) is None}
+
+
+def placed(prefix: str, ref: str) -> tuple[str | None, str] | None:
+    """Whose ledger `ref` is, by its name: (the worktree part, None for the main worktree; the agent),
+    or None when it is no ledger's name under `prefix`."""
+    prefix = prefix if prefix.endswith("/") else prefix + "/"
+    if not ref.startswith(prefix):
+        return None
+    parts = ref[len(prefix) :].split("/")
+    if len(parts) == 1 and agent_problem(parts[0]) is None:
+        return None, parts[0]
+    if len(parts) == 3 and parts[0] == WORKTREES and agent_problem(parts[2]) is None:
+        return parts[1], parts[2]
+    return None
 
 
 # What `agent_problem` holds a name to (an agent's, a clone's): one part of a git ref name.

@@ -1,9 +1,20 @@
 """What each agent has read with ``git agent-read``: per path, the blob and the lines shown.
 
-The record lives in ``<git common dir>/agent-guard/reads/<agent>.json``::
+The record lives in the work tree's git dir (a linked worktree's own: its files are its
+own), one per reader (``Reader``): ``agent-guard/reads/<agent>.json`` for an agent's
+reads where no session is named, ``agent-guard/reads/<agent>/<hash of the session>.json``
+for those of one session the environment or the caller names (guard/record/sessions.py
+``named``: Claude Code's session, the MCP server's, $AGENT_GUARD_SESSION)::
 
-    {"version": 1,
+    {"version": 1, "session": "<name>" (a session's only),
      "files": {"src/a.py": {"blob": "<40 hex>", "shown": [[1, 40], [90, 120]]}}}
+
+Per session, because two sessions of one agent are two readers: session A reads a file,
+session B changes it, and A's edit on the text it read must meet the file as it is now,
+not pass on B's read or B's write.  A read in no session (``git agent-read`` from the
+agent's shell, which names none) is no other session's, and counts for a session that has
+no read of the path itself.  A session's record not written for ``SESSION_DAYS`` is removed
+when another session of the agent writes its own.
 
 Only the latest version of each path is kept.  Reading the same content again
 widens ``shown``; reading changed content starts over.  The blob itself is written
@@ -18,8 +29,10 @@ a torn or unreadable file counts as empty and is rewritten by the next read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +41,17 @@ from ..repo import GitRepo
 
 VERSION = 1
 MAX_PATHS = 2000  # the least recently read paths are forgotten beyond this
+SESSION_DAYS = 14
 
 Span = tuple[int, int]  # 1-based, inclusive
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Whose reads: an agent's, in the session the environment or its caller names (None: none named)."""
+
+    agent: str
+    session: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +90,17 @@ def merge(spans: list[Span]) -> tuple[Span, ...]:
     return tuple(out)
 
 
-def _file(repo: GitRepo, agent: str) -> Path:
-    return repo.commondir / "agent-guard" / "reads" / f"{agent}.json"
+def _file(repo: GitRepo, who: Reader) -> Path:
+    folder = repo.gitdir / "agent-guard" / "reads"
+    if who.session is None:
+        return folder / f"{who.agent}.json"
+    return folder / who.agent / f"{hashlib.sha256(who.session.encode('utf-8', 'surrogateescape')).hexdigest()[:32]}.json"
 
 
-def load(repo: GitRepo, agent: str) -> dict[str, Read]:
-    """Every path the agent has read, least recently read first."""
+def load(repo: GitRepo, who: Reader) -> dict[str, Read]:
+    """Every path `who` has read, least recently read first."""
     try:
-        data = json.loads(read_regular(_file(repo, agent)))
+        data = json.loads(read_regular(_file(repo, who)))
         files = data["files"]
         return {
             path: Read(str(entry["blob"]), merge([(int(a), int(b)) for a, b in entry["shown"]])) for path, entry in files.items()
@@ -84,44 +109,65 @@ def load(repo: GitRepo, agent: str) -> dict[str, Read]:
         return {}
 
 
-def last(repo: GitRepo, agent: str, path: str) -> Read | None:
-    return load(repo, agent).get(path)
+def last(repo: GitRepo, who: Reader, path: str) -> Read | None:
+    """The last read of `path` by `who`; for a session that has none, the agent's read in no session
+    (``git agent-read`` run by the agent's shell, which names no session: no other session's)."""
+    found = load(repo, who).get(path)
+    if found is None and who.session is not None:
+        return load(repo, Reader(who.agent)).get(path)
+    return found
 
 
-def record(repo: GitRepo, agent: str, path: str, blob: str, shown: Span | None) -> Read:
-    """Note that `agent` was shown lines `shown` (None: none) of `path` as blob `blob`.
+def record(repo: GitRepo, who: Reader, path: str, blob: str, shown: Span | None) -> Read:
+    """Note that `who` was shown lines `shown` (None: none) of `path` as blob `blob`.
 
     Call under the repository lock: the record is read, changed and replaced whole.
     """
-    reads = load(repo, agent)
+    reads = load(repo, who)
     old = reads.pop(path, None)
     spans = list(old.shown) if old is not None and old.blob == blob else []
     if shown is not None:
         spans.append(shown)
     reads[path] = entry = Read(blob, merge(spans))
-    _save(repo, agent, reads)
+    _save(repo, who, reads)
     return entry
 
 
-def put(repo: GitRepo, agent: str, path: str, entry: Read | None) -> None:
-    """Make `entry` the agent's read of `path` (None: no read), whatever was there: what a refusal
+def put(repo: GitRepo, who: Reader, path: str, entry: Read | None) -> None:
+    """Make `entry` the read of `path` by `who` (None: no read), whatever was there: what a refusal
     that carries a suggestion showed the agent (guard/suggest/), or that read put back.
 
     Call under the repository lock, as ``record``.
     """
-    reads = load(repo, agent)
+    reads = load(repo, who)
     reads.pop(path, None)
     if entry is not None:
         reads[path] = Read(entry.blob, merge(list(entry.shown)))
-    _save(repo, agent, reads)
+    _save(repo, who, reads)
 
 
-def _save(repo: GitRepo, agent: str, reads: dict[str, Read]) -> None:
+def _save(repo: GitRepo, who: Reader, reads: dict[str, Read]) -> None:
     while len(reads) > MAX_PATHS:
         reads.pop(next(iter(reads)))
-    target = _file(repo, agent)
+    target = _file(repo, who)
     target.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"version": VERSION, "files": {p: {"blob": r.blob, "shown": [list(s) for s in r.shown]} for p, r in reads.items()}}
+    doc: dict[str, object] = {"version": VERSION}
+    if who.session is not None:
+        doc["session"] = who.session
+        _sweep(target.parent)
+    doc["files"] = {p: {"blob": r.blob, "shown": [list(s) for s in r.shown]} for p, r in reads.items()}
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, target)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the records of the agent's sessions not written for ``SESSION_DAYS`` (sessions end
+    without a word; each leaves its record)."""
+    cutoff = time.time() - SESSION_DAYS * 86400
+    for old in folder.glob("*.json"):
+        try:
+            if old.lstat().st_mtime < cutoff:
+                old.unlink()
+        except OSError:
+            pass

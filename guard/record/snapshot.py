@@ -10,9 +10,9 @@ tree holds:
 - every path ``git status`` lists against that index (changed, deleted, conflicted,
   untracked and not ignored): its stat data, and its content as a blob, read only when
   its stat data changed since the last snapshot (``shell/kept.json`` in agent-guard's
-  folder of the git dir remembers them), so that the cost follows the files that are
+  folder of the work tree's git dir remembers them), so that the cost follows the files that are
   dirty and changing, not the tree (git's stat walk aside);
-- the tips of every ledger ref, so that turns other agents record meanwhile are not
+- the tips of the work tree's ledger refs, so that turns other agents record meanwhile are not
   taken for the command's.
 
 ``changes`` then asks the same after the command and compares: a path dirty before or
@@ -106,7 +106,7 @@ class Found:
 
 
 def _folder(repo: GitRepo) -> Path:
-    d = worktree.state_dir(repo) / "shell"
+    d = worktree.tree_state_dir(repo) / "shell"  # the stat data of this work tree's files
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -182,7 +182,14 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
         else:
             dirty[d.path] = _content(repo, d.path, st, limit)
     _save_cache(cache_file, {p: [k.key, k.blob, k.mode] for p, k in dirty.items() if k.blob is not None})
-    return Snapshot(taken, index_copy, index_key, dirty, repo.refs(prefix))
+    return Snapshot(taken, index_copy, index_key, dirty, _ledgers(repo, prefix))
+
+
+def _ledgers(repo: GitRepo, prefix: str) -> dict[str, str]:
+    """The tips of this work tree's ledgers: another worktree's turns change that tree's files, not these."""
+    from . import ledger
+
+    return ledger.own_refs(repo, prefix)
 
 
 def _keep_index(index_file: Path, folder: Path) -> tuple[str | None, list[int] | None]:
@@ -364,10 +371,10 @@ def _others(
         return {}
     from . import ledger
 
-    moved = {name: tip for name, tip in repo.refs(prefix).items() if snap.refs.get(name) != tip}
+    moved = {name: tip for name, tip in _ledgers(repo, prefix).items() if snap.refs.get(name) != tip}
     found: dict[str, object] = {}
     for name, tip in moved.items():
-        agent = name[len(prefix) :]
+        agent = name.rpartition("/")[2]
         commits: list[ledger.Turn] = []
         commit: str | None = tip
         while commit and commit != snap.refs.get(name):

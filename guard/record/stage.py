@@ -128,7 +128,7 @@ def _stage(
     memo: ledger.Memo | None,
 ) -> Staged:
     """Write the turn's blobs, trees and commit(s) to the object database (see the module doc)."""
-    ref = ledger.ref_name(prefix, new.agent)
+    ref = ledger.ref_for(repo, prefix, new.agent)
     tip = repo.ref(ref)
     tip_turn = ledger.parse_turn(repo, tip, new.agent, memo) if tip else None
     if new.continues(tip_turn):

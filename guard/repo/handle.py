@@ -508,6 +508,28 @@ class GitRepo:
                 found.setdefault(real[len(inside) :], what)
         return found
 
+    # ------------------------------------------------------------------ worktrees
+
+    @property
+    def worktree_id(self) -> str | None:
+        """This linked worktree's id: the name of its folder under the common dir's ``worktrees/``
+        (None: the main worktree, and a repository without linked ones)."""
+        return self.gitdir.name if self.gitdir != self.commondir else None
+
+    def worktrees(self) -> dict[str | None, Path | None]:
+        """Every work tree of the repository, by id (None: the main one), with its folder (None: the
+        folder is gone, `git worktree prune` would forget it; or the repository is bare)."""
+        found: dict[str | None, Path | None] = {}
+        try:
+            main = self._repo if self.worktree_id is None else pygit2.Repository(str(self.commondir))
+            found[None] = Path(main.workdir).resolve() if main.workdir else None
+            for name in main.list_worktrees():
+                linked = main.lookup_worktree(name)
+                found[name] = None if linked.is_prunable else Path(linked.path).resolve()
+        except pygit2.GitError as exc:
+            raise GitError(f"could not list the worktrees: {exc}") from None
+        return found
+
     def lock_of(self, ref: str) -> Path | None:
         """The lock file git (and libgit2) leave beside `ref` while they update it, when it is there."""
         lock = self.commondir / f"{ref}.lock"

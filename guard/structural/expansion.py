@@ -94,7 +94,7 @@ def _files(ws: Workspace, pol: Policy, agent: str) -> list[str]:
 
     tracked = ws.repo.tracked_files()
     out = {p for p, mode in tracked.items() if mode in (FILE, EXEC)}
-    tip = ws.repo.ref(ledger.ref_name(pol.ledger_prefix, agent))
+    tip = ws.repo.ref(ledger.ref_for(ws.repo, pol.ledger_prefix, agent))
     if tip is not None:
         own = tracked_for(ws, pol, agent)
         for path, mode in ws.repo.tree_files(ws.repo.commit_tree(tip)).items():

@@ -127,7 +127,16 @@ class LastStep:
 
 
 def state_dir(repo: GitRepo) -> Path:
+    """agent-guard's folder in the common git dir: what the repository's work trees share (the lock)."""
     d = repo.commondir / "agent-guard"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+def tree_state_dir(repo: GitRepo) -> Path:
+    """agent-guard's folder in the git dir of the work tree `repo` is opened on (a linked worktree has
+    its own; for the main one it is ``state_dir``): what belongs to one work tree's files."""
+    d = repo.gitdir / "agent-guard"
     d.mkdir(exist_ok=True)
     return d
 
@@ -313,9 +322,7 @@ def _remove_temps(root_fd: int, writes: Sequence[dict[str, object]]) -> None:
 def _journal_path(repo: GitRepo) -> Path:
     # Per work tree (a linked worktree has its own gitdir): recovery must restore the
     # files of the tree that was being written, not of whichever tree runs next.
-    d = repo.gitdir / "agent-guard"
-    d.mkdir(exist_ok=True)
-    return d / "journal.json"
+    return tree_state_dir(repo) / "journal.json"
 
 
 _JOURNAL_BLOCK = 4096

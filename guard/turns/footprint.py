@@ -2,11 +2,13 @@
 
 What it keeps, none of it in the work tree or in any branch:
 
-- the shadow refs, one per agent, under the ledger's prefix (``refs/agent-guard/``, or a
-  policy's ``ledger.ref_prefix``), with their reflogs;
+- the shadow refs, one per agent and work tree, under the ledger's prefix (``refs/agent-guard/``,
+  or a policy's ``ledger.ref_prefix``; a linked worktree's under ``_worktrees/<id>/``), with
+  their reflogs;
 - ``agent-guard/`` in the repository's git directory (the event log `stats` reads, the
-  turn-id index, what agents read, git's configuration as last read, the lock and the
-  journal), and in the git directory of each linked worktree (its journal);
+  turn-id index, git's configuration as last read, the lock), and in the git directory of
+  each work tree (its journal, what agents read there, the command-line sessions, the
+  shell snapshots' stat data, the hook's stashes);
 - agent-guard's plain pre-commit hook, if `install-hook` put one there;
 - the verify commands' shadow checkouts of the repository (one per agent), in the user's cache:
   ``$XDG_CACHE_HOME/agent-guard/verify/<hash of the git dir>`` (``guard/repo/shadow.py``), one

@@ -11,7 +11,7 @@ import re
 import time
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from ..bounds import TURNS
 from ..errors import UsageError
@@ -28,19 +28,26 @@ from ..tree import diffs
 def agents(g: Guard, prefix: str, agent: str | None) -> list[str]:
     if agent:
         return [default_agent(agent)]
-    # A ref deeper under the prefix (turns fetched there by hand) is no agent's ledger.
-    return sorted(n for n in (name[len(prefix) :] for name in g.repo.refs(prefix)) if ledger.agent_problem(n) is None)
+    # This work tree's (``ledger.own_refs``): a ref deeper under the prefix is another worktree's ledger,
+    # or turns fetched there by hand.
+    return sorted(name.rpartition("/")[2] for name in ledger.own_refs(g.repo, prefix))
 
 
 def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
     """Why `agent` has nothing for `command` ("log", "rollback") to show, and whose turns there are."""
     others = [
-        (name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_name(prefix, name), name)))
+        (name, sum(1 for _t in ledger.turns(g.repo, ledger.ref_for(g.repo, prefix, name), name)))
         for name in agents(g, prefix, None)
         if name != agent
     ]
     others = [(name, n) for name, n in others if n]
-    said = f"{agent} has no recorded turns ({ledger.ref_name(prefix, agent)} does not exist)"
+    said = f"{agent} has no recorded turns ({ledger.ref_for(g.repo, prefix, agent)} does not exist)"
+    elsewhere = [ref for ref, _name, _tree in _all_ledgers(g, prefix, agent) if ref != ledger.ref_for(g.repo, prefix, agent)]
+    if elsewhere:
+        said += (
+            f"; its turns in other worktrees ({', '.join(elsewhere)}) are theirs to "
+            f"{'undo there' if command != 'log' else 'list: git agent-log --all-worktrees'}"
+        )
     me = clones.name(g.repo)
     fetched = sorted({c.clone for c in clones.copies(g.repo, agent) if c.clone != me})
     if fetched and command != "log":
@@ -49,7 +56,8 @@ def no_turns(g: Guard, agent: str, prefix: str, command: str) -> str:
             f"git agent-{command} --agent {agent} --clone {fetched[0]} --turn ID"
         )
     if not others:
-        where = "this clone" if fetched and command != "log" else "this repository"
+        here = "this worktree" if g.repo.worktree_id is not None else "this repository"
+        where = "this clone" if fetched and command != "log" else here
         return f"{said}; no agent has any in {where} yet: an applied edit records one"
     listed = ", ".join(f"{name} ({plural(n, 'turn')})" for name, n in others)
     name = others[0][0]
@@ -159,29 +167,59 @@ def _turn_diff(g: Guard, t: ledger.Turn, viewer: Policy) -> str:
 def rolled_here(g: Guard, prefix: str, agent: str) -> dict[str, str]:
     """The fetched turns (by commit) that a rollback of this clone's, not itself undone, undoes: -> its id."""
     here: dict[str, str] = {}
-    for t, rolled in turns(g, ledger.ref_name(prefix, agent), agent):
+    for t, rolled in turns(g, ledger.ref_for(g.repo, prefix, agent), agent):
         origin = t.rolls_back_from
         if t.kind == "rollback" and not rolled and origin is not None:
             here.setdefault(origin[2], t.id)
     return here
 
 
-def _sources(
-    g: Guard, prefix: str, agent: str | None, clone: str | None, local: bool
-) -> list[tuple[str, str, clones.Copy | None]]:
-    """The ledgers `log` reads: (ref, agent, the fetched copy it is, or None for this clone's own)."""
+class _Source(NamedTuple):
+    """A ledger `log` reads: its ref and agent; the fetched copy it is (None: this clone's own); and
+    the work tree whose turns it holds, its id and folder (None: a fetched copy, another clone's)."""
+
+    ref: str
+    agent: str
+    copy: clones.Copy | None
+    worktree: dict[str, str | None] | None
+
+
+def _sources(g: Guard, prefix: str, agent: str | None, listing: Listing) -> list[_Source]:
+    """The ledgers `log` reads for `listing`: this work tree's (or, `all_worktrees`, every one's), and
+    the copies fetched from other clones."""
+    clone, local = listing.clone, listing.local
     me = clones.name(g.repo)
     if clone is not None and clone != me and local:
         raise UsageError(f"--local lists this clone's turns ({me}), --clone {clone} another's: give one of them")
-    out: list[tuple[str, str, clones.Copy | None]] = []
+    out: list[_Source] = []
     if clone is None or clone == me:
-        out += [(ledger.ref_name(prefix, name), name, None) for name in agents(g, prefix, agent)]
+        if listing.all_worktrees:
+            out += [_Source(ref, name, None, tree) for ref, name, tree in _all_ledgers(g, prefix, agent)]
+        else:
+            here: dict[str, str | None] = {"id": g.repo.worktree_id, "path": str(g.root)}
+            out += [_Source(ledger.ref_for(g.repo, prefix, name), name, None, here) for name in agents(g, prefix, agent)]
     if not local and clone != me:
         # This clone's own folder, fetched back, is what it pushed: its turns are listed above.
         found = [c for c in clones.copies(g.repo, default_agent(agent) if agent else None, clone) if c.clone != me]
         if clone is not None and not found:
             raise UsageError(no_clone(g, clone, agent, me))
-        out += [(c.ref, c.agent, c) for c in found]
+        out += [_Source(c.ref, c.agent, c, None) for c in found]
+    return out
+
+
+def _all_ledgers(g: Guard, prefix: str, agent: str | None) -> list[tuple[str, str, dict[str, str | None]]]:
+    """Every work tree's ledgers (of `agent`; None: of every agent), by name (``ledger.placed``): (ref,
+    agent, the work tree's id and folder; the folder None when the worktree is gone)."""
+    wanted = default_agent(agent) if agent else None
+    trees = g.repo.worktrees()
+    parts = {(None if wid is None else ledger.worktree_part(wid)): (wid, path) for wid, path in trees.items()}
+    out = []
+    for ref in sorted(g.repo.refs(prefix)):
+        found = ledger.placed(prefix, ref)
+        if found is None or (wanted is not None and found[1] != wanted):
+            continue
+        wid, path = parts.get(found[0], (found[0], None))
+        out.append((ref, found[1], {"id": wid, "path": str(path) if path is not None else None}))
     return out
 
 
@@ -204,12 +242,16 @@ def no_clone(g: Guard, clone: str, agent: str | None, me: str) -> str:
 class Listing:
     """Which turns ``log`` lists: the newest `limit` (None: all); this clone's and those fetched
     from other clones, or `clone`'s alone, or (`local`) this clone's alone; with `turn`, only the
-    turn of that id (of each agent that has one)."""
+    turn of that id (of each agent that has one); with `session`, only that session's turns.
+    This clone's are this work tree's, or (`all_worktrees`) those of every worktree of the
+    repository (``ledger.ref_for``)."""
 
     limit: int | None = None
     clone: str | None = None
     local: bool = False
     turn: str | None = None
+    session: str | None = None
+    all_worktrees: bool = False
 
 
 ALL_TURNS = Listing()  # every turn, this clone's and those fetched
@@ -221,14 +263,16 @@ def log(
     """The turns of `agent` (None: every agent) that `listing` names, newest first, as dictionaries
     (the `--json` shape).
 
-    Each turn with the clone that recorded it (``clones``).  A fetched turn is rolled back
-    when its own clone rolled it back, or a rollback here undid it (``rolled_back_here``).
+    Each turn with the clone that recorded it (``clones``), its session, and the work tree whose
+    ledger holds it (``worktree``: its id, None for the main worktree, and its folder; None for
+    a fetched turn).  A fetched turn is rolled back when its own clone rolled it back, or a
+    rollback here undid it (``rolled_back_here``).
 
     With `patch`, each turn's diff, as the policy of `viewer` (the agent who asks; default:
     `agent`, else $AGENT_GUARD_AGENT, else ``agent``) lets it be shown: a protected file's
     contents are left out unless that policy says ``read_protected: true``.
     """
-    limit, clone, local, turn = listing.limit, listing.clone, listing.local, listing.turn
+    limit, turn, session = listing.limit, listing.turn, listing.session
     problem = TURNS.problem(limit) if limit is not None else None
     if problem is not None:
         raise UsageError(f"the number of turns to list {problem}")
@@ -241,13 +285,15 @@ def log(
     rows: list[tuple[float, dict[str, Any]]] = []
     seen: set[str] = set()  # a clone's turns fetched from two remotes are listed once
     here: dict[str, dict[str, str]] = {}
-    for ref, name, copy in _sources(g, prefix, agent, clone, local):
+    for ref, name, copy, tree in _sources(g, prefix, agent, listing):
         undone = {} if copy is None else here.setdefault(name, rolled_here(g, prefix, name))
         # An agent's turns are recorded one after the other, so its newest `limit` are
         # the only ones of it that can be among the newest `limit` of all.
         history: Iterator[tuple[ledger.Turn, bool]] = turns(g, ref, name)
         if turn is not None:
             history = _one_turn(g, ref, name, turn, history)
+        if session is not None:
+            history = ((t, rolled) for t, rolled in history if t.trailers.get("session") == session)
         for t, rolled in islice(history, limit) if limit is not None else history:
             if t.commit in seen:
                 continue
@@ -271,6 +317,8 @@ def log(
                 "rolled_back_here": (t.commit in undone) if copy is not None else rolled,
                 "rolls_back": list(t.rolls_back),
                 "rolls_back_from": None if origin is None else {"clone": origin[0], "id": origin[1], "commit": origin[2]},
+                "session": t.trailers.get("session") or None,
+                "worktree": tree,
             }
             if shown_to is not None:
                 e["diff"] = _turn_diff(g, t, shown_to)
@@ -310,7 +358,7 @@ def one_turn(g: Guard, turn: str, agent: str | None, patch: bool = True) -> list
         ids = [
             t.id
             for t in ledger.turns(
-                g.repo, ledger.ref_name(prefix, default_agent(agent)), default_agent(agent), limit=20, memo=g.ledger_memo
+                g.repo, ledger.ref_for(g.repo, prefix, default_agent(agent)), default_agent(agent), limit=20, memo=g.ledger_memo
             )
         ]
         if not ids:
@@ -329,9 +377,10 @@ def when(t: ledger.Turn) -> float:
         return float(t.time)
 
 
-def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False) -> str:
+def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False, worktrees: bool = False) -> str:
     """`log`'s rows for people: control characters in paths and added lines are escaped (``printable``);
-    with `colour`, each turn's line in yellow and its diff as git colours one."""
+    with `colour`, each turn's line in yellow and its diff as git colours one; with `worktrees`, each
+    turn's line names its work tree."""
     from ..report.render import YELLOW, diff_text, paint
 
     if not rows:
@@ -358,6 +407,10 @@ def render(rows: list[dict[str, Any]], patch: bool, colour: bool = False) -> str
             if origin is None
             else f"rollback of {e['agent']}@{origin['clone']} turn {origin['id']} ({origin['commit'][:12]})"
         )
+        tree = e.get("worktree")
+        if worktrees and tree is not None:
+            name = "main worktree" if tree["id"] is None else f"worktree {tree['id']}"
+            flag += f"  ({name} {tree['path']})" if tree["path"] is not None else f"  ({name}, removed)"
         out.append(
             paint(
                 printable(f"{who} turn {e['id']}  {e['commit'][:12]}  {when}  {what}  +{e['added']} -{e['removed']}{flag}"),

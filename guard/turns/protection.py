@@ -118,7 +118,7 @@ def _written_by(g: Guard, prefix: str, path: str, entry: Entry | None, targets: 
     turn ID", or None when no agent's turn did: then it is the user's own version."""
     undone = {t.commit for t in targets}
     for name in history.agents(g, prefix, None):
-        for t, _rolled in history.turns(g, ledger.ref_name(prefix, name), name):
+        for t, _rolled in history.turns(g, ledger.ref_for(g.repo, prefix, name), name):
             if t.kind != "turn" or t.commit in undone or not any(f[1] == path for f in t.files):
                 continue
             if g.repo.tree_entry(g.repo.commit_tree(t.commit), path) == entry:

@@ -57,7 +57,7 @@ def gc(
     lines = []
     with worktree.locked(g.repo):
         for name in history.agents(g, prefix, agent):
-            ref = ledger.ref_name(prefix, name)
+            ref = ledger.ref_for(g.repo, prefix, name)
             tip = g.repo.ref(ref)
             if tip is None:
                 continue

@@ -16,6 +16,7 @@ What each file becomes is ``undo``'s; reading the ledger is ``history``'s.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
@@ -38,12 +39,14 @@ class Asked:
     """The turns a rollback is asked to undo: the agent's last (nothing given), one (`turn`) or
     every one after `to`; `clone` with `turn`: that turn of another clone, fetched here
     (``clones``); `commit`: the turn recorded at that commit, this clone's or fetched (one
-    commit, where a turn id may name several)."""
+    commit, where a turn id may name several); `session`: the last turn of that session (its
+    ``Agent-Guard-Session``), whatever other sessions of the agent did since."""
 
     turn: str | None = None
     to: str | None = None
     clone: str | None = None
     commit: str | None = None
+    session: str | None = None
 
 
 LAST_TURN = Asked()  # the agent's last turn not rolled back
@@ -92,6 +95,8 @@ def rollback(
     policy refused just now (``shell.on_violation: revert``), see ``protection``.
     """
     turn_id, to_id, clone, commit = asked.turn, asked.to, asked.clone, asked.commit
+    if asked.session is not None and (turn_id is not None or to_id is not None or clone is not None or commit is not None):
+        raise UsageError("give --session alone: it names the last turn of that session, in this clone's ledger")
     if commit is not None and (turn_id is not None or to_id is not None or clone is not None):
         raise UsageError("give --commit alone: it names one turn, this clone's or one fetched from another clone")
     if clone is not None and to_id is not None:
@@ -117,6 +122,8 @@ def rollback(
     prefix = pol.ledger_prefix
     if sha is not None:
         select: Callable[[], _Selected] = partial(_commit_targets, g, agent, prefix, sha)
+    elif asked.session is not None:
+        select = partial(_session_targets, g, agent, prefix, asked.session)
     elif clone is not None and turn_id is not None:
         select = partial(_fetched_targets, g, agent, prefix, clone, turn_id)
     else:
@@ -156,7 +163,7 @@ def _turn_commit(g: Guard, agent: str | None, rev: str) -> tuple[str, str]:
 
 def _commit_targets(g: Guard, agent: str, prefix: str, sha: str) -> _Selected:
     """The turn recorded at `sha`: in this clone's ledger of the agent, else in a fetched one."""
-    for t, rolled in history.turns(g, ledger.ref_name(prefix, agent), agent):
+    for t, rolled in history.turns(g, ledger.ref_for(g.repo, prefix, agent), agent):
         if t.commit == sha:
             if rolled:
                 raise UsageError(f"turn {t.id} of {agent} ({sha[:12]}) is already rolled back")
@@ -222,7 +229,7 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
 def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Report, list[ledger.Turn]]:
     """Undo the turns `select` picks, under the repository lock, and record the rollback."""
     agent, pol, check = run.agent, run.policy, run.check
-    ref = ledger.ref_name(pol.ledger_prefix, agent)
+    ref = ledger.ref_for(g.repo, pol.ledger_prefix, agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
         targets, origin = select()
@@ -301,7 +308,32 @@ def _force_command(agent: str, asked: Asked) -> str:
     who = "" if agent == default_agent(None) else f" --agent {agent}"
     where = f" --clone {asked.clone}" if asked.clone is not None else ""
     which = f" --turn {asked.turn}" if asked.turn is not None else f" --to {asked.to}" if asked.to is not None else ""
+    if asked.session is not None:
+        which = f" --session {shlex.quote(asked.session)}"
     return f"git agent-rollback{who}{where}{which} --force"
+
+
+def _session_targets(g: Guard, agent: str, prefix: str, session: str) -> _Selected:
+    """The newest live turn (or rollback) of `session` in this work tree's ledger of the agent (a usage
+    error when there is none).  The later turns of other sessions stay: where one changed the same
+    lines, undoing the turn refuses as ``rollback-conflict``, as ``--turn`` does (``undo``)."""
+    ref = ledger.ref_for(g.repo, prefix, agent)
+    if ledger.latest(g.repo, ref, agent, g.ledger_memo) is None:
+        raise UsageError(history.no_turns(g, agent, prefix, "rollback"))
+    others: dict[str, None] = {}
+    had = False
+    for t, rolled in history.turns(g, ref, agent):
+        said = t.trailers.get("session", "")
+        if said != session:
+            others.setdefault(said)
+            continue
+        if not rolled:
+            return [t], None
+        had = True
+    if had:
+        raise UsageError(f"every turn of {agent} in session {session} is already rolled back")
+    listed = ", ".join(name for name in list(others)[:10] if name)
+    raise UsageError(f"{agent} has no turn in session {session}; sessions with turns here, newest first: {listed}")
 
 
 def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str | None) -> list[ledger.Turn]:
@@ -311,7 +343,7 @@ def _targets(g: Guard, agent: str, prefix: str, turn_id: str | None, to_id: str 
     Read from the tip down as far as the turns asked for, no further; an id that names
     no turn is found missing in the turn-id index, without reading the ledger.
     """
-    ref = ledger.ref_name(prefix, agent)
+    ref = ledger.ref_for(g.repo, prefix, agent)
     memo = g.ledger_memo
     if ledger.latest(g.repo, ref, agent, memo) is None:
         raise UsageError(history.no_turns(g, agent, prefix, "rollback"))

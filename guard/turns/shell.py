@@ -297,7 +297,7 @@ def _goes_on(g: Guard, pol: Policy, agent: str, turn: str) -> bool:
     """Is `turn` the agent's latest turn, which a record under its id would go on with?"""
     from ..record import ledger
 
-    tip = ledger.latest(g.repo, ledger.ref_name(pol.ledger_prefix, agent), agent, g.ledger_memo)
+    tip = ledger.latest(g.repo, ledger.ref_for(g.repo, pol.ledger_prefix, agent), agent, g.ledger_memo)
     return tip is not None and tip.kind == "turn" and tip.id == turn
 
 
@@ -317,7 +317,7 @@ def _record(
     with worktree.locked(g.repo):
         stage.recover(g.repo)
         if turn is not None:
-            ref = ledger.ref_name(pol.ledger_prefix, agent)
+            ref = ledger.ref_for(g.repo, pol.ledger_prefix, agent)
             if ledger.check_turn_id(g.repo, ref, agent, turn, memo=g.ledger_memo) is not None:
                 said = (f"turn {turn} of {agent} cannot go on (a later turn or rollback came after it): recorded on its own",)
                 turn = None

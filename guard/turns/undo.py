@@ -205,7 +205,7 @@ def _later_turns(g: Guard, prefix: str, t: ledger.Turn, path: str) -> list[str]:
     out: list[tuple[float, str]] = []
     since = history.when(t)
     for name in history.agents(g, prefix, None):
-        for later, rolled in history.turns(g, ledger.ref_name(prefix, name), name):
+        for later, rolled in history.turns(g, ledger.ref_for(g.repo, prefix, name), name):
             if later.commit == t.commit or history.when(later) < since:
                 break
             if not rolled and later.kind == "turn" and any(path in (f[1], f[1].partition(" <- ")[2]) for f in later.files):

@@ -96,7 +96,7 @@ def run(
     try:
         with Shadow(repo, agent, until) as shadow:
             session = _Session(repo, pol, shadow, until, take_fixes, deadline_name, runner)
-            return session.run(todo, changes, ledger.ref_name(pol.ledger_prefix, agent), agent, runs, left_out)
+            return session.run(todo, changes, ledger.ref_for(repo, pol.ledger_prefix, agent), agent, runs, left_out)
     except NotPrivate as exc:
         return Verdict(
             (

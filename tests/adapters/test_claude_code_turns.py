@@ -198,3 +198,20 @@ def test_a_bash_command_outside_a_repository_is_not_ours(tmp_path: Path) -> None
     }
     result = run_cli(tmp_path, "hook", "claude-code", input=json.dumps(data))
     assert (result.code, result.stdout, result.stderr) == (0, "", ""), result
+
+
+def test_each_hook_turn_names_claude_codes_session(project: Repo) -> None:
+    """Edit and Bash turns name Claude Code's `session_id` (before, a Bash turn named the command
+    line's session, so `rollback --session` could not find it)."""
+    ti = edit_input(project, "n.txt", "line 2\n", "line 2 by claude\n")
+    assert hook(project, "PreToolUse", "Edit", ti).code == 0
+    claude_edit(project, "n.txt", "line 2\n", "line 2 by claude\n")
+    assert hook(project, "PostToolUse", "Edit", ti, response={"filePath": ti["file_path"]}).code == 0
+    _pre, post = bash(project, "sed -i 's/^line 9$/line 9 by sed/' n.txt")
+    assert post.code == 0, post
+    sessions = project.git("log", "--format=%(trailers:key=Agent-Guard-Session,valueonly)", "refs/agent-guard/claude")
+    assert [s for s in sessions.split() if s] == ["s1", "s1"], sessions
+    r = run_cli(project.root, "rollback", "--json", "--agent", "claude", "--session", "s1")
+    assert r.code == 0, r
+    text = (project.root / "n.txt").read_text()
+    assert "line 9 by sed" not in text and "line 2 by claude" in text

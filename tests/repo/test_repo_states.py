@@ -208,8 +208,10 @@ def test_linked_worktree(repo: Repo, cli, tmp_path: Path) -> None:  # type: igno
     r = cli("apply", "--json", input=_edit("a.txt", "one", "two"), cwd=linked)
     assert r.code == 0, r
     assert (linked / "a.txt").read_text() == "two\n" and repo.read("a.txt") == b"one\n"
-    # One ledger for the repository: the main tree sees the linked tree's turn.
-    assert [t["id"] for t in cli("log", "--json").json()["turns"]] == ["1"]  # type: ignore[index]
+    # Each tree its own ledger (issue 39): the main tree lists the linked tree's turn only when asked.
+    assert cli("log", "--json").json()["turns"] == []
+    assert [t["id"] for t in cli("log", "--json", "--all-worktrees").json()["turns"]] == ["1"]  # type: ignore[index]
+    assert [t["id"] for t in cli("log", "--json", cwd=linked).json()["turns"]] == ["1"]  # type: ignore[index]
     # A crash in the linked tree is recovered there, and only there.
     patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-bee\n+BEE\n"
     crashed = _child(linked, ["apply"], patch, {"AGENT_GUARD_CRASH_AT": "after-file:0"})

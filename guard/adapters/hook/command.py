@@ -15,7 +15,7 @@ from ...errors import UsageError
 from . import command_stash, stash
 from .answer import Answer, PayloadError
 from .command_stash import CommandStash
-from .payload import HookCall, agent_of, session_cwd, turn_of
+from .payload import HookCall, agent_of, session_cwd, session_of, turn_of
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
@@ -128,6 +128,7 @@ def _finish(call: HookCall, g: Guard, kept: CommandStash, turn: str | None) -> t
     from ...turns import shell
 
     g.recover()
+    g.budget_session = session_of(call) or g.budget_session  # the turn names Claude Code's session
     # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own
     # timeout still ends the hook: the verify commands keep to the deadline the pre hook had.
     done = shell.finish(

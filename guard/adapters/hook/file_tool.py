@@ -4,7 +4,7 @@ repository that holds the file the tool names, and its pre or post hook there.""
 from __future__ import annotations
 
 from .answer import Answer, why_refused
-from .payload import READ_TOOL, HookCall, agent_of, locate, outside_write, prompt_turn, session_cwd, tool_input
+from .payload import READ_TOOL, HookCall, agent_of, locate, outside_write, prompt_turn, session_cwd, session_of, tool_input
 
 
 def file_tool(call: HookCall) -> Answer:
@@ -22,9 +22,9 @@ def file_tool(call: HookCall) -> Answer:
     g, rel = found
     agent = agent_of(call)
     turn = prompt_turn(g, call, agent)
-    session = call.data.get("session_id")
-    if isinstance(session, str) and session:
-        g.budget_session = session  # per-session budgets follow the agent's session
+    session = session_of(call)
+    if session is not None:
+        g.budget_session = session  # per-session budgets, turns and reads follow the agent's session
     if call.event == "PreToolUse":
         from .pre_edit import pre
 

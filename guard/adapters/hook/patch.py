@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import UsageError
 from . import patch_stash, stash
 from .answer import Answer, why_refused
-from .payload import HookCall, agent_of, locate, outside_write, prompt_turn, session_cwd
+from .payload import HookCall, agent_of, locate, outside_write, prompt_turn, session_cwd, session_of
 
 if TYPE_CHECKING:
     from ...model import FileChange
@@ -55,9 +55,9 @@ def patch(call: HookCall, text: str, dialect: str) -> Answer:
     g.recover()
     agent = agent_of(call)
     turn = prompt_turn(g, call, agent)
-    session = call.data.get("session_id")
-    if isinstance(session, str) and session:
-        g.budget_session = session  # per-session budgets follow the agent's session
+    session = session_of(call)
+    if session is not None:
+        g.budget_session = session  # per-session budgets, turns and reads follow the agent's session
     name = "patch-" + stash.name(call.data, "")
     if call.event == "PreToolUse":
         return _before(g, call, (text, dialect), agent, turn, name)

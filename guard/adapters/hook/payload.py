@@ -160,8 +160,15 @@ def prompt_turn(g: Guard, call: HookCall, agent: str) -> str | None:
     chosen = turn_of(call)
     if chosen is None or call.turn or os.environ.get("AGENT_GUARD_TURN"):
         return chosen
-    ref = ledger.ref_name(g.policy(agent).ledger_prefix, agent)
+    ref = ledger.ref_for(g.repo, g.policy(agent).ledger_prefix, agent)
     return chosen if ledger.check_turn_id(g.repo, ref, agent, chosen, memo=g.ledger_memo) is None else None
+
+
+def session_of(call: HookCall) -> str | None:
+    """Claude Code's session id (``session_id``), which each turn of the call names
+    (``Agent-Guard-Session``: `git agent-rollback --session ID`), and its reads are kept under."""
+    given = call.data.get("session_id")
+    return given if isinstance(given, str) and given else None
 
 
 def session_cwd(call: HookCall) -> str:

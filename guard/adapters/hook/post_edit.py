@@ -231,5 +231,5 @@ def note_read(g: Guard, rel: str, ti: dict[str, Any], agent: str) -> Answer:
     count = limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else READ_LINES
     last = min(first + count - 1, data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
     with worktree.locked(g.repo):
-        reads.record(g.repo, agent, rel2, g.repo.write_blob(data), (first, last) if first <= last else None)
+        reads.record(g.repo, g.reader(agent), rel2, g.repo.write_blob(data), (first, last) if first <= last else None)
     return Answer(0)

@@ -76,7 +76,7 @@ def folder(g: Guard) -> Path:
     """Where the hook keeps its stashes (made when missing)."""
     from ...tree import worktree
 
-    d = worktree.state_dir(g.repo) / "hooks"
+    d = worktree.tree_state_dir(g.repo) / "hooks"  # the work tree's: its files' contents
     d.mkdir(parents=True, exist_ok=True)
     return d
 

@@ -77,13 +77,14 @@ FIXABLE = frozenset({"not-found", "stale"})
 class _Session:
     """What every file of one refusal is judged with: the refused call's, and how to plan again."""
 
-    __slots__ = ("call", "ws", "pol", "agent", "audience", "require_read", "tiers", "replan")
+    __slots__ = ("call", "ws", "pol", "agent", "reader", "audience", "require_read", "tiers", "replan")
 
     def __init__(self, call: Call, replan: Replan) -> None:
         self.call = call
         self.ws = call.ws
         self.pol = call.policy
         self.agent = call.agent
+        self.reader = call.reader  # whose reads: the agent's, in its named session
         self.audience = call.audience
         self.require_read = call.require_read
         self.tiers = tuple(call.policy.tiers)
@@ -194,7 +195,7 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
         return None
     if line_anchored(fe):
         return _hashline(s, fe, path, before, text)
-    if s.require_read and target.unread(s.ws, path, before, s.agent, s.audience) is not None:
+    if s.require_read and target.unread(s.ws, path, before, s.reader, s.audience) is not None:
         return _since_read(s, fe, path, text)
     edit = _read_before_edit(s, fe, path, before, text)
     if not isinstance(edit, FileEdit):
@@ -211,7 +212,7 @@ def _reading(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text, co
 
 def _since_read(s: _Session, fe: FileEdit, path: str, text: Text) -> Rewrite | None:
     """The edit made on the agent's last read of the file, merged onto the file as it is now."""
-    seen = reads.last(s.ws.repo, s.agent, path)
+    seen = reads.last(s.ws.repo, s.reader, path)
     base = _blob_text(s, seen.blob) if seen is not None else None
     if base is None:
         return None
@@ -226,11 +227,11 @@ def _read_before_edit(s: _Session, fe: FileEdit, path: str, before: bytes, text:
     from ...reading import anchors
 
     repo = s.ws.repo
-    if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base):
+    if fe.base and s.pol.read_before_edit and not anchors.seen_base(repo, s.pol, path, fe.base, s.reader):
         fe = fe._replace(base=None)
     if not (fe.base is None and s.pol.read_before_edit):
         return fe
-    got = anchors.against_read(repo, fe, path, before, s.pol, s.audience)
+    got = anchors.against_read(repo, fe, path, before, s.pol, file_change.reader(s.call))
     if got.stale is not None:
         bases = [t for oid in got.seen if (t := _blob_text(s, oid)) is not None]
         why = f"{path} changed since {s.agent} last saw it (read_before_edit)"
@@ -362,7 +363,7 @@ def _hashline(s: _Session, fe: FileEdit, path: str, before: bytes, text: Text) -
     from .relines import carried, reanchor, version_of
 
     repo = s.ws.repo
-    seen = reads.last(repo, s.agent, path)
+    seen = reads.last(repo, s.reader, path)
     version = version_of(repo, fe, seen.blob if seen is not None else None)
     if version is None or seen is None:
         return None
@@ -407,7 +408,7 @@ def _read_spans(s: _Session, path: str, now: Text, after: Text) -> tuple[tuple[i
     from .settle import keyed
 
     spans: list[tuple[int, int]] = []
-    seen = reads.last(s.ws.repo, s.agent, path)
+    seen = reads.last(s.ws.repo, s.reader, path)
     if seen is not None:
         old = _blob_text(s, seen.blob)
         if old is not None:
@@ -437,9 +438,9 @@ def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite]) -> bool:
     for r in files:
         if r.read is None:
             continue
-        put_back[r.path] = reads.last(repo, s.agent, r.path)
+        put_back[r.path] = reads.last(repo, s.reader, r.path)
         blob = repo.write_blob(r.before.encode())
-        reads.put(repo, s.agent, r.path, reads.Read(blob, r.read))
+        reads.put(repo, s.reader, r.path, reads.Read(blob, r.read))
     ok = False
     try:
         parsed, _found = dialects.parse(text, fmt, None, s.audience)
@@ -454,7 +455,7 @@ def _lands(s: _Session, text: str, fmt: str, files: Sequence[Rewrite]) -> bool:
     finally:
         if not ok:
             for path, entry in put_back.items():
-                reads.put(repo, s.agent, path, entry)
+                reads.put(repo, s.reader, path, entry)
     return ok
 
 
