@@ -1,13 +1,14 @@
 """One hook call answered, whichever agent made it: the payload read, the tool routed, every failure
 turned into the answer the agent obeys.
 
-The translator (``guard/adapters/claude_code.py``, ``codex.py``) gives its ``Form`` and its
-``Route``, the function that sends a call to the part of the core that handles its tool (a file
-tool, a command, a patch) or answers it as none of ours.  Everything else is the same for every
-agent: the events are PreToolUse and PostToolUse (an agent that calls them otherwise gives its
-names, ``events``: Gemini CLI's BeforeTool and AfterTool); before the write, every failure (an unreadable
-payload, a missing field, a broken policy, an internal error) blocks the tool (``Form.blocked``);
-after it there is nothing left to block, and a failure is reported (``Form.report``).
+The translator (``guard/adapters/claude_code.py``, ``codex.py``, ``gemini.py``) gives its
+``Form`` and its ``Route``, the function that sends a call to the part of the core that handles
+its tool (a file tool, a command, a patch) or answers it as none of ours.  Everything else is the
+same for every agent: the events are PreToolUse and PostToolUse (an agent that calls them
+otherwise gives its names, ``events``: Gemini CLI's BeforeTool and AfterTool); before the write,
+every failure (an unreadable payload, a missing field, a broken policy, an internal error) blocks
+the tool (``Form.blocked``); after it there is nothing left to block, and a failure is reported
+(``Form.report``).
 """
 
 from __future__ import annotations
