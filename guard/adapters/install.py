@@ -6,8 +6,10 @@ find (exit 127, agent-guard not on its PATH), cannot run (126) or that a signal 
 every edit through unchecked.  ``fail_closed`` wraps the command so that each of those becomes
 exit 2 with the reason on standard error, which Claude Code shows the model and treats as a
 denial; ``claude_code_entry`` runs this installation by its absolute path, so the PATH Claude
-Code was started with does not matter.  The functions here take and give values: reading and
-writing the settings file is the caller's (`agent-guard install`).
+Code was started with does not matter.  Gemini CLI's settings are the same shape under its own
+event names: ``without_ours`` and ``with_ours`` take them too (``gemini_settings``).  The functions
+here take and give values: reading and writing the settings file is the caller's (`agent-guard
+install`).
 """
 
 from __future__ import annotations
@@ -50,36 +52,37 @@ def claude_code_settings(command: str) -> dict[str, Any]:
     return {"hooks": {event: [{"matcher": MATCHER, "hooks": [dict(entry)]}] for event in EVENTS}}
 
 
-def _ours(hook: object) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and SUBCOMMAND in hook["command"]
+def _ours(hook: object, subcommand: str) -> bool:
+    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and subcommand in hook["command"]
 
 
 class SettingsError(ValueError):
-    """Settings that are not the shape Claude Code reads: left as they are, never overwritten."""
+    """Settings that are not the shape the agent reads: left as they are, never overwritten."""
 
 
-def _hooks_of(settings: dict[str, Any]) -> dict[str, Any]:
+def _hooks_of(settings: dict[str, Any], events: tuple[str, ...]) -> dict[str, Any]:
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsError(f'"hooks" is a {type(hooks).__name__}, not an object')
-    for event in EVENTS:
+    for event in events:
         if not isinstance(hooks.get(event, []), list):
             raise SettingsError(f'"hooks.{event}" is not a list')
     return hooks
 
 
-def without_ours(settings: dict[str, Any]) -> dict[str, Any]:
-    """`settings` with every agent-guard hook taken out (an entry left with no hook goes too);
-    everything else as it was."""
+def without_ours(settings: dict[str, Any], events: tuple[str, ...] = EVENTS, subcommand: str = SUBCOMMAND) -> dict[str, Any]:
+    """`settings` with every agent-guard hook of `events` (one whose command runs `subcommand`) taken
+    out (an entry left with no hook goes too); everything else as it was.  Claude Code's settings
+    by default; Gemini CLI's are the same shape."""
     out = dict(settings)
-    hooks = dict(_hooks_of(settings))
-    for event in EVENTS:
+    hooks = dict(_hooks_of(settings, events))
+    for event in events:
         kept = []
         for entry in hooks.get(event, []):
             if not isinstance(entry, dict) or not isinstance(entry.get("hooks"), list):
                 kept.append(entry)
                 continue
-            rest = [h for h in entry["hooks"] if not _ours(h)]
+            rest = [h for h in entry["hooks"] if not _ours(h, subcommand)]
             if rest:
                 kept.append({**entry, "hooks": rest})
         if kept:
@@ -93,12 +96,16 @@ def without_ours(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def with_ours(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """`settings` with agent-guard's hooks (running `command`) in place of any it had: the user's
-    own entries kept, in their order, and ours last, so theirs run first."""
-    out = without_ours(settings)
+def with_ours(
+    settings: dict[str, Any], command: str, ours: dict[str, list[Any]] | None = None, subcommand: str = SUBCOMMAND
+) -> dict[str, Any]:
+    """`settings` with agent-guard's hooks in place of any it had: `ours` (event -> entries; by default
+    Claude Code's, running `command`) after the user's own entries, kept in their order, so theirs
+    run first."""
+    ours = claude_code_settings(command)["hooks"] if ours is None else ours
+    out = without_ours(settings, tuple(ours), subcommand)
     hooks = dict(out.get("hooks", {}))
-    for event, entries in claude_code_settings(command)["hooks"].items():
+    for event, entries in ours.items():
         hooks[event] = list(hooks.get(event, [])) + entries
     out["hooks"] = hooks
     return out

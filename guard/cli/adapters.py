@@ -1,5 +1,5 @@
-"""The click commands `hook claude-code`, `hook codex` and `mcp`: the adapters (guard/adapters/) on
-the command line.
+"""The click commands `hook claude-code`, `hook codex`, `hook gemini` and `mcp`: the adapters
+(guard/adapters/) on the command line.
 
 Each reads its options here and hands the process's standard streams to its adapter:
 the agent's hook payload on standard input, the MCP client on standard input and
@@ -100,6 +100,29 @@ def codex_cmd(agent: str | None, turn: str | None, policy: str | None, deadline:
     from ..adapters.codex import codex
 
     sys.exit(run_hook(lambda raw, timer: codex(raw, agent, turn, policy, timer), deadline))
+
+
+@hook_group.command("gemini", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'gemini').")
+@click.option("--turn", default=None, help="Turn id (default: one turn per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@DEADLINE_OPTION
+def gemini_cmd(agent: str | None, turn: str | None, policy: str | None, deadline: float) -> None:
+    """Gemini CLI BeforeTool/AfterTool hook: payload on standard input.
+
+    BeforeTool: check write_file and replace against the policy without writing;
+    a refusal answers {"decision": "deny"} with the findings (Gemini blocks the
+    tool and shows them to the model).  Every failure before the write
+    (unreadable payload, internal error, the deadline) also denies.
+    run_shell_command: the work tree is taken before the command runs.
+    AfterTool: record what the tool or the command changed as a turn on the
+    shadow ref; what the model must know (a refused change) replaces the tool's
+    output, a failure to record reaches the model as context.  MCP tools pass.
+    `agent-guard install gemini` writes the hooks.
+    """
+    from ..adapters.gemini import gemini
+
+    sys.exit(run_hook(lambda raw, timer: gemini(raw, agent, turn, policy, timer), deadline))
 
 
 @click.command("mcp", context_settings=CONTEXT)

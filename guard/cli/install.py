@@ -5,7 +5,7 @@
 installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
 a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
-files (``install_codex``).
+files (``install_codex``), `install gemini` Gemini CLI's settings.json (``install_gemini``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import click
 
 from .base import CONTEXT, in_a_repository
 
-AGENTS = ("claude-code", "codex")
+AGENTS = ("claude-code", "codex", "gemini")
 
 
 def _settings_file(user: bool) -> Path:
@@ -125,6 +125,33 @@ def install_codex(user: bool, mcp: bool, show: bool) -> None:
     click.echo("wrote " + "\n".join(said))
 
 
+@install_group.command("gemini", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's settings (every folder), not this repository's.")
+@click.option("--mcp", is_flag=True, help="Also agent-guard's MCP server.")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_gemini(user: bool, mcp: bool, show: bool) -> None:
+    """Write agent-guard's BeforeTool and AfterTool hooks into Gemini CLI's settings.json.
+
+    The project's `.gemini/settings.json` (Gemini reads it when started in the
+    repository's top folder), or with --user `~/.gemini/settings.json`.  The hooks
+    run this installation by its absolute path for Gemini's write_file, replace and
+    run_shell_command, and block the tool call when agent-guard cannot run.  Other
+    settings and hooks are kept; running it again replaces agent-guard's own
+    entries.  A file that is not JSON is left as it is.
+    """
+    from .install_codex import written
+    from .install_gemini import planned
+
+    change, said = planned(user, mcp)
+    if show:
+        click.echo(f"# {change.path}\n{change.new}", nl=False)
+        return
+    if not written([change]):
+        click.echo(f"already installed: {change.path}")
+        return
+    click.echo("wrote " + "\n".join(said))
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
@@ -139,6 +166,12 @@ def remove_hooks(agent: str, user: bool) -> str:
         if not done:
             return "not installed: " + ", ".join(str(c.path) for c in changes)
         return "removed agent-guard's hooks from " + ", ".join(str(p) for p in done)
+    if agent == "gemini":
+        from . import install_codex, install_gemini
+
+        change = install_gemini.unplanned(user)
+        done = install_codex.written([change])
+        return f"removed agent-guard's hooks from {change.path}" if done else f"not installed: {change.path}"
     path = _settings_file(user)
     old = _read(path)
     try:
@@ -163,7 +196,7 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code, codex): take the hooks `agent-guard install AGENT` wrote
+    With AGENT (claude-code, codex, gemini): take the hooks `agent-guard install AGENT` wrote
     out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:

@@ -188,6 +188,7 @@ def left_to_the_user(g: Workspace) -> list[str]:
         ".mcp.json",
         ".claude/settings.json",
         ".codex/config.toml",
+        ".gemini/settings.json",
         "opencode.json",
         ".aider.conf.yml",
     ):

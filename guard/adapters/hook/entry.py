@@ -1,19 +1,21 @@
 """One hook call answered, whichever agent made it: the payload read, the tool routed, every failure
 turned into the answer the agent obeys.
 
-The translator (``guard/adapters/claude_code.py``, ``codex.py``) gives its ``Form`` and its
-``Route``, the function that sends a call to the part of the core that handles its tool (a file
-tool, a command, a patch) or answers it as none of ours.  Everything else is the same for every
-agent: the events are PreToolUse and PostToolUse; before the write, every failure (an unreadable
-payload, a missing field, a broken policy, an internal error) blocks the tool (``Form.blocked``);
-after it there is nothing left to block, and a failure is reported (``Form.report``).
+The translator (``guard/adapters/claude_code.py``, ``codex.py``, ``gemini.py``) gives its
+``Form`` and its ``Route``, the function that sends a call to the part of the core that handles
+its tool (a file tool, a command, a patch) or answers it as none of ours.  Everything else is the
+same for every agent: the events are PreToolUse and PostToolUse (an agent that calls them
+otherwise gives its names, ``events``: Gemini CLI's BeforeTool and AfterTool); before the write,
+every failure (an unreadable payload, a missing field, a broken policy, an internal error) blocks
+the tool (``Form.blocked``); after it there is nothing left to block, and a failure is reported
+(``Form.report``).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ...errors import UsageError
 from .answer import BLOCK, REPORTED, Answer, Form, PayloadError
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from .deadline import Deadline
 
 Route = Callable[[HookCall], Answer]
+EVENTS = {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse"}  # the agent's name -> the core's
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +38,21 @@ class Options:
     on_pass: str = "defer"
 
 
-def answer(raw: bytes, form: Form, route: Route, options: Options, deadline: Deadline | None = None) -> Answer:
-    """Answer one hook call (the payload's bytes) in `form`; never raises."""
+def answer(
+    raw: bytes,
+    form: Form,
+    route: Route,
+    options: Options,
+    deadline: Deadline | None = None,
+    events: Mapping[str, str] = EVENTS,
+) -> Answer:
+    """Answer one hook call (the payload's bytes) in `form`; never raises.  `events` maps the
+    agent's names of its two tool events to PreToolUse and PostToolUse; any other event is not ours."""
     failing = BLOCK
     try:
         data = payload(raw)
-        event = data["hook_event_name"]
-        if event not in ("PreToolUse", "PostToolUse"):
+        event = events.get(data["hook_event_name"])
+        if event is None:
             return Answer(0)
         if event == "PostToolUse":
             failing = REPORTED  # a post hook cannot undo the write: never block

@@ -2,7 +2,9 @@
 
 One JSON object on standard input (``session_id``, ``cwd``, ``hook_event_name``,
 ``tool_name``, ``tool_input``, ``tool_use_id``...: Claude Code's names, which Codex shares),
-read once into a ``HookCall`` with the command's options and the agent's ``Form``.
+read once into a ``HookCall`` with the command's options and the agent's ``Form``.  A translator
+whose agent names things otherwise (Gemini CLI's ``write_file``) hands the core a ``HookCall`` in
+these names, and what its agent reports of a file tool's write beside it (``Told``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,17 @@ READ_TOOL = "Read"  # PostToolUse only, when the settings add it: records what C
 
 
 @dataclass(frozen=True, slots=True)
+class Told:
+    """What the agent reports of its file tool's write, after it (Gemini CLI's ``AfterTool``): the
+    file's text before (None: the tool made the file) and after.  With `lf_only` the agent reports
+    both with CRLF line ends made LF, and wrote CRLF where the file had them."""
+
+    before: str | None
+    after: str
+    lf_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class HookCall:
     """One call of the hook: the agent's payload (`data`), the event and tool it names, the
     command's options (`agent`, `turn` and `policy` as given, None when not), and the agent's
@@ -39,6 +52,7 @@ class HookCall:
     # When the policy's verify commands must be done by, and how their messages name it
     # (``Deadline.verify_by``); None without a deadline.
     verify_by: tuple[float, str] | None = None
+    told: Told | None = None  # after a file tool: what the agent reports it wrote, when it does
 
 
 def payload(raw: bytes) -> dict[str, Any]:

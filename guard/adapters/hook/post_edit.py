@@ -3,7 +3,10 @@
 Claude Code has written the file.  The turn is recorded on the agent's shadow ref with the
 stashed content as *before* and the file on disk as *after* (``Guard.record``), so ``git
 agent-log`` and ``git agent-rollback`` cover it.  Without a stash (the pre hook was not
-installed) the tool's ``originalFile`` is the *before*, when Claude Code reports one.  The
+installed) the tool's ``originalFile`` is the *before*, when Claude Code reports one.  An agent
+that reports the file's text before and after its write (``HookCall.told``: Gemini CLI) is
+taken at its word: its *before* where there is no stash, its *after* as what the tool made of
+the file, which tells the tool's change from what others changed meanwhile.  The
 tool call is then logged for ``agent-guard stats`` under its own name (a denial was logged
 by the pre hook), so each call counts once, with its real outcome.  A call the pre hook
 denied and Claude Code wrote anyway is undone.  A PostToolUse of ``Read`` (only when the
@@ -14,11 +17,12 @@ so ``read_before_edit`` policies count Claude's reads.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from . import stash
 from .answer import Answer
-from .payload import PASSED, HookCall
+from .payload import PASSED, HookCall, Told
 
 if TYPE_CHECKING:
     from ...model import FileChange
@@ -48,13 +52,22 @@ def post(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None) -> An
 
 
 def _unstashed(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None) -> Answer:
-    """No stash from the pre hook (it was not installed): the file before the tool is what Claude
-    Code reports, the file it read (``originalFile``), or none for a ``create``; without either,
-    nothing can be recorded."""
+    """No stash from the pre hook (it was not installed, or none is this call's): the file before
+    the tool is what the agent reports (``HookCall.told``; Claude Code's ``originalFile``, the
+    file it read), or none for a ``create``; without either, nothing can be recorded."""
+    from ...tree import worktree
+
     resp = call.data.get("tool_response")
     original = resp.get("originalFile") if isinstance(resp, dict) else None
-    if isinstance(original, str):
-        before: bytes | None = original.encode("utf-8")
+    before: bytes | None
+    if call.told is not None:
+        try:
+            now, _ = worktree.read(g.root, rel)
+        except (worktree.UnsafePath, OSError) as exc:
+            return call.form.report(f"agent-guard: cannot read {rel} to record it: {exc}")
+        before = None if call.told.before is None else on_disk(call.told.before, now, call.told)
+    elif isinstance(original, str):
+        before = original.encode("utf-8")
     elif isinstance(resp, dict) and resp.get("type") == "create":
         before = None
     else:
@@ -87,6 +100,8 @@ def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str |
         after, new_mode = worktree.read(g.root, rel)
     except (worktree.UnsafePath, OSError) as exc:
         return call.form.report(f"agent-guard: cannot read {rel} to record it: {exc}")
+    if call.told is not None:
+        kept = _as_told(kept, call.told, after)
     before, unclear = tools_part(rel, call.tool, kept, after)
     edit_bytes = len(json.dumps(call.data.get("tool_input")))
     landed = Report("applied", None)
@@ -105,6 +120,31 @@ def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str |
     decision = events.Decision("apply", kept.agent, turn, edit_bytes, kept.duration, call.tool)
     events.record(g.repo.commondir, decision, landed, warnings=list(kept.warnings))
     return Answer(0) if unclear is None else call.form.tell(unclear, call.data.get("tool_response"))
+
+
+def _as_told(kept: stash.Passed, told: Told, after: bytes | None) -> stash.Passed:
+    """`kept` with what the agent says its tool did: the file as the tool left it (`intended`), and
+    as the tool found it (`before`) where that is not what the pre hook saw (someone changed the
+    file in between, while the agent waited for the user's approval).  The pre hook's bytes stay
+    where the two are the same text: they are the file's exactly, BOM and line ends and all."""
+    before = kept.before
+    found = None if told.before is None else on_disk(told.before, after, told)
+    if found is None or before is None or not _same_text(found, before):
+        try:
+            (before or b"").decode("utf-8")
+            before = found  # the agent read the file as UTF-8 text: its words are the file's
+        except UnicodeDecodeError:
+            pass  # the agent's text of a file that is not UTF-8 is not its bytes
+    return replace(kept, before=before, intended=on_disk(told.after, after, told))
+
+
+def on_disk(text: str, now: bytes | None, told: Told) -> bytes:
+    """A text the agent reported (`told`'s), as the file's bytes: UTF-8, with CRLF line ends again
+    where the agent made them LF and the file on disk (`now`) has them."""
+    data = text.encode("utf-8", "surrogatepass")
+    if told.lf_only and now is not None and b"\r\n" in now:
+        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    return data
 
 
 def change_of(rel: str, kept: stash.Passed, before: bytes | None, after: bytes | None, new_mode: int | None) -> FileChange:
