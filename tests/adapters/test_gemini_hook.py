@@ -161,6 +161,17 @@ def test_a_placeholder_is_denied_with_the_finding(project: Repo) -> None:
     assert project.snapshot() == before
 
 
+def test_an_edit_of_a_file_not_read_names_the_read_gemini_can_make(project: Repo) -> None:
+    """Gemini's own read tool is not hooked, so a read through it is not one agent-guard knows of:
+    the hint names `git agent-read` (through its shell), never Claude Code's Read tool."""
+    project.commit({".agent-guard.yaml": "read_before_edit: true\n"})
+    before = project.snapshot()
+    r = before_tool(project, "replace", replace_input(project))
+    denied(r, "stale", "git agent-read --agent gemini app.py")
+    assert "Read tool" not in r.stdout + r.stderr
+    assert project.snapshot() == before
+
+
 def test_a_protected_path_is_denied(project: Repo) -> None:
     before = project.snapshot()
     denied(before_tool(project, "write_file", write_input(project, ".github/workflows/ci.yml", "on: push\n")), "path-protected")

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import stash
 from .answer import Answer, PayloadError, why_refused
-from .payload import PASSED, HookCall
+from .payload import PASSED, HookCall, session_cwd
 
 if TYPE_CHECKING:
     from ...pipeline.engine import Guard
+    from ...report.audience import Audience
 
 
 def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn: str | None) -> Answer:
@@ -36,7 +37,6 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
     be taken into the tool's edit: they deny, with the diff to send instead.
     """
     from ...model import error
-    from ...report.audience import Audience
     from ...report.render import finding_text
 
     tool = call.tool
@@ -67,7 +67,7 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
         turn=turn,
         check=True,
         cwd=g.root,
-        audience=Audience("claude-code", root=str(g.root)),
+        audience=_audience(g, call),
         tool=tool,
         log_pass=False,
         verify_deadline=call.verify_by,
@@ -211,3 +211,14 @@ def _unapplied_repairs(report: Any) -> list[str]:
                 "remove them (the policy's whitespace check)"
             )
     return out
+
+
+def _audience(g: Guard, call: HookCall) -> Audience:
+    """Whom a refusal's hints speak to: Claude Code's own Read and Write tools, whose calls its
+    hooks record; any other agent's shell, where `git agent-read` records a read (its own read
+    tool is not hooked, so a read through it is not one agent-guard knows of)."""
+    from ...report.audience import Audience
+
+    if call.form.name == "claude-code":
+        return Audience("claude-code", root=str(g.root))
+    return Audience("cli", g.folder(session_cwd(call)))
