@@ -1,19 +1,21 @@
 """One hook call answered, whichever agent made it: the payload read, the tool routed, every failure
 turned into the answer the agent obeys.
 
-The translator (``guard/adapters/claude_code.py``, ``codex.py``) gives its ``Form`` and its
+The translator (``guard/adapters/claude_code.py``, ``codex.py``...) gives its ``Form`` and its
 ``Route``, the function that sends a call to the part of the core that handles its tool (a file
-tool, a command, a patch) or answers it as none of ours.  Everything else is the same for every
-agent: the events are PreToolUse and PostToolUse; before the write, every failure (an unreadable
-payload, a missing field, a broken policy, an internal error) blocks the tool (``Form.blocked``);
-after it there is nothing left to block, and a failure is reported (``Form.report``).
+tool, a command, a patch) or answers it as none of ours; an agent whose payload is not Claude
+Code's shape gives a ``Read`` too, which reads it into that shape (``copilot.py``, ``cursor.py``).
+Everything else is the same for every agent: the events are PreToolUse and PostToolUse; before the
+write, every failure (an unreadable payload, a missing field, a broken policy, an internal error)
+blocks the tool (``Form.blocked``); after it there is nothing left to block, and a failure is
+reported (``Form.report``).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...errors import UsageError
 from .answer import BLOCK, REPORTED, Answer, Form, PayloadError
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
     from .deadline import Deadline
 
 Route = Callable[[HookCall], Answer]
+# The payload's bytes read into Claude Code's names (``hook_event_name`` PreToolUse or PostToolUse,
+# ``tool_name``, ``tool_input``, ``tool_use_id``...); ``PayloadError`` for bytes it cannot read.
+Read = Callable[[bytes], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +40,13 @@ class Options:
     on_pass: str = "defer"
 
 
-def answer(raw: bytes, form: Form, route: Route, options: Options, deadline: Deadline | None = None) -> Answer:
-    """Answer one hook call (the payload's bytes) in `form`; never raises."""
+def answer(
+    raw: bytes, form: Form, route: Route, options: Options, deadline: Deadline | None = None, read: Read = payload
+) -> Answer:
+    """Answer one hook call (the payload's bytes, as `read` reads them) in `form`; never raises."""
     failing = BLOCK
     try:
-        data = payload(raw)
+        data = read(raw)
         event = data["hook_event_name"]
         if event not in ("PreToolUse", "PostToolUse"):
             return Answer(0)

@@ -43,6 +43,15 @@ class HookCall:
 
 def payload(raw: bytes) -> dict[str, Any]:
     """The payload's JSON object, which names its event; ``PayloadError`` for any other bytes."""
+    data = json_object(raw)
+    event = data.get("hook_event_name")
+    if not isinstance(event, str):
+        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
+    return data
+
+
+def json_object(raw: bytes) -> dict[str, Any]:
+    """The payload's JSON object, whatever it names; ``PayloadError`` for any other bytes."""
     from ... import jsonvalue
 
     if not raw.strip():
@@ -55,9 +64,6 @@ def payload(raw: bytes) -> dict[str, Any]:
         raise PayloadError(f"the hook payload is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise PayloadError(f"the hook payload must be a JSON object, not {type(data).__name__}")
-    event = data.get("hook_event_name")
-    if not isinstance(event, str):
-        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
     return data
 
 
