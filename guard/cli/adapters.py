@@ -1,5 +1,5 @@
-"""The click commands `hook claude-code`, `hook codex` and `mcp`: the adapters (guard/adapters/) on
-the command line.
+"""The click commands `hook claude-code`, `hook codex`, `hook copilot` and `mcp`: the adapters
+(guard/adapters/) on the command line.
 
 Each reads its options here and hands the process's standard streams to its adapter:
 the agent's hook payload on standard input, the MCP client on standard input and
@@ -100,6 +100,27 @@ def codex_cmd(agent: str | None, turn: str | None, policy: str | None, deadline:
     from ..adapters.codex import codex
 
     sys.exit(run_hook(lambda raw, timer: codex(raw, agent, turn, policy, timer), deadline))
+
+
+@hook_group.command("copilot", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'copilot').")
+@click.option("--turn", default=None, help="Turn id (default: one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@DEADLINE_OPTION
+def copilot_cmd(agent: str | None, turn: str | None, policy: str | None, deadline: float) -> None:
+    """GitHub Copilot CLI preToolUse/postToolUse hook: payload on standard input,
+    camelCase or (PascalCase events) snake_case, answered in the same.
+
+    preToolUse: check create/edit as the file will be, without writing; a refusal,
+    and every failure before the tool, is {"permissionDecision": "deny"} with the
+    reason on standard output, exit 0.  bash: the work tree is taken before the
+    command runs.  postToolUse, postToolUseFailure: record what the tool or the
+    command changed as a turn on the shadow ref; what the model must know reaches
+    it as additionalContext.  `agent-guard install copilot` writes the hooks.
+    """
+    from ..adapters.copilot import copilot
+
+    sys.exit(run_hook(lambda raw, timer: copilot(raw, agent, turn, policy, timer), deadline))
 
 
 @click.command("mcp", context_settings=CONTEXT)
