@@ -5,7 +5,8 @@
 installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
 a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
-files (``install_codex``).
+files (``install_codex``); `install copilot` and `install cursor` their JSON hooks files
+(``install_json``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import click
 
 from .base import CONTEXT, in_a_repository
 
-AGENTS = ("claude-code", "codex")
+AGENTS = ("claude-code", "codex", "copilot", "cursor")
 
 
 def _settings_file(user: bool) -> Path:
@@ -125,12 +126,50 @@ def install_codex(user: bool, mcp: bool, show: bool) -> None:
     click.echo("wrote " + "\n".join(said))
 
 
+@install_group.command("copilot", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's hooks folder (every repository), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_copilot(user: bool, show: bool) -> None:
+    """Write agent-guard's preToolUse, postToolUse and postToolUseFailure hooks for GitHub Copilot CLI.
+
+    The repository's `.github/hooks/agent-guard.json`, or with --user
+    `$COPILOT_HOME/hooks/agent-guard.json` (default `~/.copilot/hooks`).  The hooks
+    run this installation by its absolute path for Copilot's shell and file tools,
+    and deny the tool call (on standard output, which every Copilot release reads)
+    when agent-guard cannot run.  Running it again replaces agent-guard's own hooks.
+    """
+    from .install_json import install
+
+    install("copilot", user, show)
+
+
+@install_group.command("cursor", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's hooks file (every project), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_cursor(user: bool, show: bool) -> None:
+    """Write agent-guard's preToolUse, postToolUse and postToolUseFailure hooks into Cursor's hooks.json.
+
+    The project's `.cursor/hooks.json`, or with --user `~/.cursor/hooks.json`.  The
+    hooks run this installation by its absolute path for Cursor's shell and file
+    tools; preToolUse is failClosed, and the command exits 2 (a denial) when
+    agent-guard cannot run.  The file's other hooks are kept; running it again
+    replaces agent-guard's own.  A file that is not a JSON object is left as it is.
+    """
+    from .install_json import install
+
+    install("cursor", user, show)
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
     from ..adapters.install import SettingsError
 
     assert agent in AGENTS, agent
+    if agent in ("copilot", "cursor"):
+        from .install_json import uninstall
+
+        return uninstall(agent, user)
     if agent == "codex":
         from .install_codex import unplanned, written
 
@@ -163,7 +202,7 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code, codex): take the hooks `agent-guard install AGENT` wrote
+    With AGENT (claude-code, codex, copilot, cursor): take the hooks `agent-guard install AGENT` wrote
     out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:
