@@ -129,8 +129,3 @@ def with_ours(spec: Spec, doc: dict[str, Any], command: str) -> dict[str, Any]:
     for event in spec.events:
         hooks[event] = list(hooks.get(event, [])) + [spec.hook(event, command)]
     return {"version": 1, **out, "hooks": hooks}
-
-
-def text(doc: dict[str, Any]) -> str:
-    """The file's text for `doc`."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

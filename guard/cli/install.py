@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .base import CONTEXT, in_a_repository
+from .json_settings import read_object as _read
+from .json_settings import write_object as _write
 
 AGENTS = ("claude-code", "codex", "copilot", "cursor")
 
@@ -33,31 +34,6 @@ def _settings_file(user: bool) -> Path:
     from ..repo import GitRepo
 
     return GitRepo(".").root / ".claude" / "settings.local.json"
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.UsageError(f"cannot read {path}: {exc}; left as it is") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise click.UsageError(f"{path} is not JSON ({exc}); fix it, then run this again (left as it is)") from None
-    if not isinstance(data, dict):
-        raise click.UsageError(f"{path} holds a JSON {type(data).__name__}, not an object; left as it is")
-    return data
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @click.group("install", context_settings=CONTEXT)

@@ -18,7 +18,9 @@ from typing import Any, Callable
 import click
 
 from ..adapters import hooks_file as hf
-from .install import _read, _write
+from .json_settings import read_object as _read
+from .json_settings import text
+from .json_settings import write_object as _write
 
 SPECS = {"copilot": hf.COPILOT, "cursor": hf.CURSOR}
 
@@ -64,7 +66,7 @@ def install(agent: str, user: bool, show: bool) -> None:
     path, _ = hooks_path(spec, user)
     old, new = _changed(path, lambda doc: hf.with_ours(spec, doc, command))
     if show:
-        click.echo(f"# {path}\n{hf.text(new)}", nl=False)
+        click.echo(f"# {path}\n{text(new)}", nl=False)
         return
     if new == old and path.is_file():
         click.echo(f"already installed: {path}")
