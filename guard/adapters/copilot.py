@@ -49,6 +49,7 @@ from typing import Any
 from .hook.answer import Answer, PayloadError
 from .hook.deadline import Deadline
 from .hook.entry import Options, answer
+from .hook.file_args import as_claude_code
 from .hook.payload import HookCall, json_object
 
 SHELL = ("bash", "Bash")
@@ -58,10 +59,6 @@ PATCH = ("apply_patch",)
 TOOLS = SHELL + CREATE + EDIT + PATCH  # the tools `install copilot` sends the hook (its matcher)
 RESPONSE_SHOWN = 4000  # characters of the tool's own output kept when the model must read ours instead
 _EVENTS = {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "PostToolUseFailure": "PostToolUse"}
-_PATH_KEYS = ("path", "file_path", "filePath")
-_TEXT_KEYS = ("file_text", "content", "contents", "fileText")
-_OLD_KEYS = ("old_str", "old_string", "oldString")
-_NEW_KEYS = ("new_str", "new_string", "newString")
 
 
 class Copilot:
@@ -151,25 +148,6 @@ def read(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _text(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    for key in keys:
-        if isinstance(args.get(key), str):
-            return str(args[key])
-    return None
-
-
-def _file_call(call: HookCall, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A create or edit call as the core's Write or Edit: (tool, tool input)."""
-    path = _text(args, _PATH_KEYS)
-    text, old, new = _text(args, _TEXT_KEYS), _text(args, _OLD_KEYS), _text(args, _NEW_KEYS)
-    if path is not None and old is not None and new is not None and call.tool not in CREATE:
-        return "Edit", {"file_path": path, "old_string": old, "new_string": new}
-    if path is not None and text is not None:
-        return "Write", {"file_path": path, "content": text}
-    keys = ", ".join(sorted(args)) or "none"
-    raise PayloadError(f"the {call.tool} arguments name no file and its new text (keys: {keys})")
-
-
 def _patch_text(args: object) -> str | None:
     """The Codex patch an apply_patch call carries (its arguments, or one of their strings)."""
     texts = [args] if isinstance(args, str) else list(args.values()) if isinstance(args, dict) else []
@@ -187,9 +165,7 @@ def route(call: HookCall) -> Answer:
     if call.tool in CREATE + EDIT:
         from .hook.file_tool import file_tool
 
-        if not isinstance(args, dict):
-            raise PayloadError(f"the {call.tool} arguments are not an object")
-        tool, ti = _file_call(call, args)
+        tool, ti = as_claude_code(call.tool, args)
         return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}))
     if call.tool in PATCH:
         text = _patch_text(args)

@@ -39,24 +39,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import replace
 from typing import Any
 
-from .hook.answer import Answer, PayloadError
+from .hook.answer import Answer
 from .hook.deadline import Deadline
 from .hook.entry import Options, answer
-from .hook.payload import HookCall, json_object
+from .hook.file_args import as_claude_code
+from .hook.payload import HookCall, id_turn, json_object
 
 SHELL = ("Shell",)
 DELETE = ("Delete",)
 FILE_TOOLS = ("Write", "StrReplace", "Edit", "MultiEdit")
 TOOLS = SHELL + DELETE + FILE_TOOLS  # the tools `install cursor` sends the hook (its matcher)
 _EVENTS = {"preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "postToolUseFailure": "PostToolUse"}
-_PATH_KEYS = ("file_path", "path", "target_file", "filePath")
-_TEXT_KEYS = ("contents", "content", "file_text", "code")
-_OLD_KEYS = ("old_string", "old_str", "oldString")
-_NEW_KEYS = ("new_string", "new_str", "newString")
 NOTHING = "{}\n"  # no decision, nothing to say: Cursor's own rules apply
 BOM = b"\xef\xbb\xbf"
 
@@ -69,14 +65,8 @@ class Cursor:
     agent = "cursor"
 
     def prompt_turn(self, data: dict[str, Any]) -> str | None:
-        """Cursor's ``generation_id`` (one per user message) as a turn id: ``p`` and its last eight
-        hex digits."""
-        prompt = data.get("generation_id")
-        if isinstance(prompt, str):
-            hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[-8:].lower()
-            if hexed:
-                return "p" + hexed
-        return None
+        """Cursor's ``generation_id`` (one per user message) as a turn id (``id_turn``)."""
+        return id_turn(data.get("generation_id"))
 
     def deny(self, reason: str) -> Answer:
         first = reason.split("\n", 1)[0]
@@ -141,30 +131,6 @@ def read(raw: bytes) -> dict[str, Any]:
     }
 
 
-def _text(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
-    for key in keys:
-        if isinstance(args.get(key), str):
-            return str(args[key])
-    return None
-
-
-def _file_call(call: HookCall, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A file tool's call as the core's Write, Edit or MultiEdit: (tool, tool input)."""
-    path = _text(args, _PATH_KEYS)
-    text, old, new = _text(args, _TEXT_KEYS), _text(args, _OLD_KEYS), _text(args, _NEW_KEYS)
-    if path is not None and isinstance(args.get("edits"), list):
-        return "MultiEdit", {"file_path": path, "edits": args["edits"]}
-    if path is not None and old is not None and new is not None:
-        edit: dict[str, Any] = {"file_path": path, "old_string": old, "new_string": new}
-        if args.get("replace_all") is True:
-            edit["replace_all"] = True
-        return "Edit", edit
-    if path is not None and text is not None:
-        return "Write", {"file_path": path, "content": text}
-    keys = ", ".join(sorted(args)) or "none"
-    raise PayloadError(f"the {call.tool} tool input names no file and its new text (keys: {keys})")
-
-
 def route(call: HookCall) -> Answer:
     """Cursor's tools onto the core's: its shell and Delete as commands, its file tools; any other is
     not ours."""
@@ -178,9 +144,7 @@ def route(call: HookCall) -> Answer:
     if call.tool in FILE_TOOLS:
         from .hook.file_tool import file_tool
 
-        if not isinstance(args, dict):
-            raise PayloadError(f'the {call.tool} payload has no "tool_input" object')
-        tool, ti = _file_call(call, args)
+        tool, ti = as_claude_code(call.tool, args)
         return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}))
     return Answer(0)
 

@@ -155,7 +155,7 @@ def test_a_post_without_its_pre_is_never_paired_with_another_calls_denial(projec
 
 
 def test_input_that_names_no_file_is_blocked_naming_its_keys(project: Repo) -> None:
-    denied(hook(project, payload(project, "pre", "Write", {"target": "app.py"})), "names no file", "keys: target", "blocked")
+    denied(hook(project, payload(project, "pre", "Write", {"target": "app.py"})), "name no file", "keys: target", "blocked")
 
 
 # ---------------------------------------------------------------------- the shell, Delete

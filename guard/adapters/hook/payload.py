@@ -8,6 +8,7 @@ read once into a ``HookCall`` with the command's options and the agent's ``Form`
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -146,6 +147,17 @@ def outside_write(target: str, cwd: str) -> Any:
         f"{target!r} is {what}; agents may not change it (what it says runs later, or switches checks off)",
         "leave it to the user: say what should change and why",
     )
+
+
+def id_turn(prompt: object) -> str | None:
+    """An agent's id of the user prompt (Codex's ``turn_id``, Cursor's ``generation_id``) as a turn
+    id: ``p`` and its last eight hex digits (UUIDv7 ids begin with a timestamp, which prompts a
+    minute apart share); None when it holds none."""
+    if isinstance(prompt, str):
+        hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[-8:].lower()
+        if hexed:
+            return "p" + hexed
+    return None
 
 
 def turn_of(call: HookCall) -> str | None:
