@@ -2,12 +2,13 @@
 
 - ``hook/``: the core every agent's hook shares (check before, deny, record after, a command as a
   turn, a denied write undone), answering in the agent's own form (``hook.answer.Form``).
-- ``claude_code``, ``codex``: the translators of Claude Code's and Codex CLI's hook payloads and
-  answers; ``install``, ``codex_config``: their settings, as `agent-guard install AGENT` writes them.
+- ``claude_code``, ``codex``, ``copilot``, ``cursor``: the translators of Claude Code's, Codex CLI's,
+  GitHub Copilot CLI's and Cursor's hook payloads and answers; ``install``, ``codex_config``,
+  ``hooks_file``: their settings, as `agent-guard install AGENT` writes them.
 - ``gemini``: Gemini CLI's translator; ``gemini_calls`` pairs its BeforeTool and AfterTool, whose
-  payloads carry no call id.
+  payloads carry no call id; ``gemini_settings``: its settings.
 - ``mcp_server``: the guard as an MCP server's tools (read, edit, write, patch, log, rollback).
 
-Their command-line faces (`agent-guard hook claude-code|codex|gemini`, `agent-guard mcp`, `agent-guard
-install`) are in guard/cli/.
+Their command-line faces (`agent-guard hook claude-code|codex|gemini|copilot|cursor`, `agent-guard
+mcp`, `agent-guard install`) are in guard/cli/.
 """

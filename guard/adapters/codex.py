@@ -35,13 +35,12 @@ tool's output, which stays.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .hook.answer import BLOCK, Answer, PayloadError, output
 from .hook.deadline import Deadline
 from .hook.entry import Options, answer
-from .hook.payload import HookCall
+from .hook.payload import HookCall, id_turn
 
 SHELL = "Bash"
 PATCH = "apply_patch"
@@ -57,14 +56,8 @@ class Codex:
     agent = "codex"
 
     def prompt_turn(self, data: dict[str, Any]) -> str | None:
-        """Codex's ``turn_id`` (one per user prompt) as a turn id: ``p`` and its last eight hex digits.
-        The ids are UUIDv7: their first digits are a timestamp, shared by prompts a minute apart."""
-        prompt = data.get("turn_id")
-        if isinstance(prompt, str):
-            hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[-8:].lower()
-            if hexed:
-                return "p" + hexed
-        return None
+        """Codex's ``turn_id`` (one per user prompt) as a turn id (``id_turn``)."""
+        return id_turn(data.get("turn_id"))
 
     def deny(self, reason: str) -> Answer:
         return Answer(BLOCK, stderr=reason + "\n")

@@ -46,8 +46,9 @@ class ConfigError(ValueError):
 def blocking(command: str) -> str:
     """`command` as a shell line whose every status but 0 (pass) and 2 (deny, the reason on standard
     error) becomes 2, with why on standard error: Codex lets the tool run on any other."""
-    why = "agent-guard could not run (exit $s), so nothing was checked: the tool call is blocked"
-    return f'{command}; s=$?; [ "$s" -eq 0 ] || [ "$s" -eq 2 ] || {{ echo "{why}" >&2; s=2; }}; exit "$s"'
+    from .install import exit_blocking
+
+    return exit_blocking(command)
 
 
 def trust_hash(event: str, command: str, matcher: str = MATCHER, timeout: int = TIMEOUT) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"  # the tools the hooks cover
 TIMEOUT = 30  # seconds Claude Code gives each hook call
@@ -30,6 +30,29 @@ def fail_closed(command: str) -> str:
     by a signal) becomes exit 2, with why on standard error; any other status is the command's."""
     why = "agent-guard could not run (exit $s): the tool call is blocked"
     return f'{command}; s=$?; [ "$s" -lt 126 ] || {{ echo "{why}" >&2; s=2; }}; exit "$s"'
+
+
+COULD_NOT_RUN = "agent-guard could not run (exit $s), so nothing was checked: the tool call is blocked"
+
+
+def exit_blocking(command: str) -> str:
+    """`command` as a POSIX shell line whose every status but 0 (pass) and 2 (deny, the reason on
+    standard error) becomes 2, with why on standard error: for an agent that denies on exit 2 and
+    lets the tool run on any other status (Codex, Cursor without ``failClosed``)."""
+    return f'{command}; s=$?; [ "$s" -eq 0 ] || [ "$s" -eq 2 ] || {{ echo "{COULD_NOT_RUN}" >&2; s=2; }}; exit "$s"'
+
+
+def answer_blocking(command: str, deny: Callable[[str], str]) -> str:
+    """`command` as a POSIX shell line that always exits 0, and whose every other status becomes the
+    agent's own denial on standard output (`deny` of a reason: the JSON text; it must hold no ``%``
+    or backslash of its own), with why on standard error too: for an agent that reads the denial
+    from standard output only (Copilot CLI).  What the command printed is passed on only when it
+    exited 0, so that half an answer never reaches the agent."""
+    answer = shlex.quote(deny(COULD_NOT_RUN.replace("$s", "%s")) + "\\n")
+    return (
+        f'out=$({command}); s=$?; if [ "$s" -eq 0 ]; then [ -z "$out" ] || printf "%s\\n" "$out"; '
+        f'else echo "{COULD_NOT_RUN}" >&2; printf {answer} "$s"; fi; exit 0'
+    )
 
 
 def this_program() -> list[str]:

@@ -1,5 +1,5 @@
-"""The click commands `hook claude-code`, `hook codex`, `hook gemini` and `mcp`: the adapters
-(guard/adapters/) on the command line.
+"""The click commands `hook claude-code`, `hook codex`, `hook gemini`, `hook copilot`, `hook cursor`
+and `mcp`: the adapters (guard/adapters/) on the command line.
 
 Each reads its options here and hands the process's standard streams to its adapter:
 the agent's hook payload on standard input, the MCP client on standard input and
@@ -123,6 +123,48 @@ def gemini_cmd(agent: str | None, turn: str | None, policy: str | None, deadline
     from ..adapters.gemini import gemini
 
     sys.exit(run_hook(lambda raw, timer: gemini(raw, agent, turn, policy, timer), deadline))
+
+
+@hook_group.command("copilot", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'copilot').")
+@click.option("--turn", default=None, help="Turn id (default: one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@DEADLINE_OPTION
+def copilot_cmd(agent: str | None, turn: str | None, policy: str | None, deadline: float) -> None:
+    """GitHub Copilot CLI preToolUse/postToolUse hook: payload on standard input,
+    camelCase or (PascalCase events) snake_case, answered in the same.
+
+    preToolUse: check create/edit as the file will be, without writing; a refusal,
+    and every failure before the tool, is {"permissionDecision": "deny"} with the
+    reason on standard output, exit 0.  bash: the work tree is taken before the
+    command runs.  postToolUse, postToolUseFailure: record what the tool or the
+    command changed as a turn on the shadow ref; what the model must know reaches
+    it as additionalContext.  `agent-guard install copilot` writes the hooks.
+    """
+    from ..adapters.copilot import copilot
+
+    sys.exit(run_hook(lambda raw, timer: copilot(raw, agent, turn, policy, timer), deadline))
+
+
+@hook_group.command("cursor", context_settings=CONTEXT)
+@click.option("--agent", default=None, help="Agent name (default: $AGENT_GUARD_AGENT, else 'cursor').")
+@click.option("--turn", default=None, help="Turn id (default: one turn per user message, else one per tool call).")
+@click.option("--policy", default=None, help="Preset name or policy file (default: .agent-guard.yaml, else 'default').")
+@DEADLINE_OPTION
+def cursor_cmd(agent: str | None, turn: str | None, policy: str | None, deadline: float) -> None:
+    """Cursor preToolUse/postToolUse hook: payload on standard input, a JSON
+    object on standard output.
+
+    preToolUse: check Write/StrReplace/Edit as the file will be, without writing;
+    a refusal, and every failure before the tool, is {"permission": "deny"} with
+    the reason as agent_message, exit 0.  Shell, Delete: the work tree is taken
+    before the tool runs.  postToolUse, postToolUseFailure: record what the tool
+    changed as a turn on the shadow ref; what the model must know reaches it as
+    additional_context.  `agent-guard install cursor` writes the hooks.
+    """
+    from ..adapters.cursor import cursor
+
+    sys.exit(run_hook(lambda raw, timer: cursor(raw, agent, turn, policy, timer), deadline))
 
 
 @click.command("mcp", context_settings=CONTEXT)

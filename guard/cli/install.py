@@ -5,7 +5,8 @@
 installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
 a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
-files (``install_codex``), `install gemini` Gemini CLI's settings.json (``install_gemini``).
+files (``install_codex``), `install gemini` Gemini CLI's settings.json (``install_gemini``),
+`install copilot` and `install cursor` their JSON hooks files (``install_json``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .base import CONTEXT, in_a_repository
+from .json_settings import read_object as _read
+from .json_settings import write_object as _write
 
-AGENTS = ("claude-code", "codex", "gemini")
+AGENTS = ("claude-code", "codex", "gemini", "copilot", "cursor")
 
 
 def _settings_file(user: bool) -> Path:
@@ -32,31 +34,6 @@ def _settings_file(user: bool) -> Path:
     from ..repo import GitRepo
 
     return GitRepo(".").root / ".claude" / "settings.local.json"
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.UsageError(f"cannot read {path}: {exc}; left as it is") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise click.UsageError(f"{path} is not JSON ({exc}); fix it, then run this again (left as it is)") from None
-    if not isinstance(data, dict):
-        raise click.UsageError(f"{path} holds a JSON {type(data).__name__}, not an object; left as it is")
-    return data
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @click.group("install", context_settings=CONTEXT)
@@ -152,12 +129,50 @@ def install_gemini(user: bool, mcp: bool, show: bool) -> None:
     click.echo("wrote " + "\n".join(said))
 
 
+@install_group.command("copilot", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's hooks folder (every repository), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_copilot(user: bool, show: bool) -> None:
+    """Write agent-guard's preToolUse, postToolUse and postToolUseFailure hooks for GitHub Copilot CLI.
+
+    The repository's `.github/hooks/agent-guard.json`, or with --user
+    `$COPILOT_HOME/hooks/agent-guard.json` (default `~/.copilot/hooks`).  The hooks
+    run this installation by its absolute path for Copilot's shell and file tools,
+    and deny the tool call (on standard output, which every Copilot release reads)
+    when agent-guard cannot run.  Running it again replaces agent-guard's own hooks.
+    """
+    from .install_json import install
+
+    install("copilot", user, show)
+
+
+@install_group.command("cursor", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's hooks file (every project), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print what would be written, and where, instead of writing it.")
+def install_cursor(user: bool, show: bool) -> None:
+    """Write agent-guard's preToolUse, postToolUse and postToolUseFailure hooks into Cursor's hooks.json.
+
+    The project's `.cursor/hooks.json`, or with --user `~/.cursor/hooks.json`.  The
+    hooks run this installation by its absolute path for Cursor's shell and file
+    tools; preToolUse is failClosed, and the command exits 2 (a denial) when
+    agent-guard cannot run.  The file's other hooks are kept; running it again
+    replaces agent-guard's own.  A file that is not a JSON object is left as it is.
+    """
+    from .install_json import install
+
+    install("cursor", user, show)
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
     from ..adapters.install import SettingsError
 
     assert agent in AGENTS, agent
+    if agent in ("copilot", "cursor"):
+        from .install_json import uninstall
+
+        return uninstall(agent, user)
     if agent == "codex":
         from .install_codex import unplanned, written
 
@@ -196,7 +211,7 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code, codex, gemini): take the hooks `agent-guard install AGENT` wrote
+    With AGENT (claude-code, codex, gemini, copilot, cursor): take the hooks `agent-guard install AGENT` wrote
     out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:

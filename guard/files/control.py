@@ -84,6 +84,7 @@ _HARNESS_FOLDERS = {
     ".codex": "Codex's project configuration: its hooks, sandbox and approval settings, MCP servers and prompts",
     ".gemini": "Gemini CLI's project settings: its hooks, tools, MCP servers and commands",
     ".cursor": "Cursor's project settings: its hooks, MCP servers and rules",
+    ".copilot": "GitHub Copilot CLI's settings: its hooks (agent-guard's own among them), MCP servers and permissions",
     ".opencode": "OpenCode's project folder: its plugins (programs it loads), commands, agents and tools",
     ".continue": "Continue's project configuration: its MCP servers and commands",
     ".windsurf": "Windsurf's project settings: its hooks, workflows and rules",
@@ -114,6 +115,7 @@ _HARNESS_FILES = {
 }
 _WORKSPACE = "a VS Code workspace file: its tasks, launch configurations and settings, as `.vscode/` holds them"
 _COPILOT_HOOKS = "GitHub Copilot's hooks: the coding agent runs the commands they name"
+_COPILOT_SETTINGS = "GitHub Copilot CLI's repository settings: their hooks run commands, and can switch every hook off"
 
 # git configuration keys (section.name, or section.*.name for any subsection) whose value
 # is a file or folder git reads instructions from.
@@ -241,6 +243,8 @@ def harness_kind(names: Sequence[str]) -> str | None:
             return _HARNESS_FOLDERS[name]
         if name == ".github" and names[i + 1] == "hooks" and i + 2 < len(names):
             return _COPILOT_HOOKS
+        if name == ".github" and names[i + 1] == "copilot" and i + 2 < len(names):
+            return _COPILOT_SETTINGS
     return None
 
 

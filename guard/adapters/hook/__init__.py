@@ -1,4 +1,5 @@
-"""The parts of an agent hook (``guard.adapters.claude_code``, ``codex``, ``gemini``: the entry points).
+"""The parts of an agent hook (``guard.adapters.claude_code``, ``codex``, ``gemini``, ``copilot``,
+``cursor``: the entry points).
 
 - ``answer``: what the hook says back (exit status, standard output and error), and its failures.
 - ``payload``: what Claude Code sends (the call), and where the file it names lives.

@@ -1,21 +1,22 @@
 """One hook call answered, whichever agent made it: the payload read, the tool routed, every failure
 turned into the answer the agent obeys.
 
-The translator (``guard/adapters/claude_code.py``, ``codex.py``, ``gemini.py``) gives its
+The translator (``guard/adapters/claude_code.py``, ``codex.py``, ``gemini.py``...) gives its
 ``Form`` and its ``Route``, the function that sends a call to the part of the core that handles
-its tool (a file tool, a command, a patch) or answers it as none of ours.  Everything else is the
-same for every agent: the events are PreToolUse and PostToolUse (an agent that calls them
-otherwise gives its names, ``events``: Gemini CLI's BeforeTool and AfterTool); before the write,
-every failure (an unreadable payload, a missing field, a broken policy, an internal error) blocks
-the tool (``Form.blocked``); after it there is nothing left to block, and a failure is reported
-(``Form.report``).
+its tool (a file tool, a command, a patch) or answers it as none of ours; an agent whose payload
+is not Claude Code's shape gives a ``Read`` too, which reads it into that shape (``copilot.py``,
+``cursor.py``).  Everything else is the same for every agent: the events are PreToolUse and
+PostToolUse (an agent that calls them otherwise gives its names, ``events``: Gemini CLI's
+BeforeTool and AfterTool); before the write, every failure (an unreadable payload, a missing
+field, a broken policy, an internal error) blocks the tool (``Form.blocked``); after it there is
+nothing left to block, and a failure is reported (``Form.report``).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ...errors import UsageError
 from .answer import BLOCK, REPORTED, Answer, Form, PayloadError
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 Route = Callable[[HookCall], Answer]
 EVENTS = {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse"}  # the agent's name -> the core's
+# The payload's bytes read into Claude Code's names (``hook_event_name`` PreToolUse or PostToolUse,
+# ``tool_name``, ``tool_input``, ``tool_use_id``...); ``PayloadError`` for bytes it cannot read.
+Read = Callable[[bytes], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +49,14 @@ def answer(
     options: Options,
     deadline: Deadline | None = None,
     events: Mapping[str, str] = EVENTS,
+    read: Read = payload,
 ) -> Answer:
-    """Answer one hook call (the payload's bytes) in `form`; never raises.  `events` maps the
-    agent's names of its two tool events to PreToolUse and PostToolUse; any other event is not ours."""
+    """Answer one hook call (the payload's bytes, as `read` reads them) in `form`; never raises.
+    `events` maps the agent's names of its two tool events to PreToolUse and PostToolUse; any other
+    event is not ours."""
     failing = BLOCK
     try:
-        data = payload(raw)
+        data = read(raw)
         event = events.get(data["hook_event_name"])
         if event is None:
             return Answer(0)

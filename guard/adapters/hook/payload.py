@@ -10,6 +10,7 @@ these names, and what its agent reports of a file tool's write beside it (``Told
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,15 @@ class HookCall:
 
 def payload(raw: bytes) -> dict[str, Any]:
     """The payload's JSON object, which names its event; ``PayloadError`` for any other bytes."""
+    data = json_object(raw)
+    event = data.get("hook_event_name")
+    if not isinstance(event, str):
+        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
+    return data
+
+
+def json_object(raw: bytes) -> dict[str, Any]:
+    """The payload's JSON object, whatever it names; ``PayloadError`` for any other bytes."""
     from ... import jsonvalue
 
     if not raw.strip():
@@ -69,9 +79,6 @@ def payload(raw: bytes) -> dict[str, Any]:
         raise PayloadError(f"the hook payload is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise PayloadError(f"the hook payload must be a JSON object, not {type(data).__name__}")
-    event = data.get("hook_event_name")
-    if not isinstance(event, str):
-        raise PayloadError('the hook payload has no "hook_event_name" (expected "PreToolUse" or "PostToolUse")')
     return data
 
 
@@ -154,6 +161,17 @@ def outside_write(target: str, cwd: str) -> Any:
         f"{target!r} is {what}; agents may not change it (what it says runs later, or switches checks off)",
         "leave it to the user: say what should change and why",
     )
+
+
+def id_turn(prompt: object) -> str | None:
+    """An agent's id of the user prompt (Codex's ``turn_id``, Cursor's ``generation_id``) as a turn
+    id: ``p`` and its last eight hex digits (UUIDv7 ids begin with a timestamp, which prompts a
+    minute apart share); None when it holds none."""
+    if isinstance(prompt, str):
+        hexed = re.sub(r"[^0-9a-fA-F]", "", prompt)[-8:].lower()
+        if hexed:
+            return "p" + hexed
+    return None
 
 
 def turn_of(call: HookCall) -> str | None:
