@@ -121,6 +121,27 @@ def test_a_denied_edit_that_was_written_anyway_is_undone(project: Repo) -> None:
     assert project.git("for-each-ref", "refs/agent-guard/claude") == ""
 
 
+def test_without_ids_a_post_hook_never_takes_another_calls_denial(project: Repo) -> None:
+    """A payload with no tool_use_id: a denied call's stash is that call's, found by what it
+    asked, never by its session and path alone.  Another call's write to the same file (its pre
+    hook did not run) is not undone; the denied call's own write, made anyway, still is."""
+    old = "def f():\n    return 1\n"
+    denied_ti = edit_input(project, "app.py", old, "def f():\n    # ... existing code ...\n    return 2\n")
+    assert hook(project, "PreToolUse", "Edit", denied_ti, tool_use_id="").code == 2
+    clean_ti = edit_input(project, "app.py", old, "def f():\n    return 3\n")
+    claude_edit(project, "app.py", old, clean_ti["new_string"])
+    post = hook(project, "PostToolUse", "Edit", clean_ti, tool_use_id="", response={"filePath": clean_ti["file_path"]})
+    assert "written anyway" not in post.stderr, post
+    assert (project.root / "app.py").read_text().startswith("def f():\n    return 3\n")
+    # The denied call itself, written anyway, is still put back.
+    assert hook(project, "PreToolUse", "Edit", denied_ti | {"old_string": "def f():\n    return 3\n"}, tool_use_id="").code == 2
+    claude_edit(project, "app.py", "def f():\n    return 3\n", denied_ti["new_string"])
+    again = denied_ti | {"old_string": "def f():\n    return 3\n"}
+    post = hook(project, "PostToolUse", "Edit", again, tool_use_id="", response={"filePath": again["file_path"]})
+    assert post.code == 2 and "written anyway" in post.stderr, post
+    assert (project.root / "app.py").read_text().startswith("def f():\n    return 3\n")
+
+
 def test_a_denied_write_keeps_what_others_changed_meanwhile(project: Repo) -> None:
     ti = edit_input(project, "n.txt", "line 2\n", "line 2\n<<<<<<< ours\n=======\n>>>>>>> theirs\n")
     assert hook(project, "PreToolUse", "Edit", ti).code == 2

@@ -85,8 +85,15 @@ def name(data: dict[str, Any], rel: str) -> str:
     """The stash's file name for the call `data` names (its tool_use_id), of the file `rel`."""
     key = data.get("tool_use_id")
     if not isinstance(key, str) or not key:
-        # Without an id, the session and path pair the two hooks of one call.
-        key = f"{data.get('session_id', '')}-{rel}"
+        # Without an id, the call is named by what it asks: the session, the path, and a digest
+        # of the tool and its input, which its pre and post hooks both carry.  The session and path
+        # alone would pair a post hook with another call's stash (a denied call that never ran),
+        # and undo a write no denial was about.
+        import hashlib
+
+        asked = json.dumps([data.get("tool_name"), data.get("tool_input")], sort_keys=True, default=str)
+        digest = hashlib.sha256(asked.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        key = f"{digest}-{data.get('session_id', '')}-{rel}"  # the digest first: the name is cut at 200
     return re.sub(r"[^A-Za-z0-9._-]", "_", key)[:200] + ".json"
 
 
