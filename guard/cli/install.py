@@ -5,7 +5,7 @@
 installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
 a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
-files (``install_codex``).
+files (``install_codex``), `install opencode` OpenCode's opencode.json (``install_opencode``).
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .base import CONTEXT, in_a_repository
+from .settings_file import read as _read
+from .settings_file import write as _write
 
-AGENTS = ("claude-code", "codex")
+AGENTS = ("claude-code", "codex", "opencode")
 
 
 def _settings_file(user: bool) -> Path:
@@ -32,31 +33,6 @@ def _settings_file(user: bool) -> Path:
     from ..repo import GitRepo
 
     return GitRepo(".").root / ".claude" / "settings.local.json"
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.UsageError(f"cannot read {path}: {exc}; left as it is") from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise click.UsageError(f"{path} is not JSON ({exc}); fix it, then run this again (left as it is)") from None
-    if not isinstance(data, dict):
-        raise click.UsageError(f"{path} holds a JSON {type(data).__name__}, not an object; left as it is")
-    return data
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @click.group("install", context_settings=CONTEXT)
@@ -125,12 +101,35 @@ def install_codex(user: bool, mcp: bool, show: bool) -> None:
     click.echo("wrote " + "\n".join(said))
 
 
+@install_group.command("opencode", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's config (every project), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print the settings instead of writing them.")
+def install_opencode(user: bool, show: bool) -> None:
+    """Write agent-guard's MCP server into OpenCode's opencode.json, and deny OpenCode's own edits.
+
+    The project's `opencode.json` at the top of the repository, or with --user
+    `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config/opencode`).  The
+    server runs this installation by its absolute path; `permission.edit = "deny"`
+    takes OpenCode's own edit, write and apply_patch tools away, so its edits go
+    through agent-guard's tools.  OpenCode's bash tool is not covered.  Other
+    settings are kept; running it again replaces agent-guard's own entry.
+    """
+    from .install_opencode import installed
+
+    for line in installed(user, show):
+        click.echo(line)
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
     from ..adapters.install import SettingsError
 
     assert agent in AGENTS, agent
+    if agent == "opencode":
+        from .install_opencode import removed
+
+        return removed(user)
     if agent == "codex":
         from .install_codex import unplanned, written
 
@@ -163,7 +162,7 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code, codex): take the hooks `agent-guard install AGENT` wrote
+    With AGENT (claude-code, codex, opencode): take the hooks `agent-guard install AGENT` wrote
     out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:
