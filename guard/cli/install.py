@@ -6,7 +6,8 @@ installation by its absolute path in a form that blocks when it cannot run
 (``adapters.install``).  The settings are read, changed and written here; a file that is not
 a JSON object is left as it is, with the reason.  `install codex` writes Codex's config.toml
 files (``install_codex``), `install gemini` Gemini CLI's settings.json (``install_gemini``),
-`install copilot` and `install cursor` their JSON hooks files (``install_json``).
+`install copilot` and `install cursor` their JSON hooks files (``install_json``), `install opencode`
+OpenCode's opencode.json (``install_opencode``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .base import CONTEXT, in_a_repository
 from .json_settings import read_object as _read
 from .json_settings import write_object as _write
 
-AGENTS = ("claude-code", "codex", "gemini", "copilot", "cursor")
+AGENTS = ("claude-code", "codex", "gemini", "copilot", "cursor", "opencode")
 
 
 def _settings_file(user: bool) -> Path:
@@ -163,6 +164,25 @@ def install_cursor(user: bool, show: bool) -> None:
     install("cursor", user, show)
 
 
+@install_group.command("opencode", context_settings=CONTEXT)
+@click.option("--user", is_flag=True, help="The user's config (every project), not this repository's.")
+@click.option("--print", "show", is_flag=True, help="Print the settings instead of writing them.")
+def install_opencode(user: bool, show: bool) -> None:
+    """Write agent-guard's MCP server into OpenCode's opencode.json, and deny OpenCode's own edits.
+
+    The project's `opencode.json` at the top of the repository, or with --user
+    `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config/opencode`).  The
+    server runs this installation by its absolute path; `permission.edit = "deny"`
+    takes OpenCode's own edit, write and apply_patch tools away, so its edits go
+    through agent-guard's tools.  OpenCode's bash tool is not covered.  Other
+    settings are kept; running it again replaces agent-guard's own entry.
+    """
+    from .install_opencode import installed
+
+    for line in installed(user, show):
+        click.echo(line)
+
+
 def remove_hooks(agent: str, user: bool) -> str:
     """Take agent-guard's hooks out of `agent`'s settings (`agent-guard uninstall AGENT`); what was done."""
     from ..adapters import install
@@ -173,6 +193,10 @@ def remove_hooks(agent: str, user: bool) -> str:
         from .install_json import uninstall
 
         return uninstall(agent, user)
+    if agent == "opencode":
+        from .install_opencode import removed
+
+        return removed(user)
     if agent == "codex":
         from .install_codex import unplanned, written
 
@@ -211,7 +235,7 @@ def uninstall_cmd(agent: str | None, yes: bool, cache: bool, user: bool, quiet: 
     (.agent-guard.yaml, pre-commit and agent settings) are listed, not touched;
     the program itself goes with pip uninstall agent-guard.
 
-    With AGENT (claude-code, codex, gemini, copilot, cursor): take the hooks `agent-guard install AGENT` wrote
+    With AGENT (claude-code, codex, gemini, copilot, cursor, opencode): take what `agent-guard install AGENT` wrote
     out of that agent's settings (with --user, the user's), now; everything else stays.
     """
     if agent is not None:
