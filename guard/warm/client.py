@@ -21,6 +21,10 @@ One call:
 4. Only then is the payload read from standard input, and sent with the seconds left.  The server
    answers the exit status, standard output and standard error, and closes.
 
+With ``--start-server`` (``START``) first among ``hook.py``'s arguments, a call that finds no
+server starts one in the background for the calls after it (``start_server``), and is answered
+by the hook itself as any call without a server is.
+
 Up to step 4 anything unexpected (no socket, a refused connection, no hello within ``HANDSHAKE``
 seconds, another build, a folder or socket that is not private) leaves the call to the hook
 itself, the cold path: nothing was read, nothing was sent.  From step 4 on, the call fails as the
@@ -424,7 +428,7 @@ def backoff(starts: int) -> int:
 
 def _locked(path: bytes) -> bool:
     """Whether a process holds `path`'s lock (the running server's); a lock that cannot be tried counts as held."""
-    import fcntl
+    import fcntl  # not built in: imported only here, on the path of a call that is answered cold anyway
 
     try:
         fd = posix.open(path, posix.O_RDWR | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600)

@@ -49,7 +49,7 @@ LIFETIME = 600.0  # seconds a call may take before the parent ends it (Claude Co
 STALE_CHECK = 5.0  # seconds between the parent's checks of the code on disk and of its socket
 READY_WAIT = 60.0  # seconds the server waits for its first workers to warm up before it says it listens
 LOCK_NAME, LOG_NAME = os.fsdecode(client.LOCK_NAME), os.fsdecode(client.LOG_NAME)
-WARMUP_NAME, PENDING_NAME = "warm-up", "hook.new"  # (no longer: a socket's path is short)
+WARMUP_NAME, PENDING_NAME = "warm-up", "hook.new"  # no longer than SOCKET_NAME: a socket's path is short
 WARMUP_SOURCE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(40)).encode()
 
 
