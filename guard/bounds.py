@@ -87,5 +87,7 @@ DEADLINE_SECONDS = Bound(0.001, 86400, whole=False)
 VERIFY_SECONDS = Bound(0.1, 86400, whole=False)
 # The port `agent-guard serve --http` listens on, on 127.0.0.1 (0: one the system picks).
 PORT = Bound(0, 65535)
+# How long `agent-guard serve --idle-exit` waits for a call before it ends, in seconds: a second to a year.
+IDLE_SECONDS = Bound(1, 366 * 86400)
 # A budget in a policy (files, lines, hunks, bytes): a C int64's range; null means no limit.
 BUDGET = Bound(0, 2**63 - 1)

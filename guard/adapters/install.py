@@ -5,7 +5,7 @@ Claude Code carries on when a hook command exits with anything but 2: a command 
 find (exit 127, agent-guard not on its PATH), cannot run (126) or that a signal ended would let
 every edit through unchecked.  ``fail_closed`` wraps the command so that each of those becomes
 exit 2 with the reason on standard error, which Claude Code shows the model and treats as a
-denial; ``claude_code_entry`` runs this installation by its absolute path, so the PATH Claude
+denial; ``this_command`` runs this installation by its absolute path, so the PATH Claude
 Code was started with does not matter.  Gemini CLI's settings are the same shape under its own
 event names: ``without_ours`` and ``with_ours`` take them too (``gemini_settings``).  The functions
 here take and give values: reading and writing the settings file is the caller's (`agent-guard
@@ -22,7 +22,8 @@ from typing import Any, Callable
 MATCHER = "Edit|MultiEdit|Write|NotebookEdit|Bash"  # the tools the hooks cover
 TIMEOUT = 30  # seconds Claude Code gives each hook call
 EVENTS = ("PreToolUse", "PostToolUse")
-SUBCOMMAND = "hook claude-code"  # what tells agent-guard's entries from the user's own
+SUBCOMMAND = "hook claude-code"  # what tells agent-guard's entries from the user's own:
+WARM_HOOK = "/guard/warm/hook.py"  # ... this too, in the warm form's command (`agent-guard serve --settings`)
 
 
 def fail_closed(command: str) -> str:
@@ -76,7 +77,12 @@ def claude_code_settings(command: str) -> dict[str, Any]:
 
 
 def _ours(hook: object, subcommand: str) -> bool:
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and subcommand in hook["command"]
+    """An entry agent-guard wrote: its command runs `subcommand`, or, for Claude Code's, the warm
+    hook (``WARM_HOOK``), the form `install claude-code` writes by default."""
+    command = hook.get("command") if isinstance(hook, dict) else None
+    if not isinstance(command, str):
+        return False
+    return subcommand in command or (subcommand == SUBCOMMAND and WARM_HOOK in command)
 
 
 class SettingsError(ValueError):

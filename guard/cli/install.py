@@ -45,7 +45,12 @@ def install_group() -> None:
 @install_group.command("claude-code", context_settings=CONTEXT)
 @click.option("--user", is_flag=True, help="The user's settings (every project), not this repository's.")
 @click.option("--print", "show", is_flag=True, help="Print the hook settings instead of writing them.")
-def install_claude_code(user: bool, show: bool) -> None:
+@click.option(
+    "--cold",
+    is_flag=True,
+    help="Hooks that do all the work in each call and never start a server (slower; no background process).",
+)
+def install_claude_code(user: bool, show: bool, cold: bool) -> None:
     """Write agent-guard's PreToolUse and PostToolUse hooks into Claude Code's settings.
 
     The project's `.claude/settings.local.json` (personal: it names this machine's
@@ -53,11 +58,16 @@ def install_claude_code(user: bool, show: bool) -> None:
     installation by its absolute path, so Claude Code's PATH does not matter, and
     block the tool call when agent-guard cannot run.  Other settings and hooks are
     kept; running it again replaces agent-guard's own entries.
+
+    The hook asks your `agent-guard serve`; when none runs, it answers the call
+    itself and starts one in the background for the next calls, which ends once
+    it has had no call for a while (`serve --idle-exit`).  --cold: no server,
+    every call does the work itself.
     """
     from ..adapters import install
     from ..adapters.install import SettingsError
 
-    command = install.fail_closed(install.this_command())
+    command = install.fail_closed(install.this_command()) if cold else _warm_command()
     if show:
         click.echo(json.dumps(install.claude_code_settings(command), indent=2))
         return
@@ -72,6 +82,19 @@ def install_claude_code(user: bool, show: bool) -> None:
         return
     _write(path, new)
     click.echo(f"wrote {path}: PreToolUse and PostToolUse hooks for {install.MATCHER} run\n  {command}")
+    if not cold:
+        from ..warm.client import IDLE_EXIT
+
+        click.echo(
+            "  The first call starts `agent-guard serve` in the background: it answers the calls after it, and\n"
+            f"  ends after {IDLE_EXIT // 60} minutes without one (`agent-guard serve --status`; --cold: no server)."
+        )
+
+
+def _warm_command() -> str:
+    from .serve import warm_command
+
+    return warm_command(start_server=True)
 
 
 @install_group.command("codex", context_settings=CONTEXT)

@@ -9,12 +9,13 @@ environment.  Each entry comes with the file it was read from, so a relative
 include target resolves against that file's folder, as git resolves it.
 
 Nothing is kept on disk or between processes: every command asks git.  A long-lived
-handle (a session: the MCP server, the Python API) keeps git's last answer in memory
-(``KeptConfig``, the one cache of the configuration; its handle is its owner) while
-every file git read for it, every include target, the standard locations, HEAD (for
-``includeIf "onbranch:"``) and the environment variables git reads configuration from
-are as they were: starting git for every edit of a session is what it saves
-(bench/README.md, "repo/: what the caches cost").
+process (the warm server's workers, the MCP server, the Python API's sessions) keeps git's
+last answer for each repository in memory (``KEPT``, the one cache of the configuration; this
+module is its owner) while every file git read for it, every include target, the standard
+locations, HEAD (for ``includeIf "onbranch:"``) and the environment variables git reads
+configuration from are as they were: starting git for every call of a server, or every edit
+of a session, is what it saves (bench/README.md, "repo/: what the caches cost", and "Claude
+Code's own cost per Edit").
 """
 
 from __future__ import annotations
@@ -104,12 +105,15 @@ def _from_git(root: Path) -> list[ConfigEntry] | None:
 
 
 class KeptConfig:
-    """git's last answer for one handle, kept while nothing it depends on changed (see the module
-    doc): under ``fs.kept``'s rule, with the stamps of every file git read or would read, and the
-    environment variables git reads configuration from."""
+    """git's last answers, one per repository, kept while nothing each depends on changed (see the
+    module doc): under ``fs.kept``'s rule, with the stamps of every file git read or would read,
+    and the environment variables git reads configuration from."""
 
-    def __init__(self) -> None:
-        self._kept: ByStamps[list[ConfigEntry]] = ByStamps(1)
+    def __init__(self, size: int) -> None:
+        self._kept: ByStamps[list[ConfigEntry]] = ByStamps(size)
+
+    def clear(self) -> None:
+        self._kept.clear()
 
     def entries(
         self, root: Path, gitdir: Path, commondir: Path, fallback: Callable[[], Sequence[tuple[str, str | None]]]
@@ -159,3 +163,6 @@ def _env_names() -> list[str]:
     for i in range(int(count) if count.isdigit() and len(count) < 6 else 0):
         names += [f"GIT_CONFIG_KEY_{i}", f"GIT_CONFIG_VALUE_{i}"]
     return names
+
+
+KEPT = KeptConfig(16)  # the owner of git's configuration kept between calls (``GitRepo.config_entries``)

@@ -22,7 +22,7 @@ from .treediff import tree_changes
 from .values import GITLINK, CommitInfo, Entry, TreeChange
 
 if TYPE_CHECKING:
-    from .config import ConfigEntry, KeptConfig
+    from .config import ConfigEntry
     from .remerge import Remerged, Scratch
     from .status import IndexFile
 
@@ -61,9 +61,10 @@ def _quarantined(repo: pygit2.Repository) -> None:
 class GitRepo:
     """A handle on one repository (a resource: open once, use for many calls).
 
-    It keeps no answer from one call to the next but git's configuration (``config.KeptConfig``):
-    objects, refs, the index and the attributes are asked of libgit2 (or git) each time, as
-    they are on disk then.  Otherwise it holds handles: libgit2's, and the merges' scratch."""
+    It keeps no answer from one call to the next: objects, refs, the index and the attributes are
+    asked of libgit2 (or git) each time, as they are on disk then, and git's configuration of
+    ``config.KEPT``, which gives git's answer again only while its files are unchanged.
+    Otherwise it holds handles: libgit2's, and the merges' scratch."""
 
     def __init__(self, start: str | os.PathLike[str] = ".", bare_ok: bool = False) -> None:
         """Open the repository `start` is in.  A bare one only with `bare_ok` (checking
@@ -93,7 +94,6 @@ class GitRepo:
         if pointer.is_file():
             self.commondir = (self.gitdir / pointer.read_text().strip()).resolve()
         self._attributes = Attributes(self._repo, self.root, self.gitdir, self.commondir, self.bare)
-        self._config: KeptConfig | None = None  # git's configuration, kept while its files are unchanged
 
     # ------------------------------------------------------------------ objects
 
@@ -468,16 +468,13 @@ class GitRepo:
         return self._attributes.at(commit).get
 
     def config_entries(self) -> list[ConfigEntry]:
-        """Every configuration entry git reads here, with the file each came from (``config.KeptConfig``)."""
-        if self._config is None:
-            from .config import KeptConfig
-
-            self._config = KeptConfig()
+        """Every configuration entry git reads here, with the file each came from (``config.KEPT``)."""
+        from .config import KEPT
 
         def fallback() -> list[tuple[str, str | None]]:
             return [(e.name, e.value) for e in self._repo.config]
 
-        return self._config.entries(self.root, self.gitdir, self.commondir, fallback)
+        return KEPT.entries(self.root, self.gitdir, self.commondir, fallback)
 
     def index_differences(self, old: IndexFile, new: IndexFile) -> set[str]:
         """The paths whose index entries differ between two index files (``status.IndexFile``)."""

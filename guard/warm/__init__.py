@@ -8,6 +8,8 @@ does not pay for starting Python, pygit2 and the guard every time.
   calls one at a time, and the optional ``http`` hook form on 127.0.0.1 (``httpform``).
 - ``control``: a command asking the running server (`serve --status`, `--stop`), or starting one
   in the background (`--detach`).
+- ``started``: the server a hook started (``client.start_server``, for ``hook.py --start-server``,
+  the command `agent-guard install claude-code` writes): `serve --idle-exit`, its starts noted.
 
 Nothing in this folder may share a name with a module of Python's standard library: ``hook``
 puts the folder itself on the import path (``tests/warm/test_client.py`` checks it).

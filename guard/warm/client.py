@@ -21,6 +21,10 @@ One call:
 4. Only then is the payload read from standard input, and sent with the seconds left.  The server
    answers the exit status, standard output and standard error, and closes.
 
+With ``--start-server`` (``START``) first among ``hook.py``'s arguments, a call that finds no
+server starts one in the background for the calls after it (``start_server``), and is answered
+by the hook itself as any call without a server is.
+
 Up to step 4 anything unexpected (no socket, a refused connection, no hello within ``HANDSHAKE``
 seconds, another build, a folder or socket that is not private) leaves the call to the hook
 itself, the cold path: nothing was read, nothing was sent.  From step 4 on, the call fails as the
@@ -47,6 +51,8 @@ if TYPE_CHECKING:
 
 PROTOCOL = b"agent-guard-warm/1"
 SOCKET_NAME = b"hook.sock"
+LOCK_NAME, LOG_NAME = b"server.lock", b"server.log"  # held by the running server; what it says
+STARTS_NAME = b"starts"  # the starts made by hooks since a server last came up (``start_server``)
 TOKEN_NAME = "http-token"  # the http form's bearer token, in the same folder (``httpform``)
 MAX_PAYLOAD = 1 << 30  # bytes of one payload
 HANDSHAKE = 1.0  # seconds for the server to say hello and read the arguments; later, the deadline counts
@@ -58,6 +64,9 @@ BLOCK, REPORTED = 2, 1
 # configuration once): a server's children cannot take the caller's values for these.
 FIXED_VARIABLES = (b"HOME", b"XDG_CONFIG_HOME")
 _IS_DIR, _IS_SOCKET, _KIND = 0o040000, 0o140000, 0o170000
+START = "--start-server"  # hook.py's own first argument: start a server when none runs (``start_server``)
+IDLE_EXIT = 1800  # seconds a server started by a hook waits for a call before it ends (`serve --idle-exit`)
+BACKOFF, MAX_BACKOFF = 30, 3600  # seconds after a start that did not come up before the next, doubling per start
 
 
 class Broken(Exception):
@@ -351,6 +360,142 @@ def _send(
     return int(status), out, err
 
 
+# ---------------------------------------------------------------------- a server for the next calls
+
+
+def start_server(environ: Mapping[bytes, bytes], idle: int) -> str:
+    """Start the user's server in the background for the calls after this one (which the hook answers
+    itself), unless one runs or is starting, or a start that did not come up was made lately; what
+    was done.
+
+    The server's lock (``LOCK_NAME``, held from its start to its end) says whether one runs; the
+    starts file (``STARTS_NAME``: how many starts since a server last came up, the last one's time,
+    and the last reason the started server gave in the log) spaces the starts out: ``BACKOFF``
+    seconds after one, twice that after two, up to ``MAX_BACKOFF``.  The server is `serve
+    --idle-exit IDLE` in a session of its own (``_spawn``): the agent waits for this hook only.
+    """
+    uid = posix.geteuid()
+    folder = runtime_dir(environ, uid)
+    try:
+        posix.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return f"no folder for the server: {exc.strerror}"
+    problem = folder_problem(folder, uid)
+    if problem is not None:
+        return problem  # the server would refuse it as well; `serve` says why
+    if _locked(folder + b"/" + LOCK_NAME):
+        return "a server runs, or is starting"
+    starts, when, said = read_starts(folder + b"/" + STARTS_NAME)
+    if time.time() - when < backoff(starts):
+        return f"backing off: {starts} start(s) lately did not come up"
+    try:
+        if not _claim(folder, starts, said):
+            return "another hook is starting one"
+        _spawn(folder, environ, idle)
+    except OSError as exc:
+        return f"cannot start a server: {exc.strerror or exc}"
+    return "started"
+
+
+def _claim(folder: bytes, starts: int, said: bytes) -> bool:
+    """Write the starts file for one more start, unless another hook has just done so: of hooks that
+    look at the same moment, one starts a server (and the server's lock settles what is left)."""
+    path = folder + b"/" + STARTS_NAME
+    if starts:  # the old file is moved out of the way first: of two hooks, one moves it
+        aside = folder + b"/.%s.%d" % (STARTS_NAME, posix.getpid())
+        try:
+            posix.rename(path, aside)
+        except FileNotFoundError:
+            return False
+        posix.unlink(aside)
+    try:
+        fd = posix.open(path, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        _write_all(fd, b"%d\n%s" % (starts + 1, said))
+    finally:
+        posix.close(fd)
+    return True
+
+
+def backoff(starts: int) -> int:
+    """Seconds to wait after the last of `starts` starts that did not come up, before the next."""
+    return min(BACKOFF << min(starts - 1, 16), MAX_BACKOFF) if starts else 0
+
+
+def _locked(path: bytes) -> bool:
+    """Whether a process holds `path`'s lock (the running server's); a lock that cannot be tried counts as held."""
+    import fcntl  # not built in: imported only here, on the path of a call that is answered cold anyway
+
+    try:
+        fd = posix.open(path, posix.O_RDWR | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        posix.close(fd)  # the lock goes with it
+    return False
+
+
+def read_starts(path: bytes) -> tuple[int, float, bytes]:
+    """The starts file: (starts since a server last came up, when the last was made, the last
+    reason a started server gave); (0, 0.0, b"") when there is none."""
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_CLOEXEC)
+    except OSError:
+        return 0, 0.0, b""
+    try:
+        when = posix.fstat(fd).st_mtime
+        data = posix.read(fd, 4096)
+    finally:
+        posix.close(fd)
+    count, _, said = data.partition(b"\n")
+    try:
+        starts = max(int(count), 1)
+    except ValueError:
+        starts = 1
+    return starts, when, said
+
+
+def write_starts(folder: bytes, starts: int, said: bytes) -> None:
+    """Replace the starts file in `folder` at once (a reader sees the old one or the new one)."""
+    tmp = folder + b"/.%s.%d" % (STARTS_NAME, posix.getpid())
+    fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_TRUNC | posix.O_NOFOLLOW | posix.O_CLOEXEC, 0o600)
+    try:
+        _write_all(fd, b"%d\n%s" % (starts, said))
+    finally:
+        posix.close(fd)
+    posix.rename(tmp, folder + b"/" + STARTS_NAME)
+
+
+# What a started server runs: `serve --idle-exit` of this very package, by ``started.run``.
+_SERVE = (
+    "import sys; sys.path[:] = [sys.argv.pop(1)] + [p for p in sys.path if p]; "
+    "from guard.warm.started import run; run(sys.argv[1:])"
+)
+
+
+def _spawn(folder: bytes, environ: Mapping[bytes, bytes], idle: int) -> None:
+    """Start the server in a new session, reading nothing and writing to the server's log: no
+    stream of the hook's stays open in it, so the agent does not wait for it; not waited for here."""
+    encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+    exe = sys.executable.encode(encoding, errors)
+    parent = package_dir().rpartition(b"/")[0]
+    log = folder + b"/" + LOG_NAME
+    actions = [
+        (posix.POSIX_SPAWN_OPEN, 0, b"/dev/null", posix.O_RDONLY, 0),
+        (posix.POSIX_SPAWN_OPEN, 1, log, posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW, 0o600),
+        (posix.POSIX_SPAWN_DUP2, 1, 2),
+    ]
+    posix.posix_spawn(exe, [exe, b"-c", _SERVE.encode(), parent, b"%d" % idle], dict(environ), file_actions=actions, setsid=True)
+
+
 # ---------------------------------------------------------------------- the command (hook.py)
 
 
@@ -369,7 +514,10 @@ def _read_stdin() -> bytes:
 
 
 def main(argv: Sequence[str], started: float) -> NoReturn:
-    """``hook.py ARGS``: `agent-guard hook claude-code ARGS`, asked of the server when one runs."""
+    """``hook.py [--start-server] ARGS``: `agent-guard hook claude-code ARGS`, asked of the server when
+    one runs; with ``--start-server`` first, when none answers, one is started for the next calls."""
+    start = bool(argv) and argv[0] == START
+    argv = argv[1:] if start else argv
     failing = [BLOCK]
 
     def arm(seconds: float, deadline: float) -> None:
@@ -399,6 +547,11 @@ def main(argv: Sequence[str], started: float) -> NoReturn:
     except BaseException as exc:  # an interrupt, or a bug here: still an answer Claude Code obeys
         answer = failure(failing[0], f"{type(exc).__name__}: {exc}")
     if answer is None:
+        if start:
+            try:
+                start_server(posix.environ, IDLE_EXIT)
+            except BaseException:  # a server is for the next calls: this one is answered below in any case
+                pass
         cold(argv)
     status, out, err = answer
     try:

@@ -51,7 +51,7 @@ def status_text() -> tuple[int, str]:
     text = (
         f"running: pid {info.get('pid')}, "
         f"since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
-        f"on {path}{http}"
+        f"on {path}{http}" + (f", ends after {info['idle_exit']:g} s without a call" if info.get("idle_exit") else "")
     )
     if said != client.hello(client.build_id(client.package_dir()), client.environment_id(os.environb)):
         return 1, (
@@ -75,7 +75,7 @@ def stop() -> tuple[int, str]:
     return 1, f"asked to stop, but {path} is still there after 5 s"
 
 
-def detach(start: Callable[[Callable[[str], None]], None], folder: Path) -> tuple[int, str]:
+def detach(start: Callable[[Callable[[str], None]], object], folder: Path) -> tuple[int, str]:
     """Run `start` in a new session, its output going to the log file; wait until it is ready or failed."""
     prepare_folder(folder)  # its problems are said here, not in a log
     read_end, write_end = os.pipe()

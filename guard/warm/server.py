@@ -15,9 +15,13 @@ server serves every repository of the user.  Between calls nothing is kept but w
 process of the package keeps anyway (compiled patterns and the like, as the MCP server and the
 Python API's sessions do): the adapter opens the repository and reads its policy for each call.
 
+The socket is bound under another name (``PENDING_NAME``) and renamed into place once workers are
+warm: until then a hook finds no server (and does the work itself) rather than waiting for one.
 The parent ends the server when the code on disk is no longer the code it runs (a checkout, an
-upgrade: ``client.build_id``), or when its socket is gone: clients would not ask it any more.  A
-socket only this user can reach, and a peer that is this user, are checked by both sides.
+upgrade: ``client.build_id``), when its socket is gone (clients would not ask it any more), or,
+with an idle limit (`serve --idle-exit`, which a server started by a hook has), when no call came
+for that long.  A socket only this user can reach, and a peer that is this user, are checked by
+both sides.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ CALLS = 500  # calls a worker answers before it retires (whatever a call leaves 
 LIFETIME = 600.0  # seconds a call may take before the parent ends it (Claude Code's longest hook timeout)
 STALE_CHECK = 5.0  # seconds between the parent's checks of the code on disk and of its socket
 READY_WAIT = 60.0  # seconds the server waits for its first workers to warm up before it says it listens
-LOCK_NAME, LOG_NAME, WARMUP_NAME = "server.lock", "server.log", "warm-up"
+LOCK_NAME, LOG_NAME = os.fsdecode(client.LOCK_NAME), os.fsdecode(client.LOG_NAME)
+WARMUP_NAME, PENDING_NAME = "warm-up", "hook.new"  # no longer than SOCKET_NAME: a socket's path is short
 WARMUP_SOURCE = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(40)).encode()
 
 
@@ -218,12 +223,23 @@ def _frames(status: int, out: bytes, err: bytes) -> bytes:
 # ---------------------------------------------------------------------- the server
 
 
-class Server:
-    """The parent: listeners, lock, workers (a resource: ``with Server(...) as s: s.run()``)."""
+class AlreadyRunning(UsageError):
+    """Another server holds the user's lock: it runs, or is starting."""
 
-    def __init__(self, folder: Path, http_port: int | None, on_ready: Callable[[str], None]) -> None:
-        self.folder, self.http_port, self.on_ready = folder, http_port, on_ready
+
+class Server:
+    """The parent: listeners, lock, workers (a resource: ``with Server(...) as s: s.run()``).
+
+    `idle_exit`: seconds without a call after which it ends (None: never).
+    """
+
+    def __init__(
+        self, folder: Path, http_port: int | None, on_ready: Callable[[str], None], idle_exit: float | None = None
+    ) -> None:
+        self.folder, self.http_port, self.on_ready, self.idle_exit = folder, http_port, on_ready, idle_exit
         self.path = folder / os.fsdecode(client.SOCKET_NAME)
+        self.pending = folder / PENDING_NAME  # where the socket is bound until it is published (``_publish``)
+        self.published = False
         self.package = client.package_dir()
         self.build = client.build_id(self.package)
         self.ident = client.hello(self.build, client.environment_id(os.environb))
@@ -234,6 +250,8 @@ class Server:
         self.idle: dict[int, float] = {}
         self.busy: dict[int, float] = {}
         self.stopping = ""
+        self.broken = False  # stopping because the workers cannot work, not because it was asked or idle
+        self.last_call = time.monotonic()  # when a worker last took or finished a call
         self.failures: list[float] = []  # when workers died idle, lately
         self.warm: set[int] = set()  # workers that have warmed up (and said so)
         self.warmup = folder / WARMUP_NAME
@@ -269,32 +287,37 @@ class Server:
         import fcntl
 
         fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        for _ in range(5):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                time.sleep(0.02)  # a hook looking whether a server runs holds it for an instant (``client._locked``)
+        else:
             os.close(fd)
-            raise UsageError(
+            raise AlreadyRunning(
                 f"a server already runs for you in {self.folder} (agent-guard serve --status); "
                 "stop it first: agent-guard serve --stop"
             ) from None
         self._lock_fd = fd
 
     def _listen(self) -> None:
-        try:
-            st = os.lstat(self.path)
-        except FileNotFoundError:
-            pass
-        else:  # left by a server that ended without cleaning up: the lock says none runs
-            problem = client.socket_problem(os.fsencode(self.path), os.geteuid())
+        for path in (self.path, self.pending):
+            try:
+                os.lstat(path)
+            except FileNotFoundError:
+                continue
+            # left by a server that ended without cleaning up: the lock says none runs
+            problem = client.socket_problem(os.fsencode(path), os.geteuid())
             if problem is not None:
                 raise UsageError(f"{problem}; remove it and start again")
-            os.unlink(self.path)
+            os.unlink(path)
         unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listeners.append((unix, "unix"))
-        unix.bind(os.fsencode(self.path))
-        os.chmod(self.path, 0o600)
+        unix.bind(os.fsencode(self.pending))
+        os.chmod(self.pending, 0o600)
         unix.listen(64)
-        st = os.lstat(self.path)
+        st = os.lstat(self.pending)
         self._socket_id = (st.st_dev, st.st_ino)
         if self.http_port is not None:
             from . import httpform
@@ -312,13 +335,18 @@ class Server:
         for sock, _ in self.listeners:
             sock.setblocking(False)
 
+    def _publish(self) -> None:
+        """Put the socket where hooks look for it (replacing, at once, one left by a server that ended)."""
+        os.rename(self.pending, self.path)
+        self.published = True
+
     def _close(self) -> None:
         for sock, _ in self.listeners:
             sock.close()
         self.listeners = []
         if self._socket_id is not None and self._still_ours():
             try:
-                os.unlink(self.path)
+                os.unlink(self.path if self.published else self.pending)
             except OSError:
                 pass
         self._socket_id = None
@@ -328,7 +356,7 @@ class Server:
 
     def _still_ours(self) -> bool:
         try:
-            st = os.lstat(self.path)
+            st = os.lstat(self.path if self.published else self.pending)
         except OSError:
             return False
         return (st.st_dev, st.st_ino) == self._socket_id
@@ -341,6 +369,7 @@ class Server:
             "socket": str(self.path),
             "http": self.http_port,
             "package": os.fsdecode(self.package),
+            "idle_exit": self.idle_exit,
         }
 
     # ------------------------------------------------------------------ the parent's loop
@@ -362,8 +391,10 @@ class Server:
             checked = started = time.monotonic()
             while not self.stopping:
                 if announce is not None and (len(self.warm) >= SPARES or time.monotonic() - started > READY_WAIT):
+                    self._publish()
                     self.on_ready(announce)  # once workers are warm: a call from now on finds one
                     announce = None
+                    self.last_call = time.monotonic()
                 self._reap()
                 while len(self.idle) < SPARES and len(self.idle) + len(self.busy) < MAX_WORKERS and not self.stopping:
                     self._fork_worker(notify_w, (wake_r, wake_w, notify_r))
@@ -375,19 +406,9 @@ class Server:
                 except InterruptedError:  # pragma: no cover - retried by Python (PEP 475)
                     pass
                 _drain(wake_r)
-                for pid, busy in _states(notify_r):
-                    self.warm.add(pid)
-                    if busy:
-                        self.idle.pop(pid, None)
-                        self.busy[pid] = time.monotonic()
-                    elif self.busy.pop(pid, None) is not None:
-                        self.idle[pid] = time.monotonic()
+                self._take_news(notify_r)
                 now = time.monotonic()
-                for pid, since in list(self.busy.items()):
-                    if now - since > LIFETIME:
-                        log(f"a call in worker {pid} ran past {LIFETIME:g} s; ended")
-                        _kill(pid, signal.SIGKILL)
-                        del self.busy[pid]
+                self._end_overdue(now, announce is None)
                 if now - checked > STALE_CHECK:
                     checked = now
                     self._check_still_current()
@@ -399,6 +420,27 @@ class Server:
                 os.close(fd)
         log(f"stopped: {self.stopping}")
         return self.stopping
+
+    def _take_news(self, notify_r: int) -> None:
+        """What the workers said since the last look: which took a call, which finished one."""
+        for pid, busy in _states(notify_r):
+            self.warm.add(pid)
+            self.last_call = time.monotonic()
+            if busy:
+                self.idle.pop(pid, None)
+                self.busy[pid] = time.monotonic()
+            elif self.busy.pop(pid, None) is not None:
+                self.idle[pid] = time.monotonic()
+
+    def _end_overdue(self, now: float, listening: bool) -> None:
+        """End a call that ran past ``LIFETIME``; stop the server once it has been idle for ``idle_exit``."""
+        for pid, since in list(self.busy.items()):
+            if now - since > LIFETIME:
+                log(f"a call in worker {pid} ran past {LIFETIME:g} s; ended")
+                _kill(pid, signal.SIGKILL)
+                del self.busy[pid]
+        if self.idle_exit is not None and listening and not self.busy and now - self.last_call > self.idle_exit:
+            self.stopping = f"no call for {self.idle_exit:g} s (--idle-exit)"
 
     def _stop(self, signum: int, frame: object) -> None:
         self.stopping = f"signal {signal.Signals(signum).name}"
@@ -422,6 +464,7 @@ class Server:
                 self.failures = [t for t in self.failures if now - t < 10.0] + [now]
                 if len(self.failures) > 10:
                     self.stopping = "workers keep ending before they take a call; see the log above"
+                    self.broken = True
             self.busy.pop(pid, None)
             self.warm.discard(pid)
 
@@ -478,7 +521,10 @@ class Server:
             self._call(conn, kind, env, mask)
             if done == CALLS:
                 return  # retired: the parent forks another when it reaps this one
-            os.write(notify_w, me + b"I")
+            try:
+                os.write(notify_w, me + b"I")
+            except BrokenPipeError:  # the parent has ended (this call asked it to stop): so does the worker
+                return
 
     def _call(self, conn: socket.socket, kind: str, env: dict[bytes, bytes], mask: int) -> None:
         """Answer one call, then put the worker back as the call found it: its environment, umask
@@ -546,9 +592,10 @@ def _states(fd: int) -> Iterator[tuple[int, bool]]:
         yield int.from_bytes(data[i : i + 8], "big"), data[i + 8 : i + 9] == b"B"
 
 
-def serve(http_port: int | None, on_ready: Callable[[str], None]) -> None:
-    """Run the user's server in this process until it is stopped."""
+def serve(http_port: int | None, on_ready: Callable[[str], None], idle_exit: float | None = None) -> Server:
+    """Run the user's server in this process until it is stopped; the server, which says why (``stopping``)."""
     if sys.platform == "win32":  # pragma: no cover
         raise UsageError("agent-guard serve needs Unix sockets; the hook does the work itself here")
-    with Server(folder_of_user(), http_port, on_ready) as server:
+    with Server(folder_of_user(), http_port, on_ready, idle_exit) as server:
         server.run()
+    return server

@@ -50,8 +50,10 @@ def _without_agent_guard() -> str:
     return os.pathsep.join(f for f in folders if not os.path.exists(os.path.join(f, "agent-guard")))
 
 
-def _run(shell: str, command: str, payload: bytes, repo: Repo, path: str | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = checkout_env()
+def _run(
+    shell: str, command: str, payload: bytes, repo: Repo, path: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    env = checkout_env(env)
     if path is not None:
         env["PATH"] = path
     exe = shutil.which(shell)
@@ -101,20 +103,44 @@ def test_a_hook_that_cannot_be_run_or_is_killed_blocks(project: Repo, tmp_path: 
     assert r.returncode == 1 and r.stderr == b"", r
 
 
-def test_install_writes_this_installations_absolute_path(project: Repo, tmp_path: Path) -> None:
-    result = run_cli(project.root, "install", "claude-code")
+def _no_server(tmp_path: Path) -> str:
+    """A runtime folder others may open: the warm hook asks no server there and starts none (``client.start_server``)."""
+    run = tmp_path / "open-run"
+    (run / "agent-guard").mkdir(parents=True)
+    os.chmod(run / "agent-guard", 0o755)
+    return str(run)
+
+
+@pytest.mark.parametrize("form", ["warm", "cold"])
+def test_install_writes_this_installations_absolute_path(project: Repo, tmp_path: Path, form: str) -> None:
+    result = run_cli(project.root, "install", "claude-code", *(["--cold"] if form == "cold" else []))
     assert result.code == 0 and "wrote" in result.stdout, result
+    assert ("starts `agent-guard serve` in the background" in result.stdout) == (form == "warm"), result
     written = project.root / ".claude" / "settings.local.json"
     [command] = _commands(json.loads(written.read_text()))
     program = command.split()[0]
     assert os.path.isabs(program) and os.access(program, os.X_OK), command
+    if form == "warm":
+        hook = command.split()[2]
+        assert command.startswith(f"{program} -SI {hook} --start-server;") and hook.endswith("/guard/warm/hook.py"), command
+        assert os.path.isabs(hook) and os.path.isfile(hook), command
+    else:
+        assert command.startswith(f"{program} hook claude-code;"), command
     # It runs whatever PATH Claude Code has ...
-    r = _run("sh", command, _payload(project, "    # ... rest of the code unchanged\n"), project, path=_without_agent_guard())
+    env = {"XDG_RUNTIME_DIR": _no_server(tmp_path)}
+    placeholder = _payload(project, "    # ... rest of the code unchanged\n")
+    r = _run("sh", command, placeholder, project, path=_without_agent_guard(), env=env)
     assert r.returncode == 2 and b"placeholder" in r.stderr, r
+    assert _run("sh", command, _payload(project, "    return sum(items, 0)\n"), project, env=env).returncode == 0
     # ... and blocks once the installation it names is gone.
-    gone = command.replace(program, str(tmp_path / "removed-venv" / "bin" / "agent-guard"), 1)
-    r = _run("sh", gone, _payload(project, "    return sum(items, 0)\n"), project)
+    gone = command.replace(program, str(tmp_path / "removed-venv" / "bin" / "python"), 1)
+    r = _run("sh", gone, _payload(project, "    return sum(items, 0)\n"), project, env=env)
     assert r.returncode == 2 and b"(exit 127)" in r.stderr, r
+    if form == "warm":  # the interpreter is there, the package is not: Python's own exit 2 blocks as well
+        gone = command.replace(command.split()[2], str(tmp_path / "removed" / "guard" / "warm" / "hook.py"), 1)
+        r = _run("sh", gone, _payload(project, "    return sum(items, 0)\n"), project, env=env)
+        assert r.returncode == 2 and b"can't open file" in r.stderr, r
+    assert sorted(os.listdir(env["XDG_RUNTIME_DIR"] + "/agent-guard")) == []  # no server was started
 
 
 def test_install_merges_and_uninstall_takes_out_only_its_own(project: Repo) -> None:
@@ -135,6 +161,16 @@ def test_install_merges_and_uninstall_takes_out_only_its_own(project: Repo) -> N
     assert json.loads(settings.read_text()) == merged
     gone = run_cli(project.root, "uninstall", "claude-code")
     assert gone.code == 0 and "removed" in gone.stdout, gone
+    assert json.loads(settings.read_text()) == mine
+    # Either form replaces the other, and uninstall takes out either.
+    for flags in (["--cold"], [], ["--cold"]):
+        assert run_cli(project.root, "install", "claude-code", *flags).code == 0
+        now = json.loads(settings.read_text())
+        assert len(now["hooks"]["PreToolUse"]) == 2 and len(now["hooks"]["PostToolUse"]) == 1, now
+        [command] = _commands({"hooks": {e: now["hooks"][e][-1:] for e in ("PreToolUse", "PostToolUse")}})
+        assert ("hook claude-code" in command) == (flags == ["--cold"]), command
+    assert run_cli(project.root, "install", "claude-code").code == 0
+    assert run_cli(project.root, "uninstall", "claude-code").code == 0
     assert json.loads(settings.read_text()) == mine
 
 

@@ -3,8 +3,8 @@
 These tests hold one handle, as a session holds it, over a series of changes to the
 attribute files and git's configuration, and hold every answer after each change to a
 fresh one: git's own (`git check-attr`, `git config --list`) or a new handle's.  The
-attributes are not kept between calls; the configuration is (``config.KeptConfig``, while
-its files are unchanged), and is held here to a fresh read at every step.
+attributes are not kept between calls; the configuration is (``config.KEPT``, for every handle
+of the process, while its files are unchanged), and is held here to a fresh read at every step.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import Repo, alarm, git
 
-from guard.repo import GitRepo
+from guard.repo import GitRepo, config
 
 PATHS = ("a.txt", "b.py", "sub/c.txt", "sub/d.md")
 NAMES = ("text", "binary", "eol", "whitespace", "diff")
@@ -143,7 +143,8 @@ def test_configuration_answers_follow_the_files_between_calls(tmp_path: Path, mo
             if aged:
                 age()
             got = session.config_entries()
-            assert got == session.config_entries() == GitRepo(tmp_path).config_entries(), (i, aged)  # kept = fresh
+            fresh = config._from_git(tmp_path.resolve())
+            assert got == session.config_entries() == GitRepo(tmp_path).config_entries() == fresh, (i, aged)  # kept = fresh
             assert {e.key: e.value for e in got if e.key in watched} == expected[i], (i, aged)
         assert session.config("core.autocrlf") == expected[i].get("core.autocrlf"), i  # libgit2's reading too
     assert not (tmp_path / ".git" / "agent-guard" / "config.json").exists()  # nothing kept for the next command

@@ -134,3 +134,51 @@ def test_settings_snippet_matches_the_shipped_matcher() -> None:
         (entry,) = shipped["hooks"][event]
         assert entry["matcher"] == serve.MATCHER
         assert entry["hooks"][0]["timeout"] == serve.TIMEOUT
+
+
+# ---------------------------------------------------------------------- when a hook starts a server (--start-server)
+
+
+def _environ(run: Path) -> dict[bytes, bytes]:
+    return {b"XDG_RUNTIME_DIR": os.fsencode(run), b"HOME": os.environb[b"HOME"]}
+
+
+def test_no_start_in_a_folder_that_is_not_private(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "agent-guard").mkdir(parents=True, mode=0o755)
+    os.chmod(run / "agent-guard", 0o755)
+    assert "can be opened by others" in client.start_server(_environ(run), 5)
+    assert sorted(os.listdir(run / "agent-guard")) == []
+
+
+def test_no_start_while_a_server_holds_the_lock(tmp_path: Path) -> None:
+    import fcntl
+
+    folder = tmp_path / "agent-guard"
+    folder.mkdir(mode=0o700)
+    with open(folder / "server.lock", "wb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert client.start_server(_environ(tmp_path), 5) == "a server runs, or is starting"
+    assert not (folder / "starts").exists()
+
+
+def test_no_start_while_backing_off(tmp_path: Path) -> None:
+    folder = tmp_path / "agent-guard"
+    folder.mkdir(mode=0o700)
+    client.write_starts(os.fsencode(folder), 3, b"why")
+    assert client.read_starts(os.fsencode(folder / "starts"))[::2] == (3, b"why")
+    assert client.start_server(_environ(tmp_path), 5) == "backing off: 3 start(s) lately did not come up"
+    assert [client.backoff(n) for n in (0, 1, 2, 3, 8, 100)] == [0, 30, 60, 120, 3600, 3600]
+
+
+def test_of_two_claims_at_once_one_wins(tmp_path: Path) -> None:
+    folder = os.fsencode(tmp_path)
+    assert client._claim(folder, 0, b"")  # no file: made, one start
+    assert not client._claim(folder, 0, b"")  # another hook that saw no file: it is there now
+    assert client.read_starts(folder + b"/starts")[::2] == (1, b"")
+    os.rename(folder + b"/starts", folder + b"/kept")
+    assert not client._claim(folder, 1, b"")  # another hook has moved the old one away already
+    os.rename(folder + b"/kept", folder + b"/starts")
+    assert client._claim(folder, 1, b"said")
+    assert client.read_starts(folder + b"/starts")[::2] == (2, b"said")
+    assert sorted(os.listdir(tmp_path)) == ["starts"]

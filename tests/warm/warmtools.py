@@ -88,6 +88,61 @@ def command_hook(
     )
 
 
+def started_hook(
+    cwd: Path, data: bytes, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -SI guard/warm/hook.py --start-server ARGS``: what `agent-guard install claude-code` writes."""
+    return warm_hook(cwd, data, client.START, *args, env=env, timeout=timeout)
+
+
+def server_runs() -> bool:
+    """Whether a server holds the lock in this test's runtime folder (it runs, or is starting)."""
+    lock = runtime() / "server.lock"
+    return lock.exists() and client._locked(os.fsencode(lock))
+
+
+def started() -> list[int]:
+    """The processes of servers started by a hook for this test's runtime folder (``guard.warm.started``),
+    running or starting (Linux: read from /proc)."""
+    mine = b"XDG_RUNTIME_DIR=" + os.fsencode(os.environ["XDG_RUNTIME_DIR"])
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and b"guard.warm.started" in (entry / "cmdline").read_bytes():
+                if mine in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+        except OSError:  # gone meanwhile
+            continue
+    return found
+
+
+def wait_started_ended(within: float = 90) -> None:
+    """Wait until no server started by a hook for this test is left (each ends: it failed, or was stopped)."""
+    ends = time.monotonic() + within
+    while started():
+        if time.monotonic() > ends:
+            raise AssertionError(f"a server started by a hook still runs after {within:g} s")
+        time.sleep(0.1)
+
+
+def stop_started(cwd: Path, within: float = 90) -> None:
+    """Stop the servers hooks started for this test (once they listen), and wait until each has ended."""
+    ends = time.monotonic() + within
+    while server_runs() or started():
+        if time.monotonic() > ends:
+            raise AssertionError(f"the server a hook started did not stop within {within:g} s")
+        if server_runs():
+            subprocess.run(
+                [sys.executable, "-m", "guard", "serve", "--stop"],
+                cwd=cwd,
+                env=checkout_env(),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        time.sleep(0.2)
+
+
 def cold_env(tmp: Path) -> dict[str, str]:
     """An environment whose runtime folder holds no server: the hook does the work itself."""
     none = tmp / "no-server"
