@@ -31,6 +31,7 @@ class Usage:
 
     turn: Mapping[str, int] = field(default_factory=dict)
     session: Mapping[str, int] = field(default_factory=dict)
+    turn_files: frozenset[str] = frozenset()  # the files the turn this edit goes on changed so far
 
 
 def no_attr(_path: str, _name: str) -> str | bool | None:

@@ -164,8 +164,10 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
     used = measure(inp)
     findings = _over("per_edit", used, inp, level)
     if inp.committed is None:  # a commit has no agent: no turn, no session
+        # A file the turn already changed is not counted again (as the ledger records it).
+        more = dict(used, files=len({c.path for c in counted(inp)} - inp.usage.turn_files))
         for scope, prior in (("per_turn", inp.usage.turn), ("per_session", inp.usage.session)):
-            findings += _over(scope, {key: prior.get(key, 0) + used[key] for key in used}, inp, level)
+            findings += _over(scope, {key: prior.get(key, 0) + more[key] for key in more}, inp, level)
     return findings + _too_large(inp, level)
 
 

@@ -111,7 +111,9 @@ def check_input(call: Call, changes: Sequence[FileChange], pol: Policy, edit_byt
         tracked=file_change.tracked_for(call),
         attr=attr,
         core_whitespace=call.repo.config("core.whitespace"),
-        usage=checks.Usage(turn_used, session_used),
+        usage=checks.Usage(
+            turn_used, session_used, ledger.turn_paths(call.repo, call.ledger_ref, call.agent, call.turn, call.memo)
+        ),
         edit_bytes=edit_bytes,
     )
 

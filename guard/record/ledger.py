@@ -324,6 +324,16 @@ def usage(
     return turn, used
 
 
+def turn_paths(repo: GitRepo, ref: str, agent: str, turn_id: str | None, memo: Memo | None = None) -> frozenset[str]:
+    """The files the agent's turn `turn_id` changed so far, when it is the tip's and goes on (a
+    budget counts a file once per turn, however many edits of the turn change it)."""
+    tip = repo.ref(ref)
+    t = parse_turn(repo, tip, agent, memo) if tip is not None and turn_id is not None else None
+    if t is None or t.kind != "turn" or t.id != turn_id:
+        return frozenset()
+    return frozenset(path for _letter, path, _a, _r in t.files)
+
+
 def turn_originals(
     repo: GitRepo, ref: str, agent: str, turn_id: str, wanted: Callable[[str], bool], memo: Memo | None = None
 ) -> dict[str, bytes | None]:
@@ -537,8 +547,9 @@ def turn_message(
     """
     amend = new.continues(tip)
     last = latest(repo, ref, new.agent, memo)
+    touched = {path for _letter, path, _a, _r in tip.files} if amend and tip is not None else set()
     this = {
-        "files": len(changes),
+        "files": len({c.path for c in changes} - touched),  # a file counts once per turn
         "lines_added": sum(len(c.added) for c in changes),
         "lines_removed": sum(len(c.removed) for c in changes),
         "hunks": sum(c.hunks for c in changes),

@@ -101,3 +101,32 @@ def test_unlimited_when_missing() -> None:
 def test_rename_counts_once(pol: policy_mod.Policy) -> None:
     change = make_change("new", Op.RENAME, b"x\n", b"x\n", old_path="old")
     assert budget.measure(inp(pol, change))["files"] == 1
+
+
+def test_a_file_counts_once_per_turn(tmp_path: Path) -> None:
+    """Every edit of one turn to the same file is one file of the turn: the checks and the ledger's
+    trailers count it once (a real turn, edits given the same turn id)."""
+    import json
+    import subprocess
+
+    from guard.pipeline.engine import Guard
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (repo / name).write_text("x = 0\n")
+    for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base"]):
+        subprocess.run(["git", *argv], cwd=repo, check=True, timeout=60)
+    (tmp_path / "p.yaml").write_text("extends: default\nbudget:\n  per_turn: {files: 2}\n")
+    g = Guard(repo, str(tmp_path / "p.yaml"))
+
+    def write(name: str, n: int) -> str:
+        return g.apply(json.dumps({"file_path": name, "content": f"x = {n}\n"}), turn="t1").status
+
+    assert [write("a.py", n) for n in range(1, 5)] == ["applied"] * 4  # four edits, one file
+    assert write("b.py", 1) == "applied"
+    assert write("c.py", 1) == "refused"  # the third file of the turn
+    message = subprocess.run(
+        ["git", "log", "-1", "--format=%B", "refs/agent-guard/agent"], cwd=repo, capture_output=True, text=True, timeout=60
+    ).stdout
+    assert "Turn-Files: 2" in message, message
