@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+import npm_programs
 
 VERSION = "0.171.0"
 MODEL = "fake-model"
 TEMPLATE = "gpt-5.5"  # the catalog entry the fake model copies (tools, shell type, prompts)
 
 
-# Read when the module is imported, before a test's fixtures give it a home of its own.
-CACHE = Path(os.environ.get("AGENT_GUARD_HARNESS") or os.path.join(os.path.expanduser("~"), ".cache", "agent-guard-harness"))
+CACHE = npm_programs.CACHE
 
 
 def cache() -> Path:
@@ -32,26 +32,7 @@ def cache() -> Path:
 
 def program(install: bool = False, timeout: float = 300) -> Path | None:
     """The `codex` program of ``VERSION`` in the cache, installed there first when `install` is asked."""
-    folder = cache()
-    exe = folder / "node_modules" / ".bin" / "codex"
-    if not exe.exists() and install and shutil.which("npm"):
-        folder.mkdir(parents=True, exist_ok=True)
-        try:
-            subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"@openai/codex@{VERSION}"],
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return None
-    if not exe.exists():
-        return None
-    try:
-        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60, check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return exe if VERSION in out else None
+    return npm_programs.program("codex", "@openai/codex", VERSION, install=install, timeout=timeout)
 
 
 def catalog(exe: Path, env: dict[str, str]) -> Path:

@@ -20,8 +20,10 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Iterator, Union
+
+import fake_servers
 
 SIDE_ANSWER = {  # fits each side question Gemini CLI 0.61.0 asks (the router's, the next speaker's)
     "reasoning": "scripted",
@@ -96,7 +98,7 @@ def _answer(body: dict[str, Any], script: Script) -> dict[str, Any]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: fake_servers.ScriptServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the test's output is not the place
@@ -138,21 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    script: Script
-
-
 @contextmanager
 def serving(script: Script) -> Iterator[str]:
     """Serve `script` for as long as the block runs; its base URL (``http://127.0.0.1:PORT``)."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.script = script
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with fake_servers.serving(_Handler, script) as url:
+        yield url

@@ -13,41 +13,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+import npm_programs
+
 VERSION = "1.18.33"
 PROVIDER, MODEL = "fake", "fake-model"
 
-# Read when the module is imported, before a test's fixtures give it a home of its own.
-CACHE = Path(os.environ.get("AGENT_GUARD_HARNESS") or os.path.join(os.path.expanduser("~"), ".cache", "agent-guard-harness"))
+CACHE = npm_programs.CACHE
 
 
 def program(install: bool = False, timeout: float = 300) -> Path | None:
     """The `opencode` program of ``VERSION`` in the cache, installed there first when `install` is asked."""
-    folder = CACHE / "opencode" / VERSION
-    exe = folder / "node_modules" / ".bin" / "opencode"
-    if not exe.exists() and install and shutil.which("npm"):
-        folder.mkdir(parents=True, exist_ok=True)
-        try:
-            subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"opencode-ai@{VERSION}"],
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return None
-    if not exe.exists():
-        return None
-    try:
-        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60, check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return exe if VERSION in out else None
+    return npm_programs.program("opencode", "opencode-ai", VERSION, install=install, timeout=timeout)
 
 
 def environment(home: Path, base_url: str, base: dict[str, str] | None = None, model: str = MODEL) -> dict[str, str]:

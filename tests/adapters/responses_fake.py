@@ -21,8 +21,10 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Iterator, Union
+
+import fake_servers
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ def _chat(step: Step, call: str, body: dict[str, Any]) -> tuple[str, bytes]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: fake_servers.ScriptServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the test's output is not the place
@@ -218,21 +220,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    script: Script
-
-
 @contextmanager
 def serving(script: Script) -> Iterator[str]:
     """Serve `script` for as long as the block runs; its base URL (``http://127.0.0.1:PORT/v1``)."""
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.script = script
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with fake_servers.serving(_Handler, script, "/v1") as url:
+        yield url
