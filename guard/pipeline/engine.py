@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..model import Finding
     from ..policy import Policy
     from ..record.reads import Reader
+    from ..record.watched import Watch
     from ..report.audience import Audience
 
 __all__ = ["Guard", "default_agent", "default_turn", "lock_finding", "ref_locked", "swapped_path"]
@@ -37,6 +38,9 @@ class Guard(Workspace):
     # The budget session its caller runs in (Claude Code's session id, the MCP server's own):
     # None, the environment's or the command line's (guard/record/sessions.py).
     budget_session: str | None = None
+    # The work tree's watch, for its shell turns' snapshots (guard/record/watched.py): the hooks'
+    # (guard/warm/watch.py); None, git lists the whole tree each time.
+    watch: Watch | None = None
 
     def session(self, agent: str) -> str:
         """The budget session `agent`'s next turn counts in (``sessions.current``)."""

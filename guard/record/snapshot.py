@@ -44,6 +44,7 @@ from ..tree import worktree
 
 if TYPE_CHECKING:
     from ..repo.status import Dirty, IndexFile
+    from .watched import Watch
 
 MADE_REPOSITORY = "a repository of its own was made inside the tree (git init, a clone)"
 RACY_NS = 2_000_000_000  # stat data this close to the snapshot may hide a change made in the same tick
@@ -138,15 +139,16 @@ def _content(repo: GitRepo, path: str, st: os.stat_result | None, limit: int | N
     return Kept(key, repo.write_blob(data), mode)
 
 
-def _dirty_now(repo: GitRepo) -> list[Dirty]:
-    from ..repo.status import dirty
+def _dirty_now(repo: GitRepo, watch: Watch | None) -> list[Dirty]:
+    from . import watched
 
-    return dirty(repo.root)
+    return watched.dirty(repo, _folder(repo), watch)
 
 
-def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
+def take(repo: GitRepo, prefix: str, limit: int | None, watch: Watch | None = None) -> Snapshot:
     """The work tree now (see the module doc); `prefix`: the ledger's refs; `limit`: the largest
-    file whose content is kept (``budget.max_file_bytes``)."""
+    file whose content is kept (``budget.max_file_bytes``); `watch`: the tree's watch, when the
+    caller has one (``watched``)."""
     folder = _folder(repo)
     cache_file = folder / "kept.json"
     try:
@@ -159,7 +161,7 @@ def take(repo: GitRepo, prefix: str, limit: int | None) -> Snapshot:
     taken = time.time_ns()
     index_file = repo.gitdir / "index"
     index_copy, index_key = _keep_index(index_file, folder)
-    listed = _dirty_now(repo)
+    listed = _dirty_now(repo, watch)
     dirty: dict[str, Kept] = {}
     for d in listed:
         if d.kind == "repository":
@@ -242,22 +244,24 @@ def sweep(repo: GitRepo, older_than: float = 86400.0) -> None:
 # ---------------------------------------------------------------------- after
 
 
-def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None) -> Found:
+def changes(repo: GitRepo, snap: Snapshot, prefix: str, limit: int | None, watch: Watch | None = None) -> Found:
     """What changed in the work tree since `snap` (see the module doc)."""
     from ..repo.status import IndexFile
 
-    now_listed = {d.path: d for d in _dirty_now(repo)}
+    now_listed = {d.path: d for d in _dirty_now(repo, watch)}
     index_file = repo.gitdir / "index"
     try:
         index_now_key: list[int] | None = _key(os.stat(index_file))
     except OSError:
         index_now_key = None
     index_changed = index_now_key != snap.index_key
-    old_index = IndexFile(snap.index)
-    new_index = IndexFile(index_file) if index_changed else old_index
+    old_index = IndexFile(snap.index, repo.root)
+    new_index = IndexFile(index_file, repo.root) if index_changed else old_index
     candidates = set(snap.dirty) | set(now_listed)
     if index_changed:
         candidates |= repo.index_differences(old_index, new_index)
+    old_index.learn(candidates)
+    new_index.learn(candidates)
     unrecorded: list[tuple[str, str]] = []
     was: dict[str, tuple[bytes | None, int | None]] = {}
     pairs: dict[str, tuple[bytes | None, int | None, bytes | None, int | None]] = {}

@@ -130,14 +130,14 @@ class KeptConfig:
         if got is None:
             local = str(commondir / "config")
             return [ConfigEntry(k, v, local, "local") for k, v in fallback()]
-        depends = _standard_files(gitdir, commondir)
+        depends = standard_files(gitdir, commondir)
         depends += [e.origin for e in got if e.origin]
         depends += [t for e in got if is_include(e.key) and (t := include_target(e, root))]
-        self._kept.keep(root, Stamps.now(depends, _env_names()), got)
+        self._kept.keep(root, Stamps.now(depends, env_names()), got)
         return got
 
 
-def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
+def standard_files(gitdir: Path, commondir: Path) -> list[str]:
     """The files git reads configuration from whether or not they hold any, and HEAD."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -155,7 +155,7 @@ def _standard_files(gitdir: Path, commondir: Path) -> list[str]:
     return files
 
 
-def _env_names() -> list[str]:
+def env_names() -> list[str]:
     """The environment variables git reads configuration from now (``GIT_CONFIG_KEY_n`` and
     ``GIT_CONFIG_VALUE_n`` for each n below ``GIT_CONFIG_COUNT``)."""
     names = list(_ENV)

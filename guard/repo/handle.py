@@ -479,7 +479,7 @@ class GitRepo:
     def index_differences(self, old: IndexFile, new: IndexFile) -> set[str]:
         """The paths whose index entries differ between two index files (``status.IndexFile``)."""
         changed: set[str] = set()
-        for c in self.changed_files(old.tree(self._repo), new.tree(self._repo)):
+        for c in self.changed_files(old.tree(), new.tree()):
             changed.update(p for p in (c.path, c.old_path) if p)
         return changed
 

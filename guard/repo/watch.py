@@ -23,36 +23,12 @@ command (a full walk would not see the last two either).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
-import os
-import struct
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-_MODIFY, _ATTRIB, _CLOSE_WRITE = 0x002, 0x004, 0x008
-_MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x040, 0x080, 0x100, 0x200
-_DELETE_SELF, _MOVE_SELF = 0x400, 0x800
-_UNMOUNT, _Q_OVERFLOW, _IGNORED = 0x2000, 0x4000, 0x8000
-_ONLYDIR, _DONT_FOLLOW, _ISDIR = 0x01000000, 0x02000000, 0x40000000
-_MASK = (
-    _MODIFY
-    | _ATTRIB
-    | _CLOSE_WRITE
-    | _MOVED_FROM
-    | _MOVED_TO
-    | _CREATE
-    | _DELETE
-    | _DELETE_SELF
-    | _MOVE_SELF
-    | _ONLYDIR
-    | _DONT_FOLLOW
-)
-_NONBLOCK, _CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
-_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then len bytes of name
+from ..fs import inotify
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,32 +58,6 @@ def _under(path: str, folders: set[str]) -> bool:
     return any("/".join(parts[:i]) in folders for i in range(1, len(parts) + 1))
 
 
-_libc: ctypes.CDLL | None = None
-SHARE = 4  # a watch takes at most this fraction of the user's inotify watches: 1/SHARE
-
-
-def _limit() -> int:
-    """How many inotify watches the user may hold (``fs.inotify.max_user_watches``)."""
-    try:
-        with open("/proc/sys/fs/inotify/max_user_watches", "rb") as fh:
-            return int(fh.read().strip())
-    except (OSError, ValueError):
-        return 8192  # the kernel's old default
-
-
-def _load() -> ctypes.CDLL | None:
-    global _libc
-    if _libc is None and sys.platform.startswith("linux"):
-        try:
-            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            lib.inotify_init1.argtypes = [ctypes.c_int]
-            lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-            _libc = lib
-        except (OSError, AttributeError):
-            return None
-    return _libc
-
-
 class Watch:
     """inotify watches on `root` and the `folders` below it (a resource: ``with Watch(...) as w``).
 
@@ -116,23 +66,21 @@ class Watch:
     def __init__(self, root: Path, folders: Iterable[str], skip: frozenset[str] = frozenset()) -> None:
         self.root = root
         self.skip = skip
-        self._fd = -1
+        self._ino: inotify.Inotify | None = None
         self._where: dict[int, str] = {}
         self._sound = False
-        lib = _load()
         folders = list(folders)
-        if lib is None or len(folders) + 1 > _limit() // SHARE:
+        if len(folders) + 1 > inotify.allowance():
             return  # not a share of the user's watches that leaves enough to the rest (an editor's own)
-        fd = lib.inotify_init1(_NONBLOCK | _CLOEXEC)
-        if fd < 0:
-            return
-        self._fd = fd
-        base = os.fsencode(root)
-        add = lib.inotify_add_watch
+        try:
+            self._ino = inotify.Inotify()
+        except OSError:
+            return  # not Linux, or no inotify
         for folder in ("", *folders):
-            wd = add(fd, base + b"/" + os.fsencode(folder) if folder else base, _MASK)
-            if wd < 0:
-                if ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR):
+            try:
+                wd = self._ino.add(str(root / folder) if folder else str(root))
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                     continue  # gone already (a sealed path's folder is never written); its parent reports it
                 self.close()  # the watch limit, or no permission: cannot be sure of anything
                 return
@@ -146,48 +94,39 @@ class Watch:
         self.close()
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        if self._ino is not None:
+            self._ino.close()
+            self._ino = None
 
     @property
     def active(self) -> bool:
-        return self._sound and self._fd >= 0
+        return self._sound and self._ino is not None
 
     def touched(self) -> Touched | None:
         """What was touched since the watch was set; None when that cannot be told."""
         if not self.active:
             return None
+        assert self._ino is not None
         files: set[str] = set()
         folders: set[str] = set()
-        while True:
-            try:
-                data = os.read(self._fd, 1 << 16)
-            except BlockingIOError:
-                break
-            except OSError:
+        try:
+            events = self._ino.read()
+        except OSError:
+            return None
+        for ev in events:
+            if ev.mask & (inotify.OVERFLOW | inotify.UNMOUNT):
                 return None
-            if not data:
-                break
-            at = 0
-            while at + _EVENT.size <= len(data):
-                wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
-                name = data[at + _EVENT.size : at + _EVENT.size + size].split(b"\0", 1)[0]
-                at += _EVENT.size + size
-                if mask & (_Q_OVERFLOW | _UNMOUNT):
-                    return None
-                where = self._where.get(wd)
-                if where is None:
-                    continue
-                if not name:  # the watched folder itself: removed, renamed, or its watch dropped
-                    if mask & (_DELETE_SELF | _MOVE_SELF | _IGNORED):
-                        if not where:
-                            return None  # the root itself
-                        folders.add(where)
-                    continue
-                text = os.fsdecode(name)
-                if not where and text in self.skip:
-                    continue
-                path = f"{where}/{text}" if where else text
-                (folders if mask & _ISDIR else files).add(path)
+            where = self._where.get(ev.wd)
+            if where is None:
+                continue
+            if not ev.name:  # the watched folder itself: removed, renamed, or its watch dropped
+                if ev.mask & (inotify.DELETE_SELF | inotify.MOVE_SELF | inotify.IGNORED):
+                    if not where:
+                        return None  # the root itself
+                    folders.add(where)
+                continue
+            if not where and ev.name in self.skip:
+                continue
+            path = f"{where}/{ev.name}" if where else ev.name
+            (folders if ev.mask & inotify.ISDIR else files).add(path)
         return Touched(frozenset(files), frozenset(folders))

@@ -116,7 +116,7 @@ def begin(g: Guard, agent: str) -> Before:
     pol = g.policy(agent)
     with worktree.locked(g.repo):
         stage.recover(g.repo)
-        return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes), pol, _ignored_protected(g, pol))
+        return Before(snapshot.take(g.repo, pol.ledger_prefix, pol.max_file_bytes, g.watch), pol, _ignored_protected(g, pol))
 
 
 def _ignored_protected(g: Guard, pol: Policy, keep: bool = True) -> dict[str, list[object]]:
@@ -233,7 +233,7 @@ def finish(
     try:
         with worktree.locked(g.repo):
             stage.recover(g.repo)
-            found = snapshot.changes(g.repo, before.snapshot, pol.ledger_prefix, pol.max_file_bytes)
+            found = snapshot.changes(g.repo, before.snapshot, pol.ledger_prefix, pol.max_file_bytes, g.watch)
     finally:
         snapshot.discard(before.snapshot)
     notes = tuple(f"{path}: {why}" for path, why in found.unrecorded)

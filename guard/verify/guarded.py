@@ -223,7 +223,7 @@ def _index(repo: GitRepo, snap: Snapshot, done: list[str], left: list[str]) -> N
     if snap.index is None or _same_file(Path(snap.index), index):
         return  # git writes an index by renaming a new file over it: the same file was not written
     try:
-        changed = repo.index_differences(IndexFile(snap.index), IndexFile(index))
+        changed = repo.index_differences(IndexFile(snap.index, repo.root), IndexFile(index, repo.root))
     except GitError:  # unmerged entries make no tree: the files themselves are compared
         changed = set() if Path(snap.index).read_bytes() == index.read_bytes() else {"its unmerged paths"}
     if not changed:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from guard.repo import watch
+from guard.fs import inotify
 from guard.repo.watch import Touched, Watch
 
 
@@ -66,6 +66,6 @@ def test_the_root_removed_cannot_be_told(tree: Path) -> None:
 
 
 def test_more_folders_than_a_share_of_the_users_watches_is_no_watch(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(watch, "_limit", lambda: 8)  # 3 folders > 8 // 4
+    monkeypatch.setattr(inotify, "watch_limit", lambda: 8)  # 3 folders > 8 // 4
     w = Watch(tree, ["a", "a/b"])
     assert not w.active and w.touched() is None

@@ -9,6 +9,7 @@ checks it by that policy.
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Iterator
 
 from ...errors import UsageError
@@ -44,6 +45,15 @@ def command(call: HookCall) -> Answer:
     if call.event == "PreToolUse":
         return _before(call, cwd, text, name)
     return _after(call, cwd, text, name)
+
+
+def _watched(g: Guard) -> None:
+    """Give `g` its work tree's watch (``warm/watch.py``), where the system has inotify: a hook's
+    shell turns then ask git about the paths that changed, not about the whole tree."""
+    if sys.platform.startswith("linux"):
+        from ...warm.watch import Remote
+
+        g.watch = Remote(str(g.root), str(g.repo.gitdir))
 
 
 def _repositories(folders: list[str], policy: str | None, seen: set[str] | None = None) -> list[Guard]:
@@ -85,6 +95,7 @@ def _before(call: HookCall, cwd: str, text: str, name: str) -> Answer:
         for g in guards:
             g.recover()
             snapshot.sweep(g.repo)
+            _watched(g)
             taken.append((g, shell.begin(g, agent)))
         for g, before in taken:
             command_stash.write(g, name, CommandStash(before, agent, turn, text[:10000], roots))
@@ -128,6 +139,7 @@ def _finish(call: HookCall, g: Guard, kept: CommandStash, turn: str | None) -> t
     from ...turns import shell
 
     g.recover()
+    _watched(g)
     g.budget_session = session_of(call) or g.budget_session  # the turn names Claude Code's session
     # The post hook's alarm is off (the command ran: nothing is left to block), but Claude Code's own
     # timeout still ends the hook: the verify commands keep to the deadline the pre hook had.
