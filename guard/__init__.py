@@ -94,13 +94,16 @@ def rollback(
     policy: str | None = None,
     clone: str | None = None,
     commit: str | None = None,
+    session_id: str | None = None,
 ) -> "Report":
     """Undo the agent's last turn, one turn (`turn`), or every turn after `to`; with `clone`, that
-    clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit."""
+    clone's turn `turn`, fetched here; with `commit`, the turn recorded at that commit; with
+    `session_id`, the last turn of that session (as ``rollback --session``)."""
     from .turns.rollback import Asked
     from .turns.rollback import rollback as rollback_turns
 
-    return rollback_turns(session(repo, policy), agent, Asked(turn, to, clone, commit), check=check, force=force)
+    asked = Asked(turn, to, clone, commit, session_id)
+    return rollback_turns(session(repo, policy), agent, asked, check=check, force=force)
 
 
 def log(

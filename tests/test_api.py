@@ -92,6 +92,16 @@ def test_log_and_rollback(project: Repo) -> None:
     assert [e["rolled_back"] for e in guard.log(project.root, agent="h")] == [False, False, True]
 
 
+def test_rollback_of_one_sessions_last_turn(project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_GUARD_SESSION", "S1")
+    guard.apply(edit("'hello '", "'hi '"), repo=project.root, agent="h")
+    monkeypatch.setenv("AGENT_GUARD_SESSION", "S2")
+    guard.apply(edit("'bye '", "'ciao '"), repo=project.root, agent="h")  # the agent's newest turn
+    r = guard.rollback(project.root, agent="h", session_id="S1")
+    assert r.status == "applied" and r.extra["rolls_back"] == ["1"]
+    assert project.read("hello.py") == SRC.replace("'bye '", "'ciao '").encode()
+
+
 def test_nothing_is_kept_between_calls(project: Repo) -> None:
     """No module state: each `session` is a new Guard, and the API keeps none of them."""
     s = guard.session(project.root)

@@ -309,9 +309,10 @@ def rollback(s: Session, args: dict[str, Any]) -> Result:
     from ..turns.rollback import Asked
     from ..turns.rollback import rollback as rollback_turns
 
-    if args.get("turn") and args.get("to"):
-        return Result("rollback: give turn or to, not both", error=True)
-    asked = Asked(turn=args.get("turn"), to=args.get("to"))
+    given = [name for name in ("turn", "to", "session") if args.get(name)]
+    if len(given) > 1:
+        return Result(f"rollback: give one of turn, to and session, not {' and '.join(given)}", error=True)
+    asked = Asked(turn=args.get("turn"), to=args.get("to"), session=args.get("session"))
     report = rollback_turns(s.g, s.agent, asked, check=bool(args.get("dry_run")), force=bool(args.get("force")))
     return _report(report)
 
@@ -470,7 +471,8 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "rollback",
             "Undo turns of this agent: with no arguments the last turn still in effect; with turn, that one "
-            "turn (later changes to other lines are kept); with to, every turn after that one. The rollback "
+            "turn (later changes to other lines are kept); with to, every turn after that one; with session, "
+            "the last turn of that session (list_turns shows each turn's session). The rollback "
             "is itself recorded as a turn. rollback-conflict means a later change overlaps what must be "
             "undone: nothing was changed; set force only if the user agrees to lose that later change.",
             {
@@ -478,6 +480,10 @@ TOOLS: dict[str, Tool] = {
                 "properties": {
                     "turn": {"type": "string", "description": "Undo just this turn (an id from list_turns)."},
                     "to": {"type": "string", "description": "Undo every turn after this one."},
+                    "session": {
+                        "type": "string",
+                        "description": "Undo the last turn of this session, whatever other sessions of the agent did since.",
+                    },
                     "force": {
                         "type": "boolean",
                         "default": False,

@@ -220,6 +220,26 @@ def test_list_turns_and_rollback(project: Repo, session: mcp_server.Session) -> 
     assert r.error and "stale" in r.text
 
 
+def test_rollback_session_undoes_that_sessions_last_turn_and_leaves_the_other_sessions(project: Repo) -> None:
+    """Two sessions of one agent (two MCP servers, one per agent session): before, the tool could only
+    undo the agent's newest turn, whichever session made it."""
+    one, two = mcp_server.Session(Guard(project.root), "model"), mcp_server.Session(Guard(project.root), "model")
+    one.g.budget_session, two.g.budget_session = "S1", "S2"
+    call(one, "read_file", path="shapes.py")
+    assert not call(one, "edit_file", path="shapes.py", edits=[{"old_string": "w * h", "new_string": "h * w"}]).error
+    call(two, "read_file", path="docs/notes.md")
+    assert not call(two, "edit_file", path="docs/notes.md", edits=[{"old_string": "two", "new_string": "2"}]).error
+    turns = call(one, "list_turns").data["turns"]  # type: ignore[index]
+    mine = next(t["session"] for t in turns if t["id"] == "1")
+    assert mine and mine != next(t["session"] for t in turns if t["id"] == "2")
+    r = call(one, "rollback", session=mine)
+    assert not r.error, r.text
+    assert project.read("shapes.py").decode() == SRC  # the session's turn undone
+    assert project.read("docs/notes.md").decode() == "one\n2\nthree\n"  # the other session's newer turn kept
+    both = call(one, "rollback", turn="2", session=mine)
+    assert both.error and "not turn and session" in both.text
+
+
 # ---------------------------------------------------------------------- the real server
 
 
