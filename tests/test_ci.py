@@ -104,7 +104,8 @@ def test_test_files_the_docs_name_exist() -> None:
     import re
 
     root = Path(__file__).resolve().parents[1]
-    docs = [root / "README.md", root / "bench" / "README.md", *root.glob("bench/*.py"), *root.glob("guard/**/*.py")]
+    docs = [root / "README.md", *root.glob("docs/*.md"), root / "CONTRIBUTING.md", root / "bench" / "README.md"]
+    docs += [*root.glob("bench/*.py"), *root.glob("guard/**/*.py")]
     named = {m for doc in docs for m in re.findall(r"tests/[A-Za-z0-9_/]+\.py", doc.read_text(encoding="utf-8"))}
     assert named  # the pattern still finds what the docs say
     assert sorted(p for p in named if not (root / p).exists()) == []

@@ -37,7 +37,7 @@ def steps(block: Block) -> list[Step]:
     i = 0
     while i < len(lines):
         first = lines[i]
-        where = f"README.md:{block.line + 1 + i}"
+        where = f"{block.page}:{block.line + 1 + i}"
         assert first.startswith("$ "), f"{where}: a runnable block starts each command with '$ ': {first!r}"
         command = [first[2:]]
         i += 1
@@ -158,7 +158,7 @@ def test_the_readme_sessions_print_what_the_readme_shows(tmp_path: Path) -> None
 
 def test_the_set_up_demo_runs(tmp_path: Path) -> None:
     # The set-up's second half, after the install: examples/demo.sh on a throw-away repository.
-    [setup] = [b for b in blocks() if b.section.startswith("Set-up") and "examples/demo.sh" in b.text]
+    [setup] = [b for b in blocks() if b.page == "README.md" and "examples/demo.sh" in b.text]
     assert 'PATH="$PWD/.venv/bin:$PATH" sh examples/demo.sh' in setup.text
     home = tmp_path / "home"
     home.mkdir()

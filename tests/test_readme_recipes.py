@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import readme
 import yaml
 from conftest import GIT_ENV, Repo, command, command_env, git
 from readme import Block, blocks, file_blocks
@@ -27,7 +28,7 @@ from readme import Block, blocks, file_blocks
 pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
 
 ROOT = Path(__file__).resolve().parents[1]
-README_TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
+README_TEXT = readme.text()  # the README and the pages under docs/
 CODE = "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n"
 LAZY = "def total(items):\n    # ... rest of the code unchanged\n    return result\n"
 FILES = (

@@ -186,7 +186,7 @@ def cursor_cmd(agent: str | None, turn: str | None, policy: str | None, deadline
 def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool) -> None:
     """The repository is the one the server starts in (or --repo); no tool reads or
     writes outside it.  Each server is one budget session (unless $AGENT_GUARD_SESSION
-    names one).  Needs the `mcp` package: pip install 'agent-guard[mcp]'.
+    names one).  Needs the `mcp` package: pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra).
     """
     in_a_repository(repo)  # outside every repository: said before anything heavy is imported
     from ..adapters.mcp_server import Session, serve
@@ -203,7 +203,7 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'agent-guard[mcp]'") from None
+        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra)") from None
     serve(session)
 
 

@@ -165,7 +165,7 @@ def _loaded(module: str, name: str, summary: str) -> click.Command:
 
 def _with_version(cmd: click.Command) -> None:
     if not any(getattr(p, "name", None) == "version" for p in cmd.params):
-        click.version_option(package_name="agent-guard", prog_name="agent-guard")(cmd)
+        click.version_option(package_name="git-agent-guard", prog_name="agent-guard")(cmd)
     for sub in getattr(cmd, "commands", {}).values():
         _with_version(sub)
 
@@ -177,7 +177,7 @@ def _change_folder(ctx: click.Context, param: click.Parameter, folders: tuple[st
 
 
 @click.group(context_settings=CONTEXT, cls=_Group)
-@click.version_option(package_name="agent-guard", prog_name="agent-guard")
+@click.version_option(package_name="git-agent-guard", prog_name="agent-guard")
 @click.option(
     "-C",
     "folders",

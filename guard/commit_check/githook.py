@@ -39,7 +39,7 @@ if command -v agent-guard >/dev/null 2>&1; then
 fi
 echo "agent-guard pre-commit hook: agent-guard is not installed here (not on PATH\
 ${AGENT_GUARD_PYTHON:+, not at $AGENT_GUARD_PYTHON})." >&2
-echo "  Install it (pip install agent-guard), or remove this hook: agent-guard uninstall-hook" >&2
+echo "  Install it (the git-agent-guard package), or remove this hook: agent-guard uninstall-hook" >&2
 exit 1
 """
 

@@ -473,6 +473,6 @@ def version() -> str:
     try:
         from importlib.metadata import version as installed  # here: slow to import, and rarely asked
 
-        return installed("agent-guard")
+        return installed("git-agent-guard")
     except Exception:  # noqa: BLE001 - a version is decoration; a missing one must not fail a command
         return "0"

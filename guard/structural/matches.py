@@ -29,7 +29,7 @@ from .languages import Language, pattern_source
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
 
-INSTALL = "pip install 'agent-guard[structural]'"
+INSTALL = "pip install 'ast-grep-py>=0.51' (the git-agent-guard[structural] extra)"
 
 
 class Unavailable(Exception):

@@ -2,8 +2,8 @@
 
 Python goes through ``ast`` (with the project's target version when known), JSON,
 YAML and TOML through their standard parsers, and the common languages through
-tree-sitter grammars from the per-language PyPI packages (``pip install
-agent-guard[syntax]``).  A grammar is imported the first time a file of its
+tree-sitter grammars from the per-language PyPI packages (the ``syntax`` extra
+of git-agent-guard).  A grammar is imported the first time a file of its
 language is parsed, so start-up pays for none of them; when its package is
 missing the language is simply not parsed (``language_for`` says None).
 

@@ -141,7 +141,7 @@ def _apply(cli, path: str, content: str):  # type: ignore[no-untyped-def]
 def language(request: pytest.FixtureRequest) -> str:
     lang: str = request.param
     if not languages.available(lang):
-        pytest.skip(f"no grammar for {lang} installed (pip install agent-guard[syntax])")
+        pytest.skip(f"no grammar for {lang} installed (pip install 'git-agent-guard[syntax]')")
     return lang
 
 

@@ -1,4 +1,4 @@
-"""One rule for relative paths (README, "First apply"): from the current folder, as for `git add`.
+"""One rule for relative paths (docs/usage.md, "Paths follow git's rule"): from the current folder, as for `git add`.
 
 Paths an agent names itself start from the current folder in every dialect and command;
 `diff --git` patches name files from the top of the repository, and other diffs from the

@@ -174,7 +174,7 @@ def test_without_the_binding_the_rewrite_is_refused_with_how_to_install_it(repo:
     before = repo.snapshot()
     report = Guard(repo.root).apply(rewrite("f($X)", "g($X)", ["a.py"]))
     assert report.status == "refused" and codes(report) == ["parse-error"], report
-    assert "ast-grep-py" in said(report) and "pip install 'agent-guard[structural]'" in said(report)
+    assert "ast-grep-py" in said(report) and "pip install 'ast-grep-py>=0.51'" in said(report)
     assert repo.snapshot() == before
 
 
