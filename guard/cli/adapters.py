@@ -203,7 +203,9 @@ def mcp_cmd(repo: str, agent: str | None, policy: str | None, require_read: bool
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise click.UsageError("agent-guard mcp needs the MCP SDK: pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra)") from None
+        raise click.UsageError(
+            "agent-guard mcp needs the MCP SDK: pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra)"
+        ) from None
     serve(session)
 
 

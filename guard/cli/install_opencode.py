@@ -60,7 +60,10 @@ def installed(user: bool, show: bool) -> list[str]:
     if not user:
         said.append(f"note: {path} names this machine's installation: keep it out of commits, or install with --user")
     if importlib.util.find_spec("mcp") is None:
-        said.append("note: agent-guard mcp needs the MCP SDK, which is not installed: pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra)")
+        said.append(
+            "note: agent-guard mcp needs the MCP SDK, which is not installed: "
+            "pip install 'mcp>=2.0' (the git-agent-guard[mcp] extra)"
+        )
     return said
 
 

@@ -65,7 +65,48 @@ def ledger_prefix(repo: GitRepo, prefix: str) -> str:
     """
     prefix = prefix if prefix.endswith("/") else prefix + "/"
     wid = repo.worktree_id
-    return prefix if wid is None else f"{prefix}{WORKTREES}/{worktree_part(wid)}/"
+    return prefix if wid is None else f"{prefix}{WORKTREES}/{worktree_part(wid)}{LIFE}{life(repo.gitdir)}/"
+
+
+LIFE = "@"  # between a linked worktree's id and the life of it, in its ledgers' names
+LIFE_FILE = "worktree-life"  # in the worktree's own agent-guard folder
+
+
+def life(gitdir: Path, make: bool = True) -> str | None:
+    """Which life of a linked worktree's id this is: a random name kept in the worktree's own git dir,
+    which `git worktree remove` and `prune` delete with it.  git gives a later worktree the same id
+    again (the folder's name), and that worktree must not take the turns of the one before; None
+    when there is none yet and `make` is false."""
+    import secrets
+
+    path = gitdir / "agent-guard" / LIFE_FILE
+    try:
+        said = read_regular(path).decode("ascii", "replace").strip()
+    except OSError:
+        said = ""
+    if re.fullmatch(r"[0-9a-f]{12}", said):
+        return said
+    if not make:
+        return None
+    new = secrets.token_hex(6)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{LIFE_FILE}.{os.getpid()}")
+    tmp.write_text(new + "\n", encoding="ascii")
+    try:
+        os.link(tmp, path)  # the first to make it wins; another process's name is read back
+    except FileExistsError:
+        if said:  # not one of ours (written by hand): replaced
+            os.replace(tmp, path)
+            return new
+        return life(gitdir, make=False) or new
+    finally:
+        tmp.unlink(missing_ok=True)
+    return new
+
+
+def worktree_of(part: str) -> str:
+    """The worktree id a ledger's worktree part names (its life taken off)."""
+    return part.rpartition(LIFE)[0] or part
 
 
 def worktree_part(wid: str) -> str:

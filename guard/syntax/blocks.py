@@ -54,7 +54,9 @@ def spans(path: str, lines: Sequence[str]) -> dict[int, int]:
         if parser is not None:
             return _tree(parser, lines, language)
     if langs:
-        raise Unreadable(f"the {langs[0]} grammar is not installed here (install agent-guard with its syntax extra: git-agent-guard[syntax])")
+        raise Unreadable(
+            f"the {langs[0]} grammar is not installed here (install agent-guard with its syntax extra: git-agent-guard[syntax])"
+        )
     name = path.rsplit("/", 1)[-1]
     raise Unreadable(f"agent-guard reads syntax blocks in Python, Markdown and {_grammar_names()}, not in {name!r}")
 

@@ -11,6 +11,7 @@ import re
 import time
 from dataclasses import dataclass
 from itertools import islice
+from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from ..bounds import TURNS
@@ -211,14 +212,19 @@ def _all_ledgers(g: Guard, prefix: str, agent: str | None) -> list[tuple[str, st
     """Every work tree's ledgers (of `agent`; None: of every agent), by name (``ledger.placed``): (ref,
     agent, the work tree's id and folder; the folder None when the worktree is gone)."""
     wanted = default_agent(agent) if agent else None
-    trees = g.repo.worktrees()
-    parts = {(None if wid is None else ledger.worktree_part(wid)): (wid, path) for wid, path in trees.items()}
+    parts: dict[str | None, tuple[str | None, Path | None]] = {}
+    for wid, path in g.repo.worktrees().items():
+        if wid is None:
+            parts[None] = (None, path)
+        elif (life := ledger.life(g.repo.commondir / "worktrees" / wid, make=False)) is not None:
+            parts[f"{ledger.worktree_part(wid)}{ledger.LIFE}{life}"] = (wid, path)
     out = []
     for ref in sorted(g.repo.refs(prefix)):
         found = ledger.placed(prefix, ref)
         if found is None or (wanted is not None and found[1] != wanted):
             continue
-        wid, path = parts.get(found[0], (found[0], None))
+        gone = None if found[0] is None else ledger.worktree_of(found[0])  # a worktree that is gone, or an earlier life
+        wid, path = parts.get(found[0], (gone, None))
         out.append((ref, found[1], {"id": wid, "path": str(path) if path is not None else None}))
     return out
 

@@ -9,6 +9,7 @@ as this one's.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -109,12 +110,35 @@ def test_a_removed_worktrees_turns_stay_listed_as_removed(trees: tuple[Repo, Pat
     apply(a, edit("f.txt", "f1\n", "A1\n"))
     git(repo.root, "worktree", "remove", "--force", str(a))
     [t] = log(repo.root, "--all-worktrees")
-    assert t["worktree"] == {"id": "wa", "path": None} and t["ref"] == "refs/agent-guard/_worktrees/wa/claude"
+    assert t["worktree"] == {"id": "wa", "path": None} and re.fullmatch(
+        r"refs/agent-guard/_worktrees/wa@[0-9a-f]{12}/claude", t["ref"]
+    )
     shown = run_cli(b, "log", "--all-worktrees")
     assert shown.code == 0 and "(worktree wa, removed)" in shown.stdout, shown
     # A rollback elsewhere finds none of them; the message says where the agent's turns are.
     r = run_cli(b, "rollback", "--agent", "claude")
-    assert r.code == 2 and "refs/agent-guard/_worktrees/wa/claude" in r.stderr, r
+    assert r.code == 2 and t["ref"] in r.stderr, r
+
+
+def test_a_worktree_made_again_under_the_same_id_does_not_take_the_old_ones_turns(trees: tuple[Repo, Path, Path]) -> None:
+    """git gives a new worktree the id of a removed one with the same folder name: before, the new
+    worktree's log listed the old worktree's turns as its own, and a rollback there undid one."""
+    repo, a, b = trees
+    old = apply(a, edit("f.txt", "f1\n", "A1\n"))
+    repo.git("add", "-A")
+    git(a, "commit", "-qam", "the old worktree's change, committed")
+    git(repo.root, "worktree", "remove", "--force", str(a))
+    git(repo.root, "worktree", "add", "-q", str(a), "wa")  # the same folder name: the same id, "wa"
+    assert (repo.root / ".git" / "worktrees" / "wa").is_dir() and (a / "f.txt").read_text().startswith("A1\n")
+    assert log(a) == []
+    r = run_cli(a, "rollback", "--agent", "claude")
+    assert r.code == 2 and "no recorded turns" in r.stderr, r
+    assert (a / "f.txt").read_text().startswith("A1\n")  # the old worktree's change stays
+    [gone] = [t for t in log(a, "--all-worktrees") if t["commit"] == old["turn"]["commit"]]
+    assert gone["worktree"] == {"id": "wa", "path": None}  # listed as the removed worktree's
+    apply(a, edit("g.txt", "g1\n", "N1\n"))
+    [mine] = log(a)
+    assert mine["files"][0]["path"] == "g.txt" and mine["ref"] != gone["ref"]
 
 
 def test_each_worktree_has_its_own_command_line_session(trees: tuple[Repo, Path, Path]) -> None:
