@@ -79,7 +79,16 @@ def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
     lines: list[str] = []
     verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
     what = f" ({report.format})" if report.format else ""
-    if report.format == "shell" and report.turn is not None:
+    if report.format == "shell" and report.turn is None and not report.changes:
+        # No turn: the command changed nothing, or only what a turn cannot hold (the notes say what).
+        lines.append(
+            f"agent-guard: {paint('refused by the policy', RED + ';' + BOLD, colour)} (shell): no turn recorded"
+            if report.status == "refused"
+            else "agent-guard: no turn recorded (shell): what the command changed cannot be recorded"
+            if report.notes or report.findings
+            else "agent-guard: nothing changed (shell): no turn recorded"
+        )
+    elif report.format == "shell" and report.turn is not None:
         # A command's changes are written before they are judged: they were recorded either way.
         judged = (
             paint("refused by the policy", RED + ";" + BOLD, colour)
