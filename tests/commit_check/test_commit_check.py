@@ -349,7 +349,7 @@ def test_range_checks_every_commit_on_its_own(repo: Repo, cli) -> None:
 
 
 def test_range_from_pre_commit_environment(repo: Repo, cli) -> None:
-    base = repo.commit({"app.py": CODE})
+    base = repo.commit({"app.py": CODE, "other.py": "x = 1\n"})
     repo.commit({"app.py": ELIDED})
     env = {"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"}
     assert cli("check", env=env).code == 1
@@ -415,7 +415,7 @@ def test_not_a_repository(tmp_path: Path) -> None:
 def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     import guard
 
-    repo.commit({"app.py": CODE})
+    repo.commit({"app.py": CODE, "other.py": "x = 1\n"})
     repo.write({"app.py": ELIDED})
     repo.git("add", "app.py")
     proc = command(repo.root, "git", "agent-check", "--json")
@@ -424,6 +424,10 @@ def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     report = guard.check(str(repo.root))
     assert report.exit_code == 1 and report.findings[0].code == "placeholder"
     assert guard.check(str(repo.root), paths=("other.py",)).exit_code == 0
+    from guard.errors import UsageError
+
+    with pytest.raises(UsageError, match="pathspec 'nope.py' did not match any files"):
+        guard.check(str(repo.root), paths=("nope.py",))
 
 
 # --- output formats ---------------------------------------------------------------------------
