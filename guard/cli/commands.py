@@ -219,6 +219,6 @@ def main(argv: Sequence[str] | None = None, prog: str = "agent-guard", command: 
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except (Exception, KeyboardInterrupt, click.exceptions.Abort) as exc:
-        from .failure import failure_status, json_wanted
+        from .failure import failure_status, json_wanted, with_usage
 
-        sys.exit(failure_status(exc, json_wanted(chosen, args)))
+        sys.exit(failure_status(with_usage(exc, chosen, args, prog), json_wanted(chosen, args)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import click
 
@@ -57,34 +57,61 @@ def json_wanted(command: click.Command, args: Sequence[str]) -> bool:
     failure must print one JSON object on stdout.
 
     A command is asked for JSON by its `as_json` flag (``--json``), or by its `renderer` given
-    ``json`` (check's ``--output-format``).  `args` are read as click reads them (an option's
-    value is the next word, whatever it looks like), but leniently: they may be what click
-    refused (a repeated --json still asks for JSON).
+    ``json`` (check's ``--output-format``).  `args` are read as ``_stages`` reads them.
     """
-    rest = list(args)
-    while True:
-        ctx = click.Context(command)
-        options = {flag: p for p in command.get_params(ctx) if isinstance(p, click.Option) for flag in p.opts + p.secondary_opts}
-        i, named = 0, None
-        while i < len(rest) and rest[i] != "--":
-            name, eq, text = rest[i].partition("=")
-            i += 1
-            option = options.get(name)
-            if option is None:
-                if isinstance(command, click.Group) and not name.startswith("-"):
-                    named = name  # the group's command: the words after it are its own
-                    break
-                continue
+    for _command, _name, given in _stages(command, args):
+        for option, eq, text in given:
             if option.is_flag or option.count:
                 if option.name == "as_json" and not eq:
                     return True
+            elif option.name == "renderer" and text == "json":
+                return True
+    return False
+
+
+def with_usage(exc: BaseException, command: click.Command, args: Sequence[str], prog: str) -> BaseException:
+    """`exc`, given the context of the command `args` name when it is a usage error click's parser
+    raised without one (an option given last without its value), so that it shows the usage lines
+    and the help hint as every other option error does."""
+    if not isinstance(exc, click.UsageError) or exc.ctx is not None:
+        return exc
+    ctx: click.Context | None = None
+    for cmd, name, _given in _stages(command, args):
+        ctx = click.Context(cmd, info_name=name or prog, parent=ctx, **cmd.context_settings)
+    return click.UsageError(exc.message, ctx)
+
+
+def _stages(
+    command: click.Command, args: Sequence[str]
+) -> Iterator[tuple[click.Command, str | None, list[tuple[click.Option, bool, str]]]]:
+    """`command` and each command under it that `args` name: (the command, the name it was given
+    (None for `command`), and its options as given: (option, given with `=`, value)).
+
+    `args` are read as click reads them (an option's value is the next word, whatever it looks
+    like), but leniently: they may be what click refused (a repeated --json, a missing value).
+    """
+    rest = list(args)
+    name: str | None = None
+    while True:
+        ctx = click.Context(command)
+        options = {flag: p for p in command.get_params(ctx) if isinstance(p, click.Option) for flag in p.opts + p.secondary_opts}
+        given: list[tuple[click.Option, bool, str]] = []
+        i, named = 0, None
+        while i < len(rest) and rest[i] != "--":
+            word, eq, text = rest[i].partition("=")
+            i += 1
+            option = options.get(word)
+            if option is None:
+                if isinstance(command, click.Group) and not word.startswith("-"):
+                    named = word  # the group's command: the words after it are its own
+                    break
                 continue
-            if not eq:
+            if not (option.is_flag or option.count) and not eq:
                 text = rest[i] if i < len(rest) else ""
                 i += 1
-            if option.name == "renderer" and text == "json":
-                return True
+            given.append((option, bool(eq), text))
+        yield command, name, given
         found = command.get_command(ctx, named) if isinstance(command, click.Group) and named is not None else None
         if found is None:
-            return False
-        command, rest = found, rest[i:]
+            return
+        command, name, rest = found, named, rest[i:]

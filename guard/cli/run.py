@@ -6,7 +6,8 @@ command's own), then records what it changed as one turn of the agent and checks
 (``guard.record.shell``), by the policy as it was before the command: one the command
 rewrites judges nothing.  Its exit status is the command's, unless the checks found an error:
 then 1 (with ``shell.on_violation: revert`` the change was also rolled back).  The
-report goes to standard error, or as JSON to ``--report FILE``.
+report goes to standard error, or as JSON to ``--report FILE``.  A command that cannot be
+started exits as a shell's would (127 not found, 126 not runnable), and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ import json
 import signal
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from .base import CONTEXT, open_guard
+
+if TYPE_CHECKING:
+    from ..report import Report
 
 
 @click.command("run", context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -42,6 +47,8 @@ def run_cmd(
     the policy refuses what it did (with shell.on_violation: revert, it is also undone).
     """
     from ..pipeline.engine import default_agent, default_turn
+    from ..record import snapshot
+    from ..report import Report
     from ..report.render import human
     from ..turns import shell
 
@@ -49,15 +56,17 @@ def run_cmd(
     who = default_agent(agent)
     tid = default_turn(turn)
     before = shell.begin(g, who)  # the work tree and the policy the command is judged by
-    status = _run(command)
+    status, why = _run(command)
+    if why is not None:
+        # Nothing ran: what changed meanwhile is not the command's, so nothing is recorded or logged.
+        snapshot.discard(before.snapshot)
+        said = f"{command[0]}: {why}; nothing ran and no turn was recorded"
+        _write_report(report_file, Report("applied", shell.DIALECT, notes=(said,)))
+        sys.stderr.write(f"agent-guard run: {said}\n")
+        sys.exit(status)
     done = shell.finish(g, before, agent=who, turn=tid, tool="run", command=" ".join(command))
     report = done.report
-    if report_file:
-        try:
-            with open(report_file, "w", encoding="utf-8") as out:
-                json.dump(report.as_dict(), out)
-        except OSError as exc:
-            raise click.UsageError(f"cannot write {report_file}: {exc.strerror}") from None
+    _write_report(report_file, report)
     failed = report.status == "refused"
     if not quiet or failed or report.findings:
         text = human(report)
@@ -74,21 +83,30 @@ def run_cmd(
     sys.exit(1 if failed else status)
 
 
-def _run(command: tuple[str, ...]) -> int:
-    """Run the command as the user's shell would, and its exit status (128 + N for a signal, 127 when
-    it cannot be started); an interrupt goes to the command, and agent-guard still records."""
+def _write_report(report_file: str | None, report: Report) -> None:
+    if not report_file:
+        return
+    try:
+        with open(report_file, "w", encoding="utf-8") as out:
+            json.dump(report.as_dict(), out)
+    except OSError as exc:
+        raise click.UsageError(f"cannot write {report_file}: {exc.strerror}") from None
+
+
+def _run(command: tuple[str, ...]) -> tuple[int, str | None]:
+    """Run the command as the user's shell would: its exit status (128 + N for a signal), and None;
+    or, when it cannot be started, the shell's status (127 not found, 126 not runnable) and why.
+    An interrupt goes to the command, and agent-guard still records."""
     try:
         proc = subprocess.Popen(list(command))
     except FileNotFoundError:
-        sys.stderr.write(f"agent-guard run: {command[0]}: command not found\n")
-        return 127
+        return 127, "command not found"
     except OSError as exc:
-        sys.stderr.write(f"agent-guard run: {command[0]}: {exc.strerror}\n")
-        return 126
+        return 126, exc.strerror or str(exc)
     while True:
         try:
             code = proc.wait()
             break
         except KeyboardInterrupt:
             continue  # the terminal sent the interrupt to the command too: wait for it to end
-    return 128 - code if code < 0 and -code in signal.valid_signals() else code
+    return (128 - code if code < 0 and -code in signal.valid_signals() else code), None

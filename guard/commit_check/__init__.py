@@ -43,7 +43,7 @@ from ..model import FileChange, Finding
 from ..policy import Policy
 from ..repo import GitRepo
 from ..report import Report
-from . import baseline, index_policy, range_policy
+from . import baseline, index_policy, named, range_policy
 from .changes import (
     CHANGE,
     MERGE,
@@ -268,6 +268,8 @@ def check(
     # before it (``index_policy``): never by one it brings, or an unstaged edit of it.
     source, watch, read_at = _judged_by(g, from_ref, all_files)
     units, extra, notes = changes_from_git(repo, wanted, from_ref, to_ref, all_files, progress)
+    if wanted:
+        named.refuse_unmatched(repo, wanted, units, to_ref)
     base = None if from_ref is None or from_ref.strip() in NULL_IDS else resolve_commit(repo, from_ref, "--from-ref")
     pol = source.policy if source is not None else g.policy()
     judge = _Judge(repo, pol, base)

@@ -16,7 +16,9 @@ dialect the agent wrote: the Claude Code hook (``Edit``, ``MultiEdit``, ``Write`
 ``NotebookEdit``: a denial is logged at PreToolUse, a landed edit at PostToolUse, so a
 tool call counts once) and the MCP server (``edit_file``, ``write_file``, ``apply_patch``).
 ``verify`` is there only when the policy's verify commands refused the edit: the names of
-those that failed or ran out of time (guard/verify/).
+those that failed or ran out of time (guard/verify/).  ``kept`` (true) is there only when the
+checks refused a change that stays in the work tree all the same: a shell command's, which is
+written before it is judged, under ``shell.on_violation: warn`` (or a revert that failed).
 Paths and counts only: never file contents, never the edit's text.
 
 Concurrent writers (several agents, linked worktrees sharing one common dir) are
@@ -190,6 +192,7 @@ class Decision:
     edit_bytes: int = 0  # bytes of the edit as the agent sent it
     duration: float = 0.0  # seconds spent
     tool: str | None = None  # the adapter's tool, when one names it
+    kept: bool = False  # refused, yet the change stays (a shell command's, kept or not reverted)
 
 
 def from_report(decision: Decision, report: Report, *, now: float | None = None) -> dict[str, Any]:
@@ -216,6 +219,8 @@ def from_report(decision: Decision, report: Report, *, now: float | None = None)
     }
     if decision.tool is not None:
         event["tool"] = decision.tool
+    if decision.kept:
+        event["kept"] = True
     refused_by = _unique(
         str(r.get("name"))
         for r in report.extra.get("verify") or ()

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from ..model import Finding
 from ..text.regex import lazy
-from ..text.wording import plural, printable, printable_diff, short_id
+from ..text.wording import one_line, plural, printable, printable_diff, short_id
 from . import Report, Suggestion
 
 # --- colour ------------------------------------------------------------------------------
@@ -79,7 +79,16 @@ def human(report: Report, show_diff: bool = False, colour: bool = False) -> str:
     lines: list[str] = []
     verb = {"applied": "applied", "checked": "would apply", "refused": "refused"}.get(report.status, report.status)
     what = f" ({report.format})" if report.format else ""
-    if report.format == "shell" and report.turn is not None:
+    if report.format == "shell" and report.turn is None and not report.changes:
+        # No turn: the command changed nothing, or only what a turn cannot hold (the notes say what).
+        lines.append(
+            f"agent-guard: {paint('refused by the policy', RED + ';' + BOLD, colour)} (shell): no turn recorded"
+            if report.status == "refused"
+            else "agent-guard: no turn recorded (shell): what the command changed cannot be recorded"
+            if report.notes or report.findings
+            else "agent-guard: nothing changed (shell): no turn recorded"
+        )
+    elif report.format == "shell" and report.turn is not None:
         # A command's changes are written before they are judged: they were recorded either way.
         judged = (
             paint("refused by the policy", RED + ";" + BOLD, colour)
@@ -248,22 +257,17 @@ _HASHES = lazy(r"##(?=\[|vso\[)")
 _HASH = r"#\\x23"  # what `_HASHES` becomes: `#\x23`
 
 
-def _one_line(text: str) -> str:
-    """`text` (a name) on one line, safe to print: control characters and newlines as ``\\xNN``."""
-    return printable(text).replace("\n", "\\x0a")
-
-
 def _names(report: Report) -> list[str]:
     """The names in `report` that cannot be printed as they are, longest first (they are replaced in
     the messages that quote them)."""
     names = {p for c in report.changes for p in (c.path, c.old_path) if p}
     names.update(p for f in report.findings for p in (f.path, _anchor_of(f)) if p)
-    return sorted((n for n in names if _one_line(n) != n), key=len, reverse=True)
+    return sorted((n for n in names if one_line(n) != n), key=len, reverse=True)
 
 
 def _named(text: str, names: Iterable[str]) -> str:
     for name in names:
-        text = text.replace(name, _one_line(name))
+        text = text.replace(name, one_line(name))
     return text
 
 
@@ -305,7 +309,7 @@ def _check_human(report: Report, colour: bool = False, quiet: bool = False) -> s
         if lines:
             lines.append("")
         for f in sorted(groups[path], key=lambda f: f.line or 0):
-            where = _one_line(f.path) if f.path else ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
+            where = one_line(f.path) if f.path else ("commit " + short_id(_commit_of(f)) if _commit_of(f) else "(staged change)")
             if f.path and f.line is not None:
                 where += f":{f.line}"
             warn = " (warning)" if f.severity != "error" else ""
@@ -349,11 +353,11 @@ def summary(report: Report, names: Iterable[str] = ()) -> str:
     (with `names`, the names that cannot be printed as they are, escaped)."""
     errors, warnings = counts(report.findings)
     what, fix = _checked(_extra(report))
-    line = f"agent-guard check: {_one_line(what)}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    line = f"agent-guard check: {one_line(what)}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     if errors:
-        line += f"\n  {_one_line(fix)}"
+        line += f"\n  {one_line(fix)}"
     for note in report.notes:
-        line += f"\n  note: {_one_line(_named(note, names))}"
+        line += f"\n  note: {one_line(_named(note, names))}"
     return line
 
 

@@ -53,6 +53,11 @@ def printable(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+def one_line(text: str) -> str:
+    """`text` (a name) on one line, safe to print: ``printable``, and newlines as ``\\x0a``."""
+    return printable(text).replace("\n", "\\x0a")
+
+
 def printable_diff(text: str) -> str:
     """A diff (lines an agent wrote, or a file's) for a terminal: ``printable``, but the CR of a
     CRLF line end stays as it is (a CR anywhere else returns the cursor over what came before)."""

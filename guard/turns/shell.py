@@ -248,8 +248,9 @@ def finish(
         undo = on_violation(pol) == "revert" and _failed(findings)
         put = _put_aside(g, found) + _put_back_ignored(g, before, findings) if undo else ()
         report = redaction.report(replace(report, notes=report.notes + put), pol)
+        stays = _failed(findings) and not put
         events.record(
-            g.repo.commondir, events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool), report
+            g.repo.commondir, events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool, stays), report
         )
         return Finished(report, bool(put))
     findings += check(g, pol, found)
@@ -275,7 +276,9 @@ def finish(
         reverted, report = _revert(g, pol, agent, report, turn_ref, kept)
         report = replace(report, notes=report.notes + _put_aside(g, found) + _put_back_ignored(g, before, findings))
     report = redaction.report(report, pol)
-    events.record(g.repo.commondir, events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool), report)
+    stays = failed and not reverted  # flagged, and still in the tree: it landed (``stats``)
+    decision = events.Decision("apply", agent, turn, len(command), time.monotonic() - began, tool, stays)
+    events.record(g.repo.commondir, decision, report)
     return Finished(report, reverted)
 
 

@@ -1,7 +1,8 @@
 """``agent-guard stats``: what each agent and dialect gets right, from the event log.
 
 Per agent and dialect: edits tried, applied clean, applied with repairs (by
-repair), refused (by finding code), median size and duration; every repair and
+repair), flagged (kept with errors), refused (by finding code), dry runs, median
+size and duration; every repair and
 finding counted under its failure class (CONTRACT.md, "Classification").  Per
 agent: the repairs it leans on most (what its model gets wrong) and, once a
 dialect has ``MIN_EVENTS`` edits, the dialect with the best landing rate.
@@ -13,12 +14,14 @@ it as: the agent chose the tool, not a dialect, so tool rows take no part in the
 dialect recommendation.  The hook logs each tool call once: denied at PreToolUse,
 or landed when PostToolUse recorded it.
 
-An edit *lands* when it was applied (or, with ``apply --check``, would apply);
-dry runs count like real applies, since they decide the same edit the same way
-(``dry_runs`` counts the would-apply ones; a refused dry run looks like any
-refusal).  "By repair" counts landed edits, "by code" refused ones (error
-findings); a failure class counts every edit that showed it, by repair, error or
-warning, split into landed and refused.  Pre-commit ``check`` events are tallied
+An edit *lands* when it was applied: clean, repaired, or *flagged*, a shell command's
+change the checks found errors in that stays in the tree all the same (it was written
+before it was judged: ``shell.on_violation: warn``; the event says ``kept``).  A dry run
+(``apply --check``) that would apply wrote nothing: it is counted in ``dry_runs`` and in
+nothing else, so an agent that checks an edit and then applies it is not counted twice
+(a refused dry run looks like any refusal).  "By repair" counts landed edits, "by code"
+refused ones and "by flag" flagged ones (error findings); a failure class counts every
+edit that showed it, by repair, error or warning, split into landed and refused.  Pre-commit ``check`` events are tallied
 per agent on their own: they are not an edit in a dialect, so they take no part in
 the dialect figures.
 
@@ -72,11 +75,21 @@ HOW_LOGGED = (
 )
 LEANS_ON = 3  # repairs listed per agent
 NO_DIALECT = "unknown"  # refused before any dialect was recognised (auto-detect failed)
-COLORS = {"clean": "#2e7d32", "repaired": "#f0a030", "refused": "#c62828"}
+COLORS = {"clean": "#2e7d32", "repaired": "#f0a030", "flagged": "#7b1fa2", "refused": "#c62828"}
+LEGEND = (
+    "clean: applied as sent; repaired: applied after a named repair; flagged: a command's change kept "
+    "with errors (shell.on_violation: warn); refused: nothing changed",
+    "a dry run (--check) that would apply wrote nothing: it is counted apart, not as an edit",
+)
 
 
 def _lands(ev: dict[str, Any]) -> bool:
-    return ev.get("status") in ("applied", "checked")
+    """A pre-commit check passed, or an edit was written (applied, or kept though refused)."""
+    return ev.get("status") in ("applied", "checked") or ev.get("kept") is True
+
+
+def _dry_run(ev: dict[str, Any]) -> bool:
+    return ev.get("kind", "apply") == "apply" and ev.get("status") == "checked"
 
 
 def _names(ev: dict[str, Any], key: str) -> list[str]:
@@ -111,10 +124,12 @@ class Tally:
         "tried",
         "clean",
         "repaired",
+        "flagged",
         "refused",
         "dry_runs",
         "by_repair",
         "by_code",
+        "by_flag",
         "by_verify",
         "classes",
         "sizes",
@@ -125,22 +140,30 @@ class Tally:
         self.tried = 0
         self.clean = 0
         self.repaired = 0
+        self.flagged = 0
         self.refused = 0
         self.dry_runs = 0
         self.by_repair: dict[str, int] = {}
         self.by_code: dict[str, int] = {}
+        self.by_flag: dict[str, int] = {}  # error code -> flagged edits it was found in
         self.by_verify: dict[str, int] = {}  # verify command -> refused edits it failed
         self.classes: dict[str, dict[str, int]] = {c: {"landed": 0, "refused": 0} for c in CLASSES}
         self.sizes: list[float] = []
         self.durations: list[float] = []
 
     def add(self, ev: dict[str, Any]) -> None:
+        if _dry_run(ev):
+            self.dry_runs += 1
+            return
         self.tried += 1
         repairs, errors, warnings = _names(ev, "repairs"), _names(ev, "errors"), _names(ev, "warnings")
         ok = _lands(ev)
         if ok:
-            self.dry_runs += ev.get("status") == "checked"
-            if repairs:
+            if ev.get("kept") is True:
+                self.flagged += 1
+                for c in errors:
+                    self.by_flag[c] = self.by_flag.get(c, 0) + 1
+            elif repairs:
                 self.repaired += 1
                 for r in repairs:
                     self.by_repair[r] = self.by_repair.get(r, 0) + 1
@@ -162,7 +185,7 @@ class Tally:
 
     @property
     def landed(self) -> int:
-        return self.clean + self.repaired
+        return self.clean + self.repaired + self.flagged
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -170,12 +193,14 @@ class Tally:
             "landed": self.landed,
             "clean": self.clean,
             "repaired": self.repaired,
+            "flagged": self.flagged,
             "refused": self.refused,
             "dry_runs": self.dry_runs,
             "landing_rate": _rate(self.landed, self.tried),
             "clean_rate": _rate(self.clean, self.tried),
             "by_repair": _ranked(self.by_repair),
             "by_code": _ranked(self.by_code),
+            "by_flag": _ranked(self.by_flag),
             "by_verify": _ranked(self.by_verify),
             "classes": {c: {"edits": v["landed"] + v["refused"], **v} for c, v in self.classes.items()},
             "median_size": _median(self.sizes),
@@ -276,12 +301,14 @@ def aggregate(events: Iterable[dict[str, Any]], agent: str | None = None, min_ev
                         "landed",
                         "clean",
                         "repaired",
+                        "flagged",
                         "refused",
                         "dry_runs",
                         "landing_rate",
                         "clean_rate",
                         "by_repair",
                         "by_code",
+                        "by_flag",
                         "by_verify",
                         "classes",
                         "median_size",
@@ -338,6 +365,27 @@ def _classes(classes: dict[str, dict[str, int]]) -> str:
     return "; ".join(parts) or "none"
 
 
+def _outcome(a: dict[str, Any]) -> str:
+    """``3 edits, 2 landed (67%, 1 flagged), 1 refused; 1 dry run that would apply``."""
+    flagged = f", {a['flagged']} flagged" if a["flagged"] else ""
+    dry = f"; {plural(a['dry_runs'], 'dry run')} that would apply" if a["dry_runs"] else ""
+    return f"{plural(a['tried'], 'edit')}, {a['landed']} landed ({_pct(a['landing_rate'])}{flagged}), {a['refused']} refused{dry}"
+
+
+def _row_details(d: dict[str, Any]) -> list[str]:
+    """The lines under a dialect's (or tool's) row: what repaired, refused and flagged its edits."""
+    out = [f"    repaired by: {_counts(d['by_repair'])}"] if d["by_repair"] else []
+    if d["by_code"]:
+        out.append(f"    refused by:  {_counts(d['by_code'])}")
+    if d["by_flag"]:
+        out.append(f"    flagged by:  {_counts(d['by_flag'])}")
+    if d["dry_runs"]:
+        out.append(f"    dry runs:    {d['dry_runs']} would apply (not counted as edits)")
+    if d.get("by_verify"):
+        out.append(f"    verify refused: {_counts(d['by_verify'])}")
+    return out
+
+
 def render_text(stats: dict[str, Any]) -> str:
     if not stats["agents"]:
         if stats.get("agent") or stats.get("since"):
@@ -347,15 +395,11 @@ def render_text(stats: dict[str, Any]) -> str:
         )
     out = [
         f"agent-guard stats: {plural(stats['events'], 'event')}, {stats['first']} to {stats['last']}",
-        "  clean: applied as sent; repaired: applied after a named repair; refused: nothing changed",
+        *(f"  {line}" for line in LEGEND),
         "",
     ]
     for a in stats["agents"]:
-        dry = f" ({a['dry_runs']} dry run{'s' if a['dry_runs'] != 1 else ''})" if a["dry_runs"] else ""
-        out.append(
-            f"{a['agent']}: {plural(a['tried'], 'edit')}{dry}, {a['landed']} landed ({_pct(a['landing_rate'])}), "
-            f"{a['refused']} refused"
-        )
+        out.append(f"{a['agent']}: {_outcome(a)}")
         if a["dialects"]:
             width = max(14, *(len(name_of(d)) for d in a["dialects"]))
             kinds = {"tool" if d["tool"] else "dialect" for d in a["dialects"]}
@@ -370,12 +414,7 @@ def render_text(stats: dict[str, Any]) -> str:
                     f"{d['refused']:>8} {_pct(d['landing_rate']):>7} {_bytes(d['median_size']):>9} "
                     f"{_secs(d['median_duration']):>9}"
                 )
-                if d["by_repair"]:
-                    out.append(f"    repaired by: {_counts(d['by_repair'])}")
-                if d["by_code"]:
-                    out.append(f"    refused by:  {_counts(d['by_code'])}")
-                if d.get("by_verify"):
-                    out.append(f"    verify refused: {_counts(d['by_verify'])}")
+                out += _row_details(d)
         out.append(f"  failure classes: {_classes(a['classes'])}")
         if a.get("by_verify"):
             out.append(f"  refused by the verify commands: {_counts(a['by_verify'])}")
@@ -415,11 +454,7 @@ svg text{font:12px system-ui,sans-serif;fill:#222}
 """
 
 _ROW, _BAR_H, _LABEL_W, _BAR_W = 26, 18, 260, 420
-_OUTCOMES = (
-    ("clean", COLORS["clean"], "clean"),
-    ("repaired", COLORS["repaired"], "repaired"),
-    ("refused", COLORS["refused"], "refused"),
-)
+_OUTCOMES = tuple((name, color, name) for name, color in COLORS.items())
 _CLASS_PARTS = (("landed", COLORS["repaired"], "repaired, landed"), ("refused", COLORS["refused"], "refused"))
 
 
@@ -466,7 +501,7 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
 
     body = [
         f'<section class="agent" data-agent="{escape(a["agent"])}"><h2>{escape(a["agent"])}</h2>',
-        f"<p>{a['tried']} edits, {a['landed']} landed ({_pct(a['landing_rate'])}), {a['refused']} refused.</p>",
+        f"<p>{escape(_outcome(a))}.</p>",
     ]
     rec = a["recommendation"]
     what = f"<strong>{escape(rec['dialect'])}</strong>: " if rec else "none yet: "
@@ -482,9 +517,9 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
             )
         )
         body.append(
-            "<table><tr><th>dialect or tool</th><th>tried</th><th>clean</th><th>repaired</th><th>refused</th>"
-            '<th>landed</th><th>median size</th><th>median time</th><th class="l">repaired by</th>'
-            '<th class="l">refused by</th></tr>'
+            "<table><tr><th>dialect or tool</th><th>tried</th><th>clean</th><th>repaired</th><th>flagged</th>"
+            '<th>refused</th><th>landed</th><th>dry runs</th><th>median size</th><th>median time</th><th class="l">'
+            'repaired by</th><th class="l">refused by</th></tr>'
         )
         for d in a["dialects"]:
             cells = [
@@ -492,8 +527,10 @@ def _agent_html(a: dict[str, Any]) -> list[str]:
                 d["tried"],
                 d["clean"],
                 d["repaired"],
+                d["flagged"],
                 d["refused"],
                 _pct(d["landing_rate"]),
+                d["dry_runs"],
                 _bytes(d["median_size"]),
                 _secs(d["median_duration"]),
             ]
@@ -536,9 +573,8 @@ def render_html(stats: dict[str, Any]) -> str:
     if stats["agents"]:
         body.append(
             f'<p class="meta">{stats["events"]} events, {escape(str(stats["first"]))} to '
-            f"{escape(str(stats['last']))}. Clean: applied as sent; repaired: applied after a named "
-            f"repair; refused: nothing changed. A dialect is recommended once it has "
-            f"{stats['min_events']} edits.</p>"
+            f"{escape(str(stats['last']))}. {escape('. '.join(line[0].upper() + line[1:] for line in LEGEND))}. "
+            f"A dialect is recommended once it has {stats['min_events']} edits.</p>"
         )
     else:
         body.append(

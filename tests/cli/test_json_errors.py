@@ -90,3 +90,26 @@ def test_a_usage_error_answers_in_json_when_json_was_asked(tmp_path: Path, name:
             assert doc["files"] == [] and doc["findings"][0]["message"], (how, doc)
         else:
             assert out == "", (how, out)
+
+
+# An option given last without its value: click's parser refuses it without the command's
+# context, so it printed the error alone.  It must show the usage lines, as an unknown option does.
+MISSING_VALUE = [("log", "--turn"), ("log", "--agent"), ("stats", "--since"), ("check", "--format"), ("policy show", "--policy")]
+
+
+@pytest.mark.parametrize("name,option", MISSING_VALUE, ids=[f"{n} {o}" for n, o in MISSING_VALUE])
+def test_an_option_without_its_value_shows_the_usage_lines(tmp_path: Path, name: str, option: str) -> None:
+    words = name.split()
+    for prog, command, path, given in (
+        ("agent-guard", None, f"agent-guard {name}", words),
+        (f"git agent-{words[0]}", words[0], f"git agent-{name}", words[1:]),
+        ("agent-guard", None, f"agent-guard {name}", ["-C", ".", *words]),
+    ):
+        code, out, err = _run(tmp_path, [*given, option], prog=prog, command=command)
+        bogus = _run(tmp_path, [*given, "--bogus"], prog=prog, command=command)[2]
+        assert (code, out) == (2, ""), (path, code, out, err)
+        assert err.startswith(f"Usage: {path} [OPTIONS]"), (path, err)
+        assert err.splitlines()[:3] == bogus.splitlines()[:3], (path, err, bogus)
+        assert err.endswith(f"\n\nError: Option '{option}' requires an argument.\n"), (path, err)
+    code, out, err = _run(tmp_path, [*words, "--json", option])
+    assert code == 2 and json.loads(out)["findings"][0]["hint"] == f"see `agent-guard {name} --help`", out

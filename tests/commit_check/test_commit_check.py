@@ -218,8 +218,40 @@ def test_a_named_file_without_staged_change_is_checked_whole(repo: Repo, cli) ->
     assert result.json()["check"]["whole_files"] == 2
     human = cli("check", "old.py", "fine.py").stdout
     assert "the staged change (0 files, +0 -0) and 2 unchanged files checked whole: 1 error, 0 warnings" in human
-    missing = cli("check", "nope.py")
-    assert missing.code == 0 and "note: not in the index, so not checked: nope.py" in missing.stdout
+    untracked = repo.root / "loose.py"
+    untracked.write_text("x = 1\n")
+    kept = cli("check", "loose.py")
+    assert kept.code == 0 and "note: not in the index, so not checked: loose.py" in kept.stdout
+
+
+def test_a_path_that_names_nothing_is_a_usage_error(repo: Repo, cli) -> None:
+    # As `git add no/such` ("pathspec 'no/such' did not match any files"): a path in neither the
+    # work tree, the index, HEAD nor the change checked is a typo, not a clean check.
+    repo.commit({"src/app.py": CODE, ".gitignore": "*.log\n"})
+    repo.write({"src/new.py": "x = 1\n", "debug.log": "noise\n"})
+    repo.git("add", "src/new.py")
+    before = repo.snapshot()
+    for args in (("no/such/file.py",), ("src/app.py", "no/such/file.py"), ("--all-files", "no/such/file.py")):
+        result = cli("check", *args)
+        assert result.code == 2, (args, result)
+        assert "agent-guard: pathspec 'no/such/file.py' did not match any files" in result.stderr
+    as_json = cli("check", "--json", "no/such/file.py")
+    assert as_json.code == 2 and as_json.json()["status"] == "error"
+    assert cli("check", "nope.py", cwd=repo.root / "src").stderr.count("src/nope.py") == 1
+    head = repo.head()
+    ranged = cli("check", "--from-ref", head, "--to-ref", head, "gone.py")
+    assert ranged.code == 2 and "pathspec 'gone.py' did not match any files" in ranged.stderr
+    assert repo.snapshot() == before
+    # What exists, is tracked, or is in the change is checked (or noted) as before.
+    assert cli("check", "src/new.py").code == 0
+    assert cli("check", "src").code == 0
+    assert cli("check", "--from-ref", head, "--to-ref", head, "src/app.py").code == 0
+    ignored = cli("check", "debug.log")
+    assert ignored.code == 0 and "not in the index, so not checked: debug.log" in ignored.stdout
+    (repo.root / "src" / "app.py").unlink()  # deleted, not staged: git still tracks it
+    assert cli("check", "src/app.py").code == 0
+    repo.git("rm", "-q", "--cached", "src/app.py")  # a staged deletion is in the change
+    assert cli("check", "src/app.py").code == 0
 
 
 def test_git_index_file_is_honoured(repo: Repo, cli, tmp_path: Path) -> None:
@@ -317,7 +349,7 @@ def test_range_checks_every_commit_on_its_own(repo: Repo, cli) -> None:
 
 
 def test_range_from_pre_commit_environment(repo: Repo, cli) -> None:
-    base = repo.commit({"app.py": CODE})
+    base = repo.commit({"app.py": CODE, "other.py": "x = 1\n"})
     repo.commit({"app.py": ELIDED})
     env = {"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"}
     assert cli("check", env=env).code == 1
@@ -383,7 +415,7 @@ def test_not_a_repository(tmp_path: Path) -> None:
 def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     import guard
 
-    repo.commit({"app.py": CODE})
+    repo.commit({"app.py": CODE, "other.py": "x = 1\n"})
     repo.write({"app.py": ELIDED})
     repo.git("add", "app.py")
     proc = command(repo.root, "git", "agent-check", "--json")
@@ -392,6 +424,10 @@ def test_git_agent_check_and_the_python_api(repo: Repo) -> None:
     report = guard.check(str(repo.root))
     assert report.exit_code == 1 and report.findings[0].code == "placeholder"
     assert guard.check(str(repo.root), paths=("other.py",)).exit_code == 0
+    from guard.errors import UsageError
+
+    with pytest.raises(UsageError, match="pathspec 'nope.py' did not match any files"):
+        guard.check(str(repo.root), paths=("nope.py",))
 
 
 # --- output formats ---------------------------------------------------------------------------

@@ -99,6 +99,10 @@ def test_json_and_sarif_keep_every_name_exact(repo: Repo, cli, renderer: str) ->
 
 def test_a_note_naming_a_path_stays_on_its_line(repo: Repo, cli) -> None:
     repo.commit({"README.md": "start\n"})
+    missing = cli("check", "x\n::error::note.py")  # names nothing: a usage error that names it
+    assert missing.code == 2 and "x\\x0a::error::note.py" in missing.stderr
+    assert not any(COMMAND.search(line) for line in _lines(missing.stderr))
+    repo.write({"x\n::error::note.py": "x = 1\n"})
     result = cli("check", "x\n::error::note.py")  # named, not in the index: a note says so
     assert result.code == 0
     assert "not in the index, so not checked: x\\x0a::error::note.py" in result.stdout

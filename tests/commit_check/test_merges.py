@@ -300,11 +300,11 @@ def test_a_secret_written_in_a_merge_is_reported(repo: Repo, cli) -> None:
 
 
 def test_paths_limit_a_merges_own_change(repo: Repo, cli) -> None:
-    base = _sides(repo, {"app.py": TOP}, {"app.py": BOTTOM})
+    base = _sides(repo, {"app.py": TOP}, {"app.py": BOTTOM}, base={"app.py": BASE, "main.py": "m = 1\n"})
     _merge_no_commit(repo, "topic")
     _commit_merge(repo, {"app.py": ELIDED})
     assert cli("check", "--from-ref", base, "--to-ref", "HEAD", "app.py").code == 1
-    assert cli("check", "--from-ref", base, "--to-ref", "HEAD", "main.py").code == 0
+    assert cli("check", "--from-ref", base, "--to-ref", "HEAD", "main.py").code == 0  # tracked, unchanged
 
 
 def test_the_check_of_a_merge_writes_nothing_to_the_repository(repo: Repo, tmp_path: Path) -> None:

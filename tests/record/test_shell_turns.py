@@ -58,6 +58,29 @@ def test_the_commands_exit_status_is_kept(project: Repo) -> None:
     assert missing.returncode == 127 and b"not found" in missing.stderr
 
 
+def test_a_command_that_changed_nothing_or_was_not_found_says_so(project: Repo) -> None:
+    before = project.snapshot()
+    result, report = run(project, "pass")
+    assert result.returncode == 0 and b"nothing changed (shell): no turn recorded" in result.stderr, result
+    assert b"0 files" not in result.stderr
+    assert report is not None and (report["status"], report["files"], report["turn"]) == ("applied", [], None)
+    logged = (project.root / ".git" / "agent-guard" / "events.jsonl").read_bytes()
+    shown = project.root.parent / "missing.json"
+    missing = command(project.root, "agent-guard", "run", "--report", str(shown), "--", "no-such-command-x")
+    assert missing.returncode == 127, missing
+    assert missing.stderr.decode() == (
+        "agent-guard run: no-such-command-x: command not found; nothing ran and no turn was recorded\n"
+    )
+    assert json.loads(shown.read_text())["turn"] is None
+    assert project.snapshot() == before
+    assert run_cli(project.root, "log", "--json").json()["turns"] == []  # type: ignore[index]
+    assert (project.root / ".git" / "agent-guard" / "events.jsonl").read_bytes() == logged  # nothing was decided
+    project.commit({".gitignore": ".env\n"})
+    result, report = run(project, "open('.env', 'w').write('T=1\\n')")  # protected, ignored: no turn can hold it
+    assert result.returncode == 1 and b"refused by the policy (shell): no turn recorded" in result.stderr, result
+    assert b"0 files" not in result.stderr and b"nothing was changed" not in result.stderr
+
+
 def test_a_turn_is_rolled_back_alone_while_later_edits_survive(project: Repo) -> None:
     assert run(project, edit("m.py", "a = 1", "a = 10"), "--agent", "aider")[0].returncode == 0
     later = {"file_path": "m.py", "old_string": "return a + b + x", "new_string": "return a + b - x"}

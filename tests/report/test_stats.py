@@ -53,13 +53,15 @@ def ev(
 
 def synthetic() -> list[dict[str, Any]]:
     log: list[dict[str, Any]] = []
-    # claude, days 0-1.  unified: 20 edits, 17 land (85%), 12 of them clean.
+    # claude, days 0-1.  unified: 20 edits, 17 land (85%), 12 of them clean; and 1 dry run.
     for i in range(12):
         log += ev("claude", "unified", "applied", size=10 * (i + 1), duration=0.001 * (i + 1))
     for i in range(3):
         log += ev("claude", "unified", "applied", repairs=("recount",), size=130 + 10 * i, duration=0.013 + 0.001 * i)
     log += ev("claude", "unified", "applied", repairs=("recount", "offset"), size=160, duration=0.016)
-    log += ev("claude", "unified", "checked", repairs=("indent",), size=170, duration=0.017)
+    log += ev("claude", "unified", "applied", repairs=("indent",), size=170, duration=0.017)
+    # A dry run (apply --check) that would apply: counted apart, in no other figure.
+    log += ev("claude", "unified", "checked", repairs=("recount",), size=5000, duration=9.0)
     log += ev("claude", "unified", "refused", errors=("not-found",), size=180, duration=0.018, n=2)
     log[-1]["size"], log[-1]["duration"] = 190, 0.019
     log += ev("claude", "unified", "refused", errors=("stale", "budget"), size=200, duration=0.020)
@@ -115,12 +117,14 @@ CLAUDE_UNIFIED = {
     "landed": 17,
     "clean": 12,
     "repaired": 5,
+    "flagged": 0,
     "refused": 3,
     "dry_runs": 1,
     "landing_rate": 0.85,
     "clean_rate": 0.6,
     "by_repair": {"recount": 4, "indent": 1, "offset": 1},
     "by_code": {"not-found": 2, "budget": 1, "stale": 1},
+    "by_flag": {},
     "by_verify": {},
     "classes": classes(line=(4, 2), ws=(1, 0), stale=(0, 1)),
     "median_size": 105,
@@ -133,12 +137,14 @@ CLAUDE_SR = {
     "landed": 20,
     "clean": 15,
     "repaired": 5,
+    "flagged": 0,
     "refused": 5,
     "dry_runs": 0,
     "landing_rate": 0.8,
     "clean_rate": 0.6,
     "by_repair": {"trailing-whitespace": 5},
     "by_code": {"ambiguous": 5},
+    "by_flag": {},
     "by_verify": {},
     "classes": classes(ws=(5, 0), dup=(0, 5), lazy=(0, 5)),
     "median_size": 1000,
@@ -151,12 +157,14 @@ CLAUDE_UNKNOWN = {
     "landed": 0,
     "clean": 0,
     "repaired": 0,
+    "flagged": 0,
     "refused": 2,
     "dry_runs": 0,
     "landing_rate": 0.0,
     "clean_rate": 0.0,
     "by_repair": {},
     "by_code": {"parse-error": 2},
+    "by_flag": {},
     "by_verify": {},
     "classes": classes(),
     "median_size": 50,
@@ -243,7 +251,7 @@ def test_agent_filter_and_totals() -> None:
     assert [a["agent"] for a in out["agents"]] == ["gpt"] and out["events"] == 15
     full = stats.aggregate(synthetic())
     assert [a["agent"] for a in full["agents"]] == ["claude", "gemini", "gpt"]
-    assert full["events"] == 50 + 15 + 40
+    assert full["events"] == 51 + 15 + 40
     assert full["first"] == "2026-01-01T00:00:00.000Z" and full["last"].startswith("2026-02-01T")
 
 
@@ -304,7 +312,7 @@ def test_cli_json_matches_aggregate(logged: Repo, cli) -> None:  # type: ignore[
     assert r.code == 0, r
     out = r.json()
     want = json.loads(json.dumps(stats.aggregate(synthetic())))
-    assert out["agents"] == want["agents"] and out["events"] == 105
+    assert out["agents"] == want["agents"] and out["events"] == 106
     assert out["min_events"] == 20 and out["since"] is None and out["agent"] is None
     assert out["agents"][0]["dialects"][1] == CLAUDE_UNIFIED
 
@@ -348,8 +356,8 @@ def test_cli_text_table(logged: Repo, cli) -> None:  # type: ignore[no-untyped-d
     r = cli("stats")
     assert r.code == 0, r
     lines = r.stdout.splitlines()
-    assert lines[0] == "agent-guard stats: 105 events, 2026-01-01T00:00:00.000Z to 2026-02-01T00:00:17.000Z"
-    i = lines.index("claude: 47 edits (1 dry run), 37 landed (79%), 10 refused")
+    assert lines[0] == "agent-guard stats: 106 events, 2026-01-01T00:00:00.000Z to 2026-02-01T00:00:17.000Z"
+    i = lines.index("claude: 47 edits, 37 landed (79%), 10 refused; 1 dry run that would apply")
     claude = lines[i : lines.index("", i)]
     assert claude[1].split() == ["dialect", "tried", "clean", "repaired", "refused", "landed", "med.size", "med.time"]
     assert claude[2].split() == ["search-replace", "25", "15", "5", "5", "80%", "1000", "B", "500", "ms"]
@@ -358,20 +366,21 @@ def test_cli_text_table(logged: Repo, cli) -> None:  # type: ignore[no-untyped-d
     assert claude[5].split() == ["unified", "20", "12", "5", "3", "85%", "105", "B", "10", "ms"]
     assert claude[6] == "    repaired by: recount 4, indent 1, offset 1"
     assert claude[7] == "    refused by:  not-found 2, budget 1, stale 1"
-    assert claude[8].split() == ["unknown", "2", "0", "0", "2", "0%", "50", "B", "2.0", "ms"]
-    assert claude[9] == "    refused by:  parse-error 2"
-    assert claude[10] == (
+    assert claude[8] == "    dry runs:    1 would apply (not counted as edits)"
+    assert claude[9].split() == ["unknown", "2", "0", "0", "2", "0%", "50", "B", "2.0", "ms"]
+    assert claude[10] == "    refused by:  parse-error 2"
+    assert claude[11] == (
         "  failure classes: line arithmetic and invented context 6 (4 landed, 2 refused); "
         "whitespace drift 6 (6 landed, 0 refused); duplicate ambiguity 5 (0 landed, 5 refused); "
         "lazy elision 5 (0 landed, 5 refused); stale state 1 (0 landed, 1 refused)"
     )
-    assert claude[11] == (
+    assert claude[12] == (
         "  leans on: trailing-whitespace (5 of 37 landed edits, whitespace drift); "
         "recount (4 of 37 landed edits, line arithmetic and invented context); "
         "indent (1 of 37 landed edits, whitespace drift)"
     )
-    assert claude[12] == "  recommended dialect: unified: 85% of 20 edits land (vs search-replace 80% of 25)"
-    assert claude[13] == "  pre-commit checks: 3 run, 2 passed, 1 refused (whitespace 1)"
+    assert claude[13] == "  recommended dialect: unified: 85% of 20 edits land (vs search-replace 80% of 25)"
+    assert claude[14] == "  pre-commit checks: 3 run, 2 passed, 1 refused (whitespace 1)"
     assert "  recommended dialect: none yet: no dialect has 20 edits yet (most: codex with 10)" in lines
     gpt = lines[lines.index("gpt: 15 edits, 13 landed (87%), 2 refused") :]
     assert gpt[2].split() == ["codex", "10", "4", "4", "2", "80%", "400", "B", "40", "ms"]
@@ -400,6 +409,61 @@ def test_apply_then_stats_end_to_end(repo: Repo, cli) -> None:  # type: ignore[n
     assert [(d["dialect"], d["tried"], d["clean"], d["refused"], d["by_code"]) for d in claude["dialects"]] == [
         ("json", 2, 1, 1, {"not-found": 1})
     ]
+
+
+def test_a_flagged_change_lands_and_a_dry_run_is_only_a_dry_run() -> None:
+    log = list(ev("a", "shell", "refused", errors=("placeholder",), n=2))
+    log[0]["kept"] = True  # shell.on_violation: warn kept it; the second one was reverted
+    log += ev("a", "unified", "checked", repairs=("recount",))  # apply --check: it wrote nothing
+    log += ev("a", "unified", "applied")
+    out = stats.aggregate(log)
+    (a,) = out["agents"]
+    figures = ("tried", "landed", "clean", "repaired", "flagged", "refused", "dry_runs")
+    assert {k: a[k] for k in figures} == {
+        "tried": 3,
+        "landed": 2,
+        "clean": 1,
+        "repaired": 0,
+        "flagged": 1,
+        "refused": 1,
+        "dry_runs": 1,
+    }
+    assert (a["by_flag"], a["by_code"], a["by_repair"]) == ({"placeholder": 1}, {"placeholder": 1}, {})
+    assert a["classes"][LAZY] == {"edits": 2, "landed": 1, "refused": 1} and a["classes"][LINE]["edits"] == 0
+    shell, unified = a["dialects"]
+    assert (shell["dialect"], shell["landed"], shell["flagged"], shell["refused"]) == ("shell", 1, 1, 1)
+    assert (unified["tried"], unified["landed"], unified["dry_runs"], unified["landing_rate"]) == (1, 1, 1, 1.0)
+    text = stats.render_text(out)
+    assert "a: 3 edits, 2 landed (67%, 1 flagged), 1 refused; 1 dry run that would apply" in text, text
+    assert "    flagged by:  placeholder 1" in text and "    dry runs:    1 would apply (not counted as edits)" in text
+    page = stats.render_html(out)
+    assert "<p>3 edits, 2 landed (67%, 1 flagged), 1 refused; 1 dry run that would apply.</p>" in page
+
+
+def test_a_kept_shell_change_and_a_dry_run_end_to_end(repo: Repo, cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from conftest import command
+
+    repo.commit({"m.py": "def f(x):\n    a = 1\n    b = 2\n    return a + b + x\n"})
+    script = (
+        "import pathlib; p = pathlib.Path('m.py'); "
+        "p.write_text(p.read_text().replace('    a = 1\\n', '    # ... rest of the code unchanged ...\\n'))"
+    )
+    kept = command(repo.root, "agent-guard", "run", "--agent", "aider", "--", sys.executable, "-c", script)
+    assert kept.returncode == 1 and b"changes stay" in kept.stderr, kept  # flagged, kept (shell.on_violation: warn)
+    edit = json.dumps({"file_path": "m.py", "old_string": "b = 2", "new_string": "b = 3"})
+    assert cli("apply", "--agent", "aider", "--check", input=edit).code == 0
+    (aider,) = cli("stats", "--json").json()["agents"]
+    rows = {
+        name: (d["tried"], d["landed"], d["flagged"], d["refused"], d["dry_runs"])
+        for d in aider["dialects"]
+        for name in [stats.name_of(d)]
+    }
+    assert rows == {"run": (1, 1, 1, 0, 0), "json": (0, 0, 0, 0, 1)}, rows
+    page = tmp_path / "stats.html"
+    assert cli("stats", "--html", str(page)).code == 0
+    assert "1 edit, 1 landed (100%, 1 flagged), 0 refused; 1 dry run that would apply." in page.read_text()
 
 
 def test_import_is_cheap() -> None:
@@ -501,7 +565,7 @@ def test_mcp_edits_count_under_the_mcp_tool_names(repo: Repo, cli, tmp_path) -> 
     over_stdio(repo.root, tmp_path / "server.log", scenario)
     (model,) = cli("stats", "--json").json()["agents"]
     rows = {d["tool"]: (d["tried"], d["landed"], d["refused"], d["dry_runs"]) for d in model["dialects"]}
-    assert rows == {"edit_file": (2, 1, 1, 0), "write_file": (1, 1, 0, 0), "apply_patch": (1, 1, 0, 1)}, rows
+    assert rows == {"edit_file": (2, 1, 1, 0), "write_file": (1, 1, 0, 0), "apply_patch": (0, 0, 0, 1)}, rows
 
 
 def test_empty_state_says_how_events_get_recorded(repo: Repo, cli) -> None:  # type: ignore[no-untyped-def]

@@ -42,10 +42,17 @@ WINDOW = (1280, 2400)
 
 
 def _ev(
-    agent: str, dialect: str, status: str, n: int, repairs: tuple[str, ...] = (), errors: tuple[str, ...] = ()
+    agent: str,
+    dialect: str,
+    status: str,
+    n: int,
+    repairs: tuple[str, ...] = (),
+    errors: tuple[str, ...] = (),
+    kept: bool = False,
 ) -> Iterator[dict[str, Any]]:
     for i in range(n):
         yield {
+            **({"kept": True} if kept else {}),
             "v": 1,
             "time": events.timestamp(T0 + i),
             "kind": "apply",
@@ -68,6 +75,8 @@ def _log() -> list[dict[str, Any]]:
     log += _ev("claude", "unified", "refused", 2, errors=("not-found",))
     log += _ev("claude", "search-replace", "applied", 6)
     log += _ev("claude", "search-replace", "refused", 3, errors=("ambiguous",))
+    log += _ev("claude", "shell", "refused", 2, errors=("placeholder",), kept=True)  # flagged, kept
+    log += _ev("claude", "unified", "checked", 1)  # a dry run
     log += _ev("gpt", "codex", "applied", 5, repairs=("fuzz",))
     log += _ev("gpt", "codex", "refused", 5, errors=("placeholder",))
     log += _ev("gemini <&>", "whole", "applied", 7)
@@ -86,7 +95,7 @@ def page(repo: Repo, cli, tmp_path: Path) -> Path:  # type: ignore[no-untyped-de
     out.parent.mkdir()
     r = cli("stats", "--html", str(out))
     assert r.code == 0, r
-    assert f"wrote {out}" in r.stderr and "claude: 29 edits" in r.stdout
+    assert f"wrote {out}" in r.stderr and "claude: 31 edits" in r.stdout
     return out
 
 
@@ -98,6 +107,9 @@ def test_page_is_self_contained(page: Path) -> None:
     assert html.startswith("<!doctype html>") and '<meta charset="utf-8">' in html
     assert "gemini &lt;&amp;&gt;" in html and "gemini <&>" not in html  # names are escaped
     assert not list(page.parent.glob("*.tmp"))
+    # The outcomes as the text says them: flagged changes landed, the dry run is counted apart.
+    assert "<p>31 edits, 26 landed (84%, 2 flagged), 5 refused; 1 dry run that would apply.</p>" in html
+    assert "counted apart, not as an edit" in html
 
 
 def test_unwritable_html_target_is_a_usage_error(repo: Repo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -188,9 +200,7 @@ def test_charts_render_in_headless_chromium(page: Path, tmp_path: Path) -> None:
             for r in chart["rects"]
             if r.get("class", "").startswith("bar ")
         ]
-        expected = [
-            (d["dialect"], part, d[part]) for d in agent["dialects"] for part in ("clean", "repaired", "refused") if d[part]
-        ]
+        expected = [(d["dialect"], part, d[part]) for d in agent["dialects"] for part in stats.COLORS if d[part]]
         assert bars == expected
         assert all(int(r["width"]) > 0 and int(r["height"]) > 0 for r in chart["rects"])
     class_charts = [c for c in parsed.charts if "classes" in c["class"].split()]
