@@ -161,12 +161,12 @@ def route(call: HookCall) -> Answer:
         from .hook.command import command
 
         shell = args if isinstance(args, dict) else {"command": args if isinstance(args, str) else ""}
-        return command(replace(call, tool="Bash", data={**call.data, "tool_name": "Bash", "tool_input": shell}))
+        return command(replace(call, tool="Bash", data={**call.data, "tool_name": "Bash", "tool_input": shell}, named=call.tool))
     if call.tool in CREATE + EDIT:
         from .hook.file_tool import file_tool
 
         tool, ti = as_claude_code(call.tool, args)
-        return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}))
+        return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}, named=call.tool))
     if call.tool in PATCH:
         text = _patch_text(args)
         if text is None:

@@ -145,7 +145,7 @@ def route(call: HookCall) -> Answer:
         from .hook.file_tool import file_tool
 
         tool, ti = as_claude_code(call.tool, args)
-        return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}))
+        return file_tool(replace(call, tool=tool, data={**call.data, "tool_name": tool, "tool_input": ti}, named=call.tool))
     return Answer(0)
 
 

@@ -130,7 +130,7 @@ def route(call: HookCall) -> Answer:
     if isinstance(ti, dict) and call.tool == "replace":
         ti["replace_all"] = ti.pop("allow_multiple", False) is True
     data.update(tool_name=tool, tool_input=ti)
-    return file_tool(replace(call, data=data, tool=tool, told=_told(call)))
+    return file_tool(replace(call, data=data, tool=tool, told=_told(call), named=call.tool))
 
 
 def _told(call: HookCall) -> Told | None:

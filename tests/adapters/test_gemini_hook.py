@@ -12,6 +12,7 @@ the test does what Gemini does.  When the payloads captured from the real progra
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -277,8 +278,9 @@ def test_a_denied_call_gemini_ran_anyway_is_undone(project: Repo) -> None:
     landed = SRC.replace("    n = 0\n", "    # ... existing code ...\n")
     project.write({"app.py": landed})
     r = after_tool(project, "replace", bad, shown(SRC, landed))
-    reason = denied(r, "put app.py back", "placeholder")
+    reason = denied(r, "put app.py back", "placeholder", "this replace of app.py")
     assert "Successfully modified" not in reason  # the tool's own output is no longer true: not shown
+    assert not re.search(r"\b(Edit|Write)\b", reason), reason  # Claude Code's tool names: not Gemini's
     assert project.read("app.py").decode() == SRC
     assert turns(project) == []
 

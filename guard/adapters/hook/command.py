@@ -212,7 +212,7 @@ def _unstashed(call: HookCall, cwd: str, text: str) -> Answer:
     what to say, and to whom."""
     from ...record import entered
 
-    tool = call.tool
+    tool = call.shown
     found = _repositories([cwd], call.policy)
     if not found:
         return Answer(0)  # in no repository now: nothing of ours that it changed is known
@@ -243,7 +243,7 @@ def _said(call: HookCall, finished: list[tuple[str, Finished]], missing: list[st
     was not recorded as additional context."""
     from ...report.render import finding_text
 
-    tool = call.tool
+    tool = call.shown
     several = len(finished) + len(missing) > 1
     refused: list[str] = []
     context: list[str] = []

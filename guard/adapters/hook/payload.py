@@ -54,6 +54,14 @@ class HookCall:
     # (``Deadline.verify_by``); None without a deadline.
     verify_by: tuple[float, str] | None = None
     told: Told | None = None  # after a file tool: what the agent reports it wrote, when it does
+    # The agent's own name of the tool, where `tool` is Claude Code's name its call was read as
+    # (Gemini's `replace` as Edit): messages name the tool the model called.
+    named: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The tool's name as the agent knows it, for messages."""
+        return self.named or self.tool
 
 
 def payload(raw: bytes) -> dict[str, Any]:

@@ -72,7 +72,7 @@ def _unstashed(g: Guard, call: HookCall, rel: str, agent: str, turn: str | None)
         before = None
     else:
         return call.form.report(
-            f"agent-guard: cannot record {call.tool} of {rel}: no content from before the tool ran "
+            f"agent-guard: cannot record {call.shown} of {rel}: no content from before the tool ran "
             f"(tool_use_id {call.data.get('tool_use_id')!r} has no stash); install the PreToolUse hook too"
         )
     told = stash.Passed(
@@ -102,7 +102,7 @@ def _stashed(g: Guard, call: HookCall, rel: str, kept: stash.Passed, turn: str |
         return call.form.report(f"agent-guard: cannot read {rel} to record it: {exc}")
     if call.told is not None:
         kept = _as_told(kept, call.told, after)
-    before, unclear = tools_part(rel, call.tool, kept, after)
+    before, unclear = tools_part(rel, call.shown, kept, after)
     edit_bytes = len(json.dumps(call.data.get("tool_input")))
     landed = Report("applied", None)
     if before != after:
@@ -215,7 +215,7 @@ def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | 
     try:
         now, mode = worktree.read(g.root, rel)
     except (worktree.UnsafePath, OSError) as exc:
-        return call.form.tell(f"agent-guard: {call.tool} of {rel} was refused, and cannot be checked now: {exc}", None)
+        return call.form.tell(f"agent-guard: {call.shown} of {rel} was refused, and cannot be checked now: {exc}", None)
     if now == kept.before:
         return Answer(0)  # the denial held: nothing was written
     restored, kept_note = put_back(g, kept, now)
@@ -223,7 +223,7 @@ def _denied(g: Guard, call: HookCall, rel: str, kept: stash.Denied, turn: str | 
         worktree.write(g.repo, [worktree.Write(rel, now, restored, mode, kept.mode or mode or FILE)])
     events.record(g.repo.commondir, events.Decision("apply", kept.agent, turn, tool=call.tool), Report("refused", None))
     return call.form.tell(
-        f"agent-guard: this {call.tool} of {rel} had been refused before it ran, and was written anyway; agent-guard "
+        f"agent-guard: this {call.shown} of {rel} had been refused before it ran, and was written anyway; agent-guard "
         f"put {rel} back as it was (nothing was recorded as {kept.agent}'s).{kept_note} Why it was refused:\n"
         + "\n".join(kept.reasons),
         None,

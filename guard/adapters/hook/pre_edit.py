@@ -58,7 +58,7 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
         except worktree.NotAFile as exc:  # a pipe there would hold the tool's read, and the hook's
             return _refuse(g, call, special_file(exc, creates=False), agent, turn, edit_bytes, started)
         stash.write(g, stash.name(call.data, resolved), kept)
-        return call.form.passing(call.on_pass, f"agent-guard: {tool} of {resolved} passed through (path checked only)", [])
+        return call.form.passing(call.on_pass, f"agent-guard: {call.shown} of {resolved} passed through (path checked only)", [])
     text, dialect, intended = _edit_for(g, tool, ti, resolved)
     report = g.apply(
         text,
@@ -82,7 +82,7 @@ def pre(g: Guard, call: HookCall, rel: str, ti: dict[str, Any], agent: str, turn
     stash.write(g, stash.name(call.data, target), kept)
     said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
     said += _unapplied_repairs(report)
-    return call.form.passing(call.on_pass, f"agent-guard: {tool} of {resolved} checked", said)
+    return call.form.passing(call.on_pass, f"agent-guard: {call.shown} of {resolved} checked", said)
 
 
 def _passed(
