@@ -16,7 +16,6 @@ What each file becomes is ``undo``'s; reading the ledger is ``history``'s.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
@@ -30,6 +29,7 @@ from ..repo import GitError, RefLocked
 from ..report import Report, TurnRef
 from ..tree import worktree
 from . import history
+from .hint import undo_command
 from .protection import protection
 from .undo import undo_turns
 
@@ -220,8 +220,7 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
     if t.commit in undone:
         raise UsageError(
             f"turn {t.id} of {agent}@{clone} ({t.commit[:12]}) is already rolled back here, by "
-            f"rollback {undone[t.commit]}; git agent-rollback --agent {agent} --turn "
-            f"{undone[t.commit]} undoes that rollback"
+            f"rollback {undone[t.commit]}; {undo_command(agent, '--turn', undone[t.commit])} undoes that rollback"
         )
     return [t], (clone, t.id, t.commit)
 
@@ -302,15 +301,14 @@ def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Rep
 
 
 def _force_command(agent: str, asked: Asked) -> str:
-    """The rollback asked for, with --force (agent names that need quoting are not valid names)."""
+    """The rollback asked for, with --force."""
     if asked.commit is not None:
-        return f"git agent-rollback --commit {asked.commit} --force"
-    who = "" if agent == default_agent(None) else f" --agent {agent}"
-    where = f" --clone {asked.clone}" if asked.clone is not None else ""
-    which = f" --turn {asked.turn}" if asked.turn is not None else f" --to {asked.to}" if asked.to is not None else ""
+        return undo_command(None, "--commit", asked.commit, "--force")
+    where = ("--clone", asked.clone) if asked.clone is not None else ()
+    which = ("--turn", asked.turn) if asked.turn is not None else ("--to", asked.to) if asked.to is not None else ()
     if asked.session is not None:
-        which = f" --session {shlex.quote(asked.session)}"
-    return f"git agent-rollback{who}{where}{which} --force"
+        which = ("--session", asked.session)
+    return undo_command(agent, *where, *which, "--force")
 
 
 def _session_targets(g: Guard, agent: str, prefix: str, session: str) -> _Selected:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..model import FileChange, Finding, Op, error
-from ..pipeline.engine import Guard, default_agent
+from ..pipeline.engine import Guard
 from ..policy import Policy
 from ..record import ledger
 from ..repo import FILE, TreeChange
@@ -22,6 +22,7 @@ from ..text.textfile import NotText, decode
 from ..text.wording import clip
 from ..tree import diffs, worktree
 from . import history
+from .hint import undo_command
 
 
 class _State:
@@ -209,8 +210,7 @@ def _later_turns(g: Guard, prefix: str, t: ledger.Turn, path: str) -> list[str]:
             if later.commit == t.commit or history.when(later) < since:
                 break
             if not rolled and later.kind == "turn" and any(path in (f[1], f[1].partition(" <- ")[2]) for f in later.files):
-                who = "" if name == default_agent(None) else f" --agent {name}"
-                out.append((history.when(later), f"git agent-rollback{who} --turn {later.id}"))
+                out.append((history.when(later), undo_command(name, "--turn", later.id)))
     return [how for _, how in sorted(out, reverse=True)]
 
 
