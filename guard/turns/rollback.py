@@ -240,14 +240,22 @@ def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Rep
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
         warned = tuple(guarded)
-        changes, findings, moved_back = undo_turns(g, pol, targets, run.force, run.forced)
+        changes, findings, moved_back, never_here = undo_turns(g, pol, targets, run.force, run.forced, origin is not None)
         label = ",".join(t.id for t in targets) if origin is None else f"{origin[1]} of clone {origin[0]}"
         if findings:
             return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
+        notes: tuple[str, ...] = ()
+        if never_here:
+            # Another clone's change that never came here: nothing of it to undo, and its before-state
+            # is that clone's, which --force must not write here either.
+            notes += (
+                f"left {', '.join(never_here)} as {'it is' if len(never_here) == 1 else 'they are'}: turn {label}'s "
+                "change never reached this clone's copy (not in the work tree, the index or HEAD)",
+            )
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes: tuple[str, ...] = (
+        notes += (
             (
                 f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
