@@ -8,9 +8,10 @@ or ``parse-error`` findings; the engine, on a scratch repository, returns a Repo
 and never writes under ``--check``; a real apply is all or nothing.  Every example
 runs under an alarm (a hang fails it).  Not derandomised: each seed explores anew.
 
-Default budget: 10,000 examples per dialect parser (7), 10,000 for the front door
+Default budget: 10,000 examples per dialect parser (9), 10,000 for the front door
 with ``auto``, 5,000 for detection, 15,000 engine checks and 3,000 engine applies:
-103,000 in all.  ``--scale 0.1`` for a quick pass.
+123,000 in all.  ``--scale 0.1`` for a quick pass (tests/test_readme_long_checks.py runs
+``--scale 0.01``).
 
     python bench/fuzz_long.py [--scale 1.0] [--seed 1] [--json]
 """
@@ -30,7 +31,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
-sys.path.insert(0, str(TESTS))
+# conftest (the scratch repository) is in tests/, the fuzz properties in tests/dialects/ (it once
+# looked for them in tests/ alone, and failed at once: tests/test_readme_long_checks.py runs it).
+sys.path[:0] = [str(TESTS), str(TESTS / "dialects")]
 
 from scratch import GIT_ENV  # bench/, this script's folder, is on the import path
 

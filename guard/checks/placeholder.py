@@ -57,6 +57,7 @@ that does no work where code was) in ``standin``.  This module makes the finding
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..fs.kept import by_value
 from ..model import FileChange, Finding
@@ -69,6 +70,12 @@ from .markers import Marker, file_markers, last_nonblank, line_count
 from .phrases import TWO_WORDS
 
 HINT = "write the full code or leave that region out of the edit"
+# At commit time the person committing reads it: their way out of the check, when the text is meant.
+COMMIT_HINT = (
+    "write the code in full, or take those lines out of the commit; if the text is meant to stay (a test "
+    "fixture, a document about elision), keep the check off the file: `exclude: {{placeholder: [{path!r}]}}` "
+    "in .agent-guard.yaml"
+)
 WHOLE_HINT = (
     "send the whole new text, every line of it, or change the file with a diff or SEARCH/REPLACE edit of the lines that change"
 )
@@ -100,6 +107,8 @@ def check(inp: CheckInput, level: str) -> list[Finding]:
         phrased = _findings(change, found, level, regions)
         known = {f.line for f in phrased if f.line is not None}
         findings += phrased + standin.findings(change, regions, edit, level, known, exempt)
+    if inp.committed is not None:
+        findings = [replace(f, hint=COMMIT_HINT.format(path=f.path)) for f in findings]
     return capped(findings)
 
 

@@ -51,6 +51,7 @@ def run_cmd(
     from ..report import Report
     from ..report.render import human
     from ..turns import shell
+    from ..turns.hint import undo_command
 
     g = open_guard(policy)
     who = default_agent(agent)
@@ -77,7 +78,7 @@ def run_cmd(
                 else "\nagent-guard: the command's changes stay: shell.on_violation is revert, but they could not be "
                 "rolled back (see above)"
                 if shell.on_violation(before.policy) == "revert"
-                else "\nagent-guard: the command's changes stay (shell.on_violation: warn); `git agent-rollback` undoes them"
+                else f"\nagent-guard: the command's changes stay (shell.on_violation: warn); `{undo_command(who)}` undoes them"
             )
         sys.stderr.write(text + "\n")
     sys.exit(1 if failed else status)

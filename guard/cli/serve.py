@@ -21,7 +21,7 @@ from .base import CONTEXT, InRange
     type=InRange(PORT, "PORT"),
     default=None,
     help="Also answer Claude Code's http hook form on 127.0.0.1:PORT (0: a free port), to requests with "
-    "the token in the server's http-token file. An http hook that fails lets the edit through "
+    "the token in the server's http-token file (--token-file prints where it is). An http hook that fails lets the edit through "
     'unless its settings say "onFailure": "block": prefer the command form.',
 )
 @click.option(
@@ -41,6 +41,13 @@ from .base import CONTEXT, InRange
     "action",
     flag_value="status",
     help="Say whether your server runs, and whether it runs this code (exit 1 when not).",
+)
+@click.option(
+    "--token-file",
+    "action",
+    flag_value="token-file",
+    help="Print the path of the file that holds the http form's token (exit 1 when no server "
+    "started with --http has made it yet).",
 )
 @click.option(
     "--settings",
@@ -68,6 +75,10 @@ def serve_cmd(http_port: int | None, detach: bool, idle_exit: int | None, action
     if action == "status":
         status, text = control.status_text()
         click.echo(text)
+        sys.exit(status)
+    if action == "token-file":
+        status, text = control.token_file()
+        click.echo(text, err=status != 0)
         sys.exit(status)
     if action == "stop":
         status, text = control.stop()

@@ -41,7 +41,7 @@ from ..model import FileChange, Finding
 from ..repo import EXEC
 from ..text.globs import matches
 from ..text.regex import lazy
-from .paths import fold_name
+from .paths import AT_COMMIT, fold_name
 
 if TYPE_CHECKING:
     from ..policy import Policy
@@ -399,11 +399,24 @@ def editable(path: str, pol: Policy) -> bool:
     return any(matches(path, g) for g in globs)
 
 
-def finding(path: str, what: str, pol: Policy, severity: str = "error", entry: str | None = None) -> Finding | None:
+def finding(
+    path: str, what: str, pol: Policy, severity: str = "error", entry: str | None = None, committing: bool = False
+) -> Finding | None:
     """`path-protected` for the control file `path` (`what` it is), unless the policy lets agents
-    edit it; `entry`: the glob the message offers for that (default: the path itself)."""
+    edit it; `entry`: the glob the message offers for that (default: the path itself); `committing`:
+    for the person committing the change, not for an agent (``paths.protected_finding``)."""
     if editable(path, pol):
         return None
+    setting = f"`paths: {{control_editable: [{(entry or path)!r}]}}`"
+    if committing:
+        return Finding(
+            "path-protected",
+            severity,
+            path,
+            None,
+            f"{path!r} is {what}: a control file (what it says runs later, or changes what the checks see), kept from agents",
+            f"{AT_COMMIT}. To let agents change it too, list it in .agent-guard.yaml under {SETTING}: {setting}",
+        )
     return Finding(
         "path-protected",
         severity,
@@ -411,7 +424,7 @@ def finding(path: str, what: str, pol: Policy, severity: str = "error", entry: s
         None,
         f"{path!r} is {what}; agents may not change it (a control file: what it says runs later, or changes what the checks see)",
         f"leave it out of the edit. If the user wants agents to change it, they list it in .agent-guard.yaml "
-        f"under {SETTING}: `paths: {{control_editable: [{(entry or path)!r}]}}`",
+        f"under {SETTING}: {setting}",
     )
 
 

@@ -296,8 +296,16 @@ def _glob_pattern(path: str, parts: list[str], policy: Policy) -> tuple[str, str
     return pattern, "paths.protected" if pattern in policy.protected_listed else "paths.protected_extra"
 
 
-def protected_finding(path: str, policy: Policy) -> Finding | None:
-    """`path-protected` if git, the policy's own files, its globs or its allow-list keep agents off `path`."""
+# What a protected path means to the person committing it (``protected_finding``'s `committing`):
+# at commit time `path-protected` is a warning, since people change such files on purpose.
+AT_COMMIT = "this warning does not stop the commit: check that the change is one you meant"
+
+
+def protected_finding(path: str, policy: Policy, committing: bool = False) -> Finding | None:
+    """`path-protected` if git, the policy's own files, its globs or its allow-list keep agents off `path`.
+
+    `committing`: the finding is for the person committing the change (``agent-guard check``), not
+    for an agent: what it means for their commit, and the policy key that lets agents change it."""
     parts = [p for p in path.split("/") if p]
     if any(_is_dot_git(p) for p in parts):
         return _protected_git(path)[1]
@@ -317,13 +325,17 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
     glob = _glob_pattern(path, parts, policy)
     if glob is not None:
         pattern, setting = glob
+        replaces = " (a list set in .agent-guard.yaml replaces the one it extends)" if setting == "paths.protected" else ""
         return Finding(
             "path-protected",
             level,
             path,
             None,
             f"{path!r} matches the protected pattern {pattern!r} ({setting}, from {policy.source(setting)})",
-            "agents may not change this path; leave it out of the edit, or ask the user to change it",
+            f"the policy keeps agents off this path; {AT_COMMIT}. To let agents change it too, leave {pattern!r} out "
+            f"of {setting}{replaces}"
+            if committing
+            else "agents may not change this path; leave it out of the edit, or ask the user to change it",
         )
     allow = policy.allow
     # A path the allow-list lets through must be the one it names: `SRC/evil.py` is not under
@@ -335,7 +347,10 @@ def protected_finding(path: str, policy: Policy) -> Finding | None:
             path,
             None,
             f"{path!r} is outside the allow-list ({', '.join(allow)}; paths.allow, from {policy.source('paths.allow')})",
-            "edit only paths the allow-list names, or ask the user to widen paths.allow",
+            f"the policy lets agents change only the paths paths.allow names; {AT_COMMIT}. To let agents change it too, "
+            "add it to paths.allow"
+            if committing
+            else "edit only paths the allow-list names, or ask the user to widen paths.allow",
         )
     return None
 

@@ -74,9 +74,12 @@ def has_table(value: object) -> bool:
     return value is not _ABSENT
 
 
-def table_finding(path: str, old_path: str | None, before: bytes | None, after: bytes | None) -> Finding | None:
+def table_finding(
+    path: str, old_path: str | None, before: bytes | None, after: bytes | None, committing: bool = False
+) -> Finding | None:
     """`path-protected` for a change of the top-level pyproject.toml that adds, changes or removes its
-    ``[tool.agent-guard]`` table (a rename onto or away from the name counts); None for any other change."""
+    ``[tool.agent-guard]`` table (a rename onto or away from the name counts); None for any other change.
+    `committing`: for the person committing the change (``agent-guard check``), not for an agent."""
     was = before if (old_path or path) == FILE else None
     now = after if path == FILE else None
     if was is None and now is None:
@@ -91,22 +94,32 @@ def table_finding(path: str, old_path: str | None, before: bytes | None, after: 
         if not has_table(old):
             return _refusal(
                 path,
+                committing,
                 f"it leaves {FILE} unreadable as TOML ({str(exc)[:120]}) while naming agent-guard, "
                 f"which could hold a {TABLE} table",
             )
         return _refusal(
             path,
+            committing,
             f"{FILE} holds the policy in its {TABLE} table, and the change leaves the file unreadable as TOML ({str(exc)[:120]})",
         )
     if old == new:
         return None
     what = "adds a" if not has_table(old) else "removes the" if not has_table(new) else "changes the"
-    return _refusal(
-        path, f"the change {what} {TABLE} table of {FILE}, which is the repository's policy when there is no .agent-guard.yaml"
-    )
+    why = f"the change {what} {TABLE} table of {FILE}, which is the repository's policy when there is no .agent-guard.yaml"
+    return _refusal(path, committing, why)
 
 
-def _refusal(path: str, why: str) -> Finding:
+def _refusal(path: str, committing: bool, why: str) -> Finding:
+    if committing:  # a person may change the policy; the check reports it (at the check's level)
+        return error(
+            "path-protected",
+            path,
+            None,
+            why,
+            "this warning does not stop the commit: review the policy change on its own (a commit that relaxes "
+            "the policy beside code the old policy refuses is how a check gets switched off)",
+        )
     return error(
         "path-protected",
         path,

@@ -457,8 +457,9 @@ def _unparsed(rw: Rewrite, langs: Sequence[Language]) -> str:
     for lang in dict.fromkeys(langs):
         found = matches.syntax_error(rw.pattern, lang)
         if found is not None:
-            column, text = found
-            return f"; the pattern is no {lang.name} code on its own: it does not parse at column {column} ({clip(text, 40)!r})"
+            line, column, text = found
+            at = f"line {line}, column {column}" if line > 1 else f"column {column}"
+            return f"; the pattern is no {lang.name} code on its own: it does not parse at {at} ({clip(text, 40)!r})"
     return ""
 
 

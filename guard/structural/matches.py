@@ -95,12 +95,31 @@ def problem(pattern: str, selector: str | None, lang: Language) -> str | None:
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # the binding's errors, a Rust panic among them, are no exceptions of ours
-        return _reason(exc)
+        return _as_written(_reason(exc), pattern, pattern_source(pattern, lang))
     return None
 
 
-def syntax_error(pattern: str, lang: Language) -> tuple[int, str] | None:
-    """Where `pattern` does not parse as `lang` (1-based column, the text there), or None."""
+def _as_written(said: str, pattern: str, source: str) -> str:
+    """ast-grep's words with each `quoted` piece of the pattern's parser source given back as the
+    pattern spells it: its messages quote what its parser read, where each metavariable's `$` is the
+    language's stand-in (``pattern_source``, one character for one, so a piece found at an index of
+    the source is the pattern's text at that index)."""
+    if source == pattern:
+        return said
+    pieces = said.split("`")
+    for i in range(1, len(pieces), 2):  # the odd pieces are between backquotes
+        at = source.find(pieces[i]) if pieces[i] else -1
+        if at >= 0:
+            pieces[i] = pattern[at : at + len(pieces[i])]
+    return "`".join(pieces)
+
+
+def syntax_error(pattern: str, lang: Language) -> tuple[int, int, str] | None:
+    """Where `pattern` does not parse as `lang` (1-based line and column, the text there), or None.
+
+    The text is the pattern's own, as the agent spelled it: the parser reads the pattern with each
+    metavariable's `$` as the language's stand-in (``pattern_source``, one character for one), and
+    an agent shown `def µF(` for the `def $F(` it wrote cannot tell what went wrong."""
     binding = _binding()
     source = pattern_source(pattern, lang)
     root = binding.SgRoot(source, lang.name).root()
@@ -108,8 +127,8 @@ def syntax_error(pattern: str, lang: Language) -> tuple[int, str] | None:
     while stack:
         node = stack.pop()
         if node.kind() == "ERROR":
-            start = node.range().start
-            return start.column + 1, node.text()
+            where = node.range()
+            return where.start.line + 1, where.start.column + 1, pattern[where.start.index : where.end.index]
         stack.extend(reversed(node.children()))
     return None
 

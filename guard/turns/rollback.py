@@ -16,7 +16,6 @@ What each file becomes is ``undo``'s; reading the ledger is ``history``'s.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
@@ -30,6 +29,7 @@ from ..repo import GitError, RefLocked
 from ..report import Report, TurnRef
 from ..tree import worktree
 from . import history
+from .hint import undo_command
 from .protection import protection
 from .undo import undo_turns
 
@@ -220,8 +220,7 @@ def _fetched_one(g: Guard, agent: str, prefix: str, copy: clones.Copy, t: ledger
     if t.commit in undone:
         raise UsageError(
             f"turn {t.id} of {agent}@{clone} ({t.commit[:12]}) is already rolled back here, by "
-            f"rollback {undone[t.commit]}; git agent-rollback --agent {agent} --turn "
-            f"{undone[t.commit]} undoes that rollback"
+            f"rollback {undone[t.commit]}; {undo_command(agent, '--turn', undone[t.commit])} undoes that rollback"
         )
     return [t], (clone, t.id, t.commit)
 
@@ -241,14 +240,22 @@ def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Rep
         if any(f.severity == "error" for f in guarded):
             return Report("refused", "rollback", (), tuple(guarded), extra=extra), targets
         warned = tuple(guarded)
-        changes, findings, moved_back = undo_turns(g, pol, targets, run.force, run.forced)
+        changes, findings, moved_back, never_here = undo_turns(g, pol, targets, run.force, run.forced, origin is not None)
         label = ",".join(t.id for t in targets) if origin is None else f"{origin[1]} of clone {origin[0]}"
         if findings:
             return Report("refused", "rollback", tuple(changes), warned + tuple(findings), extra=extra), targets
+        notes: tuple[str, ...] = ()
+        if never_here:
+            # Another clone's change that never came here: nothing of it to undo, and its before-state
+            # is that clone's, which --force must not write here either.
+            notes += (
+                f"left {', '.join(never_here)} as {'it is' if len(never_here) == 1 else 'they are'}: turn {label}'s "
+                "change never reached this clone's copy (not in the work tree, the index or HEAD)",
+            )
         # The folders the undone turns created go too, once nothing is left in them.
         created = [d for t in targets for d in t.created_dirs] if changes else []
         emptied = worktree.emptied_dirs(g.root, created, [c.path for c in changes if c.after is None])
-        notes: tuple[str, ...] = (
+        notes += (
             (
                 f"{'would remove' if check else 'removed'} the {'folder' if len(emptied) == 1 else 'folders'} "
                 f"{'turn' if len(targets) == 1 else 'turns'} {label} created, "
@@ -302,15 +309,14 @@ def _rollback(g: Guard, run: _Run, select: Callable[[], _Selected]) -> tuple[Rep
 
 
 def _force_command(agent: str, asked: Asked) -> str:
-    """The rollback asked for, with --force (agent names that need quoting are not valid names)."""
+    """The rollback asked for, with --force."""
     if asked.commit is not None:
-        return f"git agent-rollback --commit {asked.commit} --force"
-    who = "" if agent == default_agent(None) else f" --agent {agent}"
-    where = f" --clone {asked.clone}" if asked.clone is not None else ""
-    which = f" --turn {asked.turn}" if asked.turn is not None else f" --to {asked.to}" if asked.to is not None else ""
+        return undo_command(None, "--commit", asked.commit, "--force")
+    where = ("--clone", asked.clone) if asked.clone is not None else ()
+    which = ("--turn", asked.turn) if asked.turn is not None else ("--to", asked.to) if asked.to is not None else ()
     if asked.session is not None:
-        which = f" --session {shlex.quote(asked.session)}"
-    return f"git agent-rollback{who}{where}{which} --force"
+        which = ("--session", asked.session)
+    return undo_command(agent, *where, *which, "--force")
 
 
 def _session_targets(g: Guard, agent: str, prefix: str, session: str) -> _Selected:

@@ -10,10 +10,11 @@ other later change.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from functools import partial
+from typing import Callable, NamedTuple
 
 from ..model import FileChange, Finding, Op, error
-from ..pipeline.engine import Guard, default_agent
+from ..pipeline.engine import Guard
 from ..policy import Policy
 from ..record import ledger
 from ..repo import FILE, TreeChange
@@ -21,7 +22,8 @@ from ..repo.merge import merge_file
 from ..text.textfile import NotText, decode
 from ..text.wording import clip
 from ..tree import diffs, worktree
-from . import history
+from . import history, presence
+from .hint import undo_command
 
 
 class _State:
@@ -143,18 +145,34 @@ def _shown(line: bytes) -> str:
     return line.decode("utf-8", "replace").rstrip("\r\n")
 
 
-def undo_turns(
-    g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced: str
-) -> tuple[list[FileChange], list[Finding], dict[str, str]]:
-    """The changes that undo `targets` (newest first) one after the other, the conflicts that
-    refuse them, and where each renamed file's old path is now (its bits go back with it)."""
+class Undone(NamedTuple):
+    """What undoing turns does: the changes, the conflicts that refuse them, where each renamed file's
+    old path is now (its bits go back with it), and the files a fetched turn's change never reached
+    (left as they are, ``presence``)."""
+
+    changes: list[FileChange]
+    findings: list[Finding]
+    moved_back: dict[str, str]
+    never_here: list[str]
+
+
+def undo_turns(g: Guard, pol: Policy, targets: list[ledger.Turn], force: bool, forced: str, fetched: bool = False) -> Undone:
+    """Undo `targets` (newest first) one after the other in the files as they are now (``Undone``);
+    `fetched`: the turn was made in another clone, so a file its change never reached is left alone,
+    --force or not (``presence``)."""
     state = _State(g, {})
     originals: dict[str, tuple[bytes | None, int | None]] = {}
     moved_back: dict[str, str] = {}  # a renamed file's old path -> where it is now
     findings: list[Finding] = []
+    never_here: list[str] = []
+    here = presence.copies(g.repo) if fetched else None
     for t in targets:  # newest first
         unblock = _Unblock(forced, t.commit, lambda path, t=t: _later_turns(g, pol.ledger_prefix, t, path))  # type: ignore[misc]
         changed = history.turn_changes(g, t)
+        if here is not None:
+            absent = [tc for tc in changed if not presence.reached(tc, state.get(tc.path)[0], here, partial(history.blob, g))]
+            never_here += [tc.path for tc in absent]
+            changed = [tc for tc in changed if tc not in absent]
         for was, now in history.renamed(g, t, changed).items():
             moved_back[was] = moved_back.get(now, now)
         for tc in changed:
@@ -165,7 +183,7 @@ def undo_turns(
             f = _undo_change(g, state, tc, force, unblock, moved_back)
             if f is not None:
                 findings.append(f)
-    return _changes(originals, state.files), findings, moved_back
+    return Undone(_changes(originals, state.files), findings, moved_back, never_here)
 
 
 def _undo_change(
@@ -209,8 +227,7 @@ def _later_turns(g: Guard, prefix: str, t: ledger.Turn, path: str) -> list[str]:
             if later.commit == t.commit or history.when(later) < since:
                 break
             if not rolled and later.kind == "turn" and any(path in (f[1], f[1].partition(" <- ")[2]) for f in later.files):
-                who = "" if name == default_agent(None) else f" --agent {name}"
-                out.append((history.when(later), f"git agent-rollback{who} --turn {later.id}"))
+                out.append((history.when(later), undo_command(name, "--turn", later.id)))
     return [how for _, how in sorted(out, reverse=True)]
 
 

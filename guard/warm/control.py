@@ -53,6 +53,8 @@ def status_text() -> tuple[int, str]:
         f"since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(info.get('started', 0)))}, "
         f"on {path}{http}" + (f", ends after {info['idle_exit']:g} s without a call" if info.get("idle_exit") else "")
     )
+    if http:  # on a line of its own, for a script to take: the http hook's settings need the token
+        text += f"\nhttp token: {folder / client.TOKEN_NAME}"
     if said != client.hello(client.build_id(client.package_dir()), client.environment_id(os.environb)):
         return 1, (
             text + f"\nstale: it runs agent-guard's code from {info.get('package')} as it was when it started, "
@@ -60,6 +62,19 @@ def status_text() -> tuple[int, str]:
             "(agent-guard serve --stop, then start it again)"
         )
     return 0, text + "\ncurrent: hooks are answered by it"
+
+
+def token_file() -> tuple[int, str]:
+    """(exit status, what to print) for `serve --token-file`: the path of the file that holds the http
+    form's token, which a server started with --http made (it stays while the folder lasts), or
+    (exit 1) why there is none yet."""
+    path = folder_of_user() / client.TOKEN_NAME
+    if os.path.isfile(path):
+        return 0, str(path)
+    return 1, (
+        f"no token yet at {path}: agent-guard serve --http PORT makes it (in $XDG_RUNTIME_DIR/agent-guard, "
+        "else agent-guard-UID in $TMPDIR or /tmp)"
+    )
 
 
 def stop() -> tuple[int, str]:

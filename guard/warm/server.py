@@ -384,7 +384,13 @@ class Server:
         old[signal.SIGCHLD] = signal.signal(signal.SIGCHLD, lambda signum, frame: None)
         signal.set_wakeup_fd(wake_w)
         try:
-            where = f"{self.path}" + (f" and http://127.0.0.1:{self.http_port}/claude-code" if self.token else "")
+            # The token's file is named: where it is depends on $XDG_RUNTIME_DIR and $TMPDIR, and the
+            # http hook's settings need it (`serve --token-file` prints it again).
+            where = f"{self.path}" + (
+                f" and http://127.0.0.1:{self.http_port}/claude-code, its token in {self.folder / client.TOKEN_NAME}"
+                if self.token
+                else ""
+            )
             announce: str | None = (
                 f"agent-guard serve: listening on {where} (pid {self.pid}); stop it with: agent-guard serve --stop"
             )

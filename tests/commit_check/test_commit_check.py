@@ -468,7 +468,7 @@ def test_github_annotations_are_well_formed(repo: Repo, cli) -> None:
     assert kind == "error" and props["file"] == "src/app.py" and props["line"] == "2"
     assert data.startswith("the added line '# ... rest of the code unchanged' stands in for code")
     assert "(in commit " in data and "'Two files, 100% lazy'" in data
-    assert data.splitlines()[1] == "write the full code or leave that region out of the edit"
+    assert data.splitlines()[1].startswith("write the code in full, or take those lines out of the commit; ")
     kind, props, data = by_title["agent-guard whitespace"]
     assert kind == "warning" and props["file"] == "odd, name: x.py" and props["line"] == "1"
     kind, props, data = by_title["agent-guard budget"]

@@ -426,6 +426,63 @@ def test_a_fetched_turn_whose_change_is_not_here_has_nothing_to_undo(team: Team)
     assert b.snapshot() == snap
 
 
+def _never_here(team: Team) -> Clone:
+    """A's turns 1-4 (line 2, then line 3 next to it; a file made, then changed), pushed as turns only:
+    B fetches them and never pulls, so none of A's changes is in B's tree."""
+    a, b = team.a, team.b
+    a.edit("f.txt", "line 2\n", "ALPHA 2\n")
+    a.edit("f.txt", "line 3\n", "ALPHA 3\n")
+    r = a.ag("apply", "--agent", "claude", input=json.dumps({"file_path": "made.txt", "content": "alpha made\n"}))
+    assert r.code == 0, r
+    a.edit("made.txt", "alpha made\n", "alpha made, then changed\n")
+    a.push()
+    b.edit("g.txt", "two\n", "BETA two\n")  # B's own turn: its tree is its own
+    b.fetch()
+    return b
+
+
+@pytest.mark.parametrize("turn", ["2", "4"])
+@pytest.mark.parametrize("force", [(), ("--force",)])
+def test_a_fetched_turn_this_clone_never_had_has_nothing_to_undo(team: Team, turn: str, force: tuple[str, ...]) -> None:
+    """Turn 2's before-state holds A's turn 1 (ALPHA 2, next to the line turn 2 changed), turn 4's a file
+    B never had: a three-way undo in B's tree conflicted, and --force wrote A's before-state there."""
+    b = _never_here(team)
+    snap = b.snapshot()
+    r = b.ag("rollback", "--agent", "claude", "--clone", "alpha", "--turn", turn, "--json", *force)
+    assert r.code == 0, r
+    assert r.json()["files"] == [] and "nothing left to undo" in " ".join(r.json()["notes"]), r
+    assert b.snapshot() == snap
+    assert not (b.root / "made.txt").exists() and "ALPHA" not in (b.root / "f.txt").read_text()
+
+
+def test_a_fetched_turn_is_undone_where_its_change_came_and_nowhere_else(team: Team) -> None:
+    """One turn of A's changes g.txt (committed and pulled by B), made.txt (A's turn 1 made it, B never had
+    it) and deletes gone.txt (made by A's turn 1 too): only g.txt is B's to undo, --force or not."""
+    a, b = team.a, team.b
+    made = {"file_path": "made.txt", "content": "alpha made\n"}
+    assert a.ag("apply", "--agent", "claude", input=json.dumps(made)).code == 0
+    gone = {"file_path": "gone.txt", "content": "alpha's, deleted next\n"}
+    assert a.ag("apply", "--agent", "claude", input=json.dumps(gone)).code == 0
+    patch = (
+        "*** Begin Patch\n*** Update File: g.txt\n@@\n one\n-two\n+ALPHA two\n three\n"
+        "*** Update File: made.txt\n@@\n-alpha made\n+alpha made, then changed\n"
+        "*** Delete File: gone.txt\n*** End Patch\n"
+    )
+    r = a.ag("apply", "--agent", "claude", "--json", input=patch)
+    assert r.code == 0, r
+    a.git("commit", "-q", "-m", "alpha's g.txt", "g.txt")
+    a.git("push", "-q", "origin", "main")
+    a.push()
+    b.git("pull", "-q", "--ff-only", "origin", "main")
+    b.fetch()
+    r = b.ag("rollback", "--agent", "claude", "--clone", "alpha", "--turn", "3", "--force", "--json")
+    assert r.code == 0, r
+    assert [f["path"] for f in r.json()["files"]] == ["g.txt"], r
+    assert "left gone.txt, made.txt as they are" in " ".join(r.json()["notes"]), r
+    assert (b.root / "g.txt").read_text() == BASE["g.txt"]
+    assert not (b.root / "made.txt").exists() and not (b.root / "gone.txt").exists()
+
+
 def test_refusals_of_a_fetched_turn_s_rollback_leave_the_tree_as_it_was(team: Team) -> None:
     a, b = team.a, team.b
     a.edit("f.txt", "line 2\n", "ALPHA 2\n")

@@ -249,6 +249,35 @@ def test_http_form_listens_on_loopback_only_and_keeps_its_token(tmp_path: Path) 
         assert (runtime() / "http-token").read_text() == token  # kept: the settings' variable stays right
 
 
+def test_serve_says_where_the_http_token_is_without_xdg_runtime_dir(tmp_path: Path, project: Repo) -> None:
+    """Without $XDG_RUNTIME_DIR the token is in agent-guard-UID in $TMPDIR: the README's
+    `cat "$XDG_RUNTIME_DIR/agent-guard/http-token"` then read nothing and every edit was denied,
+    and nothing `serve` printed said where the token was."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"XDG_RUNTIME_DIR": "", "TMPDIR": str(tmp)}  # empty: as unset (it is no absolute path)
+    token_file = tmp / f"agent-guard-{os.geteuid()}" / "http-token"
+    with Server(tmp_path, "--http", "0", env=env) as server:
+        assert f"token in {token_file}" in server.ready, server.ready
+        status = serve("--status", cwd=tmp_path, env=env)
+        assert status.returncode == 0 and f"\nhttp token: {token_file}\n" in status.stdout + "\n", status
+        printed = serve("--token-file", cwd=tmp_path, env=env)
+        assert (printed.returncode, printed.stdout) == (0, f"{token_file}\n"), printed
+        # The recipe: the token read from the file `serve --token-file` names is the one the server takes.
+        recipe = 'AGENT_GUARD_TOKEN="$(cat "$(agent-guard serve --token-file)")"; printf %s "$AGENT_GUARD_TOKEN"'
+        got = subprocess.run(
+            ["sh", "-c", recipe], cwd=tmp_path, env=checkout_env(env), capture_output=True, text=True, timeout=90, check=False
+        )
+        assert got.stdout == token_file.read_text().strip(), got
+        auth = {"Authorization": f"Bearer {got.stdout}"}
+        assert post(server.port, edit(project, "s = 0", "s = 0.0"), auth) == (200, b"")
+    gone = serve("--token-file", cwd=tmp_path, env=env)
+    assert gone.returncode == 0 and gone.stdout == f"{token_file}\n"  # kept while the folder lasts
+    token_file.unlink()
+    missing = serve("--token-file", cwd=tmp_path, env=env)
+    assert missing.returncode == 1 and "agent-guard serve --http PORT" in missing.stderr, missing
+
+
 def test_the_readmes_http_settings_are_what_serve_prints(tmp_path: Path) -> None:
     from readme import blocks
 

@@ -242,6 +242,7 @@ def _said(call: HookCall, finished: list[tuple[str, Finished]], missing: list[st
     are several): errors (and a revert) told in the agent's form (``Form.tell``); warnings and what
     was not recorded as additional context."""
     from ...report.render import finding_text
+    from ...turns.hint import undo_command
 
     tool = call.shown
     several = len(finished) + len(missing) > 1
@@ -253,11 +254,12 @@ def _said(call: HookCall, finished: list[tuple[str, Finished]], missing: list[st
         errors = [f for f in report.findings if f.severity == "error"]
         said = [finding_text(f) for f in report.findings] + [f"note: {n}" for n in report.notes]
         where = f"turn {report.turn.id} of {report.turn.agent}" if report.turn is not None else "no turn"
+        undo = f"`{undo_command(report.turn.agent)}` undoes them" if report.turn is not None else "nothing recorded to undo"
         if errors:
             what = (
                 f"agent-guard reverted what it changed{there}, and nothing else (the policy's shell.on_violation is revert)"
                 if done.reverted
-                else f"its changes{there} stay, recorded as {where} (`git agent-rollback` undoes them)"
+                else f"its changes{there} stay, recorded as {where} ({undo})"
             )
             refused += [
                 f"agent-guard: this {tool} command changed files in ways the policy refuses; {what}. Fix what each finding says:"
