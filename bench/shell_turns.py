@@ -75,7 +75,7 @@ def server_cpu(pid: int) -> float:
 
 def watches(run_dir: Path) -> list[int]:
     """The pids of the tree watches whose sockets are in `run_dir`."""
-    got = subprocess.run(["pgrep", "-f", f"{run_dir}/agent-guard/watch-"], capture_output=True, timeout=10)
+    got = subprocess.run(["pgrep", "-f", f"{run_dir}/agent-guard/w-"], capture_output=True, timeout=10)
     return [int(x) for x in got.stdout.split()]
 
 

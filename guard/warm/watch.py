@@ -16,7 +16,7 @@ restarted, its queue overflowed, it noted more than ``MAX_TOUCHED`` paths) or mo
 ``MAX_ANSWER`` paths.  A folder made or moved in is watched before its entries are read, and is
 itself the changed path, so what was written in it before its watch began is still covered.
 
-It listens on ``watch-<digest of the work tree and git dir>.sock`` in the user's private runtime
+It listens on ``w-<digest of the work tree and git dir>.sock`` in the user's private runtime
 folder (as the server's socket, ``client.runtime_dir``), answers only this user (peer credentials),
 and ends when no one asked it for ``IDLE`` seconds, when its socket is not its own any more, when
 the work tree goes, or when the tree has more folders than a quarter of the user's inotify watches (``inotify.SHARE``).
@@ -55,7 +55,7 @@ def socket_path(root: str, gitdir: str) -> str:
     """The watch's socket for the work tree at `root` with git dir `gitdir`."""
     digest = hashlib.sha256(os.fsencode(os.path.realpath(root)) + b"\0" + os.fsencode(os.path.realpath(gitdir))).hexdigest()
     folder = os.fsdecode(client.runtime_dir(os.environb, os.geteuid()))
-    return os.path.join(folder, f"watch-{digest[:24]}.sock")
+    return os.path.join(folder, f"w-{digest[:12]}.sock")  # short: a socket's whole path has ~107 bytes
 
 
 # ---------------------------------------------------------------------- the watch
@@ -194,8 +194,13 @@ def serve(root: str, path: str, idle: float = IDLE) -> str:
     uid = os.geteuid()
     w = Watcher(root)  # every folder watched before the first answer
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    pending = f"{path}.{os.getpid()}"
+    pending = path[: -len(".sock")] + ".new"  # no longer than the socket's name
+    renamed = False
     try:
+        try:
+            os.unlink(pending)  # a watch that died while it started
+        except FileNotFoundError:
+            pass
         old = os.umask(0o177)
         try:
             listener.bind(pending)
@@ -203,6 +208,7 @@ def serve(root: str, path: str, idle: float = IDLE) -> str:
             os.umask(old)
         listener.listen(16)
         os.replace(pending, path)
+        renamed = True
         mine = os.lstat(path).st_ino
         last = time.monotonic()
         while True:
@@ -237,10 +243,11 @@ def serve(root: str, path: str, idle: float = IDLE) -> str:
                 os.unlink(path)
         except (OSError, UnboundLocalError):
             pass
-        try:
-            os.unlink(pending)
-        except OSError:
-            pass
+        if not renamed:
+            try:
+                os.unlink(pending)
+            except OSError:
+                pass
 
 
 # ---------------------------------------------------------------------- the caller's side

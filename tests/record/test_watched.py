@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -250,9 +251,15 @@ def test_a_state_file_that_is_not_ours_is_a_whole_tree_list(repo: Repo, tmp_path
         w.w.close()
 
 
-def test_the_watch_process_answers_over_its_socket_and_ends_with_it(repo: Repo) -> None:
+def test_the_watch_process_answers_over_its_socket_and_ends_with_it(repo: Repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n"})
+    # A runtime folder of 80 bytes (a socket's path has about 107): the socket's name must be short.
+    run = Path(tempfile.mkdtemp(prefix="ag-", dir="/tmp"))
+    deep = run / ("r" * (80 - len(str(run)) - len("/agent-guard") - 1))
+    deep.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
     remote = watch.Remote(str(repo.root), str(repo.root / ".git"))
+    assert len(os.fsencode(os.path.dirname(remote.path))) == 80
     assert remote.since(None) is None  # none runs yet
     assert remote.start() == "started"
     assert remote.start() == "started lately"
@@ -278,6 +285,7 @@ def test_the_watch_process_answers_over_its_socket_and_ends_with_it(repo: Repo) 
         time.sleep(0.2)
     else:
         pytest.fail("the watch did not end when its socket was removed")
+    shutil.rmtree(run, ignore_errors=True)
 
 
 def test_a_tree_with_too_many_folders_is_not_watched(tmp_path: Path) -> None:
