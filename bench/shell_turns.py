@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from apply_scale import TARGET, Sample, bench_env, ensure, fmt_ms, reset, stats, timed_run  # noqa: E402
+from warm_hook import server_cpu, start_server  # noqa: E402
 
 HOOK = Path(__file__).resolve().parents[1] / "guard" / "warm" / "hook.py"
 
@@ -56,21 +57,6 @@ def proc_cpu(pids: list[int]) -> float:
             continue
         total += int(stat[11]) + int(stat[12])
     return total / os.sysconf("SC_CLK_TCK")
-
-
-def server_cpu(pid: int) -> float:
-    """User + system seconds of the server: the parent, its workers, and the processes each has
-    waited for (the git commands a worker ran), live and reaped (Linux /proc)."""
-
-    def ticks(p: int) -> int:
-        try:
-            stat = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # a worker that just ended: its time is the parent's now
-            return 0
-        return sum(int(stat[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
-
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return (ticks(pid) + sum(ticks(int(c)) for c in children)) / os.sysconf("SC_CLK_TCK")
 
 
 def watches(run_dir: Path) -> list[int]:
@@ -140,16 +126,7 @@ def main() -> int:
     for d in (cold_run, warm_run, before_run):
         d.mkdir(mode=0o700)
     cold_env, warm_env = dict(env, XDG_RUNTIME_DIR=str(cold_run)), dict(env, XDG_RUNTIME_DIR=str(warm_run))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "guard", "serve", "--http", "0"],
-        env=warm_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=work,
-    )
-    assert server.stdout is not None
-    if "listening" not in server.stdout.readline().decode():
-        raise RuntimeError("the server did not start")
+    server, _ = start_server(warm_env, work)
     rows = {
         "git status --porcelain": lambda repo, i: timed_run(["git", "status", "--porcelain"], repo),
         "agent-guard run -- true": lambda repo, i: timed_run(["agent-guard", "run", "--", "true"], repo),
@@ -187,14 +164,7 @@ def main() -> int:
     head = "".join(f" | {n:,} files wall | cpu" for n in sizes)
     print(f"{'':36}{head} | {sizes[-1]:,}/{sizes[0]:,} cpu")
     floor = {n: stats([s.cpu for s in results["git status --porcelain"][n]])[0] for n in sizes}
-    print(
-        "cpu / git status's cpu, per size: "
-        + ", ".join(
-            f"{name}: " + " / ".join(f"{stats([s.cpu for s in out[n]])[0] / floor[n]:.2f}x" for n in sizes)
-            for name, out in results.items()
-            if name != "git status --porcelain"
-        )
-    )
+    per_size(results, sizes, "cpu / git status's cpu", lambda c, n: f"{c / floor[n]:.2f}x")
     for name, out in results.items():
         cells = []
         for n in sizes:
@@ -203,15 +173,18 @@ def main() -> int:
             cells.append(f" | {fmt_ms(w)} ({fmt_ms(wp).strip()}) | {fmt_ms(c)} ({fmt_ms(cp).strip()})")
         ratio = stats([s.cpu for s in out[sizes[-1]]])[0] / max(stats([s.cpu for s in out[sizes[0]]])[0], 1e-9)
         print(f"{name:36}{''.join(cells)} | {ratio:.2f}x")
-    print(
-        "cpu minus git status's, per size: "
-        + ", ".join(
-            f"{name}: " + " / ".join(f"{(stats([s.cpu for s in out[n]])[0] - floor[n]) * 1000:.0f}" for n in sizes)
-            for name, out in results.items()
-            if name != "git status --porcelain"
-        )
-    )
+    per_size(results, sizes, "cpu minus git status's (ms)", lambda c, n: f"{(c - floor[n]) * 1000:.0f}")
     return 0
+
+
+def per_size(results, sizes, what, cell):  # type: ignore[no-untyped-def]
+    """One line: each row but git status's, its median CPU per size put by `cell` (cpu, size)."""
+    rows = (
+        f"{name}: " + " / ".join(cell(stats([s.cpu for s in out[n]])[0], n) for n in sizes)
+        for name, out in results.items()
+        if name != "git status --porcelain"
+    )
+    print(f"{what}, per size: " + ", ".join(rows))
 
 
 if __name__ == "__main__":

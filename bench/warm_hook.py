@@ -150,18 +150,34 @@ def floor(argv: list[str]) -> Callable[[Path, bytes, dict[str, str]], tuple[int,
 
 
 def server_cpu(pid: int) -> float:
-    """User + system seconds of the server, its workers and the workers it reaped (Linux /proc; clock ticks)."""
+    """User + system seconds of the server: the parent, its workers, and the processes each has
+    waited for (the git commands a worker ran), live and reaped (Linux /proc; clock ticks)."""
 
-    def ticks(p: int, fields: tuple[int, ...]) -> int:
+    def ticks(p: int) -> int:
         try:
             stat = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:  # a worker that just ended: its time is the parent's now
             return 0
-        return sum(int(stat[i]) for i in fields)
+        return sum(int(stat[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
 
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    total = ticks(pid, (11, 12, 13, 14)) + sum(ticks(int(c), (11, 12)) for c in children)  # utime stime cutime cstime
-    return total / os.sysconf("SC_CLK_TCK")
+    return (ticks(pid) + sum(ticks(int(c)) for c in children)) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(environ: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """`agent-guard serve --http 0` in `environ`, once it listens; and the line it said so with."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "guard", "serve", "--http", "0"],
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+    )
+    assert server.stdout is not None
+    ready = server.stdout.readline().decode()
+    if "listening" not in ready:
+        raise RuntimeError(f"the server did not start: {ready!r}")
+    return server, ready
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float, float, float]:
@@ -185,17 +201,7 @@ def main() -> int:
         e = base_env(work)
         warm_env = dict(e, XDG_RUNTIME_DIR=str(run_dir))
         cold_env = dict(e, XDG_RUNTIME_DIR=str(no_server))
-        server = subprocess.Popen(
-            [sys.executable, "-m", "guard", "serve", "--http", "0"],
-            env=warm_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=work,
-        )
-        assert server.stdout is not None
-        ready = server.stdout.readline().decode()
-        if "listening" not in ready:
-            raise RuntimeError(f"the server did not start: {ready!r}")
+        server, ready = start_server(warm_env, work)
         port = int(ready.split("http://127.0.0.1:")[1].split("/")[0])
         token = (run_dir / "agent-guard" / "http-token").read_text().strip()
         guard_bin = str(BIN / "agent-guard")

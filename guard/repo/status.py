@@ -34,40 +34,39 @@ class Dirty:
     kind: str
 
 
-def dirty(root: Path, paths: Sequence[str] | None = None) -> list[Dirty]:
-    """Every path whose work-tree state differs from the index, and every untracked file that is
-    not ignored (each file, not its folder), as ``git status`` lists them; with `paths`, only
-    those at or below one of them (each a path of the tree, taken literally)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    if paths is not None and not paths:
-        return []
-    spec = [] if paths is None else ["--", *paths]
+def _git(root: Path, what: str, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """`git ARGS` (the command `what`) in `root` with `env` over this process's environment, bounded
+    in time; a ``GitError`` when it cannot run or does not answer (its exit status is the caller's)."""
     try:
-        proc = subprocess.run(
-            [
-                "git",
-                "--literal-pathspecs",
-                "-c",
-                "core.quotePath=false",
-                "status",
-                "--porcelain=v2",
-                "-z",
-                "--untracked-files=all",
-                "--no-renames",
-                "--ignore-submodules=all",
-                *spec,
-            ],
+        return subprocess.run(
+            ["git", *args],
             cwd=root,
-            env=env,
+            env={**os.environ, **env},
             capture_output=True,
             timeout=_TIMEOUT,
             check=False,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
-        raise GitError(f"git status did not answer within {_TIMEOUT} s") from None
+        raise GitError(f"git {what} did not answer within {_TIMEOUT} s") from None
     except OSError as exc:
-        raise GitError(f"cannot run git status: {exc}") from None
+        raise GitError(f"cannot run git {what}: {exc}") from None
+
+
+def dirty(root: Path, paths: Sequence[str] | None = None) -> list[Dirty]:
+    """Every path whose work-tree state differs from the index, and every untracked file that is
+    not ignored (each file, not its folder), as ``git status`` lists them; with `paths`, only
+    those at or below one of them (each a path of the tree, taken literally)."""
+    if paths is not None and not paths:
+        return []
+    spec = [] if paths is None else ["--", *paths]
+    flags = ["--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"]
+    proc = _git(
+        root,
+        "status",
+        ["--literal-pathspecs", "-c", "core.quotePath=false", "status", *flags, *spec],
+        {"GIT_OPTIONAL_LOCKS": "0"},
+    )
     if proc.returncode != 0:
         raise GitError(f"git status failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     out: list[Dirty] = []
@@ -93,12 +92,9 @@ def index_tree(root: Path, index_file: Path) -> str | None:
     """The tree the index file `index_file` records, as ``git write-tree`` writes it (from the
     index's cached trees where they are valid); None when it has none (an unmerged entry) or git
     fails.  git may rewrite `index_file` (with its cached trees filled in): give it a copy or a link."""
-    env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
     try:
-        proc = subprocess.run(
-            ["git", "write-tree"], cwd=root, env=env, capture_output=True, timeout=_TIMEOUT, check=False, stdin=subprocess.DEVNULL
-        )
-    except (subprocess.TimeoutExpired, OSError):
+        proc = _git(root, "write-tree", ["write-tree"], {"GIT_INDEX_FILE": str(index_file)})
+    except GitError:
         return None
     out = proc.stdout.decode("ascii", "replace").strip()
     return out if proc.returncode == 0 and len(out) in (40, 64) else None
@@ -171,21 +167,9 @@ class IndexFile:
         return got
 
     def _git(self, *args: str) -> bytes:
-        env = {**os.environ, "GIT_INDEX_FILE": str(self.path), "GIT_OPTIONAL_LOCKS": "0"}
-        try:
-            proc = subprocess.run(
-                ["git", "--literal-pathspecs", *args],
-                cwd=self.root,
-                env=env,
-                capture_output=True,
-                timeout=_TIMEOUT,
-                check=False,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            raise GitError(f"git {args[0]} did not answer within {_TIMEOUT} s") from None
-        except OSError as exc:
-            raise GitError(f"cannot run git {args[0]}: {exc}") from None
+        proc = _git(
+            self.root, args[0], ["--literal-pathspecs", *args], {"GIT_INDEX_FILE": str(self.path), "GIT_OPTIONAL_LOCKS": "0"}
+        )
         if proc.returncode != 0:
             raise GitError(f"cannot read the index {self.path}: {proc.stderr.decode('utf-8', 'replace').strip()}")
         return proc.stdout

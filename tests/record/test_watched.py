@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from conftest import Repo, git
@@ -137,82 +138,74 @@ def step(rng: random.Random, root: Path, n: int) -> str:
     return name
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_the_watched_list_is_git_status_after_every_step(repo: Repo, tmp_path: Path, seed: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(kept, "RACY_NS", 0)  # the steps come faster than git's racy window: trust every stamp
-    repo.commit({"a.py": "a\n", "src/b.py": "b\n", "src/deep/c.txt": "c\n", "docs/d.md": "d\n"})
-    r = GitRepo(str(repo.root))
+@pytest.fixture
+def watching(repo: Repo, tmp_path: Path) -> Iterator[tuple[GitRepo, InProcess, Path]]:
+    """The repository's handle, a watch of its tree asked in this process, and a folder for the kept list."""
+    w = InProcess(repo.root)
     state = tmp_path / "state"
     state.mkdir()
-    w = InProcess(repo.root)
-    rng = random.Random(seed)
-    done: list[str] = []
     try:
-        for n in range(60):
-            done.append(step(rng, repo.root, n))
-            got = watched.dirty(r, state, w)
-            assert listed(got) == listed(dirty(repo.root)), done
-            assert len(got) == len(listed(got)), f"a path listed twice after {done}"
+        yield GitRepo(str(repo.root)), w, state
     finally:
         w.w.close()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_watched_list_is_git_status_after_every_step(repo: Repo, watching, seed: int, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(kept, "RACY_NS", 0)  # the steps come faster than git's racy window: trust every stamp
+    repo.commit({"a.py": "a\n", "src/b.py": "b\n", "src/deep/c.txt": "c\n", "docs/d.md": "d\n"})
+    r, w, state = watching
+    rng = random.Random(seed)
+    done: list[str] = []
+    for n in range(60):
+        done.append(step(rng, repo.root, n))
+        got = watched.dirty(r, state, w)
+        assert listed(got) == listed(dirty(repo.root)), done
+        assert len(got) == len(listed(got)), f"a path listed twice after {done}"
     # The watch spared the walks it could: some answers named paths, not "everything".
     assert any(a is not None for a in w.answers[1:])
 
 
-def test_a_kept_list_is_used_only_with_the_same_index_and_inputs(repo: Repo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_kept_list_is_used_only_with_the_same_index_and_inputs(repo: Repo, watching, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n"})
     monkeypatch.setattr(kept, "RACY_NS", 0)
-    r = GitRepo(str(repo.root))
-    w = InProcess(repo.root)
-    try:
-        watched.dirty(r, tmp_path, w)
-        (repo.root / "a.py").write_text("changed\n")
-        assert listed(watched.dirty(r, tmp_path, w)) == {("a.py", "modified")}
-        assert w.answers[-1] == ("a.py",)
-        git(repo.root, "add", "a.py")  # a new index: git is asked about the entries it changed
-        assert listed(watched.dirty(r, tmp_path, w)) == set()
-        assert w.answers[-1] == ()
-        git(repo.root, "config", "core.excludesFile", str(tmp_path / "nothing"))  # configuration changed
-        (repo.root / "b.py").write_text("b\n")
-        assert listed(watched.dirty(r, tmp_path, w)) == {("b.py", "untracked")}
-        assert w.answers[-1] is None
-    finally:
-        w.w.close()
+    r, w, state = watching
+    watched.dirty(r, state, w)
+    (repo.root / "a.py").write_text("changed\n")
+    assert listed(watched.dirty(r, state, w)) == {("a.py", "modified")}
+    assert w.answers[-1] == ("a.py",)
+    git(repo.root, "add", "a.py")  # a new index: git is asked about the entries it changed
+    assert listed(watched.dirty(r, state, w)) == set()
+    assert w.answers[-1] == ()
+    git(repo.root, "config", "core.excludesFile", str(tmp_path / "nothing"))  # configuration changed
+    (repo.root / "b.py").write_text("b\n")
+    assert listed(watched.dirty(r, state, w)) == {("b.py", "untracked")}
+    assert w.answers[-1] is None
 
 
-def test_work_that_changes_no_rule_is_asked_of_the_watch_every_time(repo: Repo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_work_that_changes_no_rule_is_asked_of_the_watch_every_time(repo: Repo, watching, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n", "b.py": "b\n"})
     monkeypatch.setattr(kept, "RACY_NS", 0)
-    r = GitRepo(str(repo.root))
-    w = InProcess(repo.root)
-    state = tmp_path / "state"
-    state.mkdir()
-    try:
-        watched.dirty(r, state, w)  # the first list: the whole tree
-        for n in range(6):
-            (repo.root / "a.py").write_text(f"a{n}\n")
-            if n == 2:
-                git(repo.root, "status", "--porcelain")  # a new index, the same entries
-            if n == 4:
-                git(repo.root, "add", "a.py")
-            assert listed(watched.dirty(r, state, w)) == listed(dirty(repo.root))
-        assert all(a is not None for a in w.answers[1:]), w.answers
-        assert sorted(os.listdir(state)) == [watched.STATE.format("in-process")]  # nothing else left behind
-    finally:
-        w.w.close()
+    r, w, state = watching
+    watched.dirty(r, state, w)  # the first list: the whole tree
+    for n in range(6):
+        (repo.root / "a.py").write_text(f"a{n}\n")
+        if n == 2:
+            git(repo.root, "status", "--porcelain")  # a new index, the same entries
+        if n == 4:
+            git(repo.root, "add", "a.py")
+        assert listed(watched.dirty(r, state, w)) == listed(dirty(repo.root))
+    assert all(a is not None for a in w.answers[1:]), w.answers
+    assert sorted(os.listdir(state)) == [watched.STATE.format("in-process")]  # nothing else left behind
 
 
-def test_a_configuration_changed_within_gits_racy_window_is_not_trusted(repo: Repo, tmp_path: Path) -> None:
+def test_a_configuration_changed_within_gits_racy_window_is_not_trusted(repo: Repo, watching) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n"})  # its .git/config is younger than two seconds
-    r = GitRepo(str(repo.root))
-    w = InProcess(repo.root)
-    try:
-        watched.dirty(r, tmp_path, w)
-        (repo.root / "a.py").write_text("changed\n")
-        assert listed(watched.dirty(r, tmp_path, w)) == {("a.py", "modified")}
-        assert w.answers == [None, None]  # asked for everything, both times
-    finally:
-        w.w.close()
+    r, w, state = watching
+    watched.dirty(r, state, w)
+    (repo.root / "a.py").write_text("changed\n")
+    assert listed(watched.dirty(r, state, w)) == {("a.py", "modified")}
+    assert w.answers == [None, None]  # asked for everything, both times
 
 
 def test_no_watch_is_a_whole_tree_list_and_a_slow_one_starts_the_watch(repo: Repo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -237,18 +230,14 @@ def test_no_watch_is_a_whole_tree_list_and_a_slow_one_starts_the_watch(repo: Rep
     assert Absent.starts == 1 and not (tmp_path / watched.STATE.format("absent")).exists()
 
 
-def test_a_state_file_that_is_not_ours_is_a_whole_tree_list(repo: Repo, tmp_path: Path) -> None:
+def test_a_state_file_that_is_not_ours_is_a_whole_tree_list(repo: Repo, watching) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n"})
-    r = GitRepo(str(repo.root))
-    w = InProcess(repo.root)
-    try:
-        watched.dirty(r, tmp_path, w)
-        doc = (tmp_path / watched.STATE.format("in-process")).read_text()
-        (tmp_path / watched.STATE.format("in-process")).write_text(doc.replace('"dirty": []', '"dirty": [["x.py"]]'))
-        (repo.root / "c.py").write_text("c\n")
-        assert listed(watched.dirty(r, tmp_path, w)) == {("c.py", "untracked")}
-    finally:
-        w.w.close()
+    r, w, state = watching
+    watched.dirty(r, state, w)
+    doc = (state / watched.STATE.format("in-process")).read_text()
+    (state / watched.STATE.format("in-process")).write_text(doc.replace('"dirty": []', '"dirty": [["x.py"]]'))
+    (repo.root / "c.py").write_text("c\n")
+    assert listed(watched.dirty(r, state, w)) == {("c.py", "untracked")}
 
 
 def test_the_watch_process_answers_over_its_socket_and_ends_with_it(repo: Repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
