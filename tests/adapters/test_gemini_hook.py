@@ -12,8 +12,8 @@ the test does what Gemini does.  When the payloads captured from the real progra
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
