@@ -79,6 +79,9 @@ def run_cmd(
                 "rolled back (see above)"
                 if shell.on_violation(before.policy) == "revert"
                 else f"\nagent-guard: the command's changes stay (shell.on_violation: warn); `{undo_command(who)}` undoes them"
+                if report.turn is not None
+                else "\nagent-guard: the command's changes stay (shell.on_violation: warn); none of them is a turn, so "
+                "there is nothing for a rollback to undo"
             )
         sys.stderr.write(text + "\n")
     sys.exit(1 if failed else status)

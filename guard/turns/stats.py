@@ -19,7 +19,8 @@ change the checks found errors in that stays in the tree all the same (it was wr
 before it was judged: ``shell.on_violation: warn``; the event says ``kept``).  A dry run
 (``apply --check``) that would apply wrote nothing: it is counted in ``dry_runs`` and in
 nothing else, so an agent that checks an edit and then applies it is not counted twice
-(a refused dry run looks like any refusal).  "By repair" counts landed edits, "by code"
+(a refused dry run looks like any refusal).  A shell command that changed nothing (a Bash
+call that only read) is logged but is no edit: it is counted nowhere.  "By repair" counts landed edits, "by code"
 refused ones and "by flag" flagged ones (error findings); a failure class counts every
 edit that showed it, by repair, error or warning, split into landed and refused.  Pre-commit ``check`` events are tallied
 per agent on their own: they are not an edit in a dialect, so they take no part in
@@ -92,6 +93,11 @@ def _dry_run(ev: dict[str, Any]) -> bool:
     return ev.get("kind", "apply") == "apply" and ev.get("status") == "checked"
 
 
+def _no_change(ev: dict[str, Any]) -> bool:
+    """A shell command that changed nothing (every Bash call that only reads is logged): not an edit."""
+    return ev.get("dialect") == "shell" and ev.get("status") == "applied" and not ev.get("nfiles") and not ev.get("files")
+
+
 def _names(ev: dict[str, Any], key: str) -> list[str]:
     value = ev.get(key)
     return list(dict.fromkeys(str(v) for v in value)) if isinstance(value, list) else []
@@ -154,6 +160,8 @@ class Tally:
     def add(self, ev: dict[str, Any]) -> None:
         if _dry_run(ev):
             self.dry_runs += 1
+            return
+        if _no_change(ev):
             return
         self.tried += 1
         repairs, errors, warnings = _names(ev, "repairs"), _names(ev, "errors"), _names(ev, "warnings")

@@ -79,6 +79,8 @@ def test_a_command_that_changed_nothing_or_was_not_found_says_so(project: Repo) 
     result, report = run(project, "open('.env', 'w').write('T=1\\n')")  # protected, ignored: no turn can hold it
     assert result.returncode == 1 and b"refused by the policy (shell): no turn recorded" in result.stderr, result
     assert b"0 files" not in result.stderr and b"nothing was changed" not in result.stderr
+    # No turn holds the change: no rollback command is offered for it (one would find nothing to undo).
+    assert b"agent-rollback" not in result.stderr and b"nothing for a rollback to undo" in result.stderr, result
 
 
 def test_a_turn_is_rolled_back_alone_while_later_edits_survive(project: Repo) -> None:

@@ -452,6 +452,8 @@ def test_a_kept_shell_change_and_a_dry_run_end_to_end(repo: Repo, cli, tmp_path)
     )
     kept = command(repo.root, "agent-guard", "run", "--agent", "aider", "--", sys.executable, "-c", script)
     assert kept.returncode == 1 and b"changes stay" in kept.stderr, kept  # flagged, kept (shell.on_violation: warn)
+    # A command that only reads (most Bash calls) is logged, and is no edit: counted nowhere.
+    assert command(repo.root, "agent-guard", "run", "--agent", "aider", "--", "git", "status").returncode == 0
     edit = json.dumps({"file_path": "m.py", "old_string": "b = 2", "new_string": "b = 3"})
     assert cli("apply", "--agent", "aider", "--check", input=edit).code == 0
     (aider,) = cli("stats", "--json").json()["agents"]
