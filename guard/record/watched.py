@@ -214,9 +214,14 @@ def _staged(repo: GitRepo, before: object, after: str | None) -> set[str] | None
 
 
 def _write(path: Path, doc: dict[str, object]) -> None:
+    """`doc` as the kept list, whole or not at all; a name already at the temporary file's place (a
+    link to elsewhere) is removed, never written through."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(json.dumps(doc).encode("utf-8"))
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
