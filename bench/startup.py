@@ -133,6 +133,13 @@ def compile_cost(modules: list[str]) -> tuple[int, float]:
 # ---------------------------------------------------------------------- paired with import pygit2
 
 YARDSTICK = "python -c 'import pygit2'"
+FLOOR = (
+    "import pygit2, click\n"
+    "from dataclasses import dataclass\n"
+    "for i in range(49):\n"
+    "    exec(f'@dataclass(frozen=True, slots=True)\\nclass C{i}:\\n'\n"
+    "         '    a: int\\n    b: str\\n    c: tuple = ()\\n    d: int = 0\\n')\n"
+)
 
 
 def _scratch_repo(path: Path, environ: dict[str, str]) -> None:
@@ -236,6 +243,9 @@ def paired(pairs: int, warmups: int, environ: dict[str, str], work: Path, cold: 
         Cmd("git agent-apply --check FILE", ["git", "agent-apply", "--check", str(work / "fwd.patch")], quiet),
         Cmd("agent-guard hook claude-code  (PreToolUse Edit)", [guard_bin, "hook", "claude-code"], quiet, stdin=payload),
         Cmd("agent-guard check  (a staged one-line change)", [guard_bin, "check"], quiet),
+        # The floor of issue 38's means (click, frozen slotted dataclasses): what a program that
+        # imports only those, and defines as many records as an apply does, costs before any work.
+        Cmd("floor: import pygit2, click + 49 frozen slotted dataclasses", [sys.executable, "-c", FLOOR], work),
     ]
     print(
         f"\nPaired with {YARDSTICK}: {pairs} pairs per command (+{warmups} warm-up pairs), "
