@@ -95,10 +95,10 @@ def life(gitdir: Path, make: bool = True) -> str | None:
     try:
         os.link(tmp, path)  # the first to make it wins; another process's name is read back
     except FileExistsError:
-        if said:  # not one of ours (written by hand): replaced
-            os.replace(tmp, path)
-            return new
-        return life(gitdir, make=False) or new
+        again = life(gitdir, make=False)
+        if again is not None:
+            return again
+        os.replace(tmp, path)  # not one of ours (written by hand, a pipe): replaced
     finally:
         tmp.unlink(missing_ok=True)
     return new

@@ -148,3 +148,23 @@ def test_each_worktree_has_its_own_command_line_session(trees: tuple[Repo, Path,
     assert run_cli(a, "session", "--json", "--agent", "claude").json()["session"] == ended.json()["session"]
     assert run_cli(b, "session", "--json", "--agent", "claude").json()["session"] == "default"
     assert run_cli(repo.root, "session", "--json", "--agent", "claude").json()["session"] == "default"
+
+
+@pytest.mark.parametrize("there", ["garbage", "a pipe"])
+def test_a_life_file_that_is_not_ours_is_replaced_once_and_kept(trees: tuple[Repo, Path, Path], there: str) -> None:
+    """Whatever stands at the worktree's life file (text written by hand, a named pipe), its ledger is
+    found again by the next command: the file is replaced once, not given a new name each time."""
+    import os
+
+    repo, a, b = trees
+    life = repo.root / ".git" / "worktrees" / "wa" / "agent-guard" / "worktree-life"
+    life.parent.mkdir(parents=True, exist_ok=True)
+    if there == "garbage":
+        life.write_text("not a life\n")
+    else:
+        os.mkfifo(life)
+    apply(a, edit("f.txt", "f1\n", "A1\n"))
+    apply(a, edit("f.txt", "f2\n", "A2\n"))
+    assert [t["id"] for t in log(a)] == ["2", "1"]  # one ledger: the second turn found the first
+    r = run_cli(a, "rollback", "--json", "--agent", "claude")
+    assert r.code == 0 and r.json()["rolls_back"] == ["2"], r
