@@ -80,3 +80,19 @@ def read_regular(path: str | os.PathLike[str], *, follow: bool = True) -> bytes:
     fd = open_regular(path, follow=follow)
     with os.fdopen(fd, "rb") as fh:
         return fh.read()
+
+
+def write_new(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to a file made at `path`, which must not be there (a stale one is removed first:
+    a name, never what a link there points at); ``O_EXCL | O_NOFOLLOW``, mode 0600.  For the
+    temporary file a state file is renamed from: nothing planted at its name is written through."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
-from ..fs.filekind import read_regular
+from ..fs.filekind import read_regular, write_new
 from ..repo import GitRepo
 from ..text.regex import lazy
 
@@ -91,7 +91,7 @@ def life(gitdir: Path, make: bool = True) -> str | None:
     new = secrets.token_hex(6)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{LIFE_FILE}.{os.getpid()}")
-    tmp.write_text(new + "\n", encoding="ascii")
+    write_new(tmp, new.encode("ascii") + b"\n")
     try:
         os.link(tmp, path)  # the first to make it wins; another process's name is read back
     except FileExistsError:

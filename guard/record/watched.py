@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
 
-from ..fs.filekind import read_regular
+from ..fs.filekind import read_regular, write_new
 
 if TYPE_CHECKING:
     from ..fs.kept import Stamps
@@ -218,10 +218,7 @@ def _write(path: Path, doc: dict[str, object]) -> None:
     link to elsewhere) is removed, never written through."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.unlink(missing_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(json.dumps(doc).encode("utf-8"))
+        write_new(tmp, json.dumps(doc).encode("utf-8"))
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
