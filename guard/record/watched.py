@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..repo.status import Dirty
 
 START_AFTER = 0.1  # seconds: a whole-tree list this slow starts the tree's watch
+MAX_ARGS = 128 * 1024  # bytes of paths on git's command line (the system allows 2 MB or more)
 STATE = "watched-{}.json"  # the last list, kept per watch
 VERSION = 1
 RULES = (".gitignore", ".gitattributes", ".git")  # a change of one is a change of its folder
@@ -88,7 +89,10 @@ def _stamps_json(stamps: Stamps) -> list[object]:
 
 
 def _asked(paths: Sequence[str]) -> set[str] | None:
-    """The paths to ask git about for `paths` changed; None: the whole tree."""
+    """The paths to ask git about for `paths` changed; None: the whole tree (also when naming them
+    all would pass ``MAX_ARGS`` bytes of git's command line)."""
+    if sum(len(p) + 1 for p in paths) > MAX_ARGS:
+        return None
     out: set[str] = set()
     for p in paths:
         head, _, name = p.rpartition("/")

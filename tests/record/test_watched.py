@@ -230,6 +230,22 @@ def test_no_watch_is_a_whole_tree_list_and_a_slow_one_starts_the_watch(repo: Rep
     assert Absent.starts == 1 and not (tmp_path / watched.STATE.format("absent")).exists()
 
 
+def test_changed_paths_too_long_for_a_command_line_are_a_whole_tree_list(repo: Repo, watching, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo.commit({"a.py": "a\n"})
+    monkeypatch.setattr(kept, "RACY_NS", 0)
+    monkeypatch.setattr(watched, "MAX_ARGS", 10)
+    from guard.repo import status
+
+    asked: list[object] = []
+    real = status.dirty
+    monkeypatch.setattr(status, "dirty", lambda root, paths=None: asked.append(paths) or real(root, paths))
+    r, w, state = watching
+    watched.dirty(r, state, w)
+    (repo.root / "a-name-longer-than-ten.py").write_text("x\n")
+    assert listed(watched.dirty(r, state, w)) == {("a-name-longer-than-ten.py", "untracked")}
+    assert w.answers[-1] == ("a-name-longer-than-ten.py",) and asked == [None, None]  # git asked about everything
+
+
 def test_a_state_file_that_is_not_ours_is_a_whole_tree_list(repo: Repo, watching) -> None:  # type: ignore[no-untyped-def]
     repo.commit({"a.py": "a\n"})
     r, w, state = watching
