@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..fs.filekind import write_new
 from ..repo import GitError, GitRepo, RefMoved
 from ..text.wording import plural
 from . import ledger
@@ -99,7 +100,7 @@ def _made(repo: GitRepo) -> str:
     tmp = file.with_name(f"{file.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(made + "\n", "ascii")
+        write_new(tmp, (made + "\n").encode("ascii"))
         if not present:
             try:
                 os.link(tmp, file)  # the first name made stands: processes started at once agree on it

@@ -525,7 +525,7 @@ def _write_index(path: Path, index: _Index) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(index.text, "ascii")
+        write_new(tmp, index.text.encode("ascii"))
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..fs.filekind import read_regular
+from ..fs.filekind import read_regular, write_new
 from ..repo import GitRepo
 
 VERSION = 1
@@ -157,7 +157,7 @@ def _save(repo: GitRepo, who: Reader, reads: dict[str, Read]) -> None:
         _sweep(target.parent)
     doc["files"] = {p: {"blob": r.blob, "shown": [list(s) for s in r.shown]} for p, r in reads.items()}
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    write_new(tmp, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
     os.replace(tmp, target)
 
 

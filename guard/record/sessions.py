@@ -27,7 +27,7 @@ import os
 import time
 from pathlib import Path
 
-from ..fs.filekind import read_regular
+from ..fs.filekind import read_regular, write_new
 
 DEFAULT = "default"
 _MAX = 200  # a session name is a trailer value: one line, bounded
@@ -83,7 +83,7 @@ def end(gitdir: Path, agent: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{agent}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(name + "\n", encoding="utf-8")
+        write_new(tmp, (name + "\n").encode("utf-8"))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

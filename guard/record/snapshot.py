@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from ..fs.filekind import read_regular
+from ..fs.filekind import read_regular, write_new
 from ..model import FileChange, Op
 from ..repo import FILE, GitRepo
 from ..tree import worktree
@@ -215,7 +215,7 @@ def _keep_index(index_file: Path, folder: Path) -> tuple[str | None, list[int] |
 def _save_cache(path: Path, paths: Mapping[str, list[object]]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps({"version": VERSION, "paths": paths}), encoding="utf-8")
+        write_new(tmp, json.dumps({"version": VERSION, "paths": paths}).encode("utf-8"))
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)
