@@ -17,21 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codex_patches import CLEAN, MALFORMED, PLACEHOLDER, PROTECTED, SRC
 from conftest import Repo, checkout_env, run_cli
 
-SRC = (
-    "def total(items):\n    n = 0\n    for i in items:\n        n += i\n    return n\n\n\n"
-    "def mean(items):\n    return total(items) / len(items)\n"
-)
-CLEAN = (
-    "*** Begin Patch\n*** Update File: app.py\n@@\n def mean(items):\n-    return total(items) / len(items)\n"
-    "+    return total(items) / max(len(items), 1)\n*** Add File: notes/new.txt\n+hello\n*** End Patch\n"
-)
-PLACEHOLDER = (
-    "*** Begin Patch\n*** Update File: app.py\n@@\n def total(items):\n-    n = 0\n+    # ... existing code ...\n*** End Patch\n"
-)
-PROTECTED = "*** Begin Patch\n*** Add File: .github/workflows/ci.yml\n+on: push\n*** End Patch\n"
-MALFORMED = "*** Begin Patch\n*** Update File: app.py\nthis line is no patch line\n*** End Patch\n"
 SESSION = "01a2497d-094d-7f43-8a13-2d52710618e7"
 TURN = "01a2497d-0966-7943-a432-4208f13f4ba5"
 CAPTURED = Path(__file__).resolve().parents[3] / "shared" / "agent-hooks" / "codex" / "payloads"

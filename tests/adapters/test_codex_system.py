@@ -17,22 +17,12 @@ from pathlib import Path
 import codex_harness as harness
 import pytest
 import responses_fake as fake
+from codex_patches import CLEAN, PLACEHOLDER, PROTECTED
+from codex_patches import SRC as APP
 from conftest import Repo, checkout_env, run_cli
 
 pytestmark = pytest.mark.system  # the system tier: pyproject.toml's markers
 
-APP = (
-    "def total(items):\n    n = 0\n    for i in items:\n        n += i\n    return n\n\n\n"
-    "def mean(items):\n    return total(items) / len(items)\n"
-)
-CLEAN = (
-    "*** Begin Patch\n*** Update File: app.py\n@@\n def mean(items):\n-    return total(items) / len(items)\n"
-    "+    return total(items) / max(len(items), 1)\n*** Add File: notes/new.txt\n+hello\n*** End Patch\n"
-)
-PLACEHOLDER = (
-    "*** Begin Patch\n*** Update File: app.py\n@@\n def total(items):\n-    n = 0\n+    # ... existing code ...\n*** End Patch\n"
-)
-PROTECTED = "*** Begin Patch\n*** Add File: .github/workflows/ci.yml\n+on: push\n*** End Patch\n"
 SHELL = "sed -i 's/n = 0/n = 1/' app.py && echo edited"
 
 
